@@ -1,0 +1,483 @@
+package model
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// CheckpointEvery is how many requests lie between two checkpoints: a seek
+// replays at most this many requests per lane.
+const CheckpointEvery = 2048
+
+// event is one request on the lab's timeline. Keys are interned so that a
+// million-request timeline costs 24 bytes a request.
+type event struct {
+	at   time.Duration
+	cost int64
+	key  int32
+	// fired is 0 for the scenario's own traffic, else the serial number
+	// (1, 2, …) of the learner's request, so Undo can find the latest.
+	fired uint32
+}
+
+// Lab is a scenario's lanes over one timeline of requests, seen at the time
+// Now of a virtual clock. It is not safe for concurrent use.
+//
+// The timeline is the scenario's traffic plus the requests the learner fired.
+// Requests are ordered by time; a request fired at t goes after every other
+// request at t. A request at exactly Now has been decided.
+type Lab struct {
+	scenario   *scenarios.Scenario
+	defs       []Lane
+	peakWindow time.Duration
+	end        time.Duration // the scenario's duration; the axis may extend past it
+
+	keys     []string
+	keyIndex map[string]int32
+	events   []event
+	fired    uint32 // serial of the learner's latest request
+
+	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
+	// frontier is every lane's state after events[:computed], and
+	// checkpoints[k] a frozen copy of the state after events[:k*CheckpointEvery].
+	// delays[lane][i] is the delay given to events[i] by a lane that can
+	// delay (a leaky bucket); nil for the other lanes.
+	outcomes    [][]algorithms.Outcome
+	delays      [][]time.Duration
+	blocks      [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
+	computed    int
+	frontier    *lanes
+	checkpoints []*lanes
+
+	// live is the state after events[:livePos], where livePos counts the
+	// requests at or before now; lastDecisions are the lanes' verdicts on
+	// events[livePos-1].
+	now           time.Duration
+	live          *lanes
+	livePos       int
+	lastDecisions []algorithms.Decision
+}
+
+// New builds the lab for s with the clock at 0. peakWindow is the window of
+// Stats.Peak; 0 means DefaultPeakWindow.
+func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
+	defs := LanesOf(s)
+	if peakWindow <= 0 {
+		peakWindow = DefaultPeakWindow(defs)
+	}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, end: s.Duration, keyIndex: map[string]int32{}}
+	for r := range s.Requests() {
+		l.events = append(l.events, event{at: r.At, cost: r.Cost, key: l.intern(r.Key)})
+	}
+	for _, k := range s.Keys() {
+		l.intern(k)
+	}
+	if err := l.rebuild(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// rebuild discards every computed decision and starts again from t = 0.
+func (l *Lab) rebuild() error {
+	start, err := newLanes(l.defs, l.peakWindow)
+	if err != nil {
+		return err
+	}
+	l.outcomes = make([][]algorithms.Outcome, len(l.defs))
+	l.delays = make([][]time.Duration, len(l.defs))
+	l.blocks = make([][]Tally, len(l.defs))
+	for i, def := range l.defs {
+		l.outcomes[i] = make([]algorithms.Outcome, len(l.events))
+		if maxDelay(def.Policy) > 0 {
+			l.delays[i] = make([]time.Duration, len(l.events))
+		}
+	}
+	l.checkpoints = []*lanes{start.clone()}
+	l.frontier, l.computed = start, 0
+	l.live = nil
+	l.Seek(l.now)
+	return nil
+}
+
+func (l *Lab) intern(key string) int32 {
+	if i, ok := l.keyIndex[key]; ok {
+		return i
+	}
+	i := int32(len(l.keys))
+	l.keys = append(l.keys, key)
+	l.keyIndex[key] = i
+	return i
+}
+
+// Scenario is the scenario the lab was built from.
+func (l *Lab) Scenario() *scenarios.Scenario { return l.scenario }
+
+// Lanes are the lab's lanes in file order.
+func (l *Lab) Lanes() []Lane { return l.defs }
+
+// Keys are the request keys seen so far, in order of first appearance.
+func (l *Lab) Keys() []string { return l.keys }
+
+// PeakWindow is the window over which Stats.Peak is measured.
+func (l *Lab) PeakWindow() time.Duration { return l.peakWindow }
+
+// Now is the virtual clock's time.
+func (l *Lab) Now() time.Duration { return l.now }
+
+// End is the end of the time axis: the scenario's duration, or the last
+// request if one lies beyond it.
+func (l *Lab) End() time.Duration {
+	if n := len(l.events); n > 0 && l.events[n-1].at > l.end {
+		return l.events[n-1].at
+	}
+	return l.end
+}
+
+// Len is the number of requests on the timeline.
+func (l *Lab) Len() int { return len(l.events) }
+
+// Request is the i-th request of the timeline, 0 ≤ i < Len.
+func (l *Lab) Request(i int) Request {
+	e := l.events[i]
+	return Request{At: e.at, Key: l.keys[e.key], Cost: e.cost}
+}
+
+// Fired reports whether the i-th request was fired by the learner.
+func (l *Lab) Fired(i int) bool { return l.events[i].fired != 0 }
+
+// Outcome is lane's verdict on the i-th request, 0 ≤ i < Len.
+func (l *Lab) Outcome(lane, i int) algorithms.Outcome {
+	l.ensure(i + 1)
+	return l.outcomes[lane][i]
+}
+
+// Search is the number of requests at or before t: the index of the first
+// request after t.
+func (l *Lab) Search(t time.Duration) int {
+	return sort.Search(len(l.events), func(i int) bool { return l.events[i].at > t })
+}
+
+// Seek moves the clock to t, clamped to [0, End]. The cost is at most one
+// checkpoint's worth of replay, wherever t is.
+func (l *Lab) Seek(t time.Duration) {
+	l.now = min(max(t, 0), l.End())
+	l.moveLive(l.Search(l.now))
+}
+
+// Step moves the clock by d, back when d is negative.
+func (l *Lab) Step(d time.Duration) { l.Seek(l.now + d) }
+
+// ensure computes outcomes (and checkpoints) for events[:n].
+func (l *Lab) ensure(n int) {
+	n = min(n, len(l.events))
+	for l.computed < n {
+		r := l.Request(l.computed)
+		for lane := range l.defs {
+			d := l.frontier.decide(lane, r)
+			l.outcomes[lane][l.computed] = d.Outcome
+			if l.delays[lane] != nil {
+				l.delays[lane][l.computed] = d.Delay
+			}
+		}
+		l.computed++
+		if l.computed%tallyBlock == 0 {
+			for lane := range l.defs {
+				var t Tally
+				for _, o := range l.outcomes[lane][l.computed-tallyBlock : l.computed] {
+					t.add(o)
+				}
+				l.blocks[lane] = append(l.blocks[lane], t)
+			}
+		}
+		if l.computed%CheckpointEvery == 0 {
+			l.checkpoints = append(l.checkpoints, l.frontier.clone())
+		}
+	}
+}
+
+// restore returns a working copy of the state after events[:pos], where pos
+// must be a checkpoint boundary at or below computed.
+func (l *Lab) restore(pos int) *lanes {
+	ls := l.checkpoints[pos/CheckpointEvery].clone()
+	if pos == 0 {
+		return ls
+	}
+	// Refill the peak trackers from the timeline: what passed within one
+	// window of the last request before pos (older passages would leave at
+	// the next one anyway), and what is still waiting for its release.
+	last := l.events[pos-1].at
+	for lane := range ls.peaks {
+		p := &ls.peaks[lane]
+		reach := p.window + maxDelay(l.defs[lane].Policy)
+		from := pos
+		for from > 0 && l.events[from-1].at > last-reach {
+			from--
+		}
+		for i := from; i < pos; i++ {
+			if !l.outcomes[lane][i].Admitted() {
+				continue
+			}
+			x := passage{l.events[i].at, l.events[i].cost}
+			if l.delays[lane] != nil {
+				x.at += l.delays[lane][i]
+			}
+			switch {
+			case x.at > last:
+				p.push(x)
+			case x.at > last-p.window:
+				p.passed = append(p.passed, x)
+				p.sum += x.cost
+			}
+		}
+		// Delayed requests pass in release order, not arrival order.
+		slices.SortStableFunc(p.passed, func(a, b passage) int { return cmp.Compare(a.at, b.at) })
+	}
+	return ls
+}
+
+// invalidate forgets everything computed from events[i:] on, after the
+// timeline changed at index i.
+func (l *Lab) invalidate(i int) {
+	if i < l.computed {
+		k := i / CheckpointEvery
+		l.checkpoints = l.checkpoints[:k+1]
+		l.frontier = l.restore(k * CheckpointEvery)
+		l.computed = k * CheckpointEvery
+		for lane := range l.blocks {
+			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
+		}
+	}
+	l.live = nil
+}
+
+// moveLive brings the live state to just after events[:pos].
+func (l *Lab) moveLive(pos int) {
+	l.ensure(pos)
+	if l.live == nil || pos < l.livePos || pos-l.livePos > CheckpointEvery {
+		start := 0
+		if pos > 0 {
+			start = (pos - 1) / CheckpointEvery * CheckpointEvery
+		}
+		l.live, l.livePos = l.restore(start), start
+		l.lastDecisions = nil
+	}
+	for ; l.livePos < pos; l.livePos++ {
+		r := l.Request(l.livePos)
+		if l.lastDecisions == nil {
+			l.lastDecisions = make([]algorithms.Decision, len(l.defs))
+		}
+		for lane := range l.defs {
+			l.lastDecisions[lane] = l.live.decide(lane, r)
+		}
+	}
+}
+
+// Stats are lane's totals over the requests at or before Now.
+// The peak counts delayed requests released by Now.
+func (l *Lab) Stats(lane int) Stats { return l.live.statsAt(lane, l.now) }
+
+// Snapshot is lane's state for key at Now.
+func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
+	return l.live.limiters[lane].Snapshot(l.now, key)
+}
+
+// LastDecision is lane's verdict on the latest request at or before Now, and
+// that request's index; ok is false when no request has come yet.
+func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
+	if l.livePos == 0 || l.lastDecisions == nil {
+		return Record{}, false
+	}
+	i := l.livePos - 1
+	return Record{Index: i, Lane: lane, Request: l.Request(i), Decision: l.lastDecisions[lane]}, true
+}
+
+// TrailingAdmitted is the exact admitted cost of lane for key in the window
+// (Now − window, Now]: what a sliding counter estimates.
+func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64 {
+	k, ok := l.keyIndex[key]
+	if !ok {
+		return 0
+	}
+	var sum int64
+	for i := l.livePos - 1; i >= 0 && l.events[i].at > l.now-window; i-- {
+		if l.events[i].key == k && l.outcomes[lane][i].Admitted() {
+			sum += l.events[i].cost
+		}
+	}
+	return sum
+}
+
+// Records calls fn with every lane's decision on each request with from ≤ At
+// ≤ to, in timeline order then lane order, until fn returns false. It
+// replays from the checkpoint before from and leaves the clock alone.
+func (l *Lab) Records(from, to time.Duration, fn func(Record) bool) {
+	lo := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= from })
+	hi := l.Search(to)
+	if lo >= hi {
+		return
+	}
+	l.ensure(lo)
+	start := lo / CheckpointEvery * CheckpointEvery
+	ls := l.restore(start)
+	for i := start; i < hi; i++ {
+		r := l.Request(i)
+		for lane := range l.defs {
+			d := ls.decide(lane, r)
+			if i >= lo && !fn(Record{Index: i, Lane: lane, Request: r, Decision: d}) {
+				return
+			}
+		}
+	}
+}
+
+// ErrCost is returned for a request cost below 1.
+var ErrCost = errors.New("a request's cost must be at least 1")
+
+// Fire adds a request for key at Now and returns every lane's decision on it.
+func (l *Lab) Fire(key string, cost int64) ([]Record, error) { return l.FireAt(l.now, key, cost) }
+
+// FireAt adds a request for key at t, after every request already at t, and
+// recomputes everything after it: the what-if of a request that came earlier.
+// The clock stays where it is. It returns every lane's decision on it.
+func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) {
+	if cost < 1 {
+		return nil, ErrCost
+	}
+	if t < 0 {
+		return nil, fmt.Errorf("time %s is before the scenario's start", t)
+	}
+	i := l.Search(t)
+	l.fired++
+	l.events = slices.Insert(l.events, i, event{at: t, cost: cost, key: l.intern(key), fired: l.fired})
+	for lane := range l.outcomes {
+		l.outcomes[lane] = slices.Insert(l.outcomes[lane], i, 0)
+		if l.delays[lane] != nil {
+			l.delays[lane] = slices.Insert(l.delays[lane], i, 0)
+		}
+	}
+	l.invalidate(i)
+	l.Seek(l.now)
+	var recs []Record
+	l.Records(t, t, func(r Record) bool {
+		if r.Index == i {
+			recs = append(recs, r)
+		}
+		return r.Index <= i
+	})
+	return recs, nil
+}
+
+// Undo removes the learner's latest request and recomputes everything after
+// it. It reports the request removed, or false when there is none.
+func (l *Lab) Undo() (Request, bool) {
+	if l.fired == 0 {
+		return Request{}, false
+	}
+	i := len(l.events) - 1
+	for i >= 0 && l.events[i].fired != l.fired {
+		i--
+	}
+	if i < 0 { // unreachable while fired counts the requests on the timeline
+		return Request{}, false
+	}
+	r := l.Request(i)
+	l.events = slices.Delete(l.events, i, i+1)
+	for lane := range l.outcomes {
+		l.outcomes[lane] = slices.Delete(l.outcomes[lane], i, i+1)
+		if l.delays[lane] != nil {
+			l.delays[lane] = slices.Delete(l.delays[lane], i, i+1)
+		}
+	}
+	l.fired--
+	l.invalidate(i)
+	l.Seek(l.now)
+	return r, true
+}
+
+// FiredRequests are the learner's requests still on the timeline, in
+// timeline order: what a saved scenario adds to the original.
+func (l *Lab) FiredRequests() []Request {
+	var out []Request
+	for i, e := range l.events {
+		if e.fired != 0 {
+			out = append(out, l.Request(i))
+		}
+	}
+	return out
+}
+
+// Reset drops the learner's requests and puts the clock back to 0.
+func (l *Lab) Reset() {
+	kept := l.events[:0]
+	for _, e := range l.events {
+		if e.fired == 0 {
+			kept = append(kept, e)
+		}
+	}
+	l.events, l.fired, l.now = kept, 0, 0
+	if err := l.rebuild(); err != nil {
+		panic("model: lanes that built once failed to rebuild: " + err.Error())
+	}
+}
+
+// NextRequest is the time of the first request after t.
+func (l *Lab) NextRequest(t time.Duration) (time.Duration, bool) {
+	i := l.Search(t)
+	if i == len(l.events) {
+		return 0, false
+	}
+	return l.events[i].at, true
+}
+
+// PrevRequest is the time of the last request before t.
+func (l *Lab) PrevRequest(t time.Duration) (time.Duration, bool) {
+	i := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
+	if i == 0 {
+		return 0, false
+	}
+	return l.events[i-1].at, true
+}
+
+// Disagrees reports whether the lanes split on the i-th request: some admit
+// it (now or later) while others reject it.
+func (l *Lab) Disagrees(i int) bool {
+	l.ensure(i + 1)
+	first := l.outcomes[0][i].Admitted()
+	for lane := 1; lane < len(l.outcomes); lane++ {
+		if l.outcomes[lane][i].Admitted() != first {
+			return true
+		}
+	}
+	return false
+}
+
+// NextDisagreement is the time of the first request after t on which the
+// lanes disagree.
+func (l *Lab) NextDisagreement(t time.Duration) (time.Duration, bool) {
+	for i := l.Search(t); i < len(l.events); i++ {
+		if l.Disagrees(i) {
+			return l.events[i].at, true
+		}
+	}
+	return 0, false
+}
+
+// PrevDisagreement is the time of the last request before t on which the
+// lanes disagree.
+func (l *Lab) PrevDisagreement(t time.Duration) (time.Duration, bool) {
+	i := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
+	for i--; i >= 0; i-- {
+		if l.Disagrees(i) {
+			return l.events[i].at, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,121 @@
+package model
+
+import (
+	"fmt"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// Lane is one limiter of the scenario, shown as one column of the lab.
+type Lane struct {
+	Name   string
+	Policy algorithms.Policy
+}
+
+// Request is one request on the timeline: its arrival, key and cost.
+type Request = scenarios.Request
+
+// Record is what one lane decided about one request.
+type Record struct {
+	// Index is the request's position in the timeline (Lab) or stream (Run).
+	Index    int
+	Lane     int
+	Request  Request
+	Decision algorithms.Decision
+}
+
+// lanes is the limiters of all lanes and their totals at one point of a
+// timeline: the engine shared by the lab and the streaming runner.
+type lanes struct {
+	limiters []algorithms.Limiter
+	stats    []Stats
+	peaks    []peakTracker
+}
+
+func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
+	ls := &lanes{}
+	for _, def := range defs {
+		lim, err := algorithms.New(def.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("lane %s: %w", def.Name, err)
+		}
+		ls.limiters = append(ls.limiters, lim)
+		ls.stats = append(ls.stats, Stats{PeakWindow: peakWindow})
+		ls.peaks = append(ls.peaks, peakTracker{window: peakWindow})
+	}
+	return ls, nil
+}
+
+// decide runs one request through lane i and updates its totals.
+func (ls *lanes) decide(i int, r Request) algorithms.Decision {
+	d := ls.limiters[i].Decide(r.At, r.Key, r.Cost)
+	ls.stats[i].count(d)
+	if d.Outcome.Admitted() {
+		ls.peaks[i].admit(r.At, d.Delay, r.Cost)
+	}
+	return d
+}
+
+// statsAt is lane i's totals with the peak counted up to t, which must not
+// be before the last request decided.
+func (ls *lanes) statsAt(i int, t time.Duration) Stats {
+	s := ls.stats[i]
+	s.Peak, s.PeakAt = ls.peaks[i].peakBy(t)
+	return s
+}
+
+// clone copies the limiters and totals. The peak trackers keep only their
+// peak: the lab refills their windows from its timeline when it restores a
+// clone, which keeps checkpoints small.
+func (ls *lanes) clone() *lanes {
+	c := &lanes{
+		limiters: make([]algorithms.Limiter, len(ls.limiters)),
+		stats:    append([]Stats(nil), ls.stats...),
+		peaks:    make([]peakTracker, len(ls.peaks)),
+	}
+	for i, lim := range ls.limiters {
+		c.limiters[i] = lim.Clone()
+		p := ls.peaks[i]
+		c.peaks[i] = peakTracker{window: p.window, peak: p.peak, peakAt: p.peakAt}
+	}
+	return c
+}
+
+// LanesOf reads the lane definitions of a scenario.
+func LanesOf(s *scenarios.Scenario) []Lane {
+	defs := make([]Lane, len(s.Lanes))
+	for i, l := range s.Lanes {
+		defs[i] = Lane{Name: l.Name, Policy: l.Policy}
+	}
+	return defs
+}
+
+// DefaultPeakWindow is the window over which Stats.Peak is measured unless
+// chosen otherwise: the longest window among the windowed lanes (so the fixed
+// window's boundary burst shows as twice its limit), else the longest rate
+// period among the others, else one second.
+func DefaultPeakWindow(defs []Lane) time.Duration {
+	var windowed, period time.Duration
+	for _, d := range defs {
+		windowed = max(windowed, d.Policy.Window)
+		period = max(period, d.Policy.Rate.Per)
+	}
+	switch {
+	case windowed > 0:
+		return windowed
+	case period > 0:
+		return period
+	}
+	return time.Second
+}
+
+// maxDelay bounds the delay a policy can give an admitted request: for the
+// leaky bucket Queue × Per / N, rounded up (delay ≤ Queue × I); 0 otherwise.
+func maxDelay(p algorithms.Policy) time.Duration {
+	if p.Algorithm != algorithms.LeakyBucket {
+		return 0
+	}
+	return time.Duration((p.Queue*int64(p.Rate.Per) + p.Rate.N - 1) / p.Rate.N)
+}

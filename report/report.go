@@ -1,0 +1,205 @@
+// Package report writes what the lanes decided, for the command line: an
+// aligned table, JSON Lines, or a per-lane summary. Writers stream: they hold
+// one record at a time, never the whole run.
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"ratelab/algorithms"
+	"ratelab/model"
+)
+
+// Format is an output format of `ratelab run`.
+type Format string
+
+// The formats.
+const (
+	Table   Format = "table"
+	JSON    Format = "json"
+	Summary Format = "summary"
+)
+
+// ParseFormat accepts "table", "json" or "summary".
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case Table, JSON, Summary:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want table, json or summary)", s)
+}
+
+// Writer receives records in request order, then lane order, and the final
+// totals; Close flushes.
+type Writer interface {
+	Record(model.Record) error
+	Close(stats []model.Stats) error
+}
+
+// New makes the writer for format f over the given lanes and request keys.
+func New(f Format, w io.Writer, lanes []model.Lane, keys []string) Writer {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	switch f {
+	case JSON:
+		return &jsonWriter{w: bw, lanes: lanes}
+	case Summary:
+		return &summaryWriter{w: bw, lanes: lanes}
+	}
+	return newTableWriter(bw, lanes, keys)
+}
+
+// tableWriter prints one aligned row per request per lane. Column widths come
+// from the lane names and keys known up front, so rows stream.
+type tableWriter struct {
+	w          *bufio.Writer
+	lanes      []model.Lane
+	laneWidth  int
+	keyWidth   int
+	wroteHeads bool
+}
+
+func newTableWriter(w *bufio.Writer, lanes []model.Lane, keys []string) *tableWriter {
+	t := &tableWriter{w: w, lanes: lanes, laneWidth: len("lane"), keyWidth: len("key")}
+	for _, l := range lanes {
+		t.laneWidth = max(t.laneWidth, len(l.Name))
+	}
+	for _, k := range keys {
+		t.keyWidth = max(t.keyWidth, len(k))
+	}
+	return t
+}
+
+const timeWidth = 14 // "59.900833333s" and a margin
+
+func (t *tableWriter) Record(r model.Record) error {
+	if !t.wroteHeads {
+		t.wroteHeads = true
+		fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4s  %-8s  %-12s  %s\n",
+			timeWidth, "t", t.laneWidth, "lane", t.keyWidth, "key", "cost", "outcome", "wait", "why")
+	}
+	d := r.Decision
+	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %-8s  %-12s  %s\n",
+		timeWidth, algorithms.FormatSeconds(r.Request.At), t.laneWidth, t.lanes[r.Lane].Name,
+		t.keyWidth, r.Request.Key, r.Request.Cost, d.Outcome, Wait(d), d.Explain())
+	return err
+}
+
+func (t *tableWriter) Close([]model.Stats) error { return t.w.Flush() }
+
+// Wait describes the time a decision makes the client wait: "+0.5s" for a
+// delay, "retry 0.25s" for a rejection, "never" when it can never fit.
+func Wait(d algorithms.Decision) string {
+	switch {
+	case d.Outcome == algorithms.Delayed:
+		return "+" + algorithms.FormatSeconds(d.Delay)
+	case d.Outcome == algorithms.Rejected && d.RetryAfter == algorithms.Never:
+		return "never"
+	case d.Outcome == algorithms.Rejected:
+		return "retry " + algorithms.FormatSeconds(d.RetryAfter)
+	}
+	return ""
+}
+
+// jsonRecord is one line of --format json. Times are integer nanoseconds.
+type jsonRecord struct {
+	AtNs         int64  `json:"at_ns"`
+	Lane         string `json:"lane"`
+	Key          string `json:"key"`
+	Cost         int64  `json:"cost"`
+	Outcome      string `json:"outcome"`
+	DelayNs      int64  `json:"delay_ns"`
+	RetryAfterNs int64  `json:"retry_after_ns"`
+	// RetryAfterS is the HTTP Retry-After header in whole seconds, rounded
+	// up; -1 when the request can never fit (RetryAfterNs is then -1 too).
+	RetryAfterS int64  `json:"retry_after_s"`
+	Index       int    `json:"index"`
+	Why         string `json:"why"`
+}
+
+type jsonWriter struct {
+	w     *bufio.Writer
+	lanes []model.Lane
+}
+
+func (j *jsonWriter) Record(r model.Record) error {
+	d := r.Decision
+	retry := int64(d.RetryAfter)
+	if d.RetryAfter == algorithms.Never {
+		retry = -1
+	}
+	line, err := json.Marshal(jsonRecord{
+		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
+		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
+		RetryAfterS: d.RetryAfterSeconds(), Index: r.Index, Why: d.Explain(),
+	})
+	if err != nil {
+		return err
+	}
+	j.w.Write(line)
+	return j.w.WriteByte('\n')
+}
+
+func (j *jsonWriter) Close([]model.Stats) error { return j.w.Flush() }
+
+type summaryWriter struct {
+	w     *bufio.Writer
+	lanes []model.Lane
+}
+
+func (s *summaryWriter) Record(model.Record) error { return nil }
+
+func (s *summaryWriter) Close(stats []model.Stats) error {
+	WriteSummary(s.w, s.lanes, stats)
+	return s.w.Flush()
+}
+
+// WriteSummary prints per lane the requests, admitted, delayed, rejected and
+// the peak admitted cost in any trailing window.
+func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
+	peakHead := "peak"
+	if len(stats) > 0 {
+		peakHead = "peak per " + algorithms.FormatSeconds(stats[0].PeakWindow)
+	}
+	rows := [][]string{{"lane", "policy", "requests", "admitted", "delayed", "rejected", peakHead}}
+	for i, l := range lanes {
+		st := stats[i]
+		peak := "0"
+		if st.Peak > 0 {
+			peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
+		}
+		rows = append(rows, []string{l.Name, l.Policy.String(), itoa(st.Requests()), itoa(st.Admitted),
+			itoa(st.Delayed), itoa(st.Rejected), peak})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for c, cell := range row {
+			widths[c] = max(widths[c], len([]rune(cell)))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for c, cell := range row {
+			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
+			if c >= 2 && c <= 5 { // numbers align right
+				b.WriteString(pad + cell)
+			} else {
+				b.WriteString(cell + pad)
+			}
+			if c < len(row)-1 {
+				b.WriteString("  ")
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	if len(stats) > 0 {
+		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
+			algorithms.FormatSeconds(stats[0].PeakWindow))
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
