@@ -1,0 +1,419 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// parse reads a scenario from YAML text, failing the test on error.
+func parse(t testing.TB, yaml string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newLab(t testing.TB, s *scenarios.Scenario) *Lab {
+	t.Helper()
+	l, err := New(s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// allSix has one lane of every algorithm, so every test below covers each.
+const allSix = `
+  - {name: fixed,   algorithm: fixed-window,    limit: 20, window: 1s}
+  - {name: log,     algorithm: sliding-log,     limit: 20, window: 1s}
+  - {name: counter, algorithm: sliding-counter, limit: 20, window: 1s}
+  - {name: bucket,  algorithm: token-bucket,    capacity: 5, rate: 20/s}
+  - {name: gcra,    algorithm: gcra,            burst: 5,    rate: 20/s}
+  - {name: shaper,  algorithm: leaky-bucket,    queue: 5,    rate: 20/s}
+`
+
+// randomScenario is several thousand requests of mixed keys, costs and gaps,
+// spanning several checkpoints.
+func randomScenario(t testing.TB, seed uint64, n int) *scenarios.Scenario {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var b strings.Builder
+	b.WriteString("title: random\nlimiters:" + allSix + "traffic:\n")
+	at := time.Duration(0)
+	for i := 0; i < n; i++ {
+		at += time.Duration(rng.IntN(40)) * time.Millisecond
+		fmt.Fprintf(&b, "  - {at: %s, key: k%d, cost: %d}\n", at, rng.IntN(3), 1+rng.IntN(3))
+	}
+	return parse(t, b.String())
+}
+
+// reference decides every request of s up to and including index n with
+// fresh limiters: the obviously correct answer the lab must match.
+func reference(t testing.TB, s *scenarios.Scenario, until time.Duration) (recs []Record, stats []Stats) {
+	t.Helper()
+	stats, err := Run(s, Options{Until: until}, func(r Record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, stats
+}
+
+func TestLabMatchesAFreshRunWhateverPathTheClockTook(t *testing.T) {
+	s := randomScenario(t, 1, 3*CheckpointEvery+100)
+	l := newLab(t, s)
+	all, _ := reference(t, s, 0)
+	lanes := len(s.Lanes)
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if got, want := l.Outcome(lane, i), all[i*lanes+lane].Decision.Outcome; got != want {
+				t.Fatalf("request %d lane %d: outcome %s, a fresh run says %s", i, lane, got, want)
+			}
+		}
+	}
+
+	rng := rand.New(rand.NewPCG(2, 2))
+	end := l.End()
+	for range 40 {
+		target := time.Duration(rng.Int64N(int64(end)))
+		// Reach the same time by a random path: a far seek, then steps.
+		l.Seek(time.Duration(rng.Int64N(int64(end))))
+		back := min(3*time.Second, end-target)
+		l.Seek(target + back)
+		l.Step(-back)
+		if l.Now() != target {
+			t.Fatalf("clock at %v, want %v", l.Now(), target)
+		}
+		recs, stats := reference(t, s, target+1)
+		for lane := 0; lane < lanes; lane++ {
+			got := l.Stats(lane)
+			want := stats[lane]
+			// The reference counts the peak to the end of time; the lab to Now.
+			got.Peak, got.PeakAt, want.Peak, want.PeakAt = 0, 0, 0, 0
+			if got != want {
+				t.Fatalf("at %v lane %d: stats %+v, fresh run %+v", target, lane, got, want)
+			}
+			rec, ok := l.LastDecision(lane)
+			if !ok {
+				t.Fatalf("at %v: no last decision", target)
+			}
+			ref := recs[len(recs)-lanes+lane]
+			if rec.Index != ref.Index || rec.Decision.Explain() != ref.Decision.Explain() {
+				t.Fatalf("at %v lane %d: last decision %d %q, fresh run %d %q", target, lane,
+					rec.Index, rec.Decision.Explain(), ref.Index, ref.Decision.Explain())
+			}
+		}
+	}
+}
+
+func TestSnapshotsAgreeAcrossPaths(t *testing.T) {
+	s := randomScenario(t, 3, 2*CheckpointEvery)
+	a, b := newLab(t, s), newLab(t, s)
+	target := a.End() / 2
+	a.Seek(target)
+	for t2 := time.Duration(0); t2 < target; t2 += 777 * time.Millisecond {
+		b.Seek(t2)
+	}
+	b.Seek(a.End())
+	b.Seek(target)
+	for lane := range s.Lanes {
+		for _, key := range a.Keys() {
+			sa, sb := a.Snapshot(lane, key), b.Snapshot(lane, key)
+			if fmt.Sprint(sa) != fmt.Sprint(sb) {
+				t.Fatalf("lane %d key %s: %v vs %v", lane, key, sa, sb)
+			}
+		}
+	}
+}
+
+func TestPeakSurvivesCheckpointRestore(t *testing.T) {
+	s := randomScenario(t, 4, 3*CheckpointEvery)
+	l := newLab(t, s)
+	_, final := reference(t, s, 0)
+	for _, target := range []time.Duration{l.End(), l.End() / 3, l.End()} {
+		l.Seek(target)
+		if target == l.End() {
+			for lane := range s.Lanes {
+				got := l.Stats(lane)
+				if got.Peak != final[lane].Peak || got.PeakAt != final[lane].PeakAt {
+					t.Fatalf("lane %d at end: peak %d at %v, fresh run %d at %v",
+						lane, got.Peak, got.PeakAt, final[lane].Peak, final[lane].PeakAt)
+				}
+			}
+		}
+	}
+}
+
+func TestFireAtInThePastEqualsAScenarioWithThatRequest(t *testing.T) {
+	s := randomScenario(t, 5, 2*CheckpointEvery+50)
+	l := newLab(t, s)
+	l.Seek(l.End())
+	what := Request{At: l.End() / 4, Key: "k1", Cost: 2}
+	recs, err := l.FireAt(what.At, what.Key, what.Cost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(s.Lanes) || recs[0].Request != what {
+		t.Fatalf("FireAt returned %+v", recs)
+	}
+	if l.Now() != l.End() {
+		t.Fatalf("FireAt moved the clock to %v", l.Now())
+	}
+
+	data, err := scenarios.Marshal(s, []Request{what})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withIt, err := scenarios.Parse("with.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := reference(t, withIt, 0)
+	lanes := len(s.Lanes)
+	if l.Len()*lanes != len(want) {
+		t.Fatalf("lab has %d requests, the scenario with it %d", l.Len(), len(want)/lanes)
+	}
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if got := l.Outcome(lane, i); got != want[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("request %d lane %d after the what-if: %s, want %s", i, lane, got, want[i*lanes+lane].Decision.Outcome)
+			}
+		}
+	}
+	for lane, r := range recs {
+		ref := want[r.Index*lanes+lane]
+		if ref.Request != what || r.Decision.Explain() != ref.Decision.Explain() {
+			t.Fatalf("lane %d: fired decision %q, the scenario says %q", lane, r.Decision.Explain(), ref.Decision.Explain())
+		}
+	}
+	if got := l.FiredRequests(); len(got) != 1 || got[0] != what {
+		t.Fatalf("FiredRequests = %+v", got)
+	}
+}
+
+func TestUndoRestoresTheTimeline(t *testing.T) {
+	s := randomScenario(t, 6, CheckpointEvery+500)
+	l := newLab(t, s)
+	before, _ := reference(t, s, 0)
+	l.Seek(l.End() / 2)
+	now := l.Now()
+	if _, err := l.Fire("k0", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.FireAt(now/3, "new-key", 3); err != nil {
+		t.Fatal(err)
+	}
+	r, ok := l.Undo()
+	if !ok || r.Key != "new-key" || r.At != now/3 {
+		t.Fatalf("first undo removed %+v, %v; want the latest fired request", r, ok)
+	}
+	r, ok = l.Undo()
+	if !ok || r.At != now || r.Key != "k0" {
+		t.Fatalf("second undo removed %+v, %v", r, ok)
+	}
+	if _, ok := l.Undo(); ok {
+		t.Fatal("undo with nothing fired should report false")
+	}
+	lanes := len(s.Lanes)
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if l.Outcome(lane, i) != before[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("after undo, request %d lane %d differs from the original", i, lane)
+			}
+		}
+	}
+	if l.Now() != now {
+		t.Fatalf("undo moved the clock")
+	}
+}
+
+func TestFireAtNowIsDecidedAfterTheRequestsAlreadyThere(t *testing.T) {
+	s := parse(t, "title: t\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}\n"+
+		"traffic:\n  - {at: 1s, count: 2}\n")
+	l := newLab(t, s)
+	l.Seek(time.Second)
+	recs, err := l.Fire("default", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0].Index != 2 || recs[0].Decision.Outcome != algorithms.Rejected {
+		t.Fatalf("fired request: index %d %s; want index 2, rejected (the two at 1s came first)",
+			recs[0].Index, recs[0].Decision.Outcome)
+	}
+	if rec, _ := l.LastDecision(0); rec.Index != 2 {
+		t.Fatalf("last decision is request %d, want the fired one", rec.Index)
+	}
+	if _, err := l.Fire("default", 0); err == nil {
+		t.Fatal("cost 0 accepted")
+	}
+	if _, err := l.FireAt(-time.Second, "default", 1); err == nil {
+		t.Fatal("a request before t=0 accepted")
+	}
+}
+
+func TestResetDropsFiredRequestsAndRewinds(t *testing.T) {
+	s := randomScenario(t, 7, 300)
+	l := newLab(t, s)
+	n := l.Len()
+	l.Seek(2 * time.Second)
+	l.Fire("x", 1)
+	l.Fire("y", 2)
+	l.Reset()
+	if l.Len() != n || l.Now() != 0 || len(l.FiredRequests()) != 0 {
+		t.Fatalf("after reset: %d requests (want %d), now %v, fired %d", l.Len(), n, l.Now(), len(l.FiredRequests()))
+	}
+	if _, ok := l.Undo(); ok {
+		t.Fatal("undo after reset found a request")
+	}
+}
+
+func TestSeekClampsToTheAxis(t *testing.T) {
+	s := randomScenario(t, 8, 50)
+	l := newLab(t, s)
+	l.Seek(-time.Hour)
+	if l.Now() != 0 {
+		t.Fatalf("seek before 0 gave %v", l.Now())
+	}
+	l.Seek(l.End() + time.Hour)
+	if l.Now() != l.End() {
+		t.Fatalf("seek past the end gave %v, want %v", l.Now(), l.End())
+	}
+	if _, ok := l.LastDecision(0); !ok {
+		t.Fatal("no last decision at the end")
+	}
+	l.Seek(0)
+	if l.Request(0).At == 0 {
+		if _, ok := l.LastDecision(0); !ok {
+			t.Fatal("a request at 0 is decided at 0")
+		}
+	}
+}
+
+func TestTallyCountsLikeALoop(t *testing.T) {
+	s := randomScenario(t, 9, 3000)
+	l := newLab(t, s)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 300 {
+		lo := rng.IntN(l.Len() + 10)
+		hi := lo + rng.IntN(l.Len()-min(lo, l.Len())+10)
+		lane := rng.IntN(len(s.Lanes))
+		var want Tally
+		for i := max(lo, 0); i < min(hi, l.Len()); i++ {
+			want.add(l.Outcome(lane, i))
+		}
+		if got := l.Tally(lane, lo, hi); got != want {
+			t.Fatalf("Tally(%d, %d, %d) = %+v, want %+v", lane, lo, hi, got, want)
+		}
+	}
+	// A what-if changes the tallies after it.
+	l.FireAt(0, "k0", 3)
+	var want Tally
+	for i := 0; i < l.Len(); i++ {
+		want.add(l.Outcome(0, i))
+	}
+	if got := l.Tally(0, 0, l.Len()); got != want {
+		t.Fatalf("after a what-if, Tally = %+v, want %+v", got, want)
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	s := parse(t, `title: boundary
+limiters:
+  - {name: fixed, algorithm: fixed-window, limit: 3, window: 60s}
+  - {name: log,   algorithm: sliding-log,  limit: 3, window: 60s}
+traffic:
+  - {at: 59s, count: 3}
+  - {at: 61s, count: 3}
+`)
+	l := newLab(t, s)
+	if at, ok := l.NextRequest(0); !ok || at != 59*time.Second {
+		t.Fatalf("next request after 0: %v %v", at, ok)
+	}
+	if at, ok := l.NextRequest(59 * time.Second); !ok || at != 61*time.Second {
+		t.Fatalf("next request after 59s: %v %v", at, ok)
+	}
+	if _, ok := l.NextRequest(61 * time.Second); ok {
+		t.Fatal("a request after the last one")
+	}
+	if at, ok := l.PrevRequest(61 * time.Second); !ok || at != 59*time.Second {
+		t.Fatalf("previous request before 61s: %v %v", at, ok)
+	}
+	if _, ok := l.PrevRequest(59 * time.Second); ok {
+		t.Fatal("a request before the first one")
+	}
+	// At 61s the fixed window has started again, the log still holds 3.
+	if at, ok := l.NextDisagreement(0); !ok || at != 61*time.Second {
+		t.Fatalf("next disagreement: %v %v", at, ok)
+	}
+	if at, ok := l.PrevDisagreement(l.End()); !ok || at != 61*time.Second {
+		t.Fatalf("previous disagreement: %v %v", at, ok)
+	}
+	if _, ok := l.PrevDisagreement(61 * time.Second); ok {
+		t.Fatal("a disagreement before 61s")
+	}
+}
+
+func TestTrailingAdmittedIsTheExactWindow(t *testing.T) {
+	s := parse(t, `title: t
+limiters:
+  - {name: counter, algorithm: sliding-counter, limit: 100, window: 10s}
+traffic:
+  - {at: 1s, count: 4, key: a}
+  - {at: 5s, count: 2, key: a}
+  - {at: 6s, count: 7, key: b}
+`)
+	l := newLab(t, s)
+	for _, c := range []struct {
+		now  time.Duration
+		key  string
+		want int64
+	}{
+		{5 * time.Second, "a", 6},
+		{11 * time.Second, "a", 2}, // the 1s requests left at exactly 11s: (1s, 11s]
+		{10*time.Second + 999*time.Millisecond, "a", 6},
+		{11 * time.Second, "b", 7},
+		{11 * time.Second, "nobody", 0},
+	} {
+		l.Seek(c.now)
+		if got := l.TrailingAdmitted(0, c.key, 10*time.Second); got != c.want {
+			t.Errorf("at %v key %s: %d, want %d", c.now, c.key, got, c.want)
+		}
+	}
+}
+
+func TestRecordsReplaysARange(t *testing.T) {
+	s := randomScenario(t, 10, CheckpointEvery+300)
+	l := newLab(t, s)
+	all, _ := reference(t, s, 0)
+	from, to := l.Request(CheckpointEvery-5).At, l.Request(CheckpointEvery+20).At
+	var got []Record
+	l.Records(from, to, func(r Record) bool { got = append(got, r); return true })
+	var want []Record
+	for _, r := range all {
+		if r.Request.At >= from && r.Request.At <= to {
+			want = append(want, r)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Index != want[i].Index || got[i].Lane != want[i].Lane || got[i].Decision.Explain() != want[i].Decision.Explain() {
+			t.Fatalf("record %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	n := 0
+	l.Records(from, to, func(Record) bool { n++; return n < 3 })
+	if n != 3 {
+		t.Fatalf("Records went on after fn returned false: %d calls", n)
+	}
+}
