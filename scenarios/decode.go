@@ -1,0 +1,1048 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"ratelab/algorithms"
+)
+
+// Error is a problem with a scenario file, in one line:
+//
+//	boundary.yaml:7:5: limiters[1].window: want a positive Go duration such as 60s, got "sixty"
+type Error struct {
+	File   string
+	Line   int // 1-based; 0 when the problem has no single place in the file
+	Column int // 1-based
+	Path   string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Limits on the shape of the YAML, checked on the tokens before parsing
+// because the parser's cost grows steeply with nesting depth.
+const (
+	maxFlowDepth   = 16  // [ and { nested in one another
+	maxBlockColumn = 160 // column of a block-context "-", "?" or ":"
+)
+
+// maxTotalCost bounds the sum of all requests' costs, so that any sum of
+// costs a replay keeps fits in an int64 with room to spare.
+const maxTotalCost = 1 << 62
+
+// Load reads the scenario file at path (at most MaxFileSize bytes) and parses
+// it; path names the scenario and its errors.
+func Load(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(path)
+	}
+	return Parse(path, data)
+}
+
+func tooLarge(name string) error {
+	return &Error{File: name, Msg: fmt.Sprintf("file is larger than %d bytes (1 MiB), the limit for a scenario", MaxFileSize)}
+}
+
+// Parse decodes and validates a scenario file. name names the scenario
+// (Scenario.Name) and prefixes every error. On error it returns no scenario.
+func Parse(name string, data []byte) (*Scenario, error) {
+	d := &decoder{file: name}
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(name)
+	}
+	if !utf8.Valid(data) {
+		i := 0
+		for i < len(data) {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			i += size
+		}
+		line := 1 + strings.Count(string(data[:i]), "\n")
+		col := 1 + utf8.RuneCount(data[strings.LastIndexByte(string(data[:i]), '\n')+1:i])
+		return nil, &Error{File: name, Line: line, Column: col, Msg: "the file is not valid UTF-8"}
+	}
+	root, err := d.parseYAML(data)
+	if err != nil {
+		return nil, err
+	}
+	return d.scenario(root)
+}
+
+// decoder turns the YAML syntax tree into a Scenario, strictly, naming the
+// place of the first problem.
+type decoder struct {
+	file string
+}
+
+func (d *decoder) errorf(n ast.Node, path, format string, args ...any) error {
+	line, col := position(n)
+	return &Error{File: d.file, Line: line, Column: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// position is where n starts in the file.
+func position(n ast.Node) (line, col int) {
+	switch n := n.(type) {
+	case nil:
+		return 0, 0
+	case *ast.MappingNode:
+		if !n.IsFlowStyle && len(n.Values) > 0 {
+			return position(n.Values[0].Key)
+		}
+	case *ast.MappingValueNode:
+		return position(n.Key)
+	case *ast.DocumentNode:
+		return position(n.Body)
+	}
+	tk := n.GetToken()
+	if tk == nil || tk.Position == nil {
+		return 0, 0
+	}
+	return tk.Position.Line, tk.Position.Column
+}
+
+// parseYAML returns the body of the file's single document.
+func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			body, err = nil, &Error{File: d.file, Msg: "malformed YAML: " + oneLine(fmt.Sprint(r))}
+		}
+	}()
+	tokens := lexer.Tokenize(string(data))
+	depth := 0
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.InvalidType:
+			return nil, d.syntaxError(tk.Error, tk)
+		case token.SequenceStartType, token.MappingStartType:
+			if depth++; depth > maxFlowDepth {
+				return nil, d.syntaxError(fmt.Sprintf("nested more than %d levels deep", maxFlowDepth), tk)
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			depth = max(depth-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
+			if depth == 0 && tk.Position.Column > maxBlockColumn {
+				return nil, d.syntaxError(fmt.Sprintf("nested too deeply (indented past column %d)", maxBlockColumn), tk)
+			}
+		}
+	}
+	file, err := parser.Parse(tokens, 0)
+	if err != nil {
+		if e, ok := err.(yaml.Error); ok {
+			return nil, d.syntaxError(e.GetMessage(), e.GetToken())
+		}
+		return nil, &Error{File: d.file, Msg: oneLine(err.Error())}
+	}
+	for _, doc := range file.Docs {
+		if doc == nil || doc.Body == nil {
+			continue
+		}
+		if body != nil {
+			return nil, d.errorf(doc.Body, "", "want one YAML document, found a second one")
+		}
+		body = doc.Body
+	}
+	if body == nil {
+		return nil, &Error{File: d.file, Msg: "empty file: want a mapping with title, limiters and traffic"}
+	}
+	return body, nil
+}
+
+func (d *decoder) syntaxError(msg string, tk *token.Token) error {
+	e := &Error{File: d.file, Msg: "invalid YAML: " + oneLine(msg)}
+	if tk != nil && tk.Position != nil {
+		e.Line, e.Column = tk.Position.Line, tk.Position.Column
+	}
+	return e
+}
+
+// oneLine folds runs of white space, newlines included, into single spaces
+// and escapes other control characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		q := strconv.Quote(s)
+		s = q[1 : len(q)-1]
+	}
+	if s == "" {
+		s = "unknown problem"
+	}
+	return s
+}
+
+// Field names, as the format documents them.
+var (
+	topFields     = []string{"title", "about", "step", "duration", "limiters", "traffic", "notes", "expect"}
+	laneFields    = []string{"name", "algorithm", "limit", "window", "capacity", "burst", "queue", "rate"}
+	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
+	noteFields    = []string{"at", "text"}
+	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
+)
+
+// laneParams are the two parameters each algorithm takes, besides name and
+// algorithm.
+var laneParams = map[algorithms.Algorithm][2]string{
+	algorithms.FixedWindow:    {"limit", "window"},
+	algorithms.SlidingLog:     {"limit", "window"},
+	algorithms.SlidingCounter: {"limit", "window"},
+	algorithms.TokenBucket:    {"capacity", "rate"},
+	algorithms.GCRA:           {"burst", "rate"},
+	algorithms.LeakyBucket:    {"queue", "rate"},
+}
+
+// paramWant describes each lane parameter for errors.
+var paramWant = map[string]string{
+	"limit":    "a positive whole number of requests per window",
+	"window":   "a positive Go duration such as 60s",
+	"capacity": "a positive whole number of tokens",
+	"burst":    "a positive whole number of requests",
+	"queue":    "a positive whole number of waiting requests",
+	"rate":     "N/D such as 2/s, 120/min or 1/500ms",
+}
+
+// maxCount bounds limits, capacities, bursts, queues and costs, as
+// algorithms.Policy.Validate does.
+const maxCount = 1 << 40
+
+// fields is one decoded mapping: its values by field name.
+type fields struct {
+	d     *decoder
+	node  ast.Node
+	path  string
+	keys  map[string]ast.Node
+	value map[string]ast.Node
+}
+
+// plain rejects the YAML features the format does not use, which would
+// otherwise hide a value behind an indirection.
+func (d *decoder) plain(n ast.Node, path string) (ast.Node, error) {
+	switch n.(type) {
+	case *ast.TagNode:
+		return nil, d.errorf(n, path, "YAML tags (!!type) are not supported")
+	case *ast.AnchorNode, *ast.AliasNode:
+		return nil, d.errorf(n, path, "YAML anchors and aliases (&name, *name) are not supported")
+	}
+	return n, nil
+}
+
+// fields decodes the mapping n whose fields must be among known. want
+// describes the mapping for the error if n is something else.
+func (d *decoder) fields(n ast.Node, path, want string, known []string) (*fields, error) {
+	n, err := d.plain(n, path)
+	if err != nil {
+		return nil, err
+	}
+	var values []*ast.MappingValueNode
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		values = m.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{m}
+	default:
+		return nil, d.errorf(n, path, "want %s, got %s", want, describe(n))
+	}
+	f := &fields{d: d, node: n, path: path, keys: map[string]ast.Node{}, value: map[string]ast.Node{}}
+	for _, mv := range values {
+		key, ok := mv.Key.(*ast.StringNode)
+		if !ok {
+			if _, merge := mv.Key.(*ast.MergeKeyNode); merge {
+				return nil, d.errorf(mv.Key, path, "YAML merge keys (<<) are not supported")
+			}
+			return nil, d.errorf(mv.Key, path, "want a field name, got %s", describe(mv.Key))
+		}
+		name := key.Value
+		if !slices.Contains(known, name) {
+			msg := fmt.Sprintf("unknown field %q", name)
+			if guess := closest(name, known); guess != "" {
+				msg += fmt.Sprintf("; did you mean %s?", guess)
+			} else {
+				msg += "; want one of " + strings.Join(known, ", ")
+			}
+			return nil, d.errorf(key, path, "%s", msg)
+		}
+		if _, dup := f.keys[name]; dup {
+			return nil, d.errorf(key, path, "field %s appears twice", name)
+		}
+		f.keys[name] = key
+		f.value[name] = mv.Value
+	}
+	return f, nil
+}
+
+// closest is the known name within edit distance 2 of name, if exactly one is
+// nearest.
+func closest(name string, known []string) string {
+	best, bestDist, ties := "", 3, 0
+	for _, k := range known {
+		switch dist := editDistance(name, k); {
+		case dist < bestDist:
+			best, bestDist, ties = k, dist, 0
+		case dist == bestDist:
+			ties++
+		}
+	}
+	if ties > 0 || len(name) > 40 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			subst := prev[j-1]
+			if a[i-1] != b[j-1] {
+				subst++
+			}
+			cur[j] = min(subst, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// describe names what n is, for "want …, got …".
+func describe(n ast.Node) string {
+	switch n := n.(type) {
+	case nil, *ast.NullNode:
+		return "nothing"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.LiteralNode:
+		return "a block of text"
+	case *ast.StringNode:
+		return strconv.Quote(shorten(n.Value))
+	case *ast.TagNode:
+		return "a tagged value"
+	case *ast.AnchorNode, *ast.AliasNode:
+		return "an anchor or alias"
+	}
+	if tk := n.GetToken(); tk != nil {
+		if s := tk.Value; s != "" && strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) < 0 {
+			return shorten(s)
+		}
+		return strconv.Quote(shorten(tk.Value))
+	}
+	return "a " + n.Type().String()
+}
+
+func shorten(s string) string {
+	const max = 40
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max]) + "…"
+}
+
+func child(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// has reports whether the field is present with a non-null value.
+func (f *fields) has(name string) bool {
+	v, ok := f.value[name]
+	if !ok {
+		return false
+	}
+	_, null := v.(*ast.NullNode)
+	return !null
+}
+
+// at is the node to blame for a problem with the field: its value, or the
+// mapping when it is missing.
+func (f *fields) at(name string) ast.Node {
+	if v, ok := f.value[name]; ok {
+		if _, null := v.(*ast.NullNode); !null {
+			return v
+		}
+		return f.keys[name]
+	}
+	return f.node
+}
+
+func (f *fields) errorf(name, format string, args ...any) error {
+	return f.d.errorf(f.at(name), child(f.path, name), format, args...)
+}
+
+// missing reports a required field that is absent.
+func (f *fields) missing(name, want string) error {
+	if _, ok := f.value[name]; ok {
+		return f.errorf(name, "want %s, got nothing", want)
+	}
+	return f.d.errorf(f.node, f.path, "missing %s: want %s", name, want)
+}
+
+// scalar returns the field's value node after rejecting tags and anchors.
+func (f *fields) scalar(name string) (ast.Node, error) {
+	return f.d.plain(f.value[name], child(f.path, name))
+}
+
+// text reads a string field. Any scalar is read as the text written; want
+// describes the field for errors. ok is false when the field is absent.
+func (f *fields) text(name, want string, multiline bool) (s string, ok bool, err error) {
+	if !f.has(name) {
+		return "", false, nil
+	}
+	n, err := f.scalar(name)
+	if err != nil {
+		return "", false, err
+	}
+	switch v := n.(type) {
+	case *ast.StringNode:
+		s = v.Value
+	case *ast.LiteralNode:
+		s = v.Value.Value
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		s = v.GetToken().Value
+	default:
+		return "", false, f.errorf(name, "want %s, got %s", want, describe(n))
+	}
+	bad := func(r rune) bool { return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) }
+	if i := strings.IndexFunc(s, bad); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if r == '\n' {
+			return "", false, f.errorf(name, "want %s on one line, got a line break", want)
+		}
+		return "", false, f.errorf(name, "want %s, got the control character %U", want, r)
+	}
+	return s, true, nil
+}
+
+// requiredText reads a string field that must be present and not blank.
+func (f *fields) requiredText(name, want string, multiline bool) (string, error) {
+	s, ok, err := f.text(name, want, multiline)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", f.missing(name, want)
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", f.errorf(name, "want %s, got blank text", want)
+	}
+	return s, nil
+}
+
+// integer reads a whole-number field in [lo, hi].
+func (f *fields) integer(name string, lo, hi int64) (v int64, ok bool, err error) {
+	if !f.has(name) {
+		return 0, false, nil
+	}
+	n, err := f.scalar(name)
+	if err != nil {
+		return 0, false, err
+	}
+	want := fmt.Sprintf("a whole number from %d to %d", lo, hi)
+	if lo == 1 && hi == maxCount {
+		want = "a positive whole number (at most 2^40)"
+	}
+	v, isInt := wholeNumber(n)
+	if !isInt {
+		if tk := n.GetToken(); tk != nil && tk.Type == token.StringType && strings.Trim(tk.Value, "0123456789") == "" {
+			return 0, false, f.errorf(name, "want %s, got %s, which is far too large", want, shorten(tk.Value))
+		}
+		return 0, false, f.errorf(name, "want %s, got %s", want, describe(n))
+	}
+	if v < lo || v > hi {
+		return 0, false, f.errorf(name, "want %s, got %d", want, v)
+	}
+	return v, true, nil
+}
+
+// wholeNumber reads a plain decimal integer, such as 120 or -3. Other
+// notations YAML knows (0x10, 0o17, 1_000, and 010 as octal) are refused,
+// so that what the file says is what the limiter gets.
+func wholeNumber(n ast.Node) (int64, bool) {
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.StringNode:
+	default:
+		return 0, false
+	}
+	tk := n.GetToken()
+	if tk == nil || (tk.Type != token.IntegerType && tk.Type != token.StringType) {
+		return 0, false
+	}
+	text := strings.TrimPrefix(tk.Value, "+")
+	digits := strings.TrimPrefix(text, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	return v, err == nil
+}
+
+// duration reads a Go duration field in [0, MaxTime], or (0, MaxTime] when
+// positive. A bare 0 is accepted where zero is.
+func (f *fields) duration(name string, positive bool) (d time.Duration, ok bool, err error) {
+	if !f.has(name) {
+		return 0, false, nil
+	}
+	n, err := f.scalar(name)
+	if err != nil {
+		return 0, false, err
+	}
+	want := "a Go duration such as 1.5s or 0s"
+	if positive {
+		want = "a positive Go duration such as 60s"
+	}
+	switch v := n.(type) {
+	case *ast.StringNode:
+		d, err = time.ParseDuration(strings.TrimSpace(v.Value))
+		if err != nil {
+			return 0, false, f.errorf(name, "want %s, got %s", want, describe(n))
+		}
+	case *ast.IntegerNode:
+		if x, isInt := wholeNumber(v); !isInt || x != 0 || positive {
+			return 0, false, f.errorf(name, "want %s (a number needs a unit), got %s", want, describe(n))
+		}
+	default:
+		return 0, false, f.errorf(name, "want %s, got %s", want, describe(n))
+	}
+	switch {
+	case d < 0 || (positive && d == 0):
+		return 0, false, f.errorf(name, "want %s, got %s", want, describe(n))
+	case d > MaxTime:
+		return 0, false, f.errorf(name, "want %s of at most %s (a year), got %s", want, formatDuration(MaxTime), describe(n))
+	}
+	return d, true, nil
+}
+
+// list reads a list field; absent and null read as an empty list.
+func (f *fields) list(name, want string) ([]ast.Node, error) {
+	if !f.has(name) {
+		return nil, nil
+	}
+	n, err := f.scalar(name)
+	if err != nil {
+		return nil, err
+	}
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		return nil, f.errorf(name, "want %s, got %s", want, describe(n))
+	}
+	return seq.Values, nil
+}
+
+// Positions of values that cross-checks after decoding may blame.
+type (
+	trafficPos struct{ item, cost ast.Node }
+	notePos    struct{ at ast.Node }
+	expectPos  struct {
+		item, lane, key, at, from, until, delayed, outcome ast.Node
+	}
+)
+
+func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
+	f, err := d.fields(root, "", "a mapping with title, limiters and traffic", topFields)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scenario{Name: d.file, Step: DefaultStep}
+	if s.Title, err = f.requiredText("title", "a title", false); err != nil {
+		return nil, err
+	}
+	if s.About, _, err = f.text("about", "prose about the lesson", true); err != nil {
+		return nil, err
+	}
+	if step, ok, err := f.duration("step", true); err != nil {
+		return nil, err
+	} else if ok {
+		s.Step = step
+	}
+	duration, explicitDuration, err := f.duration("duration", true)
+	if err != nil {
+		return nil, err
+	}
+
+	lanes, err := f.list("limiters", "a list of 1 to 8 limiters")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !f.has("limiters"):
+		return nil, f.missing("limiters", "a list of 1 to 8 limiters")
+	case len(lanes) == 0:
+		return nil, f.errorf("limiters", "want 1 to %d limiters, got none", MaxLanes)
+	case len(lanes) > MaxLanes:
+		return nil, f.errorf("limiters", "want 1 to %d limiters, got %d", MaxLanes, len(lanes))
+	}
+	for i, n := range lanes {
+		lane, err := d.lane(n, index("limiters", i), s.Lanes)
+		if err != nil {
+			return nil, err
+		}
+		s.Lanes = append(s.Lanes, lane)
+	}
+
+	items, err := f.list("traffic", "a list of traffic items")
+	if err != nil {
+		return nil, err
+	}
+	var requests, totalCost uint64
+	tpos := make([]trafficPos, len(items))
+	for i, n := range items {
+		path := index("traffic", i)
+		t, pos, err := d.traffic(n, path)
+		if err != nil {
+			return nil, err
+		}
+		if requests += uint64(t.Count); requests > MaxRequests {
+			return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d with this item)", MaxRequests, requests)
+		}
+		hi, lo := bits.Mul64(uint64(t.Count), uint64(t.Cost))
+		if totalCost += lo; hi != 0 || totalCost > maxTotalCost {
+			return nil, d.errorf(pos.cost, path, "the requests' costs add up to more than 2^62")
+		}
+		for _, l := range s.Lanes {
+			if limit := l.Policy.MaxCost(); t.Cost > limit {
+				return nil, d.errorf(pos.cost, child(path, "cost"), "cost %d can never fit lane %s (%s admits at most %d)", t.Cost, l.Name, l.Policy, limit)
+			}
+		}
+		s.Traffic = append(s.Traffic, t)
+		tpos[i] = pos
+	}
+
+	notes, err := f.list("notes", "a list of notes such as {at: 60s, text: ...}")
+	if err != nil {
+		return nil, err
+	}
+	npos := make([]notePos, len(notes))
+	for i, n := range notes {
+		note, pos, err := d.note(n, index("notes", i))
+		if err != nil {
+			return nil, err
+		}
+		s.Notes = append(s.Notes, note)
+		npos[i] = pos
+	}
+
+	expects, err := f.list("expect", "a list of expectations such as {lane: fixed, admitted: 240}")
+	if err != nil {
+		return nil, err
+	}
+	epos := make([]expectPos, len(expects))
+	for i, n := range expects {
+		e, pos, err := d.expectation(n, index("expect", i))
+		if err != nil {
+			return nil, err
+		}
+		s.Expect = append(s.Expect, e)
+		epos[i] = pos
+	}
+
+	// The time axis: explicit, or reaching the longest horizon past the last
+	// request or note.
+	var last time.Duration
+	for _, t := range s.Traffic {
+		last = max(last, t.Time(t.Count-1))
+	}
+	for _, n := range s.Notes {
+		last = max(last, n.At)
+	}
+	if explicitDuration {
+		s.Duration = duration
+	} else {
+		var horizon time.Duration
+		for _, l := range s.Lanes {
+			horizon = max(horizon, l.Policy.Horizon())
+		}
+		s.Duration = min(last+min(horizon, MaxTime), MaxTime)
+	}
+	for i, t := range s.Traffic {
+		if at := t.Time(t.Count - 1); at >= s.Duration {
+			what := "its last request arrives"
+			if t.Count == 1 {
+				what = "it arrives"
+			}
+			return nil, d.errorf(tpos[i].item, index("traffic", i), "%s at %s, not before the end of the time axis (duration %s)", what, formatDuration(at), formatDuration(s.Duration))
+		}
+	}
+	for i, n := range s.Notes {
+		if n.At > s.Duration {
+			return nil, d.errorf(npos[i].at, index("notes", i)+".at", "%s is past the end of the time axis (duration %s)", formatDuration(n.At), formatDuration(s.Duration))
+		}
+	}
+	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
+
+	keys := s.Keys()
+	for i := range s.Expect {
+		if err := d.checkExpectation(s, &s.Expect[i], epos[i], index("expect", i), keys); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
+	f, err := d.fields(n, path, "a limiter such as {name: bucket, algorithm: token-bucket, capacity: 10, rate: 2/s}", laneFields)
+	if err != nil {
+		return Lane{}, err
+	}
+	const wantName = "a lane name of lower-case letters, digits and dashes"
+	name, err := f.requiredText("name", wantName, false)
+	if err != nil {
+		return Lane{}, err
+	}
+	if len(name) > maxNameLen || strings.IndexFunc(name, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }) >= 0 {
+		return Lane{}, f.errorf("name", "want %s (at most %d characters), got %s", wantName, maxNameLen, strconv.Quote(shorten(name)))
+	}
+	for _, l := range before {
+		if l.Name == name {
+			return Lane{}, f.errorf("name", "lane name %s is already taken by an earlier lane", name)
+		}
+	}
+	names := make([]string, len(algorithms.Algorithms))
+	for i, a := range algorithms.Algorithms {
+		names[i] = string(a)
+	}
+	wantAlg := "one of " + strings.Join(names, ", ")
+	alg, err := f.requiredText("algorithm", wantAlg, false)
+	if err != nil {
+		return Lane{}, err
+	}
+	params, known := laneParams[algorithms.Algorithm(alg)]
+	if !known {
+		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlg, strconv.Quote(shorten(alg)))
+	}
+	p := algorithms.Policy{Algorithm: algorithms.Algorithm(alg)}
+	for _, name := range laneFields[2:] {
+		if _, present := f.value[name]; present && name != params[0] && name != params[1] {
+			return Lane{}, d.errorf(f.keys[name], child(path, name), "%s takes no %s (it takes %s and %s)", alg, name, params[0], params[1])
+		}
+	}
+	for _, name := range params {
+		if !f.has(name) {
+			return Lane{}, d.errorf(f.at(name), path, "%s needs %s, %s", alg, name, paramWant[name])
+		}
+	}
+	for _, name := range params {
+		var err error
+		switch name {
+		case "limit":
+			p.Limit, _, err = f.integer(name, 1, maxCount)
+		case "capacity":
+			p.Capacity, _, err = f.integer(name, 1, maxCount)
+		case "burst":
+			p.Burst, _, err = f.integer(name, 1, maxCount)
+		case "queue":
+			p.Queue, _, err = f.integer(name, 1, maxCount)
+		case "window":
+			p.Window, _, err = f.duration(name, true)
+		case "rate":
+			p.Rate, err = f.rate(name)
+		}
+		if err != nil {
+			return Lane{}, err
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return Lane{}, d.errorf(n, path, "%s", oneLine(err.Error()))
+	}
+	return Lane{Name: name, Policy: p}, nil
+}
+
+func (f *fields) rate(name string) (algorithms.Rate, error) {
+	n, err := f.scalar(name)
+	if err != nil {
+		return algorithms.Rate{}, err
+	}
+	s, ok := n.(*ast.StringNode)
+	if !ok {
+		return algorithms.Rate{}, f.errorf(name, "want a rate N/D such as 2/s, 120/min or 1/500ms, got %s", describe(n))
+	}
+	r, err := algorithms.ParseRate(s.Value)
+	if err != nil {
+		return algorithms.Rate{}, f.errorf(name, "%s", oneLine(err.Error()))
+	}
+	return r, nil
+}
+
+func (d *decoder) traffic(n ast.Node, path string) (Traffic, trafficPos, error) {
+	f, err := d.fields(n, path, "a traffic item such as {at: 1s}, {at: 0s, count: 10, spread: 1s} or {every: 500ms, until: 30s}", trafficFields)
+	if err != nil {
+		return Traffic{}, trafficPos{}, err
+	}
+	t := Traffic{Key: DefaultKey, Cost: 1, Count: 1}
+	t.Line, _ = position(n)
+	pos := trafficPos{item: n, cost: n}
+	// misplaced reports a field of the other form.
+	misplaced := func(names []string, form, other string) error {
+		for _, name := range names {
+			if _, present := f.value[name]; present {
+				return d.errorf(f.keys[name], child(path, name), "%s belongs to %s and cannot be mixed with %s", name, form, other)
+			}
+		}
+		return nil
+	}
+	switch {
+	case f.has("every"):
+		t.Form = Periodic
+		if err := misplaced([]string{"at", "count", "spread"}, "a request or burst (at, count, spread)", "every (periodic)"); err != nil {
+			return Traffic{}, pos, err
+		}
+		if t.Every, _, err = f.duration("every", true); err != nil {
+			return Traffic{}, pos, err
+		}
+		if t.From, _, err = f.duration("from", false); err != nil {
+			return Traffic{}, pos, err
+		}
+		var ok bool
+		if t.Until, ok, err = f.duration("until", false); err != nil {
+			return Traffic{}, pos, err
+		} else if !ok {
+			return Traffic{}, pos, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
+		}
+		if t.Until <= t.From {
+			return Traffic{}, pos, f.errorf("until", "want a time after from (%s), got %s", formatDuration(t.From), formatDuration(t.Until))
+		}
+		t.Count = periodicCount(t.From, t.Until, t.Every)
+	case f.has("at"):
+		if err := misplaced([]string{"every", "from", "until"}, "a periodic item (every, from, until)", "at (a request or burst)"); err != nil {
+			return Traffic{}, pos, err
+		}
+		if t.At, _, err = f.duration("at", false); err != nil {
+			return Traffic{}, pos, err
+		}
+		if _, present := f.value["count"]; present {
+			t.Form = Burst
+			var ok bool
+			if t.Count, ok, err = f.integer("count", 1, MaxRequests); err != nil {
+				return Traffic{}, pos, err
+			} else if !ok {
+				return Traffic{}, pos, f.missing("count", "the number of requests in the burst")
+			}
+			if t.Spread, _, err = f.duration("spread", false); err != nil {
+				return Traffic{}, pos, err
+			}
+		} else if _, present := f.value["spread"]; present {
+			return Traffic{}, pos, d.errorf(f.keys["spread"], child(path, "spread"), "spread needs count (a burst is at + count, optionally spread)")
+		}
+	default:
+		return Traffic{}, pos, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
+	}
+	if key, ok, err := f.text("key", "a key", false); err != nil {
+		return Traffic{}, pos, err
+	} else if ok {
+		if key == "" || len(key) > maxKeyLen {
+			return Traffic{}, pos, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
+		}
+		t.Key = key
+	}
+	if cost, ok, err := f.integer("cost", 1, maxCount); err != nil {
+		return Traffic{}, pos, err
+	} else if ok {
+		t.Cost = cost
+		pos.cost = f.at("cost")
+	}
+	return t, pos, nil
+}
+
+func (d *decoder) note(n ast.Node, path string) (Note, notePos, error) {
+	f, err := d.fields(n, path, "a note such as {at: 60s, text: ...}", noteFields)
+	if err != nil {
+		return Note{}, notePos{}, err
+	}
+	var note Note
+	var ok bool
+	if note.At, ok, err = f.duration("at", false); err != nil {
+		return Note{}, notePos{}, err
+	} else if !ok {
+		return Note{}, notePos{}, f.missing("at", "the time to show the note, such as 60s")
+	}
+	if note.Text, err = f.requiredText("text", "the note's text", true); err != nil {
+		return Note{}, notePos{}, err
+	}
+	return note, notePos{at: f.at("at")}, nil
+}
+
+// outcomes are the values of an expectation's outcome.
+var outcomes = map[string]algorithms.Outcome{
+	"allowed":  algorithms.Allowed,
+	"delayed":  algorithms.Delayed,
+	"rejected": algorithms.Rejected,
+}
+
+func (d *decoder) expectation(n ast.Node, path string) (Expectation, expectPos, error) {
+	f, err := d.fields(n, path, "an expectation such as {lane: fixed, until: 61s, admitted: 240}", expectFields)
+	if err != nil {
+		return Expectation{}, expectPos{}, err
+	}
+	e := Expectation{Until: -1}
+	e.Line, _ = position(n)
+	pos := expectPos{item: n}
+	if e.Lane, err = f.requiredText("lane", "the name of a lane", false); err != nil {
+		return Expectation{}, pos, err
+	}
+	pos.lane = f.at("lane")
+	if key, ok, err := f.text("key", "a key", false); err != nil {
+		return Expectation{}, pos, err
+	} else if ok {
+		e.Key, pos.key = key, f.at("key")
+	}
+	if f.has("at") {
+		for _, name := range []string{"from", "until"} {
+			if _, present := f.value[name]; present {
+				return Expectation{}, pos, d.errorf(f.keys[name], child(path, name), "at selects the requests of one instant and cannot be combined with %s", name)
+			}
+		}
+		at, _, err := f.duration("at", false)
+		if err != nil {
+			return Expectation{}, pos, err
+		}
+		e.From, e.Until, e.Instant, pos.at = at, at+1, true, f.at("at")
+	} else {
+		if e.From, _, err = f.duration("from", false); err != nil {
+			return Expectation{}, pos, err
+		}
+		pos.from = f.at("from")
+		if until, ok, err := f.duration("until", true); err != nil {
+			return Expectation{}, pos, err
+		} else if ok {
+			e.Until, pos.until = until, f.at("until")
+			if until <= e.From {
+				return Expectation{}, pos, f.errorf("until", "want a time after from (%s), got %s", formatDuration(e.From), formatDuration(until))
+			}
+		}
+	}
+	counts := []struct {
+		name string
+		dst  **int64
+	}{{"allowed", &e.Allowed}, {"admitted", &e.Admitted}, {"delayed", &e.Delayed}, {"rejected", &e.Rejected}}
+	for _, c := range counts {
+		if v, ok, err := f.integer(c.name, 0, MaxRequests); err != nil {
+			return Expectation{}, pos, err
+		} else if ok {
+			*c.dst = &v
+		}
+	}
+	if e.Delayed != nil && *e.Delayed > 0 {
+		pos.delayed = f.at("delayed")
+	}
+	peak, hasPeak, err := f.integer("peak", 0, maxTotalCost)
+	if err != nil {
+		return Expectation{}, pos, err
+	}
+	window, hasWindow, err := f.duration("peak_window", true)
+	if err != nil {
+		return Expectation{}, pos, err
+	}
+	switch {
+	case hasPeak && !hasWindow:
+		return Expectation{}, pos, f.missing("peak_window", "the length of the window peak is measured in, such as 1s")
+	case hasWindow && !hasPeak:
+		return Expectation{}, pos, f.errorf("peak_window", "peak_window needs peak")
+	case hasPeak:
+		e.Peak, e.PeakWindow = &peak, window
+	}
+	if o, ok, err := f.text("outcome", "allowed, delayed or rejected", false); err != nil {
+		return Expectation{}, pos, err
+	} else if ok {
+		outcome, known := outcomes[o]
+		if !known {
+			return Expectation{}, pos, f.errorf("outcome", "want allowed, delayed or rejected, got %s", strconv.Quote(shorten(o)))
+		}
+		e.Outcome = &outcome
+		if outcome == algorithms.Delayed {
+			pos.outcome = f.at("outcome")
+		}
+	}
+	if e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Peak == nil && e.Outcome == nil {
+		return Expectation{}, pos, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, peak or outcome")
+	}
+	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
+		return Expectation{}, pos, err
+	}
+	return e, pos, nil
+}
+
+// checkExpectation checks e against the rest of the scenario and resolves
+// its default end.
+func (d *decoder) checkExpectation(s *Scenario, e *Expectation, pos expectPos, path string, keys []string) error {
+	lane, ok := s.Lane(e.Lane)
+	if !ok {
+		names := make([]string, len(s.Lanes))
+		for i, l := range s.Lanes {
+			names[i] = l.Name
+		}
+		return d.errorf(pos.lane, path+".lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), strings.Join(names, ", "))
+	}
+	if e.Key != "" && !slices.Contains(keys, e.Key) {
+		return d.errorf(pos.key, path+".key", "no request has key %s", strconv.Quote(shorten(e.Key)))
+	}
+	if lane.Policy.Algorithm != algorithms.LeakyBucket {
+		if pos.delayed != nil {
+			return d.errorf(pos.delayed, path+".delayed", "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
+		}
+		if pos.outcome != nil {
+			return d.errorf(pos.outcome, path+".outcome", "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
+		}
+	}
+	switch {
+	case e.Instant && e.From >= s.Duration:
+		return d.errorf(pos.at, path+".at", "%s is not before the end of the time axis (duration %s)", formatDuration(e.From), formatDuration(s.Duration))
+	case e.Until < 0:
+		e.Until = s.Duration
+		if e.From >= e.Until {
+			return d.errorf(pos.from, path+".from", "%s is not before the end of the time axis (duration %s)", formatDuration(e.From), formatDuration(s.Duration))
+		}
+	case !e.Instant && e.Until > s.Duration:
+		return d.errorf(pos.until, path+".until", "%s is past the end of the time axis (duration %s)", formatDuration(e.Until), formatDuration(s.Duration))
+	}
+	return nil
+}

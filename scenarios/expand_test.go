@@ -1,0 +1,229 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// collect materialises s.Requests.
+func collect(s *Scenario) []Request {
+	var rs []Request
+	for r := range s.Requests() {
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// reference expands every item in turn, by the formulas of FORMAT.md, and
+// sorts stably by time.
+func reference(s *Scenario) []Request {
+	var rs []Request
+	for _, t := range s.Traffic {
+		switch t.Form {
+		case Single:
+			rs = append(rs, Request{t.At, t.Key, t.Cost})
+		case Burst:
+			for i := range t.Count {
+				off := new(big.Int).Mul(big.NewInt(i), big.NewInt(int64(t.Spread)))
+				off.Quo(off, big.NewInt(t.Count))
+				rs = append(rs, Request{t.At + time.Duration(off.Int64()), t.Key, t.Cost})
+			}
+		case Periodic:
+			for at := t.From; at < t.Until; at += t.Every {
+				rs = append(rs, Request{at, t.Key, t.Cost})
+			}
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b Request) int { return cmp.Compare(a.At, b.At) })
+	return rs
+}
+
+func parse(t *testing.T, yaml string) *Scenario {
+	t.Helper()
+	s, err := Parse("x.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestBurstSpread(t *testing.T) {
+	s := parse(t, oneLane+"traffic:\n  - {at: 1s, count: 3, spread: 100ms}\n  - {at: 5s, count: 4, spread: 1s}\n  - {at: 7s, count: 2}\n")
+	want := []time.Duration{
+		time.Second, time.Second + 33333333, time.Second + 66666666, // ⌊i × 100ms / 3⌋
+		5 * time.Second, 5250 * time.Millisecond, 5500 * time.Millisecond, 5750 * time.Millisecond,
+		7 * time.Second, 7 * time.Second, // no spread: all at once
+	}
+	var got []time.Duration
+	for r := range s.Requests() {
+		got = append(got, r.At)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("times %v, want %v", got, want)
+	}
+
+	// The largest burst over the longest spread: i × spread overflows int64,
+	// the formula must not.
+	b := Traffic{Form: Burst, At: 0, Spread: MaxTime, Count: MaxRequests}
+	for _, i := range []int64{1, MaxRequests / 3, MaxRequests - 1} {
+		want := new(big.Int).Mul(big.NewInt(i), big.NewInt(int64(MaxTime)))
+		want.Quo(want, big.NewInt(MaxRequests))
+		if got := b.Time(i); int64(got) != want.Int64() {
+			t.Errorf("Time(%d) of a %d-request burst over %v = %d, want %d", i, b.Count, MaxTime, got, want)
+		}
+	}
+}
+
+func TestPeriodicBoundaries(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		item string
+		want []time.Duration
+	}{
+		{"{every: 250ms, until: 1s}", []time.Duration{0, 250 * ms, 500 * ms, 750 * ms}},           // until on the grid: excluded
+		{"{every: 300ms, from: 100ms, until: 1s}", []time.Duration{100 * ms, 400 * ms, 700 * ms}}, // 1000ms excluded
+		{"{every: 300ms, from: 100ms, until: 1001ms}", []time.Duration{100 * ms, 400 * ms, 700 * ms, time.Second}},
+		{"{every: 1s, from: 2s, until: 2001ms}", []time.Duration{2 * time.Second}}, // one request
+		{"{every: 10s, until: 1s}", []time.Duration{0}},                            // every longer than the span
+	}
+	for _, tt := range tests {
+		s := parse(t, oneLane+"traffic:\n  - "+tt.item+"\n")
+		var got []time.Duration
+		for r := range s.Requests() {
+			got = append(got, r.At)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.item, got, tt.want)
+		}
+		if n := s.RequestCount(); n != int64(len(tt.want)) || s.Traffic[0].Count != n {
+			t.Errorf("%s: RequestCount %d, Count %d, want %d", tt.item, n, s.Traffic[0].Count, len(tt.want))
+		}
+	}
+}
+
+func TestStableOrder(t *testing.T) {
+	s := parse(t, oneLane+`traffic:
+  - {at: 1s, key: a}
+  - {at: 0s, count: 2, key: b}
+  - {at: 1s, key: c}
+  - {every: 500ms, until: 1.5s, key: d}
+  - {at: 1s, count: 2, spread: 1ns, key: e}
+`)
+	type kt struct {
+		at  time.Duration
+		key string
+	}
+	want := []kt{{0, "b"}, {0, "b"}, {0, "d"}, {500 * time.Millisecond, "d"},
+		{time.Second, "a"}, {time.Second, "c"}, {time.Second, "d"}, {time.Second, "e"}, {time.Second, "e"}}
+	var got []kt
+	for r := range s.Requests() {
+		got = append(got, kt{r.At, r.Key})
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v\nwant %v", got, want)
+	}
+	if keys := s.Keys(); !reflect.DeepEqual(keys, []string{"b", "d", "a", "c", "e"}) {
+		t.Errorf("Keys = %q", keys)
+	}
+}
+
+// randomTraffic makes n random items on a coarse grid, so that equal times
+// across items are common.
+func randomTraffic(rng *rand.Rand, n int) []Traffic {
+	grid := func(k int) time.Duration { return time.Duration(rng.IntN(k)) * 10 * time.Millisecond }
+	var ts []Traffic
+	for i := range n {
+		t := Traffic{Key: fmt.Sprintf("k%d", i), Cost: int64(1 + rng.IntN(3))}
+		switch rng.IntN(3) {
+		case 0:
+			t.Form, t.At, t.Count = Single, grid(50), 1
+		case 1:
+			t.Form, t.At, t.Count = Burst, grid(50), int64(1+rng.IntN(20))
+			if rng.IntN(2) == 0 {
+				t.Spread = grid(30) + time.Duration(rng.IntN(1000))
+			}
+		case 2:
+			t.Form, t.Every, t.From = Periodic, grid(10)+10*time.Millisecond, grid(20)
+			t.Until = t.From + grid(60) + time.Duration(rng.IntN(3))
+			t.Count = periodicCount(t.From, t.Until, t.Every)
+			if t.Count == 0 {
+				t.Until = t.From + 1
+				t.Count = 1
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func TestRequestsMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		s := &Scenario{Traffic: randomTraffic(rng, rng.IntN(12))}
+		got, want := collect(s), reference(s)
+		if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("trial %d: traffic %+v\nmerge     %v\nreference %v", trial, s.Traffic, got, want)
+		}
+		if n := s.RequestCount(); n != int64(len(got)) {
+			t.Fatalf("trial %d: RequestCount %d, yielded %d", trial, n, len(got))
+		}
+	}
+}
+
+func TestRequestsStopEarly(t *testing.T) {
+	s := parse(t, oneLane+"traffic:\n  - {every: 1ms, until: 1s}\n  - {at: 0s, count: 1000}\n")
+	n := 0
+	for range s.Requests() {
+		if n++; n == 10 {
+			break
+		}
+	}
+	if n != 10 {
+		t.Errorf("stopped after %d", n)
+	}
+}
+
+func TestRequestsStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams two million requests")
+	}
+	s := parse(t, oneLane+"traffic:\n  - {every: 1ms, until: 1000s}\n  - {at: 0s, count: 1000000, spread: 1000s, key: b}\n")
+	const n = 2_000_000
+	if s.RequestCount() != n {
+		t.Fatalf("RequestCount = %d", s.RequestCount())
+	}
+	var before, after runtimeMem
+	before.read()
+	count, last := 0, time.Duration(-1)
+	for r := range s.Requests() {
+		if r.At < last {
+			t.Fatalf("request %d at %v after %v", count, r.At, last)
+		}
+		last = r.At
+		count++
+	}
+	after.read()
+	if count != n {
+		t.Errorf("yielded %d, want %d", count, n)
+	}
+	// Materialising 2,000,000 requests would take 2e6 × 40 bytes = 80 MB.
+	if grew := after.total - before.total; grew > 1<<20 {
+		t.Errorf("streaming allocated %d bytes", grew)
+	}
+}
+
+// runtimeMem is the running total of bytes allocated.
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m.total = ms.TotalAlloc
+}

@@ -1,0 +1,170 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// FuzzParse feeds the loader arbitrary bytes. Without -fuzz it runs the seed
+// corpus: the canned lessons, the test files and some broken snippets.
+func FuzzParse(f *testing.F) {
+	for _, info := range List() {
+		data, _ := Source(info.Name)
+		f.Add(data)
+	}
+	files, _ := filepath.Glob("testdata/*/*.yaml")
+	more, _ := filepath.Glob("testdata/*.yaml")
+	for _, file := range append(files, more...) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"", "\x00", "\xff", ":", "- -", "{", "[", "title:", "title: |", "&a a: *a", "? a\n: b",
+		oneLane,
+		oneLane + "traffic:\n  - {at: 1s, count: 3, spread: 1s}\n  - {every: 1s, until: 4s}\nexpect:\n  - {lane: b, at: 1s, outcome: allowed}\n",
+		oneLane + "traffic: [{at: 8784h}]\n",
+		oneLane + "traffic: [{at: 0s, count: 20000000, spread: 8784h}]\n",
+		oneLane + "traffic: [{every: 1ns, until: 20ms}]\n",
+		oneLane + "duration: 1ns\n",
+		oneLane + "notes: [{at: 0s, text: \"\\u2028\"}]\n",
+		"title: t\nlimiters:\n  - {name: b, algorithm: leaky-bucket, queue: 1099511627776, rate: 1/1ns}\ntraffic: [{at: 0s, cost: 1099511627777}]\n",
+		"title: t\nlimiters: [{name: a, algorithm: sliding-counter, limit: 1, window: 8784h}]\n",
+		"title: t\nlimiters: [{name: a, algorithm: gcra, burst: 1, rate: 2147483648/1ns}]\n",
+		"title: t\nlimiters:\n" + strings.Repeat("  - {name: a, algorithm: gcra, burst: 1, rate: 1/s}\n", 9),
+		"title: \"\\t\"\nlimiters: []\n",
+		"title: t\n" + strings.Repeat("- ", 90) + "x\n",
+		"title: [" + strings.Repeat("[", 20) + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if s != nil {
+				t.Fatal("Parse returned a scenario beside an error")
+			}
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\n\r") || !strings.HasPrefix(msg, "fuzz.yaml") {
+				t.Fatalf("error %q is not one line naming the file", msg)
+			}
+			return
+		}
+		checkInvariants(t, s)
+		out, err := Marshal(s, nil)
+		if err != nil {
+			t.Fatalf("Marshal of a parsed scenario: %v", err)
+		}
+		back, err := Parse("fuzz.yaml", out)
+		if err != nil {
+			t.Fatalf("the saved scenario does not parse: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(normalise(back), normalise(s)) {
+			t.Fatalf("round trip changed the scenario\n got: %+v\nwant: %+v", normalise(back), normalise(s))
+		}
+	})
+}
+
+// checkInvariants checks, independently of the decoder, what every parsed
+// scenario guarantees.
+func checkInvariants(t *testing.T, s *Scenario) {
+	t.Helper()
+	oneLine := func(x string) bool {
+		return strings.TrimSpace(x) != "" && strings.IndexFunc(x, unicode.IsControl) < 0
+	}
+	if !oneLine(s.Title) {
+		t.Errorf("title %q", s.Title)
+	}
+	if s.Step <= 0 || s.Step > MaxTime || s.Duration <= 0 || s.Duration > MaxTime {
+		t.Errorf("step %v, duration %v", s.Step, s.Duration)
+	}
+	if len(s.Lanes) < 1 || len(s.Lanes) > MaxLanes {
+		t.Fatalf("%d lanes", len(s.Lanes))
+	}
+	minCost := int64(1 << 62)
+	for i, l := range s.Lanes {
+		if l.Name == "" || strings.Trim(l.Name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			t.Errorf("lane name %q", l.Name)
+		}
+		if _, ok := s.Lane(l.Name); !ok || slices.IndexFunc(s.Lanes, func(o Lane) bool { return o.Name == l.Name }) != i {
+			t.Errorf("lane name %q is not unique", l.Name)
+		}
+		if err := l.Policy.Validate(); err != nil {
+			t.Errorf("lane %s: %v", l.Name, err)
+		}
+		minCost = min(minCost, l.Policy.MaxCost())
+	}
+	var total int64
+	for i, tr := range s.Traffic {
+		if tr.Count < 1 || tr.Cost < 1 || tr.Cost > minCost || tr.Key == "" || strings.IndexFunc(tr.Key, unicode.IsControl) >= 0 {
+			t.Errorf("traffic[%d] %+v", i, tr)
+		}
+		switch tr.Form {
+		case Single:
+			if tr.Count != 1 || tr.Spread != 0 || tr.Every != 0 || tr.From != 0 || tr.Until != 0 {
+				t.Errorf("traffic[%d] single %+v", i, tr)
+			}
+		case Burst:
+			if tr.Every != 0 || tr.From != 0 || tr.Until != 0 || tr.Spread < 0 {
+				t.Errorf("traffic[%d] burst %+v", i, tr)
+			}
+		case Periodic:
+			if tr.At != 0 || tr.Spread != 0 || tr.Every <= 0 || tr.Until <= tr.From || tr.Count != periodicCount(tr.From, tr.Until, tr.Every) {
+				t.Errorf("traffic[%d] periodic %+v", i, tr)
+			}
+		default:
+			t.Errorf("traffic[%d] form %v", i, tr.Form)
+		}
+		if tr.Time(0) < 0 || tr.Time(tr.Count-1) >= s.Duration {
+			t.Errorf("traffic[%d] spans %v..%v, duration %v", i, tr.Time(0), tr.Time(tr.Count-1), s.Duration)
+		}
+		total += tr.Count
+	}
+	if total != s.RequestCount() || total > MaxRequests {
+		t.Errorf("RequestCount %d, items sum to %d", s.RequestCount(), total)
+	}
+	if total <= 100_000 {
+		var n int64
+		last := s.Duration * -1
+		for r := range s.Requests() {
+			if r.At < last || r.At < 0 || r.At >= s.Duration {
+				t.Fatalf("request %d at %v after %v (duration %v)", n, r.At, last, s.Duration)
+			}
+			last = r.At
+			n++
+		}
+		if n != total {
+			t.Errorf("Requests yielded %d, RequestCount %d", n, total)
+		}
+	}
+	for i, n := range s.Notes {
+		if n.At < 0 || n.At > s.Duration || strings.TrimSpace(n.Text) == "" || (i > 0 && n.At < s.Notes[i-1].At) {
+			t.Errorf("notes[%d] %+v", i, n)
+		}
+	}
+	keys := s.Keys()
+	for i, e := range s.Expect {
+		lane, ok := s.Lane(e.Lane)
+		switch {
+		case !ok:
+			t.Errorf("expect[%d]: no lane %q", i, e.Lane)
+		case e.Key != "" && !slices.Contains(keys, e.Key):
+			t.Errorf("expect[%d]: no key %q", i, e.Key)
+		case e.From < 0 || e.From >= e.Until || e.Until > s.Duration || (e.Instant && e.Until != e.From+1):
+			t.Errorf("expect[%d]: from %v until %v, duration %v", i, e.From, e.Until, s.Duration)
+		case e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Peak == nil && e.Outcome == nil:
+			t.Errorf("expect[%d] asserts nothing", i)
+		case e.Peak != nil && e.PeakWindow <= 0:
+			t.Errorf("expect[%d]: peak window %v", i, e.PeakWindow)
+		case lane.Policy.Algorithm != "leaky-bucket" && e.Delayed != nil && *e.Delayed > 0:
+			t.Errorf("expect[%d]: delayed on a %s", i, lane.Policy.Algorithm)
+		}
+	}
+}

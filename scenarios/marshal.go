@@ -1,0 +1,232 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Marshal writes s as a scenario file, with the extra requests (the
+// learner's fired requests) appended to the traffic as single-request items.
+// An extra request with an empty key gets DefaultKey.
+//
+// Step, duration and every expectation's window are written out resolved,
+// so Parse reads the file back to a scenario equal to s plus the extra items
+// (apart from Name and the Line fields). If an extra request arrives at or
+// after s.Duration, the written duration is stretched to that request plus
+// one step so that the file stays valid. Marshal checks its output with
+// Parse and returns an error rather than a file that would not load.
+func Marshal(s *Scenario, extra []Request) ([]byte, error) {
+	duration := s.Duration
+	for i, r := range extra {
+		if r.At < 0 || r.Cost < 1 {
+			return nil, fmt.Errorf("scenarios: extra request %d (at %s, cost %d): want at ≥ 0 and cost ≥ 1", i, r.At, r.Cost)
+		}
+		if r.At >= duration {
+			duration = r.At + s.Step
+		}
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "title: %s\n", quote(s.Title))
+	if s.About != "" {
+		if literalOK(s.About) {
+			b.WriteString("about: |\n")
+			for line := range strings.Lines(s.About) {
+				if line != "\n" {
+					b.WriteString("  ")
+				}
+				b.WriteString(line)
+			}
+		} else {
+			fmt.Fprintf(&b, "about: %s\n", quote(s.About))
+		}
+	}
+	fmt.Fprintf(&b, "step: %s\n", formatDuration(s.Step))
+	fmt.Fprintf(&b, "duration: %s\n", formatDuration(duration))
+
+	b.WriteString("limiters:\n")
+	for _, l := range s.Lanes {
+		p := l.Policy
+		fmt.Fprintf(&b, "  - {name: %s, algorithm: %s", quote(l.Name), p.Algorithm)
+		for _, f := range []struct {
+			name string
+			v    int64
+		}{{"limit", p.Limit}, {"capacity", p.Capacity}, {"burst", p.Burst}, {"queue", p.Queue}} {
+			if f.v != 0 {
+				fmt.Fprintf(&b, ", %s: %d", f.name, f.v)
+			}
+		}
+		if p.Window != 0 {
+			fmt.Fprintf(&b, ", window: %s", formatDuration(p.Window))
+		}
+		if p.Rate.N != 0 {
+			fmt.Fprintf(&b, ", rate: %s", p.Rate)
+		}
+		b.WriteString("}\n")
+	}
+
+	if len(s.Traffic)+len(extra) > 0 {
+		b.WriteString("traffic:\n")
+	}
+	for _, t := range s.Traffic {
+		b.WriteString("  - {")
+		switch t.Form {
+		case Burst:
+			fmt.Fprintf(&b, "at: %s, count: %d", formatDuration(t.At), t.Count)
+			if t.Spread != 0 {
+				fmt.Fprintf(&b, ", spread: %s", formatDuration(t.Spread))
+			}
+		case Periodic:
+			fmt.Fprintf(&b, "every: %s", formatDuration(t.Every))
+			if t.From != 0 {
+				fmt.Fprintf(&b, ", from: %s", formatDuration(t.From))
+			}
+			fmt.Fprintf(&b, ", until: %s", formatDuration(t.Until))
+		default:
+			fmt.Fprintf(&b, "at: %s", formatDuration(t.At))
+		}
+		writeKeyCost(&b, t.Key, t.Cost)
+		b.WriteString("}\n")
+	}
+	for _, r := range extra {
+		fmt.Fprintf(&b, "  - {at: %s", formatDuration(r.At))
+		writeKeyCost(&b, r.Key, r.Cost)
+		b.WriteString("}\n")
+	}
+
+	if len(s.Notes) > 0 {
+		b.WriteString("notes:\n")
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "  - {at: %s, text: %s}\n", formatDuration(n.At), quote(n.Text))
+	}
+
+	if len(s.Expect) > 0 {
+		b.WriteString("expect:\n")
+	}
+	for _, e := range s.Expect {
+		fmt.Fprintf(&b, "  - {lane: %s", quote(e.Lane))
+		if e.Key != "" {
+			fmt.Fprintf(&b, ", key: %s", quote(e.Key))
+		}
+		if e.Instant {
+			fmt.Fprintf(&b, ", at: %s", formatDuration(e.From))
+		} else {
+			if e.From != 0 {
+				fmt.Fprintf(&b, ", from: %s", formatDuration(e.From))
+			}
+			if e.Until != duration {
+				fmt.Fprintf(&b, ", until: %s", formatDuration(e.Until))
+			}
+		}
+		for _, c := range []struct {
+			name string
+			v    *int64
+		}{{"allowed", e.Allowed}, {"admitted", e.Admitted}, {"delayed", e.Delayed}, {"rejected", e.Rejected}} {
+			if c.v != nil {
+				fmt.Fprintf(&b, ", %s: %d", c.name, *c.v)
+			}
+		}
+		if e.Peak != nil {
+			fmt.Fprintf(&b, ", peak: %d, peak_window: %s", *e.Peak, formatDuration(e.PeakWindow))
+		}
+		if e.Outcome != nil {
+			fmt.Fprintf(&b, ", outcome: %s", e.Outcome)
+		}
+		if e.Why != "" {
+			fmt.Fprintf(&b, ", why: %s", quote(e.Why))
+		}
+		b.WriteString("}\n")
+	}
+
+	out := b.Bytes()
+	if _, err := Parse(s.Name, out); err != nil {
+		return nil, fmt.Errorf("scenarios: the saved scenario would not load: %w", err)
+	}
+	return out, nil
+}
+
+func writeKeyCost(b *bytes.Buffer, key string, cost int64) {
+	if key != "" && key != DefaultKey {
+		fmt.Fprintf(b, ", key: %s", quote(key))
+	}
+	if cost != 1 {
+		fmt.Fprintf(b, ", cost: %d", cost)
+	}
+}
+
+// formatDuration writes d as time.ParseDuration reads it back exactly,
+// preferring whole hours, then seconds: "1h", "60s", "59.9s", "100ms".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d < 0 || d < time.Second:
+		return d.String()
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	sec, frac := d/time.Second, d%time.Second
+	if frac == 0 {
+		return fmt.Sprintf("%ds", sec)
+	}
+	return fmt.Sprintf("%d.%ss", sec, strings.TrimRight(fmt.Sprintf("%09d", frac), "0"))
+}
+
+// quote writes s as a YAML double-quoted scalar, escaping what is not
+// printable.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// literalOK reports whether s reads back unchanged from a "|" block: lines
+// of printable text ending in exactly one newline, no blank first line, no
+// indentation on the first line and no white space at line ends.
+func literalOK(s string) bool {
+	if !strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\n\n") || strings.HasPrefix(s, "\n") {
+		return false
+	}
+	first := true
+	for line := range strings.Lines(s) {
+		line = strings.TrimSuffix(line, "\n")
+		if line == "" {
+			continue
+		}
+		if strings.TrimRightFunc(line, unicode.IsSpace) != line {
+			return false
+		}
+		if first && strings.TrimLeftFunc(line, unicode.IsSpace) != line {
+			return false
+		}
+		first = false
+		for _, r := range line {
+			if r != ' ' && !unicode.IsPrint(r) {
+				return false
+			}
+		}
+	}
+	return true
+}

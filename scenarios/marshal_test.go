@@ -1,0 +1,189 @@
+package scenarios
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// normalise clears what a round trip does not keep: the name and the lines.
+func normalise(s *Scenario) *Scenario {
+	c := *s
+	c.Name = ""
+	c.Traffic = append([]Traffic(nil), s.Traffic...)
+	for i := range c.Traffic {
+		c.Traffic[i].Line = 0
+	}
+	c.Expect = append([]Expectation(nil), s.Expect...)
+	for i := range c.Expect {
+		c.Expect[i].Line = 0
+	}
+	return &c
+}
+
+// withExtra is s with the extra requests appended as single items.
+func withExtra(s *Scenario, extra []Request) *Scenario {
+	c := normalise(s)
+	for _, r := range extra {
+		if r.At >= c.Duration {
+			c.Duration = r.At + c.Step
+		}
+		key := r.Key
+		if key == "" {
+			key = DefaultKey
+		}
+		c.Traffic = append(c.Traffic, Traffic{Form: Single, At: r.At, Count: 1, Key: key, Cost: r.Cost})
+	}
+	return c
+}
+
+func roundTrip(t *testing.T, s *Scenario, extra []Request) *Scenario {
+	t.Helper()
+	out, err := Marshal(s, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("saved.yaml", out)
+	if err != nil {
+		t.Fatalf("the saved file does not parse: %v\n%s", err, out)
+	}
+	return back
+}
+
+func TestMarshalRoundTrip(t *testing.T) {
+	full, err := os.ReadFile("testdata/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string][]byte{"full": full,
+		"awkward text": []byte(`title: "quote \" backslash \\ unicode é 😀 nbsp\u00a0 zwsp\u200b"
+about: "  leading spaces, a\ttab, trailing spaces  \n\n\nthree newlines, no final one"
+limiters:
+  - {name: "null", algorithm: token-bucket, capacity: 3, rate: 1/1500ms}
+  - {name: "123", algorithm: leaky-bucket, queue: 2, rate: 7/3s}
+traffic:
+  - {at: 1ns, key: "a: b # c"}
+  - {at: 1h, count: 2, spread: 1.000000001s, key: "- x", cost: 3}
+  - {every: 333333333ns, from: 0.5s, until: 3s, key: "{[,]}"}
+  - {at: 2s, key: true}
+notes:
+  - {at: 0s, text: "multi\nline\n"}
+expect:
+  - {lane: "null", key: "a: b # c", at: 1ns, outcome: allowed, why: "\u2028"}
+  - {lane: "123", from: 1s, until: 2s, delayed: 1}
+`),
+		"sandbox": []byte("title: nothing happens\nlimiters:\n  - {name: a, algorithm: sliding-counter, limit: 1, window: 1ns}\n"),
+	}
+	for _, info := range List() {
+		data, _ := Source(info.Name)
+		sources[info.Name] = data
+	}
+	extra := []Request{{At: 0, Key: "", Cost: 1}, {At: 1500 * time.Millisecond, Key: "learner", Cost: 1}, {At: 1500 * time.Millisecond, Key: "default", Cost: 1}}
+	for name, data := range sources {
+		t.Run(name, func(t *testing.T) {
+			s, err := Parse(name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back := roundTrip(t, s, nil); !reflect.DeepEqual(normalise(back), normalise(s)) {
+				t.Errorf("round trip changed the scenario\n got: %+v\nwant: %+v", normalise(back), normalise(s))
+			}
+			if back := roundTrip(t, s, extra); !reflect.DeepEqual(normalise(back), withExtra(s, extra)) {
+				t.Errorf("round trip with extra requests\n got: %+v\nwant: %+v", normalise(back), withExtra(s, extra))
+			}
+		})
+	}
+}
+
+func TestMarshalText(t *testing.T) {
+	s, err := Canned("shaping-vs-policing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Marshal(s, []Request{{At: 3 * time.Second, Key: "me", Cost: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `title: "Shaping vs policing: delay or reject"
+about: |
+  Ten requests arrive at once. A policer (token bucket, capacity 5,
+  1/s) admits what its tokens cover and rejects the rest on the spot.
+  A shaper (leaky bucket, queue 4, 1/s) admits one request now, queues
+  four and releases them one per second, and rejects what does not fit
+  in the queue.
+
+  Both admit five, but downstream sees five at once from the policer
+  and one per second from the shaper.
+step: 250ms
+duration: 8s
+limiters:
+  - {name: "policer", algorithm: token-bucket, capacity: 5, rate: 1/s}
+  - {name: "shaper", algorithm: leaky-bucket, queue: 4, rate: 1/s}
+traffic:
+  - {at: 0s, count: 10}
+  - {at: 3s, key: "me", cost: 2}
+notes:
+`
+	if !strings.HasPrefix(string(out), want) {
+		t.Errorf("Marshal wrote\n%s\nwant it to start with\n%s", out, want)
+	}
+	if !strings.Contains(string(out), `  - {lane: "policer", peak: 5, peak_window: 1s, why: "a policer passes a burst as it comes"}`) {
+		t.Errorf("Marshal wrote\n%s\nwithout the policer's peak expectation", out)
+	}
+}
+
+func TestMarshalStretchesDuration(t *testing.T) {
+	s := parse(t, oneLane+"duration: 10s\ntraffic:\n  - {at: 1s}\nexpect:\n  - {lane: b, admitted: 1}\n")
+	extra := []Request{{At: 10 * time.Second, Cost: 1}, {At: 12 * time.Second, Cost: 1}}
+	back := roundTrip(t, s, extra)
+	if want := 12*time.Second + DefaultStep; back.Duration != want {
+		t.Errorf("duration %v, want %v", back.Duration, want)
+	}
+	// The expectation keeps its window, the old end of the axis.
+	if back.Expect[0].Until != 10*time.Second {
+		t.Errorf("expectation until %v, want 10s", back.Expect[0].Until)
+	}
+	if n := back.RequestCount(); n != 3 {
+		t.Errorf("RequestCount %d, want 3", n)
+	}
+}
+
+func TestMarshalRejects(t *testing.T) {
+	s := parse(t, oneLane)
+	for _, tt := range []struct {
+		extra []Request
+		want  string
+	}{
+		{[]Request{{At: -1, Cost: 1}}, "scenarios: extra request 0 (at -1ns, cost 1): want at ≥ 0 and cost ≥ 1"},
+		{[]Request{{At: 0, Cost: 1}, {At: 0, Cost: 0}}, "scenarios: extra request 1 (at 0s, cost 0): want at ≥ 0 and cost ≥ 1"},
+		{[]Request{{At: 0, Cost: 11}}, "scenarios: the saved scenario would not load: x.yaml:7:20: traffic[0].cost: cost 11 can never fit lane b (token-bucket capacity 10, rate 2/s admits at most 10)"},
+		{[]Request{{At: 0, Key: "a\x00b", Cost: 1}}, "scenarios: the saved scenario would not load: x.yaml:7:19: traffic[0].key: want a key, got the control character U+0000"},
+	} {
+		out, err := Marshal(s, tt.extra)
+		if err == nil || err.Error() != tt.want || out != nil {
+			t.Errorf("Marshal(%v) = %q, %v; want error %s", tt.extra, out, err, tt.want)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {1, "1ns"}, {1500, "1.5µs"}, {100 * time.Millisecond, "100ms"},
+		{time.Second, "1s"}, {59900 * time.Millisecond, "59.9s"}, {time.Minute, "60s"},
+		{60100 * time.Millisecond, "60.1s"}, {time.Second + 1, "1.000000001s"},
+		{time.Hour, "1h"}, {90 * time.Minute, "5400s"}, {MaxTime, "8784h"},
+	} {
+		got := formatDuration(tt.d)
+		if got != tt.want {
+			t.Errorf("formatDuration(%d) = %q, want %q", tt.d, got, tt.want)
+		}
+		if back, err := time.ParseDuration(got); err != nil || back != tt.d {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", got, back, err, tt.d)
+		}
+	}
+}

@@ -1,0 +1,359 @@
+// Package scenarios loads, expands and saves ratelab scenario files: YAML
+// descriptions of a set of limiters (lanes) and the traffic that is replayed
+// through all of them on one virtual clock, with narration notes and
+// assertions that `ratelab check` verifies. The canned lessons are embedded
+// in the binary. FORMAT.md documents every field.
+//
+// Time is a time.Duration counted from the scenario's start (t = 0). Nothing
+// here uses floating point.
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Limits that keep a runaway file from eating the machine.
+const (
+	// MaxFileSize is the largest scenario file Load and Parse accept.
+	MaxFileSize = 1 << 20
+	// MaxRequests bounds the number of requests a scenario expands to.
+	MaxRequests = 20_000_000
+	// MaxLanes bounds the number of limiters side by side.
+	MaxLanes = 8
+	// MaxTime bounds every time and duration in a file: a leap year.
+	MaxTime = 366 * 24 * time.Hour
+	// maxNameLen and maxKeyLen bound lane names and request keys.
+	maxNameLen = 32
+	maxKeyLen  = 64
+)
+
+// Defaults for fields a file leaves out.
+const (
+	// DefaultStep is how far one keypress moves the clock.
+	DefaultStep = 100 * time.Millisecond
+	// DefaultKey is the key of a request that names none.
+	DefaultKey = "default"
+)
+
+// Scenario is a loaded, validated scenario file.
+type Scenario struct {
+	Name     string // canned name, or the file path it came from
+	Title    string
+	About    string
+	Step     time.Duration
+	Duration time.Duration // requests arrive in [0, Duration); notes sit in [0, Duration]
+	Lanes    []Lane        // in file order
+	Traffic  []Traffic     // as written (for saving back)
+	Notes    []Note        // sorted by At, stable
+	Expect   []Expectation // in file order
+}
+
+// Lane is one limiter of the scenario. Every request goes to every lane.
+type Lane struct {
+	Name   string
+	Policy algorithms.Policy
+}
+
+// Form tells the three kinds of traffic item apart.
+type Form uint8
+
+const (
+	// Single is one request: `at` alone.
+	Single Form = iota
+	// Burst is Count requests from At, the i-th at At + ⌊i×Spread/Count⌋.
+	Burst
+	// Periodic is a request at From, From+Every, … while before Until.
+	Periodic
+)
+
+// String is "single", "burst" or "periodic".
+func (f Form) String() string {
+	switch f {
+	case Single:
+		return "single"
+	case Burst:
+		return "burst"
+	case Periodic:
+		return "periodic"
+	}
+	return fmt.Sprintf("Form(%d)", uint8(f))
+}
+
+// Traffic is one item of the traffic list. Which time fields matter depends
+// on Form: At (Single), At and Spread (Burst), Every, From and Until
+// (Periodic); the others are zero.
+type Traffic struct {
+	Form   Form
+	At     time.Duration
+	Spread time.Duration
+	Every  time.Duration
+	From   time.Duration
+	Until  time.Duration
+	// Count is how many requests the item expands to, whatever its form:
+	// 1 for Single, as written for Burst, ⌈(Until−From)/Every⌉ for Periodic.
+	Count int64
+	Key   string // DefaultKey unless written
+	Cost  int64  // 1 unless written
+	// Line is the item's line in the file it was read from (1-based), 0 when
+	// it was not read from a file.
+	Line int
+}
+
+// Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times
+// never decrease with i.
+func (t Traffic) Time(i int64) time.Duration {
+	switch t.Form {
+	case Burst:
+		return t.At + time.Duration(mulDiv(i, int64(t.Spread), t.Count))
+	case Periodic:
+		return t.From + time.Duration(i)*t.Every
+	}
+	return t.At
+}
+
+// periodicCount is ⌈(until−from)/every⌉, the number of requests from, from +
+// every, … before until; 0 when until ≤ from.
+func periodicCount(from, until, every time.Duration) int64 {
+	if until <= from {
+		return 0
+	}
+	span := int64(until - from)
+	return (span + int64(every) - 1) / int64(every)
+}
+
+// mulDiv is ⌊a×b/c⌋ for 0 ≤ a < c and b ≥ 0, without overflow: the result is
+// below b.
+func mulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+// Note is narration shown when the clock reaches At.
+type Note struct {
+	At   time.Duration
+	Text string
+}
+
+// Request is one expanded request.
+type Request struct {
+	At   time.Duration
+	Key  string
+	Cost int64
+}
+
+// Expectation is one assertion of the expect list, to be evaluated by
+// replaying the scenario. It selects the requests of lane Lane that arrive in
+// [From, Until) (and have key Key, if Key is set); then every non-nil count
+// must equal the number of selected requests with that outcome, Peak must
+// equal the largest admitted cost passing in any trailing window of length
+// PeakWindow, and if Outcome is set, at least one request must be selected
+// and every selected request must have that outcome. See FORMAT.md.
+type Expectation struct {
+	Lane string
+	Key  string // "" selects every key
+	// From and Until bound the selection: From ≤ at < Until. When the file
+	// says `at: T`, From is T and Until is T + 1ns, and Instant is true.
+	From, Until time.Duration
+	Instant     bool
+	// Counts of selected requests; nil means not asserted.
+	Allowed  *int64 // allowed outright
+	Admitted *int64 // allowed or delayed
+	Delayed  *int64
+	Rejected *int64
+	// Peak, when set, is the largest total cost of selected admitted requests
+	// that pass in any trailing window (t − PeakWindow, t], where a request
+	// passes at its arrival plus its delay.
+	Peak       *int64
+	PeakWindow time.Duration
+	// Outcome, when set, is the outcome of every selected request.
+	Outcome *algorithms.Outcome
+	// Why is the file's explanation, shown when the assertion fails.
+	Why string
+	// Line is the expectation's line in the file (1-based), 0 when it was
+	// not read from a file.
+	Line int
+}
+
+// Selects reports whether r is one of the requests e is about (any lane).
+func (e *Expectation) Selects(r Request) bool {
+	return e.From <= r.At && r.At < e.Until && (e.Key == "" || e.Key == r.Key)
+}
+
+// String describes e in one line, as a file would write it:
+// "fixed until 61s: admitted 240".
+func (e *Expectation) String() string {
+	var b strings.Builder
+	b.WriteString(e.Lane)
+	if e.Key != "" {
+		fmt.Fprintf(&b, " key %q", e.Key)
+	}
+	if e.Instant {
+		fmt.Fprintf(&b, " at %s", formatDuration(e.From))
+	} else {
+		if e.From != 0 {
+			fmt.Fprintf(&b, " from %s", formatDuration(e.From))
+		}
+		fmt.Fprintf(&b, " until %s", formatDuration(e.Until))
+	}
+	b.WriteString(":")
+	sep := " "
+	add := func(format string, args ...any) {
+		b.WriteString(sep)
+		fmt.Fprintf(&b, format, args...)
+		sep = ", "
+	}
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{{"allowed", e.Allowed}, {"admitted", e.Admitted}, {"delayed", e.Delayed}, {"rejected", e.Rejected}} {
+		if c.v != nil {
+			add("%s %d", c.name, *c.v)
+		}
+	}
+	if e.Peak != nil {
+		add("peak %d per %s", *e.Peak, formatDuration(e.PeakWindow))
+	}
+	if e.Outcome != nil {
+		add("every request %s", e.Outcome)
+	}
+	return b.String()
+}
+
+// Lane returns the lane called name.
+func (s *Scenario) Lane(name string) (Lane, bool) {
+	for _, l := range s.Lanes {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Lane{}, false
+}
+
+// RequestCount is the number of requests Requests yields.
+func (s *Scenario) RequestCount() int64 {
+	var n int64
+	for _, t := range s.Traffic {
+		n += t.Count
+	}
+	return n
+}
+
+// Keys lists the distinct request keys in the order they first appear in
+// time (ties in file order).
+func (s *Scenario) Keys() []string {
+	type first struct {
+		key  string
+		at   time.Duration
+		item int
+	}
+	var firsts []first
+	index := map[string]int{}
+	for i, t := range s.Traffic {
+		if t.Count == 0 {
+			continue
+		}
+		at := t.Time(0)
+		j, ok := index[t.Key]
+		if !ok {
+			index[t.Key] = len(firsts)
+			firsts = append(firsts, first{t.Key, at, i})
+		} else if at < firsts[j].at {
+			firsts[j].at, firsts[j].item = at, i
+		}
+	}
+	slices.SortFunc(firsts, func(a, b first) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.item, b.item))
+	})
+	keys := make([]string, len(firsts))
+	for i, f := range firsts {
+		keys[i] = f.key
+	}
+	return keys
+}
+
+// Requests yields every request of the traffic list in time order; requests
+// at the same time keep file order (item by item, then within an item). It
+// merges the items lazily, holding one cursor per item, so a scenario of
+// millions of requests never sits in memory.
+func (s *Scenario) Requests() iter.Seq[Request] {
+	return func(yield func(Request) bool) {
+		h := make(cursorHeap, 0, len(s.Traffic))
+		for i, t := range s.Traffic {
+			if t.Count > 0 {
+				h = append(h, cursor{at: t.Time(0), item: i})
+			}
+		}
+		h.init()
+		for len(h) > 0 {
+			c := &h[0]
+			t := &s.Traffic[c.item]
+			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost}) {
+				return
+			}
+			c.next++
+			if c.next == t.Count {
+				h.pop()
+				continue
+			}
+			c.at = t.Time(c.next)
+			h.down(0)
+		}
+	}
+}
+
+// cursor is the position of the merge in one traffic item: its next request
+// is the next-th, arriving at at.
+type cursor struct {
+	at   time.Duration
+	item int
+	next int64
+}
+
+// cursorHeap is a binary min-heap ordered by (at, item), so that equal times
+// come out in file order.
+type cursorHeap []cursor
+
+func (h cursorHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].item < h[j].item)
+}
+
+func (h cursorHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h cursorHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (h *cursorHeap) pop() {
+	old := *h
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	h.down(0)
+}
