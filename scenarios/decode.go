@@ -558,7 +558,7 @@ func (f *fields) duration(name string, positive bool) (d time.Duration, ok bool,
 	case d < 0 || (positive && d == 0):
 		return 0, false, f.errorf(name, "want %s, got %s", want, describe(n))
 	case d > MaxTime:
-		return 0, false, f.errorf(name, "want %s of at most %s (a year), got %s", want, formatDuration(MaxTime), describe(n))
+		return 0, false, f.errorf(name, "want %s of at most %s (a year), got %s", want, algorithms.FormatDuration(MaxTime), describe(n))
 	}
 	return d, true, nil
 }
@@ -710,12 +710,12 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			if t.Count == 1 {
 				what = "it arrives"
 			}
-			return nil, d.errorf(tpos[i].item, index("traffic", i), "%s at %s, not before the end of the time axis (duration %s)", what, formatDuration(at), formatDuration(s.Duration))
+			return nil, d.errorf(tpos[i].item, index("traffic", i), "%s at %s, not before the end of the time axis (duration %s)", what, algorithms.FormatDuration(at), algorithms.FormatDuration(s.Duration))
 		}
 	}
 	for i, n := range s.Notes {
 		if n.At > s.Duration {
-			return nil, d.errorf(npos[i].at, index("notes", i)+".at", "%s is past the end of the time axis (duration %s)", formatDuration(n.At), formatDuration(s.Duration))
+			return nil, d.errorf(npos[i].at, index("notes", i)+".at", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(n.At), algorithms.FormatDuration(s.Duration))
 		}
 	}
 	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
@@ -849,7 +849,7 @@ func (d *decoder) traffic(n ast.Node, path string) (Traffic, trafficPos, error) 
 			return Traffic{}, pos, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
 		}
 		if t.Until <= t.From {
-			return Traffic{}, pos, f.errorf("until", "want a time after from (%s), got %s", formatDuration(t.From), formatDuration(t.Until))
+			return Traffic{}, pos, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
 		}
 		t.Count = periodicCount(t.From, t.Until, t.Every)
 	case f.has("at"):
@@ -956,7 +956,7 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, expectPos, 
 		} else if ok {
 			e.Until, pos.until = until, f.at("until")
 			if until <= e.From {
-				return Expectation{}, pos, f.errorf("until", "want a time after from (%s), got %s", formatDuration(e.From), formatDuration(until))
+				return Expectation{}, pos, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(e.From), algorithms.FormatDuration(until))
 			}
 		}
 	}
@@ -1035,14 +1035,14 @@ func (d *decoder) checkExpectation(s *Scenario, e *Expectation, pos expectPos, p
 	}
 	switch {
 	case e.Instant && e.From >= s.Duration:
-		return d.errorf(pos.at, path+".at", "%s is not before the end of the time axis (duration %s)", formatDuration(e.From), formatDuration(s.Duration))
+		return d.errorf(pos.at, path+".at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
 	case e.Until < 0:
 		e.Until = s.Duration
 		if e.From >= e.Until {
-			return d.errorf(pos.from, path+".from", "%s is not before the end of the time axis (duration %s)", formatDuration(e.From), formatDuration(s.Duration))
+			return d.errorf(pos.from, path+".from", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
 		}
 	case !e.Instant && e.Until > s.Duration:
-		return d.errorf(pos.until, path+".until", "%s is past the end of the time axis (duration %s)", formatDuration(e.Until), formatDuration(s.Duration))
+		return d.errorf(pos.until, path+".until", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(e.Until), algorithms.FormatDuration(s.Duration))
 	}
 	return nil
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
+
+	"ratelab/algorithms"
 )
 
 // Marshal writes s as a scenario file, with the extra requests (the
@@ -43,8 +44,8 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			fmt.Fprintf(&b, "about: %s\n", quote(s.About))
 		}
 	}
-	fmt.Fprintf(&b, "step: %s\n", formatDuration(s.Step))
-	fmt.Fprintf(&b, "duration: %s\n", formatDuration(duration))
+	fmt.Fprintf(&b, "step: %s\n", algorithms.FormatDuration(s.Step))
+	fmt.Fprintf(&b, "duration: %s\n", algorithms.FormatDuration(duration))
 
 	b.WriteString("limiters:\n")
 	for _, l := range s.Lanes {
@@ -59,7 +60,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			}
 		}
 		if p.Window != 0 {
-			fmt.Fprintf(&b, ", window: %s", formatDuration(p.Window))
+			fmt.Fprintf(&b, ", window: %s", algorithms.FormatDuration(p.Window))
 		}
 		if p.Rate.N != 0 {
 			fmt.Fprintf(&b, ", rate: %s", p.Rate)
@@ -74,24 +75,24 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("  - {")
 		switch t.Form {
 		case Burst:
-			fmt.Fprintf(&b, "at: %s, count: %d", formatDuration(t.At), t.Count)
+			fmt.Fprintf(&b, "at: %s, count: %d", algorithms.FormatDuration(t.At), t.Count)
 			if t.Spread != 0 {
-				fmt.Fprintf(&b, ", spread: %s", formatDuration(t.Spread))
+				fmt.Fprintf(&b, ", spread: %s", algorithms.FormatDuration(t.Spread))
 			}
 		case Periodic:
-			fmt.Fprintf(&b, "every: %s", formatDuration(t.Every))
+			fmt.Fprintf(&b, "every: %s", algorithms.FormatDuration(t.Every))
 			if t.From != 0 {
-				fmt.Fprintf(&b, ", from: %s", formatDuration(t.From))
+				fmt.Fprintf(&b, ", from: %s", algorithms.FormatDuration(t.From))
 			}
-			fmt.Fprintf(&b, ", until: %s", formatDuration(t.Until))
+			fmt.Fprintf(&b, ", until: %s", algorithms.FormatDuration(t.Until))
 		default:
-			fmt.Fprintf(&b, "at: %s", formatDuration(t.At))
+			fmt.Fprintf(&b, "at: %s", algorithms.FormatDuration(t.At))
 		}
 		writeKeyCost(&b, t.Key, t.Cost)
 		b.WriteString("}\n")
 	}
 	for _, r := range extra {
-		fmt.Fprintf(&b, "  - {at: %s", formatDuration(r.At))
+		fmt.Fprintf(&b, "  - {at: %s", algorithms.FormatDuration(r.At))
 		writeKeyCost(&b, r.Key, r.Cost)
 		b.WriteString("}\n")
 	}
@@ -100,7 +101,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("notes:\n")
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "  - {at: %s, text: %s}\n", formatDuration(n.At), quote(n.Text))
+		fmt.Fprintf(&b, "  - {at: %s, text: %s}\n", algorithms.FormatDuration(n.At), quote(n.Text))
 	}
 
 	if len(s.Expect) > 0 {
@@ -112,13 +113,13 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			fmt.Fprintf(&b, ", key: %s", quote(e.Key))
 		}
 		if e.Instant {
-			fmt.Fprintf(&b, ", at: %s", formatDuration(e.From))
+			fmt.Fprintf(&b, ", at: %s", algorithms.FormatDuration(e.From))
 		} else {
 			if e.From != 0 {
-				fmt.Fprintf(&b, ", from: %s", formatDuration(e.From))
+				fmt.Fprintf(&b, ", from: %s", algorithms.FormatDuration(e.From))
 			}
 			if e.Until != duration {
-				fmt.Fprintf(&b, ", until: %s", formatDuration(e.Until))
+				fmt.Fprintf(&b, ", until: %s", algorithms.FormatDuration(e.Until))
 			}
 		}
 		for _, c := range []struct {
@@ -130,7 +131,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			}
 		}
 		if e.Peak != nil {
-			fmt.Fprintf(&b, ", peak: %d, peak_window: %s", *e.Peak, formatDuration(e.PeakWindow))
+			fmt.Fprintf(&b, ", peak: %d, peak_window: %s", *e.Peak, algorithms.FormatDuration(e.PeakWindow))
 		}
 		if e.Outcome != nil {
 			fmt.Fprintf(&b, ", outcome: %s", e.Outcome)
@@ -155,24 +156,6 @@ func writeKeyCost(b *bytes.Buffer, key string, cost int64) {
 	if cost != 1 {
 		fmt.Fprintf(b, ", cost: %d", cost)
 	}
-}
-
-// formatDuration writes d as time.ParseDuration reads it back exactly,
-// preferring whole hours, then seconds: "1h", "60s", "59.9s", "100ms".
-func formatDuration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d < 0 || d < time.Second:
-		return d.String()
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	}
-	sec, frac := d/time.Second, d%time.Second
-	if frac == 0 {
-		return fmt.Sprintf("%ds", sec)
-	}
-	return fmt.Sprintf("%d.%ss", sec, strings.TrimRight(fmt.Sprintf("%09d", frac), "0"))
 }
 
 // quote writes s as a YAML double-quoted scalar, escaping what is not

@@ -167,23 +167,3 @@ func TestMarshalRejects(t *testing.T) {
 		}
 	}
 }
-
-func TestFormatDuration(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0s"}, {1, "1ns"}, {1500, "1.5µs"}, {100 * time.Millisecond, "100ms"},
-		{time.Second, "1s"}, {59900 * time.Millisecond, "59.9s"}, {time.Minute, "60s"},
-		{60100 * time.Millisecond, "60.1s"}, {time.Second + 1, "1.000000001s"},
-		{time.Hour, "1h"}, {90 * time.Minute, "5400s"}, {MaxTime, "8784h"},
-	} {
-		got := formatDuration(tt.d)
-		if got != tt.want {
-			t.Errorf("formatDuration(%d) = %q, want %q", tt.d, got, tt.want)
-		}
-		if back, err := time.ParseDuration(got); err != nil || back != tt.d {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", got, back, err, tt.d)
-		}
-	}
-}

@@ -197,12 +197,12 @@ func (e *Expectation) String() string {
 		fmt.Fprintf(&b, " key %q", e.Key)
 	}
 	if e.Instant {
-		fmt.Fprintf(&b, " at %s", formatDuration(e.From))
+		fmt.Fprintf(&b, " at %s", algorithms.FormatDuration(e.From))
 	} else {
 		if e.From != 0 {
-			fmt.Fprintf(&b, " from %s", formatDuration(e.From))
+			fmt.Fprintf(&b, " from %s", algorithms.FormatDuration(e.From))
 		}
-		fmt.Fprintf(&b, " until %s", formatDuration(e.Until))
+		fmt.Fprintf(&b, " until %s", algorithms.FormatDuration(e.Until))
 	}
 	b.WriteString(":")
 	sep := " "
@@ -220,7 +220,7 @@ func (e *Expectation) String() string {
 		}
 	}
 	if e.Peak != nil {
-		add("peak %d per %s", *e.Peak, formatDuration(e.PeakWindow))
+		add("peak %d per %s", *e.Peak, algorithms.FormatDuration(e.PeakWindow))
 	}
 	if e.Outcome != nil {
 		add("every request %s", e.Outcome)

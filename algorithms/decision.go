@@ -1,0 +1,83 @@
+package algorithms
+
+import (
+	"math"
+	"time"
+)
+
+// Outcome is what a limiter did with a request.
+type Outcome uint8
+
+const (
+	// Allowed: admitted now.
+	Allowed Outcome = iota
+	// Delayed: admitted, released after Decision.Delay (leaky bucket only).
+	Delayed
+	// Rejected: refused; Decision.RetryAfter says when the same request would fit.
+	Rejected
+)
+
+// String is "allowed", "delayed" or "rejected".
+func (o Outcome) String() string {
+	switch o {
+	case Allowed:
+		return "allowed"
+	case Delayed:
+		return "delayed"
+	case Rejected:
+		return "rejected"
+	}
+	return "unknown"
+}
+
+// Admitted reports whether the request gets through, now or later.
+func (o Outcome) Admitted() bool { return o == Allowed || o == Delayed }
+
+// Never is the RetryAfter of a request that can never be admitted: its cost
+// is larger than the policy's MaxCost.
+const Never time.Duration = math.MaxInt64
+
+// Decision is a limiter's verdict on one request. It is a small value that
+// costs no allocation to make; Explain formats the reasoning on demand.
+type Decision struct {
+	Outcome Outcome
+	// At is the time the request arrived.
+	At time.Duration
+	// Cost is the request's cost in units (tokens, requests).
+	Cost int64
+	// Delay is, for Delayed, the wait until the request is released, rounded
+	// up to a whole nanosecond; zero otherwise.
+	Delay time.Duration
+	// RetryAfter is, for Rejected, the shortest wait after which the same
+	// request would be admitted if nothing else arrived meanwhile, rounded up
+	// to a whole nanosecond (Never if it can never fit); zero otherwise.
+	RetryAfter time.Duration
+
+	// explain turns the numbers below into words. It is a plain function,
+	// not a closure, so that making a Decision allocates nothing.
+	explain func(d *Decision) string
+	policy  *Policy
+	v       [4]int64
+}
+
+// Explain says why, with the numbers substituted into the algorithm's rule:
+//
+//	available = min(10, 0 + 0.25s × 2/s) = 0.5 < cost 1 → rejected; retry after (1 − 0.5) / 2/s = 0.25s
+func (d Decision) Explain() string {
+	if d.explain == nil {
+		return d.Outcome.String()
+	}
+	return d.explain(&d)
+}
+
+// Policy is the policy of the limiter that decided.
+func (d Decision) Policy() Policy {
+	if d.policy == nil {
+		return Policy{}
+	}
+	return *d.policy
+}
+
+// RetryAfterSeconds is the Retry-After header a server would send with this
+// rejection: whole seconds, rounded up; -1 when the request can never fit.
+func (d Decision) RetryAfterSeconds() int64 { return RetryAfterHeader(d.RetryAfter) }

@@ -1,0 +1,96 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// fixedWindow: time is cut into windows [k×Window, (k+1)×Window) aligned to
+// t = 0, each with its own counter of admitted cost. A request is admitted
+// iff count + cost ≤ Limit; then its cost is counted. A rejection counts
+// nothing. A rejected request fits again when the next window starts.
+type fixedWindow struct {
+	p Policy
+}
+
+type fixedWindowState struct {
+	win   int64 // index of the current window: ⌊last / Window⌋
+	count int64 // admitted cost in window win
+	prev  int64 // admitted cost in window win − 1
+	last  time.Duration
+}
+
+func newFixedWindow(p Policy) *fixedWindow { return &fixedWindow{p: p} }
+
+func (f *fixedWindow) policy() *Policy { return &f.p }
+
+func (f *fixedWindow) start(now time.Duration) fixedWindowState {
+	return fixedWindowState{win: floorDiv(int64(now), int64(f.p.Window)), last: now}
+}
+
+// roll moves s to the window holding now (≥ s.last).
+func (f *fixedWindow) roll(s fixedWindowState, now time.Duration) fixedWindowState {
+	w := floorDiv(int64(now), int64(f.p.Window))
+	switch {
+	case w == s.win+1:
+		s.prev, s.count = s.count, 0
+	case w != s.win:
+		s.prev, s.count = 0, 0
+	}
+	s.win, s.last = w, now
+	return s
+}
+
+func (f *fixedWindow) decide(s *fixedWindowState, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	*s = f.roll(*s, eff)
+	w := int64(f.p.Window)
+	start := s.win * w
+	d = Decision{At: now, Cost: cost, policy: &f.p, explain: explainFixedWindow, v: [4]int64{start, s.count, int64(eff)}}
+	switch {
+	case cost > f.p.Limit:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case s.count+cost <= f.p.Limit:
+		d.Outcome = Allowed
+		s.count += cost
+	default:
+		d.Outcome = Rejected
+		// start of the next window − now, as Window − elapsed so that it
+		// cannot overflow near the end of time.
+		d.RetryAfter = time.Duration(w-(int64(eff)-start)) + eff - now
+	}
+	return d
+}
+
+func (f *fixedWindow) snapshot(s fixedWindowState, now time.Duration) Snapshot {
+	s = f.roll(s, max(now, s.last))
+	start := time.Duration(s.win * int64(f.p.Window))
+	return FixedWindowSnapshot{
+		Now:      s.last,
+		Limit:    f.p.Limit,
+		Window:   f.p.Window,
+		Start:    start,
+		End:      start + f.p.Window,
+		Count:    s.count,
+		Previous: s.prev,
+	}
+}
+
+func (f *fixedWindow) clone(s fixedWindowState) fixedWindowState { return s }
+
+// explainFixedWindow: v = {window start, count before, time decided at}.
+func explainFixedWindow(d *Decision) string {
+	p := d.policy
+	if d.Cost > p.Limit {
+		return fmt.Sprintf("cost %d > limit %d → rejected; this request can never fit", d.Cost, p.Limit)
+	}
+	start, count, eff := time.Duration(d.v[0]), d.v[1], time.Duration(d.v[2])
+	end := start + p.Window
+	head := fmt.Sprintf("%swindow [%s, %s): count %d + cost %d = %d",
+		lateNote(d, eff), FormatSeconds(start), FormatSeconds(end), count, d.Cost, count+d.Cost)
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≤ limit %d → allowed", head, p.Limit)
+	}
+	return fmt.Sprintf("%s > limit %d → rejected; retry after %s − %s = %s",
+		head, p.Limit, FormatSeconds(end), FormatSeconds(d.At), FormatSeconds(d.RetryAfter))
+}

@@ -1,0 +1,121 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// gcra: the generic cell rate algorithm, a token bucket kept as one
+// timestamp. With emission interval T = Per/N and burst B, the state is the
+// theoretical arrival time TAT, where an idle key starts (TAT = now). For a
+// request of cost c at now:
+//
+//	new TAT  = max(TAT, now) + c × T
+//	allow at = new TAT − B × T
+//
+// it is admitted iff now ≥ allow at, and then TAT = new TAT; a rejection
+// changes nothing, and RetryAfter is allow at − now, rounded up. This
+// decides exactly as a token bucket of capacity B refilled at N/Per: its
+// balance is B − max(0, TAT − now)/T.
+//
+// T is rarely a whole number of nanoseconds, so instants live on the grid of
+// 1/N ns (see instant), where T is exactly Per units and B × T is B × Per ≤
+// 2^62 units.
+type gcra struct {
+	p Policy
+}
+
+type gcraState struct {
+	tat  instant
+	last time.Duration
+}
+
+func newGCRA(p Policy) *gcra { return &gcra{p: p} }
+
+func (g *gcra) policy() *Policy { return &g.p }
+
+func (g *gcra) start(now time.Duration) gcraState {
+	return gcraState{tat: at(now), last: now}
+}
+
+func (g *gcra) decide(s *gcraState, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	s.last = eff
+	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainGCRA, v: [4]int64{s.tat.ns, s.tat.frac, int64(eff)}}
+	if cost > g.p.Burst {
+		d.Outcome, d.RetryAfter = Rejected, Never
+		return d
+	}
+	per, n := int64(g.p.Rate.Per), g.p.Rate.N
+	t := at(eff)
+	base := max2(s.tat, t)
+	// allow at = base + cost × T − B × T, taken as a subtraction: base is at
+	// most now + B × T, so nothing overflows.
+	allowAt := base.sub((g.p.Burst-cost)*per, n)
+	if !t.before(allowAt) {
+		d.Outcome = Allowed
+		s.tat = base.add(cost*per, n) // = allow at + B × T ≤ now + B × T
+		return d
+	}
+	d.Outcome = Rejected
+	d.RetryAfter = time.Duration(allowAt.minus(t, n).ceil()) + eff - now
+	return d
+}
+
+func (g *gcra) snapshot(s gcraState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	per, n := int64(g.p.Rate.Per), g.p.Rate.N
+	t := at(now)
+	tat, ahead := t, int64(0)
+	if t.before(s.tat) {
+		tat, ahead = s.tat, s.tat.minus(t, n).scaled(n) // ≤ B × Per
+	}
+	return GCRASnapshot{
+		Now:       now,
+		Burst:     g.p.Burst,
+		Rate:      g.p.Rate,
+		Interval:  Quantity{per, n},
+		Tolerance: Quantity{g.p.Burst * per, n},
+		TAT:       time.Duration(tat.ceil()),
+		Available: Quantity{g.p.Burst*per - ahead, per},
+	}
+}
+
+func (g *gcra) clone(s gcraState) gcraState { return s }
+
+// explainGCRA: v = {TAT before (ns, frac), time decided at}.
+func explainGCRA(d *Decision) string {
+	p := d.policy
+	if d.Cost > p.Burst {
+		return fmt.Sprintf("cost %d > burst %d → rejected; this request can never fit", d.Cost, p.Burst)
+	}
+	per, n := int64(p.Rate.Per), p.Rate.N
+	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
+	t := at(eff)
+	base := max2(tat, t)
+	T := gridSeconds(per, n)
+	allowAt := base.sub((p.Burst-d.Cost)*per, n)
+	var head string
+	if newTAT := base.add(d.Cost*per, n); newTAT.ns >= base.ns { // else it would overflow
+		head = fmt.Sprintf("new TAT = max(TAT %s, now %s) + %d × %s = %s; allow at = %s − %d × %s = %s",
+			instantSeconds(tat, n), FormatSeconds(eff), d.Cost, T, instantSeconds(newTAT, n),
+			instantSeconds(newTAT, n), p.Burst, T, instantSeconds(allowAt, n))
+	} else {
+		head = fmt.Sprintf("allow at = max(TAT %s, now %s) − (%d − %d) × %s = %s",
+			instantSeconds(tat, n), FormatSeconds(eff), p.Burst, d.Cost, T, instantSeconds(allowAt, n))
+	}
+	head = lateNote(d, eff) + head
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≤ now %s → allowed", head, FormatSeconds(eff))
+	}
+	return fmt.Sprintf("%s > now %s → rejected; retry after %s − %s = %s",
+		head, FormatSeconds(eff), instantSeconds(allowAt, n), FormatSeconds(d.At), FormatSeconds(d.RetryAfter))
+}
+
+// max2 is the later of two instants.
+func max2(a, b instant) instant {
+	if a.before(b) {
+		return b
+	}
+	return a
+}

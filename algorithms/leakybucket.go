@@ -1,0 +1,149 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// leakyBucket: a shaper, as nginx's limit_req with burst and without nodelay.
+// Requests leave through a pipe one unit every interval I = Per/N; a request
+// of cost c occupies the pipe for c × I from its release. The state is the
+// instant the pipe is next free, where an idle key starts (now). For a
+// request of cost c at now:
+//
+//	free  = max(next free, now)
+//	delay = free − now
+//
+// it is admitted iff delay + (c − 1) × I ≤ Queue × I, then released at free
+// (Allowed if delay is zero, else Delayed by delay rounded up) and next free
+// = free + c × I. Otherwise it is Rejected, changing nothing, with RetryAfter
+// = delay + (c − 1) × I − Queue × I rounded up: the wait until the condition
+// holds if nothing else is admitted. Hence MaxCost is Queue + 1, and the
+// admitted requests waiting (not yet released) never cost more than Queue in
+// total.
+//
+// Instants live on the grid of 1/N ns (see instant). The state also keeps
+// the requests waiting, for Snapshot; released ones are dropped on each
+// decision, and the slice is reused so that a decision allocates only when
+// the queue outgrows every size it had before.
+type leakyBucket struct {
+	p Policy
+}
+
+type leakyBucketState struct {
+	next  instant // when the pipe is next free
+	last  time.Duration
+	queue []Release // queue[head:] are waiting at last, in release order
+	head  int
+}
+
+func newLeakyBucket(p Policy) *leakyBucket { return &leakyBucket{p: p} }
+
+func (l *leakyBucket) policy() *Policy { return &l.p }
+
+func (l *leakyBucket) start(now time.Duration) leakyBucketState {
+	return leakyBucketState{next: at(now), last: now}
+}
+
+// waiting is the index of the first request not yet released at now.
+func (s *leakyBucketState) waiting(now time.Duration) int {
+	i := s.head
+	for i < len(s.queue) && s.queue[i].At <= now {
+		i++
+	}
+	return i
+}
+
+func (l *leakyBucket) decide(s *leakyBucketState, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	s.last = eff
+	if s.head = s.waiting(eff); s.head == len(s.queue) {
+		s.queue, s.head = s.queue[:0], 0
+	}
+	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainLeakyBucket, v: [4]int64{s.next.ns, s.next.frac, int64(eff)}}
+	if cost > l.p.Queue+1 {
+		d.Outcome, d.RetryAfter = Rejected, Never
+		d.v[3] = int64(len(s.queue) - s.head)
+		return d
+	}
+	per, n := int64(l.p.Rate.Per), l.p.Rate.N
+	t := at(eff)
+	free := max2(s.next, t)
+	// delay + (cost − 1) × I ≤ Queue × I ⟺ free ≤ now + (Queue − cost + 1) × I
+	limit := t.add((l.p.Queue-cost+1)*per, n)
+	if limit.before(free) {
+		d.Outcome = Rejected
+		d.RetryAfter = time.Duration(free.minus(limit, n).ceil()) + eff - now
+		d.v[3] = int64(len(s.queue) - s.head)
+		return d
+	}
+	s.next = free.add(cost*per, n) // ≤ now + (Queue + 1) × I
+	release := time.Duration(free.ceil())
+	if d.Delay = release - now; d.Delay > 0 {
+		d.Outcome = Delayed
+	}
+	if release > eff {
+		if s.head > 0 && 2*s.head >= len(s.queue) {
+			k := copy(s.queue, s.queue[s.head:])
+			s.queue, s.head = s.queue[:k], 0
+		}
+		s.queue = append(s.queue, Release{Arrived: now, At: release, Cost: cost})
+	}
+	d.v[3] = int64(len(s.queue) - s.head)
+	return d
+}
+
+func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	snap := LeakyBucketSnapshot{
+		Now:      now,
+		Queue:    l.p.Queue,
+		Rate:     l.p.Rate,
+		Interval: Quantity{int64(l.p.Rate.Per), l.p.Rate.N},
+		NextFree: time.Duration(max2(s.next, at(now)).ceil()),
+	}
+	if i := s.waiting(now); i < len(s.queue) {
+		snap.Waiting = append([]Release(nil), s.queue[i:]...)
+	}
+	return snap
+}
+
+func (l *leakyBucket) clone(s leakyBucketState) leakyBucketState {
+	c := s
+	c.queue = append([]Release(nil), s.queue[s.head:]...)
+	c.head = 0
+	return c
+}
+
+// explainLeakyBucket: v = {next free before (ns, frac), time decided at,
+// requests waiting after the decision}.
+func explainLeakyBucket(d *Decision) string {
+	p := d.policy
+	if d.Cost > p.Queue+1 {
+		return fmt.Sprintf("cost %d > queue %d + 1 → rejected; this request can never fit", d.Cost, p.Queue)
+	}
+	per, n := int64(p.Rate.Per), p.Rate.N
+	next, eff, waiting := instant{d.v[0], d.v[1]}, time.Duration(d.v[2]), d.v[3]
+	t := at(eff)
+	free := max2(next, t)
+	delay := free.minus(t, n)
+	I := gridSeconds(per, n)
+	head := fmt.Sprintf("%sfree = max(next free %s, now %s) = %s; delay = %s − %s = %s",
+		lateNote(d, eff), instantSeconds(next, n), FormatSeconds(eff), instantSeconds(free, n),
+		instantSeconds(free, n), FormatSeconds(eff), instantSeconds(delay, n))
+	need := delay
+	if d.Cost > 1 {
+		need = delay.add((d.Cost-1)*per, n) // < 2 × (Queue + 1) × Per units: fits
+		head += fmt.Sprintf("; %s + (%d − 1) × %s = %s", instantSeconds(delay, n), d.Cost, I, instantSeconds(need, n))
+	}
+	bound := fmt.Sprintf("queue %d × %s = %s", p.Queue, I, gridSeconds(p.Queue*per, n))
+	switch d.Outcome {
+	case Allowed:
+		return fmt.Sprintf("%s ≤ %s → allowed, released now; %d waiting", head, bound, waiting)
+	case Delayed:
+		return fmt.Sprintf("%s ≤ %s → delayed %s; %d waiting", head, bound, FormatSeconds(d.Delay), waiting)
+	}
+	return fmt.Sprintf("%s > %s → rejected (%d waiting); retry after %s − %s = %s%s",
+		head, bound, waiting, instantSeconds(need, n), gridSeconds(p.Queue*per, n),
+		FormatSeconds(d.RetryAfter-(eff-d.At)), sinceArrival(d, eff, d.RetryAfter))
+}

@@ -1,0 +1,198 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// Algorithm names a limiter, as written in scenario files.
+type Algorithm string
+
+// The six algorithms. Each is stated for one key, a request of cost c at
+// time now; a rejection changes no count or balance, and its RetryAfter is
+// the shortest wait after which the same request would be admitted if
+// nothing else were, rounded up to a whole nanosecond; a cost above the
+// policy's MaxCost is always rejected with RetryAfter Never.
+const (
+	// FixedWindow: windows [k × Window, (k+1) × Window) aligned to t = 0.
+	// Admitted iff the cost admitted in now's window + c ≤ Limit.
+	// RetryAfter: until the next window starts.
+	FixedWindow Algorithm = "fixed-window"
+	// SlidingLog: every admission is logged; one at t counts while t > now −
+	// Window, so not at t + Window. Admitted iff the logged cost still
+	// counting + c ≤ Limit. RetryAfter: until the oldest admissions that
+	// must go for c to fit have stopped counting.
+	SlidingLog Algorithm = "sliding-log"
+	// SlidingCounter: aligned windows as FixedWindow, with the previous
+	// window's admitted cost weighted by the part of a window not yet
+	// elapsed: estimate = current + previous × (Window − elapsed) / Window.
+	// Admitted iff estimate + c ≤ Limit, compared exactly. RetryAfter: until
+	// the estimate, falling as time passes, lets c fit; that may be in the
+	// next window (current becomes previous) or the one after (both zero).
+	SlidingCounter Algorithm = "sliding-counter"
+	// TokenBucket: Capacity tokens, starting full, refilled continuously at
+	// Rate. Admitted iff the balance ≥ c, which is then spent. RetryAfter:
+	// (c − balance) / Rate.
+	TokenBucket Algorithm = "token-bucket"
+	// GCRA: emission interval T = Per/N; the theoretical arrival time TAT
+	// starts at now. new TAT = max(TAT, now) + c × T; admitted iff now ≥
+	// new TAT − Burst × T, and then TAT = new TAT. RetryAfter: new TAT −
+	// Burst × T − now. It decides exactly as a TokenBucket with Capacity
+	// Burst.
+	GCRA Algorithm = "gcra"
+	// LeakyBucket: a shaper (nginx limit_req with burst, without nodelay)
+	// releasing one unit per interval I = Per/N. With free = max(the time the
+	// pipe is next free, now) and delay = free − now: admitted iff delay +
+	// (c − 1) × I ≤ Queue × I, released at free (Delayed by delay if it is
+	// positive, else Allowed), and the pipe is next free at free + c × I.
+	// RetryAfter: delay + (c − 1) × I − Queue × I.
+	LeakyBucket Algorithm = "leaky-bucket"
+)
+
+// Algorithms lists every algorithm in the order the documentation presents them.
+var Algorithms = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
+
+// Policy is one limiter's configuration. Which fields matter depends on the
+// algorithm:
+//
+//	fixed-window, sliding-log, sliding-counter: Limit per Window
+//	token-bucket:                               Capacity, refilled at Rate
+//	gcra:                                       Burst, at Rate
+//	leaky-bucket:                               Queue, drained at Rate
+//
+// The other fields must be zero.
+type Policy struct {
+	Algorithm Algorithm
+	Limit     int64
+	Window    time.Duration
+	Capacity  int64
+	Burst     int64
+	Queue     int64
+	Rate      Rate
+}
+
+// Validate reports the first thing wrong with p: an unknown algorithm, a
+// missing, non-positive or stray parameter, or values so large that the exact
+// arithmetic could overflow: a limit, capacity, burst or queue above 2^40, a
+// rate's N above 2^31, limit × window or size × rate period above 2^62 ns
+// (for the leaky bucket, (queue + 1) × period, since queue + 1 units can be
+// in flight; for the sliding counter also 2 × window, its memory). Within
+// these bounds every finite wait a limiter reports is at most 2^62 ns.
+func (p Policy) Validate() error {
+	type param struct {
+		name string
+		set  bool
+		use  bool
+	}
+	windowed := p.Algorithm == FixedWindow || p.Algorithm == SlidingLog || p.Algorithm == SlidingCounter
+	switch p.Algorithm {
+	case FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket:
+	default:
+		return fmt.Errorf("unknown algorithm %q (want one of %v)", p.Algorithm, Algorithms)
+	}
+	params := []param{
+		{"limit", p.Limit != 0, windowed},
+		{"window", p.Window != 0, windowed},
+		{"capacity", p.Capacity != 0, p.Algorithm == TokenBucket},
+		{"burst", p.Burst != 0, p.Algorithm == GCRA},
+		{"queue", p.Queue != 0, p.Algorithm == LeakyBucket},
+		{"rate", p.Rate != Rate{}, !windowed},
+	}
+	for _, q := range params {
+		switch {
+		case q.use && !q.set:
+			return fmt.Errorf("%s needs %s", p.Algorithm, q.name)
+		case !q.use && q.set:
+			return fmt.Errorf("%s takes no %s", p.Algorithm, q.name)
+		}
+	}
+	if windowed {
+		if err := checkCount("limit", p.Limit); err != nil {
+			return err
+		}
+		if p.Window <= 0 {
+			return fmt.Errorf("window %s must be positive", p.Window)
+		}
+		if !mulFits(p.Limit, int64(p.Window)) {
+			return fmt.Errorf("limit %d × window %s is too large for exact arithmetic (at most 2^62 ns)", p.Limit, p.Window)
+		}
+		if p.Algorithm == SlidingCounter && !mulFits(2, int64(p.Window)) {
+			return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", p.Window)
+		}
+		return nil
+	}
+	if err := p.Rate.Validate(); err != nil {
+		return err
+	}
+	name, size := p.sizeParam()
+	if err := checkCount(name, size); err != nil {
+		return err
+	}
+	if !mulFits(size, int64(p.Rate.Per)) {
+		return fmt.Errorf("%s %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", name, size, p.Rate.Per)
+	}
+	if p.Algorithm == LeakyBucket && !mulFits(size+1, int64(p.Rate.Per)) {
+		return fmt.Errorf("(queue %d + 1) × rate period %s is too large for exact arithmetic (at most 2^62 ns)", size, p.Rate.Per)
+	}
+	return nil
+}
+
+// sizeParam names the parameter that bounds a request's cost.
+func (p Policy) sizeParam() (string, int64) {
+	switch p.Algorithm {
+	case TokenBucket:
+		return "capacity", p.Capacity
+	case GCRA:
+		return "burst", p.Burst
+	case LeakyBucket:
+		return "queue", p.Queue
+	}
+	return "limit", p.Limit
+}
+
+func checkCount(name string, v int64) error {
+	if v <= 0 {
+		return fmt.Errorf("%s %d must be positive", name, v)
+	}
+	if v > maxCount {
+		return fmt.Errorf("%s %d is too large (at most 2^40)", name, v)
+	}
+	return nil
+}
+
+// MaxCost is the largest cost p can ever admit: the limit, capacity or burst,
+// and for the leaky bucket queue + 1 (one request in the pipe, Queue waiting).
+// A request that costs more is always rejected, with RetryAfter Never.
+func (p Policy) MaxCost() int64 {
+	if p.Algorithm == LeakyBucket {
+		return p.Queue + 1
+	}
+	_, size := p.sizeParam()
+	return size
+}
+
+// Horizon is how long p remembers: the window (two windows for the sliding
+// counter, whose previous window still weighs), or for the rate-based
+// algorithms the time to refill or drain completely (size × Per / N, rounded
+// up). A scenario's default duration reaches this far past its last request.
+// p must be valid.
+func (p Policy) Horizon() time.Duration {
+	switch p.Algorithm {
+	case FixedWindow, SlidingLog:
+		return p.Window
+	case SlidingCounter:
+		return 2 * p.Window // the previous window still weighs until then
+	}
+	_, size := p.sizeParam()
+	return time.Duration(ceilDiv(size*int64(p.Rate.Per), p.Rate.N))
+}
+
+// String describes p in a line: "token-bucket capacity 10, rate 2/s".
+func (p Policy) String() string {
+	switch p.Algorithm {
+	case FixedWindow, SlidingLog, SlidingCounter:
+		return fmt.Sprintf("%s limit %d per %s", p.Algorithm, p.Limit, FormatDuration(p.Window))
+	}
+	name, size := p.sizeParam()
+	return fmt.Sprintf("%s %s %d, rate %s", p.Algorithm, name, size, p.Rate)
+}

@@ -1,0 +1,283 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRandomTraces runs every algorithm on seeded random policies and
+// traces and checks each decision against the reference model (outcome,
+// Delay and RetryAfter exactly), the per-decision invariants, the
+// algorithm's bound, and that every RetryAfter is exact: asking again then
+// admits, 1ns earlier rejects.
+func TestRandomTraces(t *testing.T) {
+	const policies, length = 120, 120
+	for ai, alg := range Algorithms {
+		t.Run(string(alg), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(42, uint64(ai)))
+			var counts [3]int
+			for range policies {
+				p := randPolicy(r, alg)
+				reqs := randTrace(r, p, length, r.IntN(4) == 0)
+				if err := checkTrace(p, reqs, &counts); err != nil {
+					t.Fatalf("%v: %v\ntrace: %v", p, err, reqs)
+				}
+			}
+			// The traces must exercise every outcome the algorithm has.
+			if counts[Allowed] == 0 || counts[Rejected] == 0 || (alg == LeakyBucket) != (counts[Delayed] > 0) {
+				t.Errorf("outcomes allowed/delayed/rejected = %v: traces too tame", counts)
+			}
+			t.Logf("outcomes allowed/delayed/rejected = %v", counts)
+		})
+	}
+}
+
+// checkTrace runs reqs through a fresh limiter for p and checks everything
+// TestRandomTraces promises; counts tallies the outcomes.
+func checkTrace(p Policy, reqs []req, counts *[3]int) error {
+	l, err := New(p)
+	if err != nil {
+		return err
+	}
+	ref := newRef(p)
+	eff := effTimes(reqs)
+	ds := make([]Decision, len(reqs))
+	for i, rq := range reqs {
+		d := l.Decide(rq.at, "k", rq.cost)
+		ds[i] = d
+		if counts != nil {
+			counts[d.Outcome]++
+		}
+		if err := checkDecision(p, rq, d); err != nil {
+			return fmt.Errorf("request %d: %v", i, err)
+		}
+		snap := l.Snapshot(rq.at, "k")
+		if err := checkSnapshot(p, snap, eff[i]); err != nil {
+			return fmt.Errorf("after request %d: %v", i, err)
+		}
+		if err := checkSnapshotContents(p, snap, reqs[:i+1], ds[:i+1]); err != nil {
+			return fmt.Errorf("after request %d: %v", i, err)
+		}
+		o, delay, retry := ref.decide(eff[i], rq.cost)
+		// Waits count from arrival, not from the clamped time.
+		switch shift := eff[i] - rq.at; {
+		case o == Rejected && retry != Never:
+			retry += shift
+		case o.Admitted() && p.Algorithm == LeakyBucket:
+			if delay += shift; delay > 0 {
+				o = Delayed
+			}
+		}
+		if d.Outcome != o || d.Delay != delay || d.RetryAfter != retry {
+			return fmt.Errorf("request %d at %v (decided at %v) cost %d: got %v delay %v retry %v, reference %v delay %v retry %v\n%s",
+				i, rq.at, eff[i], rq.cost, d.Outcome, d.Delay, d.RetryAfter, o, delay, retry, d.Explain())
+		}
+	}
+	if err := boundCheck(p)(p, reqs, ds); err != nil {
+		return err
+	}
+	return checkRetryExact(mustNewUnchecked(p), reqs)
+}
+
+// checkSnapshot verifies a snapshot's type, moment and bounds.
+func checkSnapshot(p Policy, s Snapshot, now time.Duration) error {
+	if s.Moment() != now {
+		return fmt.Errorf("snapshot moment %v, want %v", s.Moment(), now)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("snapshot %+v: "+format, append([]any{s}, args...)...)
+	}
+	switch s := s.(type) {
+	case FixedWindowSnapshot:
+		if s.Count > p.Limit || s.Previous > p.Limit || s.Start > now || now >= s.End || s.End-s.Start != p.Window {
+			return bad("out of bounds")
+		}
+	case SlidingLogSnapshot:
+		var sum int64
+		for i, e := range s.Entries {
+			if e.At <= now-p.Window || e.At > now || (i > 0 && e.At < s.Entries[i-1].At) {
+				return bad("entry %d not recent or out of order", i)
+			}
+			sum += e.Cost
+		}
+		if sum != s.Count || sum > p.Limit || (len(s.Entries) > 0 && s.OldestExpiresAt != s.Entries[0].At+p.Window) {
+			return bad("count or expiry wrong")
+		}
+	case SlidingCounterSnapshot:
+		w := int64(p.Window)
+		e := int64(now - s.Start)
+		if e < 0 || e >= w || s.Weight != (Quantity{w - e, w}) || s.Estimate.Den != w ||
+			!mul128(s.Current, w).add(mul128(s.Previous, w-e)).le(mul128(s.Estimate.Num, 1)) ||
+			!mul128(s.Estimate.Num, 1).le(mul128(s.Current, w).add(mul128(s.Previous, w-e))) ||
+			s.Estimate.Num > p.Limit*w {
+			return bad("estimate wrong or above the limit")
+		}
+	case TokenBucketSnapshot:
+		per := int64(p.Rate.Per)
+		if s.Available.Den != per || s.Available.Num < 0 || s.Available.Num > p.Capacity*per || s.FullAt < now {
+			return bad("balance out of bounds")
+		}
+	case GCRASnapshot:
+		per := int64(p.Rate.Per)
+		if s.Available.Den != per || s.Available.Num < 0 || s.Available.Num > p.Burst*per || s.TAT < now {
+			return bad("balance out of bounds")
+		}
+	case LeakyBucketSnapshot:
+		var sum int64
+		for i, w := range s.Waiting {
+			if w.At <= now || w.Arrived > now || (i > 0 && w.At < s.Waiting[i-1].At) {
+				return bad("entry %d released, not arrived or out of order", i)
+			}
+			sum += w.Cost
+		}
+		if sum > p.Queue || s.NextFree < now {
+			return bad("queue above %d", p.Queue)
+		}
+	default:
+		return fmt.Errorf("snapshot of type %T", s)
+	}
+	return nil
+}
+
+// checkSnapshotContents verifies that the sliding log's entries and the
+// leaky bucket's queue are exactly those the decisions so far imply, and
+// that the leaky bucket's explanation counts that queue.
+func checkSnapshotContents(p Policy, snap Snapshot, reqs []req, ds []Decision) error {
+	now := snap.Moment()
+	eff := effTimes(reqs)
+	switch s := snap.(type) {
+	case SlidingLogSnapshot:
+		var want []LogEntry
+		for i, d := range ds {
+			if d.Outcome == Allowed && eff[i] > now-p.Window {
+				want = append(want, LogEntry{At: eff[i], Cost: d.Cost})
+			}
+		}
+		if !slices.Equal(s.Entries, want) {
+			return fmt.Errorf("log entries %v, want %v", s.Entries, want)
+		}
+	case LeakyBucketSnapshot:
+		var want []Release
+		for _, d := range ds {
+			if d.Outcome.Admitted() && d.At+d.Delay > now {
+				want = append(want, Release{Arrived: d.At, At: d.At + d.Delay, Cost: d.Cost})
+			}
+		}
+		if !slices.Equal(s.Waiting, want) {
+			return fmt.Errorf("waiting %v, want %v", s.Waiting, want)
+		}
+		last := ds[len(ds)-1]
+		ex := last.Explain()
+		counted := strings.Contains(ex, fmt.Sprintf(" %d waiting", len(want))) || strings.Contains(ex, fmt.Sprintf("(%d waiting", len(want)))
+		if !counted && last.RetryAfter != Never {
+			return fmt.Errorf("explanation %q does not count %d waiting", ex, len(want))
+		}
+	}
+	return nil
+}
+
+func mustNewUnchecked(p Policy) Limiter {
+	l, err := New(p)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// TestGCRAEqualsTokenBucket: with burst = capacity and the same rate, GCRA
+// takes the same decisions with the same RetryAfter as the token bucket, and
+// shows the same balance, on random traces.
+func TestGCRAEqualsTokenBucket(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 300 {
+		g := randPolicy(r, GCRA)
+		tb := Policy{Algorithm: TokenBucket, Capacity: g.Burst, Rate: g.Rate}
+		reqs := randTrace(r, g, 150, r.IntN(4) == 0)
+		gl, tl := mustNew(t, g), mustNew(t, tb)
+		for i, rq := range reqs {
+			gd, td := gl.Decide(rq.at, "k", rq.cost), tl.Decide(rq.at, "k", rq.cost)
+			if gd.Outcome != td.Outcome || gd.RetryAfter != td.RetryAfter {
+				t.Fatalf("%v, request %d at %v cost %d:\n gcra:         %v retry %v: %s\n token bucket: %v retry %v: %s",
+					g, i, rq.at, rq.cost, gd.Outcome, gd.RetryAfter, gd.Explain(), td.Outcome, td.RetryAfter, td.Explain())
+			}
+			gs := gl.Snapshot(rq.at, "k").(GCRASnapshot)
+			ts := tl.Snapshot(rq.at, "k").(TokenBucketSnapshot)
+			if gs.Available != ts.Available {
+				t.Fatalf("%v, after request %d: gcra available %v, token bucket %v", g, i, gs.Available, ts.Available)
+			}
+		}
+	}
+}
+
+// TestFloatDrift: capacity 1 at 10/s, a request at 0 then one every 10ms.
+// Adding 0.1 token ten times in float64 falls short of 1, so a float
+// bucket would still reject at 100ms; the exact bucket holds exactly 1.
+func TestFloatDrift(t *testing.T) {
+	var float float64
+	for range 10 {
+		float += 0.1
+	}
+	if float >= 1 {
+		t.Fatalf("float64 sum of ten 0.1 is %v; the premise of this test is gone", float)
+	}
+	t.Logf("float64: 0.1 added ten times = %.17g < 1", float)
+
+	for _, alg := range []Algorithm{TokenBucket, GCRA} {
+		p := Policy{Algorithm: alg, Rate: Rate{10, time.Second}}
+		if alg == TokenBucket {
+			p.Capacity = 1
+		} else {
+			p.Burst = 1
+		}
+		l := mustNew(t, p)
+		if d := l.Decide(0, "k", 1); d.Outcome != Allowed {
+			t.Fatalf("%s at 0: %s", alg, d.Explain())
+		}
+		for at := 10 * time.Millisecond; at < 100*time.Millisecond; at += 10 * time.Millisecond {
+			if d := l.Decide(at, "k", 1); d.Outcome != Rejected || d.RetryAfter != 100*time.Millisecond-at {
+				t.Fatalf("%s at %v: %v retry %v, want rejected retry %v", alg, at, d.Outcome, d.RetryAfter, 100*time.Millisecond-at)
+			}
+		}
+		if d := l.Decide(100*time.Millisecond, "k", 1); d.Outcome != Allowed {
+			t.Fatalf("%s at 100ms: %s, want allowed", alg, d.Explain())
+		}
+	}
+}
+
+// TestSteadyStateAllocs: once a key's state has reached its working size, a
+// decision allocates nothing, for every algorithm (the sliding log and the
+// leaky bucket reuse their slices), and the log and the queue stay within
+// twice what they must hold.
+func TestSteadyStateAllocs(t *testing.T) {
+	for _, p := range benchPolicies {
+		t.Run(string(p.Algorithm), func(t *testing.T) {
+			l := mustNew(t, p)
+			step := unit(p) / 2
+			var now time.Duration
+			decide := func() {
+				now += step
+				l.Decide(now, "k", 1)
+			}
+			for range 20000 {
+				decide()
+			}
+			if allocs := testing.AllocsPerRun(2000, decide); allocs != 0 {
+				t.Errorf("%v allocations per decision in steady state", allocs)
+			}
+			held := 0
+			switch k := l.(type) {
+			case *keyed[slidingLogState]:
+				held = len(k.states[0].items)
+			case *keyed[leakyBucketState]:
+				held = len(k.states[0].queue)
+			}
+			if _, size := p.sizeParam(); held > 2*int(size)+2 {
+				t.Errorf("state holds %d entries after 22000 decisions; at most %d are live", held, size)
+			}
+		})
+	}
+}

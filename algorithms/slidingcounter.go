@@ -1,0 +1,163 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// slidingCounter: aligned windows as in the fixed window, but the previous
+// window's count still weighs, in proportion to how much of a window ago it
+// overlaps the sliding window (now − Window, now]:
+//
+//	estimate = current + previous × (Window − elapsed) / Window
+//
+// where elapsed = now − start of the current window, 0 ≤ elapsed < Window. A
+// request is admitted iff estimate + cost ≤ Limit, compared exactly as
+//
+//	previous × (Window − elapsed) ≤ (Limit − current − cost) × Window
+//
+// after checking current + cost ≤ Limit; then its cost is counted in the
+// current window. Each product is at most Limit × Window ≤ 2^62.
+//
+// If nothing else is admitted, the estimate never rises as time passes, so
+// a rejected request fits from some moment on; RetryAfter is the wait until
+// the first whole nanosecond at which it does. That may be later in the
+// current window, in the next one (where the current count becomes the
+// previous one) or at the start of the one after (both counts zero).
+type slidingCounter struct {
+	p Policy
+}
+
+type slidingCounterState struct {
+	win       int64 // index of the current window: ⌊last / Window⌋
+	cur, prev int64 // admitted cost in windows win and win − 1
+	last      time.Duration
+}
+
+func newSlidingCounter(p Policy) *slidingCounter { return &slidingCounter{p: p} }
+
+func (c *slidingCounter) policy() *Policy { return &c.p }
+
+func (c *slidingCounter) start(now time.Duration) slidingCounterState {
+	return slidingCounterState{win: floorDiv(int64(now), int64(c.p.Window)), last: now}
+}
+
+// roll moves s to the window holding now (≥ s.last).
+func (c *slidingCounter) roll(s slidingCounterState, now time.Duration) slidingCounterState {
+	w := floorDiv(int64(now), int64(c.p.Window))
+	switch {
+	case w == s.win+1:
+		s.prev, s.cur = s.cur, 0
+	case w != s.win:
+		s.prev, s.cur = 0, 0
+	}
+	s.win, s.last = w, now
+	return s
+}
+
+// fits reports whether cost fits with counts cur, prev at elapsed e.
+func (c *slidingCounter) fits(cur, prev, e, cost int64) bool {
+	l, w := c.p.Limit, int64(c.p.Window)
+	return cur+cost <= l && prev*(w-e) <= (l-cur-cost)*w
+}
+
+// wait is the least x > 0 such that cost fits at elapsed e + x, the counts
+// rolling over at the window's end and nothing else admitted, for a cost ≤
+// Limit that does not fit at e.
+func (c *slidingCounter) wait(cur, prev, e, cost int64) int64 {
+	l, w := c.p.Limit, int64(c.p.Window)
+	if cur+cost <= l {
+		// This window: prev × (w − e − x) ≤ (l − cur − cost) × w. As the
+		// request does not fit now, excess > 0 and so prev > 0.
+		excess := prev*(w-e) - (l-cur-cost)*w
+		if x := ceilDiv(excess, prev); x < w-e {
+			return x
+		}
+	}
+	// Next window, elapsed e2 = e + x − w, counts (0, cur):
+	// cost × w + cur × (w − e2) ≤ l × w ⟺ cur × e2 ≥ (cost + cur − l) × w.
+	excess := (cost + cur - l) * w // ≤ cost × w ≤ l × w: no overflow
+	if excess <= 0 {
+		return w - e
+	}
+	if e2 := ceilDiv(excess, cur); e2 < w { // cur > 0 as cost ≤ l
+		return w - e + e2
+	}
+	// The window after: both counts are zero and cost ≤ l fits.
+	return 2*w - e
+}
+
+func (c *slidingCounter) decide(s *slidingCounterState, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	*s = c.roll(*s, eff)
+	e := int64(eff) - s.win*int64(c.p.Window)
+	d = Decision{At: now, Cost: cost, policy: &c.p, explain: explainSlidingCounter, v: [4]int64{s.cur, s.prev, e, int64(eff)}}
+	switch {
+	case cost > c.p.Limit:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case c.fits(s.cur, s.prev, e, cost):
+		d.Outcome = Allowed
+		s.cur += cost
+	default:
+		d.Outcome = Rejected
+		d.RetryAfter = time.Duration(c.wait(s.cur, s.prev, e, cost)) + eff - now
+	}
+	return d
+}
+
+func (c *slidingCounter) snapshot(s slidingCounterState, now time.Duration) Snapshot {
+	s = c.roll(s, max(now, s.last))
+	w := int64(c.p.Window)
+	start := s.win * w
+	rem := w - (int64(s.last) - start)
+	return SlidingCounterSnapshot{
+		Now:      s.last,
+		Limit:    c.p.Limit,
+		Window:   c.p.Window,
+		Start:    time.Duration(start),
+		Current:  s.cur,
+		Previous: s.prev,
+		Weight:   Quantity{rem, w},
+		// Every admission keeps the estimate ≤ Limit and it only falls
+		// with time, so this is at most Limit × Window ≤ 2^62.
+		Estimate: Quantity{s.cur*w + s.prev*rem, w},
+	}
+}
+
+func (c *slidingCounter) clone(s slidingCounterState) slidingCounterState { return s }
+
+// explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
+func explainSlidingCounter(d *Decision) string {
+	p := d.policy
+	if d.Cost > p.Limit {
+		return fmt.Sprintf("cost %d > limit %d → rejected; this request can never fit", d.Cost, p.Limit)
+	}
+	cur, prev, e, eff := d.v[0], d.v[1], d.v[2], time.Duration(d.v[3])
+	w := int64(p.Window)
+	est := cur*w + prev*(w-e) // ≤ Limit × Window, see snapshot; + cost × w may not fit an int64
+	head := fmt.Sprintf("%sestimate = %s = %s; %s + cost %d = %s", lateNote(d, eff),
+		estimateTerms(p.Window, cur, prev, e), exactish(est, w), exactish(est, w), d.Cost, exactishU(uint64(est)+uint64(d.Cost*w), w))
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≤ limit %d → allowed", head, p.Limit)
+	}
+	// Replay the wait to show the estimate at the retry time.
+	x := int64(d.RetryAfter - (eff - d.At))
+	switch e2 := e + x; {
+	case e2 < w:
+		e = e2
+	case e2 < 2*w:
+		cur, prev, e = 0, cur, e2-w
+	default:
+		cur, prev, e = 0, 0, e2-2*w
+	}
+	then := cur*w + prev*(w-e)
+	return fmt.Sprintf("%s > limit %d → rejected; retry after %s%s, when estimate = %s = %s and %s + cost %d ≤ %d",
+		head, p.Limit, FormatSeconds(time.Duration(x)), sinceArrival(d, eff, d.RetryAfter),
+		estimateTerms(p.Window, cur, prev, e), exactish(then, w), exactish(then, w), d.Cost, p.Limit)
+}
+
+// estimateTerms writes "current + previous × (Window − elapsed)/Window".
+func estimateTerms(window time.Duration, cur, prev, e int64) string {
+	return fmt.Sprintf("%d + %d × (%s − %s)/%s", cur, prev,
+		FormatSeconds(window), FormatSeconds(time.Duration(e)), FormatSeconds(window))
+}

@@ -1,0 +1,112 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// tokenBucket: a bucket of Capacity tokens, refilled continuously at Rate and
+// starting full. A request is admitted iff the balance, refill included,
+// covers its cost; then the cost is spent. A rejection spends nothing.
+//
+// Balances are kept in tokens × Rate.Per ("scaled"), so that refilling for
+// elapsed ns adds exactly elapsed × N and never rounds.
+type tokenBucket struct {
+	p         Policy
+	capScaled int64 // Capacity × Per
+}
+
+type tokenBucketState struct {
+	scaled int64         // balance at last, × Per
+	last   time.Duration // time of the last request
+}
+
+func newTokenBucket(p Policy) *tokenBucket {
+	return &tokenBucket{p: p, capScaled: p.Capacity * int64(p.Rate.Per)}
+}
+
+func (b *tokenBucket) policy() *Policy { return &b.p }
+
+func (b *tokenBucket) start(now time.Duration) tokenBucketState {
+	return tokenBucketState{scaled: b.capScaled, last: now}
+}
+
+// refill is min(capacity, scaled + elapsed × N), computed without overflow
+// (the product is taken in 128 bits) and without a division.
+func (b *tokenBucket) refill(scaled int64, elapsed time.Duration) int64 {
+	deficit := b.capScaled - scaled
+	if elapsed <= 0 || deficit <= 0 {
+		return min(scaled, b.capScaled)
+	}
+	hi, lo := bits.Mul64(uint64(elapsed), uint64(b.p.Rate.N))
+	if hi != 0 || lo >= uint64(deficit) {
+		return b.capScaled
+	}
+	return scaled + int64(lo) // lo < deficit
+}
+
+func (b *tokenBucket) decide(s *tokenBucketState, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last) // clamp: time never runs backwards for a key
+	elapsed := eff - s.last
+	avail := b.refill(s.scaled, elapsed)
+	d = Decision{At: now, Cost: cost, policy: &b.p, explain: explainTokenBucket, v: [4]int64{s.scaled, int64(elapsed), avail, int64(eff)}}
+	s.scaled, s.last = avail, eff
+	per := int64(b.p.Rate.Per)
+	switch {
+	case cost > b.p.Capacity:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case avail >= cost*per:
+		d.Outcome = Allowed
+		s.scaled -= cost * per
+	default:
+		d.Outcome = Rejected
+		d.RetryAfter = time.Duration(ceilDiv(cost*per-avail, b.p.Rate.N)) + eff - now
+	}
+	return d
+}
+
+func (b *tokenBucket) snapshot(s tokenBucketState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	avail := b.refill(s.scaled, now-s.last)
+	return TokenBucketSnapshot{
+		Now:       now,
+		Capacity:  b.p.Capacity,
+		Rate:      b.p.Rate,
+		Available: Quantity{avail, int64(b.p.Rate.Per)},
+		FullAt:    now + time.Duration(ceilDiv(b.capScaled-avail, b.p.Rate.N)),
+	}
+}
+
+func (b *tokenBucket) clone(s tokenBucketState) tokenBucketState { return s }
+
+// explainTokenBucket: v = {balance before, elapsed, available, time decided
+// at}, balances × Per.
+func explainTokenBucket(d *Decision) string {
+	p := d.policy
+	per := int64(p.Rate.Per)
+	if d.Cost > p.Capacity {
+		return fmt.Sprintf("cost %d > capacity %d → rejected; this request can never fit", d.Cost, p.Capacity)
+	}
+	eff := time.Duration(d.v[3])
+	head := fmt.Sprintf("%savailable = min(%d, %s + %s × %s) = %s", lateNote(d, eff),
+		p.Capacity, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), p.Rate, exactish(d.v[2], per))
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
+	}
+	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %s) / %s = %s%s",
+		head, d.Cost, d.Cost, exactish(d.v[2], per), p.Rate,
+		FormatSeconds(d.RetryAfter-(eff-d.At)), sinceArrival(d, eff, d.RetryAfter))
+}
+
+// exactish writes num/den (num ≥ 0, den > 0) as a decimal, prefixed with
+// "≈" when it had to round.
+func exactish(num, den int64) string { return exactishU(uint64(num), den) }
+
+// exactishU is exactish for a numerator that may exceed math.MaxInt64.
+func exactishU(num uint64, den int64) string {
+	if exactMilli(num, den) {
+		return formatMilliU(num, den)
+	}
+	return "≈" + formatMilliU(num, den)
+}
