@@ -1,0 +1,88 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/model"
+)
+
+func TestWait(t *testing.T) {
+	for _, c := range []struct {
+		d    algorithms.Decision
+		want string
+	}{
+		{algorithms.Decision{Outcome: algorithms.Allowed}, ""},
+		{algorithms.Decision{Outcome: algorithms.Delayed, Delay: 500 * time.Millisecond}, "+0.5s"},
+		{algorithms.Decision{Outcome: algorithms.Rejected, RetryAfter: 250 * time.Millisecond}, "retry 0.25s"},
+		{algorithms.Decision{Outcome: algorithms.Rejected, RetryAfter: algorithms.Never}, "never"},
+	} {
+		if got := Wait(c.d); got != c.want {
+			t.Errorf("Wait(%+v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, ok := range []string{"table", "json", "summary"} {
+		if f, err := ParseFormat(ok); err != nil || string(f) != ok {
+			t.Errorf("ParseFormat(%q) = %q, %v", ok, f, err)
+		}
+	}
+	if _, err := ParseFormat("csv"); err == nil {
+		t.Error("csv accepted")
+	}
+}
+
+// neverFits is a rejection that can never be admitted: cost 3 on capacity 2.
+func neverFits(t *testing.T) (model.Lane, model.Record) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 2, Rate: algorithms.Rate{N: 1, Per: time.Second}}
+	lim, err := algorithms.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := model.Request{At: time.Second, Key: "k", Cost: 3}
+	return model.Lane{Name: "b", Policy: p}, model.Record{Request: r, Decision: lim.Decide(r.At, r.Key, r.Cost)}
+}
+
+func TestJSONNeverIsMinusOne(t *testing.T) {
+	lane, rec := neverFits(t)
+	var out bytes.Buffer
+	w := New(JSON, &out, []model.Lane{lane}, []string{"k"})
+	if err := w.Record(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["retry_after_ns"] != -1.0 || got["retry_after_s"] != -1.0 || got["outcome"] != "rejected" || got["at_ns"] != 1e9 {
+		t.Fatalf("%s", out.String())
+	}
+}
+
+func TestSummaryAlignsColumns(t *testing.T) {
+	lane, _ := neverFits(t)
+	long := model.Lane{Name: "a-much-longer-name", Policy: lane.Policy}
+	var out bytes.Buffer
+	WriteSummary(&out, []model.Lane{lane, long}, []model.Stats{
+		{Admitted: 5, Rejected: 12345, Peak: 5, PeakAt: 2 * time.Second, PeakWindow: time.Second},
+		{Admitted: 1, PeakWindow: time.Second},
+	})
+	lines := strings.Split(out.String(), "\n")
+	// Right-aligned numbers: the "rejected" column ends at the same place.
+	end := strings.Index(lines[0], "rejected") + len("rejected")
+	if lines[1][end-5:end] != "12345" || lines[2][end-1:end] != "0" {
+		t.Fatalf("columns not aligned:\n%s", out.String())
+	}
+	if !strings.Contains(lines[1], "5 by 2s") || !strings.HasPrefix(lines[0], "lane") || !strings.Contains(lines[0], "peak per 1s") {
+		t.Fatalf("summary:\n%s", out.String())
+	}
+}
