@@ -15,11 +15,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"ratelab/model"
 	"ratelab/report"
 	"ratelab/scenarios"
+	"ratelab/ui"
 )
 
 const usage = `ratelab — explore rate-limiting algorithms side by side
@@ -173,14 +173,11 @@ func check(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// explore opens the explorer on a scenario.
+// explore opens the explorer on a scenario, starting on its about text.
 func explore(name string, stdout io.Writer) error {
 	s, err := scenarios.Open(name)
 	if err != nil {
 		return errUsage{err}
 	}
-	_ = s
-	_ = time.Second
-	fmt.Fprintf(stdout, usage, scenarios.Default)
-	return nil
+	return ui.Run(s, ui.Options{About: true, Output: stdout})
 }

@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// newTestApp opens the canned scenario name at w × h, without the about
+// page, the way Run would after the first WindowSizeMsg.
+func newTestApp(tb testing.TB, name string, w, h int) *App {
+	tb.Helper()
+	s, err := scenarios.Canned(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lab, err := model.New(s, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a := New(lab, Options{SaveDir: tb.TempDir()})
+	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return a
+}
+
+// keyPress is the message a terminal sends for the key written as
+// bubbles/key writes it: "space", "shift+tab", "ctrl+c", "N", "+".
+func keyPress(k string) tea.KeyPressMsg {
+	named := map[string]rune{
+		"space": tea.KeySpace, "enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab,
+		"backspace": tea.KeyBackspace, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft,
+		"right": tea.KeyRight, "home": tea.KeyHome, "end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+	}
+	var mod tea.KeyMod
+	for {
+		switch {
+		case strings.HasPrefix(k, "ctrl+") && len(k) > len("ctrl+"):
+			mod |= tea.ModCtrl
+			k = strings.TrimPrefix(k, "ctrl+")
+			continue
+		case strings.HasPrefix(k, "shift+") && len(k) > len("shift+"):
+			mod |= tea.ModShift
+			k = strings.TrimPrefix(k, "shift+")
+			continue
+		}
+		break
+	}
+	if code, ok := named[k]; ok {
+		msg := tea.KeyPressMsg{Code: code, Mod: mod}
+		if code == tea.KeySpace {
+			msg.Text = " "
+		}
+		return msg
+	}
+	r := []rune(k)[0]
+	if mod != 0 {
+		return tea.KeyPressMsg{Code: r, Mod: mod}
+	}
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// press sends keys one by one and returns the last command.
+func press(a *App, keys ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		_, cmd = a.Update(keyPress(k))
+	}
+	return cmd
+}
+
+// settle runs a burst to its end: it feeds the burst's messages back to
+// the app, as the program would.
+func settle(a *App, cmd tea.Cmd) {
+	for cmd != nil {
+		msg := cmd()
+		if _, ok := msg.(burstMsg); !ok {
+			return
+		}
+		_, cmd = a.Update(msg)
+	}
+}
+
+// typeText types s into whatever has the focus.
+func typeText(a *App, s string) {
+	for _, r := range s {
+		a.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// screen is the rendered screen without escape sequences.
+func screen(a *App) string { return ansi.Strip(a.View().Content) }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+// TestKeyPressHelper checks keyPress against Bubble Tea's own names for
+// every key of every binding, so the key tests press what a terminal sends.
+func TestKeyPressHelper(t *testing.T) {
+	km := newKeyMap()
+	for _, group := range km.FullHelp() {
+		for _, b := range group {
+			for _, k := range b.Keys() {
+				if got := keyPress(k).String(); got != k {
+					t.Errorf("keyPress(%q).String() = %q", k, got)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+	"testing"
+	"time"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// bigScenario generates the YAML of a scenario with one lane of every
+// algorithm (the sliding log's limit kept small enough that its log stays
+// short) and periodic traffic of n requests over the duration.
+func bigScenario(tb testing.TB, n int, every time.Duration) *scenarios.Scenario {
+	tb.Helper()
+	until := time.Duration(n) * every
+	s, err := scenarios.Parse("big.yaml", []byte(fmt.Sprintf(`title: "%d requests"
+step: 100ms
+duration: %s
+limiters:
+  - {name: fixed,   algorithm: fixed-window,    limit: 500, window: 10s}
+  - {name: log,     algorithm: sliding-log,     limit: 500, window: 10s}
+  - {name: counter, algorithm: sliding-counter, limit: 500, window: 10s}
+  - {name: bucket,  algorithm: token-bucket,    capacity: 50, rate: 40/s}
+  - {name: gcra,    algorithm: gcra,            burst: 50,    rate: 40/s}
+  - {name: shaper,  algorithm: leaky-bucket,    queue: 20,    rate: 40/s}
+traffic:
+  - {every: %s, until: %s}
+notes:
+  - {at: 1s, text: "a note"}
+`, n, formatDur(until+time.Second), formatDur(every), formatDur(until))))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if got := s.RequestCount(); got != int64(n) {
+		tb.Fatalf("generated %d requests, want %d", got, n)
+	}
+	return s
+}
+
+func formatDur(d time.Duration) string { return fmt.Sprintf("%dms", d/time.Millisecond) }
+
+func newBenchApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
+	tb.Helper()
+	lab, err := model.New(s, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a := New(lab, Options{})
+	a.width, a.height = w, h
+	a.relayout()
+	return a
+}
+
+// BenchmarkView draws one frame of 6 lanes over a 100,000-request timeline
+// at 160×48, the clock in the middle.
+func BenchmarkView(b *testing.B) {
+	a := newBenchApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
+	a.lab.Seek(a.lab.End() / 2)
+	a.render()
+	b.ResetTimer()
+	for b.Loop() {
+		a.render()
+	}
+}
+
+// BenchmarkViewZoomedOut is BenchmarkView with the whole timeline on
+// screen: each column then tallies hundreds of requests.
+func BenchmarkViewZoomedOut(b *testing.B) {
+	a := newBenchApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
+	a.lab.Seek(a.lab.End() / 2)
+	a.zoom = len(a.zooms) - 1
+	for a.zoom > 0 && a.zooms[a.zoom-1]*160 > a.lab.End() {
+		a.zoom--
+	}
+	a.render()
+	b.ResetTimer()
+	for b.Loop() {
+		a.render()
+	}
+}
+
+// BenchmarkFastForward plays a 1,000,000-request scenario at ×1000, frame
+// by frame as the program would: a tick message 1/30 s after the last
+// advances the clock by 1000 × 1/30 s, then the frame is drawn. At the end
+// play starts again from 0.
+func BenchmarkFastForward(b *testing.B) {
+	a := newBenchApp(b, bigScenario(b, 1_000_000, 20*time.Millisecond), 160, 48)
+	a.speed = len(speeds) - 1
+	a.play()
+	wall := time.Unix(0, 0)
+	b.ResetTimer()
+	for b.Loop() {
+		if !a.playing {
+			a.play()
+		}
+		wall = wall.Add(frameInterval)
+		a.Update(tickMsg{gen: a.tickGen, at: wall})
+		a.render()
+	}
+}
+
+// BenchmarkStartup builds the lab of the default canned scenario and draws
+// the first frame: what `ratelab` does before the learner sees anything.
+func BenchmarkStartup(b *testing.B) {
+	for b.Loop() {
+		s, err := scenarios.Canned(scenarios.Default)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lab, err := model.New(s, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a := New(lab, Options{About: true})
+		a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		a.render()
+	}
+}

@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
+)
+
+// secs writes a time or duration for a cell of the screen: exact when it is
+// a whole number of milliseconds ("59.9s", "0.25s"), else to the
+// millisecond with "≈" ("≈59.999s"), since the exact nine decimals of
+// algorithms.FormatSeconds do not fit a lane. The why panel shows the
+// exact values in Decision.Explain.
+func secs(d time.Duration) string {
+	if d%time.Millisecond == 0 {
+		return algorithms.FormatSeconds(d)
+	}
+	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
+}
+
+// qty writes a quantity with "≈" when three decimals do not show it exactly.
+func qty(q algorithms.Quantity) string {
+	if q.Exact() {
+		return q.String()
+	}
+	return "≈" + q.String()
+}
+
+// clockText is the header's clock: "59.950 s", with as many decimals as the
+// scenario's step needs (at least three), so stepping always shows a change.
+func clockText(now, step time.Duration) string {
+	decimals := 3
+	for unit := time.Millisecond; decimals < 9 && step%unit != 0; unit /= 10 {
+		decimals++
+	}
+	s := strconv.FormatInt(int64(now/time.Second), 10)
+	frac := strconv.FormatInt(int64(now%time.Second)+int64(time.Second), 10)[1:]
+	return s + "." + frac[:decimals] + " s"
+}
+
+// policyText is a lane's algorithm and parameters in a few words:
+// "fixed-window 120/60s", "token-bucket cap 10 @2/s".
+func policyText(p algorithms.Policy) string {
+	switch p.Algorithm {
+	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter:
+		return string(p.Algorithm) + " " + strconv.FormatInt(p.Limit, 10) + "/" + algorithms.FormatSeconds(p.Window)
+	case algorithms.TokenBucket:
+		return "token-bucket cap " + strconv.FormatInt(p.Capacity, 10) + " @" + p.Rate.String()
+	case algorithms.GCRA:
+		return "gcra burst " + strconv.FormatInt(p.Burst, 10) + " @" + p.Rate.String()
+	case algorithms.LeakyBucket:
+		return "leaky-bucket queue " + strconv.FormatInt(p.Queue, 10) + " @" + p.Rate.String()
+	}
+	return p.String()
+}
+
+// fit pads or cuts a (styled) line to exactly w cells, so that panels line
+// up and nothing wraps at the terminal's edge.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-sw)
+}
+
+// joinFit joins a left and a right part on one line of w cells, the right
+// part flush right; the left part is cut first when both do not fit.
+func joinFit(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw >= w {
+		return fit(right, w)
+	}
+	return fit(left, w-rw-1) + " " + right
+}
+
+// wrap word-wraps text to w cells and returns at most n lines, the last
+// ending in "…" when text was cut.
+func wrap(text string, w, n int) []string {
+	if w <= 0 || n <= 0 {
+		return nil
+	}
+	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(strings.TrimRight(lines[n-1], " ")+" …", w, "…")
+	}
+	return lines
+}
+
+// policyWords says what a policy promises, for the about page:
+// "sliding log: at most 120 in any 60s".
+func policyWords(p algorithms.Policy) string {
+	limit, size := strconv.FormatInt(p.Limit, 10), ""
+	switch p.Algorithm {
+	case algorithms.FixedWindow:
+		return "fixed window: at most " + limit + " per clock-aligned " + algorithms.FormatSeconds(p.Window) + " window"
+	case algorithms.SlidingLog:
+		return "sliding log: at most " + limit + " in any " + algorithms.FormatSeconds(p.Window) + ", every admission remembered"
+	case algorithms.SlidingCounter:
+		return "sliding counter: at most " + limit + " per " + algorithms.FormatSeconds(p.Window) + ", estimated from two window counts"
+	case algorithms.TokenBucket:
+		size = strconv.FormatInt(p.Capacity, 10)
+		return "token bucket: capacity " + size + ", refilling " + p.Rate.String() + "; a request spends its cost"
+	case algorithms.GCRA:
+		size = strconv.FormatInt(p.Burst, 10)
+		return "GCRA: burst " + size + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
+	case algorithms.LeakyBucket:
+		size = strconv.FormatInt(p.Queue, 10)
+		return "leaky bucket: queue " + size + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
+	}
+	return p.String()
+}

@@ -1,0 +1,64 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// The goldens are the screen without escape sequences, so that a diff
+// reads as the screen does. `go test ./ui -update` rewrites them.
+
+// goldenCases are canned scenarios at a moment where their lanes disagree.
+var goldenCases = []struct {
+	name string
+	at   time.Duration
+}{
+	// Just after the second burst began: the fixed window admits it, the
+	// others refuse.
+	{"boundary", 60*time.Second + 50*time.Millisecond},
+	// Two seconds after the ten: the policer refilled, the shaper drains
+	// its queue.
+	{"shaping-vs-policing", 2 * time.Second},
+	// The same 100 requests: the counter admits half, the log knows better.
+	{"counter-blind-spot", 90 * time.Second},
+}
+
+var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
+
+func TestGolden(t *testing.T) {
+	for _, c := range goldenCases {
+		for _, size := range goldenSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", c.name, size[0], size[1]), func(t *testing.T) {
+				a := newTestApp(t, c.name, size[0], size[1])
+				a.lab.Seek(c.at)
+				golden.RequireEqual(t, screen(a))
+			})
+		}
+	}
+}
+
+// TestGoldenPages covers the overlays and the too-small screen at 80×24.
+func TestGoldenPages(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keys []string
+		w, h int
+	}{
+		{"help", []string{"?"}, 80, 24},
+		{"about", []string{"a"}, 80, 24},
+		{"picker", []string{"o", "down", "down"}, 80, 24},
+		{"burst_prompt", []string{"d", "b"}, 80, 24},
+		{"fired", []string{"d", "tab", "space"}, 80, 24},
+		{"too_small", nil, 40, 12},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newTestApp(t, "boundary", c.w, c.h)
+			a.opts.SaveDir = "" // the save prompt shows ./NAME-mine.yaml
+			press(a, c.keys...)
+			golden.RequireEqual(t, screen(a))
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"strconv"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// headerBlock is the title and the clock, and on a second line the play
+// state, speed, step and what space fires; h is 1 or 2.
+func (a *App) headerBlock(w, h int) []string {
+	st := a.st
+	lab := a.lab
+	clock := st.accent.Render("t = " + clockText(lab.Now(), a.step()))
+	title := st.title.Render("ratelab") + st.muted.Render(" │ ") + st.title.Render(lab.Scenario().Title)
+	play := a.playText()
+	if h < 2 {
+		return []string{joinFit(title, clock+" "+play, w)}
+	}
+	line1 := joinFit(title, clock, w)
+	key := st.key.Render(a.key())
+	if len(lab.Keys()) > 1 && a.keyIdx < 0 {
+		key += st.muted.Render(" (auto)") // the latest request's key; k pins one
+	}
+	step := st.muted.Render(" · step ") + secs(a.step())
+	fires := "key " + key + ", cost " + st.key.Render(itoa(a.cost))
+	right := st.muted.Render(requestsText(lab.Len(), a.fired()))
+	left := first([]string{
+		play + step + st.muted.Render(" · space fires ") + fires,
+		play + step + st.muted.Render(" · fires ") + fires,
+		play + st.muted.Render(" · fires ") + fires,
+	}, w-ansi.StringWidth(right)-1)
+	return []string{line1, joinFit(left, right, w)}
+}
+
+// playText is the play state and speed: "▶ playing ×10", "‖ paused ×1".
+func (a *App) playText() string {
+	speed := speedText(speeds[a.speed])
+	switch {
+	case a.playing:
+		return a.st.accent.Render("▶ playing " + speed)
+	case a.lab.Now() >= a.lab.End():
+		return a.st.muted.Render("■ at the end ") + speed
+	}
+	return a.st.muted.Render("‖ paused ") + speed
+}
+
+// requestsText counts the timeline's requests and the learner's own.
+func requestsText(total, yours int) string {
+	s := strconv.Itoa(total) + " requests"
+	if yours > 0 {
+		s += " (" + strconv.Itoa(yours) + " yours)"
+	}
+	return s
+}
+
+// fired is the number of the learner's requests on the timeline: the sum
+// of the undo stack, which every fire, undo, reset and load keeps in step
+// with the lab (Lab.FiredRequests would scan the whole timeline each frame).
+func (a *App) fired() int {
+	n := 0
+	for _, k := range a.undo {
+		n += k
+	}
+	return n
+}

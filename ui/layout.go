@@ -1,0 +1,208 @@
+package ui
+
+// The screen, top to bottom:
+//
+//	header     title, clock, play state, speed, step; what space fires
+//	lanes      one cell per limiter, in a grid
+//	timeline   one row per lane on a shared time axis
+//	note       the scenario's narration at the clock
+//	why        the focused lane's last decision, with numbers
+//	status     what the last action did (or a prompt)
+//	footer     short key help
+//
+// Everything is sized by layoutFor, a pure function of the terminal size and
+// the number of lanes, so that tests can check every size without a
+// terminal.
+
+// laneMode is how much of each lane's state the screen has room for.
+type laneMode int
+
+const (
+	// laneBoxed is a bordered box: title, last verdict, three state lines,
+	// totals.
+	laneBoxed laneMode = iota
+	// laneCompact drops the border and a state line: title with the verdict,
+	// two state lines, totals.
+	laneCompact
+	// laneRow is one line per lane: name, verdict, main gauge, totals.
+	laneRow
+)
+
+func (m laneMode) String() string {
+	switch m {
+	case laneBoxed:
+		return "boxed"
+	case laneCompact:
+		return "compact"
+	}
+	return "row"
+}
+
+// Breakpoints.
+const (
+	// minWidth is the narrowest screen drawn at all: a lane row (name,
+	// verdict, a short gauge, totals) and a timeline of 40 columns fit.
+	minWidth = 50
+	// boxedMinWidth and compactMinWidth are the narrowest lane cells of each
+	// mode; a cell's longest line (a gauge and "119.8 of 120") fits in them.
+	boxedMinWidth   = 32
+	compactMinWidth = 30
+	// compactGap is the separator between compact cells: " │ ".
+	compactGap = 3
+	// labelWidth is the column of lane names left of the timeline.
+	labelWidth = 9
+	// whyExplain is the most rows the why panel gives the focused lane's
+	// explanation, whyOther each other lane's; noteMax is the most rows of
+	// narration.
+	whyExplain = 3
+	whyOther   = 2
+	noteMax    = 6
+)
+
+// stateLines is how many state lines a lane cell shows in each mode.
+func (m laneMode) stateLines() int {
+	switch m {
+	case laneBoxed:
+		return 3
+	case laneCompact:
+		return 2
+	}
+	return 1
+}
+
+// cellHeight is the height of one lane cell.
+func (m laneMode) cellHeight() int {
+	switch m {
+	case laneBoxed:
+		return 2 + 1 + 3 + 1 // borders, verdict, state, totals
+	case laneCompact:
+		return 1 + 2 + 1 // title with verdict, state, totals
+	}
+	return 1
+}
+
+// layout is where everything goes on a screen of width × height.
+type layout struct {
+	width, height int
+	// tooSmall is set when even the smallest arrangement does not fit;
+	// needWidth × needHeight is the smallest size that does.
+	tooSmall              bool
+	needWidth, needHeight int
+
+	mode       laneMode
+	cols, rows int // the lane grid
+	cellWidth  int // width of every cell but the last of a row, which takes the rest
+
+	header   int // 1 or 2
+	lanes    int // height of the lane grid
+	timeline int // lanes + 2 (notes row, axis), + 1 when legend
+	legend   bool
+	overview int // the whole run: lanes + 2 rows, or 0
+	note     int
+	why      int
+	status   int // 0: the status shares the footer line
+	footer   int
+	gaps     bool // a blank row between the panels
+	spare    int  // blank rows above the footer
+}
+
+// layoutFor arranges n lanes on a width × height screen: the richest lane
+// mode that leaves room for the timeline, a note, a why panel of three rows,
+// the status line and the footer; else the minimal screen (one-line header,
+// lane rows, why of two rows, status in the footer); else too small.
+func layoutFor(width, height, n int) layout {
+	n = max(n, 1)
+	l := layout{width: width, height: height, needWidth: minWidth, footer: 1}
+	timeline := n + 2
+	// The minimal screen: header 1, lanes n, timeline, note 1, why 2, footer 1.
+	l.needHeight = 1 + n + timeline + 1 + 2 + 1
+	if width < l.needWidth || height < l.needHeight {
+		l.tooSmall = true
+		return l
+	}
+	for _, mode := range []laneMode{laneBoxed, laneCompact, laneRow} {
+		cols, rows, cellWidth := grid(mode, width, n)
+		if cols == 0 {
+			continue
+		}
+		lanes := rows * mode.cellHeight()
+		if mode == laneCompact {
+			lanes += rows - 1 // a blank row between rows of cells
+		}
+		fixed := 2 + lanes + timeline + 1 + 3 + 1 + 1
+		if fixed > height {
+			continue
+		}
+		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
+		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline, 1, 3, 1
+		l.grow(height-fixed, n)
+		return l
+	}
+	l.mode, l.cols, l.rows, l.cellWidth = laneRow, 1, n, width
+	l.header, l.lanes, l.timeline, l.note, l.why, l.status = 1, n, timeline, 1, 2, 0
+	l.grow(height-l.needHeight, n)
+	return l
+}
+
+// grow hands spare rows out: first to the why panel until the focused
+// lane's explanation has its rows (the heart of the lesson), then the
+// timeline's legend, then the why panel's lines for the other lanes, then an
+// overview of the whole run, then the note panel (earlier notes), then
+// blank rows between the panels.
+func (l *layout) grow(spare, n int) {
+	give := func(to *int, upTo int) {
+		add := min(spare, max(upTo-*to, 0))
+		*to += add
+		spare -= add
+	}
+	give(&l.why, 1+whyExplain+1)
+	if spare > 0 && l.header == 2 {
+		l.legend = true
+		l.timeline++
+		spare--
+	}
+	give(&l.why, 1+whyExplain+1+(n-1)*whyOther)
+	if spare >= n+2 && l.header == 2 {
+		l.overview = n + 2
+		spare -= l.overview
+	}
+	give(&l.note, noteMax)
+	if spare >= l.gapRows() && l.header == 2 {
+		l.gaps = true
+		spare -= l.gapRows()
+	}
+	l.spare = spare
+}
+
+// gapRows is how many blank rows separate the panels when l.gaps: one
+// after the lanes, the timeline, the overview (if any) and the note.
+func (l *layout) gapRows() int {
+	if l.overview > 0 {
+		return 4
+	}
+	return 3
+}
+
+// grid fits n cells of mode into width: columns, rows and the cell width,
+// with the columns balanced over the rows (4 lanes on 3 columns make 2 × 2,
+// not 3 + 1). cols is 0 when not even one cell fits.
+func grid(mode laneMode, width, n int) (cols, rows, cellWidth int) {
+	switch mode {
+	case laneRow:
+		return 1, n, width
+	case laneBoxed:
+		cols = width / boxedMinWidth
+	case laneCompact:
+		cols = (width + compactGap) / (compactMinWidth + compactGap)
+	}
+	cols = min(cols, n)
+	if cols == 0 {
+		return 0, 0, 0
+	}
+	rows = (n + cols - 1) / cols
+	cols = (n + rows - 1) / rows
+	if mode == laneCompact {
+		return cols, rows, (width - (cols-1)*compactGap) / cols
+	}
+	return cols, rows, width / cols
+}

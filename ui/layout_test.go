@@ -1,0 +1,52 @@
+package ui
+
+import "testing"
+
+func TestLayoutBreakpoints(t *testing.T) {
+	for _, c := range []struct {
+		w, h, n    int
+		mode       laneMode
+		cols, rows int
+	}{
+		{80, 24, 4, laneCompact, 2, 2},
+		{80, 24, 2, laneBoxed, 2, 1},
+		{80, 24, 8, laneRow, 1, 8},
+		{120, 40, 4, laneBoxed, 2, 2},
+		{160, 48, 4, laneBoxed, 4, 1},
+		{160, 48, 6, laneBoxed, 3, 2},
+		{60, 30, 4, laneRow, 1, 4},
+		{60, 40, 4, laneCompact, 1, 4},
+		{50, 15, 4, laneRow, 1, 4},
+	} {
+		l := layoutFor(c.w, c.h, c.n)
+		if l.tooSmall || l.mode != c.mode || l.cols != c.cols || l.rows != c.rows {
+			t.Errorf("%d×%d, %d lanes: %v %d×%d (too small %v), want %v %d×%d",
+				c.w, c.h, c.n, l.mode, l.cols, l.rows, l.tooSmall, c.mode, c.cols, c.rows)
+		}
+	}
+}
+
+// TestLayoutAddsUp checks that the panels fill the height exactly at every
+// size that is drawn.
+func TestLayoutAddsUp(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		for w := 0; w <= 300; w += 7 {
+			for h := 0; h <= 120; h++ {
+				l := layoutFor(w, h, n)
+				if l.tooSmall {
+					continue
+				}
+				sum := l.header + l.lanes + l.timeline + l.overview + l.note + l.why + l.status + l.footer + l.spare
+				if l.gaps {
+					sum += l.gapRows()
+				}
+				if sum != h {
+					t.Fatalf("%d×%d, %d lanes: panels add up to %d", w, h, n, sum)
+				}
+				if l.cols*l.rows < n || l.why < 2 || l.note < 1 {
+					t.Fatalf("%d×%d, %d lanes: %+v", w, h, n, l)
+				}
+			}
+		}
+	}
+}

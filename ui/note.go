@@ -1,0 +1,42 @@
+package ui
+
+import (
+	"sort"
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// currentNote is the index of the last note at or before now, or -1.
+func currentNote(notes []scenarios.Note, now time.Duration) int {
+	return sort.Search(len(notes), func(i int) bool { return notes[i].At > now }) - 1
+}
+
+// noteBlock shows the scenario's narration in h lines of width w: the
+// latest note the clock has passed, wrapped, and above it as many earlier
+// notes as fit, one line each, so a tall screen reads like the lesson so
+// far.
+func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	cur := currentNote(notes, now)
+	if cur < 0 {
+		text := "no note yet"
+		if len(notes) > 0 {
+			text = "◇ first note at " + secs(notes[0].At) + " (] jumps there)"
+		}
+		return pad([]string{fit(st.muted.Render(text), w)}, w, h)
+	}
+	n := notes[cur]
+	prefix := "◆ " + secs(n.At) + "  "
+	body := wrap(prefix+n.Text, w, h)
+	for i := range body {
+		body[i] = fit(st.note.Render(body[i]), w)
+	}
+	var earlier []string
+	for i := cur - 1; i >= 0 && len(earlier)+len(body) < h; i-- {
+		earlier = append([]string{fit(st.muted.Render("◆ "+secs(notes[i].At)+"  "+notes[i].Text), w)}, earlier...)
+	}
+	return pad(append(earlier, body...), w, h)
+}

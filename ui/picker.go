@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// picker chooses one of the canned scenarios and previews the highlighted
+// one's about text, so the learner can browse the lessons. It is a
+// component: Update, View, SetSize, and its keys as a help.KeyMap for the
+// footer.
+type picker struct {
+	keys    pickerKeys
+	items   []scenarios.Info
+	cursor  int
+	current string // the scenario open now
+	width   int
+	height  int
+	// abouts caches the previews by name: parsing is cheap, but not free
+	// at every frame.
+	abouts map[string]string
+}
+
+type pickerKeys struct{ Up, Down, Choose, Close key.Binding }
+
+func newPicker(km keyMap, current string) picker {
+	p := picker{
+		keys: pickerKeys{
+			Up:     shortly(km.Up, "up"),
+			Down:   shortly(km.Down, "down"),
+			Choose: shortly(km.Choose, "open"),
+			Close:  key.NewBinding(key.WithKeys("esc", "o"), key.WithHelp("esc", "back")),
+		},
+		items:   scenarios.List(),
+		current: current,
+		abouts:  map[string]string{},
+	}
+	for i, it := range p.items {
+		if it.Name == current {
+			p.cursor = i
+		}
+	}
+	return p
+}
+
+// ShortHelp and FullHelp make the picker a help.KeyMap.
+func (p picker) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Up, p.keys.Down, p.keys.Choose, p.keys.Close}
+}
+
+func (p picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+func (p *picker) SetSize(w, h int) { p.width, p.height = w, h }
+
+// Update moves the cursor; it reports the scenario chosen (enter), or
+// done without a choice (esc).
+func (p *picker) Update(msg tea.KeyPressMsg) (choice string, done bool) {
+	n := max(len(p.items), 1)
+	switch {
+	case key.Matches(msg, p.keys.Close):
+		return "", true
+	case key.Matches(msg, p.keys.Up):
+		p.cursor = (p.cursor + n - 1) % n
+	case key.Matches(msg, p.keys.Down):
+		p.cursor = (p.cursor + 1) % n
+	case key.Matches(msg, p.keys.Choose) && len(p.items) > 0:
+		return p.items[p.cursor].Name, true
+	}
+	return "", false
+}
+
+func (p *picker) about(name string) string {
+	if s, ok := p.abouts[name]; ok {
+		return s
+	}
+	text := ""
+	if s, err := scenarios.Canned(name); err == nil {
+		text = s.About
+	}
+	p.abouts[name] = text
+	return text
+}
+
+// View draws the list and the preview in the picker's size.
+func (p *picker) View(st *styles) []string {
+	w, h := p.width, p.height
+	lines := []string{fit(st.title.Render("open a canned scenario"), w), fit("", w)}
+	nameW := 0
+	for _, it := range p.items {
+		nameW = max(nameW, len(it.Name))
+	}
+	for i, it := range p.items {
+		mark := "  "
+		name := fit(it.Name, nameW)
+		if i == p.cursor {
+			mark = st.accent.Render("▶ ")
+			name = st.accent.Render(name)
+		}
+		current := ""
+		if it.Name == p.current {
+			current = st.muted.Render(" (open now)")
+		}
+		lines = append(lines, fit(mark+name+"  "+it.Title+current, w))
+	}
+	if len(p.items) > 0 && len(lines)+2 < h {
+		lines = append(lines, fit("", w))
+		for _, l := range wrap(p.about(p.items[p.cursor].Name), w-2, h-len(lines)) {
+			lines = append(lines, fit("  "+st.muted.Render(l), w))
+		}
+	}
+	if len(lines) > h && h > 2 {
+		// Keep the cursor's line on screen.
+		off := min(max(p.cursor+2-(h-1), 0), len(lines)-h)
+		lines = lines[off:]
+	}
+	return pad(lines, w, h)
+}
+
+func (a *App) openPicker() {
+	a.pause()
+	a.picker = newPicker(a.keys, a.lab.Scenario().Name)
+	a.picker.SetSize(a.lay.width, a.bodyHeight())
+	a.overlay = overlayPicker
+}
+
+func (a *App) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, a.keys.Quit) {
+		return tea.Quit
+	}
+	choice, done := a.picker.Update(msg)
+	if done {
+		a.overlay = overlayNone
+	}
+	if choice != "" {
+		a.load(choice)
+	}
+	return nil
+}
+
+// load opens the canned scenario name in place of the current one.
+func (a *App) load(name string) {
+	s, err := scenarios.Canned(name)
+	if err != nil {
+		a.setError(err.Error())
+		return
+	}
+	lab, err := model.New(s, 0)
+	if err != nil {
+		a.setError(err.Error())
+		return
+	}
+	a.setLab(lab)
+	a.setStatus("opened " + name + " · a shows what it is about")
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/scenarios"
+)
+
+// checkFrame fails unless the screen has exactly h lines of at most w cells.
+func checkFrame(t *testing.T, a *App, w, h int) string {
+	t.Helper()
+	out := a.View().Content
+	lines := strings.Split(out, "\n")
+	if out == "" {
+		lines = nil
+	}
+	if len(lines) > h {
+		t.Fatalf("%d×%d: %d lines", w, h, len(lines))
+	}
+	if !a.lay.tooSmall && len(lines) != h {
+		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Fatalf("%d×%d: line %d is %d wide: %q", w, h, i, lw, ansi.Strip(l))
+		}
+	}
+	return ansi.Strip(out)
+}
+
+func TestTinySizes(t *testing.T) {
+	for _, size := range [][2]int{{0, 0}, {1, 1}, {2, 1}, {1, 2}, {10, 5}, {18, 4}, {40, 12}, {49, 40}, {50, 10}, {200, 3}} {
+		w, h := size[0], size[1]
+		a := newTestApp(t, "boundary", w, h)
+		out := checkFrame(t, a, w, h)
+		if !a.lay.tooSmall {
+			t.Fatalf("%d×%d is not too small for 4 lanes", w, h)
+		}
+		if w >= 20 && h >= 4 && !strings.Contains(out, "terminal too small") {
+			t.Errorf("%d×%d: no too-small message:\n%s", w, h, out)
+		}
+		if w >= 20 && h >= 4 && !strings.Contains(out, fmt.Sprintf("needs %d×%d", a.lay.needWidth, a.lay.needHeight)) {
+			t.Errorf("%d×%d: the message does not say the size needed:\n%s", w, h, out)
+		}
+		// Keys still work, and q still quits.
+		press(a, "space", "right", "?", "esc", "o", "esc", "b", "esc")
+		checkFrame(t, a, w, h)
+		if !isQuit(press(a, "q")) {
+			t.Errorf("%d×%d: q does not quit", w, h)
+		}
+	}
+}
+
+// TestEverySize draws every canned scenario at sizes from tiny to huge,
+// with every overlay, and checks the frame fills the screen exactly.
+func TestEverySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	var sizes [][2]int
+	for w := 1; w <= 241; w += 24 {
+		for h := 1; h <= 73; h += 9 {
+			sizes = append(sizes, [2]int{w, h})
+		}
+	}
+	sizes = append(sizes, [2]int{minWidth, 0}, [2]int{minWidth - 1, 60}, [2]int{500, 150})
+	for _, info := range scenarios.List() {
+		a := newTestApp(t, info.Name, 80, 24)
+		press(a, "d", "space")
+		for _, size := range sizes {
+			w, h := size[0], size[1]
+			if h == 0 {
+				h = a.lay.needHeight
+			}
+			a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			checkFrame(t, a, w, h)
+			for _, keys := range [][]string{{"?"}, {"esc", "a"}, {"esc", "o"}, {"esc", "s"}, {"esc", "esc"}} {
+				press(a, keys...)
+				checkFrame(t, a, w, h)
+			}
+		}
+	}
+}
+
+// TestMinimumIsEnough checks that the size the too-small screen asks for is
+// drawn, for every lane count.
+func TestMinimumIsEnough(t *testing.T) {
+	for n := 1; n <= scenarios.MaxLanes; n++ {
+		l := layoutFor(80, 100, n)
+		m := layoutFor(l.needWidth, l.needHeight, n)
+		if m.tooSmall {
+			t.Errorf("%d lanes: %d×%d is asked for but too small", n, l.needWidth, l.needHeight)
+		}
+		if layoutFor(l.needWidth-1, l.needHeight, n).tooSmall == false || layoutFor(l.needWidth, l.needHeight-1, n).tooSmall == false {
+			t.Errorf("%d lanes: a size below %d×%d is drawn", n, l.needWidth, l.needHeight)
+		}
+	}
+}

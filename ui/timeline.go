@@ -1,0 +1,266 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// The timeline is one row per lane on a shared time axis: each column is a
+// span of virtual time, dt long, marked with the outcomes of the requests
+// in it. Drawing a column costs two binary searches (Lab.Search) and one
+// Lab.Tally per lane, so a frame costs what is on screen, whatever the
+// timeline's length.
+
+// zoomLadder is the timeline's choice of column spans: 1, 2, 5 × 10ⁿ from
+// 1µs to 1 day, plus the scenario's step, which is the default: one column
+// per step, so stepping moves the cursor one column.
+func zoomLadder(step time.Duration) []time.Duration {
+	var ladder []time.Duration
+	for unit := time.Microsecond; unit <= 24*time.Hour; unit *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			ladder = append(ladder, m*unit)
+		}
+	}
+	if step > 0 && !slices.Contains(ladder, step) {
+		ladder = append(ladder, step)
+		slices.Sort(ladder)
+	}
+	return ladder
+}
+
+// timelineStart is the time at the timeline's left edge: 0 when everything
+// fits, else the clock two thirds across, kept inside [0, end], and aligned
+// to a multiple of dt so that the columns do not shimmer while playing.
+func timelineStart(now, end, dt time.Duration, cols int) time.Duration {
+	span := dt * time.Duration(cols)
+	if span > end {
+		return 0
+	}
+	start := now - span*2/3
+	start = min(start, end+dt-span)
+	start = max(start, 0)
+	return start / dt * dt
+}
+
+// mark is what one timeline cell shows.
+type mark uint8
+
+const (
+	markEmpty mark = iota
+	markAllowed
+	markDelayed
+	markRejected
+	markMixed
+	markUpcoming
+	markNote
+	markNoteAhead
+)
+
+var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇"}
+
+func markOf(t model.Tally) mark {
+	switch {
+	case t.Total() == 0:
+		return markEmpty
+	case t.Rejected == t.Total():
+		return markRejected
+	case t.Rejected > 0:
+		return markMixed
+	case t.Delayed > 0:
+		return markDelayed
+	}
+	return markAllowed
+}
+
+func (st *styles) markStyle(m mark) ink {
+	switch m {
+	case markAllowed:
+		return st.allowed
+	case markDelayed:
+		return st.delayed
+	case markRejected:
+		return st.rejected
+	case markMixed:
+		return st.mixed
+	case markUpcoming, markNoteAhead:
+		return st.upcoming
+	case markNote:
+		return st.note
+	}
+	return st.text
+}
+
+// drawMarks renders a row of marks, one Render per run of equal marks, the
+// cursor column in reverse video.
+func drawMarks(st *styles, marks []mark, cursor int) string {
+	var b strings.Builder
+	for i := 0; i < len(marks); {
+		if i == cursor {
+			b.WriteString(st.cursor.Render(markGlyphs[marks[i]]))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(marks) && marks[j] == marks[i] && j != cursor {
+			j++
+		}
+		run := strings.Repeat(markGlyphs[marks[i]], j-i)
+		if marks[i] == markEmpty {
+			b.WriteString(run)
+		} else {
+			b.WriteString(st.markStyle(marks[i]).Render(run))
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// span is the stretch of virtual time a timeline shows: cols columns of dt
+// from start.
+type span struct {
+	start, dt time.Duration
+	cols      int
+}
+
+func (sp span) end() time.Duration { return sp.start + time.Duration(sp.cols)*sp.dt }
+
+// column is the column holding t, or -1.
+func (sp span) column(t time.Duration) int {
+	if t < sp.start || t >= sp.end() {
+		return -1
+	}
+	return int((t - sp.start) / sp.dt)
+}
+
+func timelineLabel(s string, style ink) string {
+	return style.Render(fit(s, labelWidth-1)) + " "
+}
+
+// laneRows draws one row per lane over sp. A column shows the outcomes of
+// the requests in it the clock has reached, and · for those it has not.
+func laneRows(st *styles, lab *model.Lab, sp span, focus int) []string {
+	now := lab.Now()
+	cursor := sp.column(now)
+	// bounds[c] is the index of the first request at or after column c's
+	// start; requests before nowIdx have been decided.
+	bounds := make([]int, sp.cols+1)
+	for c := range bounds {
+		bounds[c] = lab.Search(sp.start + time.Duration(c)*sp.dt - 1)
+	}
+	nowIdx := lab.Search(now)
+	marks := make([]mark, sp.cols)
+	var out []string
+	for lane, def := range lab.Lanes() {
+		for c := range marks {
+			lo, hi := bounds[c], bounds[c+1]
+			past := min(hi, nowIdx)
+			switch {
+			case lo < past:
+				marks[c] = markOf(lab.Tally(lane, lo, past))
+			case lo < hi:
+				marks[c] = markUpcoming
+			default:
+				marks[c] = markEmpty
+			}
+		}
+		name := timelineLabel(def.Name, st.text)
+		if lane == focus {
+			name = timelineLabel("▶"+def.Name, st.accent)
+		}
+		out = append(out, name+drawMarks(st, marks, cursor))
+	}
+	return out
+}
+
+// notesRow marks the notes on sp: ◆ passed, ◇ ahead.
+func notesRow(st *styles, notes []scenarios.Note, now time.Duration, sp span) string {
+	marks := make([]mark, sp.cols)
+	for _, n := range notes {
+		c := sp.column(n.At)
+		switch {
+		case c < 0:
+		case n.At <= now:
+			marks[c] = markNote
+		case marks[c] != markNote:
+			marks[c] = markNoteAhead
+		}
+	}
+	return timelineLabel("notes", st.muted) + drawMarks(st, marks, sp.column(now))
+}
+
+// timelineBlock draws the timeline in l.timeline rows: the legend (when the
+// layout has room), the notes, one row per lane, the axis. It scrolls with
+// the clock.
+func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout, dt time.Duration, focus int) []string {
+	cols := max(l.width-labelWidth, 1)
+	sp := span{timelineStart(lab.Now(), lab.End(), dt, cols), dt, cols}
+	var out []string
+	if l.legend {
+		legend := st.title.Render("timeline") + " " + st.muted.Render(secs(dt)+"/column") + "  " +
+			st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
+			st.rejected.Render("✗") + " rejected " + st.mixed.Render("±") + " mixed " +
+			st.upcoming.Render("·") + " ahead " + st.cursor.Render(" ") + " now  " + st.muted.Render("z/Z zoom")
+		out = append(out, fit(legend, l.width))
+	}
+	out = append(out, notesRow(st, notes, lab.Now(), sp))
+	out = append(out, laneRows(st, lab, sp, focus)...)
+	return append(out, timelineLabel("t", st.muted)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
+}
+
+// overviewBlock draws the whole run in l.overview rows, with the stretch
+// the timeline shows marked ━ above it, so a tall screen shows where the
+// clock is in the scenario.
+func overviewBlock(st *styles, lab *model.Lab, l layout, zoomed time.Duration, focus int) []string {
+	cols := max(l.width-labelWidth, 1)
+	end := lab.End() + 1
+	dt := max((end+time.Duration(cols)-1)/time.Duration(cols), 1)
+	sp := span{0, dt, cols}
+	tl := span{timelineStart(lab.Now(), lab.End(), zoomed, cols), zoomed, cols}
+	var b strings.Builder
+	for c := range cols {
+		from, to := sp.start+time.Duration(c)*dt, sp.start+time.Duration(c+1)*dt
+		if to > tl.start && from < tl.end() {
+			b.WriteString("━")
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	out := []string{timelineLabel("overview", st.title) + st.accent.Render(b.String())}
+	out = append(out, laneRows(st, lab, sp, focus)...)
+	return append(out, timelineLabel("t", st.muted)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
+}
+
+// axis writes time labels under the columns: a "|" and the time at round
+// multiples of a tick at least ten columns apart, and ▲ under the clock. A
+// label the ▲ would cut is left out.
+func axis(sp span, cursor int) string {
+	start, dt, cols := sp.start, sp.dt, sp.cols
+	row := []rune(strings.Repeat(" ", cols))
+	tick := dt * 10
+	for _, t := range zoomLadder(0) {
+		if t >= dt*10 {
+			tick = t
+			break
+		}
+	}
+	first := (start + tick - 1) / tick * tick
+	for t := first; t < start+time.Duration(cols)*dt; t += tick {
+		c := int((t - start) / dt)
+		text := []rune("|" + secs(t))
+		if c+len(text) > cols {
+			break
+		}
+		if cursor > c && cursor < c+len(text) {
+			continue
+		}
+		copy(row[c:], text)
+	}
+	if cursor >= 0 && cursor < cols {
+		row[cursor] = '▲'
+	}
+	return string(row)
+}

@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the whole screen.
+func (a *App) View() tea.View {
+	v := tea.NewView(a.render())
+	v.AltScreen = true
+	v.WindowTitle = "ratelab · " + a.lab.Scenario().Title
+	return v
+}
+
+// bodyHeight is the height between the header and the status line.
+func (a *App) bodyHeight() int {
+	l := a.lay
+	return max(l.height-l.header-l.status-l.footer, 0)
+}
+
+// render draws the screen as lines of exactly the terminal's width.
+func (a *App) render() string {
+	l := a.lay
+	if l.tooSmall {
+		return tooSmall(a.st, l)
+	}
+	w := l.width
+	lines := make([]string, 0, l.height)
+	lines = append(lines, a.headerBlock(w, l.header)...)
+
+	body := a.bodyHeight()
+	switch a.overlay {
+	case overlayHelp, overlayAbout:
+		lines = append(lines, a.pageBlock(w, body)...)
+	case overlayPicker:
+		lines = append(lines, a.picker.View(a.st)...)
+	default:
+		views := laneViews(a.lab, a.key(), a.focus)
+		gap := func() {
+			if l.gaps {
+				lines = append(lines, "")
+			}
+		}
+		lines = append(lines, lanesBlock(a.st, views, l)...)
+		gap()
+		lines = append(lines, timelineBlock(a.st, a.lab, a.lab.Scenario().Notes, l, a.zooms[a.zoom], a.focus)...)
+		gap()
+		switch {
+		case l.overview == 0:
+		case a.zooms[a.zoom]*time.Duration(l.width-labelWidth) > a.lab.End():
+			// The timeline shows the whole run already: keep the rows blank
+			// rather than move the panels below as the zoom changes.
+			lines = append(lines, make([]string, l.overview)...)
+			gap()
+		default:
+			lines = append(lines, overviewBlock(a.st, a.lab, l, a.zooms[a.zoom], a.focus)...)
+			gap()
+		}
+		// The why panel may need fewer rows than it has: the note takes
+		// the rest, above it.
+		why := whyBlock(a.st, views, a.focus, w, l.why)
+		lines = append(lines, noteBlock(a.st, a.lab.Scenario().Notes, a.lab.Now(), w, l.note+l.why-len(why))...)
+		gap()
+		lines = append(lines, why...)
+		for range l.spare {
+			lines = append(lines, "")
+		}
+	}
+
+	status, footer := a.statusLine(w), a.footerLine(w)
+	if a.prompt.active() {
+		status = a.promptLine(w)
+		if a.statusErr {
+			footer = fit(a.st.errText.Render(a.status), w)
+		}
+	}
+	if l.status > 0 {
+		lines = append(lines, status)
+	} else if a.prompt.active() || a.status != "" {
+		footer = status
+	}
+	lines = append(lines, footer)
+	for i, line := range lines {
+		lines[i] = fit(line, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (a *App) statusLine(w int) string {
+	if a.status == "" {
+		return fit("", w)
+	}
+	if a.statusErr {
+		return fit(a.st.errText.Render("! "+a.status), w)
+	}
+	return fit(a.st.status.Render(a.status), w)
+}
+
+// footerLine is the short help, with "? help · q quit" kept in sight on
+// the right whatever the width.
+func (a *App) footerLine(w int) string {
+	h := a.st.help
+	right := h.ShortKey.Render("?") + " " + h.ShortDesc.Render("help") + h.ShortSeparator.Render(" · ") +
+		h.ShortKey.Render("q") + " " + h.ShortDesc.Render("quit")
+	var km help.KeyMap = a.keys
+	switch a.overlay {
+	case overlayHelp, overlayAbout:
+		km = pageKeys(a.keys)
+	case overlayPicker:
+		km = a.picker
+	}
+	if a.prompt.active() {
+		// q and ? are text in a prompt.
+		km, right = a.prompt, ""
+	}
+	a.help.SetWidth(max(w-ansi.StringWidth(right)-1, 0))
+	return joinFit(a.help.View(km), right, w)
+}
+
+// tooSmall says what size the screen needs, centred as far as it fits.
+func tooSmall(st *styles, l layout) string {
+	msg := []string{
+		"terminal too small",
+		"ratelab needs " + strconv.Itoa(l.needWidth) + "×" + strconv.Itoa(l.needHeight),
+		"this one is " + strconv.Itoa(l.width) + "×" + strconv.Itoa(l.height),
+		"q quits",
+	}
+	if l.width <= 0 || l.height <= 0 {
+		return ""
+	}
+	top := max((l.height-len(msg))/2, 0)
+	lines := make([]string, 0, l.height)
+	for range top {
+		lines = append(lines, "")
+	}
+	for i, m := range msg {
+		if len(lines) >= l.height {
+			break
+		}
+		left := max((l.width-len([]rune(m)))/2, 0)
+		text := strings.Repeat(" ", left) + m
+		if i == 0 {
+			text = strings.Repeat(" ", left) + st.title.Render(m)
+		}
+		lines = append(lines, fit(text, l.width))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"ratelab/algorithms"
+)
+
+// whyBlock explains the focused lane's last decision in at most h lines of
+// width w (fewer when it needs fewer; the caller gives the rest away):
+// a heading naming the request, the lane's own reasoning with its numbers
+// (Decision.Explain), and what the client gets back: for a rejection the
+// 429 a server would send, with Retry-After in whole seconds rounded up.
+// When the panel has room, one line per other lane follows with its verdict
+// on the same request, so the learner sees at once why one limiter admits
+// what another refuses.
+func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
+	if h <= 0 || focus >= len(views) {
+		return nil
+	}
+	v := views[focus]
+	head := st.title.Render("why") + " " + st.accent.Render(v.name)
+	if !v.hasLast {
+		lines := []string{fit(head+st.muted.Render(" · no request has arrived yet"), w)}
+		if h > 1 {
+			lines = append(lines, fit(st.muted.Render("space fires one now · n jumps to the next request · p plays"), w))
+		}
+		return lines
+	}
+	r := v.last.Request
+	d := v.last.Decision
+	head += st.muted.Render(" · request at "+secs(r.At)+", key "+r.Key+", cost "+itoa(r.Cost)) +
+		st.muted.Render("  (tab: next lane)")
+	lines := []string{fit(head, w)}
+	if h == 1 {
+		return lines
+	}
+	// Rows: the heading, the explanation (as much as it needs, up to
+	// whyExplain), the reply, then the other lanes in the rows left: up to
+	// whyOther each, or one each for as many as fit.
+	avail := h - 1
+	if h >= 3 {
+		avail-- // the reply
+	}
+	explain := wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, min(avail, whyExplain))
+	for _, l := range explain {
+		lines = append(lines, fit(l, w))
+	}
+	if h >= 3 {
+		lines = append(lines, fit(replyText(st, d), w))
+	}
+	rest, others := avail-len(explain), len(views)-1
+	if rest <= 0 || others == 0 {
+		return lines
+	}
+	perOther := max(min(rest/others, whyOther), 1)
+	indent := labelWidth + 3 // "  name    ✗ "
+	for i, o := range views {
+		if i == focus || !o.hasLast || len(lines) >= h {
+			continue
+		}
+		text := wrap(o.last.Decision.Explain(), w-indent, min(perOther, h-len(lines)))
+		for j, t := range text {
+			prefix := strings.Repeat(" ", indent)
+			if j == 0 {
+				prefix = "  " + fit(o.name, labelWidth-2) + " " + outcomeGlyph(st, o.last.Decision.Outcome) + " "
+			}
+			lines = append(lines, fit(prefix+st.muted.Render(t), w))
+		}
+	}
+	return lines
+}
+
+// replyText is what the client sees: the request goes through now, later,
+// or comes back as a 429.
+func replyText(st *styles, d algorithms.Decision) string {
+	switch d.Outcome {
+	case algorithms.Allowed:
+		return st.allowed.Render("→ passed to the service now")
+	case algorithms.Delayed:
+		return st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))
+	}
+	s := d.RetryAfterSeconds()
+	if s < 0 {
+		return st.http.Render("← 429 Too Many Requests") + st.muted.Render(" (no Retry-After: this cost can never fit)")
+	}
+	return st.http.Render("← 429 Too Many Requests · Retry-After: "+strconv.FormatInt(s, 10)) +
+		st.muted.Render(" (retry in "+secs(d.RetryAfter)+", rounded up)")
+}
+
+// pad fills lines up to h lines of w spaces.
+func pad(lines []string, w, h int) []string {
+	for len(lines) < h {
+		lines = append(lines, fit("", w))
+	}
+	return lines[:max(h, 0)]
+}
