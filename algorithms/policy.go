@@ -111,13 +111,13 @@ func (p Policy) Validate() error {
 			return err
 		}
 		if p.Window <= 0 {
-			return fmt.Errorf("window %s must be positive", p.Window)
+			return fmt.Errorf("window %s must be positive", FormatDuration(p.Window))
 		}
 		if !mulFits(p.Limit, int64(p.Window)) {
-			return fmt.Errorf("limit %d × window %s is too large for exact arithmetic (at most 2^62 ns)", p.Limit, p.Window)
+			return fmt.Errorf("limit %d × window %s is too large for exact arithmetic (at most 2^62 ns)", p.Limit, FormatDuration(p.Window))
 		}
 		if p.Algorithm == SlidingCounter && !mulFits(2, int64(p.Window)) {
-			return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", p.Window)
+			return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", FormatDuration(p.Window))
 		}
 		return nil
 	}
@@ -129,10 +129,10 @@ func (p Policy) Validate() error {
 		return err
 	}
 	if !mulFits(size, int64(p.Rate.Per)) {
-		return fmt.Errorf("%s %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", name, size, p.Rate.Per)
+		return fmt.Errorf("%s %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", name, size, FormatDuration(p.Rate.Per))
 	}
 	if p.Algorithm == LeakyBucket && !mulFits(size+1, int64(p.Rate.Per)) {
-		return fmt.Errorf("(queue %d + 1) × rate period %s is too large for exact arithmetic (at most 2^62 ns)", size, p.Rate.Per)
+		return fmt.Errorf("(queue %d + 1) × rate period %s is too large for exact arithmetic (at most 2^62 ns)", size, FormatDuration(p.Rate.Per))
 	}
 	return nil
 }

@@ -281,3 +281,21 @@ func TestSteadyStateAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestBoundCheckersCatchViolations: each bound checker used above rejects
+// a limiter that admits everything, so that the property tests could fail.
+func TestBoundCheckersCatchViolations(t *testing.T) {
+	for _, p := range eachPolicy {
+		_, size := p.sizeParam()
+		var reqs []req
+		var ds []Decision
+		for i := range size + 2 {
+			r := req{at: time.Duration(i), cost: 1}
+			reqs = append(reqs, r)
+			ds = append(ds, Decision{Outcome: Allowed, At: r.at, Cost: r.cost})
+		}
+		if err := boundCheck(p)(p, reqs, ds); err == nil {
+			t.Errorf("%s: the bound check accepts %d admissions within %dns", p.Algorithm, len(reqs), len(reqs))
+		}
+	}
+}

@@ -41,6 +41,7 @@ type Lab struct {
 
 	keys     []string
 	keyIndex map[string]int32
+	baseKeys int // keys[:baseKeys] are the scenario's; later ones were fired
 	events   []event
 	fired    uint32 // serial of the learner's latest request
 
@@ -79,6 +80,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	for _, k := range s.Keys() {
 		l.intern(k)
 	}
+	l.baseKeys = len(l.keys)
 	if err := l.rebuild(); err != nil {
 		return nil, err
 	}
@@ -210,18 +212,22 @@ func (l *Lab) restore(pos int) *lanes {
 	if pos == 0 {
 		return ls
 	}
-	// Refill the peak trackers from the timeline: what passed within one
-	// window of the last request before pos (older passages would leave at
-	// the next one anyway), and what is still waiting for its release.
-	last := l.events[pos-1].at
+	// Refill the peak trackers from the timeline. A tracker lets delayed
+	// requests pass only when the next admission arrives, so what has
+	// passed is what was released by the lane's last admission (not by
+	// the last request: rejections may follow it), and what was released
+	// later, even before pos, is still pending. Passages older than one
+	// window before that admission would leave at the next passage anyway.
 	for lane := range ls.peaks {
 		p := &ls.peaks[lane]
-		reach := p.window + maxDelay(l.defs[lane].Policy)
-		from := pos
-		for from > 0 && l.events[from-1].at > last-reach {
-			from--
+		if !p.admitted {
+			continue // nothing admitted yet: nothing passed or pending
 		}
-		for i := from; i < pos; i++ {
+		last := p.lastAdmit
+		reach := p.window + maxDelay(l.defs[lane].Policy)
+		hi := sort.Search(pos, func(i int) bool { return l.events[i].at > last })
+		from := sort.Search(hi, func(i int) bool { return l.events[i].at > last-reach })
+		for i := from; i < hi; i++ {
 			if !l.outcomes[lane][i].Admitted() {
 				continue
 			}
@@ -346,13 +352,20 @@ func (l *Lab) Fire(key string, cost int64) ([]Record, error) { return l.FireAt(l
 
 // FireAt adds a request for key at t, after every request already at t, and
 // recomputes everything after it: the what-if of a request that came earlier.
-// The clock stays where it is. It returns every lane's decision on it.
+// An empty key is scenarios.DefaultKey, as in a scenario file. The clock
+// stays where it is. It returns every lane's decision on it.
 func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) {
 	if cost < 1 {
 		return nil, ErrCost
 	}
+	if key == "" {
+		key = scenarios.DefaultKey
+	}
 	if t < 0 {
 		return nil, fmt.Errorf("time %s is before the scenario's start", t)
+	}
+	if t > scenarios.MaxTime {
+		return nil, fmt.Errorf("time %s is past %s, the longest a scenario may last", t, algorithms.FormatDuration(scenarios.MaxTime))
 	}
 	i := l.Search(t)
 	l.fired++
@@ -414,7 +427,8 @@ func (l *Lab) FiredRequests() []Request {
 	return out
 }
 
-// Reset drops the learner's requests and puts the clock back to 0.
+// Reset drops the learner's requests, and the keys only they had, and puts
+// the clock back to 0.
 func (l *Lab) Reset() {
 	kept := l.events[:0]
 	for _, e := range l.events {
@@ -422,6 +436,10 @@ func (l *Lab) Reset() {
 			kept = append(kept, e)
 		}
 	}
+	for _, k := range l.keys[l.baseKeys:] {
+		delete(l.keyIndex, k)
+	}
+	l.keys = l.keys[:l.baseKeys]
 	l.events, l.fired, l.now = kept, 0, 0
 	if err := l.rebuild(); err != nil {
 		panic("model: lanes that built once failed to rebuild: " + err.Error())
@@ -447,8 +465,12 @@ func (l *Lab) PrevRequest(t time.Duration) (time.Duration, bool) {
 }
 
 // Disagrees reports whether the lanes split on the i-th request: some admit
-// it (now or later) while others reject it.
+// it (now or later) while others reject it. It is false when there is no
+// i-th request.
 func (l *Lab) Disagrees(i int) bool {
+	if i < 0 || i >= len(l.events) {
+		return false
+	}
 	l.ensure(i + 1)
 	first := l.outcomes[0][i].Admitted()
 	for lane := 1; lane < len(l.outcomes); lane++ {

@@ -78,7 +78,7 @@ func (ls *lanes) clone() *lanes {
 	for i, lim := range ls.limiters {
 		c.limiters[i] = lim.Clone()
 		p := ls.peaks[i]
-		c.peaks[i] = peakTracker{window: p.window, peak: p.peak, peakAt: p.peakAt}
+		c.peaks[i] = peakTracker{window: p.window, peak: p.peak, peakAt: p.peakAt, admitted: p.admitted, lastAdmit: p.lastAdmit}
 	}
 	return c
 }

@@ -60,11 +60,17 @@ type peakTracker struct {
 	pending []passage
 	peak    int64
 	peakAt  time.Duration
+	// admitted tells whether anything was admitted yet, and lastAdmit is
+	// the arrival of the latest admission: every release up to it has
+	// passed, every later one is still pending.
+	admitted  bool
+	lastAdmit time.Duration
 }
 
 // admit records an admission arriving at, released after delay.
 func (p *peakTracker) admit(at, delay time.Duration, cost int64) {
 	p.advance(at)
+	p.admitted, p.lastAdmit = true, at
 	if delay > 0 {
 		p.push(passage{at + delay, cost})
 		return

@@ -196,8 +196,10 @@ func (d *decoder) syntaxError(msg string, tk *token.Token) error {
 }
 
 // oneLine folds runs of white space, newlines included, into single spaces
-// and escapes other control characters.
+// and escapes other control characters. A quoted tab, as in the YAML
+// parser's "found character '\t'", is shown as \t rather than folded away.
 func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "'\t'", `'\t'`)
 	s = strings.Join(strings.Fields(s), " ")
 	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		q := strconv.Quote(s)

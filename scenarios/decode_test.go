@@ -81,7 +81,7 @@ func TestParseInlineErrors(t *testing.T) {
 		{"capacity above 2^40", strings.Replace(oneLane, "capacity: 10", "capacity: 2000000000000", 1),
 			"x.yaml:3:50: limiters[0].capacity: want a positive whole number (at most 2^40), got 2000000000000"},
 		{"policy overflow", strings.Replace(oneLane, "capacity: 10, rate: 2/s", "capacity: 1000000000000, rate: 1/1h", 1),
-			"x.yaml:3:5: limiters[0]: capacity 1000000000000 × rate period 1h0m0s is too large for exact arithmetic (at most 2^62 ns)"},
+			"x.yaml:3:5: limiters[0]: capacity 1000000000000 × rate period 1h is too large for exact arithmetic (at most 2^62 ns)"},
 		{"rate without unit", strings.Replace(oneLane, "rate: 2/s", "rate: 2", 1),
 			"x.yaml:3:60: limiters[0].rate: want a rate N/D such as 2/s, 120/min or 1/500ms, got 2"},
 		{"negative duration", oneLane + "step: -1s\n", `x.yaml:4:7: step: want a positive Go duration such as 60s, got "-1s"`},
@@ -127,6 +127,8 @@ func TestParseInlineErrors(t *testing.T) {
 		{"unterminated string", "title: \"t\n", "x.yaml:1:8: invalid YAML: could not find end character of double-quoted text"},
 		{"deep block nesting", "title: t\nx: " + strings.Repeat("- ", 100) + "1\n",
 			"x.yaml:2:162: invalid YAML: nested too deeply (indented past column 160)"},
+		{"tab indentation", "title: t\nlimiters:\n\t- {name: b, algorithm: token-bucket, capacity: 10, rate: 2/s}\n",
+			`x.yaml:3:1: invalid YAML: found character '\t' that cannot start any token`},
 		{"control character in a key", oneLane + "traffic:\n  - {at: 1s, key: \"a\\u0007b\"}\n",
 			"x.yaml:5:19: traffic[0].key: want a key, got the control character U+0007"},
 	}
