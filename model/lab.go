@@ -22,8 +22,9 @@ type event struct {
 	at   time.Duration
 	cost int64
 	key  int32
-	// fired is 0 for the scenario's own traffic, else the serial number
-	// (1, 2, …) of the learner's request, so Undo can find the latest.
+	// fired is 0 for the scenario's own traffic, else the serial number of
+	// the learner's fire action (1, 2, …) that added it; a burst's requests
+	// share one, so Undo can remove the latest action whole.
 	fired uint32
 }
 
@@ -43,7 +44,8 @@ type Lab struct {
 	keyIndex map[string]int32
 	baseKeys int // keys[:baseKeys] are the scenario's; later ones were fired
 	events   []event
-	fired    uint32 // serial of the learner's latest request
+	fired    uint32 // serial of the learner's latest fire action
+	nFired   int    // how many of the timeline's requests the learner fired
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and
@@ -355,8 +357,25 @@ func (l *Lab) Fire(key string, cost int64) ([]Record, error) { return l.FireAt(l
 // An empty key is scenarios.DefaultKey, as in a scenario file. The clock
 // stays where it is. It returns every lane's decision on it.
 func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) {
+	return l.fireAt(t, key, cost, 1)
+}
+
+// FireBurst adds n requests for key at Now as one action (one Undo removes
+// them all) and returns every lane's decision on each, in timeline order then
+// lane order. Everything after them is recomputed once, not n times.
+func (l *Lab) FireBurst(key string, cost int64, n int) ([]Record, error) {
+	return l.fireAt(l.now, key, cost, n)
+}
+
+// MaxBurst bounds the requests one fire action may add.
+const MaxBurst = 1_000_000
+
+func (l *Lab) fireAt(t time.Duration, key string, cost int64, n int) ([]Record, error) {
 	if cost < 1 {
 		return nil, ErrCost
+	}
+	if n < 1 || n > MaxBurst {
+		return nil, fmt.Errorf("a burst is 1 to %d requests, not %d", MaxBurst, n)
 	}
 	if key == "" {
 		key = scenarios.DefaultKey
@@ -369,51 +388,64 @@ func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) 
 	}
 	i := l.Search(t)
 	l.fired++
-	l.events = slices.Insert(l.events, i, event{at: t, cost: cost, key: l.intern(key), fired: l.fired})
+	l.nFired += n
+	e := event{at: t, cost: cost, key: l.intern(key), fired: l.fired}
+	l.events = slices.Insert(l.events, i, slices.Repeat([]event{e}, n)...)
 	for lane := range l.outcomes {
-		l.outcomes[lane] = slices.Insert(l.outcomes[lane], i, 0)
+		l.outcomes[lane] = slices.Insert(l.outcomes[lane], i, make([]algorithms.Outcome, n)...)
 		if l.delays[lane] != nil {
-			l.delays[lane] = slices.Insert(l.delays[lane], i, 0)
+			l.delays[lane] = slices.Insert(l.delays[lane], i, make([]time.Duration, n)...)
 		}
 	}
 	l.invalidate(i)
 	l.Seek(l.now)
-	var recs []Record
+	recs := make([]Record, 0, n*len(l.defs))
 	l.Records(t, t, func(r Record) bool {
-		if r.Index == i {
+		if r.Index >= i && r.Index < i+n {
 			recs = append(recs, r)
 		}
-		return r.Index <= i
+		return r.Index < i+n
 	})
 	return recs, nil
 }
 
-// Undo removes the learner's latest request and recomputes everything after
-// it. It reports the request removed, or false when there is none.
-func (l *Lab) Undo() (Request, bool) {
+// Undo removes the learner's latest fire action (one request, or a whole
+// burst) and recomputes everything after it. It returns the request removed
+// and how many copies of it; n is 0 when nothing is left to undo.
+func (l *Lab) Undo() (r Request, n int) {
 	if l.fired == 0 {
-		return Request{}, false
+		return Request{}, 0
 	}
-	i := len(l.events) - 1
-	for i >= 0 && l.events[i].fired != l.fired {
-		i--
+	// An action's requests are adjacent: inserted together, after every
+	// request already at their time, and later actions at that time go after.
+	hi := len(l.events)
+	for hi > 0 && l.events[hi-1].fired != l.fired {
+		hi--
 	}
-	if i < 0 { // unreachable while fired counts the requests on the timeline
-		return Request{}, false
+	lo := hi
+	for lo > 0 && l.events[lo-1].fired == l.fired {
+		lo--
 	}
-	r := l.Request(i)
-	l.events = slices.Delete(l.events, i, i+1)
+	if lo == hi { // unreachable while fired numbers the actions on the timeline
+		return Request{}, 0
+	}
+	r = l.Request(lo)
+	l.events = slices.Delete(l.events, lo, hi)
 	for lane := range l.outcomes {
-		l.outcomes[lane] = slices.Delete(l.outcomes[lane], i, i+1)
+		l.outcomes[lane] = slices.Delete(l.outcomes[lane], lo, hi)
 		if l.delays[lane] != nil {
-			l.delays[lane] = slices.Delete(l.delays[lane], i, i+1)
+			l.delays[lane] = slices.Delete(l.delays[lane], lo, hi)
 		}
 	}
 	l.fired--
-	l.invalidate(i)
+	l.nFired -= hi - lo
+	l.invalidate(lo)
 	l.Seek(l.now)
-	return r, true
+	return r, hi - lo
 }
+
+// FiredCount is how many of the timeline's requests the learner fired.
+func (l *Lab) FiredCount() int { return l.nFired }
 
 // FiredRequests are the learner's requests still on the timeline, in
 // timeline order: what a saved scenario adds to the original.
@@ -440,7 +472,7 @@ func (l *Lab) Reset() {
 		delete(l.keyIndex, k)
 	}
 	l.keys = l.keys[:l.baseKeys]
-	l.events, l.fired, l.now = kept, 0, 0
+	l.events, l.fired, l.nFired, l.now = kept, 0, 0, 0
 	if err := l.rebuild(); err != nil {
 		panic("model: lanes that built once failed to rebuild: " + err.Error())
 	}

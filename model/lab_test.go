@@ -243,15 +243,17 @@ func TestUndoRestoresTheTimeline(t *testing.T) {
 	if _, err := l.FireAt(now/3, "new-key", 3); err != nil {
 		t.Fatal(err)
 	}
-	r, ok := l.Undo()
+	r, n := l.Undo()
+	ok := n == 1
 	if !ok || r.Key != "new-key" || r.At != now/3 {
 		t.Fatalf("first undo removed %+v, %v; want the latest fired request", r, ok)
 	}
-	r, ok = l.Undo()
+	r, n = l.Undo()
+	ok = n == 1
 	if !ok || r.At != now || r.Key != "k0" {
 		t.Fatalf("second undo removed %+v, %v", r, ok)
 	}
-	if _, ok := l.Undo(); ok {
+	if _, n := l.Undo(); n != 0 {
 		t.Fatal("undo with nothing fired should report false")
 	}
 	lanes := len(s.Lanes)
@@ -302,7 +304,7 @@ func TestResetDropsFiredRequestsAndRewinds(t *testing.T) {
 	if l.Len() != n || l.Now() != 0 || len(l.FiredRequests()) != 0 {
 		t.Fatalf("after reset: %d requests (want %d), now %v, fired %d", l.Len(), n, l.Now(), len(l.FiredRequests()))
 	}
-	if _, ok := l.Undo(); ok {
+	if _, n := l.Undo(); n != 0 {
 		t.Fatal("undo after reset found a request")
 	}
 	want, _ := reference(t, s, 0)
@@ -460,3 +462,57 @@ func TestRecordsReplaysARange(t *testing.T) {
 		t.Fatalf("Records went on after fn returned false: %d calls", n)
 	}
 }
+
+func TestFireBurstIsOneActionEqualToSingleFires(t *testing.T) {
+	s := randomScenario(t, 12, CheckpointEvery+700)
+	burst, singles := newLab(t, s), newLab(t, s)
+	at := burst.Request(CheckpointEvery - 3).At
+	burst.Seek(at)
+	singles.Seek(at)
+	recs, err := burst.FireBurst("k2", 2, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Record
+	for range 40 {
+		r, err := singles.Fire("k2", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r...)
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i := range recs {
+		if recs[i].Index != want[i].Index || recs[i].Lane != want[i].Lane || recs[i].Decision.Explain() != want[i].Decision.Explain() {
+			t.Fatalf("record %d: %+v, firing one by one gives %+v", i, recs[i], want[i])
+		}
+	}
+	for i := 0; i < burst.Len(); i++ {
+		for lane := range s.Lanes {
+			if burst.Outcome(lane, i) != singles.Outcome(lane, i) {
+				t.Fatalf("request %d lane %d differs", i, lane)
+			}
+		}
+	}
+	if burst.FiredCount() != 40 || len(burst.FiredRequests()) != 40 {
+		t.Fatalf("FiredCount %d, FiredRequests %d", burst.FiredCount(), len(burst.FiredRequests()))
+	}
+	burst.Fire("k0", 1)
+	if r, n := burst.Undo(); n != 1 || r.Key != "k0" {
+		t.Fatalf("undo removed %d × %+v, want the single k0 request", n, r)
+	}
+	if r, n := burst.Undo(); n != 40 || r != (Request{At: at, Key: "k2", Cost: 2}) {
+		t.Fatalf("undo removed %d × %+v, want the whole burst", n, r)
+	}
+	if burst.FiredCount() != 0 || burst.Len() != l0(s) {
+		t.Fatalf("after undoing the burst: fired %d, %d requests", burst.FiredCount(), burst.Len())
+	}
+	if _, err := burst.FireBurst("k", 1, 0); err == nil {
+		t.Fatal("a burst of 0 accepted")
+	}
+}
+
+// l0 is the number of requests in s.
+func l0(s *scenarios.Scenario) int { return int(s.RequestCount()) }

@@ -91,10 +91,21 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		writeKeyCost(&b, t.Key, t.Cost)
 		b.WriteString("}\n")
 	}
-	for _, r := range extra {
+	// A run of identical extra requests (a burst fired at one instant) is
+	// written as one burst item, which expands to the same requests in the
+	// same place, and keeps a saved file of big bursts small.
+	for i := 0; i < len(extra); {
+		r, n := extra[i], 1
+		for i+n < len(extra) && extra[i+n] == r {
+			n++
+		}
 		fmt.Fprintf(&b, "  - {at: %s", algorithms.FormatDuration(r.At))
+		if n > 1 {
+			fmt.Fprintf(&b, ", count: %d", n)
+		}
 		writeKeyCost(&b, r.Key, r.Cost)
 		b.WriteString("}\n")
+		i += n
 	}
 
 	if len(s.Notes) > 0 {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,31 @@ func TestMarshalStretchesDuration(t *testing.T) {
 	}
 	if n := back.RequestCount(); n != 3 {
 		t.Errorf("RequestCount %d, want 3", n)
+	}
+}
+
+func TestMarshalWritesARunOfIdenticalRequestsAsOneBurst(t *testing.T) {
+	s := parse(t, oneLane+"duration: 10s\ntraffic:\n  - {at: 1s}\n")
+	same := Request{At: 2 * time.Second, Key: "k", Cost: 2}
+	extra := []Request{same, same, same, {At: 2 * time.Second, Key: "k", Cost: 1}, same}
+	data, err := Marshal(s, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "count: 3"); got != 1 {
+		t.Fatalf("want one burst of 3 in:\n%s", data)
+	}
+	back, err := Parse("back.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Request
+	for r := range back.Requests() {
+		got = append(got, r)
+	}
+	want := append([]Request{{At: time.Second, Key: DefaultKey, Cost: 1}}, extra...)
+	if !slices.Equal(got, want) {
+		t.Fatalf("requests read back:\n%v\nwant\n%v", got, want)
 	}
 }
 

@@ -90,12 +90,10 @@ type App struct {
 	height int
 	lay    layout
 
-	focus     int    // the lane whose decision the why panel explains
-	keyIdx    int    // index into lab.Keys() of the key shown and fired; -1 follows the last request
-	cost      int64  // cost of a fired request
-	burstSize int    // size of the last burst, the burst prompt's default
-	firing    *burst // the burst being fired, if any
-	undo      []int  // requests fired by each fire action, for u
+	focus     int   // the lane whose decision the why panel explains
+	keyIdx    int   // index into lab.Keys() of the key shown and fired; -1 follows the last request
+	cost      int64 // cost of a fired request
+	burstSize int   // size of the last burst, the burst prompt's default
 	zooms     []time.Duration
 	zoom      int // index into zooms: the timeline's time per column
 	playing   bool
@@ -131,7 +129,7 @@ func New(lab *model.Lab, opts Options) *App {
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
 	a.lab = lab
-	a.focus, a.keyIdx, a.cost, a.burstSize, a.undo, a.firing = 0, -1, 1, 10, nil, nil
+	a.focus, a.keyIdx, a.cost, a.burstSize = 0, -1, 1, 10
 	a.playing = false
 	a.tickGen++
 	a.zooms = zoomLadder(a.step())
@@ -197,8 +195,6 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case tickMsg:
 		return a, a.onTick(msg)
-	case burstMsg:
-		return a, a.fireChunk()
 	case tea.KeyPressMsg:
 		return a, a.onKey(msg)
 	}
@@ -213,16 +209,6 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return tea.Quit
-	}
-	if a.firing != nil {
-		// A burst is being fired: q quits, esc stops it, the rest waits.
-		switch {
-		case key.Matches(msg, a.keys.Quit):
-			return tea.Quit
-		case key.Matches(msg, a.keys.Close):
-			a.endBurst()
-		}
-		return nil
 	}
 	switch {
 	case a.prompt.active():
@@ -258,7 +244,8 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openPrompt(promptCost)
 
 	case key.Matches(msg, k.Fire):
-		return a.fire(1)
+		a.fire(1)
+		return nil
 	case key.Matches(msg, k.NextKey):
 		a.nextKey()
 	case key.Matches(msg, k.Undo):
@@ -378,6 +365,5 @@ func (a *App) nextKey() {
 func (a *App) reset() {
 	a.pause()
 	a.lab.Reset()
-	a.undo = nil
 	a.setStatus("reset: t = 0, your requests removed")
 }

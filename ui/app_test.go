@@ -74,18 +74,6 @@ func press(a *App, keys ...string) tea.Cmd {
 	return cmd
 }
 
-// settle runs a burst to its end: it feeds the burst's messages back to
-// the app, as the program would.
-func settle(a *App, cmd tea.Cmd) {
-	for cmd != nil {
-		msg := cmd()
-		if _, ok := msg.(burstMsg); !ok {
-			return
-		}
-		_, cmd = a.Update(msg)
-	}
-}
-
 // typeText types s into whatever has the focus.
 func typeText(a *App, s string) {
 	for _, r := range s {

@@ -5,90 +5,36 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"ratelab/algorithms"
-	"ratelab/model"
 )
 
-// burst is a fire action in progress. Each request is inserted in the
-// timeline and everything after it recomputed (model.Lab.Fire), which
-// costs up to milliseconds on a long timeline; a burst therefore fires a
-// chunk per message, so the screen stays alive and esc can stop it.
-type burst struct {
-	key    string
-	cost   int64
-	left   int
-	fired  int
-	at     time.Duration
-	counts []outcomeCount // per lane
-}
-
-// burstMsg asks for the next chunk of the burst in progress.
-type burstMsg struct{}
-
-// burstChunk is how many requests one message fires.
-const burstChunk = 50
-
-// fire sends n requests for the current key at the clock's time; a
-// request fired before later ones is inserted there and everything after
-// it is recomputed. The status line says what each lane did with them.
-// The first chunk is fired at once, so a small burst is done on return.
-func (a *App) fire(n int) tea.Cmd {
-	a.firing = &burst{key: a.key(), cost: a.cost, left: n, at: a.lab.Now(), counts: make([]outcomeCount, len(a.lab.Lanes()))}
-	return a.fireChunk()
-}
-
-func (a *App) fireChunk() tea.Cmd {
-	b := a.firing
-	if b == nil {
-		return nil
-	}
-	for i := 0; i < burstChunk && b.left > 0; i++ {
-		recs, err := a.lab.Fire(b.key, b.cost)
-		if err != nil {
-			a.setError(err.Error())
-			b.left = 0
-			break
-		}
-		b.left--
-		b.fired++
-		for _, r := range recs {
-			b.counts[r.Lane].add(r.Decision.Outcome)
-		}
-	}
-	if b.left > 0 {
-		a.setStatus("firing " + strconv.Itoa(b.fired) + " of " + strconv.Itoa(b.fired+b.left) + " at " + secs(b.at) + "… esc stops")
-		return func() tea.Msg { return burstMsg{} }
-	}
-	a.endBurst()
-	return nil
-}
-
-// endBurst finishes the burst in progress (esc stops it early): one undo
-// step for all its requests, and the lanes' outcomes in the status line.
-func (a *App) endBurst() {
-	b := a.firing
-	a.firing = nil
-	if b == nil || b.fired == 0 {
+// fire sends n requests for the current key at the clock's time, as one
+// action that one undo removes. Requests fired before later ones are
+// inserted there and everything after them is recomputed. The status line
+// says what each lane did with them.
+func (a *App) fire(n int) {
+	at := a.lab.Now()
+	recs, err := a.lab.FireBurst(a.key(), a.cost, n)
+	if err != nil {
+		a.setError(err.Error())
 		return
 	}
-	a.undo = append(a.undo, b.fired)
-	what := "fired 1 request"
-	if b.fired > 1 {
-		what = "fired " + strconv.Itoa(b.fired) + " requests"
+	counts := make([]outcomeCount, len(a.lab.Lanes()))
+	for _, r := range recs {
+		counts[r.Lane].add(r.Decision.Outcome)
 	}
-	what += " at " + secs(b.at) + ": "
+	what := "fired 1 request"
+	if n > 1 {
+		what = "fired " + strconv.Itoa(n) + " requests"
+	}
+	what += " at " + secs(at) + ": "
 	var parts []string
 	for i, l := range a.lab.Lanes() {
-		parts = append(parts, l.Name+" "+b.counts[i].text(a.st))
+		parts = append(parts, l.Name+" "+counts[i].text(a.st))
 	}
 	what += strings.Join(parts, " · ")
-	if _, ok := a.lab.NextRequest(b.at); ok {
+	if _, ok := a.lab.NextRequest(at); ok {
 		what += " · every later decision recomputed"
-	}
-	if a.statusErr {
-		return // keep the error that stopped it
 	}
 	a.setStatus(what)
 }
@@ -122,25 +68,16 @@ func (c outcomeCount) text(st *styles) string {
 
 // undoLast removes the requests of the last fire action.
 func (a *App) undoLast() {
-	if len(a.undo) == 0 {
+	r, n := a.lab.Undo()
+	if n == 0 {
 		a.setStatus("nothing to undo: you have fired no request")
 		return
-	}
-	n := a.undo[len(a.undo)-1]
-	a.undo = a.undo[:len(a.undo)-1]
-	var last model.Request
-	for range n {
-		r, ok := a.lab.Undo()
-		if !ok {
-			break
-		}
-		last = r
 	}
 	what := "undid 1 request"
 	if n > 1 {
 		what = "undid " + strconv.Itoa(n) + " requests"
 	}
-	a.setStatus(what + " at " + secs(last.At) + "; everything after it is recomputed")
+	a.setStatus(what + " at " + secs(r.At) + "; everything after it is recomputed")
 }
 
 // verdicts is every lane's verdict on the last request, "fixed ✓ · log ✗".

@@ -24,7 +24,7 @@ func (a *App) headerBlock(w, h int) []string {
 	}
 	step := st.muted.Render(" · step ") + secs(a.step())
 	fires := "key " + key + ", cost " + st.key.Render(itoa(a.cost))
-	right := st.muted.Render(requestsText(lab.Len(), a.fired()))
+	right := st.muted.Render(requestsText(lab.Len(), lab.FiredCount()))
 	left := first([]string{
 		play + step + st.muted.Render(" · space fires ") + fires,
 		play + step + st.muted.Render(" · fires ") + fires,
@@ -52,15 +52,4 @@ func requestsText(total, yours int) string {
 		s += " (" + strconv.Itoa(yours) + " yours)"
 	}
 	return s
-}
-
-// fired is the number of the learner's requests on the timeline: the sum
-// of the undo stack, which every fire, undo, reset and load keeps in step
-// with the lab (Lab.FiredRequests would scan the whole timeline each frame).
-func (a *App) fired() int {
-	n := 0
-	for _, k := range a.undo {
-		n += k
-	}
-	return n
 }

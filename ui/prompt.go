@@ -28,11 +28,10 @@ const (
 	promptSave
 )
 
-// Bounds of what the prompts accept. A burst is fired request by request,
-// each recomputing the timeline after it, which grows with the burst (all
-// its requests sit at one instant): it stays a burst, not a load test.
+// Bounds of what the prompts accept. A burst is one fire action that
+// recomputes the timeline once, so its size is bounded only by memory.
 const (
-	maxBurst = 1000
+	maxBurst = 100_000
 	maxCost  = 1 << 40 // the largest limit or capacity a policy may have
 )
 
@@ -140,7 +139,8 @@ func (a *App) submitPrompt() tea.Cmd {
 		}
 		a.closePrompt()
 		a.burstSize = n
-		return a.fire(n)
+		a.fire(n)
+		return nil
 	case promptCost:
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 1 || n > maxCost {
