@@ -4,25 +4,23 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"ratelab/scenarios"
 )
 
 // millionRequests is 1,000,000 requests, one per millisecond for 1000 s, on
-// six lanes of every algorithm at 120/min-like settings.
-const millionRequests = `title: a million requests
-limiters:
-  - {name: fixed,   algorithm: fixed-window,    limit: 120, window: 60s}
-  - {name: log,     algorithm: sliding-log,     limit: 120, window: 60s}
-  - {name: counter, algorithm: sliding-counter, limit: 120, window: 60s}
-  - {name: bucket,  algorithm: token-bucket,    capacity: 10, rate: 2/s}
-  - {name: gcra,    algorithm: gcra,            burst: 10,    rate: 2/s}
-  - {name: shaper,  algorithm: leaky-bucket,    queue: 10,    rate: 2/s}
-traffic:
-  - {every: 1ms, until: 1000s}
-`
+// six lanes of every algorithm: the scenario of the README's figures.
+func millionRequests(b *testing.B) *scenarios.Scenario {
+	s, err := scenarios.Load("../tools/million.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
 
 // BenchmarkSeekMillion seeks to random times in a 1,000,000-request timeline.
 func BenchmarkSeekMillion(b *testing.B) {
-	l := newLab(b, parse(b, millionRequests))
+	l := newLab(b, millionRequests(b))
 	l.Seek(l.End()) // compute every outcome once, as a learner's first play would
 	rng := rand.New(rand.NewPCG(1, 1))
 	end := int64(l.End())
@@ -35,7 +33,7 @@ func BenchmarkSeekMillion(b *testing.B) {
 // BenchmarkStepMillion steps the clock by 100ms through the same timeline,
 // as playing does.
 func BenchmarkStepMillion(b *testing.B) {
-	l := newLab(b, parse(b, millionRequests))
+	l := newLab(b, millionRequests(b))
 	l.Seek(l.End())
 	l.Seek(0)
 	b.ResetTimer()
@@ -50,7 +48,7 @@ func BenchmarkStepMillion(b *testing.B) {
 // BenchmarkRunSummaryMillion streams 1,000,000 requests through 6 lanes, as
 // `ratelab run --format summary` does (one op = the whole run).
 func BenchmarkRunSummaryMillion(b *testing.B) {
-	s := parse(b, millionRequests)
+	s := millionRequests(b)
 	for b.Loop() {
 		if _, err := Run(s, Options{}, nil); err != nil {
 			b.Fatal(err)
@@ -60,7 +58,7 @@ func BenchmarkRunSummaryMillion(b *testing.B) {
 
 // BenchmarkBuildMillion builds the lab and computes every decision once.
 func BenchmarkBuildMillion(b *testing.B) {
-	s := parse(b, millionRequests)
+	s := millionRequests(b)
 	for b.Loop() {
 		l := newLab(b, s)
 		l.Seek(l.End())
