@@ -13,46 +13,24 @@ type fixedWindow struct {
 	p Policy
 }
 
-type fixedWindowState struct {
-	win   int64 // index of the current window: ⌊last / Window⌋
-	count int64 // admitted cost in window win
-	prev  int64 // admitted cost in window win − 1
-	last  time.Duration
-}
-
 func newFixedWindow(p Policy) *fixedWindow { return &fixedWindow{p: p} }
 
 func (f *fixedWindow) policy() *Policy { return &f.p }
 
-func (f *fixedWindow) start(now time.Duration) fixedWindowState {
-	return fixedWindowState{win: floorDiv(int64(now), int64(f.p.Window)), last: now}
-}
+func (f *fixedWindow) start(now time.Duration) windowCounts { return startWindow(now, f.p.Window) }
 
-// roll moves s to the window holding now (≥ s.last).
-func (f *fixedWindow) roll(s fixedWindowState, now time.Duration) fixedWindowState {
-	w := floorDiv(int64(now), int64(f.p.Window))
-	switch {
-	case w == s.win+1:
-		s.prev, s.count = s.count, 0
-	case w != s.win:
-		s.prev, s.count = 0, 0
-	}
-	s.win, s.last = w, now
-	return s
-}
-
-func (f *fixedWindow) decide(s *fixedWindowState, now time.Duration, cost int64) (d Decision) {
+func (f *fixedWindow) decide(s *windowCounts, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
-	*s = f.roll(*s, eff)
+	*s = s.roll(eff, f.p.Window)
 	w := int64(f.p.Window)
 	start := s.win * w
-	d = Decision{At: now, Cost: cost, policy: &f.p, explain: explainFixedWindow, v: [4]int64{start, s.count, int64(eff)}}
+	d = Decision{At: now, Cost: cost, policy: &f.p, explain: explainFixedWindow, v: [4]int64{start, s.cur, int64(eff)}}
 	switch {
 	case cost > f.p.Limit:
 		d.Outcome, d.RetryAfter = Rejected, Never
-	case s.count+cost <= f.p.Limit:
+	case s.cur+cost <= f.p.Limit:
 		d.Outcome = Allowed
-		s.count += cost
+		s.cur += cost
 	default:
 		d.Outcome = Rejected
 		// start of the next window − now, as Window − elapsed so that it
@@ -62,8 +40,8 @@ func (f *fixedWindow) decide(s *fixedWindowState, now time.Duration, cost int64)
 	return d
 }
 
-func (f *fixedWindow) snapshot(s fixedWindowState, now time.Duration) Snapshot {
-	s = f.roll(s, max(now, s.last))
+func (f *fixedWindow) snapshot(s windowCounts, now time.Duration) Snapshot {
+	s = s.roll(max(now, s.last), f.p.Window)
 	start := time.Duration(s.win * int64(f.p.Window))
 	return FixedWindowSnapshot{
 		Now:      s.last,
@@ -71,12 +49,12 @@ func (f *fixedWindow) snapshot(s fixedWindowState, now time.Duration) Snapshot {
 		Window:   f.p.Window,
 		Start:    start,
 		End:      start + f.p.Window,
-		Count:    s.count,
+		Count:    s.cur,
 		Previous: s.prev,
 	}
 }
 
-func (f *fixedWindow) clone(s fixedWindowState) fixedWindowState { return s }
+func (f *fixedWindow) clone(s windowCounts) windowCounts { return s }
 
 // explainFixedWindow: v = {window start, count before, time decided at}.
 func explainFixedWindow(d *Decision) string {

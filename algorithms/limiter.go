@@ -31,11 +31,11 @@ func New(p Policy) (Limiter, error) {
 	}
 	switch p.Algorithm {
 	case FixedWindow:
-		return newKeyed[fixedWindowState](newFixedWindow(p)), nil
+		return newKeyed[windowCounts](newFixedWindow(p)), nil
 	case SlidingLog:
 		return newKeyed[slidingLogState](newSlidingLog(p)), nil
 	case SlidingCounter:
-		return newKeyed[slidingCounterState](newSlidingCounter(p)), nil
+		return newKeyed[windowCounts](newSlidingCounter(p)), nil
 	case TokenBucket:
 		return newKeyed[tokenBucketState](newTokenBucket(p)), nil
 	case GCRA:

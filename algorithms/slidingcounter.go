@@ -28,32 +28,11 @@ type slidingCounter struct {
 	p Policy
 }
 
-type slidingCounterState struct {
-	win       int64 // index of the current window: ⌊last / Window⌋
-	cur, prev int64 // admitted cost in windows win and win − 1
-	last      time.Duration
-}
-
 func newSlidingCounter(p Policy) *slidingCounter { return &slidingCounter{p: p} }
 
 func (c *slidingCounter) policy() *Policy { return &c.p }
 
-func (c *slidingCounter) start(now time.Duration) slidingCounterState {
-	return slidingCounterState{win: floorDiv(int64(now), int64(c.p.Window)), last: now}
-}
-
-// roll moves s to the window holding now (≥ s.last).
-func (c *slidingCounter) roll(s slidingCounterState, now time.Duration) slidingCounterState {
-	w := floorDiv(int64(now), int64(c.p.Window))
-	switch {
-	case w == s.win+1:
-		s.prev, s.cur = s.cur, 0
-	case w != s.win:
-		s.prev, s.cur = 0, 0
-	}
-	s.win, s.last = w, now
-	return s
-}
+func (c *slidingCounter) start(now time.Duration) windowCounts { return startWindow(now, c.p.Window) }
 
 // fits reports whether cost fits with counts cur, prev at elapsed e.
 func (c *slidingCounter) fits(cur, prev, e, cost int64) bool {
@@ -87,9 +66,9 @@ func (c *slidingCounter) wait(cur, prev, e, cost int64) int64 {
 	return 2*w - e
 }
 
-func (c *slidingCounter) decide(s *slidingCounterState, now time.Duration, cost int64) (d Decision) {
+func (c *slidingCounter) decide(s *windowCounts, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
-	*s = c.roll(*s, eff)
+	*s = s.roll(eff, c.p.Window)
 	e := int64(eff) - s.win*int64(c.p.Window)
 	d = Decision{At: now, Cost: cost, policy: &c.p, explain: explainSlidingCounter, v: [4]int64{s.cur, s.prev, e, int64(eff)}}
 	switch {
@@ -105,8 +84,8 @@ func (c *slidingCounter) decide(s *slidingCounterState, now time.Duration, cost 
 	return d
 }
 
-func (c *slidingCounter) snapshot(s slidingCounterState, now time.Duration) Snapshot {
-	s = c.roll(s, max(now, s.last))
+func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
+	s = s.roll(max(now, s.last), c.p.Window)
 	w := int64(c.p.Window)
 	start := s.win * w
 	rem := w - (int64(s.last) - start)
@@ -124,7 +103,7 @@ func (c *slidingCounter) snapshot(s slidingCounterState, now time.Duration) Snap
 	}
 }
 
-func (c *slidingCounter) clone(s slidingCounterState) slidingCounterState { return s }
+func (c *slidingCounter) clone(s windowCounts) windowCounts { return s }
 
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
 func explainSlidingCounter(d *Decision) string {
