@@ -91,6 +91,7 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		args []string
 		want string
 	}{
+		{[]string{broken}, broken + ":3:"}, // the explorer: one line, before any screen
 		{[]string{"run", broken}, broken + ":3:"},
 		{[]string{"check", broken}, broken + ":3:"},
 		{[]string{"run", "--format", "xml", "boundary"}, `unknown format "xml"`},
@@ -245,5 +246,25 @@ func TestDocumentedScenariosCheck(t *testing.T) {
 				t.Errorf("%s, yaml block %d: exit %d\n%s%s", doc, i, code, out, errs)
 			}
 		}
+	}
+}
+
+// TestReadmeScreenshotIsTheTourGolden keeps the README's text screenshot the
+// screen the explorer really draws: the ui's "tour" golden.
+func TestReadmeScreenshotIsTheTourGolden(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("ui/testdata/TestGoldenPages/tour.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimRight(string(golden), "\n"), "\n") {
+		lines = append(lines, strings.TrimRight(line, " "))
+	}
+	if shot := "```\n" + strings.Join(lines, "\n") + "\n```"; !strings.Contains(string(readme), shot) {
+		t.Fatalf("README.md does not show the tour golden; paste it:\n%s", shot)
 	}
 }

@@ -52,12 +52,15 @@ type Lab struct {
 	// checkpoints[k] a frozen copy of the state after events[:k*CheckpointEvery].
 	// delays[lane][i] is the delay given to events[i] by a lane that can
 	// delay (a leaky bucket); nil for the other lanes.
-	outcomes    [][]algorithms.Outcome
-	delays      [][]time.Duration
-	blocks      [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
-	computed    int
-	frontier    *lanes
-	checkpoints []*lanes
+	outcomes [][]algorithms.Outcome
+	delays   [][]time.Duration
+	blocks   [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
+	// admittedSums[{lane, key}][b] is the cost of key that lane admitted in
+	// events[:b*tallyBlock], filled as TrailingAdmitted asks.
+	admittedSums map[laneKey][]int64
+	computed     int
+	frontier     *lanes
+	checkpoints  []*lanes
 
 	// live is the state after events[:livePos], where livePos counts the
 	// requests at or before now; lastDecisions are the lanes' verdicts on
@@ -97,6 +100,7 @@ func (l *Lab) rebuild() error {
 	}
 	l.outcomes = make([][]algorithms.Outcome, len(l.defs))
 	l.delays = make([][]time.Duration, len(l.defs))
+	l.admittedSums = map[laneKey][]int64{}
 	l.blocks = make([][]Tally, len(l.defs))
 	for i, def := range l.defs {
 		l.outcomes[i] = make([]algorithms.Outcome, len(l.events))
@@ -136,8 +140,9 @@ func (l *Lab) PeakWindow() time.Duration { return l.peakWindow }
 // Now is the virtual clock's time.
 func (l *Lab) Now() time.Duration { return l.now }
 
-// End is the end of the time axis: the scenario's duration, or the last
-// request if one lies beyond it.
+// End is the end of the time axis: the scenario's duration, stretched to
+// reach the lanes' longest horizon past any request the learner fired, or
+// the last request if one lies beyond that.
 func (l *Lab) End() time.Duration {
 	if n := len(l.events); n > 0 && l.events[n-1].at > l.end {
 		return l.events[n-1].at
@@ -263,6 +268,9 @@ func (l *Lab) invalidate(i int) {
 			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
 		}
 	}
+	for k, cum := range l.admittedSums {
+		l.admittedSums[k] = cum[:min(len(cum), i/tallyBlock+1)]
+	}
 	l.live = nil
 }
 
@@ -308,19 +316,16 @@ func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
 }
 
 // TrailingAdmitted is the exact admitted cost of lane for key in the window
-// (Now − window, Now]: what a sliding counter estimates.
+// (Now − window, Now]: what a sliding counter estimates. It reads running
+// sums over blocks of requests, so it costs the same however many requests
+// the window holds.
 func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64 {
 	k, ok := l.keyIndex[key]
 	if !ok {
 		return 0
 	}
-	var sum int64
-	for i := l.livePos - 1; i >= 0 && l.events[i].at > l.now-window; i-- {
-		if l.events[i].key == k && l.outcomes[lane][i].Admitted() {
-			sum += l.events[i].cost
-		}
-	}
-	return sum
+	lo, hi := l.Search(l.now-window), l.livePos
+	return l.admittedBefore(lane, k, hi) - l.admittedBefore(lane, k, lo)
 }
 
 // Records calls fn with every lane's decision on each request with from ≤ At
@@ -354,6 +359,8 @@ func (l *Lab) Fire(key string, cost int64) ([]Record, error) { return l.FireAt(l
 
 // FireAt adds a request for key at t, after every request already at t, and
 // recomputes everything after it: the what-if of a request that came earlier.
+// The time axis grows, if need be, to reach the lanes' longest horizon past
+// t (see End).
 // An empty key is scenarios.DefaultKey, as in a scenario file. The clock
 // stays where it is. It returns every lane's decision on it.
 func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) {
@@ -389,6 +396,10 @@ func (l *Lab) fireAt(t time.Duration, key string, cost int64, n int) ([]Record, 
 	i := l.Search(t)
 	l.fired++
 	l.nFired += n
+	// Let the axis reach past the request as far as a scenario's default
+	// duration reaches past its last one, so that the clock can follow what
+	// a request fired at the end sets in motion (a refill, an expiry).
+	l.end = max(l.end, min(t+l.horizon(), scenarios.MaxTime))
 	e := event{at: t, cost: cost, key: l.intern(key), fired: l.fired}
 	l.events = slices.Insert(l.events, i, slices.Repeat([]event{e}, n)...)
 	for lane := range l.outcomes {
@@ -459,8 +470,8 @@ func (l *Lab) FiredRequests() []Request {
 	return out
 }
 
-// Reset drops the learner's requests, and the keys only they had, and puts
-// the clock back to 0.
+// Reset drops the learner's requests, and the keys only they had, puts the
+// time axis back to the scenario's duration and the clock to 0.
 func (l *Lab) Reset() {
 	kept := l.events[:0]
 	for _, e := range l.events {
@@ -472,7 +483,7 @@ func (l *Lab) Reset() {
 		delete(l.keyIndex, k)
 	}
 	l.keys = l.keys[:l.baseKeys]
-	l.events, l.fired, l.nFired, l.now = kept, 0, 0, 0
+	l.events, l.fired, l.nFired, l.now, l.end = kept, 0, 0, 0, l.scenario.Duration
 	if err := l.rebuild(); err != nil {
 		panic("model: lanes that built once failed to rebuild: " + err.Error())
 	}

@@ -45,7 +45,10 @@ func Run(s *scenarios.Scenario, opts Options) error {
 		return err
 	}
 	opts = withEnvironment(opts)
-	var popts []tea.ProgramOption
+	// The renderer wakes at its frame rate even when nothing changes; play
+	// needs no more than its own 30 frames a second, so a paused explorer
+	// idles at half the default wake-ups.
+	popts := []tea.ProgramOption{tea.WithFPS(int(time.Second / frameInterval))}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

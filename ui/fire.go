@@ -124,5 +124,6 @@ func (a *App) splitText(t time.Duration) string {
 		c[algorithms.Allowed], c[algorithms.Delayed], c[algorithms.Rejected] = tally.Allowed, tally.Delayed, tally.Rejected
 		parts = append(parts, l.Name+" "+c.text(a.st))
 	}
-	return "the lanes split on " + of + " of the " + strconv.Itoa(hi-lo) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
+	// Short, so that at 80 columns the lanes' counts are not cut.
+	return "split on " + of + " of " + strconv.Itoa(hi-lo) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
 }

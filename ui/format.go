@@ -22,6 +22,14 @@ func secs(d time.Duration) string {
 	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }
 
+// maxKeyWidth bounds how much of a request's key a line shows: a key is
+// free text, and a long one must not push the cost or a lane's numbers off
+// the line.
+const maxKeyWidth = 20
+
+// keyText is a key as a line shows it: "customer-1234567890…".
+func keyText(k string) string { return ansi.Truncate(k, maxKeyWidth, "…") }
+
 // qty writes a quantity with "≈" when three decimals do not show it exactly.
 func qty(q algorithms.Quantity) string {
 	if q.Exact() {
@@ -42,20 +50,26 @@ func clockText(now, step time.Duration) string {
 	return s + "." + frac[:decimals] + " s"
 }
 
-// policyText is a lane's algorithm and parameters in a few words:
-// "fixed-window 120/60s", "token-bucket cap 10 @2/s".
-func policyText(p algorithms.Policy) string {
+// policyTexts are a lane's algorithm and parameters in a few words, from
+// the longest to the shortest, so that a narrow lane drops a word rather
+// than cut a number: "token-bucket cap 10 @2/s", "token-bucket 10 @2/s".
+func policyTexts(p algorithms.Policy) []string {
+	var word string
+	var size int64
 	switch p.Algorithm {
 	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter:
-		return string(p.Algorithm) + " " + strconv.FormatInt(p.Limit, 10) + "/" + algorithms.FormatSeconds(p.Window)
+		return []string{string(p.Algorithm) + " " + strconv.FormatInt(p.Limit, 10) + "/" + algorithms.FormatSeconds(p.Window)}
 	case algorithms.TokenBucket:
-		return "token-bucket cap " + strconv.FormatInt(p.Capacity, 10) + " @" + p.Rate.String()
+		word, size = "cap", p.Capacity
 	case algorithms.GCRA:
-		return "gcra burst " + strconv.FormatInt(p.Burst, 10) + " @" + p.Rate.String()
+		word, size = "burst", p.Burst
 	case algorithms.LeakyBucket:
-		return "leaky-bucket queue " + strconv.FormatInt(p.Queue, 10) + " @" + p.Rate.String()
+		word, size = "queue", p.Queue
+	default:
+		return []string{p.String()}
 	}
-	return p.String()
+	name, n, rate := string(p.Algorithm), strconv.FormatInt(size, 10), " @"+p.Rate.String()
+	return []string{name + " " + word + " " + n + rate, name + " " + n + rate}
 }
 
 // fit pads or cuts a (styled) line to exactly w cells, so that panels line

@@ -24,6 +24,10 @@ var goldenCases = []struct {
 	{"shaping-vs-policing", 2 * time.Second},
 	// The same 100 requests: the counter admits half, the log knows better.
 	{"counter-blind-spot", 90 * time.Second},
+	// The reload: three lanes, the bucket empty, the shaper's queue full.
+	{"dashboard", 30*time.Second + 250*time.Millisecond},
+	// GCRA's TAT beside the bucket it equals, mid-stream.
+	{"gcra-is-token-bucket", 2500 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
@@ -47,6 +51,8 @@ func TestGoldenPages(t *testing.T) {
 		keys []string
 		w, h int
 	}{
+		// The README's tour of the screen: keep the two the same.
+		{"tour", []string{"d", "l", "tab"}, 80, 24},
 		{"help", []string{"?"}, 80, 24},
 		{"about", []string{"a"}, 80, 24},
 		{"picker", []string{"o", "down", "down"}, 80, 24},

@@ -18,7 +18,7 @@ func (a *App) headerBlock(w, h int) []string {
 		return []string{joinFit(title, clock+" "+play, w)}
 	}
 	line1 := joinFit(title, clock, w)
-	key := st.key.Render(a.key())
+	key := st.key.Render(keyText(a.key()))
 	if len(lab.Keys()) > 1 && a.keyIdx < 0 {
 		key += st.muted.Render(" (auto)") // the latest request's key; k pins one
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -328,7 +329,9 @@ func TestHelpAndAboutKeys(t *testing.T) {
 	km := newKeyMap()
 	for _, group := range km.FullHelp() {
 		for _, b := range group {
-			if !strings.Contains(out, b.Help().Desc) {
+			// The key, then its description, on one line.
+			pair := regexp.MustCompile(regexp.QuoteMeta(b.Help().Key) + ` +` + regexp.QuoteMeta(b.Help().Desc))
+			if !pair.MatchString(out) {
 				t.Errorf("the help lacks %q (%s)", b.Help().Desc, b.Help().Key)
 			}
 		}

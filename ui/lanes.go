@@ -25,7 +25,8 @@ type laneView struct {
 	key string
 }
 
-// laneViews reads every lane's state for key from the lab.
+// laneViews reads every lane's state for key from the lab, and for a
+// sliding counter the true count of its trailing window.
 func laneViews(lab *model.Lab, key string, focus int) []laneView {
 	lanes := lab.Lanes()
 	views := make([]laneView, len(lanes))
@@ -74,7 +75,7 @@ func verdictTexts(st *styles, v laneView) []string {
 	word := outcomeWord(st, d.Outcome)
 	if k := v.last.Request.Key; k != v.key {
 		// The verdict is on another key than the state below shows.
-		word += st.muted.Render(" (key " + k + ")")
+		word += st.muted.Render(" (key " + keyText(k) + ")")
 	}
 	at := " at " + secs(v.last.Request.At)
 	switch d.Outcome {
@@ -124,9 +125,9 @@ func first(texts []string, w int) string {
 	return fit(texts[len(texts)-1], w)
 }
 
-// laneTitle is the lane's name and policy, marked ▶ when focused; unmarked
-// is a space of the mark's width, unless tight.
-func laneTitle(st *styles, v laneView, tight bool) string {
+// laneTitle is the lane's name and policy (one of policyTexts), marked ▶
+// when focused; unmarked is a space of the mark's width, unless tight.
+func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 	mark := "  "
 	if tight {
 		mark = " "
@@ -136,11 +137,12 @@ func laneTitle(st *styles, v laneView, tight bool) string {
 		mark = st.accent.Render("▶ ")
 		name = st.accent.Render(v.name)
 	}
-	return mark + name + " " + st.muted.Render(policyText(v.policy)) + " "
+	return mark + name + " " + st.muted.Render(policy) + " "
 }
 
 // laneCell draws one lane in mode, w cells wide, mode.cellHeight() lines.
 func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
+	policies := policyTexts(v.policy)
 	switch mode {
 	case laneBoxed:
 		inner := w - 4
@@ -150,15 +152,28 @@ func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
 			body = append(body, "")
 		}
 		body = append(body, first(totalsTexts(st, v), inner))
-		return box(st, laneTitle(st, v, true), body, w, v.focused)
+		var titles []string
+		for _, p := range policies {
+			titles = append(titles, laneTitle(st, v, p, true))
+		}
+		return box(st, first(titles, w-4), body, w, v.focused)
 	case laneCompact:
 		inner := w - 2
-		verdict := verdictTexts(st, v)
-		title := laneTitle(st, v, false)
-		head := joinFit(title, verdict[2], w)
-		if ansi.StringWidth(title)+1+ansi.StringWidth(verdict[2]) > w {
-			head = joinFit(title, verdict[3], w)
+		// The title with the verdict's word, else its glyph, with the
+		// longest policy text that fits; the verdict flush right.
+		verdicts := verdictTexts(st, v)
+		title, verdict := laneTitle(st, v, policies[len(policies)-1], false), verdicts[3]
+	pick:
+		for _, p := range policies {
+			t := laneTitle(st, v, p, false)
+			for _, vt := range verdicts[2:] {
+				if ansi.StringWidth(t)+1+ansi.StringWidth(vt) <= w {
+					title, verdict = t, vt
+					break pick
+				}
+			}
 		}
+		head := joinFit(title, verdict, w)
 		lines := []string{head}
 		for _, l := range stateLines(st, v, inner, mode.stateLines()) {
 			lines = append(lines, "  "+fit(l, inner))

@@ -91,7 +91,7 @@ func gcraLines(st *styles, s algorithms.GCRASnapshot, w, n int) []string {
 	}
 	tol := "τ = " + itoa(s.Burst) + "×T = " + quantityDuration(s.Tolerance)
 	if n == 2 {
-		return []string{bal, tat + " · τ " + quantityDuration(s.Tolerance)}
+		return []string{bal, first([]string{tat + " · τ " + quantityDuration(s.Tolerance), tat}, w)}
 	}
 	return []string{bal, tat, "T " + quantityDuration(s.Interval) + " · " + tol}
 }
@@ -171,7 +171,12 @@ func leakyBucketLines(st *styles, s algorithms.LeakyBucketSnapshot, w, n int) []
 	if s.NextFree > s.Now {
 		free = "next free " + secs(s.NextFree)
 	}
-	return []string{queue, releases, "pace " + s.Rate.String() + ", 1 per " + quantityDuration(s.Interval) + " · " + free}
+	pace := "pace " + s.Rate.String()
+	return []string{queue, releases, first([]string{
+		pace + ", 1 per " + quantityDuration(s.Interval) + " · " + free,
+		pace + " · " + free,
+		free,
+	}, w)}
 }
 
 // rowState is a lane's state in one short line for the row layout: a gauge

@@ -107,9 +107,10 @@ type layout struct {
 }
 
 // layoutFor arranges n lanes on a width × height screen: the richest lane
-// mode that leaves room for the timeline, a note, a why panel of three rows,
-// the status line and the footer; else the minimal screen (one-line header,
-// lane rows, why of two rows, status in the footer); else too small.
+// mode that leaves room for the timeline, a note, a why panel of three rows
+// (five for boxed lanes), the status line and the footer; else the minimal
+// screen (one-line header, lane rows, why of two rows, status in the
+// footer); else too small.
 func layoutFor(width, height, n int) layout {
 	n = max(n, 1)
 	l := layout{width: width, height: height, needWidth: minWidth, footer: 1}
@@ -129,12 +130,19 @@ func layoutFor(width, height, n int) layout {
 		if mode == laneCompact {
 			lanes += rows - 1 // a blank row between rows of cells
 		}
-		fixed := 2 + lanes + timeline + 1 + 3 + 1 + 1
+		// Boxes are worth less than the lesson: boxed lanes are drawn only
+		// when the why panel keeps its whole explanation, else a taller
+		// terminal would cut the explanation that a shorter one showed.
+		why := 3
+		if mode == laneBoxed {
+			why = 1 + whyExplain + 1
+		}
+		fixed := 2 + lanes + timeline + 1 + why + 1 + 1
 		if fixed > height {
 			continue
 		}
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
-		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline, 1, 3, 1
+		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline, 1, why, 1
 		l.grow(height-fixed, n)
 		return l
 	}

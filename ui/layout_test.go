@@ -50,3 +50,27 @@ func TestLayoutAddsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestTallerNeverCutsTheWhy: once the lanes have their gauges and state
+// lines (compact or boxed), a taller terminal never gives the focused lane's
+// explanation fewer rows: boxes are not bought with the explanation. (Below
+// that, one-line lanes may give way to compact ones at the cost of a row.)
+func TestTallerNeverCutsTheWhy(t *testing.T) {
+	full := 1 + whyExplain + 1
+	for n := 1; n <= 8; n++ {
+		for w := minWidth; w <= 300; w += 5 {
+			prev := 0
+			for h := 0; h <= 120; h++ {
+				l := layoutFor(w, h, n)
+				if l.tooSmall || l.mode == laneRow {
+					continue
+				}
+				why := min(l.why, full)
+				if why < prev {
+					t.Fatalf("%d lanes, %d wide: %d rows of why at height %d (%v), %d at %d", n, w, why, h, l.mode, prev, h-1)
+				}
+				prev = why
+			}
+		}
+	}
+}

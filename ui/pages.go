@@ -116,7 +116,7 @@ func (a *App) helpText(w int) string {
 		st.allowed.Render("✓") + " allowed: admitted now",
 		st.delayed.Render("◷") + " delayed: admitted, released later by a queue",
 		st.rejected.Render("✗") + " rejected: the server answers 429 Too Many Requests",
-		st.mixed.Render("±") + " some of each in one timeline column",
+		st.mixed.Render("±") + " some admitted, some rejected in one timeline column",
 		st.upcoming.Render("·") + " a request the clock has not reached yet",
 		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead",
 		st.cursor.Render(" ") + " ▲ the clock · ▶ the focused lane (heavy border)",

@@ -90,6 +90,9 @@ func (p *prompt) update(msg tea.Msg) tea.Cmd {
 
 // openPrompt asks for a burst size, a cost or a path to save to.
 func (a *App) openPrompt(kind promptKind) tea.Cmd {
+	// The clock stops while the learner types, so that the time the burst
+	// prompt names is the time it fires at.
+	a.pause()
 	p := &a.prompt
 	p.kind, p.overwrite = kind, ""
 	switch kind {
@@ -202,9 +205,11 @@ func (a *App) save(path string) bool {
 		a.setError("not saved: " + err.Error())
 		return false
 	}
-	msg := "saved " + path + " (+" + strconv.Itoa(len(a.lab.FiredRequests())) + " requests)"
+	// What matters first: where, and what was left out; the reminder of
+	// how to reopen it may be cut.
+	msg := "saved " + path + ": +" + strconv.Itoa(a.lab.FiredCount()) + " requests"
 	if dropped > 0 {
-		msg += ", " + strconv.Itoa(dropped) + " expectations that no longer hold left out"
+		msg += ", " + strconv.Itoa(dropped) + " expectations left out (no longer true)"
 	}
 	a.setStatus(msg + " · ratelab " + path + " opens it")
 	return true
@@ -216,6 +221,9 @@ func (a *App) save(path string) bool {
 // `ratelab check` passes on the saved file. dropped counts them.
 func (a *App) marshal(path string) (data []byte, dropped int, err error) {
 	s := *a.lab.Scenario()
+	// The axis as the learner had it: it grows past the scenario's duration
+	// to follow requests fired near its end (see Lab.End).
+	s.Duration = a.lab.End()
 	fired := a.lab.FiredRequests()
 	data, err = scenarios.Marshal(&s, fired)
 	if err != nil || len(fired) == 0 || len(s.Expect) == 0 {

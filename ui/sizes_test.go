@@ -50,6 +50,10 @@ func TestTinySizes(t *testing.T) {
 		// Keys still work, and q still quits.
 		press(a, "space", "right", "?", "esc", "o", "esc", "b", "esc")
 		checkFrame(t, a, w, h)
+		if a.lab.FiredCount() != 1 || a.lab.Now() != a.step() || a.overlay != overlayNone || a.prompt.active() {
+			t.Errorf("%d×%d: the keys did not work: %d fired, now %v, overlay %v, prompt %v",
+				w, h, a.lab.FiredCount(), a.lab.Now(), a.overlay, a.prompt.active())
+		}
 		if !isQuit(press(a, "q")) {
 			t.Errorf("%d×%d: q does not quit", w, h)
 		}

@@ -200,11 +200,15 @@ func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout,
 	sp := span{timelineStart(lab.Now(), lab.End(), dt, cols), dt, cols}
 	var out []string
 	if l.legend {
-		legend := st.title.Render("timeline") + " " + st.muted.Render(secs(dt)+"/column") + "  " +
-			st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
+		marks := st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
 			st.rejected.Render("✗") + " rejected " + st.mixed.Render("±") + " mixed " +
-			st.upcoming.Render("·") + " ahead " + st.cursor.Render(" ") + " now  " + st.muted.Render("z/Z zoom")
-		out = append(out, fit(legend, l.width))
+			st.upcoming.Render("·") + " ahead " + st.cursor.Render(" ") + " now"
+		zoom := st.muted.Render("z/Z zoom")
+		// Without its title at 80 columns, so that the zoom key stays.
+		out = append(out, first([]string{
+			st.title.Render("timeline") + " " + st.muted.Render(secs(dt)+"/column") + "  " + marks + "  " + zoom,
+			st.muted.Render(secs(dt)+"/column") + " " + marks + " " + zoom,
+		}, l.width))
 	}
 	out = append(out, notesRow(st, notes, lab.Now(), sp))
 	out = append(out, laneRows(st, lab, sp, focus)...)

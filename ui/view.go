@@ -113,7 +113,8 @@ func (a *App) footerLine(w int) string {
 	case overlayHelp, overlayAbout:
 		km = pageKeys(a.keys)
 	case overlayPicker:
-		km = a.picker
+		// The picker has no help page: ? there would do nothing.
+		km, right = a.picker, h.ShortKey.Render("q")+" "+h.ShortDesc.Render("quit")
 	}
 	if a.prompt.active() {
 		// q and ? are text in a prompt.

@@ -12,9 +12,9 @@ import (
 // a heading naming the request, the lane's own reasoning with its numbers
 // (Decision.Explain), and what the client gets back: for a rejection the
 // 429 a server would send, with Retry-After in whole seconds rounded up.
-// When the panel has room, one line per other lane follows with its verdict
-// on the same request, so the learner sees at once why one limiter admits
-// what another refuses.
+// When the panel has room, the other lanes' verdicts on the same request
+// follow, those that decided otherwise first, so the learner sees at once
+// why one limiter admits what another refuses.
 func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	if h <= 0 || focus >= len(views) {
 		return nil
@@ -30,7 +30,7 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	}
 	r := v.last.Request
 	d := v.last.Decision
-	head += st.muted.Render(" · request at "+secs(r.At)+", key "+r.Key+", cost "+itoa(r.Cost)) +
+	head += st.muted.Render(" · request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) +
 		st.muted.Render("  (tab: next lane)")
 	lines := []string{fit(head, w)}
 	if h == 1 {
@@ -56,9 +56,20 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	}
 	perOther := max(min(rest/others, whyOther), 1)
 	indent := labelWidth + 3 // "  name    ✗ "
-	for i, o := range views {
-		if i == focus || !o.hasLast || len(lines) >= h {
-			continue
+	// When not every lane fits, the ones that decided otherwise come
+	// first: they are the lesson ("why does that one admit?").
+	order := make([]int, 0, len(views))
+	for _, differs := range []bool{true, false} {
+		for i, o := range views {
+			if i != focus && o.hasLast && (o.last.Decision.Outcome.Admitted() != d.Outcome.Admitted()) == differs {
+				order = append(order, i)
+			}
+		}
+	}
+	for _, i := range order {
+		o := views[i]
+		if len(lines) >= h {
+			break
 		}
 		text := wrap(o.last.Decision.Explain(), w-indent, min(perOther, h-len(lines)))
 		for j, t := range text {

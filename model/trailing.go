@@ -1,0 +1,52 @@
+package model
+
+import (
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// laneKey names one key's requests in one lane.
+type laneKey struct {
+	lane int
+	key  int32
+}
+
+// admittedBefore is the cost of key that lane admitted in events[:i]: the
+// running sum of whole blocks, filled on demand, plus the rest of the last
+// block. A what-if truncates the sums from where the timeline changed.
+func (l *Lab) admittedBefore(lane int, key int32, i int) int64 {
+	l.ensure(i)
+	k := laneKey{lane, key}
+	cum := l.admittedSums[k]
+	if cum == nil {
+		cum = []int64{0}
+	}
+	for b := len(cum) - 1; b < i/tallyBlock; b++ {
+		cum = append(cum, cum[b]+l.admittedIn(lane, key, b*tallyBlock, (b+1)*tallyBlock))
+	}
+	l.admittedSums[k] = cum
+	b := i / tallyBlock
+	return cum[b] + l.admittedIn(lane, key, b*tallyBlock, i)
+}
+
+// admittedIn adds up the cost of key that lane admitted in events[lo:hi].
+func (l *Lab) admittedIn(lane int, key int32, lo, hi int) int64 {
+	var sum int64
+	for j := lo; j < hi; j++ {
+		if e := l.events[j]; e.key == key && l.outcomes[lane][j].Admitted() {
+			sum += e.cost
+		}
+	}
+	return sum
+}
+
+// horizon is how long the lab's lanes remember a request: the longest lane's
+// Policy.Horizon, capped at scenarios.MaxTime.
+func (l *Lab) horizon() time.Duration {
+	var h time.Duration
+	for _, d := range l.defs {
+		h = max(h, d.Policy.Horizon())
+	}
+	return min(h, scenarios.MaxTime)
+}

@@ -1,0 +1,348 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// keyCase is one key of the help: where the explorer starts (the boundary
+// lesson at 100×30 unless set), and what pressing the key must have done;
+// cmd is what the key's Update returned.
+type keyCase struct {
+	scenario string
+	w, h     int
+	setup    func(a *App)
+	check    func(t *testing.T, a *App, cmd tea.Cmd)
+}
+
+// stepCase checks that a key moves the clock from one time to another.
+func stepCase(from, to time.Duration) keyCase {
+	return keyCase{
+		setup: func(a *App) { a.lab.Seek(from) },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.lab.Now() != to {
+				t.Errorf("from %v the clock went to %v, want %v", from, a.lab.Now(), to)
+			}
+		},
+	}
+}
+
+// everyKey has a case for every key of every binding the help shows, and
+// for the keys of the picker and the pages. TestEveryKeyHasACase keeps it
+// complete.
+var everyKey = map[string]keyCase{
+	"right":       stepCase(time.Second, time.Second+100*time.Millisecond),
+	"l":           stepCase(time.Second, time.Second+100*time.Millisecond),
+	"left":        stepCase(time.Second, time.Second-100*time.Millisecond),
+	"h":           stepCase(time.Second, time.Second-100*time.Millisecond),
+	"shift+right": stepCase(time.Second, 2*time.Second),
+	"L":           stepCase(time.Second, 2*time.Second),
+	"shift+left":  stepCase(time.Second, 0),
+	"H":           stepCase(time.Second, 0),
+	"home":        stepCase(30*time.Second, 0),
+	"g":           stepCase(30*time.Second, 0),
+	"end":         stepCase(30*time.Second, 125*time.Second),
+	"G":           stepCase(30*time.Second, 125*time.Second),
+	"n":           stepCase(0, seconds(59.9)), // the first request
+	"N": {
+		setup: func(a *App) { a.lab.Seek(60 * time.Second) },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			// The last request of the first burst.
+			if want := a.lab.Request(119).At; a.lab.Now() != want {
+				t.Errorf("N from 60s: now %v, want %v", a.lab.Now(), want)
+			}
+		},
+	},
+	"d": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.lab.Now() != 60*time.Second || !strings.Contains(ansi.Strip(a.status), "disagree at 60s: fixed ✓ · log ✗") {
+				t.Errorf("d: now %v, status %q", a.lab.Now(), a.status)
+			}
+		},
+	},
+	"D": {
+		setup: func(a *App) { a.lab.Seek(61 * time.Second) },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			// The last request of the second burst, which the fixed window
+			// alone admits.
+			if want := a.lab.Request(239).At; a.lab.Now() != want || !a.lab.Disagrees(239) {
+				t.Errorf("D from 61s: now %v, want %v", a.lab.Now(), want)
+			}
+		},
+	},
+	"]": stepCase(time.Second, seconds(59.9)),
+	"[": stepCase(seconds(60.05), 60*time.Second),
+	"p": {
+		check: func(t *testing.T, a *App, cmd tea.Cmd) {
+			if !a.playing || cmd == nil || !strings.Contains(screen(a), "▶ playing") {
+				t.Fatalf("p did not start the clock with a ticker")
+			}
+			if press(a, "p"); a.playing {
+				t.Error("p again did not pause")
+			}
+		},
+	},
+	"+": speedCase(+1),
+	"=": speedCase(+1),
+	"-": speedCase(-1),
+	"_": speedCase(-1),
+	"space": {
+		setup: func(a *App) { a.lab.Seek(30 * time.Second); a.cost = 2 },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			f := a.lab.FiredRequests()
+			if len(f) != 1 || f[0].At != 30*time.Second || f[0].Cost != 2 || f[0].Key != "default" {
+				t.Errorf("space fired %+v, want one request at 30s of cost 2", f)
+			}
+		},
+	},
+	"b": {
+		// Pressed while playing: the clock stops, so that the burst fires
+		// at the time the prompt names.
+		setup: func(a *App) { a.lab.Seek(30 * time.Second); press(a, "p") },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.prompt.kind != promptBurst || a.playing || !strings.Contains(a.prompt.input.Prompt, "at 30s") {
+				t.Fatalf("b: prompt %v %q, playing %v", a.prompt.kind, a.prompt.input.Prompt, a.playing)
+			}
+			a.Update(tickMsg{gen: a.tickGen, at: time.Unix(1, 0)})
+			press(a, "ctrl+u")
+			typeText(a, "7")
+			press(a, "enter")
+			if f := a.lab.FiredRequests(); len(f) != 7 || f[0].At != 30*time.Second || a.prompt.active() {
+				t.Errorf("a burst of 7 at 30s fired %+v", f)
+			}
+		},
+	},
+	"c": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.prompt.kind != promptCost {
+				t.Fatal("c did not ask for a cost")
+			}
+			press(a, "ctrl+u")
+			typeText(a, "7")
+			press(a, "enter", "space")
+			if a.cost != 7 || a.lab.FiredRequests()[0].Cost != 7 || !strings.Contains(screen(a), "cost 7") {
+				t.Errorf("cost %d after c 7", a.cost)
+			}
+		},
+	},
+	"k": {
+		scenario: "counter-blind-spot",
+		setup:    func(a *App) { a.lab.Seek(90 * time.Second) },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			// Pinned to early, the counter shows early's exact count: 50
+			// (late's would be 150).
+			if a.key() != "early" || !strings.Contains(screen(a), "exact last 60s: 50 (est +50)") {
+				t.Errorf("k: key %q\n%s", a.key(), screen(a))
+			}
+		},
+	},
+	"u": {
+		setup: func(a *App) { press(a, "space") },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.lab.FiredCount() != 0 || !strings.Contains(a.status, "undid 1 request") {
+				t.Errorf("u left %d fired; status %q", a.lab.FiredCount(), a.status)
+			}
+		},
+	},
+	"r": {
+		setup: func(a *App) {
+			a.lab.Seek(a.lab.End())
+			press(a, "space", "right", "p")
+		},
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.lab.Now() != 0 || a.lab.FiredCount() != 0 || a.playing || a.lab.End() != 125*time.Second {
+				t.Errorf("r: now %v, %d fired, playing %v, end %v", a.lab.Now(), a.lab.FiredCount(), a.playing, a.lab.End())
+			}
+		},
+	},
+	"tab": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.focus != 1 || !strings.Contains(screen(a), "why log") {
+				t.Errorf("tab: focus %d", a.focus)
+			}
+		},
+	},
+	"shift+tab": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.focus != 3 || !strings.Contains(screen(a), "why bucket") {
+				t.Errorf("shift+tab: focus %d", a.focus)
+			}
+		},
+	},
+	"z": zoomCase(50 * time.Millisecond),
+	"Z": zoomCase(200 * time.Millisecond),
+	"a": overlayCase(overlayAbout, "about this scenario"),
+	"o": overlayCase(overlayPicker, "open a canned scenario"),
+	"?": overlayCase(overlayHelp, "keys"),
+	"s": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.prompt.kind != promptSave || !strings.HasSuffix(a.prompt.input.Value(), "boundary-mine.yaml") {
+				t.Errorf("s: prompt %v, path %q", a.prompt.kind, a.prompt.input.Value())
+			}
+		},
+	},
+	"q":      quitCase(),
+	"ctrl+c": quitCase(),
+
+	// The picker ("@o").
+	"up@o":    pickerCase("up", -1),
+	"k@o":     pickerCase("k", -1),
+	"down@o":  pickerCase("down", +1),
+	"j@o":     pickerCase("j", +1),
+	"enter@o": pickerCase("enter", 0),
+	"esc@o":   pickerCase("esc", 0),
+	"o@o":     pickerCase("o", 0),
+
+	// The pages ("@?") scroll with the arrows and the page keys, and close
+	// with esc or enter.
+	"down@?":   pageCase("down"),
+	"up@?":     pageCase("up"),
+	"pgdown@?": pageCase("pgdown"),
+	"pgup@?":   pageCase("pgup"),
+	"esc@?":    pageCase("esc"),
+	"enter@?":  pageCase("enter"),
+}
+
+func speedCase(dir int) keyCase {
+	return keyCase{check: func(t *testing.T, a *App, _ tea.Cmd) {
+		if want := speedText(speeds[defaultSpeed+dir]); a.speed != defaultSpeed+dir || !strings.Contains(screen(a), want) {
+			t.Errorf("speed %v, want %s", speeds[a.speed], want)
+		}
+	}}
+}
+
+func zoomCase(want time.Duration) keyCase {
+	return keyCase{w: 120, h: 50, check: func(t *testing.T, a *App, _ tea.Cmd) {
+		if got := a.zooms[a.zoom]; got != want || !strings.Contains(screen(a), secs(want)+"/column") {
+			t.Errorf("zoom %v per column, want %v", got, want)
+		}
+	}}
+}
+
+func overlayCase(o overlay, title string) keyCase {
+	return keyCase{check: func(t *testing.T, a *App, _ tea.Cmd) {
+		if lines := strings.Split(screen(a), "\n"); a.overlay != o || !strings.HasPrefix(lines[2], title) {
+			t.Errorf("overlay %v, want %v with %q", a.overlay, o, title)
+		}
+	}}
+}
+
+func quitCase() keyCase {
+	return keyCase{check: func(t *testing.T, _ *App, cmd tea.Cmd) {
+		if !isQuit(cmd) {
+			t.Error("did not quit")
+		}
+	}}
+}
+
+// pickerCase presses key in the picker, opened on the third scenario:
+// up and down move the cursor, enter opens the scenario under it, esc
+// closes the picker.
+func pickerCase(key string, move int) keyCase {
+	return keyCase{
+		setup: func(a *App) { press(a, "o", "down", "down") },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			switch key {
+			case "enter":
+				if a.overlay != overlayNone || a.lab.Scenario().Name != a.picker.items[2].Name {
+					t.Errorf("enter opened %s", a.lab.Scenario().Name)
+				}
+			case "esc", "o":
+				if a.overlay != overlayNone || a.lab.Scenario().Name != "boundary" {
+					t.Errorf("esc: overlay %v, scenario %s", a.overlay, a.lab.Scenario().Name)
+				}
+			default:
+				if a.overlay != overlayPicker || a.picker.cursor != 2+move {
+					t.Errorf("%s: cursor %d, want %d", key, a.picker.cursor, 2+move)
+				}
+			}
+		},
+	}
+}
+
+// pageCase presses key on the help page, scrolled a little first, at 80×24
+// where the page is longer than the screen: the arrows and page keys
+// scroll it, esc and enter close it.
+func pageCase(key string) keyCase {
+	var before int
+	return keyCase{
+		w: 80, h: 24,
+		setup: func(a *App) {
+			a.Update(keyPress("?"))
+			a.page.SetYOffset(3)
+			before = a.page.YOffset()
+		},
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if key == "esc" || key == "enter" {
+				if a.overlay != overlayNone {
+					t.Errorf("%s did not close the help", key)
+				}
+				return
+			}
+			up := key == "up" || key == "pgup"
+			if a.overlay != overlayHelp || (up && a.page.YOffset() >= before) || (!up && a.page.YOffset() <= before) {
+				t.Errorf("%s on the help: overlay %v, offset %d from %d", key, a.overlay, a.page.YOffset(), before)
+			}
+		},
+	}
+}
+
+// TestEveryKey presses each key of everyKey and checks its effect. A case
+// named "KEY@CONTEXT" presses KEY.
+func TestEveryKey(t *testing.T) {
+	for name, c := range everyKey {
+		t.Run(name, func(t *testing.T) {
+			scenario := c.scenario
+			if scenario == "" {
+				scenario = "boundary"
+			}
+			w, h := 100, 30
+			if c.w > 0 {
+				w, h = c.w, c.h
+			}
+			a := newTestApp(t, scenario, w, h)
+			if c.setup != nil {
+				c.setup(a)
+			}
+			k, _, _ := strings.Cut(name, "@")
+			c.check(t, a, press(a, k))
+		})
+	}
+}
+
+// TestEveryKeyHasACase fails when a binding is added without a case in
+// everyKey: every key the help shows, the picker's keys ("KEY@o") and the
+// pages' keys ("KEY@?").
+func TestEveryKeyHasACase(t *testing.T) {
+	km := newKeyMap()
+	require := func(name, what string) {
+		if _, ok := everyKey[name]; !ok {
+			t.Errorf("no test presses %q (%s)", name, what)
+		}
+	}
+	for _, group := range km.FullHelp() {
+		for _, b := range group {
+			for _, k := range b.Keys() {
+				require(k, b.Help().Desc)
+			}
+		}
+	}
+	for _, b := range newPicker(km, "").ShortHelp() {
+		for _, k := range b.Keys() {
+			require(k+"@o", "picker: "+b.Help().Desc)
+		}
+	}
+	a := newTestApp(t, "boundary", 80, 24)
+	a.openPage(overlayHelp)
+	pm := a.page.KeyMap
+	for _, b := range []key.Binding{km.Close, km.Choose, pm.Up, pm.Down, pm.PageUp, pm.PageDown} {
+		for _, k := range b.Keys() {
+			require(k+"@?", "page: "+b.Help().Desc)
+		}
+	}
+}
