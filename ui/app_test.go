@@ -20,6 +20,12 @@ func newTestApp(tb testing.TB, name string, w, h int) *App {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return openApp(tb, s, w, h)
+}
+
+// openApp opens s at w × h, without the about page.
+func openApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
+	tb.Helper()
 	lab, err := model.New(s, 0)
 	if err != nil {
 		tb.Fatal(err)

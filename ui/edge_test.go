@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"ratelab/model"
 	"ratelab/scenarios"
 )
 
@@ -20,13 +19,7 @@ func newYAMLApp(tb testing.TB, yaml string, w, h int) *App {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lab, err := model.New(s, 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a := New(lab, Options{SaveDir: tb.TempDir()})
-	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	return a
+	return openApp(tb, s, w, h)
 }
 
 // requireScreen fails unless the screen holds every one of wants.

@@ -44,24 +44,19 @@ func laneViews(lab *model.Lab, key string, focus int) []laneView {
 }
 
 // outcomeGlyph is the mark of an outcome: never colour alone.
-func outcomeGlyph(st *styles, o algorithms.Outcome) string {
-	switch o {
-	case algorithms.Allowed:
-		return st.allowed.Render("✓")
-	case algorithms.Delayed:
-		return st.delayed.Render("◷")
-	}
-	return st.rejected.Render("✗")
-}
+func outcomeGlyph(st *styles, o algorithms.Outcome) string { return outcomeMark(st, o, "") }
 
-func outcomeWord(st *styles, o algorithms.Outcome) string {
+// outcomeWord is the mark with the outcome's name: "✓ allowed".
+func outcomeWord(st *styles, o algorithms.Outcome) string { return outcomeMark(st, o, " "+o.String()) }
+
+func outcomeMark(st *styles, o algorithms.Outcome, suffix string) string {
 	switch o {
 	case algorithms.Allowed:
-		return st.allowed.Render("✓ allowed")
+		return st.allowed.Render("✓" + suffix)
 	case algorithms.Delayed:
-		return st.delayed.Render("◷ delayed")
+		return st.delayed.Render("◷" + suffix)
 	}
-	return st.rejected.Render("✗ rejected")
+	return st.rejected.Render("✗" + suffix)
 }
 
 // verdictTexts are the lane's last verdict from longest to shortest, four
