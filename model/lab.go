@@ -38,7 +38,7 @@ type Lab struct {
 	scenario   *scenarios.Scenario
 	defs       []Lane
 	peakWindow time.Duration
-	end        time.Duration // the scenario's duration; the axis may extend past it
+	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 
 	keys     []string
 	keyIndex map[string]int32
