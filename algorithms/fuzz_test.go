@@ -30,13 +30,8 @@ func fuzzPolicy(alg Algorithm, a, b, c uint64) Policy {
 	}
 	per := min(pick(b, 62), maxScaled/size)
 	p := Policy{Algorithm: alg, Rate: Rate{N: pick(c, 31), Per: time.Duration(per)}}
-	switch alg {
-	case TokenBucket:
-		p.Capacity = size
-	case GCRA:
-		p.Burst = size
-	case LeakyBucket:
-		p.Queue = size
+	setSize(&p, size)
+	if alg == LeakyBucket {
 		p.Rate.Per = min(p.Rate.Per, time.Duration(maxScaled/(size+1)))
 	}
 	return p

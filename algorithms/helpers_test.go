@@ -275,7 +275,14 @@ func randPolicy(r *rand.Rand, alg Algorithm) Policy {
 		Per: []time.Duration{1, 10, time.Millisecond, 100 * time.Millisecond, time.Second, 3 * time.Second, time.Duration(1 + r.Int64N(1e9))}[r.IntN(7)],
 	}
 	p := Policy{Algorithm: alg, Rate: rate}
-	switch alg {
+	setSize(&p, size)
+	return p
+}
+
+// setSize sets the parameter of a rate-based policy that bounds a request's
+// cost: capacity, burst or queue.
+func setSize(p *Policy, size int64) {
+	switch p.Algorithm {
 	case TokenBucket:
 		p.Capacity = size
 	case GCRA:
@@ -283,7 +290,6 @@ func randPolicy(r *rand.Rand, alg Algorithm) Policy {
 	case LeakyBucket:
 		p.Queue = size
 	}
-	return p
 }
 
 // unit is p's natural spacing: the interval between units at the policy's
