@@ -69,6 +69,10 @@ type Lab struct {
 	live          *lanes
 	livePos       int
 	lastDecisions []algorithms.Decision
+
+	// gen counts changes to the timeline, for caches of what it decided.
+	gen      uint64
+	keyCache keyVerdicts
 }
 
 // New builds the lab for s with the clock at 0. peakWindow is the window of
@@ -111,6 +115,7 @@ func (l *Lab) rebuild() error {
 	l.checkpoints = []*lanes{start.clone()}
 	l.frontier, l.computed = start, 0
 	l.live = nil
+	l.gen++
 	l.Seek(l.now)
 	return nil
 }
@@ -272,6 +277,7 @@ func (l *Lab) invalidate(i int) {
 		l.admittedSums[k] = cum[:min(len(cum), i/tallyBlock+1)]
 	}
 	l.live = nil
+	l.gen++
 }
 
 // moveLive brings the live state to just after events[:pos].

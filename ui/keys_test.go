@@ -212,6 +212,13 @@ func TestKeyKey(t *testing.T) {
 	if got := a.key(); got != "early" {
 		t.Fatalf("k pinned %q, want early", got)
 	}
+	// The lanes' verdicts and the why panel now explain early's latest
+	// request, which the log admits (early's history is over 60s old),
+	// not late's, the latest of all, which it rejects.
+	press(a, "tab")
+	if out := screen(a); !strings.Contains(out, "why log · request at 90s, key early") || !strings.Contains(out, "✓ allowed: recent") {
+		t.Fatalf("with early pinned the why panel does not explain early's request:\n%s", out)
+	}
 	press(a, "space")
 	if f := a.lab.FiredRequests(); len(f) != 1 || f[0].Key != "early" {
 		t.Fatalf("space fired %+v, want key early", f)

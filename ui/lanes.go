@@ -21,20 +21,19 @@ type laneView struct {
 	// trailing window, which the counter only estimates.
 	exact   int64
 	focused bool
-	// key is the key whose state snap shows.
-	key string
 }
 
-// laneViews reads every lane's state for key from the lab, and for a
-// sliding counter the true count of its trailing window.
+// laneViews reads every lane's state for key from the lab, its verdict on
+// key's latest request, and for a sliding counter the true count of its
+// trailing window.
 func laneViews(lab *model.Lab, key string, focus int) []laneView {
 	lanes := lab.Lanes()
 	views := make([]laneView, len(lanes))
 	for i, l := range lanes {
-		v := laneView{name: l.Name, policy: l.Policy, focused: i == focus, key: key}
+		v := laneView{name: l.Name, policy: l.Policy, focused: i == focus}
 		v.snap = lab.Snapshot(i, key)
 		v.stats = lab.Stats(i)
-		v.last, v.hasLast = lab.LastDecision(i)
+		v.last, v.hasLast = lab.LastDecisionFor(i, key)
 		if l.Policy.Algorithm == algorithms.SlidingCounter {
 			v.exact = lab.TrailingAdmitted(i, key, l.Policy.Window)
 		}
@@ -68,10 +67,6 @@ func verdictTexts(st *styles, v laneView) []string {
 	}
 	d := v.last.Decision
 	word := outcomeWord(st, d.Outcome)
-	if k := v.last.Request.Key; k != v.key {
-		// The verdict is on another key than the state below shows.
-		word += st.muted.Render(" (key " + keyText(k) + ")")
-	}
 	at := " at " + secs(v.last.Request.At)
 	switch d.Outcome {
 	case algorithms.Delayed:
