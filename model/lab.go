@@ -155,6 +155,16 @@ func (l *Lab) End() time.Duration {
 	return l.end
 }
 
+// horizon is how long the lab's lanes remember a request: the longest lane's
+// Policy.Horizon, capped at scenarios.MaxTime.
+func (l *Lab) horizon() time.Duration {
+	var h time.Duration
+	for _, d := range l.defs {
+		h = max(h, d.Policy.Horizon())
+	}
+	return min(h, scenarios.MaxTime)
+}
+
 // Len is the number of requests on the timeline.
 func (l *Lab) Len() int { return len(l.events) }
 
@@ -177,6 +187,12 @@ func (l *Lab) Outcome(lane, i int) algorithms.Outcome {
 // request after t.
 func (l *Lab) Search(t time.Duration) int {
 	return sort.Search(len(l.events), func(i int) bool { return l.events[i].at > t })
+}
+
+// searchBefore is the number of requests before t: the index of the first
+// request at or after t.
+func (l *Lab) searchBefore(t time.Duration) int {
+	return sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
 }
 
 // Seek moves the clock to t, clamped to [0, End]. The cost is at most one
@@ -338,8 +354,13 @@ func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64
 // ≤ to, in timeline order then lane order, until fn returns false. It
 // replays from the checkpoint before from and leaves the clock alone.
 func (l *Lab) Records(from, to time.Duration, fn func(Record) bool) {
-	lo := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= from })
-	hi := l.Search(to)
+	l.replay(l.searchBefore(from), l.Search(to), fn)
+}
+
+// replay decides events[lo:hi] again, from the checkpoint at or before lo,
+// and calls fn with every lane's decision on each of them, in timeline order
+// then lane order, until fn returns false.
+func (l *Lab) replay(lo, hi int, fn func(Record) bool) {
 	if lo >= hi {
 		return
 	}
@@ -417,12 +438,7 @@ func (l *Lab) fireAt(t time.Duration, key string, cost int64, n int) ([]Record, 
 	l.invalidate(i)
 	l.Seek(l.now)
 	recs := make([]Record, 0, n*len(l.defs))
-	l.Records(t, t, func(r Record) bool {
-		if r.Index >= i && r.Index < i+n {
-			recs = append(recs, r)
-		}
-		return r.Index < i+n
-	})
+	l.replay(i, i+n, func(r Record) bool { recs = append(recs, r); return true })
 	return recs, nil
 }
 
@@ -506,7 +522,7 @@ func (l *Lab) NextRequest(t time.Duration) (time.Duration, bool) {
 
 // PrevRequest is the time of the last request before t.
 func (l *Lab) PrevRequest(t time.Duration) (time.Duration, bool) {
-	i := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
+	i := l.searchBefore(t)
 	if i == 0 {
 		return 0, false
 	}
@@ -544,7 +560,7 @@ func (l *Lab) NextDisagreement(t time.Duration) (time.Duration, bool) {
 // PrevDisagreement is the time of the last request before t on which the
 // lanes disagree.
 func (l *Lab) PrevDisagreement(t time.Duration) (time.Duration, bool) {
-	i := sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
+	i := l.searchBefore(t)
 	for i--; i >= 0; i-- {
 		if l.Disagrees(i) {
 			return l.events[i].at, true

@@ -112,10 +112,11 @@ func DefaultPeakWindow(defs []Lane) time.Duration {
 }
 
 // maxDelay bounds the delay a policy can give an admitted request: for the
-// leaky bucket Queue × Per / N, rounded up (delay ≤ Queue × I); 0 otherwise.
+// leaky bucket Queue × I rounded up (delay ≤ Queue × I), which is its
+// Horizon, the time to drain a full queue; 0 otherwise.
 func maxDelay(p algorithms.Policy) time.Duration {
 	if p.Algorithm != algorithms.LeakyBucket {
 		return 0
 	}
-	return time.Duration((p.Queue*int64(p.Rate.Per) + p.Rate.N - 1) / p.Rate.N)
+	return p.Horizon()
 }

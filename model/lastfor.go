@@ -45,17 +45,6 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 // checkpoint before it; empty for i < 0.
 func (l *Lab) decisionsAt(i int) []algorithms.Decision {
 	out := make([]algorithms.Decision, len(l.defs))
-	if i < 0 {
-		return out
-	}
-	l.ensure(i + 1)
-	start := i / CheckpointEvery * CheckpointEvery
-	ls := l.restore(start)
-	for j := start; j <= i; j++ {
-		r := l.Request(j)
-		for lane := range l.defs {
-			out[lane] = ls.decide(lane, r)
-		}
-	}
+	l.replay(i, i+1, func(r Record) bool { out[r.Lane] = r.Decision; return true })
 	return out
 }

@@ -81,12 +81,10 @@ func (f Failure) Error() string {
 
 // verdicts tallies the requests one expectation selects.
 type verdicts struct {
-	exp                                  *scenarios.Expectation
-	lane                                 int
-	allowed, admitted, delayed, rejected int64
-	peak                                 peakTracker
-	selected                             int64
-	mismatch                             *Record // first request whose outcome differs from exp.Outcome
+	exp      *scenarios.Expectation
+	outcomes Tally
+	peak     peakTracker
+	mismatch *Record // first request whose outcome differs from exp.Outcome
 }
 
 // Check runs s and evaluates its expectations; it returns the ones that
@@ -104,7 +102,7 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: expectation names unknown lane %q", s.Name, e.Lane)
 		}
-		v := &verdicts{exp: e, lane: lane, peak: peakTracker{window: e.PeakWindow}}
+		v := &verdicts{exp: e, peak: peakTracker{window: e.PeakWindow}}
 		tallies[i] = v
 		byLane[lane] = append(byLane[lane], v)
 	}
@@ -129,21 +127,10 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 }
 
 func (v *verdicts) add(r Record) {
-	v.selected++
 	d := r.Decision
-	switch d.Outcome {
-	case algorithms.Allowed:
-		v.allowed++
-	case algorithms.Delayed:
-		v.delayed++
-	case algorithms.Rejected:
-		v.rejected++
-	}
-	if d.Outcome.Admitted() {
-		v.admitted++
-		if v.exp.Peak != nil {
-			v.peak.admit(r.Request.At, d.Delay, r.Request.Cost)
-		}
+	v.outcomes.add(d.Outcome)
+	if d.Outcome.Admitted() && v.exp.Peak != nil {
+		v.peak.admit(r.Request.At, d.Delay, r.Request.Cost)
 	}
 	if v.exp.Outcome != nil && d.Outcome != *v.exp.Outcome && v.mismatch == nil {
 		rec := r
@@ -160,24 +147,25 @@ func (v *verdicts) verdict() (got string, ok bool) {
 		got += sep + fmt.Sprintf(format, args...)
 		sep = ", "
 	}
+	o := v.outcomes
 	for _, c := range []struct {
 		name string
 		want *int64
-		got  int64
-	}{{"allowed", e.Allowed, v.allowed}, {"admitted", e.Admitted, v.admitted}, {"delayed", e.Delayed, v.delayed}, {"rejected", e.Rejected, v.rejected}} {
+		got  int
+	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}} {
 		if c.want != nil {
 			report("%s %d", c.name, c.got)
-			ok = ok && c.got == *c.want
+			ok = ok && int64(c.got) == *c.want
 		}
 	}
 	if e.Peak != nil {
 		peak, at := v.peak.peakBy(endOfTime)
-		report("peak %d per %s (window ending %s)", peak, e.PeakWindow, algorithms.FormatSeconds(at))
+		report("peak %d per %s (window ending %s)", peak, algorithms.FormatDuration(e.PeakWindow), algorithms.FormatSeconds(at))
 		ok = ok && peak == *e.Peak
 	}
 	if e.Outcome != nil {
 		switch {
-		case v.selected == 0:
+		case o.Total() == 0:
 			report("no request selected")
 			ok = false
 		case v.mismatch != nil:
@@ -186,7 +174,7 @@ func (v *verdicts) verdict() (got string, ok bool) {
 				m.Request.Key, m.Decision.Outcome, m.Decision.Explain())
 			ok = false
 		default:
-			report("all %d %s", v.selected, *e.Outcome)
+			report("all %d %s", o.Total(), *e.Outcome)
 		}
 	}
 	return got, ok

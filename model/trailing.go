@@ -1,11 +1,5 @@
 package model
 
-import (
-	"time"
-
-	"ratelab/scenarios"
-)
-
 // laneKey names one key's requests in one lane.
 type laneKey struct {
 	lane int
@@ -39,14 +33,4 @@ func (l *Lab) admittedIn(lane int, key int32, lo, hi int) int64 {
 		}
 	}
 	return sum
-}
-
-// horizon is how long the lab's lanes remember a request: the longest lane's
-// Policy.Horizon, capped at scenarios.MaxTime.
-func (l *Lab) horizon() time.Duration {
-	var h time.Duration
-	for _, d := range l.defs {
-		h = max(h, d.Policy.Horizon())
-	}
-	return min(h, scenarios.MaxTime)
 }
