@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -51,11 +52,8 @@ func names() []string {
 		}
 		return len(teachingOrder)
 	}
-	slices.SortStableFunc(names, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
 	})
 	return names
 }
@@ -96,6 +94,11 @@ func Canned(name string) (*Scenario, error) {
 	if !ok {
 		return nil, fmt.Errorf("no canned scenario is called %q (canned: %s)", name, cannedNames())
 	}
+	return parseCanned(name, data)
+}
+
+// parseCanned parses data, the source of the canned scenario name.
+func parseCanned(name string, data []byte) (*Scenario, error) {
 	s, err := Parse(name+".yaml", data)
 	if err != nil {
 		return nil, err
@@ -112,8 +115,8 @@ func cannedNames() string {
 // nameOrPath. A canned name wins over a file of the same name: write
 // ./boundary to open the file.
 func Open(nameOrPath string) (*Scenario, error) {
-	if _, ok := Source(nameOrPath); ok {
-		return Canned(nameOrPath)
+	if data, ok := Source(nameOrPath); ok {
+		return parseCanned(nameOrPath, data)
 	}
 	s, err := Load(nameOrPath)
 	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, `/\.`) {

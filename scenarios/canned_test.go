@@ -94,4 +94,16 @@ func TestOpen(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, "missing.yaml")); !os.IsNotExist(err) {
 		t.Errorf("Open of a missing path: %v, want a not-exist error", err)
 	}
+
+	// A canned name wins over a file of that name; ./name opens the file.
+	t.Chdir(dir)
+	if err := os.WriteFile(Default, []byte(oneLane), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(Default); err != nil || s.Name != Default || s.Title == "t" {
+		t.Errorf("Open(%s) beside a file of that name = %+v, %v; want the canned scenario", Default, s, err)
+	}
+	if s, err := Open("./" + Default); err != nil || s.Name != "./"+Default || s.Title != "t" {
+		t.Errorf("Open(./%s) = %+v, %v; want the file", Default, s, err)
+	}
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -97,8 +98,8 @@ func Parse(name string, data []byte) (*Scenario, error) {
 			}
 			i += size
 		}
-		line := 1 + strings.Count(string(data[:i]), "\n")
-		col := 1 + utf8.RuneCount(data[strings.LastIndexByte(string(data[:i]), '\n')+1:i])
+		line := 1 + bytes.Count(data[:i], []byte("\n"))
+		col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i])
 		return nil, &Error{File: name, Line: line, Column: col, Msg: "the file is not valid UTF-8"}
 	}
 	root, err := d.parseYAML(data)
@@ -230,6 +231,15 @@ var laneParams = map[algorithms.Algorithm][2]string{
 	algorithms.GCRA:           {"burst", "rate"},
 	algorithms.LeakyBucket:    {"queue", "rate"},
 }
+
+// wantAlgorithm describes the algorithm field for errors.
+var wantAlgorithm = func() string {
+	names := make([]string, len(algorithms.Algorithms))
+	for i, a := range algorithms.Algorithms {
+		names[i] = string(a)
+	}
+	return "one of " + strings.Join(names, ", ")
+}()
 
 // paramWant describes each lane parameter for errors.
 var paramWant = map[string]string{
@@ -422,9 +432,20 @@ func (f *fields) errorf(name, format string, args ...any) error {
 	return f.d.errorf(f.at(name), child(f.path, name), format, args...)
 }
 
+// present reports whether the field is written, even as null.
+func (f *fields) present(name string) bool {
+	_, ok := f.value[name]
+	return ok
+}
+
+// keyErrorf blames the field's name, for a field that must not be there.
+func (f *fields) keyErrorf(name, format string, args ...any) error {
+	return f.d.errorf(f.keys[name], child(f.path, name), format, args...)
+}
+
 // missing reports a required field that is absent.
 func (f *fields) missing(name, want string) error {
-	if _, ok := f.value[name]; ok {
+	if f.present(name) {
 		return f.errorf(name, "want %s, got nothing", want)
 	}
 	return f.d.errorf(f.node, f.path, "missing %s: want %s", name, want)
@@ -581,14 +602,26 @@ func (f *fields) list(name, want string) ([]ast.Node, error) {
 	return seq.Values, nil
 }
 
-// Positions of values that cross-checks after decoding may blame.
-type (
-	trafficPos struct{ item, cost ast.Node }
-	notePos    struct{ at ast.Node }
-	expectPos  struct {
-		item, lane, key, at, from, until, delayed, outcome ast.Node
+// listOf decodes the list field name with item, which is given each node
+// and its path. It returns the items and their fields, which the checks
+// that need the whole scenario blame.
+func listOf[T any](f *fields, name, want string, item func(n ast.Node, path string) (T, *fields, error)) ([]T, []*fields, error) {
+	nodes, err := f.list(name, want)
+	if err != nil {
+		return nil, nil, err
 	}
-)
+	var vs []T
+	fs := make([]*fields, len(nodes))
+	for i, n := range nodes {
+		v, vf, err := item(n, index(name, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		vs = append(vs, v)
+		fs[i] = vf
+	}
+	return vs, fs, nil
+}
 
 func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	f, err := d.fields(root, "", "a mapping with title, limiters and traffic", topFields)
@@ -632,60 +665,36 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		s.Lanes = append(s.Lanes, lane)
 	}
 
-	items, err := f.list("traffic", "a list of traffic items")
-	if err != nil {
-		return nil, err
-	}
+	// Each list keeps its items' fields, for the checks against the time axis.
+	var tf, nf, ef []*fields
 	var requests, totalCost uint64
-	tpos := make([]trafficPos, len(items))
-	for i, n := range items {
-		path := index("traffic", i)
-		t, pos, err := d.traffic(n, path)
+	s.Traffic, tf, err = listOf(f, "traffic", "a list of traffic items", func(n ast.Node, path string) (Traffic, *fields, error) {
+		t, item, err := d.traffic(n, path)
 		if err != nil {
-			return nil, err
+			return Traffic{}, nil, err
 		}
 		if requests += uint64(t.Count); requests > MaxRequests {
-			return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d with this item)", MaxRequests, requests)
+			return Traffic{}, nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d with this item)", MaxRequests, requests)
 		}
 		hi, lo := bits.Mul64(uint64(t.Count), uint64(t.Cost))
 		if totalCost += lo; hi != 0 || totalCost > maxTotalCost {
-			return nil, d.errorf(pos.cost, path, "the requests' costs add up to more than 2^62")
+			return Traffic{}, nil, d.errorf(item.at("cost"), path, "the requests' costs add up to more than 2^62")
 		}
 		for _, l := range s.Lanes {
 			if limit := l.Policy.MaxCost(); t.Cost > limit {
-				return nil, d.errorf(pos.cost, child(path, "cost"), "cost %d can never fit lane %s (%s admits at most %d)", t.Cost, l.Name, l.Policy, limit)
+				return Traffic{}, nil, item.errorf("cost", "cost %d can never fit lane %s (%s admits at most %d)", t.Cost, l.Name, l.Policy, limit)
 			}
 		}
-		s.Traffic = append(s.Traffic, t)
-		tpos[i] = pos
-	}
-
-	notes, err := f.list("notes", "a list of notes such as {at: 60s, text: ...}")
+		return t, item, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	npos := make([]notePos, len(notes))
-	for i, n := range notes {
-		note, pos, err := d.note(n, index("notes", i))
-		if err != nil {
-			return nil, err
-		}
-		s.Notes = append(s.Notes, note)
-		npos[i] = pos
-	}
-
-	expects, err := f.list("expect", "a list of expectations such as {lane: fixed, admitted: 240}")
-	if err != nil {
+	if s.Notes, nf, err = listOf(f, "notes", "a list of notes such as {at: 60s, text: ...}", d.note); err != nil {
 		return nil, err
 	}
-	epos := make([]expectPos, len(expects))
-	for i, n := range expects {
-		e, pos, err := d.expectation(n, index("expect", i))
-		if err != nil {
-			return nil, err
-		}
-		s.Expect = append(s.Expect, e)
-		epos[i] = pos
+	if s.Expect, ef, err = listOf(f, "expect", "a list of expectations such as {lane: fixed, admitted: 240}", d.expectation); err != nil {
+		return nil, err
 	}
 
 	// The time axis: explicit, or reaching the longest horizon past the last
@@ -712,19 +721,19 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			if t.Count == 1 {
 				what = "it arrives"
 			}
-			return nil, d.errorf(tpos[i].item, index("traffic", i), "%s at %s, not before the end of the time axis (duration %s)", what, algorithms.FormatDuration(at), algorithms.FormatDuration(s.Duration))
+			return nil, d.errorf(tf[i].node, tf[i].path, "%s at %s, not before the end of the time axis (duration %s)", what, algorithms.FormatDuration(at), algorithms.FormatDuration(s.Duration))
 		}
 	}
 	for i, n := range s.Notes {
 		if n.At > s.Duration {
-			return nil, d.errorf(npos[i].at, index("notes", i)+".at", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(n.At), algorithms.FormatDuration(s.Duration))
+			return nil, nf[i].errorf("at", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(n.At), algorithms.FormatDuration(s.Duration))
 		}
 	}
 	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
 
 	keys := s.Keys()
 	for i := range s.Expect {
-		if err := d.checkExpectation(s, &s.Expect[i], epos[i], index("expect", i), keys); err != nil {
+		if err := checkExpectation(s, &s.Expect[i], ef[i], keys); err != nil {
 			return nil, err
 		}
 	}
@@ -749,23 +758,18 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 			return Lane{}, f.errorf("name", "lane name %s is already taken by an earlier lane", name)
 		}
 	}
-	names := make([]string, len(algorithms.Algorithms))
-	for i, a := range algorithms.Algorithms {
-		names[i] = string(a)
-	}
-	wantAlg := "one of " + strings.Join(names, ", ")
-	alg, err := f.requiredText("algorithm", wantAlg, false)
+	alg, err := f.requiredText("algorithm", wantAlgorithm, false)
 	if err != nil {
 		return Lane{}, err
 	}
 	params, known := laneParams[algorithms.Algorithm(alg)]
 	if !known {
-		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlg, strconv.Quote(shorten(alg)))
+		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlgorithm, strconv.Quote(shorten(alg)))
 	}
 	p := algorithms.Policy{Algorithm: algorithms.Algorithm(alg)}
 	for _, name := range laneFields[2:] {
-		if _, present := f.value[name]; present && name != params[0] && name != params[1] {
-			return Lane{}, d.errorf(f.keys[name], child(path, name), "%s takes no %s (it takes %s and %s)", alg, name, params[0], params[1])
+		if f.present(name) && name != params[0] && name != params[1] {
+			return Lane{}, f.keyErrorf(name, "%s takes no %s (it takes %s and %s)", alg, name, params[0], params[1])
 		}
 	}
 	for _, name := range params {
@@ -815,19 +819,18 @@ func (f *fields) rate(name string) (algorithms.Rate, error) {
 	return r, nil
 }
 
-func (d *decoder) traffic(n ast.Node, path string) (Traffic, trafficPos, error) {
+func (d *decoder) traffic(n ast.Node, path string) (Traffic, *fields, error) {
 	f, err := d.fields(n, path, "a traffic item such as {at: 1s}, {at: 0s, count: 10, spread: 1s} or {every: 500ms, until: 30s}", trafficFields)
 	if err != nil {
-		return Traffic{}, trafficPos{}, err
+		return Traffic{}, nil, err
 	}
 	t := Traffic{Key: DefaultKey, Cost: 1, Count: 1}
 	t.Line, _ = position(n)
-	pos := trafficPos{item: n, cost: n}
 	// misplaced reports a field of the other form.
 	misplaced := func(names []string, form, other string) error {
 		for _, name := range names {
-			if _, present := f.value[name]; present {
-				return d.errorf(f.keys[name], child(path, name), "%s belongs to %s and cannot be mixed with %s", name, form, other)
+			if f.present(name) {
+				return f.keyErrorf(name, "%s belongs to %s and cannot be mixed with %s", name, form, other)
 			}
 		}
 		return nil
@@ -836,81 +839,80 @@ func (d *decoder) traffic(n ast.Node, path string) (Traffic, trafficPos, error) 
 	case f.has("every"):
 		t.Form = Periodic
 		if err := misplaced([]string{"at", "count", "spread"}, "a request or burst (at, count, spread)", "every (periodic)"); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		}
 		if t.Every, _, err = f.duration("every", true); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		}
 		if t.From, _, err = f.duration("from", false); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		}
 		var ok bool
 		if t.Until, ok, err = f.duration("until", false); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		} else if !ok {
-			return Traffic{}, pos, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
+			return Traffic{}, nil, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
 		}
 		if t.Until <= t.From {
-			return Traffic{}, pos, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
+			return Traffic{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
 		}
 		t.Count = periodicCount(t.From, t.Until, t.Every)
 	case f.has("at"):
 		if err := misplaced([]string{"every", "from", "until"}, "a periodic item (every, from, until)", "at (a request or burst)"); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		}
 		if t.At, _, err = f.duration("at", false); err != nil {
-			return Traffic{}, pos, err
+			return Traffic{}, nil, err
 		}
-		if _, present := f.value["count"]; present {
+		if f.present("count") {
 			t.Form = Burst
 			var ok bool
 			if t.Count, ok, err = f.integer("count", 1, MaxRequests); err != nil {
-				return Traffic{}, pos, err
+				return Traffic{}, nil, err
 			} else if !ok {
-				return Traffic{}, pos, f.missing("count", "the number of requests in the burst")
+				return Traffic{}, nil, f.missing("count", "the number of requests in the burst")
 			}
 			if t.Spread, _, err = f.duration("spread", false); err != nil {
-				return Traffic{}, pos, err
+				return Traffic{}, nil, err
 			}
-		} else if _, present := f.value["spread"]; present {
-			return Traffic{}, pos, d.errorf(f.keys["spread"], child(path, "spread"), "spread needs count (a burst is at + count, optionally spread)")
+		} else if f.present("spread") {
+			return Traffic{}, nil, f.keyErrorf("spread", "spread needs count (a burst is at + count, optionally spread)")
 		}
 	default:
-		return Traffic{}, pos, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
+		return Traffic{}, nil, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
 	}
 	if key, ok, err := f.text("key", "a key", false); err != nil {
-		return Traffic{}, pos, err
+		return Traffic{}, nil, err
 	} else if ok {
 		if key == "" || len(key) > maxKeyLen {
-			return Traffic{}, pos, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
+			return Traffic{}, nil, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
 		}
 		t.Key = key
 	}
 	if cost, ok, err := f.integer("cost", 1, maxCount); err != nil {
-		return Traffic{}, pos, err
+		return Traffic{}, nil, err
 	} else if ok {
 		t.Cost = cost
-		pos.cost = f.at("cost")
 	}
-	return t, pos, nil
+	return t, f, nil
 }
 
-func (d *decoder) note(n ast.Node, path string) (Note, notePos, error) {
+func (d *decoder) note(n ast.Node, path string) (Note, *fields, error) {
 	f, err := d.fields(n, path, "a note such as {at: 60s, text: ...}", noteFields)
 	if err != nil {
-		return Note{}, notePos{}, err
+		return Note{}, nil, err
 	}
 	var note Note
 	var ok bool
 	if note.At, ok, err = f.duration("at", false); err != nil {
-		return Note{}, notePos{}, err
+		return Note{}, nil, err
 	} else if !ok {
-		return Note{}, notePos{}, f.missing("at", "the time to show the note, such as 60s")
+		return Note{}, nil, f.missing("at", "the time to show the note, such as 60s")
 	}
 	if note.Text, err = f.requiredText("text", "the note's text", true); err != nil {
-		return Note{}, notePos{}, err
+		return Note{}, nil, err
 	}
-	return note, notePos{at: f.at("at")}, nil
+	return note, f, nil
 }
 
 // outcomes are the values of an expectation's outcome.
@@ -920,131 +922,124 @@ var outcomes = map[string]algorithms.Outcome{
 	"rejected": algorithms.Rejected,
 }
 
-func (d *decoder) expectation(n ast.Node, path string) (Expectation, expectPos, error) {
+// expectation decodes one item of expect. Until is left at -1 when the
+// file leaves it to default to the scenario's duration, which
+// checkExpectation resolves.
+func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, error) {
 	f, err := d.fields(n, path, "an expectation such as {lane: fixed, until: 61s, admitted: 240}", expectFields)
 	if err != nil {
-		return Expectation{}, expectPos{}, err
+		return Expectation{}, nil, err
 	}
 	e := Expectation{Until: -1}
 	e.Line, _ = position(n)
-	pos := expectPos{item: n}
 	if e.Lane, err = f.requiredText("lane", "the name of a lane", false); err != nil {
-		return Expectation{}, pos, err
+		return Expectation{}, nil, err
 	}
-	pos.lane = f.at("lane")
-	if key, ok, err := f.text("key", "a key", false); err != nil {
-		return Expectation{}, pos, err
-	} else if ok {
-		e.Key, pos.key = key, f.at("key")
+	if e.Key, _, err = f.text("key", "a key", false); err != nil {
+		return Expectation{}, nil, err
 	}
 	if f.has("at") {
 		for _, name := range []string{"from", "until"} {
-			if _, present := f.value[name]; present {
-				return Expectation{}, pos, d.errorf(f.keys[name], child(path, name), "at selects the requests of one instant and cannot be combined with %s", name)
+			if f.present(name) {
+				return Expectation{}, nil, f.keyErrorf(name, "at selects the requests of one instant and cannot be combined with %s", name)
 			}
 		}
 		at, _, err := f.duration("at", false)
 		if err != nil {
-			return Expectation{}, pos, err
+			return Expectation{}, nil, err
 		}
-		e.From, e.Until, e.Instant, pos.at = at, at+1, true, f.at("at")
+		e.From, e.Until, e.Instant = at, at+1, true
 	} else {
 		if e.From, _, err = f.duration("from", false); err != nil {
-			return Expectation{}, pos, err
+			return Expectation{}, nil, err
 		}
-		pos.from = f.at("from")
 		if until, ok, err := f.duration("until", true); err != nil {
-			return Expectation{}, pos, err
+			return Expectation{}, nil, err
 		} else if ok {
-			e.Until, pos.until = until, f.at("until")
 			if until <= e.From {
-				return Expectation{}, pos, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(e.From), algorithms.FormatDuration(until))
+				return Expectation{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(e.From), algorithms.FormatDuration(until))
 			}
+			e.Until = until
 		}
 	}
-	counts := []struct {
-		name string
-		dst  **int64
-	}{{"allowed", &e.Allowed}, {"admitted", &e.Admitted}, {"delayed", &e.Delayed}, {"rejected", &e.Rejected}}
-	for _, c := range counts {
-		if v, ok, err := f.integer(c.name, 0, MaxRequests); err != nil {
-			return Expectation{}, pos, err
-		} else if ok {
-			*c.dst = &v
+	for _, c := range e.counts() {
+		v, ok, err := f.integer(c.name, 0, MaxRequests)
+		if err != nil {
+			return Expectation{}, nil, err
 		}
-	}
-	if e.Delayed != nil && *e.Delayed > 0 {
-		pos.delayed = f.at("delayed")
+		if ok {
+			*c.v = &v
+		}
 	}
 	peak, hasPeak, err := f.integer("peak", 0, maxTotalCost)
 	if err != nil {
-		return Expectation{}, pos, err
+		return Expectation{}, nil, err
 	}
 	window, hasWindow, err := f.duration("peak_window", true)
 	if err != nil {
-		return Expectation{}, pos, err
+		return Expectation{}, nil, err
 	}
 	switch {
 	case hasPeak && !hasWindow:
-		return Expectation{}, pos, f.missing("peak_window", "the length of the window peak is measured in, such as 1s")
+		return Expectation{}, nil, f.missing("peak_window", "the length of the window peak is measured in, such as 1s")
 	case hasWindow && !hasPeak:
-		return Expectation{}, pos, f.errorf("peak_window", "peak_window needs peak")
+		return Expectation{}, nil, f.errorf("peak_window", "peak_window needs peak")
 	case hasPeak:
 		e.Peak, e.PeakWindow = &peak, window
 	}
 	if o, ok, err := f.text("outcome", "allowed, delayed or rejected", false); err != nil {
-		return Expectation{}, pos, err
+		return Expectation{}, nil, err
 	} else if ok {
 		outcome, known := outcomes[o]
 		if !known {
-			return Expectation{}, pos, f.errorf("outcome", "want allowed, delayed or rejected, got %s", strconv.Quote(shorten(o)))
+			return Expectation{}, nil, f.errorf("outcome", "want allowed, delayed or rejected, got %s", strconv.Quote(shorten(o)))
 		}
 		e.Outcome = &outcome
-		if outcome == algorithms.Delayed {
-			pos.outcome = f.at("outcome")
-		}
 	}
 	if e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Peak == nil && e.Outcome == nil {
-		return Expectation{}, pos, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, peak or outcome")
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, peak or outcome")
 	}
 	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
-		return Expectation{}, pos, err
+		return Expectation{}, nil, err
 	}
-	return e, pos, nil
+	return e, f, nil
 }
 
-// checkExpectation checks e against the rest of the scenario and resolves
-// its default end.
-func (d *decoder) checkExpectation(s *Scenario, e *Expectation, pos expectPos, path string, keys []string) error {
+// checkExpectation checks e, read from f, against the rest of the scenario
+// and resolves its default end.
+func checkExpectation(s *Scenario, e *Expectation, f *fields, keys []string) error {
 	lane, ok := s.Lane(e.Lane)
 	if !ok {
 		names := make([]string, len(s.Lanes))
 		for i, l := range s.Lanes {
 			names[i] = l.Name
 		}
-		return d.errorf(pos.lane, path+".lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), strings.Join(names, ", "))
+		return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), strings.Join(names, ", "))
 	}
 	if e.Key != "" && !slices.Contains(keys, e.Key) {
-		return d.errorf(pos.key, path+".key", "no request has key %s", strconv.Quote(shorten(e.Key)))
+		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(e.Key)))
 	}
 	if lane.Policy.Algorithm != algorithms.LeakyBucket {
-		if pos.delayed != nil {
-			return d.errorf(pos.delayed, path+".delayed", "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
+		never := func(name string) error {
+			return f.errorf(name, "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
 		}
-		if pos.outcome != nil {
-			return d.errorf(pos.outcome, path+".outcome", "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
+		if e.Delayed != nil && *e.Delayed > 0 {
+			return never("delayed")
+		}
+		if e.Outcome != nil && *e.Outcome == algorithms.Delayed {
+			return never("outcome")
 		}
 	}
 	switch {
 	case e.Instant && e.From >= s.Duration:
-		return d.errorf(pos.at, path+".at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
+		return f.errorf("at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
 	case e.Until < 0:
 		e.Until = s.Duration
 		if e.From >= e.Until {
-			return d.errorf(pos.from, path+".from", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
+			return f.errorf("from", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
 		}
-	case !e.Instant && e.Until > s.Duration:
-		return d.errorf(pos.until, path+".until", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(e.Until), algorithms.FormatDuration(s.Duration))
+	case e.Until > s.Duration: // an instant before the end ends at most at it
+		return f.errorf("until", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(e.Until), algorithms.FormatDuration(s.Duration))
 	}
 	return nil
 }

@@ -131,6 +131,14 @@ func TestParseInlineErrors(t *testing.T) {
 			`x.yaml:3:1: invalid YAML: found character '\t' that cannot start any token`},
 		{"control character in a key", oneLane + "traffic:\n  - {at: 1s, key: \"a\\u0007b\"}\n",
 			"x.yaml:5:19: traffic[0].key: want a key, got the control character U+0007"},
+		{"key too long", oneLane + "traffic:\n  - {at: 1s, key: " + strings.Repeat("k", 65) + "}\n",
+			`x.yaml:5:19: traffic[0].key: want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
+		{"unknown field like no known one", oneLane + "zzzzzzzz: 1\n",
+			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, limiters, traffic, notes, expect"},
+		{"note without at", oneLane + "notes:\n  - {text: x}\n", "x.yaml:5:5: notes[0]: missing at: want the time to show the note, such as 60s"},
+		{"costs above 2^62", "title: t\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1099511627776, rate: 1/1ns}\n" +
+			"traffic:\n  - {at: 0s, count: 4194304, cost: 1099511627776}\n  - {at: 1s}\n", // 2^22 × 2^40, then one more
+			"x.yaml:6:5: traffic[1]: the requests' costs add up to more than 2^62"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,12 +191,13 @@ func TestRequestCountLimit(t *testing.T) {
 		ok      bool
 	}{
 		{"  - {at: 0s, count: 20000000}\n", true},
-		{"  - {every: 1ns, until: 20ms}\n", true}, // exactly 20,000,000
+		{"  - {every: 1ns, until: 20ms}\n", true},
 		{"  - {every: 1ns, until: 20000001ns}\n", false},
 		{"  - {at: 0s, count: 10000000}\n  - {every: 2ns, until: 20ms}\n", true},
 		{"  - {at: 0s, count: 10000000}\n  - {every: 2ns, until: 20000001ns}\n", false},
 		{"  - {every: 1ns, until: 8784h}\n", false}, // 3e16: counted, not expanded
 	}
+	// Every case that loads expands to exactly MaxRequests.
 	for _, tt := range tests {
 		start := time.Now()
 		s, err := Parse("x.yaml", []byte(oneLane+"traffic:\n"+tt.traffic))
@@ -198,7 +207,7 @@ func TestRequestCountLimit(t *testing.T) {
 		if tt.ok {
 			if err != nil {
 				t.Errorf("%q: %v", tt.traffic, err)
-			} else if n := s.RequestCount(); n > MaxRequests || n < MaxRequests-1 {
+			} else if n := s.RequestCount(); n != MaxRequests {
 				t.Errorf("%q: RequestCount = %d", tt.traffic, n)
 			}
 		} else if err == nil || !strings.Contains(err.Error(), "expands to more than 20000000 requests") {
@@ -340,5 +349,25 @@ func TestExpectationSelects(t *testing.T) {
 	e.Lane, e.Admitted, e.Peak, e.PeakWindow, e.Outcome = "fixed", int64p(3), int64p(4), 2*time.Second, outcomep(algorithms.Rejected)
 	if got := e.String(); got != want {
 		t.Errorf("String = %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		e    Expectation
+		want string
+	}{
+		{Expectation{Lane: "fixed", Until: 61 * time.Second, Admitted: int64p(240)}, "fixed until 61s: admitted 240"},
+		{Expectation{Lane: "shaper", From: time.Second, Until: 2 * time.Second, Allowed: int64p(1), Delayed: int64p(0), Rejected: int64p(2)},
+			"shaper from 1s until 2s: allowed 1, delayed 0, rejected 2"},
+	} {
+		if got := tt.e.String(); got != tt.want {
+			t.Errorf("String = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestFormString(t *testing.T) {
+	for f, want := range map[Form]string{Single: "single", Burst: "burst", Periodic: "periodic", 7: "Form(7)"} {
+		if got := f.String(); got != want {
+			t.Errorf("Form(%d).String() = %q, want %q", uint8(f), got, want)
+		}
 	}
 }

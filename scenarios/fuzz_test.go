@@ -7,7 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
+
+	"ratelab/algorithms"
 )
 
 // FuzzParse feeds the loader arbitrary bytes. Without -fuzz it runs the seed
@@ -132,7 +135,7 @@ func checkInvariants(t *testing.T, s *Scenario) {
 	}
 	if total <= 100_000 {
 		var n int64
-		last := s.Duration * -1
+		var last time.Duration
 		for r := range s.Requests() {
 			if r.At < last || r.At < 0 || r.At >= s.Duration {
 				t.Fatalf("request %d at %v after %v (duration %v)", n, r.At, last, s.Duration)
@@ -163,7 +166,7 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("expect[%d] asserts nothing", i)
 		case e.Peak != nil && e.PeakWindow <= 0:
 			t.Errorf("expect[%d]: peak window %v", i, e.PeakWindow)
-		case lane.Policy.Algorithm != "leaky-bucket" && e.Delayed != nil && *e.Delayed > 0:
+		case lane.Policy.Algorithm != algorithms.LeakyBucket && (e.Delayed != nil && *e.Delayed > 0 || e.Outcome != nil && *e.Outcome == algorithms.Delayed):
 			t.Errorf("expect[%d]: delayed on a %s", i, lane.Policy.Algorithm)
 		}
 	}

@@ -72,24 +72,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("traffic:\n")
 	}
 	for _, t := range s.Traffic {
-		b.WriteString("  - {")
-		switch t.Form {
-		case Burst:
-			fmt.Fprintf(&b, "at: %s, count: %d", algorithms.FormatDuration(t.At), t.Count)
-			if t.Spread != 0 {
-				fmt.Fprintf(&b, ", spread: %s", algorithms.FormatDuration(t.Spread))
-			}
-		case Periodic:
-			fmt.Fprintf(&b, "every: %s", algorithms.FormatDuration(t.Every))
-			if t.From != 0 {
-				fmt.Fprintf(&b, ", from: %s", algorithms.FormatDuration(t.From))
-			}
-			fmt.Fprintf(&b, ", until: %s", algorithms.FormatDuration(t.Until))
-		default:
-			fmt.Fprintf(&b, "at: %s", algorithms.FormatDuration(t.At))
-		}
-		writeKeyCost(&b, t.Key, t.Cost)
-		b.WriteString("}\n")
+		writeTraffic(&b, t)
 	}
 	// A run of identical extra requests (a burst fired at one instant) is
 	// written as one burst item, which expands to the same requests in the
@@ -99,12 +82,11 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		for i+n < len(extra) && extra[i+n] == r {
 			n++
 		}
-		fmt.Fprintf(&b, "  - {at: %s", algorithms.FormatDuration(r.At))
+		t := Traffic{Form: Single, At: r.At, Count: 1, Key: r.Key, Cost: r.Cost}
 		if n > 1 {
-			fmt.Fprintf(&b, ", count: %d", n)
+			t.Form, t.Count = Burst, int64(n)
 		}
-		writeKeyCost(&b, r.Key, r.Cost)
-		b.WriteString("}\n")
+		writeTraffic(&b, t)
 		i += n
 	}
 
@@ -133,12 +115,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 				fmt.Fprintf(&b, ", until: %s", algorithms.FormatDuration(e.Until))
 			}
 		}
-		for _, c := range []struct {
-			name string
-			v    *int64
-		}{{"allowed", e.Allowed}, {"admitted", e.Admitted}, {"delayed", e.Delayed}, {"rejected", e.Rejected}} {
-			if c.v != nil {
-				fmt.Fprintf(&b, ", %s: %d", c.name, *c.v)
+		for _, c := range e.counts() {
+			if *c.v != nil {
+				fmt.Fprintf(&b, ", %s: %d", c.name, **c.v)
 			}
 		}
 		if e.Peak != nil {
@@ -160,13 +139,32 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	return out, nil
 }
 
-func writeKeyCost(b *bytes.Buffer, key string, cost int64) {
-	if key != "" && key != DefaultKey {
-		fmt.Fprintf(b, ", key: %s", quote(key))
+// writeTraffic writes t as one line of the traffic list. An empty key, as
+// an extra request may have, is written as DefaultKey: not at all.
+func writeTraffic(b *bytes.Buffer, t Traffic) {
+	b.WriteString("  - {")
+	switch t.Form {
+	case Burst:
+		fmt.Fprintf(b, "at: %s, count: %d", algorithms.FormatDuration(t.At), t.Count)
+		if t.Spread != 0 {
+			fmt.Fprintf(b, ", spread: %s", algorithms.FormatDuration(t.Spread))
+		}
+	case Periodic:
+		fmt.Fprintf(b, "every: %s", algorithms.FormatDuration(t.Every))
+		if t.From != 0 {
+			fmt.Fprintf(b, ", from: %s", algorithms.FormatDuration(t.From))
+		}
+		fmt.Fprintf(b, ", until: %s", algorithms.FormatDuration(t.Until))
+	default:
+		fmt.Fprintf(b, "at: %s", algorithms.FormatDuration(t.At))
 	}
-	if cost != 1 {
-		fmt.Fprintf(b, ", cost: %d", cost)
+	if t.Key != "" && t.Key != DefaultKey {
+		fmt.Fprintf(b, ", key: %s", quote(t.Key))
 	}
+	if t.Cost != 1 {
+		fmt.Fprintf(b, ", cost: %d", t.Cost)
+	}
+	b.WriteString("}\n")
 }
 
 // quote writes s as a YAML double-quoted scalar, escaping what is not

@@ -77,6 +77,18 @@ expect:
 `),
 		"sandbox": []byte("title: nothing happens\nlimiters:\n  - {name: a, algorithm: sliding-counter, limit: 1, window: 1ns}\n"),
 	}
+	// Abouts that a | block would not read back as written, so that Marshal
+	// must quote them, and a title with a character outside the BMP that is
+	// not printable.
+	for name, about := range map[string]string{
+		"about indented first": `"  indented first line\n"`,
+		"about trailing space": `"trailing space \nsecond line\n"`,
+		"about tab":            `"a\ttab\n"`,
+		"about blank first":    `"\nafter a blank line\n"`,
+		"about two newlines":   `"ends in a blank line\n\n"`,
+	} {
+		sources[name] = []byte("title: t \U000E0001\nabout: " + about + "\nlimiters:\n  - {name: a, algorithm: gcra, burst: 1, rate: 1/s}\n")
+	}
 	for _, info := range List() {
 		data, _ := Source(info.Name)
 		sources[info.Name] = data
@@ -190,6 +202,30 @@ func TestMarshalRejects(t *testing.T) {
 		out, err := Marshal(s, tt.extra)
 		if err == nil || err.Error() != tt.want || out != nil {
 			t.Errorf("Marshal(%v) = %q, %v; want error %s", tt.extra, out, err, tt.want)
+		}
+	}
+}
+
+// TestLiteralOK pins the rules literalOK documents. Some are margins that
+// the round trip cannot see: the YAML reader keeps a tab, a trailing space
+// or a blank first line of a | block, but an editor or another reader may
+// not.
+func TestLiteralOK(t *testing.T) {
+	for s, want := range map[string]bool{
+		"one line\n":                true,
+		"two\n\nparagraphs\n":       true,
+		"first\n  indented later\n": true,
+		"no final newline":          false,
+		"two final newlines\n\n":    false,
+		"\nblank first line\n":      false,
+		"  indented first line\n":   false,
+		"trailing space \n":         false,
+		"a\ttab\n":                  false,
+		"a line\u2028separator\n":   false,
+		"non-breaking\u00a0space\n": false, // not unicode.IsPrint
+	} {
+		if got := literalOK(s); got != want {
+			t.Errorf("literalOK(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

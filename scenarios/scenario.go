@@ -183,6 +183,17 @@ type Expectation struct {
 	Line int
 }
 
+// countField is one of an expectation's counts, by its field name in a file.
+type countField struct {
+	name string
+	v    **int64
+}
+
+// counts lists e's counts in the order a file writes them.
+func (e *Expectation) counts() [4]countField {
+	return [4]countField{{"allowed", &e.Allowed}, {"admitted", &e.Admitted}, {"delayed", &e.Delayed}, {"rejected", &e.Rejected}}
+}
+
 // Selects reports whether r is one of the requests e is about (any lane).
 func (e *Expectation) Selects(r Request) bool {
 	return e.From <= r.At && r.At < e.Until && (e.Key == "" || e.Key == r.Key)
@@ -211,12 +222,9 @@ func (e *Expectation) String() string {
 		fmt.Fprintf(&b, format, args...)
 		sep = ", "
 	}
-	for _, c := range []struct {
-		name string
-		v    *int64
-	}{{"allowed", e.Allowed}, {"admitted", e.Admitted}, {"delayed", e.Delayed}, {"rejected", e.Rejected}} {
-		if c.v != nil {
-			add("%s %d", c.name, *c.v)
+	for _, c := range e.counts() {
+		if *c.v != nil {
+			add("%s %d", c.name, **c.v)
 		}
 	}
 	if e.Peak != nil {
