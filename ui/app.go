@@ -119,7 +119,7 @@ type App struct {
 // New makes the explorer for lab, sized 80×24 until the terminal says
 // otherwise.
 func New(lab *model.Lab, opts Options) *App {
-	a := &App{opts: opts, keys: newKeyMap(), help: help.New(), dark: true, width: 80, height: 24, speed: defaultSpeed}
+	a := &App{opts: opts, keys: newKeyMap(), help: help.New(), prompt: newPrompt(), dark: true, width: 80, height: 24, speed: defaultSpeed}
 	a.help.ShortSeparator = " · "
 	a.setStyles()
 	a.setLab(lab)
@@ -277,9 +277,9 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevSplit):
 		a.jumpSplit(lab.PrevDisagreement, "before")
 	case key.Matches(msg, k.NextNote):
-		a.jumpNote(+1)
+		a.jump(a.nextNote, "no note after "+secs(lab.Now()))
 	case key.Matches(msg, k.PrevNote):
-		a.jumpNote(-1)
+		a.jump(a.prevNote, "no note before "+secs(lab.Now()))
 
 	case key.Matches(msg, k.Play):
 		if a.playing {
@@ -304,48 +304,36 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// jump moves the clock to where find says, or reports none.
-func (a *App) jump(find func(time.Duration) (time.Duration, bool), none string) {
+// jump moves the clock to where find says, or reports none; it reports
+// whether it moved.
+func (a *App) jump(find func(time.Duration) (time.Duration, bool), none string) bool {
 	t, ok := find(a.lab.Now())
 	if !ok {
 		a.setStatus(none)
-		return
+		return false
 	}
 	a.lab.Seek(t)
+	return true
 }
 
-// jumpSplit moves to the next or previous request the lanes disagree on.
+// jumpSplit moves to the next or previous request the lanes disagree on
+// and says how they disagree.
 func (a *App) jumpSplit(find func(time.Duration) (time.Duration, bool), dir string) {
-	t, ok := find(a.lab.Now())
-	if !ok {
-		a.setStatus("the lanes agree on every request " + dir + " " + secs(a.lab.Now()))
-		return
+	if a.jump(find, "the lanes agree on every request "+dir+" "+secs(a.lab.Now())) {
+		a.setStatus(a.splitText(a.lab.Now()))
 	}
-	a.lab.Seek(t)
-	a.setStatus(a.splitText(t))
 }
 
-// jumpNote moves to the next (dir > 0) or previous note.
-func (a *App) jumpNote(dir int) {
+// nextNote and prevNote find the first note after t and the last before
+// it, as Lab.NextRequest and Lab.PrevRequest find requests.
+func (a *App) nextNote(t time.Duration) (time.Duration, bool) {
 	notes := a.lab.Scenario().Notes
-	now := a.lab.Now()
-	if dir > 0 {
-		for _, n := range notes {
-			if n.At > now {
-				a.lab.Seek(n.At)
-				return
-			}
-		}
-		a.setStatus("no note after " + secs(now))
-		return
-	}
-	for i := len(notes) - 1; i >= 0; i-- {
-		if notes[i].At < now {
-			a.lab.Seek(notes[i].At)
-			return
-		}
-	}
-	a.setStatus("no note before " + secs(now))
+	return noteAt(notes, currentNote(notes, t)+1)
+}
+
+func (a *App) prevNote(t time.Duration) (time.Duration, bool) {
+	notes := a.lab.Scenario().Notes
+	return noteAt(notes, currentNote(notes, t-1))
 }
 
 // nextKey cycles: the key of the latest request, then each key pinned in

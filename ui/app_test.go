@@ -87,6 +87,13 @@ func typeText(a *App, s string) {
 	}
 }
 
+// answer replaces the open prompt's text with s and presses enter.
+func answer(a *App, s string) {
+	press(a, "ctrl+u")
+	typeText(a, s)
+	press(a, "enter")
+}
+
 // screen is the rendered screen without escape sequences.
 func screen(a *App) string { return ansi.Strip(a.View().Content) }
 

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/algorithms"
 	"ratelab/model"
 	"ratelab/scenarios"
 )
@@ -31,7 +32,7 @@ traffic:
   - {every: %s, until: %s}
 notes:
   - {at: 1s, text: "a note"}
-`, n, formatDur(until+time.Second), formatDur(every), formatDur(until))))
+`, n, algorithms.FormatDuration(until+time.Second), algorithms.FormatDuration(every), algorithms.FormatDuration(until))))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,59 +42,42 @@ notes:
 	return s
 }
 
-func formatDur(d time.Duration) string { return fmt.Sprintf("%dns", d) }
-
-func newBenchApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
-	tb.Helper()
-	lab, err := model.New(s, 0)
-	if err != nil {
-		tb.Fatal(err)
+// benchFrames draws a's frame once (the lab computes up to the clock),
+// then times drawing it again.
+func benchFrames(b *testing.B, a *App) {
+	a.render()
+	for b.Loop() {
+		a.render()
 	}
-	a := New(lab, Options{})
-	a.width, a.height = w, h
-	a.relayout()
-	return a
 }
 
 // BenchmarkView draws one frame of 6 lanes over a 100,000-request timeline
 // at 160×48, the clock in the middle.
 func BenchmarkView(b *testing.B) {
-	a := newBenchApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
+	a := openApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
 	a.lab.Seek(a.lab.End() / 2)
-	a.render()
-	b.ResetTimer()
-	for b.Loop() {
-		a.render()
-	}
+	benchFrames(b, a)
 }
 
 // BenchmarkViewDense is BenchmarkView with all 100,000 requests inside one
 // window (one every 50µs): a frame must not cost what the window holds (the
 // sliding counter's exact count walks nothing but two partial blocks).
 func BenchmarkViewDense(b *testing.B) {
-	a := newBenchApp(b, bigScenario(b, 100_000, 50*time.Microsecond), 160, 48)
+	a := openApp(b, bigScenario(b, 100_000, 50*time.Microsecond), 160, 48)
 	a.lab.Seek(a.lab.End())
-	a.render()
-	b.ResetTimer()
-	for b.Loop() {
-		a.render()
-	}
+	benchFrames(b, a)
 }
 
 // BenchmarkViewZoomedOut is BenchmarkView with the whole timeline on
 // screen: each column then tallies hundreds of requests.
 func BenchmarkViewZoomedOut(b *testing.B) {
-	a := newBenchApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
+	a := openApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
 	a.lab.Seek(a.lab.End() / 2)
 	a.zoom = len(a.zooms) - 1
 	for a.zoom > 0 && a.zooms[a.zoom-1]*160 > a.lab.End() {
 		a.zoom--
 	}
-	a.render()
-	b.ResetTimer()
-	for b.Loop() {
-		a.render()
-	}
+	benchFrames(b, a)
 }
 
 // BenchmarkFastForward plays a 1,000,000-request scenario at ×1000, frame
@@ -101,11 +85,10 @@ func BenchmarkViewZoomedOut(b *testing.B) {
 // advances the clock by 1000 × 1/30 s, then the frame is drawn. At the end
 // play starts again from 0.
 func BenchmarkFastForward(b *testing.B) {
-	a := newBenchApp(b, bigScenario(b, 1_000_000, 20*time.Millisecond), 160, 48)
+	a := openApp(b, bigScenario(b, 1_000_000, 20*time.Millisecond), 160, 48)
 	a.speed = len(speeds) - 1
 	a.play()
 	wall := time.Unix(0, 0)
-	b.ResetTimer()
 	for b.Loop() {
 		if !a.playing {
 			a.play()

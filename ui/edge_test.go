@@ -41,9 +41,14 @@ const sandbox = "title: s\nlimiters:\n  - {name: b, algorithm: token-bucket, cap
 func TestSandbox(t *testing.T) {
 	a := newYAMLApp(t, sandbox, 80, 24)
 	requireScreen(t, a, "0 requests", "no request has arrived yet", "3 of 3 tokens", "space fires one now")
-	press(a, "d", "n", "]")
-	if a.lab.Now() != 0 || !strings.Contains(a.status, "no note") {
-		t.Fatalf("jumps in an empty timeline: now %v, status %q", a.lab.Now(), a.status)
+	for _, c := range []struct{ key, status string }{
+		{"n", "no request after 0s"}, {"N", "no request before 0s"},
+		{"d", "the lanes agree on every request after 0s"}, {"D", "the lanes agree on every request before 0s"},
+		{"]", "no note after 0s"}, {"[", "no note before 0s"},
+	} {
+		if press(a, c.key); a.lab.Now() != 0 || a.status != c.status {
+			t.Fatalf("%s in an empty timeline: now %v, status %q, want %q", c.key, a.lab.Now(), a.status, c.status)
+		}
 	}
 	press(a, "G")
 	if a.lab.Now() != 3*time.Second {
@@ -123,9 +128,9 @@ func TestEightLanes(t *testing.T) {
 // with "never", and no Retry-After, while another lane admits it.
 func TestCostThatNeverFits(t *testing.T) {
 	a := newYAMLApp(t, "title: t\nlimiters:\n  - {name: q, algorithm: leaky-bucket, queue: 50, rate: 3/s}\n  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1/s}\n", 80, 24)
-	press(a, "c", "ctrl+u")
-	typeText(a, "50")
-	press(a, "enter", "space")
+	press(a, "c")
+	answer(a, "50")
+	press(a, "space")
 	requireScreen(t, a, "fired 1 request at 0s: q ✓ · b ✗", "never fits")
 	press(a, "tab")
 	requireScreen(t, a, "cost 50 > capacity 3", "429 Too Many Requests (no Retry-After: this cost can never fit)")
@@ -135,7 +140,7 @@ func TestCostThatNeverFits(t *testing.T) {
 // to its end: the clock moves 1000 × the frame's wall time each frame and
 // stops exactly at the end, paused.
 func TestFastForward(t *testing.T) {
-	a := newBenchApp(t, bigScenario(t, 200_000, 5*time.Millisecond), 160, 48)
+	a := openApp(t, bigScenario(t, 200_000, 5*time.Millisecond), 160, 48)
 	a.speed = len(speeds) - 1
 	a.play()
 	wall := time.Unix(0, 0)

@@ -109,9 +109,7 @@ var everyKey = map[string]keyCase{
 				t.Fatalf("b: prompt %v %q, playing %v", a.prompt.kind, a.prompt.input.Prompt, a.playing)
 			}
 			a.Update(tickMsg{gen: a.tickGen, at: time.Unix(1, 0)})
-			press(a, "ctrl+u")
-			typeText(a, "7")
-			press(a, "enter")
+			answer(a, "7")
 			if f := a.lab.FiredRequests(); len(f) != 7 || f[0].At != 30*time.Second || a.prompt.active() {
 				t.Errorf("a burst of 7 at 30s fired %+v", f)
 			}
@@ -122,9 +120,8 @@ var everyKey = map[string]keyCase{
 			if a.prompt.kind != promptCost {
 				t.Fatal("c did not ask for a cost")
 			}
-			press(a, "ctrl+u")
-			typeText(a, "7")
-			press(a, "enter", "space")
+			answer(a, "7")
+			press(a, "space")
 			if a.cost != 7 || a.lab.FiredRequests()[0].Cost != 7 || !strings.Contains(screen(a), "cost 7") {
 				t.Errorf("cost %d after c 7", a.cost)
 			}

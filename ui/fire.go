@@ -23,11 +23,7 @@ func (a *App) fire(n int) {
 	for _, r := range recs {
 		counts[r.Lane].add(r.Decision.Outcome)
 	}
-	what := "fired 1 request"
-	if n > 1 {
-		what = "fired " + strconv.Itoa(n) + " requests"
-	}
-	what += " at " + secs(at) + ": "
+	what := "fired " + requestCount(n) + " at " + secs(at) + ": "
 	var parts []string
 	for i, l := range a.lab.Lanes() {
 		parts = append(parts, l.Name+" "+counts[i].text(a.st))
@@ -73,11 +69,15 @@ func (a *App) undoLast() {
 		a.setStatus("nothing to undo: you have fired no request")
 		return
 	}
-	what := "undid 1 request"
-	if n > 1 {
-		what = "undid " + strconv.Itoa(n) + " requests"
+	a.setStatus("undid " + requestCount(n) + " at " + secs(r.At) + "; everything after it is recomputed")
+}
+
+// requestCount is "1 request" or "n requests".
+func requestCount(n int) string {
+	if n == 1 {
+		return "1 request"
 	}
-	a.setStatus(what + " at " + secs(r.At) + "; everything after it is recomputed")
+	return strconv.Itoa(n) + " requests"
 }
 
 // verdicts is every lane's verdict on the last request, "fixed ✓ · log ✗".

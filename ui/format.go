@@ -30,6 +30,8 @@ const maxKeyWidth = 20
 // keyText is a key as a line shows it: "customer-1234567890…".
 func keyText(k string) string { return ansi.Truncate(k, maxKeyWidth, "…") }
 
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
 // qty writes a quantity with "≈" when three decimals do not show it exactly.
 func qty(q algorithms.Quantity) string {
 	if q.Exact() {
@@ -58,7 +60,7 @@ func policyTexts(p algorithms.Policy) []string {
 	var size int64
 	switch p.Algorithm {
 	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter:
-		return []string{string(p.Algorithm) + " " + strconv.FormatInt(p.Limit, 10) + "/" + algorithms.FormatSeconds(p.Window)}
+		return []string{string(p.Algorithm) + " " + itoa(p.Limit) + "/" + algorithms.FormatSeconds(p.Window)}
 	case algorithms.TokenBucket:
 		word, size = "cap", p.Capacity
 	case algorithms.GCRA:
@@ -68,7 +70,7 @@ func policyTexts(p algorithms.Policy) []string {
 	default:
 		return []string{p.String()}
 	}
-	name, n, rate := string(p.Algorithm), strconv.FormatInt(size, 10), " @"+p.Rate.String()
+	name, n, rate := string(p.Algorithm), itoa(size), " @"+p.Rate.String()
 	return []string{name + " " + word + " " + n + rate, name + " " + n + rate}
 }
 
@@ -83,6 +85,24 @@ func fit(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// pad fills lines up to h lines of w spaces (and cuts them to h).
+func pad(lines []string, w, h int) []string {
+	for len(lines) < h {
+		lines = append(lines, fit("", w))
+	}
+	return lines[:max(h, 0)]
+}
+
+// first returns the first text that fits in w cells, else the last one cut.
+func first(texts []string, w int) string {
+	for _, t := range texts {
+		if ansi.StringWidth(t) <= w {
+			return t
+		}
+	}
+	return fit(texts[len(texts)-1], w)
 }
 
 // joinFit joins a left and a right part on one line of w cells, the right
@@ -112,23 +132,20 @@ func wrap(text string, w, n int) []string {
 // policyWords says what a policy promises, for the about page:
 // "sliding log: at most 120 in any 60s".
 func policyWords(p algorithms.Policy) string {
-	limit, size := strconv.FormatInt(p.Limit, 10), ""
+	limit, window := itoa(p.Limit), algorithms.FormatSeconds(p.Window)
 	switch p.Algorithm {
 	case algorithms.FixedWindow:
-		return "fixed window: at most " + limit + " per clock-aligned " + algorithms.FormatSeconds(p.Window) + " window"
+		return "fixed window: at most " + limit + " per clock-aligned " + window + " window"
 	case algorithms.SlidingLog:
-		return "sliding log: at most " + limit + " in any " + algorithms.FormatSeconds(p.Window) + ", every admission remembered"
+		return "sliding log: at most " + limit + " in any " + window + ", every admission remembered"
 	case algorithms.SlidingCounter:
-		return "sliding counter: at most " + limit + " per " + algorithms.FormatSeconds(p.Window) + ", estimated from two window counts"
+		return "sliding counter: at most " + limit + " per " + window + ", estimated from two window counts"
 	case algorithms.TokenBucket:
-		size = strconv.FormatInt(p.Capacity, 10)
-		return "token bucket: capacity " + size + ", refilling " + p.Rate.String() + "; a request spends its cost"
+		return "token bucket: capacity " + itoa(p.Capacity) + ", refilling " + p.Rate.String() + "; a request spends its cost"
 	case algorithms.GCRA:
-		size = strconv.FormatInt(p.Burst, 10)
-		return "GCRA: burst " + size + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
+		return "GCRA: burst " + itoa(p.Burst) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
 	case algorithms.LeakyBucket:
-		size = strconv.FormatInt(p.Queue, 10)
-		return "leaky bucket: queue " + size + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
+		return "leaky bucket: queue " + itoa(p.Queue) + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
 	}
 	return p.String()
 }

@@ -68,7 +68,7 @@ func logStrip(st *styles, s algorithms.SlidingLogSnapshot, width int) string {
 // free, when the queue fits in width; else a gauge.
 func slots(st *styles, waiting, queue int64, width int) string {
 	if queue > int64(width) || queue <= 0 {
-		return gauge(st, float64(waiting)/float64(max(queue, 1)), width-2)
+		return gauge(st, fraction(waiting, queue), width-2)
 	}
 	taken := min(waiting, queue)
 	return st.gauge.Render(strings.Repeat("■", int(taken))) + st.track.Render(strings.Repeat("□", int(queue-taken)))

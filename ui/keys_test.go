@@ -77,6 +77,26 @@ func TestJumpKeys(t *testing.T) {
 	if got := a.lab.Now(); got != seconds(59.9) {
 		t.Fatalf("] [: now = %v, want 59.9s", got)
 	}
+	// ] and [ skip the note at the clock: boundary's notes are at 0s,
+	// 59.9s, 60s, 60.1s and 119.9s.
+	for _, c := range []struct {
+		from   time.Duration
+		key    string
+		to     time.Duration
+		status string
+	}{
+		{60 * time.Second, "]", seconds(60.1), ""},
+		{60 * time.Second, "[", seconds(59.9), ""},
+		{0, "[", 0, "no note before 0s"},
+		{seconds(119.9), "]", seconds(119.9), "no note after 119.9s"},
+		{seconds(119.95), "[", seconds(119.9), ""},
+	} {
+		a.lab.Seek(c.from)
+		press(a, c.key)
+		if a.lab.Now() != c.to || a.status != c.status {
+			t.Errorf("%s from %v: now %v, status %q; want %v, %q", c.key, c.from, a.lab.Now(), a.status, c.to, c.status)
+		}
+	}
 }
 
 func TestFireKeyShowsDecision(t *testing.T) {
@@ -117,9 +137,8 @@ func TestRewindAndFire(t *testing.T) {
 	}
 	// Fire 120 requests at 30s: the log is full before the first burst.
 	a.lab.Seek(30 * time.Second)
-	press(a, "b", "ctrl+u")
-	typeText(a, "120")
-	press(a, "enter")
+	press(a, "b")
+	answer(a, "120")
 	if got := len(a.lab.FiredRequests()); got != 120 {
 		t.Fatalf("burst fired %d, want 120", got)
 	}
@@ -130,13 +149,12 @@ func TestRewindAndFire(t *testing.T) {
 		t.Errorf("after firing at 30s the log's verdict on the request at 59.9s is %v, want rejected", got)
 	}
 	press(a, "u")
-	if got := len(a.lab.FiredRequests()); got != 0 {
-		t.Fatalf("u after a burst left %d fired requests, want 0", got)
+	if got := len(a.lab.FiredRequests()); got != 0 || !strings.HasPrefix(a.status, "undid 120 requests at 30s;") {
+		t.Fatalf("u after a burst left %d fired requests, want 0; status %q", got, a.status)
 	}
 	// A burst far larger than any lane's limit is one action too.
-	press(a, "b", "ctrl+u")
-	typeText(a, "50000")
-	press(a, "enter")
+	press(a, "b")
+	answer(a, "50000")
 	if got := a.lab.FiredCount(); got != 50000 {
 		t.Fatalf("a burst of 50000 fired %d", got)
 	}
@@ -169,9 +187,7 @@ func TestBurstAndCostKeys(t *testing.T) {
 	if !a.prompt.active() {
 		t.Fatal("c did not open the cost prompt")
 	}
-	press(a, "ctrl+u")
-	typeText(a, "0")
-	press(a, "enter")
+	answer(a, "0")
 	if !a.prompt.active() || !a.statusErr {
 		t.Fatal("a cost of 0 was accepted")
 	}
@@ -181,9 +197,8 @@ func TestBurstAndCostKeys(t *testing.T) {
 	if a.prompt.active() || a.cost != 3 {
 		t.Fatalf("cost = %d (prompt open %v), want 3", a.cost, a.prompt.active())
 	}
-	press(a, "b", "ctrl+u")
-	typeText(a, "4")
-	press(a, "enter")
+	press(a, "b")
+	answer(a, "4")
 	fired := a.lab.FiredRequests()
 	if len(fired) != 4 {
 		t.Fatalf("burst of 4 fired %d", len(fired))
@@ -437,9 +452,8 @@ func TestSaveKey(t *testing.T) {
 		t.Fatal("a second enter did not overwrite")
 	}
 	// An impossible path is reported, and the prompt stays.
-	press(a, "s", "ctrl+u")
-	typeText(a, filepath.Join(a.opts.SaveDir, "no", "such", "dir.yaml"))
-	press(a, "enter")
+	press(a, "s")
+	answer(a, filepath.Join(a.opts.SaveDir, "no", "such", "dir.yaml"))
 	if !a.prompt.active() || !a.statusErr || !strings.Contains(screen(a), "not saved") {
 		t.Fatalf("a bad path: status %q", a.status)
 	}

@@ -105,16 +105,6 @@ func totalsTexts(st *styles, v laneView) []string {
 	}
 }
 
-// first returns the first text that fits in w cells, else the last one cut.
-func first(texts []string, w int) string {
-	for _, t := range texts {
-		if ansi.StringWidth(t) <= w {
-			return t
-		}
-	}
-	return fit(texts[len(texts)-1], w)
-}
-
 // laneTitle is the lane's name and policy (one of policyTexts), marked ▶
 // when focused; unmarked is a space of the mark's width, unless tight.
 func laneTitle(st *styles, v laneView, policy string, tight bool) string {
@@ -138,7 +128,7 @@ func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
 		inner := w - 4
 		body := []string{first(verdictTexts(st, v), inner)}
 		body = append(body, stateLines(st, v, inner, mode.stateLines())...)
-		for len(body) < 4 {
+		for len(body) < 1+mode.stateLines() {
 			body = append(body, "")
 		}
 		body = append(body, first(totalsTexts(st, v), inner))
@@ -168,7 +158,7 @@ func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
 		for _, l := range stateLines(st, v, inner, mode.stateLines()) {
 			lines = append(lines, "  "+fit(l, inner))
 		}
-		for len(lines) < 3 {
+		for len(lines) < 1+mode.stateLines() {
 			lines = append(lines, fit("", w))
 		}
 		return append(lines, "  "+fit(first(totalsTexts(st, v), inner), inner))

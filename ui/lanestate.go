@@ -43,12 +43,16 @@ func stateLines(st *styles, v laneView, w, n int) []string {
 // gaugeLine is a gauge followed by its numbers, the gauge taking what the
 // numbers leave (3 to 24 cells); only the numbers when there is no room.
 func gaugeLine(st *styles, frac float64, numbers string, w int) string {
-	gw := min(w-ansi.StringWidth(numbers)-3, 24) // 2 for ▕▏, 1 space
+	gw := min(w-ansi.StringWidth(numbers)-3, 24) // 2 for the brackets, 1 space
 	if gw < 3 {
 		return numbers
 	}
 	return gauge(st, frac, gw) + " " + numbers
 }
+
+// fraction is n / of, how much of a gauge is filled; ratio is the same for
+// a Quantity. Both draw, never decide.
+func fraction(n, of int64) float64 { return float64(n) / float64(max(of, 1)) }
 
 func ratio(q algorithms.Quantity, of int64) float64 {
 	if of <= 0 {
@@ -56,8 +60,6 @@ func ratio(q algorithms.Quantity, of int64) float64 {
 	}
 	return q.Float64() / float64(of)
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func tokenBucketLines(st *styles, s algorithms.TokenBucketSnapshot, w, n int) []string {
 	bal := gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+" of "+itoa(s.Capacity)+" tokens", w)
@@ -74,7 +76,7 @@ func tokenBucketLines(st *styles, s algorithms.TokenBucketSnapshot, w, n int) []
 
 // quantityDuration shows a duration held as a Quantity of nanoseconds.
 func quantityDuration(q algorithms.Quantity) string {
-	if q.Den == 0 {
+	if q.Den <= 0 { // a Quantity with Den ≤ 0 stands for 0
 		return "0s"
 	}
 	if q.Num%q.Den == 0 {
@@ -97,7 +99,7 @@ func gcraLines(st *styles, s algorithms.GCRASnapshot, w, n int) []string {
 }
 
 func fixedWindowLines(st *styles, s algorithms.FixedWindowSnapshot, w, n int) []string {
-	count := gaugeLine(st, float64(s.Count)/float64(max(s.Limit, 1)), itoa(s.Count)+" of "+itoa(s.Limit)+" this window", w)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" this window", w)
 	window := "[" + secs(s.Start) + ", " + secs(s.End) + ") · " + secs(s.Now-s.Start) + " in"
 	prev := "previous window " + itoa(s.Previous)
 	if n == 2 {
@@ -107,7 +109,7 @@ func fixedWindowLines(st *styles, s algorithms.FixedWindowSnapshot, w, n int) []
 }
 
 func slidingLogLines(st *styles, s algorithms.SlidingLogSnapshot, w, n int) []string {
-	count := gaugeLine(st, float64(s.Count)/float64(max(s.Limit, 1)), itoa(s.Count)+" of "+itoa(s.Limit)+" in last "+secs(s.Window), w)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" in last "+secs(s.Window), w)
 	oldest := "log empty"
 	short := ""
 	if s.Count > 0 {
@@ -188,14 +190,14 @@ func rowState(st *styles, v laneView, w int) string {
 	case algorithms.GCRASnapshot:
 		return gaugeLine(st, ratio(s.Available, s.Burst), qty(s.Available)+"/"+itoa(s.Burst)+" as tokens", w)
 	case algorithms.FixedWindowSnapshot:
-		return gaugeLine(st, float64(s.Count)/float64(max(s.Limit, 1)), itoa(s.Count)+"/"+itoa(s.Limit)+" window", w)
+		return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" window", w)
 	case algorithms.SlidingLogSnapshot:
-		return gaugeLine(st, float64(s.Count)/float64(max(s.Limit, 1)), itoa(s.Count)+"/"+itoa(s.Limit)+" in "+secs(s.Window), w)
+		return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" in "+secs(s.Window), w)
 	case algorithms.SlidingCounterSnapshot:
 		return gaugeLine(st, ratio(s.Estimate, s.Limit), "est "+qty(s.Estimate)+"/"+itoa(s.Limit), w)
 	case algorithms.LeakyBucketSnapshot:
 		n := int64(len(s.Waiting))
-		return gaugeLine(st, float64(n)/float64(max(s.Queue, 1)), itoa(n)+"/"+itoa(s.Queue)+" queued", w)
+		return gaugeLine(st, fraction(n, s.Queue), itoa(n)+"/"+itoa(s.Queue)+" queued", w)
 	}
 	return ""
 }

@@ -8,8 +8,17 @@ import (
 )
 
 // currentNote is the index of the last note at or before now, or -1.
+// Notes are in time order (scenarios sorts them).
 func currentNote(notes []scenarios.Note, now time.Duration) int {
 	return sort.Search(len(notes), func(i int) bool { return notes[i].At > now }) - 1
+}
+
+// noteAt is the time of note i, if there is one.
+func noteAt(notes []scenarios.Note, i int) (time.Duration, bool) {
+	if i < 0 || i >= len(notes) {
+		return 0, false
+	}
+	return notes[i].At, true
 }
 
 // noteBlock shows the scenario's narration in h lines of width w: the

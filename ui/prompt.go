@@ -64,11 +64,13 @@ func (p *prompt) SetWidth(w int) {
 	p.input.SetWidth(max(w-ansi.StringWidth(p.input.Prompt)-2, 8))
 }
 
+func newPrompt() prompt {
+	p := prompt{input: textinput.New()}
+	p.input.CharLimit = 4096
+	return p
+}
+
 func (p *prompt) setStyles(st *styles) {
-	if p.input.Prompt == "" {
-		p.input = textinput.New()
-		p.input.CharLimit = 4096
-	}
 	s := textinput.Styles{}
 	s.Focused.Prompt = st.input.prompt
 	s.Focused.Text = st.input.text
@@ -147,7 +149,7 @@ func (a *App) submitPrompt() tea.Cmd {
 	case promptCost:
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 1 || n > maxCost {
-			a.setError("a cost is a whole number from 1 to " + strconv.Itoa(maxCost) + ", not " + strconv.Quote(value))
+			a.setError("a cost is a whole number from 1 to " + itoa(maxCost) + ", not " + strconv.Quote(value))
 			return nil
 		}
 		a.closePrompt()

@@ -11,7 +11,8 @@ import (
 	"ratelab/scenarios"
 )
 
-// checkFrame fails unless the screen has exactly h lines of at most w cells.
+// checkFrame fails unless the screen has exactly h lines of exactly w cells
+// (the too-small screen: at most h lines of at most w cells).
 func checkFrame(t *testing.T, a *App, w, h int) string {
 	t.Helper()
 	out := a.View().Content
@@ -26,7 +27,7 @@ func checkFrame(t *testing.T, a *App, w, h int) string {
 		t.Fatalf("%d×%d: %d lines, want %d", w, h, len(lines), h)
 	}
 	for i, l := range lines {
-		if lw := ansi.StringWidth(l); lw > w {
+		if lw := ansi.StringWidth(l); lw > w || (!a.lay.tooSmall && lw != w) {
 			t.Fatalf("%d×%d: line %d is %d wide: %q", w, h, i, lw, ansi.Strip(l))
 		}
 	}

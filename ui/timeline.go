@@ -15,16 +15,23 @@ import (
 // Lab.Tally per lane, so a frame costs what is on screen, whatever the
 // timeline's length.
 
-// zoomLadder is the timeline's choice of column spans: 1, 2, 5 × 10ⁿ from
-// 1µs to 1 day, plus the scenario's step, which is the default: one column
-// per step, so stepping moves the cursor one column.
-func zoomLadder(step time.Duration) []time.Duration {
-	var ladder []time.Duration
+// roundSpans are 1, 2, 5 × 10ⁿ from 1µs to 1 day, in order: the rungs of
+// the zoom ladder and the axis's ticks.
+var roundSpans = func() []time.Duration {
+	var spans []time.Duration
 	for unit := time.Microsecond; unit <= 24*time.Hour; unit *= 10 {
 		for _, m := range []time.Duration{1, 2, 5} {
-			ladder = append(ladder, m*unit)
+			spans = append(spans, m*unit)
 		}
 	}
+	return spans
+}()
+
+// zoomLadder is the timeline's choice of column spans: roundSpans plus the
+// scenario's step, which is the default: one column per step, so stepping
+// moves the cursor one column.
+func zoomLadder(step time.Duration) []time.Duration {
+	ladder := slices.Clone(roundSpans)
 	if step > 0 && !slices.Contains(ladder, step) {
 		ladder = append(ladder, step)
 		slices.Sort(ladder)
@@ -126,7 +133,10 @@ type span struct {
 	cols      int
 }
 
-func (sp span) end() time.Duration { return sp.start + time.Duration(sp.cols)*sp.dt }
+// length is how much time the span shows.
+func (sp span) length() time.Duration { return time.Duration(sp.cols) * sp.dt }
+
+func (sp span) end() time.Duration { return sp.start + sp.length() }
 
 // column is the column holding t, or -1.
 func (sp span) column(t time.Duration) int {
@@ -134,6 +144,13 @@ func (sp span) column(t time.Duration) int {
 		return -1
 	}
 	return int((t - sp.start) / sp.dt)
+}
+
+// timelineSpan is what the timeline shows at the clock, dt per column: the
+// columns right of the labels, from timelineStart.
+func timelineSpan(lab *model.Lab, l layout, dt time.Duration) span {
+	cols := max(l.width-labelWidth, 1)
+	return span{timelineStart(lab.Now(), lab.End(), dt, cols), dt, cols}
 }
 
 func timelineLabel(s string, style ink) string {
@@ -192,12 +209,10 @@ func notesRow(st *styles, notes []scenarios.Note, now time.Duration, sp span) st
 	return timelineLabel("notes", st.muted) + drawMarks(st, marks, sp.column(now))
 }
 
-// timelineBlock draws the timeline in l.timeline rows: the legend (when the
-// layout has room), the notes, one row per lane, the axis. It scrolls with
-// the clock.
-func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout, dt time.Duration, focus int) []string {
-	cols := max(l.width-labelWidth, 1)
-	sp := span{timelineStart(lab.Now(), lab.End(), dt, cols), dt, cols}
+// timelineBlock draws the timeline over sp (timelineSpan) in l.timeline
+// rows: the legend (when the layout has room), the notes, one row per lane,
+// the axis.
+func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout, sp span, focus int) []string {
 	var out []string
 	if l.legend {
 		marks := st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
@@ -205,25 +220,24 @@ func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout,
 			st.upcoming.Render("·") + " ahead " + st.cursor.Render(" ") + " now"
 		zoom := st.muted.Render("z/Z zoom")
 		// Without its title at 80 columns, so that the zoom key stays.
-		out = append(out, first([]string{
-			st.title.Render("timeline") + " " + st.muted.Render(secs(dt)+"/column") + "  " + marks + "  " + zoom,
-			st.muted.Render(secs(dt)+"/column") + " " + marks + " " + zoom,
-		}, l.width))
+		out = append(out, fit(first([]string{
+			st.title.Render("timeline") + " " + st.muted.Render(secs(sp.dt)+"/column") + "  " + marks + "  " + zoom,
+			st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + zoom,
+		}, l.width), l.width))
 	}
 	out = append(out, notesRow(st, notes, lab.Now(), sp))
 	out = append(out, laneRows(st, lab, sp, focus)...)
 	return append(out, timelineLabel("t", st.muted)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
 }
 
-// overviewBlock draws the whole run in l.overview rows, with the stretch
-// the timeline shows marked ━ above it, so a tall screen shows where the
-// clock is in the scenario.
-func overviewBlock(st *styles, lab *model.Lab, l layout, zoomed time.Duration, focus int) []string {
-	cols := max(l.width-labelWidth, 1)
+// overviewBlock draws the whole run in layout.overview rows, as many
+// columns wide as tl, the stretch the timeline shows, which it marks ━
+// above the lanes: a tall screen shows where the clock is in the scenario.
+func overviewBlock(st *styles, lab *model.Lab, tl span, focus int) []string {
+	cols := tl.cols
 	end := lab.End() + 1
 	dt := max((end+time.Duration(cols)-1)/time.Duration(cols), 1)
 	sp := span{0, dt, cols}
-	tl := span{timelineStart(lab.Now(), lab.End(), zoomed, cols), zoomed, cols}
 	var b strings.Builder
 	for c := range cols {
 		from, to := sp.start+time.Duration(c)*dt, sp.start+time.Duration(c+1)*dt
@@ -245,11 +259,8 @@ func axis(sp span, cursor int) string {
 	start, dt, cols := sp.start, sp.dt, sp.cols
 	row := []rune(strings.Repeat(" ", cols))
 	tick := dt * 10
-	for _, t := range zoomLadder(0) {
-		if t >= dt*10 {
-			tick = t
-			break
-		}
+	if i := slices.IndexFunc(roundSpans, func(t time.Duration) bool { return t >= dt*10 }); i >= 0 {
+		tick = roundSpans[i]
 	}
 	first := (start + tick - 1) / tick * tick
 	for t := first; t < start+time.Duration(cols)*dt; t += tick {

@@ -3,7 +3,6 @@ package ui
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
@@ -24,7 +23,9 @@ func (a *App) bodyHeight() int {
 	return max(l.height-l.header-l.status-l.footer, 0)
 }
 
-// render draws the screen as lines of exactly the terminal's width.
+// render draws the screen as lines of exactly the terminal's width. Every
+// block draws its lines to that width itself (checkFrame holds them to it),
+// so render measures no line again.
 func (a *App) render() string {
 	l := a.lay
 	if l.tooSmall {
@@ -42,34 +43,39 @@ func (a *App) render() string {
 		lines = append(lines, a.picker.View(a.st)...)
 	default:
 		views := laneViews(a.lab, a.key(), a.focus)
+		notes := a.lab.Scenario().Notes
+		blank := fit("", w)
 		gap := func() {
 			if l.gaps {
-				lines = append(lines, "")
+				lines = append(lines, blank)
 			}
 		}
 		lines = append(lines, lanesBlock(a.st, views, l)...)
 		gap()
-		lines = append(lines, timelineBlock(a.st, a.lab, a.lab.Scenario().Notes, l, a.zooms[a.zoom], a.focus)...)
+		tl := timelineSpan(a.lab, l, a.zooms[a.zoom])
+		lines = append(lines, timelineBlock(a.st, a.lab, notes, l, tl, a.focus)...)
 		gap()
 		switch {
 		case l.overview == 0:
-		case a.zooms[a.zoom]*time.Duration(l.width-labelWidth) > a.lab.End():
+		case tl.length() > a.lab.End():
 			// The timeline shows the whole run already: keep the rows blank
 			// rather than move the panels below as the zoom changes.
-			lines = append(lines, make([]string, l.overview)...)
+			for range l.overview {
+				lines = append(lines, blank)
+			}
 			gap()
 		default:
-			lines = append(lines, overviewBlock(a.st, a.lab, l, a.zooms[a.zoom], a.focus)...)
+			lines = append(lines, overviewBlock(a.st, a.lab, tl, a.focus)...)
 			gap()
 		}
 		// The why panel may need fewer rows than it has: the note takes
 		// the rest, above it.
 		why := whyBlock(a.st, views, a.focus, w, l.why)
-		lines = append(lines, noteBlock(a.st, a.lab.Scenario().Notes, a.lab.Now(), w, l.note+l.why-len(why))...)
+		lines = append(lines, noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why))...)
 		gap()
 		lines = append(lines, why...)
 		for range l.spare {
-			lines = append(lines, "")
+			lines = append(lines, blank)
 		}
 	}
 
@@ -86,9 +92,6 @@ func (a *App) render() string {
 		footer = status
 	}
 	lines = append(lines, footer)
-	for i, line := range lines {
-		lines[i] = fit(line, w)
-	}
 	return strings.Join(lines, "\n")
 }
 
@@ -120,20 +123,23 @@ func (a *App) footerLine(w int) string {
 		// q and ? are text in a prompt.
 		km, right = a.prompt, ""
 	}
-	a.help.SetWidth(max(w-ansi.StringWidth(right)-1, 0))
-	return joinFit(a.help.View(km), right, w)
+	// A copy, narrowed to what right leaves: drawing changes no state, and
+	// the help page (helpText) keeps the full width relayout gave a.help.
+	view := a.help
+	view.SetWidth(max(w-ansi.StringWidth(right)-1, 0))
+	return joinFit(view.View(km), right, w)
 }
 
 // tooSmall says what size the screen needs, centred as far as it fits.
 func tooSmall(st *styles, l layout) string {
+	if l.width <= 0 || l.height <= 0 {
+		return ""
+	}
 	msg := []string{
 		"terminal too small",
 		"ratelab needs " + strconv.Itoa(l.needWidth) + "×" + strconv.Itoa(l.needHeight),
 		"this one is " + strconv.Itoa(l.width) + "×" + strconv.Itoa(l.height),
 		"q quits",
-	}
-	if l.width <= 0 || l.height <= 0 {
-		return ""
 	}
 	top := max((l.height-len(msg))/2, 0)
 	lines := make([]string, 0, l.height)
@@ -145,11 +151,10 @@ func tooSmall(st *styles, l layout) string {
 			break
 		}
 		left := max((l.width-len([]rune(m)))/2, 0)
-		text := strings.Repeat(" ", left) + m
 		if i == 0 {
-			text = strings.Repeat(" ", left) + st.title.Render(m)
+			m = st.title.Render(m)
 		}
-		lines = append(lines, fit(text, l.width))
+		lines = append(lines, fit(strings.Repeat(" ", left)+m, l.width))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -99,11 +99,3 @@ func replyText(st *styles, d algorithms.Decision) string {
 	return st.http.Render("← 429 Too Many Requests · Retry-After: "+strconv.FormatInt(s, 10)) +
 		st.muted.Render(" (retry in "+secs(d.RetryAfter)+", rounded up)")
 }
-
-// pad fills lines up to h lines of w spaces.
-func pad(lines []string, w, h int) []string {
-	for len(lines) < h {
-		lines = append(lines, fit("", w))
-	}
-	return lines[:max(h, 0)]
-}
