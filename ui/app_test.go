@@ -121,3 +121,14 @@ func TestKeyPressHelper(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestsText(t *testing.T) {
+	for _, c := range []struct {
+		total, yours int
+		want         string
+	}{{0, 0, "0 requests"}, {1, 0, "1 request"}, {1, 1, "1 request (1 yours)"}, {241, 1, "241 requests (1 yours)"}} {
+		if got := requestsText(c.total, c.yours); got != c.want {
+			t.Errorf("requestsText(%d, %d) = %q, want %q", c.total, c.yours, got, c.want)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func (a *App) playText() string {
 
 // requestsText counts the timeline's requests and the learner's own.
 func requestsText(total, yours int) string {
-	s := strconv.Itoa(total) + " requests"
+	s := requestCount(total)
 	if yours > 0 {
 		s += " (" + strconv.Itoa(yours) + " yours)"
 	}

@@ -29,7 +29,8 @@ const (
 )
 
 // Bounds of what the prompts accept. A burst is one fire action that
-// recomputes the timeline once, so its size is bounded only by memory.
+// recomputes the timeline once; 100,000 (a tenth of model.MaxBurst) keeps
+// the records it returns, one per request per lane, small.
 const (
 	maxBurst = 100_000
 	maxCost  = 1 << 40 // the largest limit or capacity a policy may have
