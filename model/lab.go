@@ -396,7 +396,9 @@ func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) 
 
 // FireBurst adds n requests for key at Now as one action (one Undo removes
 // them all) and returns every lane's decision on each, in timeline order then
-// lane order. Everything after them is recomputed once, not n times.
+// lane order. The n requests sit next to each other in the timeline, from
+// the first record's Index on, after every request already at Now.
+// Everything after them is recomputed once, not n times.
 func (l *Lab) FireBurst(key string, cost int64, n int) ([]Record, error) {
 	return l.fireAt(l.now, key, cost, n)
 }

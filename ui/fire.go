@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/model"
 )
 
 // fire sends n requests for the current key at the clock's time, as one
@@ -19,14 +20,11 @@ func (a *App) fire(n int) {
 		a.setError(err.Error())
 		return
 	}
-	counts := make([]outcomeCount, len(a.lab.Lanes()))
-	for _, r := range recs {
-		counts[r.Lane].add(r.Decision.Outcome)
-	}
+	first := recs[0].Index // the burst's requests sit together from here
 	what := "fired " + requestCount(n) + " at " + secs(at) + ": "
 	var parts []string
 	for i, l := range a.lab.Lanes() {
-		parts = append(parts, l.Name+" "+counts[i].text(a.st))
+		parts = append(parts, l.Name+" "+tallyText(a.st, a.lab.Tally(i, first, first+n)))
 	}
 	what += strings.Join(parts, " · ")
 	if _, ok := a.lab.NextRequest(at); ok {
@@ -35,27 +33,19 @@ func (a *App) fire(n int) {
 	a.setStatus(what)
 }
 
-// outcomeCount counts the outcomes of one fire action in one lane, for the
-// status line.
-type outcomeCount [3]int
-
-func (c *outcomeCount) add(o algorithms.Outcome) {
-	if int(o) < len(c) {
-		c[o]++
-	}
-}
-
-// text is "✓3 ✗7" (or "✓" alone for a single request).
-func (c outcomeCount) text(st *styles) string {
-	total := c[0] + c[1] + c[2]
+// tallyText is "✓3 ✗7" (or "✓" alone for a single request).
+func tallyText(st *styles, t model.Tally) string {
 	var parts []string
-	for o, n := range c {
-		if n == 0 {
+	for _, c := range []struct {
+		o algorithms.Outcome
+		n int
+	}{{algorithms.Allowed, t.Allowed}, {algorithms.Delayed, t.Delayed}, {algorithms.Rejected, t.Rejected}} {
+		if c.n == 0 {
 			continue
 		}
-		g := outcomeGlyph(st, algorithms.Outcome(o))
-		if total > 1 {
-			g += strconv.Itoa(n)
+		g := outcomeGlyph(st, c.o)
+		if t.Total() > 1 {
+			g += strconv.Itoa(c.n)
 		}
 		parts = append(parts, g)
 	}
@@ -119,10 +109,7 @@ func (a *App) splitText(t time.Duration) string {
 	}
 	var parts []string
 	for lane, l := range lab.Lanes() {
-		tally := lab.Tally(lane, lo, hi)
-		var c outcomeCount
-		c[algorithms.Allowed], c[algorithms.Delayed], c[algorithms.Rejected] = tally.Allowed, tally.Delayed, tally.Rejected
-		parts = append(parts, l.Name+" "+c.text(a.st))
+		parts = append(parts, l.Name+" "+tallyText(a.st, lab.Tally(lane, lo, hi)))
 	}
 	// Short, so that at 80 columns the lanes' counts are not cut.
 	return "split on " + of + " of " + strconv.Itoa(hi-lo) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
