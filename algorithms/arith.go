@@ -74,6 +74,14 @@ func (t instant) before(u instant) bool {
 	return t.ns < u.ns || (t.ns == u.ns && t.frac < u.frac)
 }
 
+// max2 is the later of two instants.
+func max2(a, b instant) instant {
+	if a.before(b) {
+		return b
+	}
+	return a
+}
+
 // ceil rounds t up to a whole nanosecond.
 func (t instant) ceil() int64 {
 	if t.frac > 0 {

@@ -197,6 +197,7 @@ func TestPolicyValidate(t *testing.T) {
 		{"negative capacity", Policy{Algorithm: TokenBucket, Capacity: -2, Rate: rate}, "capacity -2 must be positive"},
 		{"zero rate N", Policy{Algorithm: TokenBucket, Capacity: 2, Rate: Rate{0, sec}}, "must be positive"},
 		{"negative per", Policy{Algorithm: GCRA, Burst: 2, Rate: Rate{1, -sec}}, "must be positive"},
+		{"zero per", Policy{Algorithm: LeakyBucket, Queue: 2, Rate: Rate{1, 0}}, "must be positive"},
 		{"rate N too big", Policy{Algorithm: GCRA, Burst: 2, Rate: Rate{1<<31 + 1, sec}}, "at most 2147483648"},
 		{"count too big", Policy{Algorithm: TokenBucket, Capacity: 1<<40 + 1, Rate: Rate{1, 1}}, "at most 2^40"},
 		{"count at bound", Policy{Algorithm: TokenBucket, Capacity: 1 << 40, Rate: Rate{1, 1}}, ""},
@@ -274,38 +275,45 @@ var eachPolicy = []Policy{
 	{Algorithm: LeakyBucket, Queue: 3, Rate: Rate{3, sec}},
 }
 
-// TestCloneIndependence: after Clone, deciding on either limiter leaves the
-// other's decisions and snapshots exactly as they would have been.
+// TestCloneIndependence: after Clone, the original and the clone each
+// decide, and show every key, exactly as a limiter that saw only their own
+// requests, however these interleave, on a key both had and on one new to
+// both.
 func TestCloneIndependence(t *testing.T) {
-	for _, p := range eachPolicy {
-		t.Run(string(p.Algorithm), func(t *testing.T) {
-			a := mustNew(t, p)
-			a.Decide(0, "k", 1)
-			a.Decide(0, "k", 1)
-			a.Decide(0, "other", 1)
-			b := a.Clone()
-			if b.Policy() != p {
-				t.Fatalf("clone policy %v", b.Policy())
-			}
-			before := b.Snapshot(100*ms, "k")
-			// Fill a: this must not show in b.
-			for range 5 {
-				a.Decide(100*ms, "k", 1)
-			}
-			if got := b.Snapshot(100*ms, "k"); !reflect.DeepEqual(got, before) {
-				t.Fatalf("deciding on the original changed the clone:\n %+v\n %+v", got, before)
-			}
-			// b still has room for one more at 100ms, whatever a did.
-			if d := b.Decide(100*ms, "k", 1); !d.Outcome.Admitted() {
-				t.Fatalf("clone: %s", d.Explain())
-			}
-			// And deciding on b does not touch a.
-			aSnap := a.Snapshot(100*ms, "k")
-			for range 5 {
-				b.Decide(200*ms, "k", 1)
-			}
-			if got := a.Snapshot(100*ms, "k"); !reflect.DeepEqual(got, aSnap) {
-				t.Fatalf("deciding on the clone changed the original")
+	keys := []string{"k", "new"}
+	r := rand.New(rand.NewPCG(13, 13))
+	for _, alg := range Algorithms {
+		t.Run(string(alg), func(t *testing.T) {
+			for range 40 {
+				p := randPolicy(r, alg)
+				reqs := randTrace(r, p, 150, false)
+				shared, after := reqs[:50], reqs[50:]
+				a := mustNew(t, p)
+				run(a, shared)
+				b := a.Clone()
+				if b.Policy() != p {
+					t.Fatalf("clone policy %v, want %v", b.Policy(), p)
+				}
+				// What a and b must do: limiters that saw only the shared
+				// requests, then each its own.
+				lims, refs := [2]Limiter{a, b}, [2]Limiter{mustNew(t, p), mustNew(t, p)}
+				run(refs[0], shared)
+				run(refs[1], shared)
+				for i, rq := range after {
+					j, key := r.IntN(2), keys[r.IntN(2)]
+					got, want := lims[j].Decide(rq.at, key, rq.cost), refs[j].Decide(rq.at, key, rq.cost)
+					if got.Outcome != want.Outcome || got.Delay != want.Delay || got.RetryAfter != want.RetryAfter || got.Explain() != want.Explain() {
+						t.Fatalf("%v, limiter %d, request %d: %s\nwant %s", p, j, i, got.Explain(), want.Explain())
+					}
+					// Both, every key: deciding on one must not show in the other.
+					for o := range lims {
+						for _, key := range keys {
+							if got, want := lims[o].Snapshot(rq.at, key), refs[o].Snapshot(rq.at, key); !reflect.DeepEqual(got, want) {
+								t.Fatalf("%v, after request %d on limiter %d, limiter %d key %q:\n got  %+v\n want %+v", p, i, j, o, key, got, want)
+							}
+						}
+					}
+				}
 			}
 		})
 	}
@@ -336,7 +344,7 @@ func TestSnapshotUnseenKey(t *testing.T) {
 
 // TestEarlierTimeClamped: a request earlier than the key's latest is
 // decided as if it came at the latest time, and its wait is counted from
-// its own arrival.
+// its own arrival, by every algorithm.
 func TestEarlierTimeClamped(t *testing.T) {
 	l := mustNew(t, Policy{Algorithm: TokenBucket, Capacity: 2, Rate: Rate{2, sec}})
 	run(l, []req{{0, 2}, {sec, 1}}) // at 1s: 2 refilled, 1 spent, 1 left
@@ -359,12 +367,26 @@ func TestEarlierTimeClamped(t *testing.T) {
 		t.Errorf("at 1.5s: %s", d.Explain())
 	}
 
-	// Every algorithm: an earlier request spends nothing it should not.
+	// Every algorithm: a request at 0 after one of cost 3 at 1s, decided as
+	// at 1s, waits from 0.
+	wantEach := map[Algorithm]struct {
+		o            Outcome
+		delay, retry time.Duration
+	}{
+		FixedWindow:    {Rejected, 0, 2 * sec},           // [1s, 2s) is full
+		SlidingLog:     {Rejected, 0, 2 * sec},           // the admission at 1s expires at 2s
+		SlidingCounter: {Rejected, 0, 2*sec + 333333334}, // 3 × (1s − e)/1s + 1 ≤ 3 from e = ⅓s into [2s, 3s)
+		TokenBucket:    {Rejected, 0, sec + 333333334},   // empty at 1s; a token takes ⅓s
+		GCRA:           {Rejected, 0, sec + 333333334},   // the same
+		LeakyBucket:    {Delayed, 2 * sec, 0},            // the pipe is busy until 2s, a delay of 1s ≤ 3 × ⅓s
+	}
 	for _, p := range eachPolicy {
 		l := mustNew(t, p)
 		run(l, []req{{sec, 3}})
-		if d := l.Decide(0, "k", 1); d.Outcome.Admitted() && p.Algorithm != LeakyBucket {
-			t.Errorf("%s: a request at 0 after 3 at 1s was admitted: %s", p.Algorithm, d.Explain())
+		w := wantEach[p.Algorithm]
+		if d := l.Decide(0, "k", 1); d.Outcome != w.o || d.Delay != w.delay || d.RetryAfter != w.retry {
+			t.Errorf("%s: a request at 0 after 3 at 1s: %v delay %v retry %v, want %v delay %v retry %v: %s",
+				p.Algorithm, d.Outcome, d.Delay, d.RetryAfter, w.o, w.delay, w.retry, d.Explain())
 		}
 	}
 }
@@ -382,18 +404,22 @@ func TestDecidePanicsOnZeroCost(t *testing.T) {
 	}
 }
 
-// TestKeysIndependent: each key has its own state.
+// TestKeysIndependent: each key has its own state, the empty key too, also
+// when it is the first key a limiter sees.
 func TestKeysIndependent(t *testing.T) {
 	for _, p := range eachPolicy {
 		l := mustNew(t, p)
-		if d := l.Decide(0, "a", p.MaxCost()); d.Outcome != Allowed {
+		if d := l.Decide(0, "", p.MaxCost()); d.Outcome != Allowed {
 			t.Fatalf("%s: %s", p.Algorithm, d.Explain())
 		}
-		if d := l.Decide(0, "a", 1); d.Outcome == Allowed {
-			t.Errorf("%s: key a not full: %s", p.Algorithm, d.Explain())
+		if d := l.Decide(0, "", 1); d.Outcome == Allowed {
+			t.Errorf("%s: key \"\" not full: %s", p.Algorithm, d.Explain())
 		}
 		if d := l.Decide(0, "b", p.MaxCost()); d.Outcome != Allowed {
-			t.Errorf("%s: key b affected by a: %s", p.Algorithm, d.Explain())
+			t.Errorf("%s: key b affected by \"\": %s", p.Algorithm, d.Explain())
+		}
+		if d := l.Decide(0, "", 1); d.Outcome == Allowed {
+			t.Errorf("%s: key \"\" emptied by b: %s", p.Algorithm, d.Explain())
 		}
 	}
 }
@@ -439,6 +465,31 @@ func TestInstant(t *testing.T) {
 			}
 			x = y
 		}
+	}
+}
+
+// TestInstantSeconds: an instant off the nanosecond grid is written "≈" and
+// its nearest nanosecond, a half rounded up.
+func TestInstantSeconds(t *testing.T) {
+	for _, tt := range []struct {
+		t    instant
+		den  int64
+		want string
+	}{
+		{instant{5, 0}, 3, "0.000000005s"},
+		{instant{5, 1}, 3, "≈0.000000005s"},
+		{instant{5, 1}, 2, "≈0.000000006s"},
+		{instant{5, 2}, 3, "≈0.000000006s"},
+	} {
+		if got := instantSeconds(tt.t, tt.den); got != tt.want {
+			t.Errorf("instantSeconds(%v, %d) = %q, want %q", tt.t, tt.den, got, tt.want)
+		}
+	}
+	if got := gridSeconds(1e9, 3); got != "≈0.333333333s" {
+		t.Errorf("gridSeconds(1e9, 3) = %q", got)
+	}
+	if got := gridSeconds(3e9, 3); got != "1s" {
+		t.Errorf("gridSeconds(3e9, 3) = %q", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -53,8 +54,10 @@ type Decision struct {
 	// to a whole nanosecond (Never if it can never fit); zero otherwise.
 	RetryAfter time.Duration
 
-	// explain turns the numbers below into words. It is a plain function,
-	// not a closure, so that making a Decision allocates nothing.
+	// explain turns the numbers below into words, for any decision but a
+	// rejection with RetryAfter Never, which Explain words itself. It is a
+	// plain function, not a closure, so that making a Decision allocates
+	// nothing.
 	explain func(d *Decision) string
 	policy  *Policy
 	v       [4]int64
@@ -64,8 +67,16 @@ type Decision struct {
 //
 //	available = min(10, 0 + 0.25s × 2/s) = 0.5 < cost 1 → rejected; retry after (1 − 0.5) / 2/s = 0.25s
 func (d Decision) Explain() string {
-	if d.explain == nil {
+	switch {
+	case d.explain == nil:
 		return d.Outcome.String()
+	case d.RetryAfter == Never:
+		name, size := d.policy.sizeParam()
+		bound := fmt.Sprintf("%s %d", name, size)
+		if d.policy.Algorithm == LeakyBucket {
+			bound += " + 1" // MaxCost: one in the pipe, Queue waiting
+		}
+		return fmt.Sprintf("cost %d > %s → rejected; this request can never fit", d.Cost, bound)
 	}
 	return d.explain(&d)
 }

@@ -125,6 +125,10 @@ func TestWorkedExamples(t *testing.T) {
 				// 81 + 40 > 120; at 90.5s the estimate is 21 + 59 = 80.
 				{at: 90 * sec, cost: 40, want: Rejected, retry: 500 * ms,
 					explain: "estimate = 21 + 120 × (60s − 30s)/60s = 81; 81 + cost 40 = 121 > limit 120 → rejected; retry after 0.5s, when estimate = 21 + 120 × (60s − 30.5s)/60s = 80 and 80 + cost 40 ≤ 120"},
+				// 21 + 99 = 120 leaves no room for the previous window: it
+				// fits exactly when the next one starts.
+				{at: 90 * sec, cost: 99, want: Rejected, retry: 30 * sec,
+					explain: "estimate = 21 + 120 × (60s − 30s)/60s = 81; 81 + cost 99 = 180 > limit 120 → rejected; retry after 30s, when estimate = 0 + 21 × (60s − 0s)/60s = 21 and 21 + cost 99 ≤ 120"},
 				// 21 + 100 > 120 whatever the previous window: wait for the
 				// next one, where 21 weighs (60s − e)/60s: e ≥ 60s/21.
 				{at: 90 * sec, cost: 100, want: Rejected, retry: 30*sec + 2857142858,

@@ -59,9 +59,6 @@ func (f *fixedWindow) clone(s windowCounts) windowCounts { return s }
 // explainFixedWindow: v = {window start, count before, time decided at}.
 func explainFixedWindow(d *Decision) string {
 	p := d.policy
-	if d.Cost > p.Limit {
-		return fmt.Sprintf("cost %d > limit %d → rejected; this request can never fit", d.Cost, p.Limit)
-	}
 	start, count, eff := time.Duration(d.v[0]), d.v[1], time.Duration(d.v[2])
 	end := start + p.Window
 	head := fmt.Sprintf("%swindow [%s, %s): count %d + cost %d = %d",

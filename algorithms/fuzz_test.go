@@ -8,7 +8,8 @@ import (
 // The fuzz targets build a valid policy from three numbers and a trace from
 // bytes, then run checkTrace: no panic, every decision consistent and equal
 // to the reference model, the algorithm's bound, exact retry-afters and
-// sound snapshots. Their seeds run as ordinary tests.
+// sound snapshots; GCRA also decides and shows its balance as the token
+// bucket. Their seeds run as ordinary tests.
 
 // pick maps x to [1, 2^maxBits], small values being as likely as large.
 func pick(x uint64, maxBits uint) int64 {
@@ -101,13 +102,8 @@ func fuzzAlgorithm(f *testing.F, alg Algorithm) {
 			t.Fatalf("%+v: %v\ntrace %v", p, err, reqs)
 		}
 		if alg == GCRA {
-			tb := Policy{Algorithm: TokenBucket, Capacity: p.Burst, Rate: p.Rate}
-			gl, tl := mustNew(t, p), mustNew(t, tb)
-			for i, r := range reqs {
-				gd, td := gl.Decide(r.at, "k", r.cost), tl.Decide(r.at, "k", r.cost)
-				if gd.Outcome != td.Outcome || gd.RetryAfter != td.RetryAfter {
-					t.Fatalf("%v request %d: gcra %s; token bucket %s", p, i, gd.Explain(), td.Explain())
-				}
+			if err := checkGCRAEqualsTokenBucket(p, reqs); err != nil {
+				t.Fatalf("%v\ntrace %v", err, reqs)
 			}
 		}
 	})

@@ -86,9 +86,6 @@ func (g *gcra) clone(s gcraState) gcraState { return s }
 // explainGCRA: v = {TAT before (ns, frac), time decided at}.
 func explainGCRA(d *Decision) string {
 	p := d.policy
-	if d.Cost > p.Burst {
-		return fmt.Sprintf("cost %d > burst %d → rejected; this request can never fit", d.Cost, p.Burst)
-	}
 	per, n := int64(p.Rate.Per), p.Rate.N
 	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
 	t := at(eff)
@@ -110,12 +107,4 @@ func explainGCRA(d *Decision) string {
 	}
 	return fmt.Sprintf("%s > now %s → rejected; retry after %s − %s = %s",
 		head, FormatSeconds(eff), instantSeconds(allowAt, n), FormatSeconds(d.At), FormatSeconds(d.RetryAfter))
-}
-
-// max2 is the later of two instants.
-func max2(a, b instant) instant {
-	if a.before(b) {
-		return b
-	}
-	return a
 }

@@ -24,6 +24,9 @@ func mustNew(tb testing.TB, p Policy) Limiter {
 	return l
 }
 
+// keys is the number of keys with state.
+func (k *keyed[S]) keys() int { return len(k.states) }
+
 // run feeds reqs to l under key "k" and returns the decisions.
 func run(l Limiter, reqs []req) []Decision {
 	ds := make([]Decision, len(reqs))
@@ -39,9 +42,7 @@ func effTimes(reqs []req) []time.Duration {
 	out := make([]time.Duration, len(reqs))
 	var last time.Duration
 	for i, r := range reqs {
-		if i == 0 || r.at > last {
-			last = r.at
-		}
+		last = max(last, r.at)
 		out[i] = last
 	}
 	return out
@@ -101,11 +102,16 @@ func checkDecision(p Policy, r req, d Decision) error {
 	return nil
 }
 
-// checkRetryExact verifies, for each finite rejection, that on a copy of
-// the limiter as left by that decision the same request is admitted at At +
-// RetryAfter and still rejected 1ns earlier. It replays reqs on l. Retries
-// at 2^62 or later, outside the times Decide takes, are not tried.
-func checkRetryExact(l Limiter, reqs []req) error {
+// checkRetryExact replays reqs on a fresh limiter for p and verifies, for
+// each finite rejection, that on a copy of the limiter as left by that
+// decision the same request is admitted at At + RetryAfter and still
+// rejected 1ns earlier. Retries at 2^62 or later, outside the times Decide
+// takes, are not tried.
+func checkRetryExact(p Policy, reqs []req) error {
+	l, err := New(p)
+	if err != nil {
+		return err
+	}
 	for _, r := range reqs {
 		d := l.Decide(r.at, "k", r.cost)
 		if d.Outcome != Rejected || d.RetryAfter == Never || d.RetryAfter >= 1<<62-r.at {

@@ -23,9 +23,9 @@ import (
 // total.
 //
 // Instants live on the grid of 1/N ns (see instant). The state also keeps
-// the requests waiting, for Snapshot; released ones are dropped on each
-// decision, and the slice is reused so that a decision allocates only when
-// the queue outgrows every size it had before.
+// the requests waiting, for Snapshot, in a fifo: released ones are dropped on
+// each decision, and a decision allocates only when the queue outgrows every
+// length it had before.
 type leakyBucket struct {
 	p Policy
 }
@@ -33,8 +33,7 @@ type leakyBucket struct {
 type leakyBucketState struct {
 	next  instant // when the pipe is next free
 	last  time.Duration
-	queue []Release // queue[head:] are waiting at last, in release order
-	head  int
+	queue fifo[Release] // the requests waiting at last, in release order
 }
 
 func newLeakyBucket(p Policy) *leakyBucket { return &leakyBucket{p: p} }
@@ -45,51 +44,43 @@ func (l *leakyBucket) start(now time.Duration) leakyBucketState {
 	return leakyBucketState{next: at(now), last: now}
 }
 
-// waiting is the index of the first request not yet released at now.
-func (s *leakyBucketState) waiting(now time.Duration) int {
-	i := s.head
-	for i < len(s.queue) && s.queue[i].At <= now {
-		i++
+// released is how many of the queue's oldest requests are released at now.
+func (s *leakyBucketState) released(now time.Duration) int {
+	q := s.queue.live()
+	n := 0
+	for n < len(q) && q[n].At <= now {
+		n++
 	}
-	return i
+	return n
 }
 
 func (l *leakyBucket) decide(s *leakyBucketState, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
-	if s.head = s.waiting(eff); s.head == len(s.queue) {
-		s.queue, s.head = s.queue[:0], 0
-	}
+	s.queue.drop(s.released(eff))
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainLeakyBucket, v: [4]int64{s.next.ns, s.next.frac, int64(eff)}}
 	if cost > l.p.Queue+1 {
 		d.Outcome, d.RetryAfter = Rejected, Never
-		d.v[3] = int64(len(s.queue) - s.head)
 		return d
 	}
 	per, n := int64(l.p.Rate.Per), l.p.Rate.N
 	t := at(eff)
 	free := max2(s.next, t)
 	// delay + (cost − 1) × I ≤ Queue × I ⟺ free ≤ now + (Queue − cost + 1) × I
-	limit := t.add((l.p.Queue-cost+1)*per, n)
-	if limit.before(free) {
+	if limit := t.add((l.p.Queue-cost+1)*per, n); limit.before(free) {
 		d.Outcome = Rejected
 		d.RetryAfter = time.Duration(free.minus(limit, n).ceil()) + eff - now
-		d.v[3] = int64(len(s.queue) - s.head)
-		return d
-	}
-	s.next = free.add(cost*per, n) // ≤ now + (Queue + 1) × I
-	release := time.Duration(free.ceil())
-	if d.Delay = release - now; d.Delay > 0 {
-		d.Outcome = Delayed
-	}
-	if release > eff {
-		if s.head > 0 && 2*s.head >= len(s.queue) {
-			k := copy(s.queue, s.queue[s.head:])
-			s.queue, s.head = s.queue[:k], 0
+	} else {
+		s.next = free.add(cost*per, n) // ≤ now + (Queue + 1) × I
+		release := time.Duration(free.ceil())
+		if d.Delay = release - now; d.Delay > 0 {
+			d.Outcome = Delayed
 		}
-		s.queue = append(s.queue, Release{Arrived: now, At: release, Cost: cost})
+		if release > eff {
+			s.queue.push(Release{Arrived: now, At: release, Cost: cost})
+		}
 	}
-	d.v[3] = int64(len(s.queue) - s.head)
+	d.v[3] = int64(len(s.queue.live()))
 	return d
 }
 
@@ -102,26 +93,21 @@ func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 		Interval: Quantity{int64(l.p.Rate.Per), l.p.Rate.N},
 		NextFree: time.Duration(max2(s.next, at(now)).ceil()),
 	}
-	if i := s.waiting(now); i < len(s.queue) {
-		snap.Waiting = append([]Release(nil), s.queue[i:]...)
+	if waiting := s.queue.live()[s.released(now):]; len(waiting) > 0 {
+		snap.Waiting = append([]Release(nil), waiting...)
 	}
 	return snap
 }
 
 func (l *leakyBucket) clone(s leakyBucketState) leakyBucketState {
-	c := s
-	c.queue = append([]Release(nil), s.queue[s.head:]...)
-	c.head = 0
-	return c
+	s.queue = s.queue.clone()
+	return s
 }
 
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
 // requests waiting after the decision}.
 func explainLeakyBucket(d *Decision) string {
 	p := d.policy
-	if d.Cost > p.Queue+1 {
-		return fmt.Sprintf("cost %d > queue %d + 1 → rejected; this request can never fit", d.Cost, p.Queue)
-	}
 	per, n := int64(p.Rate.Per), p.Rate.N
 	next, eff, waiting := instant{d.v[0], d.v[1]}, time.Duration(d.v[2]), d.v[3]
 	t := at(eff)
@@ -143,7 +129,6 @@ func explainLeakyBucket(d *Decision) string {
 	case Delayed:
 		return fmt.Sprintf("%s ≤ %s → delayed %s; %d waiting", head, bound, FormatSeconds(d.Delay), waiting)
 	}
-	return fmt.Sprintf("%s > %s → rejected (%d waiting); retry after %s − %s = %s%s",
-		head, bound, waiting, instantSeconds(need, n), gridSeconds(p.Queue*per, n),
-		FormatSeconds(d.RetryAfter-(eff-d.At)), sinceArrival(d, eff, d.RetryAfter))
+	return fmt.Sprintf("%s > %s → rejected (%d waiting); retry after %s − %s = %s",
+		head, bound, waiting, instantSeconds(need, n), gridSeconds(p.Queue*per, n), retryFrom(d, eff))
 }

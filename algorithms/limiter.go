@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -56,12 +57,14 @@ func lateNote(d *Decision, eff time.Duration) string {
 		FormatSeconds(d.At), FormatSeconds(eff))
 }
 
-// sinceArrival appends, for a late request, the wait counted from arrival.
-func sinceArrival(d *Decision, eff time.Duration, wait time.Duration) string {
+// retryFrom writes a rejection's wait counted from eff, the time it was
+// decided at, and for a late request also RetryAfter, counted from arrival.
+func retryFrom(d *Decision, eff time.Duration) string {
+	wait := FormatSeconds(d.RetryAfter - (eff - d.At))
 	if eff <= d.At {
-		return ""
+		return wait
 	}
-	return fmt.Sprintf(", %s after arrival", FormatSeconds(wait))
+	return fmt.Sprintf("%s, %s after arrival", wait, FormatSeconds(d.RetryAfter))
 }
 
 // algorithm is one limiter's rule for a single key, as a pure transition.
@@ -95,9 +98,6 @@ func newKeyed[S any](alg algorithm[S]) *keyed[S] {
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
 
-// keys is the number of keys with state.
-func (k *keyed[S]) keys() int { return len(k.states) }
-
 func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
@@ -123,11 +123,8 @@ func (k *keyed[S]) Snapshot(now time.Duration, key string) Snapshot {
 }
 
 func (k *keyed[S]) Clone() Limiter {
-	c := &keyed[S]{alg: k.alg, index: make(map[string]int, len(k.index)), states: make([]S, len(k.states)),
+	c := &keyed[S]{alg: k.alg, index: maps.Clone(k.index), states: make([]S, len(k.states)),
 		lastKey: k.lastKey, last: k.last}
-	for key, i := range k.index {
-		c.index[key] = i
-	}
 	for i, s := range k.states {
 		c.states[i] = k.alg.clone(s)
 	}

@@ -92,6 +92,18 @@ func exactMilli(num uint64, den int64) bool {
 	return bits.Rem64(hi, lo, uint64(den)) == 0
 }
 
+// exactish writes num/den (num ≥ 0, den > 0) as a decimal, prefixed with
+// "≈" when it had to round.
+func exactish(num, den int64) string { return exactishU(uint64(num), den) }
+
+// exactishU is exactish for a numerator that may exceed math.MaxInt64.
+func exactishU(num uint64, den int64) string {
+	if exactMilli(num, den) {
+		return formatMilliU(num, den)
+	}
+	return "≈" + formatMilliU(num, den)
+}
+
 // FormatSeconds writes d as seconds with up to nine decimals and no trailing
 // zeros: 250ms is "0.25s", 1ns is "0.000000001s", 2m is "120s". It is exact.
 func FormatSeconds(d time.Duration) string {

@@ -108,9 +108,6 @@ func (c *slidingCounter) clone(s windowCounts) windowCounts { return s }
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
 func explainSlidingCounter(d *Decision) string {
 	p := d.policy
-	if d.Cost > p.Limit {
-		return fmt.Sprintf("cost %d > limit %d → rejected; this request can never fit", d.Cost, p.Limit)
-	}
 	cur, prev, e, eff := d.v[0], d.v[1], d.v[2], time.Duration(d.v[3])
 	w := int64(p.Window)
 	est := cur*w + prev*(w-e) // ≤ Limit × Window, see snapshot; + cost × w may not fit an int64
@@ -130,8 +127,8 @@ func explainSlidingCounter(d *Decision) string {
 		cur, prev, e = 0, 0, e2-2*w
 	}
 	then := cur*w + prev*(w-e)
-	return fmt.Sprintf("%s > limit %d → rejected; retry after %s%s, when estimate = %s = %s and %s + cost %d ≤ %d",
-		head, p.Limit, FormatSeconds(time.Duration(x)), sinceArrival(d, eff, d.RetryAfter),
+	return fmt.Sprintf("%s > limit %d → rejected; retry after %s, when estimate = %s = %s and %s + cost %d ≤ %d",
+		head, p.Limit, retryFrom(d, eff),
 		estimateTerms(p.Window, cur, prev, e), exactish(then, w), exactish(then, w), d.Cost, p.Limit)
 }
 

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -15,10 +16,9 @@ import (
 // last of those expires. Each entry carries the running total of logged cost
 // so that this entry is found by binary search.
 //
-// The log is a slice whose live part starts at head; expired entries are
-// dropped by moving head and the slice is compacted when half of it is dead,
-// so a decision costs amortised O(1) time (O(log n) for a rejection's
-// retry-after) and allocates only when the log outgrows its capacity.
+// The log is a fifo, so a decision costs amortised O(1) time (O(log n) for a
+// rejection's retry-after) and allocates only when the log outgrows its
+// capacity.
 type slidingLog struct {
 	p Policy
 }
@@ -32,10 +32,9 @@ type logItem struct {
 }
 
 type slidingLogState struct {
-	items []logItem // items[head:] are recent as of last
-	head  int
-	base  int64 // running total before items[head]: recent cost = total − base
-	total int64 // running total of all logged cost
+	log   fifo[logItem] // the admissions recent as of last
+	base  int64         // running total before the log's oldest: recent cost = total − base
+	total int64         // running total of all logged cost
 	last  time.Duration
 }
 
@@ -47,50 +46,38 @@ func (l *slidingLog) start(now time.Duration) slidingLogState {
 	return slidingLogState{last: now}
 }
 
-// live is the index of the first entry still recent at now.
-func (l *slidingLog) live(s *slidingLogState, now time.Duration) int {
-	i := s.head
-	for i < len(s.items) && s.items[i].at <= now-l.p.Window {
-		i++
+// expired is how many of the log's oldest entries no longer count at now.
+func (l *slidingLog) expired(s *slidingLogState, now time.Duration) int {
+	log := s.log.live()
+	n := 0
+	for n < len(log) && log[n].at <= now-l.p.Window {
+		n++
 	}
-	return i
+	return n
 }
 
-// prune drops the entries expired at now.
-func (l *slidingLog) prune(s *slidingLogState, now time.Duration) {
-	i := l.live(s, now)
-	if i == s.head {
-		return
-	}
-	s.base = s.items[i-1].cum
-	s.head = i
-	if s.head == len(s.items) {
-		s.items, s.head = s.items[:0], 0
-	}
-}
-
-// push logs an admission, compacting the slice first when half of it is dead
-// and rebasing the running totals long before they could overflow.
+// push logs an admission, rebasing the running totals long before they
+// could overflow.
 func (s *slidingLogState) push(at time.Duration, cost int64) {
-	if s.head > 0 && 2*s.head >= len(s.items) {
-		n := copy(s.items, s.items[s.head:])
-		s.items, s.head = s.items[:n], 0
-	}
 	if s.total > maxScaled {
-		for i := s.head; i < len(s.items); i++ {
-			s.items[i].cum -= s.base
+		log := s.log.live()
+		for i := range log {
+			log[i].cum -= s.base
 		}
 		s.total -= s.base
 		s.base = 0
 	}
 	s.total += cost
-	s.items = append(s.items, logItem{at: at, cost: cost, cum: s.total})
+	s.log.push(logItem{at: at, cost: cost, cum: s.total})
 }
 
 func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
-	l.prune(s, eff)
+	if n := l.expired(s, eff); n > 0 {
+		s.base = s.log.live()[n-1].cum
+		s.log.drop(n)
+	}
 	recent := s.total - s.base
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainSlidingLog, v: [4]int64{recent, int64(eff)}}
 	switch {
@@ -104,16 +91,8 @@ func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (
 		// The first entry whose running total frees enough; it exists
 		// because cost ≤ Limit means need ≤ recent.
 		target := s.base + recent + cost - l.p.Limit
-		lo, hi := s.head, len(s.items)-1
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if s.items[mid].cum >= target {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		e := s.items[lo]
+		log := s.log.live()
+		e := log[sort.Search(len(log), func(i int) bool { return log[i].cum >= target })]
 		d.v[2], d.v[3] = int64(e.at), e.cum-s.base
 		// e.at + Window − now, as Window − age so as not to overflow.
 		d.RetryAfter = l.p.Window - (eff - e.at) + eff - now
@@ -123,25 +102,23 @@ func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (
 
 func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	now = max(now, s.last)
-	i := l.live(&s, now)
+	recent := s.log.live()[l.expired(&s, now):]
 	snap := SlidingLogSnapshot{Now: now, Limit: l.p.Limit, Window: l.p.Window}
-	if i == len(s.items) {
+	if len(recent) == 0 {
 		return snap
 	}
-	snap.Entries = make([]LogEntry, 0, len(s.items)-i)
-	for _, e := range s.items[i:] {
-		snap.Entries = append(snap.Entries, LogEntry{At: e.at, Cost: e.cost})
+	snap.Entries = make([]LogEntry, len(recent))
+	for i, e := range recent {
+		snap.Entries[i] = LogEntry{At: e.at, Cost: e.cost}
 		snap.Count += e.cost
 	}
-	snap.OldestExpiresAt = s.items[i].at + l.p.Window
+	snap.OldestExpiresAt = recent[0].at + l.p.Window
 	return snap
 }
 
 func (l *slidingLog) clone(s slidingLogState) slidingLogState {
-	c := s
-	c.items = append([]logItem(nil), s.items[s.head:]...)
-	c.head = 0
-	return c
+	s.log = s.log.clone()
+	return s
 }
 
 // explainSlidingLog: v = {recent cost before, time decided at, and for a
@@ -149,9 +126,6 @@ func (l *slidingLog) clone(s slidingLogState) slidingLogState {
 // freed by then}.
 func explainSlidingLog(d *Decision) string {
 	p := d.policy
-	if d.Cost > p.Limit {
-		return fmt.Sprintf("cost %d > limit %d → rejected; this request can never fit", d.Cost, p.Limit)
-	}
 	recent, eff := d.v[0], time.Duration(d.v[1])
 	head := fmt.Sprintf("%srecent = cost admitted in (%s, %s] = %d; %d + cost %d = %d",
 		lateNote(d, eff), FormatSeconds(eff-p.Window), FormatSeconds(eff), recent, recent, d.Cost, recent+d.Cost)

@@ -32,18 +32,15 @@ func (b *tokenBucket) start(now time.Duration) tokenBucketState {
 	return tokenBucketState{scaled: b.capScaled, last: now}
 }
 
-// refill is min(capacity, scaled + elapsed × N), computed without overflow
-// (the product is taken in 128 bits) and without a division.
+// refill is min(capacity, scaled + elapsed × N), for elapsed ≥ 0 and a
+// balance scaled ≤ capacity, computed without overflow (the product is taken
+// in 128 bits) and without a division.
 func (b *tokenBucket) refill(scaled int64, elapsed time.Duration) int64 {
-	deficit := b.capScaled - scaled
-	if elapsed <= 0 || deficit <= 0 {
-		return min(scaled, b.capScaled)
-	}
 	hi, lo := bits.Mul64(uint64(elapsed), uint64(b.p.Rate.N))
-	if hi != 0 || lo >= uint64(deficit) {
+	if hi != 0 || lo >= uint64(b.capScaled-scaled) {
 		return b.capScaled
 	}
-	return scaled + int64(lo) // lo < deficit
+	return scaled + int64(lo)
 }
 
 func (b *tokenBucket) decide(s *tokenBucketState, now time.Duration, cost int64) (d Decision) {
@@ -85,28 +82,12 @@ func (b *tokenBucket) clone(s tokenBucketState) tokenBucketState { return s }
 func explainTokenBucket(d *Decision) string {
 	p := d.policy
 	per := int64(p.Rate.Per)
-	if d.Cost > p.Capacity {
-		return fmt.Sprintf("cost %d > capacity %d → rejected; this request can never fit", d.Cost, p.Capacity)
-	}
 	eff := time.Duration(d.v[3])
 	head := fmt.Sprintf("%savailable = min(%d, %s + %s × %s) = %s", lateNote(d, eff),
 		p.Capacity, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), p.Rate, exactish(d.v[2], per))
 	if d.Outcome == Allowed {
 		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
 	}
-	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %s) / %s = %s%s",
-		head, d.Cost, d.Cost, exactish(d.v[2], per), p.Rate,
-		FormatSeconds(d.RetryAfter-(eff-d.At)), sinceArrival(d, eff, d.RetryAfter))
-}
-
-// exactish writes num/den (num ≥ 0, den > 0) as a decimal, prefixed with
-// "≈" when it had to round.
-func exactish(num, den int64) string { return exactishU(uint64(num), den) }
-
-// exactishU is exactish for a numerator that may exceed math.MaxInt64.
-func exactishU(num uint64, den int64) string {
-	if exactMilli(num, den) {
-		return formatMilliU(num, den)
-	}
-	return "≈" + formatMilliU(num, den)
+	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %s) / %s = %s",
+		head, d.Cost, d.Cost, exactish(d.v[2], per), p.Rate, retryFrom(d, eff))
 }
