@@ -9,8 +9,8 @@ import (
 // period, a limit times a window): 2^62 leaves room to add two of them.
 const maxScaled = 1 << 62
 
-// maxCount bounds limits, capacities, bursts, queues and costs.
-const maxCount = 1 << 40
+// MaxCount bounds limits, capacities, bursts, queues and costs: 2^40.
+const MaxCount = 1 << 40
 
 // mulFits reports whether a*b (both non-negative) fits in maxScaled.
 func mulFits(a, b int64) bool {

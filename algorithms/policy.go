@@ -154,7 +154,7 @@ func checkCount(name string, v int64) error {
 	if v <= 0 {
 		return fmt.Errorf("%s %d must be positive", name, v)
 	}
-	if v > maxCount {
+	if v > MaxCount {
 		return fmt.Errorf("%s %d is too large (at most 2^40)", name, v)
 	}
 	return nil

@@ -251,10 +251,6 @@ var paramWant = map[string]string{
 	"rate":     "N/D such as 2/s, 120/min or 1/500ms",
 }
 
-// maxCount bounds limits, capacities, bursts, queues and costs, as
-// algorithms.Policy.Validate does.
-const maxCount = 1 << 40
-
 // fields is one decoded mapping: its values by field name.
 type fields struct {
 	d     *decoder
@@ -512,7 +508,7 @@ func (f *fields) integer(name string, lo, hi int64) (v int64, ok bool, err error
 		return 0, false, err
 	}
 	want := fmt.Sprintf("a whole number from %d to %d", lo, hi)
-	if lo == 1 && hi == maxCount {
+	if lo == 1 && hi == algorithms.MaxCount {
 		want = "a positive whole number (at most 2^40)"
 	}
 	v, isInt := wholeNumber(n)
@@ -781,13 +777,13 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		var err error
 		switch name {
 		case "limit":
-			p.Limit, _, err = f.integer(name, 1, maxCount)
+			p.Limit, _, err = f.integer(name, 1, algorithms.MaxCount)
 		case "capacity":
-			p.Capacity, _, err = f.integer(name, 1, maxCount)
+			p.Capacity, _, err = f.integer(name, 1, algorithms.MaxCount)
 		case "burst":
-			p.Burst, _, err = f.integer(name, 1, maxCount)
+			p.Burst, _, err = f.integer(name, 1, algorithms.MaxCount)
 		case "queue":
-			p.Queue, _, err = f.integer(name, 1, maxCount)
+			p.Queue, _, err = f.integer(name, 1, algorithms.MaxCount)
 		case "window":
 			p.Window, _, err = f.duration(name, true)
 		case "rate":
@@ -889,7 +885,7 @@ func (d *decoder) traffic(n ast.Node, path string) (Traffic, *fields, error) {
 		}
 		t.Key = key
 	}
-	if cost, ok, err := f.integer("cost", 1, maxCount); err != nil {
+	if cost, ok, err := f.integer("cost", 1, algorithms.MaxCount); err != nil {
 		return Traffic{}, nil, err
 	} else if ok {
 		t.Cost = cost

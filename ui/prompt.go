@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"ratelab/algorithms"
 	"ratelab/model"
 	"ratelab/scenarios"
 )
@@ -33,7 +34,7 @@ const (
 // the records it returns, one per request per lane, small.
 const (
 	maxBurst = 100_000
-	maxCost  = 1 << 40 // the largest limit or capacity a policy may have
+	maxCost  = algorithms.MaxCount // the largest limit or capacity a policy may have
 )
 
 // prompt is a one-line text input in the status line.
