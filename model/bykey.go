@@ -1,0 +1,72 @@
+package model
+
+import "ratelab/scenarios"
+
+// KeyStats are one key's totals in every lane: the Stats of that key's
+// requests alone, its peak included.
+type KeyStats struct {
+	Key   string
+	Lanes []Stats // in lane order
+}
+
+// keyTotals is one key's running totals and peak trackers, one per lane.
+type keyTotals struct {
+	stats []Stats
+	peaks []peakTracker
+}
+
+// RunByKey is Run that also totals each key apart: it returns each lane's
+// totals over every key, as Run does, and each key's totals per lane, keys in
+// the order their first request arrives. Every limiter keeps a state per key,
+// so a key's totals are what a run of its requests alone would give. Like
+// Run it keeps no decision: its memory grows with the keys (and with the
+// admissions inside one peak window), not with the requests decided.
+func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, []KeyStats, error) {
+	defs := LanesOf(s)
+	if opt.PeakWindow <= 0 {
+		opt.PeakWindow = DefaultPeakWindow(defs)
+	}
+	index := map[string]int{}
+	var keys []string
+	var totals []*keyTotals
+	var cur *keyTotals // the totals of the request being decided
+	last := -1         // its index
+	stats, err := Run(s, opt, func(r Record) error {
+		if r.Index != last {
+			last = r.Index
+			k, ok := index[r.Request.Key]
+			if !ok {
+				k = len(keys)
+				index[r.Request.Key] = k
+				keys = append(keys, r.Request.Key)
+				t := &keyTotals{stats: make([]Stats, len(defs)), peaks: make([]peakTracker, len(defs))}
+				for lane := range defs {
+					t.stats[lane].PeakWindow = opt.PeakWindow
+					t.peaks[lane].window = opt.PeakWindow
+				}
+				totals = append(totals, t)
+			}
+			cur = totals[k]
+		}
+		d := r.Decision
+		cur.stats[r.Lane].count(d)
+		if d.Outcome.Admitted() {
+			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
+		}
+		if emit != nil {
+			return emit(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	byKey := make([]KeyStats, len(keys))
+	for k, t := range totals {
+		for lane := range t.stats {
+			t.stats[lane].Peak, t.stats[lane].PeakAt = t.peaks[lane].peakBy(endOfTime)
+		}
+		byKey[k] = KeyStats{Key: keys[k], Lanes: t.stats}
+	}
+	return stats, byKey, nil
+}

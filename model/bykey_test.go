@@ -1,0 +1,130 @@
+package model
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// TestRunByKeyIsEachKeyRunAlone: every limiter keeps a state per key, so a
+// key's totals (peak included) are those of a run of its traffic alone, and
+// the keys come in the order of their first request.
+func TestRunByKeyIsEachKeyRunAlone(t *testing.T) {
+	var cases []*scenarios.Scenario
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, s)
+	}
+	for seed := range uint64(4) {
+		cases = append(cases, randomScenario(t, seed, 500))
+	}
+	for _, s := range cases {
+		opt := Options{Until: s.Duration * 3 / 4}
+		all, byKey, err := RunByKey(s, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Run(s, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(all, want) {
+			t.Errorf("%s: all keys %+v, Run says %+v", s.Name, all, want)
+		}
+		var keys []string
+		for _, k := range s.Keys() {
+			if keyArrivesBefore(s, k, opt.Until) {
+				keys = append(keys, k)
+			}
+		}
+		var got []string
+		sums := make([]Stats, len(s.Lanes))
+		for _, ks := range byKey {
+			got = append(got, ks.Key)
+			alone := *s
+			alone.Traffic = nil
+			for _, tr := range s.Traffic {
+				if tr.Key == ks.Key {
+					alone.Traffic = append(alone.Traffic, tr)
+				}
+			}
+			wantKey, err := Run(&alone, Options{Until: opt.Until, PeakWindow: all[0].PeakWindow}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ks.Lanes, wantKey) {
+				t.Errorf("%s, key %s: %+v, alone %+v", s.Name, ks.Key, ks.Lanes, wantKey)
+			}
+			for lane, st := range ks.Lanes {
+				sums[lane].Admitted += st.Admitted
+				sums[lane].Delayed += st.Delayed
+				sums[lane].Rejected += st.Rejected
+			}
+		}
+		if !slices.Equal(got, keys) {
+			t.Errorf("%s: keys %q, want %q", s.Name, got, keys)
+		}
+		for lane, st := range sums {
+			if st.Admitted != all[lane].Admitted || st.Delayed != all[lane].Delayed || st.Rejected != all[lane].Rejected {
+				t.Errorf("%s lane %d: the keys add up to %+v, the lane has %+v", s.Name, lane, st, all[lane])
+			}
+		}
+	}
+}
+
+func keyArrivesBefore(s *scenarios.Scenario, key string, until time.Duration) bool {
+	for _, tr := range s.Traffic {
+		if tr.Key == key && tr.Count > 0 && tr.Time(0) < until {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRunByKeyPeaks: the lesson's numbers. The sliding log's peak over both
+// keys is 200 per 60s, but 100 per key, its limit.
+func TestRunByKeyPeaks(t *testing.T) {
+	s, err := scenarios.Canned("counter-blind-spot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, byKey, err := RunByKey(s, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const log = 1
+	if all[log].Peak != 200 {
+		t.Fatalf("the log's peak over both keys is %d, want 200", all[log].Peak)
+	}
+	if len(byKey) != 2 || byKey[0].Key != "early" || byKey[1].Key != "late" {
+		t.Fatalf("keys %+v", byKey)
+	}
+	for _, ks := range byKey {
+		if ks.Lanes[log].Peak != 100 || ks.Lanes[log].PeakWindow != 60*time.Second {
+			t.Errorf("key %s: the log's peak %d per %v, want 100 per 60s", ks.Key, ks.Lanes[log].Peak, ks.Lanes[log].PeakWindow)
+		}
+	}
+	if st := byKey[0].Lanes[log]; st.Admitted != 200 || st.Rejected != 0 {
+		t.Errorf("early in the log: %+v, want 200 admitted", st)
+	}
+}
+
+// TestRunByKeyPassesEveryRecordOn: emit sees what Run's emit sees.
+func TestRunByKeyPassesEveryRecordOn(t *testing.T) {
+	s := randomScenario(t, 7, 300)
+	var got, want []Record
+	if _, _, err := RunByKey(s, Options{}, func(r Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(s, Options{}, func(r Record) error { want = append(want, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got, want, func(a, b Record) bool { return a.Index == b.Index && a.Lane == b.Lane && a.Request == b.Request }) || len(got) == 0 {
+		t.Fatalf("%d records, Run emits %d", len(got), len(want))
+	}
+}
