@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -50,28 +51,6 @@ func clockText(now, step time.Duration) string {
 	s := strconv.FormatInt(int64(now/time.Second), 10)
 	frac := strconv.FormatInt(int64(now%time.Second)+int64(time.Second), 10)[1:]
 	return s + "." + frac[:decimals] + " s"
-}
-
-// policyTexts are a lane's algorithm and parameters in a few words, from
-// the longest to the shortest, so that a narrow lane drops a word rather
-// than cut a number: "token-bucket cap 10 @2/s", "token-bucket 10 @2/s".
-func policyTexts(p algorithms.Policy) []string {
-	var word string
-	var size int64
-	switch p.Algorithm {
-	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter:
-		return []string{string(p.Algorithm) + " " + itoa(p.Limit) + "/" + algorithms.FormatSeconds(p.Window)}
-	case algorithms.TokenBucket:
-		word, size = "cap", p.Capacity
-	case algorithms.GCRA:
-		word, size = "burst", p.Burst
-	case algorithms.LeakyBucket:
-		word, size = "queue", p.Queue
-	default:
-		return []string{p.String()}
-	}
-	name, n, rate := string(p.Algorithm), itoa(size), " @"+p.Rate.String()
-	return []string{name + " " + word + " " + n + rate, name + " " + n + rate}
 }
 
 // fit pads or cuts a (styled) line to exactly w cells, so that panels line
@@ -129,23 +108,13 @@ func wrap(text string, w, n int) []string {
 	return lines
 }
 
-// policyWords says what a policy promises, for the about page:
-// "sliding log: at most 120 in any 60s".
-func policyWords(p algorithms.Policy) string {
-	limit, window := itoa(p.Limit), algorithms.FormatSeconds(p.Window)
-	switch p.Algorithm {
-	case algorithms.FixedWindow:
-		return "fixed window: at most " + limit + " per clock-aligned " + window + " window"
-	case algorithms.SlidingLog:
-		return "sliding log: at most " + limit + " in any " + window + ", every admission remembered"
-	case algorithms.SlidingCounter:
-		return "sliding counter: at most " + limit + " per " + window + ", estimated from two window counts"
-	case algorithms.TokenBucket:
-		return "token bucket: capacity " + itoa(p.Capacity) + ", refilling " + p.Rate.String() + "; a request spends its cost"
-	case algorithms.GCRA:
-		return "GCRA: burst " + itoa(p.Burst) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
-	case algorithms.LeakyBucket:
-		return "leaky bucket: queue " + itoa(p.Queue) + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
+// quantityDuration shows a duration held as a Quantity of nanoseconds.
+func quantityDuration(q algorithms.Quantity) string {
+	if q.Den <= 0 { // a Quantity with Den ≤ 0 stands for 0
+		return "0s"
 	}
-	return p.String()
+	if q.Num%q.Den == 0 {
+		return secs(time.Duration(q.Num / q.Den))
+	}
+	return "≈" + algorithms.FormatSeconds(time.Duration(math.Round(q.Float64()/1e6))*time.Millisecond)
 }

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
+)
+
+// A picture is how one algorithm's lane is drawn: its state in every form the
+// layout asks for, its parameters in a few words and in a sentence, and the
+// terms it uses, explained for a newcomer. Each algorithm's picture lives in
+// its own file (picture_*.go) and registers itself, so a new lane kind adds a
+// file and one registration, and nothing else in the ui changes.
+//
+// A picture draws only what the lane's Snapshot (and the laneView's figures
+// from model) hold: it decides nothing.
+type picture interface {
+	// state is the lane's state in n lines (1 to maxStateLines) of w cells,
+	// most telling first: a gauge of the balance or count against its bound,
+	// then the numbers that move it, then the rule. It may return fewer
+	// than n lines.
+	state(st *styles, v laneView, w, n int) []string
+	// row is the state in one short line for the one-row form: a gauge and
+	// "61/120".
+	row(st *styles, v laneView, w int) string
+	// titles are the algorithm and its parameters in a few words, longest
+	// first, so that a narrow lane drops a word rather than cut a number.
+	titles(p algorithms.Policy) []string
+	// words say what the policy promises, for the about page.
+	words(p algorithms.Policy) string
+	// glossary explains the terms the picture shows ("TAT: …"), one
+	// sentence each, for the about and help pages.
+	glossary() []string
+}
+
+// maxStateLines is the most state lines a picture is asked for: a tall
+// boxed lane on a big terminal.
+const maxStateLines = 5
+
+var pictures = map[algorithms.Algorithm]picture{}
+
+// register adds the picture of an algorithm; each picture file calls it once.
+func register(a algorithms.Algorithm, p picture) {
+	if _, dup := pictures[a]; dup {
+		panic("ui: two pictures for " + string(a))
+	}
+	pictures[a] = p
+}
+
+// pictureOf is the picture of p's algorithm, or a plain one that shows the
+// policy's words for an algorithm without a picture.
+func pictureOf(p algorithms.Policy) picture {
+	if pic, ok := pictures[p.Algorithm]; ok {
+		return pic
+	}
+	return plainPicture{}
+}
+
+// plainPicture stands in for an algorithm that has no picture yet: it says
+// so rather than draw nothing.
+type plainPicture struct{}
+
+func (plainPicture) state(st *styles, _ laneView, _, _ int) []string {
+	return []string{st.muted.Render("(no picture of this algorithm)")}
+}
+func (plainPicture) row(st *styles, _ laneView, _ int) string { return st.muted.Render("(no picture)") }
+func (plainPicture) titles(p algorithms.Policy) []string      { return []string{p.String()} }
+func (plainPicture) words(p algorithms.Policy) string         { return p.String() }
+func (plainPicture) glossary() []string                       { return nil }
+
+// stateLines draws a lane's state in n lines of w cells with its picture.
+func stateLines(st *styles, v laneView, w, n int) []string {
+	lines := pictureOf(v.policy).state(st, v, w, n)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return lines
+}
+
+// rowState is a lane's state in one short line.
+func rowState(st *styles, v laneView, w int) string { return pictureOf(v.policy).row(st, v, w) }
+
+// policyTexts are a lane's algorithm and parameters, longest first.
+func policyTexts(p algorithms.Policy) []string { return pictureOf(p).titles(p) }
+
+// policyWords says what a policy promises: "sliding log: at most 120 in any 60s".
+func policyWords(p algorithms.Policy) string { return pictureOf(p).words(p) }
+
+// maxGauge is the widest a gauge grows on a wide lane.
+const maxGauge = 60
+
+// gaugeLine is a gauge followed by its numbers, the gauge taking what the
+// numbers leave (3 to maxGauge cells); only the numbers when there is no
+// room.
+func gaugeLine(st *styles, frac float64, numbers string, w int) string {
+	gw := min(w-ansi.StringWidth(numbers)-3, maxGauge) // 2 for the brackets, 1 space
+	if gw < 3 {
+		return numbers
+	}
+	return gauge(st, frac, gw) + " " + numbers
+}
+
+// fraction is n / of, how much of a gauge is filled; ratio is the same for
+// a Quantity. Both draw, never decide.
+func fraction(n, of int64) float64 { return float64(n) / float64(max(of, 1)) }
+
+func ratio(q algorithms.Quantity, of int64) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return q.Float64() / float64(of)
+}

@@ -1,0 +1,45 @@
+package ui
+
+import "ratelab/algorithms"
+
+func init() { register(algorithms.FixedWindow, fixedWindowPicture{}) }
+
+// fixedWindowPicture shows the clock-aligned window, its count, and the
+// previous window's, which a burst on the boundary adds to.
+type fixedWindowPicture struct{}
+
+func (fixedWindowPicture) state(st *styles, v laneView, w, n int) []string {
+	s := v.snap.(algorithms.FixedWindowSnapshot)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" this window", w)
+	window := "[" + secs(s.Start) + ", " + secs(s.End) + ") · " + secs(s.Now-s.Start) + " in"
+	if n == 2 {
+		return []string{count, window + " · prev " + itoa(s.Previous)}
+	}
+	return []string{
+		count,
+		window,
+		"previous window " + itoa(s.Previous),
+		st.muted.Render("admit if count + cost ≤ " + itoa(s.Limit)),
+		st.muted.Render("the count restarts at " + secs(s.End)),
+	}
+}
+
+func (fixedWindowPicture) row(st *styles, v laneView, w int) string {
+	s := v.snap.(algorithms.FixedWindowSnapshot)
+	return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" window", w)
+}
+
+func (fixedWindowPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
+
+func (fixedWindowPicture) words(p algorithms.Policy) string {
+	return "fixed window: at most " + itoa(p.Limit) + " per clock-aligned " + algorithms.FormatSeconds(p.Window) + " window"
+}
+
+func (fixedWindowPicture) glossary() []string {
+	return []string{"fixed window: one counter per clock-aligned window [k×W, (k+1)×W); it restarts at each boundary, so two windows' worth can pass around one boundary."}
+}
+
+// windowTitles are the title of a windowed policy: "fixed-window 120/60s".
+func windowTitles(p algorithms.Policy) []string {
+	return []string{string(p.Algorithm) + " " + itoa(p.Limit) + "/" + algorithms.FormatSeconds(p.Window)}
+}

@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
+)
+
+func init() { register(algorithms.SlidingLog, slidingLogPicture{}) }
+
+// slidingLogPicture shows the trailing window as a strip with every
+// recent admission where it happened, and when the oldest leaves.
+type slidingLogPicture struct{}
+
+func (slidingLogPicture) state(st *styles, v laneView, w, n int) []string {
+	s := v.snap.(algorithms.SlidingLogSnapshot)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" in last "+secs(s.Window), w)
+	oldest := "log empty"
+	short := ""
+	if s.Count > 0 {
+		oldest = "oldest leaves at " + secs(s.OldestExpiresAt)
+		short = " out " + secs(s.OldestExpiresAt)
+	}
+	if n == 2 {
+		return []string{count, logStrip(st, s, w-2-ansi.StringWidth(short)) + short}
+	}
+	return []string{
+		count,
+		logStrip(st, s, w-2),
+		oldest,
+		st.muted.Render("admit if the last " + secs(s.Window) + " + cost ≤ " + itoa(s.Limit)),
+		st.muted.Render("keeps every admission: " + itoa(int64(len(s.Entries))) + " entries"),
+	}
+}
+
+func (slidingLogPicture) row(st *styles, v laneView, w int) string {
+	s := v.snap.(algorithms.SlidingLogSnapshot)
+	return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" in "+secs(s.Window), w)
+}
+
+func (slidingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
+
+func (slidingLogPicture) words(p algorithms.Policy) string {
+	return "sliding log: at most " + itoa(p.Limit) + " in any " + algorithms.FormatSeconds(p.Window) + ", every admission remembered"
+}
+
+func (slidingLogPicture) glossary() []string {
+	return []string{"sliding log: remembers the time of every admission in the trailing window (now − W, now]; exact, at the cost of one entry per admission."}
+}

@@ -1,0 +1,47 @@
+package ui
+
+import "ratelab/algorithms"
+
+func init() { register(algorithms.TokenBucket, tokenBucketPicture{}) }
+
+// tokenBucketPicture shows the balance as a gauge that refills smoothly
+// while the clock runs, and when the bucket will be full again.
+type tokenBucketPicture struct{}
+
+func (tokenBucketPicture) state(st *styles, v laneView, w, n int) []string {
+	s := v.snap.(algorithms.TokenBucketSnapshot)
+	full := "full"
+	if s.FullAt > s.Now {
+		full = "full at " + secs(s.FullAt)
+	}
+	return []string{
+		gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+" of "+itoa(s.Capacity)+" tokens", w),
+		"refill " + s.Rate.String() + " · " + full,
+		st.muted.Render("admit if tokens ≥ cost; spend cost"),
+		st.muted.Render("a rejection spends nothing"),
+	}
+}
+
+func (tokenBucketPicture) row(st *styles, v laneView, w int) string {
+	s := v.snap.(algorithms.TokenBucketSnapshot)
+	return gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+"/"+itoa(s.Capacity)+" tokens", w)
+}
+
+func (tokenBucketPicture) titles(p algorithms.Policy) []string {
+	return sizedTitles(p, "cap", p.Capacity)
+}
+
+func (tokenBucketPicture) words(p algorithms.Policy) string {
+	return "token bucket: capacity " + itoa(p.Capacity) + ", refilling " + p.Rate.String() + "; a request spends its cost"
+}
+
+func (tokenBucketPicture) glossary() []string {
+	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends."}
+}
+
+// sizedTitles are the titles of a policy with a size and a rate:
+// "token-bucket cap 10 @2/s", then "token-bucket 10 @2/s".
+func sizedTitles(p algorithms.Policy, word string, size int64) []string {
+	name, n, rate := string(p.Algorithm), itoa(size), " @"+p.Rate.String()
+	return []string{name + " " + word + " " + n + rate, name + " " + n + rate}
+}
