@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -76,12 +78,18 @@ func newTableWriter(w *bufio.Writer, lanes []model.Lane, keys []string) *tableWr
 
 const timeWidth = 14 // "59.900833333s" and a margin
 
-func (t *tableWriter) Record(r model.Record) error {
+// head writes the header row once, before the first row or, when there are
+// none, on Close.
+func (t *tableWriter) head() {
 	if !t.wroteHeads {
 		t.wroteHeads = true
 		fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4s  %-8s  %-12s  %s\n",
 			timeWidth, "t", t.laneWidth, "lane", t.keyWidth, "key", "cost", "outcome", "wait", "why")
 	}
+}
+
+func (t *tableWriter) Record(r model.Record) error {
+	t.head()
 	d := r.Decision
 	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %-8s  %-12s  %s\n",
 		timeWidth, algorithms.FormatSeconds(r.Request.At), t.laneWidth, t.lanes[r.Lane].Name,
@@ -89,7 +97,10 @@ func (t *tableWriter) Record(r model.Record) error {
 	return err
 }
 
-func (t *tableWriter) Close([]model.Stats) error { return t.w.Flush() }
+func (t *tableWriter) Close([]model.Stats) error {
+	t.head()
+	return t.w.Flush()
+}
 
 // Wait describes the time a decision makes the client wait: "+0.5s" for a
 // delay, "retry 0.25s" for a rejection, "never" when it can never fit.
@@ -161,44 +172,78 @@ func (s *summaryWriter) Close(stats []model.Stats) error {
 // WriteSummary prints per lane the requests, admitted, delayed, rejected and
 // the peak admitted cost in any trailing window.
 func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
-	peakHead := "peak"
+	var window time.Duration
 	if len(stats) > 0 {
-		peakHead = "peak per " + algorithms.FormatSeconds(stats[0].PeakWindow)
+		window = stats[0].PeakWindow
 	}
-	rows := [][]string{{"lane", "policy", "requests", "admitted", "delayed", "rejected", peakHead}}
+	rows := [][]string{summaryHead(nil, window)}
 	for i, l := range lanes {
-		st := stats[i]
-		peak := "0"
-		if st.Peak > 0 {
-			peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
-		}
-		rows = append(rows, []string{l.Name, l.Policy.String(), itoa(st.Requests()), itoa(st.Admitted),
-			itoa(st.Delayed), itoa(st.Rejected), peak})
+		rows = append(rows, summaryRow(l, nil, stats[i]))
 	}
+	writeSummaryRows(w, rows, window)
+}
+
+// WriteSummaryByKey prints the summary with one row per lane per key, after
+// the lane a key column: the totals and the peak of that key's requests
+// alone, over peakWindow. Rows go lane by lane, each lane's keys in the order
+// of byKey.
+func WriteSummaryByKey(w io.Writer, lanes []model.Lane, peakWindow time.Duration, byKey []model.KeyStats) {
+	rows := [][]string{summaryHead([]string{"key"}, peakWindow)}
+	for i, l := range lanes {
+		for _, k := range byKey {
+			rows = append(rows, summaryRow(l, []string{k.Key}, k.Lanes[i]))
+		}
+	}
+	writeSummaryRows(w, rows, peakWindow)
+}
+
+// summaryHead is the header row, with extra columns after the lane's name;
+// a zero window leaves the peak's window unsaid.
+func summaryHead(extra []string, window time.Duration) []string {
+	peakHead := "peak"
+	if window > 0 {
+		peakHead = "peak per " + algorithms.FormatSeconds(window)
+	}
+	return slices.Concat([]string{"lane"}, extra, []string{"policy", "requests", "admitted", "delayed", "rejected", peakHead})
+}
+
+func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
+	peak := "0"
+	if st.Peak > 0 {
+		peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
+	}
+	return slices.Concat([]string{l.Name}, extra, []string{l.Policy.String(), itoa(st.Requests()), itoa(st.Admitted),
+		itoa(st.Delayed), itoa(st.Rejected), peak})
+}
+
+// writeSummaryRows aligns the columns, numbers (the four before the peak) to
+// the right, and adds the peak's footnote.
+func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for c, cell := range row {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
 	}
+	last := len(widths) - 1
 	for _, row := range rows {
 		var b strings.Builder
 		for c, cell := range row {
 			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
-			if c >= 2 && c <= 5 { // numbers align right
+			if c >= last-4 && c < last { // numbers align right
 				b.WriteString(pad + cell)
 			} else {
 				b.WriteString(cell + pad)
 			}
-			if c < len(row)-1 {
+			if c < last {
 				b.WriteString("  ")
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	if len(stats) > 0 {
+	if window > 0 {
 		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
-			algorithms.FormatSeconds(stats[0].PeakWindow))
+			algorithms.FormatSeconds(window))
 	}
 }
 

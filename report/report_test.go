@@ -86,3 +86,56 @@ func TestSummaryAlignsColumns(t *testing.T) {
 		t.Fatalf("summary:\n%s", out.String())
 	}
 }
+
+// TestNoRecordsStillHeads: a run with no request prints the table's header
+// and every lane's summary row with zeros; JSON Lines prints no line.
+func TestNoRecordsStillHeads(t *testing.T) {
+	lane, _ := neverFits(t)
+	lanes := []model.Lane{lane, {Name: "second", Policy: lane.Policy}}
+	stats := []model.Stats{{PeakWindow: time.Second}, {PeakWindow: time.Second}}
+	for _, c := range []struct {
+		f    Format
+		want []string
+	}{
+		{Table, []string{"             t  lane    key  cost  outcome   wait          why"}},
+		{Summary, []string{
+			"lane    policy                             requests  admitted  delayed  rejected  peak per 1s",
+			"b       token-bucket capacity 2, rate 1/s         0         0        0         0  0",
+			"second  token-bucket capacity 2, rate 1/s         0         0        0         0  0",
+			"peak: the largest admitted cost passing in any trailing 1s window (a delayed request passes on release)",
+		}},
+		{JSON, nil},
+	} {
+		var out bytes.Buffer
+		if err := New(c.f, &out, lanes, nil).Close(stats); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Join(c.want, "\n")
+		if want != "" {
+			want += "\n"
+		}
+		if out.String() != want {
+			t.Errorf("%s prints\n%q\nwant\n%q", c.f, out.String(), want)
+		}
+	}
+}
+
+func TestSummaryByKeyHasAKeyColumn(t *testing.T) {
+	lane, _ := neverFits(t)
+	other := model.Lane{Name: "other", Policy: lane.Policy}
+	var out bytes.Buffer
+	WriteSummaryByKey(&out, []model.Lane{lane, other}, 2*time.Second, []model.KeyStats{
+		{Key: "alice", Lanes: []model.Stats{{Admitted: 3, Peak: 3, PeakAt: time.Second}, {Rejected: 1234}}},
+		{Key: "a-long-key", Lanes: []model.Stats{{Admitted: 1, Delayed: 1, Peak: 1}, {}}},
+	})
+	want := `lane   key         policy                             requests  admitted  delayed  rejected  peak per 2s
+b      alice       token-bucket capacity 2, rate 1/s         3         3        0         0  3 by 1s
+b      a-long-key  token-bucket capacity 2, rate 1/s         1         1        1         0  1 by 0s
+other  alice       token-bucket capacity 2, rate 1/s      1234         0        0      1234  0
+other  a-long-key  token-bucket capacity 2, rate 1/s         0         0        0         0  0
+peak: the largest admitted cost passing in any trailing 2s window (a delayed request passes on release)
+`
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
