@@ -214,11 +214,12 @@ func oneLine(s string) string {
 
 // Field names, as the format documents them.
 var (
-	topFields     = []string{"title", "about", "step", "duration", "limiters", "traffic", "notes", "expect"}
+	topFields     = []string{"title", "about", "step", "duration", "limiters", "traffic", "notes", "quiz", "expect"}
 	laneFields    = []string{"name", "algorithm", "limit", "window", "capacity", "burst", "queue", "rate"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
+	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 
 // laneParams are the two parameters each algorithm takes, besides name and
@@ -662,7 +663,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	}
 
 	// Each list keeps its items' fields, for the checks against the time axis.
-	var tf, nf, ef []*fields
+	var tf, nf, qf, ef []*fields
 	var requests, totalCost uint64
 	s.Traffic, tf, err = listOf(f, "traffic", "a list of traffic items", func(n ast.Node, path string) (Traffic, *fields, error) {
 		t, item, err := d.traffic(n, path)
@@ -687,6 +688,9 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		return nil, err
 	}
 	if s.Notes, nf, err = listOf(f, "notes", "a list of notes such as {at: 60s, text: ...}", d.note); err != nil {
+		return nil, err
+	}
+	if s.Quiz, qf, err = listOf(f, "quiz", "a list of quiz marks such as {at: 60s, lane: log}", d.quizMark); err != nil {
 		return nil, err
 	}
 	if s.Expect, ef, err = listOf(f, "expect", "a list of expectations such as {lane: fixed, admitted: 240}", d.expectation); err != nil {
@@ -728,6 +732,14 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
 
 	keys := s.Keys()
+	for i := range s.Quiz {
+		if err := checkQuizMark(s, &s.Quiz[i], qf[i], keys); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(s.Quiz, func(a, b QuizMark) int {
+		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Request, b.Request))
+	})
 	for i := range s.Expect {
 		if err := checkExpectation(s, &s.Expect[i], ef[i], keys); err != nil {
 			return nil, err
@@ -1001,16 +1013,77 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 	return e, f, nil
 }
 
+// quizMark decodes one item of quiz.
+func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
+	f, err := d.fields(n, path, "a quiz mark such as {at: 60s, lane: log, ask: ...}", quizFields)
+	if err != nil {
+		return QuizMark{}, nil, err
+	}
+	q := QuizMark{Request: 1}
+	q.Line, _ = position(n)
+	var ok bool
+	if q.At, ok, err = f.duration("at", false); err != nil {
+		return QuizMark{}, nil, err
+	} else if !ok {
+		return QuizMark{}, nil, f.missing("at", "the time of the request to predict, such as 60s")
+	}
+	if r, ok, err := f.integer("request", 1, MaxRequests); err != nil {
+		return QuizMark{}, nil, err
+	} else if ok {
+		q.Request = int(r)
+	}
+	if q.Key, _, err = f.text("key", "a key", false); err != nil {
+		return QuizMark{}, nil, err
+	}
+	if lane, ok, err := f.text("lane", "the name of a lane", false); err != nil {
+		return QuizMark{}, nil, err
+	} else if ok {
+		if lane == "" {
+			return QuizMark{}, nil, f.errorf("lane", "want the name of a lane, got blank text")
+		}
+		q.Lane = lane
+	}
+	if q.Ask, _, err = f.text("ask", "a question or hint", true); err != nil {
+		return QuizMark{}, nil, err
+	}
+	if q.Why, _, err = f.text("why", "an explanation", true); err != nil {
+		return QuizMark{}, nil, err
+	}
+	return q, f, nil
+}
+
+// checkQuizMark checks q, read from f, against the rest of the scenario.
+// Whether the marked request exists is left to `ratelab check`.
+func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys []string) error {
+	if q.Lane != "" {
+		if _, ok := s.Lane(q.Lane); !ok {
+			return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(q.Lane)), laneNames(s))
+		}
+	}
+	if q.Key != "" && !slices.Contains(keys, q.Key) {
+		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(q.Key)))
+	}
+	if q.At >= s.Duration {
+		return f.errorf("at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(q.At), algorithms.FormatDuration(s.Duration))
+	}
+	return nil
+}
+
+// laneNames lists s's lane names for errors: "fixed, log, bucket".
+func laneNames(s *Scenario) string {
+	names := make([]string, len(s.Lanes))
+	for i, l := range s.Lanes {
+		names[i] = l.Name
+	}
+	return strings.Join(names, ", ")
+}
+
 // checkExpectation checks e, read from f, against the rest of the scenario
 // and resolves its default end.
 func checkExpectation(s *Scenario, e *Expectation, f *fields, keys []string) error {
 	lane, ok := s.Lane(e.Lane)
 	if !ok {
-		names := make([]string, len(s.Lanes))
-		for i, l := range s.Lanes {
-			names[i] = l.Name
-		}
-		return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), strings.Join(names, ", "))
+		return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), laneNames(s))
 	}
 	if e.Key != "" && !slices.Contains(keys, e.Key) {
 		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(e.Key)))

@@ -134,7 +134,7 @@ func TestParseInlineErrors(t *testing.T) {
 		{"key too long", oneLane + "traffic:\n  - {at: 1s, key: " + strings.Repeat("k", 65) + "}\n",
 			`x.yaml:5:19: traffic[0].key: want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
 		{"unknown field like no known one", oneLane + "zzzzzzzz: 1\n",
-			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, limiters, traffic, notes, expect"},
+			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, limiters, traffic, notes, quiz, expect"},
 		{"note without at", oneLane + "notes:\n  - {text: x}\n", "x.yaml:5:5: notes[0]: missing at: want the time to show the note, such as 60s"},
 		{"costs above 2^62", "title: t\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1099511627776, rate: 1/1ns}\n" +
 			"traffic:\n  - {at: 0s, count: 4194304, cost: 1099511627776}\n  - {at: 1s}\n", // 2^22 × 2^40, then one more
@@ -258,6 +258,14 @@ func TestParseScenario(t *testing.T) {
 			{At: 60 * time.Second, Text: "Written first, at 60s."},
 			{At: 60 * time.Second, Text: "Written second, at 60s:\nsame time, file order."},
 			{At: 90 * time.Second, Text: "The end."},
+		},
+		// Sorted by time, then request; equal marks keep file order.
+		Quiz: []QuizMark{
+			{At: 0, Request: 1, Ask: "A block of text,\non two lines.\n", Line: 39},
+			{At: 30 * time.Second, Request: 1, Key: "b: c", Line: 44},
+			{At: 30 * time.Second, Request: 2, Line: 43},
+			{At: 30 * time.Second, Request: 3, Key: "42", Line: 38},
+			{At: 60 * time.Second, Request: 1, Lane: "log", Ask: "Does the log remember the first burst?", Why: "Its 120 requests are younger than 60s.", Line: 37},
 		},
 		Expect: []Expectation{
 			{Lane: "fixed", Until: 61 * time.Second, Admitted: int64p(240), Line: 31},

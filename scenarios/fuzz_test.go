@@ -38,6 +38,7 @@ func FuzzParse(f *testing.F) {
 		oneLane + "traffic: [{every: 1ns, until: 20ms}]\n",
 		oneLane + "duration: 1ns\n",
 		oneLane + "notes: [{at: 0s, text: \"\\u2028\"}]\n",
+		oneLane + "traffic: [{at: 1s, count: 2, key: k}]\nquiz: [{at: 1s, request: 2, key: k, lane: b, ask: a, why: w}, {at: 0s}]\n",
 		"title: t\nlimiters:\n  - {name: b, algorithm: leaky-bucket, queue: 1099511627776, rate: 1/1ns}\ntraffic: [{at: 0s, cost: 1099511627777}]\n",
 		"title: t\nlimiters: [{name: a, algorithm: sliding-counter, limit: 1, window: 8784h}]\n",
 		"title: t\nlimiters: [{name: a, algorithm: gcra, burst: 1, rate: 2147483648/1ns}]\n",
@@ -153,6 +154,13 @@ func checkInvariants(t *testing.T, s *Scenario) {
 		}
 	}
 	keys := s.Keys()
+	for i, q := range s.Quiz {
+		if _, ok := s.Lane(q.Lane); (!ok && q.Lane != "") || (q.Key != "" && !slices.Contains(keys, q.Key)) ||
+			q.At < 0 || q.At >= s.Duration || q.Request < 1 || q.Request > MaxRequests ||
+			(i > 0 && (q.At < s.Quiz[i-1].At || q.At == s.Quiz[i-1].At && q.Request < s.Quiz[i-1].Request)) {
+			t.Errorf("quiz[%d] %+v", i, q)
+		}
+	}
 	for i, e := range s.Expect {
 		lane, ok := s.Lane(e.Lane)
 		switch {

@@ -97,6 +97,29 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		fmt.Fprintf(&b, "  - {at: %s, text: %s}\n", algorithms.FormatDuration(n.At), quote(n.Text))
 	}
 
+	if len(s.Quiz) > 0 {
+		b.WriteString("quiz:\n")
+	}
+	for _, q := range s.Quiz {
+		fmt.Fprintf(&b, "  - {at: %s", algorithms.FormatDuration(q.At))
+		if q.Request != 1 {
+			fmt.Fprintf(&b, ", request: %d", q.Request)
+		}
+		if q.Key != "" {
+			fmt.Fprintf(&b, ", key: %s", quote(q.Key))
+		}
+		if q.Lane != "" {
+			fmt.Fprintf(&b, ", lane: %s", quote(q.Lane))
+		}
+		if q.Ask != "" {
+			fmt.Fprintf(&b, ", ask: %s", quote(q.Ask))
+		}
+		if q.Why != "" {
+			fmt.Fprintf(&b, ", why: %s", quote(q.Why))
+		}
+		b.WriteString("}\n")
+	}
+
 	if len(s.Expect) > 0 {
 		b.WriteString("expect:\n")
 	}

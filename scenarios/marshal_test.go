@@ -21,6 +21,10 @@ func normalise(s *Scenario) *Scenario {
 	for i := range c.Expect {
 		c.Expect[i].Line = 0
 	}
+	c.Quiz = append([]QuizMark(nil), s.Quiz...)
+	for i := range c.Quiz {
+		c.Quiz[i].Line = 0
+	}
 	return &c
 }
 

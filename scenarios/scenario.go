@@ -53,6 +53,7 @@ type Scenario struct {
 	Lanes    []Lane        // in file order
 	Traffic  []Traffic     // as written (for saving back)
 	Notes    []Note        // sorted by At, stable
+	Quiz     []QuizMark    // sorted by At, then Request, stable
 	Expect   []Expectation // in file order
 }
 
