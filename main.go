@@ -4,17 +4,22 @@
 //	ratelab list                       the canned scenarios
 //	ratelab show NAME                  a canned scenario's YAML
 //	ratelab run [flags] SCENARIO       every decision, as a table, JSON Lines or a summary
+//	                                   (flags before or after SCENARIO; -- ends them)
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //
 // SCENARIO is a canned scenario's name or a YAML file's path.
 package main
 
 import (
+	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"ratelab/model"
 	"ratelab/report"
@@ -30,11 +35,14 @@ usage:
   ratelab show NAME             print a canned scenario's YAML
   ratelab run [flags] SCENARIO  print every lane's decision on every request
       --format table|json|summary   (default table)
+      --by-key                      with --format summary: one row per lane per key
       --until DURATION              stop before the first request at or after it
       --peak-window DURATION        window of the "peak" statistic (default: longest lane window)
   ratelab check SCENARIO...     run the scenarios' expectations; exit 1 if any fails
 
-SCENARIO is a canned scenario's name or the path of a YAML file.
+SCENARIO is a canned scenario's name or the path of a YAML file. Flags may
+come before or after it; -- ends the flags. A DURATION is written as in a
+scenario file, with a unit: 61s, 1m1s, 500ms.
 `
 
 // errUsage marks bad input: exit status 2.
@@ -60,13 +68,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func dispatch(args []string, stdout io.Writer) error {
+	err := command(args, stdout)
+	if errors.Is(err, errHelp) {
+		fmt.Fprintf(stdout, usage, scenarios.Default)
+		return nil
+	}
+	return err
+}
+
+func command(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return explore(scenarios.Default, stdout)
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":
-		fmt.Fprintf(stdout, usage, scenarios.Default)
-		return nil
+		return errHelp
 	case "list":
 		return list(args[1:], stdout)
 	case "show":
@@ -82,7 +98,63 @@ func dispatch(args []string, stdout io.Writer) error {
 	return explore(args[0], stdout)
 }
 
+// errHelp asks for the usage text on stdout, with exit status 0.
+var errHelp = errors.New("help requested")
+
+// flagDef is one flag of a command. A bool flag takes no value ("--by-key",
+// or "--by-key=false"); the others take one ("--format json" or
+// "--format=json").
+type flagDef struct {
+	name   string
+	isBool bool
+	set    func(value string) error
+}
+
+// parseArgs sets cmd's flags from args and returns its operands. Flags may
+// come before, between or after the operands, with one dash or two; "--"
+// ends the flags (what follows are operands, even if they begin with a
+// dash); -h or --help returns errHelp.
+func parseArgs(cmd string, args []string, flags ...flagDef) (operands []string, err error) {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			return append(operands, args[i+1:]...), nil
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			operands = append(operands, arg)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(arg[1:], "-"), "=")
+		if name == "h" || name == "help" {
+			return nil, errHelp
+		}
+		k := slices.IndexFunc(flags, func(f flagDef) bool { return f.name == name })
+		if k < 0 {
+			return nil, errUsage{fmt.Errorf("%s: unknown flag --%s (see ratelab help)", cmd, name)}
+		}
+		def := flags[k]
+		switch {
+		case def.isBool && !hasValue:
+			value = "true"
+		case !hasValue:
+			if i+1 >= len(args) {
+				return nil, errUsage{fmt.Errorf("%s: --%s needs a value", cmd, name)}
+			}
+			i++
+			value = args[i]
+		}
+		if err := def.set(value); err != nil {
+			return nil, errUsage{fmt.Errorf("%s: --%s: %v", cmd, name, err)}
+		}
+	}
+	return operands, nil
+}
+
 func list(args []string, stdout io.Writer) error {
+	args, err := parseArgs("list", args)
+	if err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return errUsage{errors.New("list takes no arguments")}
 	}
@@ -97,6 +169,10 @@ func list(args []string, stdout io.Writer) error {
 }
 
 func show(args []string, stdout io.Writer) error {
+	args, err := parseArgs("show", args)
+	if err != nil {
+		return err
+	}
 	if len(args) != 1 {
 		return errUsage{errors.New("usage: ratelab show NAME (see ratelab list)")}
 	}
@@ -104,39 +180,75 @@ func show(args []string, stdout io.Writer) error {
 	if !ok {
 		return errUsage{fmt.Errorf("no canned scenario %q (see ratelab list)", args[0])}
 	}
-	_, err := stdout.Write(src)
+	_, err = stdout.Write(src)
 	return err
 }
 
+// runUsage is the one-line usage of run.
+const runUsage = "usage: ratelab run [--format table|json|summary] [--by-key] [--until DURATION] [--peak-window DURATION] SCENARIO"
+
 func runCommand(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	format := fs.String("format", string(report.Table), "table, json or summary")
-	until := fs.Duration("until", 0, "stop before the first request at or after this time")
-	peak := fs.Duration("peak-window", 0, "window of the peak statistic")
-	if err := fs.Parse(args); err != nil {
-		return errUsage{fmt.Errorf("run: %v", err)}
+	format := report.Table
+	var until, peak time.Duration
+	byKey := false
+	operands, err := parseArgs("run", args,
+		flagDef{name: "format", set: func(v string) (err error) {
+			format, err = report.ParseFormat(v)
+			return err
+		}},
+		flagDef{name: "by-key", isBool: true, set: func(v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true or false, got %q", v)
+			}
+			byKey = b
+			return nil
+		}},
+		flagDef{name: "until", set: durationFlag(&until)},
+		flagDef{name: "peak-window", set: durationFlag(&peak)},
+	)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return errUsage{errors.New("usage: ratelab run [--format table|json|summary] [--until DURATION] SCENARIO")}
+	if len(operands) != 1 {
+		return errUsage{errors.New(runUsage)}
 	}
-	f, err := report.ParseFormat(*format)
+	if byKey && format != report.Summary {
+		return errUsage{fmt.Errorf("run: --by-key needs --format summary (the %s format already shows each request's key)", format)}
+	}
+	s, err := scenarios.Open(operands[0])
 	if err != nil {
 		return errUsage{err}
 	}
-	if *until < 0 || *peak < 0 {
-		return errUsage{errors.New("--until and --peak-window must not be negative")}
+	lanes := model.LanesOf(s)
+	if peak == 0 {
+		peak = model.DefaultPeakWindow(lanes)
 	}
-	s, err := scenarios.Open(fs.Arg(0))
-	if err != nil {
-		return errUsage{err}
+	opt := model.Options{Until: until, PeakWindow: peak}
+	if byKey {
+		_, keys, err := model.RunByKey(s, opt, nil)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(stdout)
+		report.WriteSummaryByKey(w, lanes, peak, keys)
+		return w.Flush()
 	}
-	w := report.New(f, stdout, model.LanesOf(s), s.Keys())
-	stats, err := model.Run(s, model.Options{Until: *until, PeakWindow: *peak}, w.Record)
+	w := report.New(format, stdout, lanes, s.Keys())
+	stats, err := model.Run(s, opt, w.Record)
 	if err != nil {
 		return err
 	}
 	return w.Close(stats)
+}
+
+// durationFlag sets *d from a flag's value, read as a scenario file reads a
+// positive duration, with the same words for a mistake.
+func durationFlag(d *time.Duration) func(string) error {
+	return func(v string) (err error) {
+		*d, err = scenarios.ParseDuration(v, true)
+		return err
+	}
 }
 
 // checkFailed is returned when an expectation failed; the failures are
@@ -146,6 +258,10 @@ type checkFailed struct{ n int }
 func (c checkFailed) Error() string { return fmt.Sprintf("%d expectations failed", c.n) }
 
 func check(args []string, stdout io.Writer) error {
+	args, err := parseArgs("check", args)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		return errUsage{errors.New("usage: ratelab check SCENARIO...")}
 	}

@@ -95,7 +95,17 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{[]string{"run", broken}, broken + ":3:"},
 		{[]string{"check", broken}, broken + ":3:"},
 		{[]string{"run", "--format", "xml", "boundary"}, `unknown format "xml"`},
-		{[]string{"run", "--until", "soon", "boundary"}, "run: invalid value"},
+		{[]string{"run", "--until", "soon", "boundary"}, `run: --until: want a positive Go duration such as 60s, got "soon"`},
+		{[]string{"run", "--until", "61", "boundary"}, "run: --until: want a positive Go duration such as 60s (a number needs a unit), got 61"},
+		{[]string{"run", "boundary", "--peak-window=0s"}, `run: --peak-window: want a positive Go duration such as 60s, got "0s"`},
+		{[]string{"run", "boundary", "--until"}, "run: --until needs a value"},
+		{[]string{"run", "boundary", "--fromat", "json"}, "run: unknown flag --fromat"},
+		{[]string{"run", "--by-key", "boundary"}, "run: --by-key needs --format summary"},
+		{[]string{"run", "--format", "json", "boundary", "--by-key"}, "run: --by-key needs --format summary"},
+		{[]string{"run", "--by-key=maybe", "--format", "summary", "boundary"}, `run: --by-key: want true or false, got "maybe"`},
+		{[]string{"run", "boundary", "dashboard"}, "usage: ratelab run"},
+		{[]string{"run", "--", "--format", "summary", "boundary"}, "usage: ratelab run"}, // after --, operands
+		{[]string{"check", "--strict", "boundary"}, "check: unknown flag --strict"},
 		{[]string{"run"}, "usage: ratelab run"},
 		{[]string{"run", "no-such-scenario"}, "no-such-scenario"},
 		{[]string{"list", "extra"}, "list takes no arguments"},
@@ -266,5 +276,177 @@ func TestReadmeScreenshotIsTheTourGolden(t *testing.T) {
 	}
 	if shot := "```\n" + strings.Join(lines, "\n") + "\n```"; !strings.Contains(string(readme), shot) {
 		t.Fatalf("README.md does not show the tour golden; paste it:\n%s", shot)
+	}
+}
+
+// TestRunFlagsGoAnywhere: flags before, between or after the scenario, in any
+// order, with one dash or two, "--flag value" or "--flag=value", give what
+// the flags-first command line gives; "--" ends the flags.
+func TestRunFlagsGoAnywhere(t *testing.T) {
+	for _, c := range []struct {
+		canonical []string
+		variants  [][]string
+	}{
+		{[]string{"run", "--format", "summary", "boundary"}, [][]string{
+			{"run", "boundary", "--format", "summary"},
+			{"run", "boundary", "--format=summary"},
+			{"run", "boundary", "-format", "summary"},
+			{"run", "--format", "summary", "--", "boundary"},
+		}},
+		{[]string{"run", "--format", "json", "--until", "60.05s", "--peak-window", "2s", "boundary"}, [][]string{
+			{"run", "--until", "60.05s", "boundary", "--format", "json", "--peak-window", "2s"},
+			{"run", "--peak-window=2s", "boundary", "--until=60.05s", "--format=json"},
+		}},
+		{[]string{"run", "--format", "summary", "--by-key", "counter-blind-spot"}, [][]string{
+			{"run", "counter-blind-spot", "--by-key", "--format", "summary"},
+			{"run", "--by-key=true", "counter-blind-spot", "--format", "summary"},
+		}},
+		{[]string{"check", "boundary", "dashboard"}, [][]string{
+			{"check", "boundary", "--", "dashboard"},
+		}},
+	} {
+		code, want, errs := ratelab(t, c.canonical...)
+		if code != 0 || want == "" {
+			t.Fatalf("%q: exit %d, %s", c.canonical, code, errs)
+		}
+		for _, args := range c.variants {
+			if code, out, errs := ratelab(t, args...); code != 0 || out != want {
+				t.Errorf("%q: exit %d, %s\n%s\nwant what %q prints:\n%s", args, code, errs, out, c.canonical, want)
+			}
+		}
+	}
+}
+
+func TestHelpAfterACommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"},
+		{"run", "-h"},
+		{"run", "boundary", "--help"},
+		{"run", "--format", "summary", "-help"},
+		{"check", "-h"},
+	} {
+		code, out, errs := ratelab(t, args...)
+		if code != 0 || errs != "" || !strings.Contains(out, "usage:") || !strings.Contains(out, "--by-key") {
+			t.Errorf("%q: exit %d, stderr %q, stdout\n%s", args, code, errs, out)
+		}
+	}
+}
+
+// TestDurationFlagsSpeakLikeScenarioFiles: a bad --until or --peak-window
+// gets the words a scenario file gets for the same value of `until`.
+func TestDurationFlagsSpeakLikeScenarioFiles(t *testing.T) {
+	for _, value := range []string{"61", "0", "soon", "-1s", "0s", "9000h", "1.5", "[1s]"} {
+		path := writeFile(t, "until.yaml", `title: until
+limiters:
+  - {name: a, algorithm: token-bucket, capacity: 1, rate: 1/s}
+traffic:
+  - {at: 0s}
+expect:
+  - lane: a
+    admitted: 1
+    until: `+value+"\n")
+		_, err := scenarios.Load(path)
+		if err == nil {
+			t.Fatalf("until: %s loads", value)
+		}
+		_, fileWords, ok := strings.Cut(err.Error(), "expect[0].until: ")
+		if !ok {
+			t.Fatalf("until: %s: %v", value, err)
+		}
+		for _, flag := range []string{"--until", "--peak-window"} {
+			code, _, errs := ratelab(t, "run", flag, value, "boundary")
+			if want := "ratelab: run: " + flag + ": " + fileWords + "\n"; code != 2 || errs != want {
+				t.Errorf("%s %s: exit %d, %q; want %q", flag, value, code, errs, want)
+			}
+		}
+	}
+}
+
+// TestRunWithoutTraffic: a scenario with no request still prints the table's
+// header, and every lane's summary row with zeros; JSON Lines prints no line.
+func TestRunWithoutTraffic(t *testing.T) {
+	path := writeFile(t, "sandbox.yaml", `title: sandbox
+limiters:
+  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}
+  - {name: fixed, algorithm: fixed-window, limit: 2, window: 10s}
+`)
+	foot := "peak: the largest admitted cost passing in any trailing 10s window (a delayed request passes on release)"
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", path}, []string{"             t  lane   key  cost  outcome   wait          why"}},
+		{[]string{"run", "--format", "json", path}, nil},
+		{[]string{"run", "--format", "summary", path}, []string{
+			"lane   policy                             requests  admitted  delayed  rejected  peak per 10s",
+			"b      token-bucket capacity 1, rate 1/s         0         0        0         0  0",
+			"fixed  fixed-window limit 2 per 10s              0         0        0         0  0",
+			foot,
+		}},
+		{[]string{"run", "--format", "summary", "--by-key", path}, []string{
+			"lane  key  policy  requests  admitted  delayed  rejected  peak per 10s",
+			foot,
+		}},
+		// --until before the first request: the same as no traffic.
+		{[]string{"run", "--until", "59s", "boundary"}, []string{"             t  lane     key      cost  outcome   wait          why"}},
+	} {
+		code, out, errs := ratelab(t, c.args...)
+		want := strings.Join(c.want, "\n")
+		if want != "" {
+			want += "\n"
+		}
+		if code != 0 || out != want {
+			t.Errorf("%q: exit %d, %s\n%q\nwant\n%q", c.args, code, errs, out, want)
+		}
+	}
+}
+
+// TestRunSummaryByKey: one row per lane per key, keys in the order their
+// first request arrives (not sorted, not file order), each key's own peak;
+// --until leaves out the keys that arrive later.
+func TestRunSummaryByKey(t *testing.T) {
+	path := writeFile(t, "keys.yaml", `title: keys
+limiters:
+  - {name: log, algorithm: sliding-log, limit: 2, window: 10s}
+  - {name: shaper, algorithm: leaky-bucket, queue: 1, rate: 1/s}
+traffic:
+  - {at: 5s, count: 3, key: alice}
+  - {at: 1s, count: 3, key: zed}
+  - {at: 9s, key: bob, cost: 2}
+`)
+	for _, c := range []struct {
+		args []string
+		rows []string
+	}{
+		{[]string{"run", "--format", "summary", "--by-key", path}, []string{
+			`lane\s+key\s+policy\s+requests\s+admitted\s+delayed\s+rejected\s+peak per 10s`,
+			`log\s+zed\s+sliding-log limit 2 per 10s\s+3\s+2\s+0\s+1\s+2 by 1s`,
+			`log\s+alice\s+sliding-log limit 2 per 10s\s+3\s+2\s+0\s+1\s+2 by 5s`,
+			`log\s+bob\s+sliding-log limit 2 per 10s\s+1\s+1\s+0\s+0\s+2 by 9s`,
+			`shaper\s+zed\s+leaky-bucket queue 1, rate 1/s\s+3\s+2\s+1\s+1\s+2 by 2s`,
+			`shaper\s+alice\s+leaky-bucket queue 1, rate 1/s\s+3\s+2\s+1\s+1\s+2 by 6s`,
+			`shaper\s+bob\s+leaky-bucket queue 1, rate 1/s\s+1\s+1\s+0\s+0\s+2 by 9s`, // cost 2 fits queue 1 + the pipe at once
+			`peak: `,
+		}},
+		{[]string{"run", "--format", "summary", "--by-key", "--until", "9s", path}, []string{
+			`lane\s+key\s+policy`,
+			`log\s+zed\s`,
+			`log\s+alice\s`,
+			`shaper\s+zed\s`,
+			`shaper\s+alice\s`,
+			`peak: `,
+		}},
+	} {
+		code, out, errs := ratelab(t, c.args...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || len(lines) != len(c.rows) {
+			t.Errorf("%q: exit %d, %s\n%s\nwant %d lines", c.args, code, errs, out, len(c.rows))
+			continue
+		}
+		for i, row := range c.rows {
+			if !regexp.MustCompile(`^` + row).MatchString(lines[i]) {
+				t.Errorf("%q, line %d: %q does not match %q", c.args, i, lines[i], row)
+			}
+		}
 	}
 }
