@@ -63,7 +63,8 @@ type Lab struct {
 	checkpoints  []*lanes
 
 	// live is the state after events[:livePos], where livePos counts the
-	// requests at or before now; lastDecisions are the lanes' verdicts on
+	// requests at or before now (after Seek) or stops inside the instant of
+	// now (after SeekPos); lastDecisions are the lanes' verdicts on
 	// events[livePos-1].
 	now           time.Duration
 	live          *lanes
@@ -205,6 +206,40 @@ func (l *Lab) Seek(t time.Duration) {
 // Step moves the clock by d, back when d is negative.
 func (l *Lab) Step(d time.Duration) { l.Seek(l.now + d) }
 
+// Pos is how many requests of the timeline are decided at the clock: the
+// state, Stats, Snapshot, LastDecision, LastDecisionFor and TrailingAdmitted
+// all reflect the first Pos requests. After Seek(t) it is Search(t), every
+// request at Now decided; after SeekPos it may stop inside an instant.
+func (l *Lab) Pos() int { return l.livePos }
+
+// SeekPos decides exactly p requests, p clamped to [0, Len], and moves the
+// clock to the instant of the last of them: request p−1's time, or for p = 0
+// the first request's time with that request not yet decided (0 with no
+// request at all). Of the requests at that instant, those before p are
+// decided and the others are not (see Instant). Seek, Step, firing, undoing
+// and resetting go back to whole instants. The cost is at most one
+// checkpoint's worth of replay, as for Seek.
+func (l *Lab) SeekPos(p int) {
+	p = min(max(p, 0), len(l.events))
+	switch {
+	case p > 0:
+		l.now = l.events[p-1].at
+	case len(l.events) > 0:
+		l.now = l.events[0].at
+	default:
+		l.now = 0
+	}
+	l.moveLive(p)
+}
+
+// Instant says where the clock is inside its instant: m requests arrive at
+// exactly Now, and the first k of them are decided, 0 ≤ k ≤ m ("request k
+// of m at Now"). After Seek k = m; m is 0 when no request arrives at Now.
+func (l *Lab) Instant() (k, m int) {
+	lo := l.searchBefore(l.now)
+	return l.livePos - lo, l.Search(l.now) - lo
+}
+
 // ensure computes outcomes (and checkpoints) for events[:n].
 func (l *Lab) ensure(n int) {
 	n = min(n, len(l.events))
@@ -318,17 +353,18 @@ func (l *Lab) moveLive(pos int) {
 	}
 }
 
-// Stats are lane's totals over the requests at or before Now.
-// The peak counts delayed requests released by Now.
+// Stats are lane's totals over the decided requests (the first Pos: those
+// at or before Now after Seek). The peak counts delayed requests released by
+// Now.
 func (l *Lab) Stats(lane int) Stats { return l.live.statsAt(lane, l.now) }
 
-// Snapshot is lane's state for key at Now.
+// Snapshot is lane's state for key at Now, after the decided requests.
 func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
 	return l.live.limiters[lane].Snapshot(l.now, key)
 }
 
-// LastDecision is lane's verdict on the latest request at or before Now, and
-// that request's index; ok is false when no request has come yet.
+// LastDecision is lane's verdict on the latest decided request (request
+// Pos−1), and that request's index; ok is false when none is decided.
 func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
 	if l.livePos == 0 || l.lastDecisions == nil {
 		return Record{}, false
@@ -338,7 +374,8 @@ func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
 }
 
 // TrailingAdmitted is the exact admitted cost of lane for key in the window
-// (Now − window, Now]: what a sliding counter estimates. It reads running
+// (Now − window, Now], over the decided requests: what a sliding counter
+// estimates. It reads running
 // sums over blocks of requests, so it costs the same however many requests
 // the window holds.
 func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64 {
@@ -346,7 +383,8 @@ func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64
 	if !ok {
 		return 0
 	}
-	lo, hi := l.Search(l.now-window), l.livePos
+	hi := l.livePos
+	lo := min(l.Search(l.now-window), hi)
 	return l.admittedBefore(lane, k, hi) - l.admittedBefore(lane, k, lo)
 }
 

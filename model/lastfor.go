@@ -9,13 +9,13 @@ type keyVerdicts struct {
 	gen       uint64 // Lab.gen when computed: any change to the timeline voids it
 	livePos   int
 	key       int32
-	index     int // the key's latest request at or before Now; -1 if none
+	index     int // the key's latest request before livePos; -1 if none
 	decisions []algorithms.Decision
 }
 
-// LastDecisionFor is lane's verdict on the latest request from key at or
-// before Now, and that request's index; ok is false when key has sent none
-// by then. For the key of the latest request it is LastDecision.
+// LastDecisionFor is lane's verdict on the latest decided request from key
+// (among the first Pos), and that request's index; ok is false when key has
+// sent none by then. For the key of the latest request it is LastDecision.
 func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 	k, known := l.keyIndex[key]
 	if !known {
