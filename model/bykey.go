@@ -1,6 +1,10 @@
 package model
 
-import "ratelab/scenarios"
+import (
+	"time"
+
+	"ratelab/scenarios"
+)
 
 // KeyStats are one key's totals in every lane: the Stats of that key's
 // requests alone, its peak included.
@@ -51,7 +55,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		d := r.Decision
 		cur.stats[r.Lane].count(d)
 		if d.Outcome.Admitted() {
-			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
+			cur.peaks[r.Lane].admitKept(r.Request.At, d.Delay, r.Request.Cost)
 		}
 		if emit != nil {
 			return emit(r)
@@ -69,4 +73,16 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		byKey[k] = KeyStats{Key: keys[k], Lanes: t.stats}
 	}
 	return stats, byKey, nil
+}
+
+// admitKept is admit that also drops the passages that left the window as
+// soon as they are half the kept ones (amortised O(1) per passage), where
+// admit waits for a thousand: a per-key tracker then holds at most twice the
+// key's admissions inside one window, which matters when keys are many.
+func (p *peakTracker) admitKept(at, delay time.Duration, cost int64) {
+	p.admit(at, delay, cost)
+	if p.head > 0 && p.head*2 >= len(p.passed) {
+		p.passed = append(p.passed[:0], p.passed[p.head:]...)
+		p.head = 0
+	}
 }

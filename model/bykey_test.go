@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +128,42 @@ func TestRunByKeyPassesEveryRecordOn(t *testing.T) {
 	}
 	if !slices.EqualFunc(got, want, func(a, b Record) bool { return a.Index == b.Index && a.Lane == b.Lane && a.Request == b.Request }) || len(got) == 0 {
 		t.Fatalf("%d records, Run emits %d", len(got), len(want))
+	}
+}
+
+// manyKeys is 1,000,000 requests of 5000 keys (each one every 5 s for
+// 1000 s) on three lanes.
+func manyKeys(b *testing.B) *scenarios.Scenario {
+	var y strings.Builder
+	y.WriteString(`title: many keys
+limiters:
+  - {name: fixed, algorithm: fixed-window, limit: 10, window: 60s}
+  - {name: log, algorithm: sliding-log, limit: 10, window: 60s}
+  - {name: shaper, algorithm: leaky-bucket, queue: 5, rate: 1/s}
+traffic:
+`)
+	for k := range 5000 {
+		fmt.Fprintf(&y, "  - {every: 5s, from: %dms, until: 1000s, key: k%d}\n", k, k)
+	}
+	return parse(b, y.String())
+}
+
+// BenchmarkRunByKeyManyKeys and BenchmarkRunManyKeys: what the per-key
+// totals add to a run (one op = the whole run).
+func BenchmarkRunByKeyManyKeys(b *testing.B) {
+	s := manyKeys(b)
+	for b.Loop() {
+		if _, _, err := RunByKey(s, Options{}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRunManyKeys(b *testing.B) {
+	s := manyKeys(b)
+	for b.Loop() {
+		if _, err := Run(s, Options{}, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
