@@ -58,16 +58,22 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	return stats, nil
 }
 
-// Failure is an expectation that did not hold.
+// Failure is an expectation that did not hold, or, when Quiz is set, a quiz
+// mark whose request the scenario's traffic does not hold (Expectation is
+// then zero).
 type Failure struct {
 	Scenario    string
 	Expectation scenarios.Expectation
+	Quiz        *scenarios.QuizMark
 	// Got says what happened instead, e.g. "admitted 120".
 	Got string
 }
 
 // Error reads "boundary.yaml:31: fixed until 61s: admitted 240; got admitted 120".
 func (f Failure) Error() string {
+	if f.Quiz != nil {
+		return f.quizError()
+	}
 	where := f.Scenario
 	if f.Expectation.Line > 0 {
 		where = fmt.Sprintf("%s:%d", where, f.Expectation.Line)
@@ -87,8 +93,9 @@ type verdicts struct {
 	mismatch *Record // first request whose outcome differs from exp.Outcome
 }
 
-// Check runs s and evaluates its expectations; it returns the ones that
-// failed, in file order (none when all hold).
+// Check runs s and evaluates its expectations, and checks that the request
+// each quiz mark names exists; it returns the failures in file order (none
+// when all hold).
 func Check(s *scenarios.Scenario) ([]Failure, error) {
 	laneIndex := map[string]int{}
 	for i, l := range s.Lanes {
@@ -123,7 +130,7 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 			failures = append(failures, Failure{Scenario: s.Name, Expectation: *v.exp, Got: got})
 		}
 	}
-	return failures, nil
+	return checkQuiz(s, failures), nil
 }
 
 func (v *verdicts) add(r Record) {
