@@ -55,6 +55,9 @@ type Lab struct {
 	outcomes [][]algorithms.Outcome
 	delays   [][]time.Duration
 	blocks   [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
+	// releases[lane] indexes the release times of the requests a delaying
+	// lane delayed, by the same blocks; empty for the other lanes.
+	releases []releaseBlocks
 	// admittedSums[{lane, key}][b] is the cost of key that lane admitted in
 	// events[:b*tallyBlock], filled as TrailingAdmitted asks.
 	admittedSums map[laneKey][]int64
@@ -107,6 +110,7 @@ func (l *Lab) rebuild() error {
 	l.delays = make([][]time.Duration, len(l.defs))
 	l.admittedSums = map[laneKey][]int64{}
 	l.blocks = make([][]Tally, len(l.defs))
+	l.releases = make([]releaseBlocks, len(l.defs))
 	for i, def := range l.defs {
 		l.outcomes[i] = make([]algorithms.Outcome, len(l.events))
 		if maxDelay(def.Policy) > 0 {
@@ -260,6 +264,9 @@ func (l *Lab) ensure(n int) {
 					t.add(o)
 				}
 				l.blocks[lane] = append(l.blocks[lane], t)
+				if l.delays[lane] != nil {
+					l.releases[lane].add(l, lane, l.computed-tallyBlock)
+				}
 			}
 		}
 		if l.computed%CheckpointEvery == 0 {
@@ -322,6 +329,7 @@ func (l *Lab) invalidate(i int) {
 		l.computed = k * CheckpointEvery
 		for lane := range l.blocks {
 			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
+			l.releases[lane].truncate(l.computed / tallyBlock)
 		}
 	}
 	for k, cum := range l.admittedSums {

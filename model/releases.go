@@ -1,0 +1,98 @@
+package model
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// releaseBlocks index the release times of one delaying lane's delayed
+// requests by tally block: block b's releases, sorted, are
+// times[start[b]:start[b+1]]. A block is added when its last request is
+// decided, beside its tally.
+type releaseBlocks struct {
+	times []time.Duration
+	start []int // len = complete blocks + 1
+}
+
+// add indexes the delayed requests among events[lo:lo+tallyBlock].
+func (rb *releaseBlocks) add(l *Lab, lane, lo int) {
+	if rb.start == nil {
+		rb.start = []int{0}
+	}
+	from := len(rb.times)
+	for i := lo; i < lo+tallyBlock; i++ {
+		if l.outcomes[lane][i] == algorithms.Delayed {
+			rb.times = append(rb.times, l.events[i].at+l.delays[lane][i])
+		}
+	}
+	slices.Sort(rb.times[from:])
+	rb.start = append(rb.start, len(rb.times))
+}
+
+// truncate keeps the first n blocks.
+func (rb *releaseBlocks) truncate(n int) {
+	if len(rb.start) > n+1 {
+		rb.start = rb.start[:n+1]
+		rb.times = rb.times[:rb.start[n]]
+	}
+}
+
+// count is how many of block b's releases are in [from, to).
+func (rb *releaseBlocks) count(b int, from, to time.Duration) int {
+	ts := rb.times[rb.start[b]:rb.start[b+1]]
+	if len(ts) == 0 || ts[0] >= to || ts[len(ts)-1] < from {
+		return 0
+	}
+	lo, _ := slices.BinarySearch(ts, from)
+	hi, _ := slices.BinarySearch(ts[lo:], to)
+	return hi
+}
+
+// Released is how many of the decided requests (the first Pos) lane delayed
+// with a release (arrival + delay) in [from, to): what the service behind a
+// shaper receives. Releases after Now of requests already decided count;
+// requests not yet decided do not. It is 0 for a lane that never delays, and
+// for to ≤ from.
+//
+// Only requests that arrived in [from − the lane's longest delay, to) can be
+// released in [from, to), and each block of 256 of them is counted by two
+// binary searches over its sorted releases (or skipped at once when none
+// falls in the range); at most one partial block, the one where the decided
+// requests end, is read request by request. So a call costs the same
+// however long the timeline is.
+func (l *Lab) Released(lane int, from, to time.Duration) int64 {
+	if l.delays[lane] == nil || from >= to {
+		return 0
+	}
+	reach := maxDelay(l.defs[lane].Policy)
+	start := from - reach
+	if start > from { // overflowed below the smallest time
+		start = from
+	}
+	pos := l.livePos
+	lo := l.searchBefore(start)
+	hi := min(sort.Search(pos, func(i int) bool { return l.events[i].at >= to }), pos)
+	if lo >= hi {
+		return 0
+	}
+	rb := &l.releases[lane]
+	var n int
+	// Whole blocks: requests of a block before lo or from hi on cannot be
+	// released in [from, to), so counting them whole is exact as long as
+	// the whole block is decided.
+	b := lo / tallyBlock
+	for ; (b+1)*tallyBlock <= pos && b*tallyBlock < hi; b++ {
+		n += rb.count(b, from, to)
+	}
+	for i := max(b*tallyBlock, lo); i < hi; i++ {
+		if l.outcomes[lane][i] == algorithms.Delayed {
+			if at := l.events[i].at + l.delays[lane][i]; from <= at && at < to {
+				n++
+			}
+		}
+	}
+	return int64(n)
+}
