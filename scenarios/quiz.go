@@ -31,7 +31,7 @@ type QuizMark struct {
 
 // String describes q in one line, as a file would write it: "at 60s",
 // "at 0s, request 11", `at 4s, key "export", lane bucket`.
-func (q *QuizMark) String() string {
+func (q QuizMark) String() string {
 	s := "at " + algorithms.FormatDuration(q.At)
 	if q.Request != 1 {
 		s += fmt.Sprintf(", request %d", q.Request)
