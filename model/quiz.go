@@ -40,10 +40,10 @@ func (l *Lab) QuizIndex(q scenarios.QuizMark) (i int, ok bool) {
 	return -1, false
 }
 
-// checkQuiz adds to failures, the expectations' failures of s in file order,
-// one Failure for each quiz mark whose request s's traffic does not hold, and
-// returns them all in file order (by line; marks come after expectations
-// when s was not read from a file). It counts each marked instant's requests
+// checkQuiz appends to failures (the expectations' failures of s, in file
+// order) one Failure for each quiz mark whose request s's traffic lacks, and
+// returns them all in file order: by line, or with the marks after the
+// expectations when s was not read from a file. It counts each marked instant's requests
 // from the traffic items' formulas, without replaying anything.
 func checkQuiz(s *scenarios.Scenario, failures []Failure) []Failure {
 	added := false
