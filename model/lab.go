@@ -38,6 +38,7 @@ type Lab struct {
 	scenario   *scenarios.Scenario
 	defs       []Lane
 	peakWindow time.Duration
+	peakChoice time.Duration // the peak window asked for; 0 for the default
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 
 	keys     []string
@@ -77,6 +78,9 @@ type Lab struct {
 	// gen counts changes to the timeline, for caches of what it decided.
 	gen      uint64
 	keyCache keyVerdicts
+	// keyStats prepares StatsFor per key, for timeline generation keyStatsGen.
+	keyStats    map[int32]*keyStats
+	keyStatsGen uint64
 }
 
 // New builds the lab for s with the clock at 0. peakWindow is the window of
@@ -86,7 +90,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, end: s.Duration, keyIndex: map[string]int32{}}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: max(peakWindow, 0), end: s.Duration, keyIndex: map[string]int32{}}
 	for r := range s.Requests() {
 		l.events = append(l.events, event{at: r.At, cost: r.Cost, key: l.intern(r.Key)})
 	}
@@ -146,6 +150,32 @@ func (l *Lab) Keys() []string { return l.keys }
 
 // PeakWindow is the window over which Stats.Peak is measured.
 func (l *Lab) PeakWindow() time.Duration { return l.peakWindow }
+
+// SetPeakWindow sets the window over which Stats.Peak and StatsFor's peak
+// are measured; d ≤ 0 means DefaultPeakWindow. Every peak is recomputed
+// (the decisions up to the clock are made again); the clock, inside its
+// instant too, and the learner's requests stay. A window longer than
+// scenarios.MaxTime is refused.
+func (l *Lab) SetPeakWindow(d time.Duration) error {
+	if d > scenarios.MaxTime {
+		return fmt.Errorf("a peak window of %s is longer than %s, the longest a scenario may last",
+			algorithms.FormatDuration(d), algorithms.FormatDuration(scenarios.MaxTime))
+	}
+	choice := max(d, 0)
+	if d <= 0 {
+		d = DefaultPeakWindow(l.defs)
+	}
+	pos := l.livePos
+	old := l.peakWindow
+	l.peakWindow = d
+	if err := l.rebuild(); err != nil {
+		l.peakWindow = old
+		return err
+	}
+	l.peakChoice = choice
+	l.moveLive(pos)
+	return nil
+}
 
 // Now is the virtual clock's time.
 func (l *Lab) Now() time.Duration { return l.now }

@@ -29,8 +29,11 @@ type Stats struct {
 func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 
 // count adds one decision to the totals, not to the peak.
-func (s *Stats) count(d algorithms.Decision) {
-	switch d.Outcome {
+func (s *Stats) count(d algorithms.Decision) { s.add(d.Outcome, d.Cost) }
+
+// add counts one request of the given cost with outcome o, not in the peak.
+func (s *Stats) add(o algorithms.Outcome, cost int64) {
+	switch o {
 	case algorithms.Rejected:
 		s.Rejected++
 		return
@@ -38,7 +41,7 @@ func (s *Stats) count(d algorithms.Decision) {
 		s.Delayed++
 	}
 	s.Admitted++
-	s.AdmittedCost += d.Cost
+	s.AdmittedCost += cost
 }
 
 // passage is an admitted request passing the limiter at a time, with its cost.
