@@ -53,7 +53,7 @@ func TestEmptyTimeline(t *testing.T) {
 			t.Errorf("Disagrees(%d) on an empty timeline", i)
 		}
 	}
-	if _, n := l.Undo(); n != 0 {
+	if _, ok := l.Undo(); ok {
 		t.Fatal("undo on an empty timeline")
 	}
 
@@ -70,7 +70,7 @@ func TestEmptyTimeline(t *testing.T) {
 	if rec, ok := l.LastDecision(0); !ok || rec.Index != 0 || rec.Request.Key != "me" {
 		t.Fatalf("last decision after firing: %+v, %v", rec, ok)
 	}
-	if _, n := l.Undo(); n != 1 || l.Len() != 0 {
+	if u, _ := l.Undo(); u.N != 1 || l.Len() != 0 {
 		t.Fatalf("undo: %d requests left", l.Len())
 	}
 	if _, ok := l.LastDecision(0); ok {

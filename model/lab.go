@@ -23,8 +23,8 @@ type event struct {
 	cost int64
 	key  int32
 	// fired is 0 for the scenario's own traffic, else the serial number of
-	// the learner's fire action (1, 2, …) that added it; a burst's requests
-	// share one, so Undo can remove the latest action whole.
+	// the learner's fire action (1, 2, …, never reused) that added it; a
+	// burst's requests share one, so Undo can remove the latest action whole.
 	fired uint32
 }
 
@@ -45,8 +45,9 @@ type Lab struct {
 	keyIndex map[string]int32
 	baseKeys int // keys[:baseKeys] are the scenario's; later ones were fired
 	events   []event
-	fired    uint32 // serial of the learner's latest fire action
+	serial   uint32 // serial of the learner's latest fire action
 	nFired   int    // how many of the timeline's requests the learner fired
+	history  []action
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and
@@ -464,10 +465,11 @@ func (l *Lab) Fire(key string, cost int64) ([]Record, error) { return l.FireAt(l
 // recomputes everything after it: the what-if of a request that came earlier.
 // The time axis grows, if need be, to reach the lanes' longest horizon past
 // t (see End).
-// An empty key is scenarios.DefaultKey, as in a scenario file. The clock
-// stays where it is. It returns every lane's decision on it.
+// An empty key is scenarios.DefaultKey, as in a scenario file; a key a file
+// could not hold (over 64 bytes, not UTF-8) is refused. The clock stays
+// where it is. It returns every lane's decision on it.
 func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) {
-	return l.fireAt(t, key, cost, 1)
+	return l.fire(fireAction{at: t, key: key, cost: cost, n: 1})
 }
 
 // FireBurst adds n requests for key at Now as one action (one Undo removes
@@ -476,83 +478,116 @@ func (l *Lab) FireAt(t time.Duration, key string, cost int64) ([]Record, error) 
 // the first record's Index on, after every request already at Now.
 // Everything after them is recomputed once, not n times.
 func (l *Lab) FireBurst(key string, cost int64, n int) ([]Record, error) {
-	return l.fireAt(l.now, key, cost, n)
+	return l.FireSpread(key, cost, n, 0)
+}
+
+// FireSpread adds n requests for key from Now over spread as one action (one
+// Undo removes them all), placed as a scenario's burst item with that count
+// and spread places them: the i-th at Now + ⌊i × spread / n⌋, each after
+// every request already at its time. With spread 0 it is FireBurst. It
+// returns every lane's decision on each, in timeline order then lane order;
+// with a spread, other requests may sit between them (each record's Index
+// says where its request is). Everything after the first is recomputed once.
+func (l *Lab) FireSpread(key string, cost int64, n int, spread time.Duration) ([]Record, error) {
+	return l.fire(fireAction{at: l.now, spread: spread, key: key, cost: cost, n: n})
 }
 
 // MaxBurst bounds the requests one fire action may add.
 const MaxBurst = 1_000_000
 
-func (l *Lab) fireAt(t time.Duration, key string, cost int64, n int) ([]Record, error) {
-	if cost < 1 {
-		return nil, ErrCost
-	}
-	if n < 1 || n > MaxBurst {
-		return nil, fmt.Errorf("a burst is 1 to %d requests, not %d", MaxBurst, n)
-	}
-	if key == "" {
-		key = scenarios.DefaultKey
-	}
-	if t < 0 {
-		return nil, fmt.Errorf("time %s is before the scenario's start", t)
-	}
-	if t > scenarios.MaxTime {
-		return nil, fmt.Errorf("time %s is past %s, the longest a scenario may last", t, algorithms.FormatDuration(scenarios.MaxTime))
-	}
-	i := l.Search(t)
-	l.fired++
-	l.nFired += n
-	// Let the axis reach past the request as far as a scenario's default
-	// duration reaches past its last one, so that the clock can follow what
-	// a request fired at the end sets in motion (a refill, an expiry).
-	l.end = max(l.end, min(t+l.horizon(), scenarios.MaxTime))
-	e := event{at: t, cost: cost, key: l.intern(key), fired: l.fired}
-	l.events = slices.Insert(l.events, i, slices.Repeat([]event{e}, n)...)
-	for lane := range l.outcomes {
-		l.outcomes[lane] = slices.Insert(l.outcomes[lane], i, make([]algorithms.Outcome, n)...)
-		if l.delays[lane] != nil {
-			l.delays[lane] = slices.Insert(l.delays[lane], i, make([]time.Duration, n)...)
-		}
-	}
-	l.invalidate(i)
-	l.Seek(l.now)
-	recs := make([]Record, 0, n*len(l.defs))
-	l.replay(i, i+n, func(r Record) bool { recs = append(recs, r); return true })
-	return recs, nil
+// fireAction is what one fire action added: n requests for key of cost
+// cost, from at over spread as a burst item places them.
+type fireAction struct {
+	at, spread time.Duration
+	key        string
+	cost       int64
+	n          int
 }
 
-// Undo removes the learner's latest fire action (one request, or a whole
-// burst) and recomputes everything after it. It returns the request removed
-// and how many copies of it; n is 0 when nothing is left to undo.
-func (l *Lab) Undo() (r Request, n int) {
-	if l.fired == 0 {
-		return Request{}, 0
+// item is the traffic item that expands to the action's requests.
+func (f fireAction) item() scenarios.Traffic {
+	t := scenarios.Traffic{Form: scenarios.Single, At: f.at, Count: 1, Key: f.key, Cost: f.cost}
+	if f.n > 1 {
+		t.Form, t.Spread, t.Count = scenarios.Burst, f.spread, int64(f.n)
 	}
-	// An action's requests are adjacent: inserted together, after every
-	// request already at their time, and later actions at that time go after.
-	hi := len(l.events)
-	for hi > 0 && l.events[hi-1].fired != l.fired {
-		hi--
+	return t
+}
+
+// check refuses an action a scenario file could not hold, and fills in the
+// default key.
+func (f *fireAction) check() error {
+	if f.cost < 1 {
+		return ErrCost
 	}
-	lo := hi
-	for lo > 0 && l.events[lo-1].fired == l.fired {
-		lo--
+	if f.n < 1 || f.n > MaxBurst {
+		return fmt.Errorf("a burst is 1 to %d requests, not %d", MaxBurst, f.n)
 	}
-	if lo == hi { // unreachable while fired numbers the actions on the timeline
-		return Request{}, 0
+	if f.key == "" {
+		f.key = scenarios.DefaultKey
 	}
-	r = l.Request(lo)
-	l.events = slices.Delete(l.events, lo, hi)
-	for lane := range l.outcomes {
-		l.outcomes[lane] = slices.Delete(l.outcomes[lane], lo, hi)
-		if l.delays[lane] != nil {
-			l.delays[lane] = slices.Delete(l.delays[lane], lo, hi)
+	if err := checkKey(f.key); err != nil {
+		return err
+	}
+	if f.spread < 0 {
+		return fmt.Errorf("a spread is 0 or more, not %s", algorithms.FormatDuration(f.spread))
+	}
+	if f.n == 1 {
+		f.spread = 0 // one request sits at the start of any spread
+	}
+	if f.at < 0 {
+		return fmt.Errorf("time %s is before the scenario's start", algorithms.FormatDuration(f.at))
+	}
+	if f.at > scenarios.MaxTime || f.spread > scenarios.MaxTime || f.item().Time(int64(f.n-1)) > scenarios.MaxTime {
+		return fmt.Errorf("time %s is past %s, the longest a scenario may last",
+			algorithms.FormatDuration(f.at+f.spread), algorithms.FormatDuration(scenarios.MaxTime))
+	}
+	return nil
+}
+
+// fire adds f's requests as one action and returns every lane's decision on
+// each of them.
+func (l *Lab) fire(f fireAction) ([]Record, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	l.serial++
+	l.history = append(l.history, action{serial: l.serial, end: l.end, keys: len(l.keys), fire: f})
+	l.nFired += f.n
+	e := event{at: f.at, cost: f.cost, key: l.intern(f.key), fired: l.serial}
+	first := l.Search(f.at)
+	var events []event
+	last := first + f.n - 1 // the index of the action's last request
+	if f.spread == 0 {
+		events = slices.Insert(l.events, first, slices.Repeat([]event{e}, f.n)...)
+	} else {
+		item := f.item()
+		events = make([]event, 0, len(l.events)+f.n)
+		events = append(events, l.events[:first]...)
+		i := first
+		for j := range int64(f.n) {
+			e.at = item.Time(j)
+			for ; i < len(l.events) && l.events[i].at <= e.at; i++ {
+				events = append(events, l.events[i])
+			}
+			last = len(events)
+			events = append(events, e)
 		}
+		events = append(events, l.events[i:]...)
 	}
-	l.fired--
-	l.nFired -= hi - lo
-	l.invalidate(lo)
+	// Let the axis reach past the requests as far as a scenario's default
+	// duration reaches past its last one, so that the clock can follow what
+	// a request fired at the end sets in motion (a refill, an expiry).
+	l.end = max(l.end, min(events[last].at+l.horizon(), scenarios.MaxTime))
+	l.replaceEvents(events, first)
 	l.Seek(l.now)
-	return r, hi - lo
+	recs := make([]Record, 0, f.n*len(l.defs))
+	l.replay(first, last+1, func(r Record) bool {
+		if l.events[r.Index].fired == l.serial {
+			recs = append(recs, r)
+		}
+		return true
+	})
+	return recs, nil
 }
 
 // FiredCount is how many of the timeline's requests the learner fired.
@@ -568,25 +603,6 @@ func (l *Lab) FiredRequests() []Request {
 		}
 	}
 	return out
-}
-
-// Reset drops the learner's requests, and the keys only they had, puts the
-// time axis back to the scenario's duration and the clock to 0.
-func (l *Lab) Reset() {
-	kept := l.events[:0]
-	for _, e := range l.events {
-		if e.fired == 0 {
-			kept = append(kept, e)
-		}
-	}
-	for _, k := range l.keys[l.baseKeys:] {
-		delete(l.keyIndex, k)
-	}
-	l.keys = l.keys[:l.baseKeys]
-	l.events, l.fired, l.nFired, l.now, l.end = kept, 0, 0, 0, l.scenario.Duration
-	if err := l.rebuild(); err != nil {
-		panic("model: lanes that built once failed to rebuild: " + err.Error())
-	}
 }
 
 // NextRequest is the time of the first request after t.

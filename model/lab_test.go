@@ -243,17 +243,15 @@ func TestUndoRestoresTheTimeline(t *testing.T) {
 	if _, err := l.FireAt(now/3, "new-key", 3); err != nil {
 		t.Fatal(err)
 	}
-	r, n := l.Undo()
-	ok := n == 1
-	if !ok || r.Key != "new-key" || r.At != now/3 {
-		t.Fatalf("first undo removed %+v, %v; want the latest fired request", r, ok)
+	u, ok := l.Undo()
+	if !ok || u.N != 1 || u.Reset || u.Request.Key != "new-key" || u.Request.At != now/3 {
+		t.Fatalf("first undo removed %+v, %v; want the latest fired request", u, ok)
 	}
-	r, n = l.Undo()
-	ok = n == 1
-	if !ok || r.At != now || r.Key != "k0" {
-		t.Fatalf("second undo removed %+v, %v", r, ok)
+	u, ok = l.Undo()
+	if !ok || u.N != 1 || u.Request.At != now || u.Request.Key != "k0" {
+		t.Fatalf("second undo removed %+v, %v", u, ok)
 	}
-	if _, n := l.Undo(); n != 0 {
+	if _, ok := l.Undo(); ok {
 		t.Fatal("undo with nothing fired should report false")
 	}
 	lanes := len(s.Lanes)
@@ -304,9 +302,10 @@ func TestResetDropsFiredRequestsAndRewinds(t *testing.T) {
 	if l.Len() != n || l.Now() != 0 || len(l.FiredRequests()) != 0 {
 		t.Fatalf("after reset: %d requests (want %d), now %v, fired %d", l.Len(), n, l.Now(), len(l.FiredRequests()))
 	}
-	if _, n := l.Undo(); n != 0 {
-		t.Fatal("undo after reset found a request")
+	if u, ok := l.Undo(); !ok || !u.Reset || u.N != 2 {
+		t.Fatalf("undo after reset: %+v, %v; want the reset undone, 2 requests back", u, ok)
 	}
+	l.Reset()
 	want, _ := reference(t, s, 0)
 	lanes := len(s.Lanes)
 	for i := 0; i < l.Len(); i++ {
@@ -500,11 +499,11 @@ func TestFireBurstIsOneActionEqualToSingleFires(t *testing.T) {
 		t.Fatalf("FiredCount %d, FiredRequests %d", burst.FiredCount(), len(burst.FiredRequests()))
 	}
 	burst.Fire("k0", 1)
-	if r, n := burst.Undo(); n != 1 || r.Key != "k0" {
-		t.Fatalf("undo removed %d × %+v, want the single k0 request", n, r)
+	if u, _ := burst.Undo(); u.N != 1 || u.Request.Key != "k0" {
+		t.Fatalf("undo removed %+v, want the single k0 request", u)
 	}
-	if r, n := burst.Undo(); n != 40 || r != (Request{At: at, Key: "k2", Cost: 2}) {
-		t.Fatalf("undo removed %d × %+v, want the whole burst", n, r)
+	if u, _ := burst.Undo(); u.N != 40 || u.Request != (Request{At: at, Key: "k2", Cost: 2}) {
+		t.Fatalf("undo removed %+v, want the whole burst", u)
 	}
 	if burst.FiredCount() != 0 || burst.Len() != l0(s) {
 		t.Fatalf("after undoing the burst: fired %d, %d requests", burst.FiredCount(), burst.Len())

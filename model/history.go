@@ -1,0 +1,186 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+)
+
+// action is one entry of the undo history: a fire action, whose requests
+// carry its serial, or a reset that removed fired requests.
+type action struct {
+	serial uint32        // the fire action's serial; 0 for a reset
+	end    time.Duration // Lab.end before the action
+	keys   int           // len(Lab.keys) before a fire action: later keys are its own
+	fire   fireAction    // what a fire action added
+	reset  *resetUndo
+}
+
+// resetUndo is what a reset removed, to put back exactly.
+type resetUndo struct {
+	fired  []event // the learner's requests, in timeline order
+	at     []int   // their indexes in the timeline before the reset
+	keys   []string
+	nFired int
+	now    time.Duration
+}
+
+// Undone is what Undo took back.
+type Undone struct {
+	// Request is the first request (in timeline order) of the undone fire
+	// action, or, when Reset, the first of the requests that came back.
+	Request Request
+	// N is how many requests the fire action added (a burst's size), or
+	// how many the undone reset brought back.
+	N int
+	// Reset tells that the undone action was a reset.
+	Reset bool
+}
+
+// Undo takes back the learner's latest action: a fire action (one request,
+// or a whole burst) is removed, with a key that only it had, and the time
+// axis shrinks back to where it was before it; a reset is undone by putting every request it removed back
+// in place, with the axis and the clock it had. Everything after the first
+// request that changed is recomputed; otherwise the clock stays (at a whole
+// instant). ok is false when nothing is left to undo.
+func (l *Lab) Undo() (u Undone, ok bool) {
+	if len(l.history) == 0 {
+		return Undone{}, false
+	}
+	a := l.history[len(l.history)-1]
+	l.history = l.history[:len(l.history)-1]
+	if a.reset != nil {
+		return l.undoReset(a), true
+	}
+	lo := slices.IndexFunc(l.events, func(e event) bool { return e.fired == a.serial })
+	if lo < 0 { // unreachable: an action on the history has requests on the timeline
+		return Undone{}, false
+	}
+	u.Request = l.Request(lo)
+	kept := l.events[:lo]
+	for _, e := range l.events[lo:] {
+		if e.fired == a.serial {
+			u.N++
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	l.nFired -= u.N
+	l.end = a.end
+	l.replaceEvents(kept, lo)
+	l.truncateKeys(a.keys)
+	l.Seek(l.now)
+	return u, true
+}
+
+// Reset drops the learner's requests, and the keys only they had, puts the
+// time axis back to the scenario's duration and the clock to 0. When it
+// removed requests, Undo puts them back.
+func (l *Lab) Reset() {
+	if l.nFired > 0 {
+		r := &resetUndo{keys: slices.Clone(l.keys[l.baseKeys:]), nFired: l.nFired, now: l.now}
+		kept := make([]event, 0, len(l.events)-l.nFired)
+		for i, e := range l.events {
+			if e.fired != 0 {
+				r.fired = append(r.fired, e)
+				r.at = append(r.at, i)
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		l.history = append(l.history, action{end: l.end, reset: r})
+		l.replaceEvents(kept, r.at[0])
+	}
+	l.setKeys(nil)
+	l.nFired, l.now, l.end = 0, 0, l.scenario.Duration
+	l.Seek(0)
+}
+
+// undoReset puts back what the reset a removed. Every action after it has
+// been undone, so the timeline is the scenario's own requests, as the reset
+// left it.
+func (l *Lab) undoReset(a action) Undone {
+	r := a.reset
+	events := make([]event, 0, len(l.events)+len(r.fired))
+	j := 0
+	for _, e := range l.events {
+		for ; j < len(r.at) && r.at[j] == len(events); j++ {
+			events = append(events, r.fired[j])
+		}
+		events = append(events, e)
+	}
+	events = append(events, r.fired[j:]...)
+	l.setKeys(r.keys)
+	l.nFired, l.end = r.nFired, a.end
+	l.replaceEvents(events, r.at[0])
+	l.Seek(r.now)
+	return Undone{Request: l.Request(r.at[0]), N: len(r.fired), Reset: true}
+}
+
+// setKeys makes the keys after the scenario's own exactly extra, in order,
+// so that their indexes are keys[baseKeys:]'s. No request may name a key
+// that goes.
+func (l *Lab) setKeys(extra []string) {
+	l.truncateKeys(l.baseKeys)
+	for _, k := range extra {
+		l.intern(k)
+	}
+}
+
+// truncateKeys forgets every key after the first n, which no request may
+// name.
+func (l *Lab) truncateKeys(n int) {
+	for _, k := range l.keys[n:] {
+		delete(l.keyIndex, k)
+	}
+	for k := range l.admittedSums {
+		if int(k.key) >= n {
+			delete(l.admittedSums, k)
+		}
+	}
+	l.keys = l.keys[:n]
+}
+
+// replaceEvents makes events the timeline, which is unchanged before index
+// from, and forgets what was computed from there on.
+func (l *Lab) replaceEvents(events []event, from int) {
+	l.events = events
+	for lane := range l.outcomes {
+		l.outcomes[lane] = resize(l.outcomes[lane], len(events))
+		if l.delays[lane] != nil {
+			l.delays[lane] = resize(l.delays[lane], len(events))
+		}
+	}
+	l.invalidate(from)
+}
+
+// resize is s with length n, its first elements kept.
+func resize[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s[:n]
+	}
+	return append(s, make([]T, n-len(s))...)
+}
+
+// ErrKey is returned for a key a scenario file could not hold.
+var ErrKey = errors.New("a key is 1 to 64 bytes of UTF-8")
+
+// checkKey refuses a key that a saved scenario could not hold: empty, longer
+// than a file's keys may be, or not UTF-8.
+func checkKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w, not empty", ErrKey)
+	case len(key) > maxKeyLen:
+		return fmt.Errorf("%w, not %d bytes", ErrKey, len(key))
+	case !utf8.ValidString(key):
+		return fmt.Errorf("%w, not %q", ErrKey, key)
+	}
+	return nil
+}
+
+// maxKeyLen is the longest key a scenario file may hold (scenarios checks
+// the same bound when it loads one).
+const maxKeyLen = 64

@@ -1,0 +1,123 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// labState is everything of a lab's timeline and clock that an undo must
+// bring back: each request and who fired it, the keys, the axis, the clock.
+func labState(l *Lab) string {
+	var b strings.Builder
+	for i := range l.Len() {
+		fmt.Fprintf(&b, "%v %v|", l.Request(i), l.Fired(i))
+	}
+	fmt.Fprintf(&b, "keys %q end %v now %v fired %d", l.Keys(), l.End(), l.Now(), l.FiredCount())
+	return b.String()
+}
+
+// TestUndoTakesBackResetsAndFires: a reset, then fires undone, then the
+// reset undone, gives back the timeline, keys, axis and clock exactly, with
+// the decisions of a fresh run; each earlier action is then undone in turn,
+// the axis shrinking back with it.
+func TestUndoTakesBackResetsAndFires(t *testing.T) {
+	s := randomScenario(t, 41, CheckpointEvery+600)
+	l := newLab(t, s)
+	l.Seek(l.Request(300).At)
+	states := []string{labState(l)}
+	for _, f := range []func() error{
+		func() error { _, err := l.FireBurst("k1", 2, 25); return err },
+		func() error { _, err := l.FireAt(l.Request(CheckpointEvery+100).At, "visitor", 1); return err },
+		func() error { _, err := l.FireAt(l.End(), "late", 3); return err }, // stretches the axis
+		func() error { _, err := l.FireBurst("visitor", 1, 3); return err },
+	} {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, labState(l))
+	}
+	l.SeekPos(CheckpointEvery + 3) // inside an instant
+	before := labState(l)
+	l.Reset()
+	if l.FiredCount() != 0 || l.End() != s.Duration || l.Now() != 0 || len(l.Keys()) != len(s.Keys()) {
+		t.Fatalf("after reset: fired %d, end %v, now %v, keys %q", l.FiredCount(), l.End(), l.Now(), l.Keys())
+	}
+	// Fire after the reset, with a key of its own, and take it back.
+	l.Seek(time.Second)
+	if _, err := l.FireBurst("after", 1, 4); err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := l.Undo(); !ok || u.Reset || u.N != 4 {
+		t.Fatalf("undoing the fire after the reset: %+v, %v", u, ok)
+	}
+	l.Reset() // nothing to remove: no entry in the history
+	u, ok := l.Undo()
+	if !ok || !u.Reset || u.N != 25+1+1+3 {
+		t.Fatalf("undoing the reset: %+v, %v; want the reset, 30 requests back", u, ok)
+	}
+	first := 0
+	for !l.Fired(first) {
+		first++
+	}
+	if u.Request != l.Request(first) {
+		t.Errorf("undone reset's first request %+v, want %+v", u.Request, l.Request(first))
+	}
+	if got := labState(l); got != before {
+		t.Fatalf("after undoing the reset:\n%s\nwant\n%s", tail(got), tail(before))
+	}
+	checkAgainstFresh(t, l, "after undoing the reset")
+	for i := len(states) - 2; i >= 0; i-- {
+		u, ok := l.Undo()
+		if !ok || u.Reset {
+			t.Fatalf("undo %d: %+v, %v", i, u, ok)
+		}
+		l.Seek(l.Request(300).At)
+		if got := labState(l); got != states[i] {
+			t.Fatalf("after undo back to state %d:\n%s\nwant\n%s", i, tail(got), tail(states[i]))
+		}
+		checkAgainstFresh(t, l, fmt.Sprintf("after undo back to state %d", i))
+	}
+	if _, ok := l.Undo(); ok {
+		t.Fatal("an undo with nothing left")
+	}
+}
+
+// tail is the end of a labState, where keys, axis and clock are.
+func tail(s string) string { return s[max(0, len(s)-200):] }
+
+// checkAgainstFresh compares every outcome with fresh limiters, and the
+// decided state with a fresh lab on the same timeline.
+func checkAgainstFresh(t *testing.T, l *Lab, when string) {
+	t.Helper()
+	recs := freshRun(t, l)
+	lanes := len(l.Lanes())
+	for i := range l.Len() {
+		for lane := range lanes {
+			if got, want := l.Outcome(lane, i), recs[i*lanes+lane].Decision.Outcome; got != want {
+				t.Fatalf("%s: request %d lane %d %s, fresh %s", when, i, lane, got, want)
+			}
+		}
+	}
+	for lane := range lanes {
+		if rec, ok := l.LastDecision(lane); ok && rec.Decision.Explain() != recs[rec.Index*lanes+lane].Decision.Explain() {
+			t.Fatalf("%s lane %d: last decision %q, fresh %q", when, lane, rec.Decision.Explain(), recs[rec.Index*lanes+lane].Decision.Explain())
+		}
+	}
+}
+
+func TestFireRefusesKeysAFileCannotHold(t *testing.T) {
+	l := newLab(t, randomScenario(t, 42, 10))
+	for _, key := range []string{strings.Repeat("x", 65), "bad\xff"} {
+		if _, err := l.Fire(key, 1); err == nil {
+			t.Errorf("key %q accepted", key)
+		}
+	}
+	if _, err := l.Fire(strings.Repeat("x", 64), 1); err != nil {
+		t.Errorf("a 64-byte key: %v", err)
+	}
+	if l.FiredCount() != 1 || len(l.history) != 1 {
+		t.Errorf("refused fires left %d requests, %d actions", l.FiredCount(), len(l.history))
+	}
+}
