@@ -88,10 +88,11 @@ type Lab struct {
 // Stats.Peak; 0 means DefaultPeakWindow.
 func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	defs := LanesOf(s)
+	choice := max(peakWindow, 0)
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: max(peakWindow, 0), end: s.Duration, keyIndex: map[string]int32{}}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration, keyIndex: map[string]int32{}}
 	for r := range s.Requests() {
 		l.events = append(l.events, event{at: r.At, cost: r.Cost, key: l.intern(r.Key)})
 	}

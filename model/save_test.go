@@ -1,0 +1,164 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// TestSaveLoadsToTheSameTimeline: the saved text, parsed and built again,
+// has the lab's requests in the lab's order, its decisions and its axis,
+// whatever mix of actions (bursts, spreads, what-ifs, a new key, an undone
+// reset) made the timeline.
+func TestSaveLoadsToTheSameTimeline(t *testing.T) {
+	s := burstTraffic(t, 61, CheckpointEvery+400, allSix, 3)
+	l := newLab(t, s)
+	l.Seek(l.Request(500).At)
+	must := func(_ []Record, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(l.FireBurst("k1", 2, 30))
+	must(l.FireSpread("visitor", 1, 50, 1500*time.Millisecond))
+	must(l.FireAt(l.Request(100).At, "k0", 3))
+	must(l.FireAt(l.End(), "late", 1)) // stretches the axis
+	l.Reset()
+	l.Undo()
+	must(l.FireSpread("k2", 1, 7, 0))
+	data, dropped, err := l.Save("mine.yaml")
+	if err != nil || dropped != 0 {
+		t.Fatalf("Save: %d dropped, %v", dropped, err)
+	}
+	back, err := scenarios.Parse("mine.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := newLab(t, back)
+	if re.Len() != l.Len() || re.End() != l.End() {
+		t.Fatalf("saved: %d requests, end %v; the lab %d, %v", re.Len(), re.End(), l.Len(), l.End())
+	}
+	lanes := len(s.Lanes)
+	want := freshRun(t, l)
+	for i := range l.Len() {
+		if re.Request(i) != l.Request(i) {
+			t.Fatalf("saved request %d: %+v, the lab's %+v", i, re.Request(i), l.Request(i))
+		}
+		for lane := range lanes {
+			if re.Outcome(lane, i) != want[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("saved request %d lane %d: %s, want %s", i, lane, re.Outcome(lane, i), want[i*lanes+lane].Decision.Outcome)
+			}
+		}
+	}
+	// A spread burst is one line, not fifty.
+	if n := strings.Count(string(data), "key: \"visitor\""); n != 1 {
+		t.Errorf("the spread burst takes %d lines:\n%s", n, data)
+	}
+}
+
+// TestSaveLeavesOutWhatNoLongerHolds: in boundary, a request fired at 60s
+// that the fixed window admits breaks "admitted 240 until 61s"; the saved
+// file leaves that expectation out, keeps the others, and checks clean.
+func TestSaveLeavesOutWhatNoLongerHolds(t *testing.T) {
+	s, err := scenarios.Canned("boundary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLab(t, s)
+	if data, dropped, err := l.Save(""); err != nil || dropped != 0 || len(data) == 0 {
+		t.Fatalf("saving as loaded: %d dropped, %v", dropped, err)
+	}
+	l.Seek(30 * time.Second)
+	if _, err := l.Fire("", 1); err != nil {
+		t.Fatal(err)
+	}
+	data, dropped, err := l.Save("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := scenarios.Parse("saved.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures, err := Check(saved)
+	if err != nil || len(failures) != 0 {
+		t.Fatalf("the saved file fails its checks: %v, %v", failures, err)
+	}
+	full := withItems(s, scenarios.Traffic{Form: scenarios.Single, At: 30 * time.Second, Count: 1, Cost: 1})
+	all, err := Check(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped == 0 || dropped != len(all) || len(saved.Expect) != len(s.Expect)-dropped {
+		t.Fatalf("dropped %d, kept %d of %d; Check finds %d failing", dropped, len(saved.Expect), len(s.Expect), len(all))
+	}
+}
+
+// TestSaveErrorsNameWhatIsWrong: a fired cost no lane can admit is refused
+// with the lane and its bound; a file that would not load is named as the
+// saved text, not as the file the scenario came from.
+func TestSaveErrorsNameWhatIsWrong(t *testing.T) {
+	s, err := scenarios.Parse("lesson.yaml", []byte("title: t\nlimiters:\n  - {name: bucket, algorithm: token-bucket, capacity: 10, rate: 2/s}\n  - {name: log, algorithm: sliding-log, limit: 100, window: 1s}\ntraffic:\n  - {at: 1s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLab(t, s)
+	if _, err := l.FireAt(time.Second, "", 11); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = l.Save("mine.yaml")
+	if err == nil || !strings.Contains(err.Error(), "lane bucket") || !strings.Contains(err.Error(), "10") || strings.Contains(err.Error(), "lesson.yaml") {
+		t.Fatalf("saving a cost of 11 into a capacity of 10: %v", err)
+	}
+	l.Undo()
+	if _, err := l.FireAt(scenarios.MaxTime, "", 1); err != nil { // the lab takes it; a file cannot
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mine.yaml", ""} {
+		_, _, err = l.Save(name)
+		want := name
+		if name == "" {
+			want = SavedName
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "lesson.yaml") {
+			t.Errorf("saving a request at the last instant as %q: %v", name, err)
+		}
+	}
+}
+
+func TestCheckCostNamesTheLaneAndItsBound(t *testing.T) {
+	l := newLab(t, parse(t, "title: t\nlimiters:"+allSix))
+	for _, c := range []struct {
+		cost int64
+		want string // "" for nil
+	}{
+		{1, ""},
+		{5, ""}, // the bucket's capacity, GCRA's burst
+		{6, "lane bucket can never admit cost 6: it holds at most its capacity, 5 tokens"},
+		{0, "at least 1"},
+	} {
+		err := l.CheckCost(c.cost)
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckCost(%d) = %v, want %q", c.cost, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		lanes string
+		want  string
+	}{
+		{"  - {name: g, algorithm: gcra, burst: 3, rate: 1/s}\n", "lane g can never admit cost 9: it admits at most its burst, 3 at once"},
+		{"  - {name: q, algorithm: leaky-bucket, queue: 3, rate: 1/s}\n", "lane q can never admit cost 9: it holds at most 4: its queue of 3 and 1 in the pipe"},
+		{"  - {name: w, algorithm: fixed-window, limit: 8, window: 1s}\n", "lane w can never admit cost 9: its limit is 8 per 1s"},
+	} {
+		l := newLab(t, parse(t, "title: t\nlimiters:\n"+c.lanes))
+		if err := l.CheckCost(9); err == nil || err.Error() != c.want {
+			t.Errorf("CheckCost(9) = %v, want %q", err, c.want)
+		}
+		if err := l.CheckCost(3); err != nil {
+			t.Errorf("CheckCost(3) = %v", err)
+		}
+	}
+}
