@@ -33,7 +33,8 @@ type event struct {
 //
 // The timeline is the scenario's traffic plus the requests the learner fired.
 // Requests are ordered by time; a request fired at t goes after every other
-// request at t. A request at exactly Now has been decided.
+// request at t. The first Pos requests are decided: after Seek, every
+// request at or before Now; after SeekPos, some of those at exactly Now.
 type Lab struct {
 	scenario   *scenarios.Scenario
 	defs       []Lane
@@ -45,9 +46,9 @@ type Lab struct {
 	keyIndex map[string]int32
 	baseKeys int // keys[:baseKeys] are the scenario's; later ones were fired
 	events   []event
-	serial   uint32 // serial of the learner's latest fire action
-	nFired   int    // how many of the timeline's requests the learner fired
-	history  []action
+	serial   uint32   // serial of the learner's latest fire action
+	nFired   int      // how many of the timeline's requests the learner fired
+	history  []action // what Undo takes back, latest last
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and
@@ -415,9 +416,8 @@ func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
 
 // TrailingAdmitted is the exact admitted cost of lane for key in the window
 // (Now − window, Now], over the decided requests: what a sliding counter
-// estimates. It reads running
-// sums over blocks of requests, so it costs the same however many requests
-// the window holds.
+// estimates. It reads running sums over blocks of requests, so it costs the
+// same however many requests the window holds.
 func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64 {
 	k, ok := l.keyIndex[key]
 	if !ok {
