@@ -162,3 +162,38 @@ func TestCheckCostNamesTheLaneAndItsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveEveryLesson: each canned lesson, with a burst fired in the middle
+// of its axis, saves to a file that loads, keeps the lesson's notes and
+// quiz marks, and passes its own checks.
+func TestSaveEveryLesson(t *testing.T) {
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newLab(t, s)
+		l.Seek(l.End() / 2)
+		if _, err := l.FireSpread("", 1, 5, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		data, dropped, err := l.Save("")
+		if err != nil {
+			t.Fatalf("%s: %v", info.Name, err)
+		}
+		saved, err := scenarios.Parse("saved.yaml", data)
+		if err != nil {
+			t.Fatalf("%s: %v", info.Name, err)
+		}
+		if failures, err := Check(saved); err != nil || len(failures) != 0 {
+			t.Errorf("%s: the saved file fails its checks: %v, %v", info.Name, failures, err)
+		}
+		if len(saved.Notes) != len(s.Notes) || len(saved.Quiz) != len(s.Quiz) || len(saved.Expect) != len(s.Expect)-dropped {
+			t.Errorf("%s: saved %d notes, %d quiz marks, %d expectations; want %d, %d, %d",
+				info.Name, len(saved.Notes), len(saved.Quiz), len(saved.Expect), len(s.Notes), len(s.Quiz), len(s.Expect)-dropped)
+		}
+		if int(saved.RequestCount()) != l.Len() {
+			t.Errorf("%s: saved %d requests, the lab has %d", info.Name, saved.RequestCount(), l.Len())
+		}
+	}
+}
