@@ -4,12 +4,16 @@
 //
 // The ui renders what package model computes and decides nothing about rate
 // limiting. Only the play ticker reads the wall clock.
+//
+// The root model (App) keeps the routing and the layout. Its components —
+// playback, the timeline, the status line, the prompt, the picker, the quiz
+// — hold their own state and keys and share one programContext (the lab,
+// styles, layout, focus, key and cost).
 package ui
 
 import (
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -76,53 +80,57 @@ const (
 	overlayHelp
 	overlayAbout
 	overlayPicker
+	// overlayPanel is the lower panel (the notes and every lane's
+	// explanation) expanded over the body, to read whole.
+	overlayPanel
 )
 
 // App is the explorer's root model. It handles the global keys itself and
-// routes the rest to whatever has the focus: the prompt, the picker, a
-// page (help, about), or the main screen.
+// routes the rest to whatever has the focus: a question to confirm, the
+// prompt, the picker, a page, the quiz, or the main screen.
 type App struct {
-	lab  *model.Lab
-	opts Options
-	keys keyMap
+	*programContext
 	help help.Model
 
-	st     *styles
-	dark   bool
-	width  int
-	height int
-	lay    layout
+	dark          bool
+	width, height int
 
-	focus     int   // the lane whose decision the why panel explains
-	keyIdx    int   // index into lab.Keys() of the key shown and fired; -1 follows the last request
-	cost      int64 // cost of a fired request
-	burstSize int   // size of the last burst, the burst prompt's default
-	zooms     []time.Duration
-	zoom      int // index into zooms: the timeline's time per column
-	playing   bool
-	speed     int // index into speeds
-	tickGen   int
-	// lastTick is the wall time of the previous frame while playing; carry
-	// is virtual time owed to the clock, less than a millisecond.
-	lastTick time.Time
-	carry    time.Duration
+	play   playback
+	tl     timeline
+	status statusLine
+	prompt prompt
+	quiz   quiz
 
-	status    string
-	statusErr bool
+	// The burst prompt's defaults: the last burst's size and spread.
+	burstSize   int
+	burstSpread time.Duration
 
 	overlay overlay
 	page    viewport.Model
 	picker  picker
-	prompt  prompt
+
+	// dirty is set when the learner's requests changed since they were
+	// last saved (or loaded): discarding them then asks first.
+	dirty   bool
+	confirm *confirmation
+	// watch follows the scenario's file, when it came from one, to reload
+	// it when it changes on disk.
+	watch fileWatch
 }
 
 // New makes the explorer for lab, sized 80×24 until the terminal says
 // otherwise.
 func New(lab *model.Lab, opts Options) *App {
-	a := &App{opts: opts, keys: newKeyMap(), help: help.New(), prompt: newPrompt(), dark: true, width: 80, height: 24, speed: defaultSpeed}
+	ctx := &programContext{opts: opts, keys: newKeyMap()}
+	a := &App{programContext: ctx, help: help.New(), prompt: newPrompt(), dark: true, width: 80, height: 24}
+	a.status.ctx = ctx
+	a.play = newPlayback(ctx)
+	a.quiz.ctx = ctx
+	a.play.stopAt = a.quiz.stopBetween
 	a.help.ShortSeparator = " · "
 	a.setStyles()
 	a.setLab(lab)
+	a.watch = watchFor(lab.Scenario())
 	if opts.About {
 		a.openPage(overlayAbout)
 	}
@@ -132,11 +140,11 @@ func New(lab *model.Lab, opts Options) *App {
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
 	a.lab = lab
-	a.focus, a.keyIdx, a.cost, a.burstSize = 0, -1, 1, 10
-	a.playing = false
-	a.tickGen++
-	a.zooms = zoomLadder(a.step())
-	a.zoom = max(0, slices.Index(a.zooms, a.step()))
+	a.focus, a.keyIdx, a.cost, a.burstSize, a.burstSpread = 0, -1, 1, 10, 0
+	a.play.pause()
+	a.tl = newTimeline(a.programContext)
+	a.quiz.reset()
+	a.dirty = false
 	a.relayout()
 }
 
@@ -147,42 +155,27 @@ func (a *App) setStyles() {
 }
 
 func (a *App) relayout() {
-	a.lay = layoutFor(a.width, a.height, len(a.lab.Lanes()))
+	a.lay = layoutFor(a.width, a.height, shapeOf(a.lab))
 	a.help.SetWidth(a.width)
 	a.prompt.SetWidth(a.width)
 	a.sizePage()
 }
 
-// step is how far one keypress moves the clock.
-func (a *App) step() time.Duration {
-	if s := a.lab.Scenario().Step; s > 0 {
-		return s
+// shapeOf is what of lab's scenario the layout depends on.
+func shapeOf(lab *model.Lab) shape {
+	sh := shape{lanes: len(lab.Lanes())}
+	for _, l := range lab.Lanes() {
+		sh.longest = max(sh.longest, len([]rune(l.Name)))
+		if pictureOf(l.Policy).delays() {
+			sh.releases++
+		}
 	}
-	return scenarios.DefaultStep
+	return sh
 }
 
-// key is the key whose state the lanes show and for which space fires: the
-// one the learner pinned with k, else the key of the latest request, so
-// that the lanes' state and their last verdict are about the same client.
-func (a *App) key() string {
-	keys := a.lab.Keys()
-	if a.keyIdx >= 0 && a.keyIdx < len(keys) {
-		return keys[a.keyIdx]
-	}
-	if rec, ok := a.lab.LastDecision(0); ok {
-		return rec.Request.Key
-	}
-	if len(keys) > 0 {
-		return keys[0]
-	}
-	return scenarios.DefaultKey
-}
-
-func (a *App) setStatus(s string) { a.status, a.statusErr = s, false }
-func (a *App) setError(s string)  { a.status, a.statusErr = s, true }
-
-// Init asks the terminal for its background, to pick the palette.
-func (a *App) Init() tea.Cmd { return tea.RequestBackgroundColor }
+// Init asks the terminal for its background, to pick the palette, and
+// starts following the scenario's file.
+func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.watch.next()) }
 
 // Update handles a message and returns what to do next.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -197,9 +190,16 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.sizePage()
 		return a, nil
 	case tickMsg:
-		return a, a.onTick(msg)
+		return a, a.play.onTick(msg, &a.status)
 	case tea.KeyPressMsg:
 		return a, a.onKey(msg)
+	case savedMsg:
+		return a, a.onSaved(msg)
+	case fileStatMsg:
+		return a, a.onFileStat(msg)
+	case loadedMsg:
+		a.onLoaded(msg)
+		return a, nil
 	}
 	if a.prompt.active() {
 		return a, a.prompt.update(msg)
@@ -207,19 +207,24 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return a, nil
 }
 
-// onKey routes a key press: ctrl+c always quits; then the prompt, the
-// picker or a page when open; else the main screen's bindings.
+// onKey routes a key press: ctrl+c always quits; then a question waiting
+// for its answer, the prompt, the picker or a page when open, the quiz
+// when it asks; else the main screen's bindings.
 func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return tea.Quit
 	}
 	switch {
+	case a.confirm != nil:
+		return a.confirmKey(msg)
 	case a.prompt.active():
 		return a.promptKey(msg)
 	case a.overlay == overlayPicker:
 		return a.pickerKey(msg)
 	case a.overlay != overlayNone:
 		return a.pageKey(msg)
+	case a.quiz.asking():
+		return a.quizKey(msg)
 	}
 	return a.mainKey(msg)
 }
@@ -229,26 +234,47 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	lab := a.lab
-	a.setStatus("")
+	a.status.clear()
+	// In quiz mode a key that moves the clock forward stops at the first
+	// moment it passes, to ask about it.
+	from := lab.Pos()
+	defer func() {
+		if a.lab == lab && lab.Pos() > from {
+			a.quiz.stopBetween(from, lab.Now())
+		}
+	}()
+	if cmd, ok := a.play.update(msg, &a.status); ok {
+		return cmd
+	}
+	if a.tl.update(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return a.discard("quit", func() tea.Cmd { return tea.Quit })
 	case key.Matches(msg, k.Help):
 		a.openPage(overlayHelp)
 	case key.Matches(msg, k.About):
 		a.openPage(overlayAbout)
+	case key.Matches(msg, k.Expand):
+		a.openPage(overlayPanel)
 	case key.Matches(msg, k.Open):
-		a.openPicker()
+		return a.discard("open another scenario", func() tea.Cmd { a.openPicker(); return nil })
 	case key.Matches(msg, k.Save):
 		return a.openPrompt(promptSave)
 	case key.Matches(msg, k.Burst):
 		return a.openPrompt(promptBurst)
 	case key.Matches(msg, k.Cost):
 		return a.openPrompt(promptCost)
+	case key.Matches(msg, k.NewKey):
+		return a.openPrompt(promptKey)
+	case key.Matches(msg, k.PeakWindow):
+		return a.openPrompt(promptPeakWindow)
+	case key.Matches(msg, k.Quiz):
+		a.toggleQuiz()
 
 	case key.Matches(msg, k.Fire):
-		a.fire(1)
-		return nil
+		a.fire(1, 0)
 	case key.Matches(msg, k.NextKey):
 		a.nextKey()
 	case key.Matches(msg, k.Undo):
@@ -269,9 +295,9 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.End):
 		lab.Seek(lab.End())
 	case key.Matches(msg, k.NextReq):
-		a.jump(lab.NextRequest, "no request after "+secs(lab.Now()))
+		a.nextRequest()
 	case key.Matches(msg, k.PrevReq):
-		a.jump(lab.PrevRequest, "no request before "+secs(lab.Now()))
+		a.prevRequest()
 	case key.Matches(msg, k.NextSplit):
 		a.jumpSplit(lab.NextDisagreement, "after")
 	case key.Matches(msg, k.PrevSplit):
@@ -281,25 +307,10 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevNote):
 		a.jump(a.prevNote, "no note before "+secs(lab.Now()))
 
-	case key.Matches(msg, k.Play):
-		if a.playing {
-			a.pause()
-			return nil
-		}
-		return a.play()
-	case key.Matches(msg, k.Faster):
-		a.speed = min(a.speed+1, len(speeds)-1)
-	case key.Matches(msg, k.Slower):
-		a.speed = max(a.speed-1, 0)
-
 	case key.Matches(msg, k.FocusNext):
 		a.focus = (a.focus + 1) % max(len(lab.Lanes()), 1)
 	case key.Matches(msg, k.FocusPrev):
 		a.focus = (a.focus + len(lab.Lanes()) - 1) % max(len(lab.Lanes()), 1)
-	case key.Matches(msg, k.ZoomIn):
-		a.zoom = max(a.zoom-1, 0)
-	case key.Matches(msg, k.ZoomOut):
-		a.zoom = min(a.zoom+1, len(a.zooms)-1)
 	}
 	return nil
 }
@@ -309,18 +320,75 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) jump(find func(time.Duration) (time.Duration, bool), none string) bool {
 	t, ok := find(a.lab.Now())
 	if !ok {
-		a.setStatus(none)
+		a.status.set(none)
 		return false
 	}
 	a.lab.Seek(t)
 	return true
 }
 
+// nextRequest moves one request on: inside an instant that holds several
+// requests, to the next of them ("request 3 of 10 at 0s"); else to the
+// next request's instant, with only its first request decided. In quiz
+// mode a marked request is asked about before it is decided.
+func (a *App) nextRequest() {
+	lab := a.lab
+	p := lab.Pos()
+	if p >= lab.Len() {
+		a.status.set("no request after " + secs(lab.Now()))
+		return
+	}
+	if a.quiz.askAt(p) {
+		return
+	}
+	lab.SeekPos(p + 1)
+	a.sayInstant()
+}
+
+// prevRequest moves one request back: to the previous request of the
+// instant, or onto the latest request decided when the clock stands past
+// it, or before the first request of the instant.
+func (a *App) prevRequest() {
+	lab := a.lab
+	p := lab.Pos()
+	switch {
+	case p > 0 && lab.Request(p-1).At < lab.Now():
+		lab.SeekPos(p)
+	case p > 0:
+		lab.SeekPos(p - 1)
+	default:
+		a.status.set("no request before " + secs(lab.Now()))
+		return
+	}
+	a.sayInstant()
+}
+
+// sayInstant names the request the clock stands on when its instant holds
+// several: "request 3 of 10 at 0s · n next · N previous".
+func (a *App) sayInstant() {
+	if text := instantText(a.lab); text != "" {
+		a.status.set(text + " · n next · N previous")
+	}
+}
+
+// instantText is "request 3 of 10 at 0s" (or "before request 1 of 10 at
+// 0s") when the clock's instant holds several requests; "" otherwise.
+func instantText(lab *model.Lab) string {
+	k, m := lab.Instant()
+	if m < 2 {
+		return ""
+	}
+	if k == 0 {
+		return "before request 1 of " + itoa(int64(m)) + " at " + secs(lab.Now())
+	}
+	return "request " + itoa(int64(k)) + " of " + itoa(int64(m)) + " at " + secs(lab.Now())
+}
+
 // jumpSplit moves to the next or previous request the lanes disagree on
 // and says how they disagree.
 func (a *App) jumpSplit(find func(time.Duration) (time.Duration, bool), dir string) {
 	if a.jump(find, "the lanes agree on every request "+dir+" "+secs(a.lab.Now())) {
-		a.setStatus(a.splitText(a.lab.Now()))
+		a.status.set(a.splitText(a.lab.Now()))
 	}
 }
 
@@ -341,20 +409,64 @@ func (a *App) prevNote(t time.Duration) (time.Duration, bool) {
 func (a *App) nextKey() {
 	keys := a.lab.Keys()
 	if len(keys) < 2 {
-		a.setStatus("this scenario has one key: " + a.key())
+		a.status.set("this scenario has one key: " + a.key() + " · K fires as a new key")
 		return
 	}
 	a.keyIdx++
 	if a.keyIdx >= len(keys) {
 		a.keyIdx = -1
-		a.setStatus("the lanes follow the key of the latest request; space fires for it")
+		a.status.set("the lanes follow the key of the latest request; space fires for it")
 		return
 	}
-	a.setStatus("the lanes show key " + a.key() + " and space fires for it · k again for the next key")
+	a.status.set("the lanes show key " + a.key() + " and space fires for it · k again for the next key")
 }
 
+// reset puts the scenario back as loaded; u brings the learner's requests
+// back.
 func (a *App) reset() {
-	a.pause()
+	a.play.pause()
+	n := a.lab.FiredCount()
 	a.lab.Reset()
-	a.setStatus("reset: t = 0, your requests removed")
+	a.keyIdx = min(a.keyIdx, len(a.lab.Keys())-1)
+	if n == 0 {
+		a.status.set("reset: t = 0")
+		return
+	}
+	a.dirty = true
+	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings them back")
+}
+
+// confirmation is a question the learner answers with one key before
+// something is lost: y does it, s saves first, any other key keeps things
+// as they are.
+type confirmation struct {
+	question string
+	yes      func() tea.Cmd
+}
+
+// discard does what, or first asks when it would lose fired requests that
+// were not saved.
+func (a *App) discard(what string, do func() tea.Cmd) tea.Cmd {
+	if !a.dirty || a.lab.FiredCount() == 0 {
+		return do()
+	}
+	a.play.pause()
+	a.confirm = &confirmation{
+		question: what + " and lose your " + requestCount(a.lab.FiredCount()) + "? y: yes · s: save first · any other key: stay",
+		yes:      do,
+	}
+	return nil
+}
+
+func (a *App) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	c := a.confirm
+	a.confirm = nil
+	switch msg.String() {
+	case "y", "Y":
+		return c.yes()
+	case "s":
+		return a.openPrompt(promptSave)
+	}
+	a.status.set("kept your requests")
+	return nil
 }

@@ -94,6 +94,22 @@ func answer(a *App, s string) {
 	press(a, "enter")
 }
 
+// settle runs cmd, a command that does file work (a save's write, a
+// file's load), and hands its message to the app, as the program would.
+func settle(a *App, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case savedMsg, loadedMsg:
+		a.Update(msg)
+	case tea.BatchMsg:
+		for _, c := range msg {
+			settle(a, c)
+		}
+	}
+}
+
 // screen is the rendered screen without escape sequences.
 func screen(a *App) string { return ansi.Strip(a.View().Content) }
 

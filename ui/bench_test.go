@@ -73,9 +73,9 @@ func BenchmarkViewDense(b *testing.B) {
 func BenchmarkViewZoomedOut(b *testing.B) {
 	a := openApp(b, bigScenario(b, 100_000, 20*time.Millisecond), 160, 48)
 	a.lab.Seek(a.lab.End() / 2)
-	a.zoom = len(a.zooms) - 1
-	for a.zoom > 0 && a.zooms[a.zoom-1]*160 > a.lab.End() {
-		a.zoom--
+	a.tl.zoom = len(a.tl.zooms) - 1
+	for a.tl.zoom > 0 && a.tl.zooms[a.tl.zoom-1]*160 > a.lab.End() {
+		a.tl.zoom--
 	}
 	benchFrames(b, a)
 }
@@ -86,15 +86,16 @@ func BenchmarkViewZoomedOut(b *testing.B) {
 // play starts again from 0.
 func BenchmarkFastForward(b *testing.B) {
 	a := openApp(b, bigScenario(b, 1_000_000, 20*time.Millisecond), 160, 48)
-	a.speed = len(speeds) - 1
-	a.play()
+	a.play.speed = len(speeds) - 1
+	a.play.stopAtNotes = false // the run's notes would stop it
+	a.play.start(&a.status)
 	wall := time.Unix(0, 0)
 	for b.Loop() {
-		if !a.playing {
-			a.play()
+		if !a.play.playing {
+			a.play.start(&a.status)
 		}
 		wall = wall.Add(frameInterval)
-		a.Update(tickMsg{gen: a.tickGen, at: wall})
+		a.Update(tickMsg{gen: a.play.gen, at: wall})
 		a.render()
 	}
 }

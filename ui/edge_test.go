@@ -46,8 +46,8 @@ func TestSandbox(t *testing.T) {
 		{"d", "the lanes agree on every request after 0s"}, {"D", "the lanes agree on every request before 0s"},
 		{"]", "no note after 0s"}, {"[", "no note before 0s"},
 	} {
-		if press(a, c.key); a.lab.Now() != 0 || a.status != c.status {
-			t.Fatalf("%s in an empty timeline: now %v, status %q, want %q", c.key, a.lab.Now(), a.status, c.status)
+		if press(a, c.key); a.lab.Now() != 0 || a.status.text != c.status {
+			t.Fatalf("%s in an empty timeline: now %v, status %q, want %q", c.key, a.lab.Now(), a.status.text, c.status)
 		}
 	}
 	press(a, "G")
@@ -60,9 +60,9 @@ func TestSandbox(t *testing.T) {
 		t.Fatalf("after firing at the end the axis ends at %v, want 6s (one refill later)", a.lab.End())
 	}
 	press(a, "G")
-	requireScreen(t, a, "t = 6.000 s", "3 of 3 tokens", "✓ 3 allowed ✗ 1 rejected")
+	requireScreen(t, a, "t = 6.000 s", "3 of 3 tokens", "✓3 ✗1")
 	// Saved, the file keeps the grown axis.
-	press(a, "s", "enter")
+	settle(a, press(a, "s", "enter"))
 	saved, err := scenarios.Load(filepath.Join(a.opts.SaveDir, "test-mine.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestSandbox(t *testing.T) {
 		t.Fatalf("saved: duration %v, %d requests; want 6s and 4", saved.Duration, saved.RequestCount())
 	}
 	press(a, "p")
-	if a.lab.Now() != 0 || !a.playing {
+	if a.lab.Now() != 0 || !a.play.playing {
 		t.Fatal("p at the grown end does not play from 0")
 	}
 	press(a, "r")
@@ -124,14 +124,25 @@ func TestEightLanes(t *testing.T) {
 	requireScreen(t, a, "30 of 50 queued", "out at ≈1.333s ≈1.667s 2s +27", "next free ≈11.333s", "why shaper")
 }
 
-// TestCostThatNeverFits: a cost above a lane's capacity is rejected there
-// with "never", and no Retry-After, while another lane admits it.
+// TestCostThatNeverFits: the cost prompt refuses a cost some lane can
+// never admit, saying which and why (a file with it would not load). A
+// request of such a cost put on the timeline by model's API is drawn as
+// rejected there with "never", and no Retry-After, while another lane
+// admits it.
 func TestCostThatNeverFits(t *testing.T) {
 	a := newYAMLApp(t, "title: t\nlimiters:\n  - {name: q, algorithm: leaky-bucket, queue: 50, rate: 3/s}\n  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1/s}\n", 80, 24)
 	press(a, "c")
 	answer(a, "50")
+	if a.cost != 1 || !a.prompt.active() || !strings.Contains(a.status.text, "lane b can never admit cost 50") {
+		t.Fatalf("cost 50: cost %d, status %q", a.cost, a.status.text)
+	}
+	answer(a, "3")
 	press(a, "space")
-	requireScreen(t, a, "fired 1 request at 0s: q ✓ · b ✗", "never fits")
+	requireScreen(t, a, "fired 1 request at 0s: q ✓ · b ✓")
+	if _, err := a.lab.Fire("default", 50); err != nil {
+		t.Fatal(err)
+	}
+	requireScreen(t, a, "never fits")
 	press(a, "tab")
 	requireScreen(t, a, "cost 50 > capacity 3", "429 Too Many Requests (no Retry-After: this cost can never fit)")
 }
@@ -141,17 +152,18 @@ func TestCostThatNeverFits(t *testing.T) {
 // stops exactly at the end, paused.
 func TestFastForward(t *testing.T) {
 	a := openApp(t, bigScenario(t, 200_000, 5*time.Millisecond), 160, 48)
-	a.speed = len(speeds) - 1
-	a.play()
+	a.play.speed = len(speeds) - 1
+	a.play.stopAtNotes = false // the run's notes would stop it
+	a.play.start(&a.status)
 	wall := time.Unix(0, 0)
 	frames := 0
-	for a.playing {
+	for a.play.playing {
 		before := a.lab.Now()
 		wall = wall.Add(frameInterval)
-		a.Update(tickMsg{gen: a.tickGen, at: wall})
+		a.Update(tickMsg{gen: a.play.gen, at: wall})
 		a.render()
 		frames++
-		if moved := a.lab.Now() - before; a.playing && (moved < 33*time.Second || moved > 34*time.Second) {
+		if moved := a.lab.Now() - before; a.play.playing && (moved < 33*time.Second || moved > 34*time.Second) {
 			t.Fatalf("frame %d moved the clock %v, want 1000 × 1/30 s", frames, moved)
 		}
 	}
@@ -171,8 +183,9 @@ func TestWhyShowsDisagreeingLanesFirst(t *testing.T) {
 	// The shaper rejects the reload's last request, as the bucket does; the
 	// fixed window admits it. Six rows: heading, three of explanation, the
 	// 429, one other lane.
-	views := laneViews(a.lab, a.key(), 2)
-	out := ansi.Strip(strings.Join(whyBlock(a.st, views, 2, 80, 6), "\n"))
+	a.focus = 2
+	views := laneViews(a.programContext)
+	out := ansi.Strip(strings.Join(whyBlock(a.st, views, 2, 80, 6, labelWidth, ""), "\n"))
 	if !strings.Contains(out, "why shaper") || !strings.Contains(out, "  fixed   ✓ window") || strings.Contains(out, "bucket") {
 		t.Errorf("the one other lane shown is not the one that disagrees:\n%s", out)
 	}
@@ -186,7 +199,7 @@ func TestSplitOnABurst(t *testing.T) {
 	a.lab.Seek(30 * time.Second)
 	press(a, "d")
 	want := "split on 10 of 10 requests at 30.25s: bucket ✗10 · fixed ✓10 · shaper ◷1 ✗9"
-	if got := ansi.Strip(a.status); got != want {
+	if got := ansi.Strip(a.status.text); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}
 	requireScreen(t, a, want)

@@ -60,8 +60,8 @@ var everyKey = map[string]keyCase{
 	},
 	"d": {
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if a.lab.Now() != 60*time.Second || !strings.Contains(ansi.Strip(a.status), "disagree at 60s: fixed ✓ · log ✗") {
-				t.Errorf("d: now %v, status %q", a.lab.Now(), a.status)
+			if a.lab.Now() != 60*time.Second || !strings.Contains(ansi.Strip(a.status.text), "disagree at 60s: fixed ✓ · log ✗") {
+				t.Errorf("d: now %v, status %q", a.lab.Now(), a.status.text)
 			}
 		},
 	},
@@ -79,10 +79,10 @@ var everyKey = map[string]keyCase{
 	"[": stepCase(seconds(60.05), 60*time.Second),
 	"p": {
 		check: func(t *testing.T, a *App, cmd tea.Cmd) {
-			if !a.playing || cmd == nil || !strings.Contains(screen(a), "▶ playing") {
+			if !a.play.playing || cmd == nil || !strings.Contains(screen(a), "▶ playing") {
 				t.Fatalf("p did not start the clock with a ticker")
 			}
-			if press(a, "p"); a.playing {
+			if press(a, "p"); a.play.playing {
 				t.Error("p again did not pause")
 			}
 		},
@@ -105,10 +105,10 @@ var everyKey = map[string]keyCase{
 		// at the time the prompt names.
 		setup: func(a *App) { a.lab.Seek(30 * time.Second); press(a, "p") },
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if a.prompt.kind != promptBurst || a.playing || !strings.Contains(a.prompt.input.Prompt, "at 30s") {
-				t.Fatalf("b: prompt %v %q, playing %v", a.prompt.kind, a.prompt.input.Prompt, a.playing)
+			if a.prompt.kind != promptBurst || a.play.playing || !strings.Contains(a.prompt.input.Prompt, "at 30s") {
+				t.Fatalf("b: prompt %v %q, playing %v", a.prompt.kind, a.prompt.input.Prompt, a.play.playing)
 			}
-			a.Update(tickMsg{gen: a.tickGen, at: time.Unix(1, 0)})
+			a.Update(tickMsg{gen: a.play.gen, at: time.Unix(1, 0)})
 			answer(a, "7")
 			if f := a.lab.FiredRequests(); len(f) != 7 || f[0].At != 30*time.Second || a.prompt.active() {
 				t.Errorf("a burst of 7 at 30s fired %+v", f)
@@ -141,8 +141,8 @@ var everyKey = map[string]keyCase{
 	"u": {
 		setup: func(a *App) { press(a, "space") },
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if a.lab.FiredCount() != 0 || !strings.Contains(a.status, "undid 1 request") {
-				t.Errorf("u left %d fired; status %q", a.lab.FiredCount(), a.status)
+			if a.lab.FiredCount() != 0 || !strings.Contains(a.status.text, "undid 1 request") {
+				t.Errorf("u left %d fired; status %q", a.lab.FiredCount(), a.status.text)
 			}
 		},
 	},
@@ -152,8 +152,60 @@ var everyKey = map[string]keyCase{
 			press(a, "space", "right", "p")
 		},
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if a.lab.Now() != 0 || a.lab.FiredCount() != 0 || a.playing || a.lab.End() != 125*time.Second {
-				t.Errorf("r: now %v, %d fired, playing %v, end %v", a.lab.Now(), a.lab.FiredCount(), a.playing, a.lab.End())
+			if a.lab.Now() != 0 || a.lab.FiredCount() != 0 || a.play.playing || a.lab.End() != 125*time.Second {
+				t.Errorf("r: now %v, %d fired, playing %v, end %v", a.lab.Now(), a.lab.FiredCount(), a.play.playing, a.lab.End())
+			}
+		},
+	},
+	"P": {
+		// From 1s, the next moment is the note at 59.9s.
+		setup: func(a *App) { a.lab.Seek(time.Second) },
+		check: func(t *testing.T, a *App, cmd tea.Cmd) {
+			if !a.play.playing || cmd == nil || !a.play.hasTarget || a.play.target != seconds(59.9) {
+				t.Errorf("P: playing %v to %v", a.play.playing, a.play.target)
+			}
+		},
+	},
+	"m": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.play.stopAtNotes || !strings.Contains(screen(a), "no note stops") {
+				t.Error("m did not turn the note stops off")
+			}
+		},
+	},
+	"t": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if !a.quiz.on || !strings.Contains(screen(a), "quiz 0 of 0") {
+				t.Errorf("t: quiz on %v", a.quiz.on)
+			}
+		},
+	},
+	"K": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.prompt.kind != promptKey {
+				t.Fatalf("K: prompt %v", a.prompt.kind)
+			}
+			answer(a, "other")
+			if a.key() != "other" || a.lab.FiredCount() != 1 {
+				t.Errorf("K other: key %q", a.key())
+			}
+		},
+	},
+	"e": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.overlay != overlayPanel || !strings.Contains(screen(a), "notes and why, whole") {
+				t.Errorf("e: overlay %v", a.overlay)
+			}
+		},
+	},
+	"w": {
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.prompt.kind != promptPeakWindow {
+				t.Fatalf("w: prompt %v", a.prompt.kind)
+			}
+			answer(a, "1s")
+			if a.lab.PeakWindow() != time.Second {
+				t.Errorf("w 1s: peak window %v", a.lab.PeakWindow())
 			}
 		},
 	},
@@ -207,15 +259,15 @@ var everyKey = map[string]keyCase{
 
 func speedCase(dir int) keyCase {
 	return keyCase{check: func(t *testing.T, a *App, _ tea.Cmd) {
-		if want := speedText(speeds[defaultSpeed+dir]); a.speed != defaultSpeed+dir || !strings.Contains(screen(a), want) {
-			t.Errorf("speed %v, want %s", speeds[a.speed], want)
+		if want := speedText(speeds[defaultSpeed+dir]); a.play.speed != defaultSpeed+dir || !strings.Contains(screen(a), want) {
+			t.Errorf("speed %v, want %s", speeds[a.play.speed], want)
 		}
 	}}
 }
 
 func zoomCase(want time.Duration) keyCase {
 	return keyCase{w: 120, h: 50, check: func(t *testing.T, a *App, _ tea.Cmd) {
-		if got := a.zooms[a.zoom]; got != want || !strings.Contains(screen(a), secs(want)+"/column") {
+		if got := a.tl.zooms[a.tl.zoom]; got != want || !strings.Contains(screen(a), secs(want)+"/column") {
 			t.Errorf("zoom %v per column, want %v", got, want)
 		}
 	}}

@@ -9,28 +9,73 @@ import (
 	"ratelab/model"
 )
 
-// fire sends n requests for the current key at the clock's time, as one
-// action that one undo removes. Requests fired before later ones are
-// inserted there and everything after them is recomputed. The status line
-// says what each lane did with them.
-func (a *App) fire(n int) {
+// fire sends n requests for the current key from the clock's time, spread
+// over spread as a scenario's traffic item places them (all at once when
+// spread is 0), as one action that one undo removes. Requests fired before
+// later ones are inserted there and everything after them is recomputed.
+// The status line says what each lane did with them.
+func (a *App) fire(n int, spread time.Duration) {
 	at := a.lab.Now()
-	recs, err := a.lab.FireBurst(a.key(), a.cost, n)
+	recs, err := a.lab.FireSpread(a.key(), a.cost, n, spread)
 	if err != nil {
-		a.setError(err.Error())
+		a.status.setError(err.Error())
 		return
 	}
-	first := recs[0].Index // the burst's requests sit together from here
-	what := "fired " + requestCount(n) + " at " + secs(at) + ": "
+	a.dirty = true
+	a.sayFired(recs, n, at, spread)
+}
+
+// fireAs fires one request as key (a new client, a second account) and
+// pins the lanes to it.
+func (a *App) fireAs(key string) {
+	at := a.lab.Now()
+	recs, err := a.lab.FireSpread(key, a.cost, 1, 0)
+	if err != nil {
+		a.status.setError(err.Error())
+		return
+	}
+	a.dirty = true
+	for i, k := range a.lab.Keys() {
+		if k == key {
+			a.keyIdx = i
+		}
+	}
+	a.sayFired(recs, 1, at, 0)
+}
+
+// sayFired reports a fire action: where, and each lane's outcomes.
+func (a *App) sayFired(recs []model.Record, n int, at, spread time.Duration) {
+	what := "fired " + requestCount(n) + " at " + secs(at)
+	if spread > 0 {
+		what += " over " + secs(spread)
+	}
+	if len(a.lab.Keys()) > 1 {
+		what += " (key " + keyText(recs[0].Request.Key) + ")"
+	}
+	what += ": "
+	// A spread action's requests may lie between others: count its own
+	// records, not a range of the timeline.
+	tallies := make([]model.Tally, len(a.lab.Lanes()))
+	for _, r := range recs {
+		t := &tallies[r.Lane]
+		switch r.Decision.Outcome {
+		case algorithms.Allowed:
+			t.Allowed++
+		case algorithms.Delayed:
+			t.Delayed++
+		default:
+			t.Rejected++
+		}
+	}
 	var parts []string
 	for i, l := range a.lab.Lanes() {
-		parts = append(parts, l.Name+" "+tallyText(a.st, a.lab.Tally(i, first, first+n)))
+		parts = append(parts, l.Name+" "+tallyText(a.st, tallies[i]))
 	}
 	what += strings.Join(parts, " · ")
-	if _, ok := a.lab.NextRequest(at); ok {
+	if _, ok := a.lab.NextRequest(recs[len(recs)-1].Request.At); ok {
 		what += " · every later decision recomputed"
 	}
-	a.setStatus(what)
+	a.status.set(what)
 }
 
 // tallyText is "✓3 ✗7" (or "✓" alone for a single request).
@@ -52,14 +97,20 @@ func tallyText(st *styles, t model.Tally) string {
 	return strings.Join(parts, " ")
 }
 
-// undoLast removes the requests of the last fire action.
+// undoLast removes the requests of the last fire action, or undoes a
+// reset.
 func (a *App) undoLast() {
-	r, n := a.lab.Undo()
-	if n == 0 {
-		a.setStatus("nothing to undo: you have fired no request")
+	u, ok := a.lab.Undo()
+	switch {
+	case !ok:
+		a.status.set("nothing to undo: you have fired no request")
 		return
+	case u.Reset:
+		a.status.set("undid the reset: your " + requestCount(u.N) + " are back")
+	default:
+		a.status.set("undid " + requestCount(u.N) + " at " + secs(u.Request.At) + "; everything after it is recomputed")
 	}
-	a.setStatus("undid " + requestCount(n) + " at " + secs(r.At) + "; everything after it is recomputed")
+	a.dirty = true
 }
 
 // requestCount is "1 request" or "n requests".
@@ -83,34 +134,23 @@ func (a *App) verdicts() string {
 	return strings.Join(parts, " · ")
 }
 
-// maxSplitScan bounds the requests at one instant that splitText examines
-// one by one.
-const maxSplitScan = 10000
-
 // splitText says how the lanes disagree at t. With one request there, each
-// lane's verdict; with several (a burst at one instant, of which the lanes
-// show only the last), how many of them split the lanes (model's
-// Disagrees) and each lane's outcomes over them.
+// lane's verdict; with several (a burst at one instant), how many of them
+// split the lanes and each lane's outcomes over them, as model's SplitAt
+// counts them.
 func (a *App) splitText(t time.Duration) string {
-	lab := a.lab
-	lo, hi := lab.Search(t-1), lab.Search(t)
-	if hi-lo <= 1 {
+	sp := a.lab.SplitAt(t)
+	if sp.Requests <= 1 {
 		return "the lanes disagree at " + secs(t) + ": " + a.verdicts()
 	}
-	split, scanned := 0, min(hi, lo+maxSplitScan)
-	for i := lo; i < scanned; i++ {
-		if lab.Disagrees(i) {
-			split++
-		}
-	}
-	of := strconv.Itoa(split)
-	if scanned < hi {
+	of := strconv.Itoa(sp.Disagree)
+	if !sp.Complete {
 		of += "+"
 	}
 	var parts []string
-	for lane, l := range lab.Lanes() {
-		parts = append(parts, l.Name+" "+tallyText(a.st, lab.Tally(lane, lo, hi)))
+	for lane, l := range a.lab.Lanes() {
+		parts = append(parts, l.Name+" "+tallyText(a.st, sp.Tallies[lane]))
 	}
 	// Short, so that at 80 columns the lanes' counts are not cut.
-	return "split on " + of + " of " + strconv.Itoa(hi-lo) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
+	return "split on " + of + " of " + strconv.Itoa(sp.Requests) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
 }

@@ -118,3 +118,22 @@ func quantityDuration(q algorithms.Quantity) string {
 	}
 	return "≈" + algorithms.FormatSeconds(time.Duration(math.Round(q.Float64()/1e6))*time.Millisecond)
 }
+
+// moreHint ends a text cut to fit its panel: e opens the panel whole.
+const moreHint = " … (e: read all)"
+
+// wrapMore is wrap, but a cut text ends with moreHint, so the learner knows
+// the rest is one key away.
+func wrapMore(text string, w, n int) []string {
+	lines := wrap(text, w, n)
+	if len(lines) < n || n <= 0 || !strings.HasSuffix(lines[n-1], "…") {
+		return lines
+	}
+	full := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	if len(full) <= n {
+		return lines
+	}
+	last := strings.TrimRight(full[n-1], " ")
+	lines[n-1] = ansi.Truncate(last, max(w-ansi.StringWidth(moreHint), 0), "") + moreHint
+	return lines
+}

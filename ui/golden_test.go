@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"ratelab/scenarios"
 )
 
 // The goldens are the screen without escape sequences, so that a diff
@@ -30,6 +32,20 @@ var goldenCases = []struct {
 	{"gcra-is-token-bucket", 2500 * time.Millisecond},
 }
 
+// moreLessons are the other canned lessons, drawn at 80×24 only, so that
+// every lesson has a golden at the size a learner meets first.
+var moreLessons = []struct {
+	name string
+	at   time.Duration
+}{
+	// The export on a bucket drained by lookups.
+	{"costly-requests", 4 * time.Second},
+	// The client hammering: rejections spend nothing.
+	{"retries-refill", 900 * time.Millisecond},
+	// The float lane's moment: 100ms.
+	{"float-drift", 100 * time.Millisecond},
+}
+
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
 
 func TestGolden(t *testing.T) {
@@ -41,6 +57,19 @@ func TestGolden(t *testing.T) {
 				golden.RequireEqual(t, screen(a))
 			})
 		}
+	}
+}
+
+func TestGoldenEveryLesson(t *testing.T) {
+	for _, c := range moreLessons {
+		t.Run(c.name+"_80x24", func(t *testing.T) {
+			a := newTestApp(t, c.name, 80, 24)
+			a.lab.Seek(c.at)
+			golden.RequireEqual(t, screen(a))
+		})
+	}
+	if n := len(goldenCases) + len(moreLessons); n != len(scenarios.List()) {
+		t.Errorf("goldens for %d lessons, there are %d", n, len(scenarios.List()))
 	}
 }
 
@@ -59,6 +88,10 @@ func TestGoldenPages(t *testing.T) {
 		{"burst_prompt", []string{"d", "b"}, 80, 24},
 		{"fired", []string{"d", "tab", "space"}, 80, 24},
 		{"too_small", nil, 40, 12},
+		{"panel", []string{"d", "e"}, 80, 24},
+		{"quiz", []string{"t", "]", "]"}, 80, 24},
+		{"confirm_quit", []string{"space", "q"}, 80, 24},
+		{"wide", []string{"d", "l"}, 200, 60},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newTestApp(t, "boundary", c.w, c.h)

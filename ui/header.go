@@ -13,7 +13,13 @@ func (a *App) headerBlock(w, h int) []string {
 	lab := a.lab
 	clock := st.accent.Render("t = " + clockText(lab.Now(), a.step()))
 	title := st.title.Render("ratelab") + st.muted.Render(" │ ") + st.title.Render(lab.Scenario().Title)
-	play := a.playText()
+	play := a.play.text()
+	if a.quiz.on {
+		play += st.accent.Render(" · quiz " + a.quiz.scoreText())
+	}
+	if inst := instantText(lab); inst != "" {
+		clock = st.muted.Render(inst+" · ") + clock
+	}
 	if h < 2 {
 		return []string{joinFit(title, clock+" "+play, w)}
 	}
@@ -24,25 +30,13 @@ func (a *App) headerBlock(w, h int) []string {
 	}
 	step := st.muted.Render(" · step ") + secs(a.step())
 	fires := "key " + key + ", cost " + st.key.Render(itoa(a.cost))
-	right := st.muted.Render(requestsText(lab.Len(), lab.FiredCount()))
+	right := st.muted.Render("· " + requestsText(lab.Len(), lab.FiredCount()))
 	left := first([]string{
 		play + step + st.muted.Render(" · space fires ") + fires,
 		play + step + st.muted.Render(" · fires ") + fires,
 		play + st.muted.Render(" · fires ") + fires,
 	}, w-ansi.StringWidth(right)-1)
 	return []string{line1, joinFit(left, right, w)}
-}
-
-// playText is the play state and speed: "▶ playing ×10", "‖ paused ×1".
-func (a *App) playText() string {
-	speed := speedText(speeds[a.speed])
-	switch {
-	case a.playing:
-		return a.st.accent.Render("▶ playing " + speed)
-	case a.lab.Now() >= a.lab.End():
-		return a.st.muted.Render("■ at the end ") + speed
-	}
-	return a.st.muted.Render("‖ paused ") + speed
 }
 
 // requestsText counts the timeline's requests and the learner's own.

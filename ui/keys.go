@@ -5,13 +5,15 @@ import "charm.land/bubbles/v2/key"
 // keyMap is every binding of the explorer's main screen. The full help (?)
 // is generated from it, so a binding added here is documented there.
 type keyMap struct {
-	Fire, Burst, Cost, NextKey             key.Binding
+	Fire, Burst, Cost, NextKey, NewKey     key.Binding
 	StepFwd, StepBack, LeapFwd, LeapBack   key.Binding
 	NextReq, PrevReq, NextSplit, PrevSplit key.Binding
 	NextNote, PrevNote, Start, End         key.Binding
-	Play, Faster, Slower                   key.Binding
+	Play, ToMoment, Faster, Slower         key.Binding
+	StopNotes, Quiz                        key.Binding
 	Undo, Reset                            key.Binding
 	FocusNext, FocusPrev, ZoomIn, ZoomOut  key.Binding
+	Expand, PeakWindow                     key.Binding
 	About, Open, Save, Help, Quit          key.Binding
 	Close, Up, Down, Choose                key.Binding // in overlays
 
@@ -29,12 +31,13 @@ func newKeyMap() keyMap {
 		Burst:   b(k("b"), "b", "fire a burst"),
 		Cost:    b(k("c"), "c", "set the cost"),
 		NextKey: b(k("k"), "k", "switch key"),
+		NewKey:  b(k("K"), "K", "fire as a new key"),
 
 		StepFwd:   b(k("right", "l"), "→/l", "step forward"),
 		StepBack:  b(k("left", "h"), "←/h", "step back"),
 		LeapFwd:   b(k("shift+right", "L"), "⇧→/L", "10 steps forward"),
 		LeapBack:  b(k("shift+left", "H"), "⇧←/H", "10 steps back"),
-		NextReq:   b(k("n"), "n", "next request"),
+		NextReq:   b(k("n"), "n", "next request (one at a time)"),
 		PrevReq:   b(k("N"), "N", "previous request"),
 		NextSplit: b(k("d"), "d", "next disagreement"),
 		PrevSplit: b(k("D"), "D", "prev. disagreement"),
@@ -43,9 +46,12 @@ func newKeyMap() keyMap {
 		Start:     b(k("home", "g"), "home/g", "to t = 0"),
 		End:       b(k("end", "G"), "end/G", "to the end"),
 
-		Play:   b(k("p"), "p", "play / pause"),
-		Faster: b(k("+", "="), "+", "faster"),
-		Slower: b(k("-", "_"), "-", "slower"),
+		Play:      b(k("p"), "p", "play / pause"),
+		ToMoment:  b(k("P"), "P", "play to next note/disagreement"),
+		Faster:    b(k("+", "="), "+", "faster"),
+		Slower:    b(k("-", "_"), "-", "slower"),
+		StopNotes: b(k("m"), "m", "stop at notes on/off"),
+		Quiz:      b(k("t"), "t", "quiz: predict, then see"),
 
 		Undo:  b(k("u"), "u", "undo last fire"),
 		Reset: b(k("r"), "r", "reset"),
@@ -55,8 +61,11 @@ func newKeyMap() keyMap {
 		ZoomIn:    b(k("z"), "z", "zoom in"),
 		ZoomOut:   b(k("Z"), "Z", "zoom out"),
 
+		Expand:     b(k("e"), "e", "read notes and why whole"),
+		PeakWindow: b(k("w"), "w", "set the peak window"),
+
 		About: b(k("a"), "a", "about scenario"),
-		Open:  b(k("o"), "o", "open scenario"),
+		Open:  b(k("o"), "o", "open scenario or file"),
 		Save:  b(k("s"), "s", "save as file"),
 		Help:  b(k("?"), "?", "this help"),
 		Quit:  b(k("q", "ctrl+c"), "q", "quit"),
@@ -72,7 +81,9 @@ func newKeyMap() keyMap {
 		key.NewBinding(key.WithKeys("right", "left"), key.WithHelp("←/→", "step")),
 		shortly(km.Play, "play"),
 		shortly(km.NextReq, "next request"),
+		shortly(km.Expand, "read all"),
 		shortly(km.FocusNext, "lane"),
+		shortly(km.Quiz, "quiz"),
 		shortly(km.Burst, "burst"),
 		shortly(km.Undo, "undo"),
 		shortly(km.About, "about"),
@@ -93,8 +104,8 @@ func shortly(b key.Binding, desc string) key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.StepFwd, k.StepBack, k.LeapFwd, k.LeapBack, k.NextReq, k.PrevReq, k.NextSplit, k.PrevSplit, k.NextNote, k.PrevNote, k.Start, k.End},
-		{k.Play, k.Faster, k.Slower, k.Fire, k.Burst, k.Cost, k.NextKey, k.Undo, k.Reset},
-		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.About, k.Open, k.Save, k.Help, k.Quit},
+		{k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes, k.Quiz, k.Fire, k.Burst, k.Cost, k.NextKey, k.NewKey, k.Undo, k.Reset},
+		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.Expand, k.PeakWindow, k.About, k.Open, k.Save, k.Help, k.Quit},
 	}
 }
 

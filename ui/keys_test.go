@@ -57,8 +57,8 @@ func TestJumpKeys(t *testing.T) {
 	if got, want := a.lab.Now(), 60*time.Second; got != want {
 		t.Fatalf("d: now = %v, want the first disagreement at %v", got, want)
 	}
-	if !strings.Contains(a.status, "disagree at 60s") {
-		t.Errorf("d: status %q does not name the disagreement", a.status)
+	if !strings.Contains(a.status.text, "disagree at 60s") {
+		t.Errorf("d: status %q does not name the disagreement", a.status.text)
 	}
 	press(a, "d")
 	next := a.lab.Now()
@@ -93,8 +93,8 @@ func TestJumpKeys(t *testing.T) {
 	} {
 		a.lab.Seek(c.from)
 		press(a, c.key)
-		if a.lab.Now() != c.to || a.status != c.status {
-			t.Errorf("%s from %v: now %v, status %q; want %v, %q", c.key, c.from, a.lab.Now(), a.status, c.to, c.status)
+		if a.lab.Now() != c.to || a.status.text != c.status {
+			t.Errorf("%s from %v: now %v, status %q; want %v, %q", c.key, c.from, a.lab.Now(), a.status.text, c.to, c.status)
 		}
 	}
 }
@@ -142,15 +142,15 @@ func TestRewindAndFire(t *testing.T) {
 	if got := len(a.lab.FiredRequests()); got != 120 {
 		t.Fatalf("burst fired %d, want 120", got)
 	}
-	if !strings.Contains(ansi.Strip(a.status), "fired 120 requests at 30s: fixed ✓120 · log ✓120") {
-		t.Errorf("status after the burst: %q", a.status)
+	if !strings.Contains(ansi.Strip(a.status.text), "fired 120 requests at 30s: fixed ✓120 · log ✓120") {
+		t.Errorf("status after the burst: %q", a.status.text)
 	}
 	if got := a.lab.Outcome(1, a.lab.Search(seconds(59.9))-1); got != algorithms.Rejected {
 		t.Errorf("after firing at 30s the log's verdict on the request at 59.9s is %v, want rejected", got)
 	}
 	press(a, "u")
-	if got := len(a.lab.FiredRequests()); got != 0 || !strings.HasPrefix(a.status, "undid 120 requests at 30s;") {
-		t.Fatalf("u after a burst left %d fired requests, want 0; status %q", got, a.status)
+	if got := len(a.lab.FiredRequests()); got != 0 || !strings.HasPrefix(a.status.text, "undid 120 requests at 30s;") {
+		t.Fatalf("u after a burst left %d fired requests, want 0; status %q", got, a.status.text)
 	}
 	// A burst far larger than any lane's limit is one action too.
 	press(a, "b")
@@ -167,8 +167,8 @@ func TestRewindAndFire(t *testing.T) {
 func TestUndoKey(t *testing.T) {
 	a := newTestApp(t, "shaping-vs-policing", 100, 30)
 	press(a, "u")
-	if !strings.Contains(a.status, "nothing to undo") {
-		t.Errorf("u with nothing fired: status %q", a.status)
+	if !strings.Contains(a.status.text, "nothing to undo") {
+		t.Errorf("u with nothing fired: status %q", a.status.text)
 	}
 	press(a, "right", "space", "right", "space")
 	if got := len(a.lab.FiredRequests()); got != 2 {
@@ -188,7 +188,7 @@ func TestBurstAndCostKeys(t *testing.T) {
 		t.Fatal("c did not open the cost prompt")
 	}
 	answer(a, "0")
-	if !a.prompt.active() || !a.statusErr {
+	if !a.prompt.active() || !a.status.err {
 		t.Fatal("a cost of 0 was accepted")
 	}
 	press(a, "backspace")
@@ -208,8 +208,8 @@ func TestBurstAndCostKeys(t *testing.T) {
 			t.Errorf("fired cost %d, want 3", r.Cost)
 		}
 	}
-	if !strings.Contains(a.status, "fired 4 requests") {
-		t.Errorf("status %q", a.status)
+	if !strings.Contains(a.status.text, "fired 4 requests") {
+		t.Errorf("status %q", a.status.text)
 	}
 	press(a, "b", "esc")
 	if a.prompt.active() || len(a.lab.FiredRequests()) != 4 {
@@ -231,7 +231,7 @@ func TestKeyKey(t *testing.T) {
 	// request, which the log admits (early's history is over 60s old),
 	// not late's, the latest of all, which it rejects.
 	press(a, "tab")
-	if out := screen(a); !strings.Contains(out, "why log · request at 90s, key early") || !strings.Contains(out, "✓ allowed: recent") {
+	if out := screen(a); !strings.Contains(out, "why log · request at 90s, cost 1, key early") || !strings.Contains(out, "✓ allowed: recent") {
 		t.Fatalf("with early pinned the why panel does not explain early's request:\n%s", out)
 	}
 	press(a, "space")
@@ -247,40 +247,40 @@ func TestKeyKey(t *testing.T) {
 func TestPlayKeys(t *testing.T) {
 	a := newTestApp(t, "boundary", 100, 30)
 	cmd := press(a, "p")
-	if !a.playing || cmd == nil {
+	if !a.play.playing || cmd == nil {
 		t.Fatal("p did not start playing with a ticker")
 	}
 	start := time.Unix(1000, 0)
-	a.Update(tickMsg{gen: a.tickGen, at: start})
+	a.Update(tickMsg{gen: a.play.gen, at: start})
 	now := a.lab.Now()
 	if want := frameInterval.Truncate(time.Millisecond); now != want {
 		t.Fatalf("the first frame moved the clock to %v, want %v (whole milliseconds)", now, want)
 	}
-	a.Update(tickMsg{gen: a.tickGen, at: start.Add(100 * time.Millisecond)})
+	a.Update(tickMsg{gen: a.play.gen, at: start.Add(100 * time.Millisecond)})
 	if got := a.lab.Now() - now; got != 100*time.Millisecond {
 		t.Fatalf("100ms of wall time at ×1 moved the clock %v", got)
 	}
 	press(a, "+", "+")
-	if speeds[a.speed] != 5 || !strings.Contains(screen(a), "×5") {
-		t.Fatalf("+ + : speed ×%v", speeds[a.speed])
+	if speeds[a.play.speed] != 5 || !strings.Contains(screen(a), "×5") {
+		t.Fatalf("+ + : speed ×%v", speeds[a.play.speed])
 	}
 	now = a.lab.Now()
-	a.Update(tickMsg{gen: a.tickGen, at: start.Add(200 * time.Millisecond)})
+	a.Update(tickMsg{gen: a.play.gen, at: start.Add(200 * time.Millisecond)})
 	if got := a.lab.Now() - now; got != 500*time.Millisecond {
 		t.Fatalf("100ms at ×5 moved the clock %v", got)
 	}
 	press(a, "-", "-", "-", "-", "-", "-", "-")
-	if a.speed != 0 || !strings.Contains(screen(a), "×0.1") {
-		t.Fatalf("- ×7: speed ×%v", speeds[a.speed])
+	if a.play.speed != 0 || !strings.Contains(screen(a), "×0.1") {
+		t.Fatalf("- ×7: speed ×%v", speeds[a.play.speed])
 	}
 	for range len(speeds) + 2 {
 		press(a, "=")
 	}
-	if speeds[a.speed] != 1000 {
-		t.Fatalf("= to the top: speed ×%v", speeds[a.speed])
+	if speeds[a.play.speed] != 1000 {
+		t.Fatalf("= to the top: speed ×%v", speeds[a.play.speed])
 	}
-	gen := a.tickGen
-	if cmd := press(a, "p"); a.playing || cmd != nil {
+	gen := a.play.gen
+	if cmd := press(a, "p"); a.play.playing || cmd != nil {
 		t.Fatal("p did not pause, or left a ticker running")
 	}
 	now = a.lab.Now()
@@ -291,12 +291,12 @@ func TestPlayKeys(t *testing.T) {
 	// Playing to the end stops there.
 	press(a, "p")
 	a.lab.Seek(a.lab.End() - time.Millisecond)
-	_, cmd = a.Update(tickMsg{gen: a.tickGen, at: start.Add(2 * time.Second)})
-	if a.playing || cmd != nil || a.lab.Now() != a.lab.End() {
-		t.Fatalf("play did not stop at the end: playing %v, now %v", a.playing, a.lab.Now())
+	_, cmd = a.Update(tickMsg{gen: a.play.gen, at: start.Add(2 * time.Second)})
+	if a.play.playing || cmd != nil || a.lab.Now() != a.lab.End() {
+		t.Fatalf("play did not stop at the end: playing %v, now %v", a.play.playing, a.lab.Now())
 	}
 	press(a, "p")
-	if a.lab.Now() != 0 || !a.playing {
+	if a.lab.Now() != 0 || !a.play.playing {
 		t.Fatal("p at the end did not start again from 0")
 	}
 }
@@ -320,16 +320,16 @@ func TestFocusKeys(t *testing.T) {
 
 func TestZoomKeys(t *testing.T) {
 	a := newTestApp(t, "boundary", 120, 50) // tall enough for the legend
-	if a.zooms[a.zoom] != a.lab.Scenario().Step {
-		t.Fatalf("default zoom %v, want the step", a.zooms[a.zoom])
+	if a.tl.zooms[a.tl.zoom] != a.lab.Scenario().Step {
+		t.Fatalf("default zoom %v, want the step", a.tl.zooms[a.tl.zoom])
 	}
 	press(a, "z")
-	if a.zooms[a.zoom] >= a.lab.Scenario().Step || !strings.Contains(screen(a), "0.05s/column") {
-		t.Fatalf("z: %v per column", a.zooms[a.zoom])
+	if a.tl.zooms[a.tl.zoom] >= a.lab.Scenario().Step || !strings.Contains(screen(a), "0.05s/column") {
+		t.Fatalf("z: %v per column", a.tl.zooms[a.tl.zoom])
 	}
 	press(a, "Z", "Z")
-	if a.zooms[a.zoom] != 200*time.Millisecond {
-		t.Fatalf("Z Z: %v per column", a.zooms[a.zoom])
+	if a.tl.zooms[a.tl.zoom] != 200*time.Millisecond {
+		t.Fatalf("Z Z: %v per column", a.tl.zooms[a.tl.zoom])
 	}
 }
 
@@ -415,9 +415,9 @@ func TestSaveKey(t *testing.T) {
 	if got := a.prompt.input.Value(); got != want {
 		t.Fatalf("default path %q, want %q", got, want)
 	}
-	press(a, "enter")
-	if a.prompt.active() || a.statusErr {
-		t.Fatalf("save failed: %s", a.status)
+	settle(a, press(a, "enter"))
+	if a.prompt.active() || a.status.err {
+		t.Fatalf("save failed: %s", a.status.text)
 	}
 	s, err := scenarios.Load(want)
 	if err != nil {
@@ -439,23 +439,24 @@ func TestSaveKey(t *testing.T) {
 		t.Fatalf("the saved scenario fails its checks: %v %v", failures, err)
 	}
 	orig, _ := scenarios.Canned("boundary")
-	if len(s.Expect) == 0 || len(s.Expect) >= len(orig.Expect) || !strings.Contains(a.status, "left out") {
-		t.Fatalf("kept %d of %d expectations; status %q", len(s.Expect), len(orig.Expect), a.status)
+	if len(s.Expect) == 0 || len(s.Expect) >= len(orig.Expect) || !strings.Contains(a.status.text, "left out") {
+		t.Fatalf("kept %d of %d expectations; status %q", len(s.Expect), len(orig.Expect), a.status.text)
 	}
 	// Saving again asks before overwriting.
 	press(a, "s", "enter")
-	if !a.prompt.active() || !strings.Contains(a.status, "exists") {
-		t.Fatalf("no warning before overwriting: %q", a.status)
+	if !a.prompt.active() || !strings.Contains(a.status.text, "exists") {
+		t.Fatalf("no warning before overwriting: %q", a.status.text)
 	}
-	press(a, "enter")
+	settle(a, press(a, "enter"))
 	if a.prompt.active() {
 		t.Fatal("a second enter did not overwrite")
 	}
-	// An impossible path is reported, and the prompt stays.
-	press(a, "s")
-	answer(a, filepath.Join(a.opts.SaveDir, "no", "such", "dir.yaml"))
-	if !a.prompt.active() || !a.statusErr || !strings.Contains(screen(a), "not saved") {
-		t.Fatalf("a bad path: status %q", a.status)
+	// An impossible path is reported, and the prompt opens again on it.
+	press(a, "s", "ctrl+u")
+	typeText(a, filepath.Join(a.opts.SaveDir, "no", "such", "dir.yaml"))
+	settle(a, press(a, "enter"))
+	if !a.prompt.active() || !a.status.err || !strings.Contains(screen(a), "not saved") {
+		t.Fatalf("a bad path: status %q", a.status.text)
 	}
 	press(a, "esc")
 	if _, err := os.Stat(filepath.Join(a.opts.SaveDir, "no")); err == nil {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -13,26 +14,40 @@ import (
 type laneView struct {
 	name    string
 	policy  algorithms.Policy
+	now     time.Duration
 	snap    algorithms.Snapshot
-	stats   model.Stats
 	last    model.Record
 	hasLast bool
+	// stats are the lane's totals over every key; keyStats over the shown
+	// key's requests alone, when a key is pinned (pinned).
+	stats    model.Stats
+	keyStats model.Stats
+	key      string
+	pinned   bool
+	multiKey bool // the timeline has several keys: say which numbers are whose
 	// exact is, for a sliding counter, the true admitted cost of the
 	// trailing window, which the counter only estimates.
 	exact   int64
 	focused bool
 }
 
-// laneViews reads every lane's state for key from the lab, its verdict on
-// key's latest request, and for a sliding counter the true count of its
+// laneViews reads every lane's state for the shown key from the lab, its
+// verdict on that key's latest request, the totals (of every key, and of
+// the key when pinned), and for a sliding counter the true count of its
 // trailing window.
-func laneViews(lab *model.Lab, key string, focus int) []laneView {
+func laneViews(ctx *programContext) []laneView {
+	lab := ctx.lab
+	key := ctx.key()
 	lanes := lab.Lanes()
 	views := make([]laneView, len(lanes))
 	for i, l := range lanes {
-		v := laneView{name: l.Name, policy: l.Policy, focused: i == focus}
+		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
+			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1}
 		v.snap = lab.Snapshot(i, key)
 		v.stats = lab.Stats(i)
+		if v.pinned {
+			v.keyStats = lab.StatsFor(i, key)
+		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
 		if l.Policy.Algorithm == algorithms.SlidingCounter {
 			v.exact = lab.TrailingAdmitted(i, key, l.Policy.Window)
@@ -59,7 +74,10 @@ func outcomeMark(st *styles, o algorithms.Outcome, suffix string) string {
 }
 
 // verdictTexts are the lane's last verdict from longest to shortest, four
-// of them: with time and retry, with retry, the word, the glyph.
+// of them: with time and retry, with retry, the word, the glyph. A
+// rejection says when a retry fits, as a time and as a wait from the clock,
+// so that it stays true as the clock moves. With several keys the longest
+// names the key the lane shows.
 func verdictTexts(st *styles, v laneView) []string {
 	if !v.hasLast {
 		none := st.muted.Render("· no request yet")
@@ -68,41 +86,74 @@ func verdictTexts(st *styles, v laneView) []string {
 	d := v.last.Decision
 	word := outcomeWord(st, d.Outcome)
 	at := " at " + secs(v.last.Request.At)
+	whose := ""
+	if v.multiKey {
+		whose = st.muted.Render(" · key " + keyText(v.key))
+	}
 	switch d.Outcome {
 	case algorithms.Delayed:
-		return []string{word + " " + secs(d.Delay) + at, word + " " + secs(d.Delay), word, outcomeGlyph(st, d.Outcome)}
+		return []string{word + " " + secs(d.Delay) + at + whose, word + " " + secs(d.Delay), word, outcomeGlyph(st, d.Outcome)}
 	case algorithms.Rejected:
-		retry := "never fits"
-		if d.RetryAfter != algorithms.Never {
-			retry = "retry in " + secs(d.RetryAfter)
-		}
-		return []string{word + at + " · " + retry, word + " · " + retry, word, outcomeGlyph(st, d.Outcome)}
+		retry := retryText(v.last, v.now)
+		return []string{word + at + " · " + retry + whose, word + " · " + retry, word, outcomeGlyph(st, d.Outcome)}
 	}
-	return []string{word + at, word, word, outcomeGlyph(st, d.Outcome)}
+	return []string{word + at + whose, word, word, outcomeGlyph(st, d.Outcome)}
 }
 
-// totalsTexts are the lane's totals from longest to shortest. The peak is
-// the largest admitted cost in any trailing PeakWindow: for a fixed window
-// it shows the boundary burst as a number.
+// retryText says when a rejected request would fit: "retry at 61s (in
+// 0.9s)", "a retry fits now" once the clock has passed that time, or
+// "never fits".
+func retryText(rec model.Record, now time.Duration) string {
+	d := rec.Decision
+	if d.RetryAfter == algorithms.Never {
+		return "never fits"
+	}
+	at := rec.Request.At + d.RetryAfter
+	if at <= now {
+		return "a retry fits now"
+	}
+	return "retry at " + secs(at) + " (in " + secs(at-now) + ")"
+}
+
+// totalsTexts are the lane's totals from longest to shortest, written one
+// way everywhere: "✓238 ◷2 ✗0", then the peak, the largest admitted cost in
+// any trailing PeakWindow (for a fixed window it shows the boundary burst as
+// a number). With several keys they say whose: every key's ("all keys"),
+// and with a key pinned that key's first.
 func totalsTexts(st *styles, v laneView) []string {
-	s := v.stats
-	delays := v.policy.Algorithm == algorithms.LeakyBucket || s.Delayed > 0
-	allowed := itoa(s.Admitted - s.Delayed)
-	peak := "peak " + itoa(s.Peak) + " per " + secs(s.PeakWindow)
-	long := st.allowed.Render("✓ "+allowed) + " allowed"
-	mid := st.allowed.Render("✓" + allowed)
-	if delays {
-		long += " " + st.delayed.Render("◷ "+itoa(s.Delayed)) + " delayed"
-		mid += " " + st.delayed.Render("◷"+itoa(s.Delayed))
+	all := tallyCounts(st, v.policy, v.stats)
+	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
+	per := " per " + secs(v.stats.PeakWindow)
+	if !v.multiKey {
+		return []string{all + " · " + peak(v.stats) + per, all + " · " + peak(v.stats), all}
 	}
-	long += " " + st.rejected.Render("✗ "+itoa(s.Rejected)) + " rejected"
-	mid += " " + st.rejected.Render("✗"+itoa(s.Rejected))
+	if !v.pinned {
+		return []string{
+			"all keys " + all + " · " + peak(v.stats) + per,
+			"all keys " + all + " · " + peak(v.stats),
+			"all " + all + " · " + peak(v.stats),
+			"all " + all,
+		}
+	}
+	mine := tallyCounts(st, v.policy, v.keyStats)
+	k := keyText(v.key)
 	return []string{
-		long + " · " + peak,
-		mid + " · " + peak,
-		mid + " · peak " + itoa(s.Peak),
-		mid,
+		"key " + k + " " + mine + " · " + peak(v.keyStats) + per + st.muted.Render(" │ all keys ") + all + " · " + peak(v.stats),
+		"key " + k + " " + mine + " · " + peak(v.keyStats) + st.muted.Render(" │ all ") + all + " · " + peak(v.stats),
+		"key " + k + " " + mine + " · " + peak(v.keyStats) + per,
+		"key " + k + " " + mine + " · " + peak(v.keyStats),
+		"key " + mine,
 	}
+}
+
+// tallyCounts is "✓238 ◷2 ✗0": allowed outright, delayed (for a lane that
+// delays, or when any was), rejected.
+func tallyCounts(st *styles, p algorithms.Policy, s model.Stats) string {
+	out := st.allowed.Render("✓" + itoa(s.Admitted-s.Delayed))
+	if pictureOf(p).delays() || s.Delayed > 0 {
+		out += " " + st.delayed.Render("◷"+itoa(s.Delayed))
+	}
+	return out + " " + st.rejected.Render("✗"+itoa(s.Rejected))
 }
 
 // laneTitle is the lane's name and policy (one of policyTexts), marked ▶
@@ -120,15 +171,17 @@ func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 	return mark + name + " " + st.muted.Render(policy) + " "
 }
 
-// laneCell draws one lane in mode, w cells wide, mode.cellHeight() lines.
-func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
+// laneCell draws one lane in mode, w cells wide, mode.cellHeight(tall)
+// lines; label is the width of the name column in the row form.
+func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int) []string {
 	policies := policyTexts(v.policy)
 	switch mode {
 	case laneBoxed:
 		inner := w - 4
+		n := mode.stateLines(tall)
 		body := []string{first(verdictTexts(st, v), inner)}
-		body = append(body, stateLines(st, v, inner, mode.stateLines())...)
-		for len(body) < 1+mode.stateLines() {
+		body = append(body, stateLines(st, v, inner, n)...)
+		for len(body) < 1+n {
 			body = append(body, "")
 		}
 		body = append(body, first(totalsTexts(st, v), inner))
@@ -155,27 +208,28 @@ func laneCell(st *styles, v laneView, mode laneMode, w int) []string {
 		}
 		head := joinFit(title, verdict, w)
 		lines := []string{head}
-		for _, l := range stateLines(st, v, inner, mode.stateLines()) {
+		for _, l := range stateLines(st, v, inner, mode.stateLines(false)) {
 			lines = append(lines, "  "+fit(l, inner))
 		}
-		for len(lines) < 1+mode.stateLines() {
+		for len(lines) < 1+mode.stateLines(false) {
 			lines = append(lines, fit("", w))
 		}
 		return append(lines, "  "+fit(first(totalsTexts(st, v), inner), inner))
 	}
-	return []string{laneRowLine(st, v, w)}
+	return []string{laneRowLine(st, v, w, label)}
 }
 
 // laneRowLine is a lane in one line: "▶ fixed   ✗ [███  ] 61/120 · ✓181 ✗0 · peak 181".
-func laneRowLine(st *styles, v laneView, w int) string {
+func laneRowLine(st *styles, v laneView, w, label int) string {
 	mark := "  "
-	name := fit(v.name, labelWidth-2)
+	name := fit(v.name, label-2)
 	if v.focused {
 		mark = st.accent.Render("▶ ")
 		name = st.accent.Render(name)
 	}
 	head := mark + name + " " + verdictTexts(st, v)[3] + " "
-	tail := " · " + first(totalsTexts(st, v)[2:], max(w/3, 12))
+	texts := totalsTexts(st, v)
+	tail := " · " + first(texts[len(texts)-2:], max(w/3, 12))
 	stateW := w - ansi.StringWidth(head) - ansi.StringWidth(tail)
 	return fit(head+fit(rowState(st, v, stateW), stateW)+tail, w)
 }
@@ -227,13 +281,13 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 				}
 				w = l.width - used
 			}
-			cells = append(cells, laneCell(st, views[i], l.mode, w))
+			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label))
 		}
 		sep := ""
 		if l.mode == laneCompact {
 			sep = st.border.Render(" │ ")
 		}
-		for line := 0; line < l.mode.cellHeight(); line++ {
+		for line := 0; line < l.mode.cellHeight(l.tall); line++ {
 			var b strings.Builder
 			for c, cell := range cells {
 				if c > 0 {

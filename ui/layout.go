@@ -49,8 +49,13 @@ const (
 	compactMinWidth = 30
 	// compactGap is the separator between compact cells: " │ ".
 	compactGap = 3
-	// labelWidth is the column of lane names left of the timeline.
-	labelWidth = 9
+	// labelWidth is the narrowest column of lane names left of the
+	// timeline; it widens to the longest name, up to maxLabelWidth.
+	labelWidth    = 9
+	maxLabelWidth = 18
+	// tallExtra is how many state lines a boxed lane gains on a tall
+	// terminal (3 become maxStateLines).
+	tallExtra = maxStateLines - 3
 	// whyExplain is the most rows the why panel gives the focused lane's
 	// explanation, whyOther each other lane's; noteMax is the most rows of
 	// narration.
@@ -59,27 +64,43 @@ const (
 	noteMax    = 6
 )
 
-// stateLines is how many state lines a lane cell shows in each mode.
-func (m laneMode) stateLines() int {
-	switch m {
-	case laneBoxed:
+// stateLines is how many state lines a lane cell shows in each mode, tall
+// boxes having tallExtra more.
+func (m laneMode) stateLines(tall bool) int {
+	switch {
+	case m == laneBoxed && tall:
+		return 3 + tallExtra
+	case m == laneBoxed:
 		return 3
-	case laneCompact:
+	case m == laneCompact:
 		return 2
 	}
 	return 1
 }
 
 // cellHeight is the height of one lane cell.
-func (m laneMode) cellHeight() int {
+func (m laneMode) cellHeight(tall bool) int {
 	switch m {
 	case laneBoxed:
-		return 2 + 1 + 3 + 1 // borders, verdict, state, totals
+		return 2 + 1 + m.stateLines(tall) + 1 // borders, verdict, state, totals
 	case laneCompact:
 		return 1 + 2 + 1 // title with verdict, state, totals
 	}
 	return 1
 }
+
+// shape is what of the scenario the layout depends on: how many lanes, how
+// many of them delay requests (each adds a timeline row for the releases),
+// and the longest lane name.
+type shape struct {
+	lanes    int
+	releases int
+	longest  int
+}
+
+// label is the width of the column of lane names: the longest name and a
+// mark, between labelWidth and maxLabelWidth.
+func (sh shape) label() int { return min(max(sh.longest+3, labelWidth), maxLabelWidth) }
 
 // layout is where everything goes on a screen of width × height.
 type layout struct {
@@ -90,12 +111,15 @@ type layout struct {
 	needWidth, needHeight int
 
 	mode       laneMode
-	cols, rows int // the lane grid
-	cellWidth  int // width of every cell but the last of a row, which takes the rest
+	tall       bool // boxed lanes with tallExtra more state lines
+	cols, rows int  // the lane grid
+	cellWidth  int  // width of every cell but the last of a row, which takes the rest
+	label      int  // the column of lane names left of the timeline and the why panel
 
-	header   int // 1 or 2
-	lanes    int // height of the lane grid
-	timeline int // lanes + 2 (notes row, axis), + 1 when legend
+	header   int  // 1 or 2
+	lanes    int  // height of the lane grid
+	timeline int  // lanes + release rows + 2 (notes row, axis), + 1 when legend
+	releases bool // a row of releases under each lane that delays
 	legend   bool
 	overview int // the whole run: lanes + 2 rows, or 0
 	note     int
@@ -111,11 +135,12 @@ type layout struct {
 // (five for boxed lanes), the status line and the footer; else the minimal
 // screen (one-line header, lane rows, why of two rows, status in the
 // footer); else too small.
-func layoutFor(width, height, n int) layout {
-	n = max(n, 1)
-	l := layout{width: width, height: height, needWidth: minWidth, footer: 1}
+func layoutFor(width, height int, sh shape) layout {
+	n := max(sh.lanes, 1)
+	l := layout{width: width, height: height, needWidth: minWidth, footer: 1, label: sh.label()}
 	timeline := n + 2
-	// The minimal screen: header 1, lanes n, timeline, note 1, why 2, footer 1.
+	// The minimal screen: header 1, lanes n, timeline, note 1, why 2, footer
+	// 1. It draws no rows of releases; every richer screen does.
 	l.needHeight = 1 + n + timeline + 1 + 2 + 1
 	if width < l.needWidth || height < l.needHeight {
 		l.tooSmall = true
@@ -126,7 +151,10 @@ func layoutFor(width, height, n int) layout {
 		if cols == 0 {
 			continue
 		}
-		lanes := rows * mode.cellHeight()
+		if mode == laneBoxed {
+			cols, rows, cellWidth = roomyGrid(width, height, n, sh.releases, cols, rows, cellWidth)
+		}
+		lanes := rows * mode.cellHeight(false)
 		if mode == laneCompact {
 			lanes += rows - 1 // a blank row between rows of cells
 		}
@@ -137,12 +165,13 @@ func layoutFor(width, height, n int) layout {
 		if mode == laneBoxed {
 			why = 1 + whyExplain + 1
 		}
-		fixed := 2 + lanes + timeline + 1 + why + 1 + 1
+		fixed := 2 + lanes + timeline + sh.releases + 1 + why + 1 + 1
 		if fixed > height {
 			continue
 		}
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
-		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline, 1, why, 1
+		l.releases = sh.releases > 0
+		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, 1, why, 1
 		l.grow(height-fixed, n)
 		return l
 	}
@@ -170,6 +199,11 @@ func (l *layout) grow(spare, n int) {
 		spare--
 	}
 	give(&l.why, 1+whyExplain+1+(n-1)*whyOther)
+	if grow := l.rows * tallExtra; l.mode == laneBoxed && spare >= grow+n+2 {
+		l.tall = true
+		l.lanes += grow
+		spare -= grow
+	}
 	if spare >= n+2 && l.header == 2 {
 		l.overview = n + 2
 		spare -= l.overview
@@ -189,6 +223,31 @@ func (l *layout) gapRows() int {
 		return 4
 	}
 	return 3
+}
+
+// comfortableWidth is the box width beyond which a lane gains nothing by
+// being wider: its gauges and strips are at their longest.
+const comfortableWidth = 72
+
+// roomyGrid spreads n boxed lanes over more rows of wider boxes while the
+// boxes are narrower than comfortableWidth and a tall screen still has
+// room for everything else at its richest (tall boxes, every lane's
+// explanation, the overview, a few notes, the gaps): on a big terminal the
+// lanes grow instead of leaving rows blank.
+func roomyGrid(width, height, n, releases, cols, rows, cellWidth int) (int, int, int) {
+	rest := 2 + (n + 2 + releases + 1) + (1 + whyExplain + 1 + (n-1)*whyOther) + 1 + 1 + 4 + (n + 2) + 3
+	for r := rows + 1; r <= n && cellWidth < comfortableWidth; r++ {
+		c := (n + r - 1) / r
+		r2 := (n + c - 1) / c
+		if r2 != r {
+			continue // the same grid as a rounder one
+		}
+		if r2*laneBoxed.cellHeight(true)+rest > height {
+			break
+		}
+		cols, rows, cellWidth = c, r2, width/c
+	}
+	return cols, rows, cellWidth
 }
 
 // grid fits n cells of mode into width: columns, rows and the cell width,

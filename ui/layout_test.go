@@ -18,7 +18,7 @@ func TestLayoutBreakpoints(t *testing.T) {
 		{60, 40, 4, laneCompact, 1, 4},
 		{50, 15, 4, laneRow, 1, 4},
 	} {
-		l := layoutFor(c.w, c.h, c.n)
+		l := layoutFor(c.w, c.h, shape{lanes: c.n})
 		if l.tooSmall || l.mode != c.mode || l.cols != c.cols || l.rows != c.rows {
 			t.Errorf("%d×%d, %d lanes: %v %d×%d (too small %v), want %v %d×%d",
 				c.w, c.h, c.n, l.mode, l.cols, l.rows, l.tooSmall, c.mode, c.cols, c.rows)
@@ -32,7 +32,7 @@ func TestLayoutAddsUp(t *testing.T) {
 	for n := 1; n <= 8; n++ {
 		for w := 0; w <= 300; w += 7 {
 			for h := 0; h <= 120; h++ {
-				l := layoutFor(w, h, n)
+				l := layoutFor(w, h, shape{lanes: n})
 				if l.tooSmall {
 					continue
 				}
@@ -61,7 +61,7 @@ func TestTallerNeverCutsTheWhy(t *testing.T) {
 		for w := minWidth; w <= 300; w += 5 {
 			prev := 0
 			for h := 0; h <= 120; h++ {
-				l := layoutFor(w, h, n)
+				l := layoutFor(w, h, shape{lanes: n})
 				if l.tooSmall || l.mode == laneRow {
 					continue
 				}

@@ -39,7 +39,7 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 	}
 	n := notes[cur]
 	prefix := "◆ " + secs(n.At) + "  "
-	body := wrap(prefix+n.Text, w, h)
+	body := wrapMore(prefix+n.Text, w, h)
 	for i := range body {
 		body[i] = fit(st.note.Render(body[i]), w)
 	}
@@ -48,4 +48,24 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 		earlier = append([]string{fit(st.muted.Render("◆ "+secs(notes[i].At)+"  "+notes[i].Text), w)}, earlier...)
 	}
 	return pad(append(earlier, body...), w, h)
+}
+
+// noteBetween is the time of the first note after from and at or before to.
+func noteBetween(notes []scenarios.Note, from, to time.Duration) (time.Duration, bool) {
+	i := currentNote(notes, from) + 1
+	if i < len(notes) && notes[i].At <= to {
+		return notes[i].At, true
+	}
+	return 0, false
+}
+
+// noteRows is how many rows the current note needs at width w, at most
+// noteMax.
+func noteRows(notes []scenarios.Note, now time.Duration, w int) int {
+	cur := currentNote(notes, now)
+	if cur < 0 {
+		return 1
+	}
+	n := notes[cur]
+	return len(wrap("◆ "+secs(n.At)+"  "+n.Text, w, noteMax))
 }

@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
+	"ratelab/model"
 )
 
 // The help (?) and about (a) pages cover the body; they scroll in a
@@ -36,15 +39,18 @@ func (a *App) openPage(o overlay) {
 func (a *App) sizePage() {
 	w, h := a.lay.width, a.bodyHeight()
 	a.picker.SetSize(w, h)
-	if a.overlay != overlayHelp && a.overlay != overlayAbout {
+	if a.overlay != overlayHelp && a.overlay != overlayAbout && a.overlay != overlayPanel {
 		return
 	}
 	a.page.SetWidth(w)
 	a.page.SetHeight(max(h-1, 1))
-	if a.overlay == overlayHelp {
+	switch a.overlay {
+	case overlayHelp:
 		a.page.SetContent(a.helpText(w))
-	} else {
+	case overlayAbout:
 		a.page.SetContent(a.aboutText(w))
+	case overlayPanel:
+		a.page.SetContent(a.panelText(w))
 	}
 }
 
@@ -55,7 +61,8 @@ func (a *App) pageKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, k.Close), key.Matches(msg, k.Choose),
 		a.overlay == overlayHelp && key.Matches(msg, k.Help),
-		a.overlay == overlayAbout && key.Matches(msg, k.About):
+		a.overlay == overlayAbout && key.Matches(msg, k.About),
+		a.overlay == overlayPanel && key.Matches(msg, k.Expand):
 		a.overlay = overlayNone
 		return nil
 	case key.Matches(msg, a.page.KeyMap.Up, a.page.KeyMap.Down, a.page.KeyMap.PageUp, a.page.KeyMap.PageDown):
@@ -71,8 +78,11 @@ func (a *App) pageKey(msg tea.KeyPressMsg) tea.Cmd {
 // viewport.
 func (a *App) pageBlock(w, h int) []string {
 	title := "keys"
-	if a.overlay == overlayAbout {
+	switch a.overlay {
+	case overlayAbout:
 		title = "about this scenario"
+	case overlayPanel:
+		title = "notes and why, whole, at t = " + clockText(a.lab.Now(), a.step())
 	}
 	more := ""
 	if !a.page.AtTop() || !a.page.AtBottom() {
@@ -119,12 +129,23 @@ func (a *App) helpText(w int) string {
 		st.mixed.Render("±") + " some admitted, some rejected in one timeline column",
 		st.upcoming.Render("·") + " a request the clock has not reached yet",
 		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead",
+		st.delayed.Render("↦") + " (row \"↦ out\" under a shaper) a delayed request leaving the queue for the service; " + st.upcoming.Render("·") + " one due later",
 		st.cursor.Render(" ") + " ▲ the clock · ▶ the focused lane (heavy border)",
 		"",
 		st.title.Render("numbers"),
 		"peak N per W: the most a lane let through in any window of W; a fixed window's boundary burst shows as twice its limit",
 		"est … exact …: a sliding counter's estimate beside the true count of its window",
-		"key … (auto): the lanes show the key of the latest request; k pins one key, then the next",
+		"key … (auto): the lanes show the key of the latest request; k pins one key, then the next; K fires as a new key",
+		"all keys ✓… ✗… · peak …: a lane's totals over every key; with a key pinned, that key's own come first",
+		"request 3 of 10 at 0s: the clock stands inside an instant that holds several requests; n and N step through them one by one",
+		"retry at 61s (in 0.9s): when the same request would fit if nothing else came, and how far that is from the clock",
+		"",
+		st.title.Render("words"),
+		strings.Join(glossaryOf(a.lab), "\n"),
+		"",
+		st.title.Render("play, notes and the quiz"),
+		"play stops at each note (m turns that off; the header then says \"no note stops\"); P plays to the next note or disagreement at any speed",
+		"t starts the quiz: at each moment the lesson marks (or every request) the clock stops before the decision; a, d or r predicts it, a rejection also asks when a retry would fit (within a quarter of the wait, or 100ms, counts as close)",
 		"",
 		st.title.Render("prompts and pages"),
 		"enter confirms · esc cancels or closes · ↑/↓ pgup/pgdn scroll a page; any other key closes it and does its job · in the picker ↑/↓ or j/k, then enter",
@@ -142,14 +163,91 @@ func (a *App) aboutText(w int) string {
 	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
-		b.WriteString("  " + l.Name + ": " + policyWords(l.Policy) + "\n")
+		b.WriteString(hanging("  "+l.Name+": ", policyWords(l.Policy), w) + "\n")
+	}
+	b.WriteString("\n" + st.title.Render("words") + "\n")
+	for _, g := range glossaryOf(a.lab) {
+		b.WriteString(hanging("  · ", g, w) + "\n")
 	}
 	if len(s.Notes) > 0 {
-		b.WriteString("\n" + st.title.Render("notes") + st.muted.Render("  (] and [ jump between them)") + "\n")
+		b.WriteString("\n" + st.title.Render("notes") + st.muted.Render("  ◆ passed · ◇ ahead of the clock · ] and [ jump between them") + "\n")
 		for _, n := range s.Notes {
-			b.WriteString("  ◆ " + secs(n.At) + "  " + n.Text + "\n")
+			mark := "◇ "
+			if n.At <= a.lab.Now() {
+				mark = "◆ "
+			}
+			b.WriteString(hanging("  "+mark+secs(n.At)+"  ", n.Text, w) + "\n")
 		}
 	}
 	b.WriteString("\n" + st.muted.Render("esc or a returns to the lab · ? lists every key"))
 	return ansi.Wrap(b.String(), w, "")
+}
+
+// glossaryOf is the words the lab's lanes use, each algorithm's once.
+func glossaryOf(lab *model.Lab) []string {
+	var out []string
+	seen := map[algorithms.Algorithm]bool{}
+	for _, l := range lab.Lanes() {
+		if !seen[l.Policy.Algorithm] {
+			seen[l.Policy.Algorithm] = true
+			out = append(out, pictureOf(l.Policy).glossary()...)
+		}
+	}
+	return out
+}
+
+// hanging wraps text to w cells after head, the lines after the first
+// indented under the text, so a list item reads as one.
+func hanging(head, text string, w int) string {
+	hw := ansi.StringWidth(head)
+	if w-hw < 10 {
+		return head + text
+	}
+	lines := strings.Split(ansi.Wrap(text, w-hw, ""), "\n")
+	pad := strings.Repeat(" ", hw)
+	for i := range lines {
+		if i == 0 {
+			lines[i] = head + lines[i]
+		} else {
+			lines[i] = pad + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// panelText is the lower panel whole: the note the clock has passed, and
+// every lane's explanation of its last decision with its reply, for the
+// learner to read without anything cut.
+func (a *App) panelText(w int) string {
+	st := a.st
+	var b strings.Builder
+	notes := a.lab.Scenario().Notes
+	if cur := currentNote(notes, a.lab.Now()); cur >= 0 {
+		b.WriteString(hanging("◆ "+secs(notes[cur].At)+"  ", notes[cur].Text, w) + "\n\n")
+	} else if len(notes) > 0 {
+		b.WriteString(st.muted.Render("◇ the first note is at "+secs(notes[0].At)) + "\n\n")
+	}
+	if inst := instantText(a.lab); inst != "" {
+		b.WriteString(st.muted.Render(inst) + "\n\n")
+	}
+	views := laneViews(a.programContext)
+	for i, v := range views {
+		mark := "  "
+		if i == a.focus {
+			mark = "▶ "
+		}
+		b.WriteString(st.title.Render(mark+v.name) + " " + st.muted.Render(policyWords(v.policy)) + "\n")
+		if !v.hasLast {
+			b.WriteString("    no request yet\n\n")
+			continue
+		}
+		r := v.last.Request
+		d := v.last.Decision
+		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
+		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+d.Explain(), w) + "\n")
+		b.WriteString(hanging("    ", replyTexts(st, v.last, v.now)[0], w) + "\n")
+		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n\n")
+	}
+	b.WriteString(st.muted.Render("e or esc returns to the lab · ↑/↓ pgup/pgdn scroll"))
+	return b.String()
 }

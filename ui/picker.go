@@ -55,10 +55,13 @@ func (p picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp(
 
 func (p *picker) SetSize(w, h int) { p.width, p.height = w, h }
 
-// Update moves the cursor; it reports the scenario chosen (enter), or
-// done without a choice (esc).
+// pickFile is the picker's last line, which asks for a file's path.
+const pickFile = "\x00file"
+
+// Update moves the cursor; it reports the scenario chosen (enter; pickFile
+// for the last line, a file by its path), or done without a choice (esc).
 func (p *picker) Update(msg tea.KeyPressMsg) (choice string, done bool) {
-	n := max(len(p.items), 1)
+	n := len(p.items) + 1
 	switch {
 	case key.Matches(msg, p.keys.Close):
 		return "", true
@@ -66,7 +69,9 @@ func (p *picker) Update(msg tea.KeyPressMsg) (choice string, done bool) {
 		p.cursor = (p.cursor + n - 1) % n
 	case key.Matches(msg, p.keys.Down):
 		p.cursor = (p.cursor + 1) % n
-	case key.Matches(msg, p.keys.Choose) && len(p.items) > 0:
+	case key.Matches(msg, p.keys.Choose) && p.cursor == len(p.items):
+		return pickFile, true
+	case key.Matches(msg, p.keys.Choose):
 		return p.items[p.cursor].Name, true
 	}
 	return "", false
@@ -87,7 +92,7 @@ func (p *picker) about(name string) string {
 // View draws the list and the preview in the picker's size.
 func (p *picker) View(st *styles) []string {
 	w, h := p.width, p.height
-	lines := []string{fit(st.title.Render("open a canned scenario"), w), fit("", w)}
+	lines := []string{fit(st.title.Render("open a canned scenario, or a file"), w), fit("", w)}
 	nameW := 0
 	for _, it := range p.items {
 		nameW = max(nameW, len(it.Name))
@@ -105,7 +110,12 @@ func (p *picker) View(st *styles) []string {
 		}
 		lines = append(lines, fit(mark+name+"  "+it.Title+current, w))
 	}
-	if len(p.items) > 0 && len(lines)+2 < h {
+	mark, name := "  ", "a file…"
+	if p.cursor == len(p.items) {
+		mark, name = st.accent.Render("▶ "), st.accent.Render(name)
+	}
+	lines = append(lines, fit(mark+name+"  "+st.muted.Render("type the path of a scenario file (ratelab show NAME gives one to edit)"), w))
+	if p.cursor < len(p.items) && len(lines)+2 < h {
 		lines = append(lines, fit("", w))
 		for _, l := range wrap(p.about(p.items[p.cursor].Name), w-2, h-len(lines)) {
 			lines = append(lines, fit("  "+st.muted.Render(l), w))
@@ -120,7 +130,7 @@ func (p *picker) View(st *styles) []string {
 }
 
 func (a *App) openPicker() {
-	a.pause()
+	a.play.pause()
 	a.picker = newPicker(a.keys, a.lab.Scenario().Name)
 	a.picker.SetSize(a.lay.width, a.bodyHeight())
 	a.overlay = overlayPicker
@@ -134,7 +144,11 @@ func (a *App) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	if done {
 		a.overlay = overlayNone
 	}
-	if choice != "" {
+	switch choice {
+	case "":
+	case pickFile:
+		return a.openPrompt(promptOpen)
+	default:
 		a.load(choice)
 	}
 	return nil
@@ -144,14 +158,15 @@ func (a *App) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) load(name string) {
 	s, err := scenarios.Canned(name)
 	if err != nil {
-		a.setError(err.Error())
+		a.status.setError(err.Error())
 		return
 	}
 	lab, err := model.New(s, 0)
 	if err != nil {
-		a.setError(err.Error())
+		a.status.setError(err.Error())
 		return
 	}
 	a.setLab(lab)
-	a.setStatus("opened " + name + " · a shows what it is about")
+	a.watch = fileWatch{}
+	a.status.set("opened " + name + " · a shows what it is about")
 }

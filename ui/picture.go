@@ -28,6 +28,9 @@ type picture interface {
 	titles(p algorithms.Policy) []string
 	// words say what the policy promises, for the about page.
 	words(p algorithms.Policy) string
+	// delays reports whether the algorithm holds requests back rather than
+	// reject them: its lane then has a row of releases on the timeline.
+	delays() bool
 	// glossary explains the terms the picture shows ("TAT: …"), one
 	// sentence each, for the about and help pages.
 	glossary() []string
@@ -67,6 +70,7 @@ func (plainPicture) row(st *styles, _ laneView, _ int) string { return st.muted.
 func (plainPicture) titles(p algorithms.Policy) []string      { return []string{p.String()} }
 func (plainPicture) words(p algorithms.Policy) string         { return p.String() }
 func (plainPicture) glossary() []string                       { return nil }
+func (plainPicture) delays() bool                             { return false }
 
 // stateLines draws a lane's state in n lines of w cells with its picture.
 func stateLines(st *styles, v laneView, w, n int) []string {

@@ -39,6 +39,8 @@ func (gcraPicture) words(p algorithms.Policy) string {
 	return "GCRA: burst " + itoa(p.Burst) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
 }
 
+func (gcraPicture) delays() bool { return false }
+
 func (gcraPicture) glossary() []string {
 	return []string{
 		"GCRA's TAT (theoretical arrival time): when the key's next request would be exactly on schedule if requests came at the rate; it is the only thing GCRA stores per key.",

@@ -87,6 +87,8 @@ func (leakyBucketPicture) words(p algorithms.Policy) string {
 	return "leaky bucket: queue " + itoa(p.Queue) + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
 }
 
+func (leakyBucketPicture) delays() bool { return true }
+
 func (leakyBucketPicture) glossary() []string {
 	return []string{"leaky bucket (a shaper): requests wait in a queue and leave one per interval at the pace; only a full queue rejects. The timeline's ↦ row marks when delayed requests leave."}
 }

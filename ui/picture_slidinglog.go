@@ -44,6 +44,8 @@ func (slidingLogPicture) words(p algorithms.Policy) string {
 	return "sliding log: at most " + itoa(p.Limit) + " in any " + algorithms.FormatSeconds(p.Window) + ", every admission remembered"
 }
 
+func (slidingLogPicture) delays() bool { return false }
+
 func (slidingLogPicture) glossary() []string {
 	return []string{"sliding log: remembers the time of every admission in the trailing window (now − W, now]; exact, at the cost of one entry per admission."}
 }

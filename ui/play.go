@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -33,65 +34,190 @@ type tickMsg struct {
 	at  time.Time
 }
 
-// tick schedules the next frame. It is the only reader of the wall clock:
-// the time arrives in the message.
-func (a *App) tick() tea.Cmd {
-	gen := a.tickGen
-	return tea.Tick(frameInterval, func(t time.Time) tea.Msg { return tickMsg{gen: gen, at: t} })
+// playback is the clock's motion: playing or paused, the speed, and where
+// play stops by itself. While playing it stops at each note (unless the
+// learner turned that off), at the "next moment" it was asked to reach, and
+// at the end. It is the only reader of the wall clock: the time arrives in
+// tickMsg.
+type playback struct {
+	ctx     *programContext
+	playing bool
+	speed   int // index into speeds
+	gen     int
+	// lastTick is the wall time of the previous frame while playing; carry
+	// is virtual time owed to the clock, less than a millisecond.
+	lastTick time.Time
+	carry    time.Duration
+	// stopAtNotes pauses play on reaching a note; on by default.
+	stopAtNotes bool
+	// target, when set, is the moment (a note or a disagreement) that play
+	// runs to and stops at, whatever the speed.
+	target    time.Duration
+	hasTarget bool
+	// stopAt, when set, is asked once per frame whether play must stop
+	// at a request from index from on that arrives by to (the quiz's next
+	// question); if so it has put the clock there itself and returns true.
+	stopAt func(from int, to time.Duration) bool
 }
 
-// play starts the clock; from the end it starts again at 0.
-func (a *App) play() tea.Cmd {
-	if a.lab.Now() >= a.lab.End() {
-		a.lab.Seek(0)
-		a.setStatus("from the start")
+type playKeys struct{ Play, ToMoment, Faster, Slower, StopNotes key.Binding }
+
+func newPlayback(ctx *programContext) playback {
+	return playback{ctx: ctx, speed: defaultSpeed, stopAtNotes: true}
+}
+
+// keys are the playback's bindings, from the shared key map.
+func (p *playback) keys() playKeys {
+	k := p.ctx.keys
+	return playKeys{k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes}
+}
+
+// update handles playback's keys; handled is false for any other key.
+func (p *playback) update(msg tea.KeyPressMsg, say *statusLine) (cmd tea.Cmd, handled bool) {
+	k := p.keys()
+	switch {
+	case key.Matches(msg, k.Play):
+		if p.playing {
+			p.pause()
+			return nil, true
+		}
+		return p.start(say), true
+	case key.Matches(msg, k.ToMoment):
+		return p.toNextMoment(say), true
+	case key.Matches(msg, k.Faster):
+		p.speed = min(p.speed+1, len(speeds)-1)
+	case key.Matches(msg, k.Slower):
+		p.speed = max(p.speed-1, 0)
+	case key.Matches(msg, k.StopNotes):
+		p.stopAtNotes = !p.stopAtNotes
+		if p.stopAtNotes {
+			say.set("play now stops at each note")
+		} else {
+			say.set("play now runs through the notes (m again stops at them)")
+		}
+	default:
+		return nil, false
 	}
-	a.playing = true
-	a.tickGen++
-	a.lastTick, a.carry = time.Time{}, 0
-	return a.tick()
+	return nil, true
+}
+
+// start plays the clock; from the end it starts again at 0.
+func (p *playback) start(say *statusLine) tea.Cmd {
+	lab := p.ctx.lab
+	if lab.Now() >= lab.End() {
+		lab.Seek(0)
+		say.set("from the start")
+	}
+	p.playing, p.hasTarget = true, false
+	p.gen++
+	p.lastTick, p.carry = time.Time{}, 0
+	return p.tick()
+}
+
+// toNextMoment plays, at the current speed, to the next note or point where
+// the lanes disagree, and stops there.
+func (p *playback) toNextMoment(say *statusLine) tea.Cmd {
+	lab := p.ctx.lab
+	t, ok := lab.NextMoment(lab.Now())
+	if !ok {
+		say.set("no note or disagreement after " + secs(lab.Now()))
+		return nil
+	}
+	cmd := p.start(say)
+	p.target, p.hasTarget = t, true
+	say.set("playing to the next moment, at " + secs(t))
+	return cmd
 }
 
 // pause stops the clock. No ticker runs while paused: the stale one that
 // may still be in flight is ignored by its generation.
-func (a *App) pause() {
-	a.playing = false
-	a.tickGen++
+func (p *playback) pause() {
+	p.playing, p.hasTarget = false, false
+	p.gen++
+}
+
+// tick schedules the next frame.
+func (p *playback) tick() tea.Cmd {
+	gen := p.gen
+	return tea.Tick(frameInterval, func(t time.Time) tea.Msg { return tickMsg{gen: gen, at: t} })
 }
 
 // onTick advances the clock by speed × the wall time since the last frame,
-// and stops at the end.
-func (a *App) onTick(msg tickMsg) tea.Cmd {
-	if !a.playing || msg.gen != a.tickGen {
+// stopping at a note, the target moment, a quiz question or the end; it
+// says why it stopped.
+func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
+	if !p.playing || msg.gen != p.gen {
 		return nil
 	}
 	elapsed := frameInterval
-	if !a.lastTick.IsZero() {
-		elapsed = min(max(msg.at.Sub(a.lastTick), 0), maxFrameGap)
+	if !p.lastTick.IsZero() {
+		elapsed = min(max(msg.at.Sub(p.lastTick), 0), maxFrameGap)
 	}
-	a.lastTick = msg.at
-	a.advance(time.Duration(float64(elapsed) * speeds[a.speed]))
-	if a.lab.Now() >= a.lab.End() {
-		a.pause()
-		a.setStatus("reached the end · p plays again from 0")
+	p.lastTick = msg.at
+	lab := p.ctx.lab
+	from := lab.Now()
+	to := p.advanceTo(time.Duration(float64(elapsed) * speeds[p.speed]))
+	if p.stopAt != nil {
+		if p.stopAt(lab.Pos(), to) {
+			p.pause()
+			return nil // the quiz has seeked and asks
+		}
+	}
+	if p.stopAtNotes {
+		if t, ok := noteBetween(lab.Scenario().Notes, from, to); ok {
+			lab.Seek(t)
+			p.pause()
+			say.set("stopped at the note at " + secs(t) + " · p plays on · m turns these stops off")
+			return nil
+		}
+	}
+	if p.hasTarget && p.target <= to {
+		lab.Seek(p.target)
+		p.pause()
+		say.set("stopped at " + secs(lab.Now()) + " · P plays to the next moment")
 		return nil
 	}
-	return a.tick()
+	lab.Seek(to)
+	if lab.Now() >= lab.End() {
+		p.pause()
+		say.set("reached the end · p plays again from 0")
+		return nil
+	}
+	return p.tick()
 }
 
-// advance moves the clock forward by d while playing, onto whole
+// advanceTo is where the clock goes after d of play: onto whole
 // milliseconds (or whole nanoseconds when the step is finer), carrying the
-// rest to the next frame: the numbers on screen then stay exact ("1.254s
-// in", not "≈1.254s in") and no time is lost.
-func (a *App) advance(d time.Duration) {
+// rest to the next frame, so that the numbers on screen stay exact
+// ("1.254s in", not "≈1.254s in") and no time is lost.
+func (p *playback) advanceTo(d time.Duration) time.Duration {
 	q := time.Duration(1)
-	if a.step()%time.Millisecond == 0 {
+	if p.ctx.step()%time.Millisecond == 0 {
 		q = time.Millisecond
 	}
-	target := a.lab.Now() + a.carry + d
+	now := p.ctx.lab.Now()
+	target := now + p.carry + d
 	aligned := target / q * q
-	a.carry = target - aligned
-	if aligned > a.lab.Now() {
-		a.lab.Seek(aligned)
+	p.carry = target - aligned
+	return max(aligned, now)
+}
+
+// text is the play state and speed: "▶ playing ×10", "‖ paused ×1"; a
+// "no note stops" mark when play runs through notes.
+func (p *playback) text() string {
+	st := p.ctx.st
+	speed := speedText(speeds[p.speed])
+	var s string
+	switch {
+	case p.playing:
+		s = st.accent.Render("▶ playing " + speed)
+	case p.ctx.lab.Now() >= p.ctx.lab.End():
+		s = st.muted.Render("■ at the end ") + speed
+	default:
+		s = st.muted.Render("‖ paused ") + speed
 	}
+	if !p.stopAtNotes {
+		s += st.muted.Render(" · no note stops")
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -15,7 +16,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
-	"ratelab/model"
 	"ratelab/scenarios"
 )
 
@@ -27,6 +27,10 @@ const (
 	promptBurst
 	promptCost
 	promptSave
+	promptKey        // a new key to fire as
+	promptPeakWindow // the window of the peak statistic
+	promptOpen       // a scenario file's path
+	promptRetry      // the quiz: when would a retry fit?
 )
 
 // Bounds of what the prompts accept. A burst is one fire action that
@@ -92,23 +96,40 @@ func (p *prompt) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// openPrompt asks for a burst size, a cost or a path to save to.
+// openPrompt asks for a burst, a cost, a path, a key, a window or a
+// guess.
 func (a *App) openPrompt(kind promptKind) tea.Cmd {
 	// The clock stops while the learner types, so that the time the burst
 	// prompt names is the time it fires at.
-	a.pause()
+	a.play.pause()
 	p := &a.prompt
 	p.kind, p.overwrite = kind, ""
 	switch kind {
 	case promptBurst:
-		p.input.Prompt = "burst of how many requests at " + secs(a.lab.Now()) + "? "
-		p.input.SetValue(strconv.Itoa(a.burstSize))
+		p.input.Prompt = "burst at " + secs(a.lab.Now()) + ": how many, over how long? "
+		value := strconv.Itoa(a.burstSize)
+		if a.burstSpread > 0 {
+			value += " " + algorithms.FormatDuration(a.burstSpread)
+		}
+		p.input.SetValue(value)
 	case promptCost:
 		p.input.Prompt = "cost of each request? "
 		p.input.SetValue(itoa(a.cost))
 	case promptSave:
 		p.input.Prompt = "save as: "
 		p.input.SetValue(a.defaultSavePath())
+	case promptKey:
+		p.input.Prompt = "fire one request at " + secs(a.lab.Now()) + " as key: "
+		p.input.SetValue("")
+	case promptPeakWindow:
+		p.input.Prompt = "peak window (e.g. 1s; empty for the default)? "
+		p.input.SetValue(algorithms.FormatDuration(a.lab.PeakWindow()))
+	case promptOpen:
+		p.input.Prompt = "open file: "
+		p.input.SetValue("")
+	case promptRetry:
+		p.input.Prompt = "and when would a retry fit, from now (e.g. 1.5s; enter skips)? "
+		p.input.SetValue("")
 	}
 	p.input.CursorEnd()
 	p.SetWidth(a.width)
@@ -125,8 +146,13 @@ func (a *App) closePrompt() {
 func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, promptKeys.Cancel):
+		kind := a.prompt.kind
 		a.closePrompt()
-		a.setStatus("cancelled")
+		if kind == promptRetry {
+			a.quizRetry(nil) // no guess of the retry: the outcome still counts
+			return nil
+		}
+		a.status.set("cancelled")
 		return nil
 	case key.Matches(msg, promptKeys.Submit):
 		return a.submitPrompt()
@@ -139,34 +165,99 @@ func (a *App) submitPrompt() tea.Cmd {
 	value := strings.TrimSpace(a.prompt.input.Value())
 	switch a.prompt.kind {
 	case promptBurst:
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 || n > maxBurst {
-			a.setError("a burst is a whole number from 1 to " + strconv.Itoa(maxBurst) + ", not " + strconv.Quote(value))
+		n, spread, err := parseBurst(value)
+		if err != nil {
+			a.status.setError(err.Error())
 			return nil
 		}
 		a.closePrompt()
-		a.burstSize = n
-		a.fire(n)
-		return nil
+		a.burstSize, a.burstSpread = n, spread
+		a.fire(n, spread)
 	case promptCost:
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 1 || n > maxCost {
-			a.setError("a cost is a whole number from 1 to " + itoa(maxCost) + ", not " + strconv.Quote(value))
+			a.status.setError("a cost is a whole number from 1 to " + itoa(maxCost) + ", not " + strconv.Quote(value))
+			return nil
+		}
+		if err := a.lab.CheckCost(n); err != nil {
+			a.status.setError(err.Error())
 			return nil
 		}
 		a.closePrompt()
 		a.cost = n
-		a.setStatus("each request now costs " + itoa(n))
-	case promptSave:
-		if value == "" {
-			a.setError("type a path to save to, or esc")
+		a.status.set("each request now costs " + itoa(n))
+	case promptKey:
+		if value == "" || len(value) > maxKeyBytes {
+			a.status.setError("a key is 1 to " + strconv.Itoa(maxKeyBytes) + " bytes of text, as in a scenario file")
 			return nil
 		}
-		if a.save(value) {
-			a.closePrompt()
+		a.closePrompt()
+		a.fireAs(value)
+	case promptPeakWindow:
+		d := time.Duration(0)
+		if value != "" {
+			var err error
+			if d, err = scenarios.ParseDuration(value, true); err != nil {
+				a.status.setError("peak window: " + err.Error())
+				return nil
+			}
 		}
+		if err := a.lab.SetPeakWindow(d); err != nil {
+			a.status.setError(err.Error())
+			return nil
+		}
+		a.closePrompt()
+		a.status.set("peak now measured over any " + secs(a.lab.PeakWindow()) + " (the lanes' totals say per " + secs(a.lab.PeakWindow()) + ")")
+	case promptOpen:
+		if value == "" {
+			a.status.setError("type the path of a scenario file, or esc")
+			return nil
+		}
+		a.closePrompt()
+		return loadFile(value, false)
+	case promptRetry:
+		var guess *time.Duration
+		if value != "" {
+			d, err := scenarios.ParseDuration(value, false)
+			if err != nil {
+				a.status.setError("retry: " + err.Error())
+				return nil
+			}
+			guess = &d
+		}
+		a.closePrompt()
+		a.quizRetry(guess)
+	case promptSave:
+		if value == "" {
+			a.status.setError("type a path to save to, or esc")
+			return nil
+		}
+		return a.save(value)
 	}
 	return nil
+}
+
+// maxKeyBytes is the longest key a scenario file accepts.
+const maxKeyBytes = 64
+
+// parseBurst reads the burst prompt: a count, and optionally a spread over
+// which the requests are placed as a traffic item's are ("120 100ms").
+func parseBurst(value string) (n int, spread time.Duration, err error) {
+	fields := strings.Fields(value)
+	bad := errors.New("a burst is a count from 1 to " + strconv.Itoa(maxBurst) + " and an optional spread, such as 120 100ms; not " + strconv.Quote(value))
+	if len(fields) < 1 || len(fields) > 2 {
+		return 0, 0, bad
+	}
+	n, err = strconv.Atoi(fields[0])
+	if err != nil || n < 1 || n > maxBurst {
+		return 0, 0, bad
+	}
+	if len(fields) == 2 {
+		if spread, err = scenarios.ParseDuration(fields[1], false); err != nil {
+			return 0, 0, errors.New("spread: " + err.Error())
+		}
+	}
+	return n, spread, nil
 }
 
 // defaultSavePath proposes NAME-mine.yaml beside where ratelab runs (or in
@@ -189,71 +280,55 @@ func (a *App) defaultSavePath() string {
 }
 
 // save writes the scenario with the learner's requests to path, a file
-// `ratelab FILE` opens again. An existing file is overwritten only after a
-// second enter. It reports whether the prompt may close.
-func (a *App) save(path string) bool {
-	data, dropped, err := a.marshal(path)
+// `ratelab FILE` opens again; model builds the text (leaving out the
+// expectations that no longer hold), a command writes it. An existing file
+// is overwritten only after a second enter.
+func (a *App) save(path string) tea.Cmd {
+	data, dropped, err := a.lab.Save(path)
 	if err != nil {
-		a.setError("not saved: " + err.Error())
-		return false
+		a.status.setError("not saved: " + err.Error())
+		return nil
 	}
 	if _, err := os.Stat(path); err == nil && a.prompt.overwrite != path {
 		a.prompt.overwrite = path
-		a.setError(path + " exists: enter again to overwrite it, or edit the path")
-		return false
+		a.status.setError(path + " exists: enter again to overwrite it, or edit the path")
+		return nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		a.setError("not saved: " + err.Error())
-		return false
+		a.status.setError("not saved: " + err.Error())
+		return nil
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		a.setError("not saved: " + err.Error())
-		return false
+	a.closePrompt()
+	fired := a.lab.FiredCount()
+	return func() tea.Msg {
+		return savedMsg{path: path, fired: fired, dropped: dropped, err: os.WriteFile(path, data, 0o644)}
 	}
-	// What matters first: where, and what was left out; the reminder of
-	// how to reopen it may be cut.
-	msg := "saved " + path + ": +" + strconv.Itoa(a.lab.FiredCount()) + " requests"
-	if dropped > 0 {
-		msg += ", " + strconv.Itoa(dropped) + " expectations left out (no longer true)"
-	}
-	a.setStatus(msg + " · ratelab " + path + " opens it")
-	return true
 }
 
-// marshal writes the scenario with the learner's requests. Expectations
-// written for the original traffic may no longer hold with the learner's
-// requests added; model.Check finds those, and they are left out, so that
-// `ratelab check` passes on the saved file. dropped counts them.
-func (a *App) marshal(path string) (data []byte, dropped int, err error) {
-	s := *a.lab.Scenario()
-	// The axis as the learner had it: it grows past the scenario's duration
-	// to follow requests fired near its end (see Lab.End).
-	s.Duration = a.lab.End()
-	fired := a.lab.FiredRequests()
-	data, err = scenarios.Marshal(&s, fired)
-	if err != nil || len(fired) == 0 || len(s.Expect) == 0 {
-		return data, 0, err
+// savedMsg reports a save's write.
+type savedMsg struct {
+	path           string
+	fired, dropped int
+	err            error
+}
+
+func (a *App) onSaved(m savedMsg) tea.Cmd {
+	if m.err != nil {
+		// The prompt opens again on the path, for the learner to mend it.
+		cmd := a.openPrompt(promptSave)
+		a.prompt.input.SetValue(m.path)
+		a.prompt.input.CursorEnd()
+		a.status.setError("not saved: " + m.err.Error())
+		return cmd
 	}
-	saved, err := scenarios.Parse(path, data)
-	if err != nil {
-		return nil, 0, err
+	a.dirty = false
+	// What matters first: where, and what was left out; the reminder of
+	// how to reopen it may be cut.
+	msg := "saved " + m.path + " with your " + requestCount(m.fired)
+	if m.dropped > 0 {
+		msg += ", " + strconv.Itoa(m.dropped) + " expectations left out (no longer true)"
 	}
-	failures, err := model.Check(saved)
-	if err != nil || len(failures) == 0 {
-		return data, 0, err
-	}
-	failed := map[int]bool{}
-	for _, f := range failures {
-		failed[f.Expectation.Line] = true
-	}
-	var kept []scenarios.Expectation
-	for i, e := range saved.Expect {
-		if !failed[e.Line] {
-			kept = append(kept, s.Expect[i])
-		}
-	}
-	s.Expect = kept
-	data, err = scenarios.Marshal(&s, fired)
-	return data, len(failures), err
+	a.status.set(msg + " · ratelab " + m.path + " opens it")
+	return nil
 }
 
 // promptLine is the prompt drawn in the status line.

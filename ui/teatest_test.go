@@ -40,7 +40,8 @@ func TestProgram(t *testing.T) {
 	tm.Send(keyPress("p"))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("playing")) },
 		teatest.WithDuration(5*time.Second))
-	for _, k := range []string{"p", "q"} {
+	// q asks before losing the fired request; y says yes.
+	for _, k := range []string{"p", "q", "y"} {
 		tm.Send(keyPress(k))
 	}
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
@@ -51,7 +52,7 @@ func TestProgram(t *testing.T) {
 	if a.overlay != overlayNone {
 		t.Error("the about page is still open")
 	}
-	if a.playing {
+	if a.play.playing {
 		t.Error("still playing after p")
 	}
 	if got := a.lab.FiredRequests(); len(got) != 1 || got[0].At != 60*time.Second {

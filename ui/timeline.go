@@ -5,9 +5,72 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"ratelab/model"
-	"ratelab/scenarios"
 )
+
+// timeline is the time-axis component: its zoom (virtual time per column)
+// and the rows it draws: the notes, one row per lane (and, under a lane
+// that delays, a row of the releases), the axis; and on a tall screen the
+// overview of the whole run.
+type timeline struct {
+	ctx   *programContext
+	zooms []time.Duration
+	zoom  int // index into zooms
+}
+
+// newTimeline starts at one column per step of the scenario.
+func newTimeline(ctx *programContext) timeline {
+	zooms := zoomLadder(ctx.step())
+	return timeline{ctx: ctx, zooms: zooms, zoom: max(0, slices.Index(zooms, ctx.step()))}
+}
+
+type timelineKeys struct{ ZoomIn, ZoomOut key.Binding }
+
+func (t *timeline) keys() timelineKeys {
+	return timelineKeys{t.ctx.keys.ZoomIn, t.ctx.keys.ZoomOut}
+}
+
+// update handles the zoom keys; handled is false for any other key.
+func (t *timeline) update(msg tea.KeyPressMsg) (handled bool) {
+	k := t.keys()
+	switch {
+	case key.Matches(msg, k.ZoomIn):
+		t.zoom = max(t.zoom-1, 0)
+	case key.Matches(msg, k.ZoomOut):
+		t.zoom = min(t.zoom+1, t.widest())
+	default:
+		return false
+	}
+	return true
+}
+
+// widest is the zoom beyond which zooming out shows nothing more: the first
+// that fits the whole axis on screen.
+func (t *timeline) widest() int {
+	cols := time.Duration(t.columns())
+	for i, dt := range t.zooms {
+		if dt*cols > t.ctx.lab.End() {
+			return max(i, min(t.zoom, len(t.zooms)-1))
+		}
+	}
+	return len(t.zooms) - 1
+}
+
+// columns is how many columns of time the screen has room for.
+func (t *timeline) columns() int { return max(t.ctx.lay.width-t.ctx.lay.label, 1) }
+
+// dt is the time per column.
+func (t *timeline) dt() time.Duration { return t.zooms[t.zoom] }
+
+// span is what the timeline shows at the clock.
+func (t *timeline) span() span {
+	cols := t.columns()
+	lab := t.ctx.lab
+	return span{timelineStart(lab.Now(), lab.End(), t.dt(), cols), t.dt(), cols}
+}
 
 // The timeline is one row per lane on a shared time axis: each column is a
 // span of virtual time, dt long, marked with the outcomes of the requests
@@ -65,9 +128,11 @@ const (
 	markUpcoming
 	markNote
 	markNoteAhead
+	markReleased
+	markReleaseAhead
 )
 
-var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇"}
+var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇", "↦", "·"}
 
 func markOf(t model.Tally) mark {
 	switch {
@@ -93,8 +158,10 @@ func (st *styles) markStyle(m mark) ink {
 		return st.rejected
 	case markMixed:
 		return st.mixed
-	case markUpcoming, markNoteAhead:
+	case markUpcoming, markNoteAhead, markReleaseAhead:
 		return st.upcoming
+	case markReleased:
+		return st.delayed
 	case markNote:
 		return st.note
 	}
@@ -146,35 +213,31 @@ func (sp span) column(t time.Duration) int {
 	return int((t - sp.start) / sp.dt)
 }
 
-// timelineSpan is what the timeline shows at the clock, dt per column: the
-// columns right of the labels, from timelineStart.
-func timelineSpan(lab *model.Lab, l layout, dt time.Duration) span {
-	cols := max(l.width-labelWidth, 1)
-	return span{timelineStart(lab.Now(), lab.End(), dt, cols), dt, cols}
+func timelineLabel(s string, style ink, w int) string {
+	return style.Render(fit(s, w-1)) + " "
 }
 
-func timelineLabel(s string, style ink) string {
-	return style.Render(fit(s, labelWidth-1)) + " "
-}
-
-// laneRows draws one row per lane over sp. A column shows the outcomes of
-// the requests in it the clock has reached, and · for those it has not.
-func laneRows(st *styles, lab *model.Lab, sp span, focus int) []string {
+// laneRows draws one row per lane over sp, and with releases a row of the
+// releases under each lane that delays. A column shows the outcomes of the
+// requests in it the clock has decided, and · for those it has not.
+func (t *timeline) laneRows(sp span, releases bool) []string {
+	st, lab, label := t.ctx.st, t.ctx.lab, t.ctx.lay.label
 	now := lab.Now()
 	cursor := sp.column(now)
 	// bounds[c] is the index of the first request at or after column c's
-	// start; requests before nowIdx have been decided.
+	// start; requests before decided have been decided (the clock may
+	// stand inside an instant, part of its requests decided).
 	bounds := make([]int, sp.cols+1)
 	for c := range bounds {
 		bounds[c] = lab.Search(sp.start + time.Duration(c)*sp.dt - 1)
 	}
-	nowIdx := lab.Search(now)
+	decided := lab.Pos()
 	marks := make([]mark, sp.cols)
 	var out []string
 	for lane, def := range lab.Lanes() {
 		for c := range marks {
 			lo, hi := bounds[c], bounds[c+1]
-			past := min(hi, nowIdx)
+			past := min(hi, decided)
 			switch {
 			case lo < past:
 				marks[c] = markOf(lab.Tally(lane, lo, past))
@@ -184,19 +247,44 @@ func laneRows(st *styles, lab *model.Lab, sp span, focus int) []string {
 				marks[c] = markEmpty
 			}
 		}
-		name := timelineLabel(def.Name, st.text)
-		if lane == focus {
-			name = timelineLabel("▶"+def.Name, st.accent)
+		name := timelineLabel(def.Name, st.text, label)
+		if lane == t.ctx.focus {
+			name = timelineLabel("▶"+def.Name, st.accent, label)
 		}
 		out = append(out, name+drawMarks(st, marks, cursor))
+		if releases && pictureOf(def.Policy).delays() {
+			out = append(out, t.releaseRow(lane, sp, marks))
+		}
 	}
 	return out
 }
 
+// releaseRow marks when the requests that lane delayed leave its queue for
+// the service: ↦ where one left by the clock, · where one is due later. It
+// is what the service behind a shaper sees.
+func (t *timeline) releaseRow(lane int, sp span, marks []mark) string {
+	st, lab := t.ctx.st, t.ctx.lab
+	now := lab.Now()
+	for c := range marks {
+		from := sp.start + time.Duration(c)*sp.dt
+		to := from + sp.dt
+		switch {
+		case from <= now && lab.Released(lane, from, min(to, now+1)) > 0:
+			marks[c] = markReleased
+		case to > now && lab.Released(lane, max(from, now+1), to) > 0:
+			marks[c] = markReleaseAhead
+		default:
+			marks[c] = markEmpty
+		}
+	}
+	return timelineLabel("  ↦ out", st.muted, t.ctx.lay.label) + drawMarks(st, marks, sp.column(now))
+}
+
 // notesRow marks the notes on sp: ◆ passed, ◇ ahead.
-func notesRow(st *styles, notes []scenarios.Note, now time.Duration, sp span) string {
+func (t *timeline) notesRow(sp span) string {
+	st, now := t.ctx.st, t.ctx.lab.Now()
 	marks := make([]mark, sp.cols)
-	for _, n := range notes {
+	for _, n := range t.ctx.lab.Scenario().Notes {
 		c := sp.column(n.At)
 		switch {
 		case c < 0:
@@ -206,13 +294,13 @@ func notesRow(st *styles, notes []scenarios.Note, now time.Duration, sp span) st
 			marks[c] = markNoteAhead
 		}
 	}
-	return timelineLabel("notes", st.muted) + drawMarks(st, marks, sp.column(now))
+	return timelineLabel("notes", st.muted, t.ctx.lay.label) + drawMarks(st, marks, sp.column(now))
 }
 
-// timelineBlock draws the timeline over sp (timelineSpan) in l.timeline
-// rows: the legend (when the layout has room), the notes, one row per lane,
-// the axis.
-func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout, sp span, focus int) []string {
+// view draws the timeline over sp in l.timeline rows: the legend (when the
+// layout has room), the notes, the lanes with their releases, the axis.
+func (t *timeline) view(sp span) []string {
+	st, l := t.ctx.st, t.ctx.lay
 	var out []string
 	if l.legend {
 		marks := st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
@@ -225,15 +313,16 @@ func timelineBlock(st *styles, lab *model.Lab, notes []scenarios.Note, l layout,
 			st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + zoom,
 		}, l.width), l.width))
 	}
-	out = append(out, notesRow(st, notes, lab.Now(), sp))
-	out = append(out, laneRows(st, lab, sp, focus)...)
-	return append(out, timelineLabel("t", st.muted)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
+	out = append(out, t.notesRow(sp))
+	out = append(out, t.laneRows(sp, l.releases)...)
+	return append(out, timelineLabel("t", st.muted, l.label)+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()))))
 }
 
-// overviewBlock draws the whole run in layout.overview rows, as many
-// columns wide as tl, the stretch the timeline shows, which it marks ━
-// above the lanes: a tall screen shows where the clock is in the scenario.
-func overviewBlock(st *styles, lab *model.Lab, tl span, focus int) []string {
+// overview draws the whole run in layout.overview rows, as many columns
+// wide as tl, the stretch the timeline shows, which it marks ━ above the
+// lanes: a tall screen shows where the clock is in the scenario.
+func (t *timeline) overview(tl span) []string {
+	st, lab := t.ctx.st, t.ctx.lab
 	cols := tl.cols
 	end := lab.End() + 1
 	dt := max((end+time.Duration(cols)-1)/time.Duration(cols), 1)
@@ -247,9 +336,9 @@ func overviewBlock(st *styles, lab *model.Lab, tl span, focus int) []string {
 			b.WriteByte(' ')
 		}
 	}
-	out := []string{timelineLabel("overview", st.title) + st.accent.Render(b.String())}
-	out = append(out, laneRows(st, lab, sp, focus)...)
-	return append(out, timelineLabel("t", st.muted)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
+	out := []string{timelineLabel("overview", st.title, t.ctx.lay.label) + st.accent.Render(b.String())}
+	out = append(out, t.laneRows(sp, false)...)
+	return append(out, timelineLabel("t", st.muted, t.ctx.lay.label)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
 }
 
 // axis writes time labels under the columns: a "|" and the time at round

@@ -37,12 +37,12 @@ func (a *App) render() string {
 
 	body := a.bodyHeight()
 	switch a.overlay {
-	case overlayHelp, overlayAbout:
+	case overlayHelp, overlayAbout, overlayPanel:
 		lines = append(lines, a.pageBlock(w, body)...)
 	case overlayPicker:
 		lines = append(lines, a.picker.View(a.st)...)
 	default:
-		views := laneViews(a.lab, a.key(), a.focus)
+		views := laneViews(a.programContext)
 		notes := a.lab.Scenario().Notes
 		blank := fit("", w)
 		gap := func() {
@@ -52,8 +52,8 @@ func (a *App) render() string {
 		}
 		lines = append(lines, lanesBlock(a.st, views, l)...)
 		gap()
-		tl := timelineSpan(a.lab, l, a.zooms[a.zoom])
-		lines = append(lines, timelineBlock(a.st, a.lab, notes, l, tl, a.focus)...)
+		tl := a.tl.span()
+		lines = append(lines, a.tl.view(tl)...)
 		gap()
 		switch {
 		case l.overview == 0:
@@ -65,12 +65,27 @@ func (a *App) render() string {
 			}
 			gap()
 		default:
-			lines = append(lines, overviewBlock(a.st, a.lab, tl, a.focus)...)
+			lines = append(lines, a.tl.overview(tl)...)
 			gap()
 		}
 		// The why panel may need fewer rows than it has: the note takes
-		// the rest, above it.
-		why := whyBlock(a.st, views, a.focus, w, l.why)
+		// the rest, above it. While the quiz asks, the question takes the
+		// why panel's place: the request is not decided yet.
+		// The current note comes before the other lanes' explanations: the
+		// why panel yields rows to it, down to what the focused lane's own
+		// explanation needs.
+		whyRows := l.why
+		if need := noteRows(notes, a.lab.Now(), w); need > l.note {
+			whyRows = max(l.why-(need-l.note), min(whyFocusRows(a.st, views, a.focus, w), l.why))
+		}
+		var why []string
+		if a.quiz.asking() {
+			// The question is the moment's point: it takes the note's rows
+			// but one.
+			why = a.quiz.block(w, l.why+l.note-1)
+		} else {
+			why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quizWhy())
+		}
 		lines = append(lines, noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why))...)
 		gap()
 		lines = append(lines, why...)
@@ -79,30 +94,32 @@ func (a *App) render() string {
 		}
 	}
 
-	status, footer := a.statusLine(w), a.footerLine(w)
-	if a.prompt.active() {
+	status, footer := a.status.view(w), a.footerLine(w)
+	switch {
+	case a.confirm != nil:
+		status = fit(a.st.errText.Render("? "+a.confirm.question), w)
+	case a.prompt.active():
 		status = a.promptLine(w)
-		if a.statusErr {
-			footer = fit(a.st.errText.Render(a.status), w)
+		if a.status.err {
+			footer = fit(a.st.errText.Render(a.status.text), w)
 		}
 	}
 	if l.status > 0 {
 		lines = append(lines, status)
-	} else if a.prompt.active() || a.status != "" {
+	} else if a.prompt.active() || a.confirm != nil || a.status.text != "" {
 		footer = status
 	}
 	lines = append(lines, footer)
 	return strings.Join(lines, "\n")
 }
 
-func (a *App) statusLine(w int) string {
-	if a.status == "" {
-		return fit("", w)
+// quizWhy is the quiz mark's explanation while the clock stays on the
+// request just answered; "" otherwise.
+func (a *App) quizWhy() string {
+	if a.quiz.revealed == a.lab.Pos() {
+		return a.quiz.revealedWhy
 	}
-	if a.statusErr {
-		return fit(a.st.errText.Render("! "+a.status), w)
-	}
-	return fit(a.st.status.Render(a.status), w)
+	return ""
 }
 
 // footerLine is the short help, with "? help · q quit" kept in sight on
@@ -112,8 +129,12 @@ func (a *App) footerLine(w int) string {
 	right := h.ShortKey.Render("?") + " " + h.ShortDesc.Render("help") + h.ShortSeparator.Render(" · ") +
 		h.ShortKey.Render("q") + " " + h.ShortDesc.Render("quit")
 	var km help.KeyMap = a.keys
+	switch {
+	case a.quiz.asking() && a.overlay == overlayNone:
+		km = quizKeyMap
+	}
 	switch a.overlay {
-	case overlayHelp, overlayAbout:
+	case overlayHelp, overlayAbout, overlayPanel:
 		km = pageKeys(a.keys)
 	case overlayPicker:
 		// The picker has no help page: ? there would do nothing.

@@ -3,8 +3,12 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
+	"ratelab/model"
 )
 
 // whyBlock explains the focused lane's last decision in at most h lines of
@@ -15,12 +19,31 @@ import (
 // When the panel has room, the other lanes' verdicts on the same request
 // follow, those that decided otherwise first, so the learner sees at once
 // why one limiter admits what another refuses.
-func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
+//
+// label is the width of the lane-name column; extra, when not empty, is a
+// sentence that comes first (the quiz's explanation of a moment just
+// answered).
+func whyBlock(st *styles, views []laneView, focus, w, h, label int, extra string) []string {
+	if extra == "" || h <= 3 {
+		return whyBody(st, views, focus, w, h, label)
+	}
+	// The extra sentence goes under the heading; the rest gets the rows
+	// it leaves.
+	var pre []string
+	for _, l := range wrapMore(extra, w, min(2, h-3)) {
+		pre = append(pre, fit(st.note.Render(l), w))
+	}
+	body := whyBody(st, views, focus, w, h-len(pre), label)
+	return append(body[:1:1], append(pre, body[1:]...)...)
+}
+
+// whyBody is the why panel without the extra sentence.
+func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	if h <= 0 || focus >= len(views) {
 		return nil
 	}
 	v := views[focus]
-	head := st.title.Render("why") + " " + st.accent.Render(v.name)
+	head := st.title.Render("why") + " " + st.accent.Render(ansi.Truncate(v.name, max(label-1, 1), "…"))
 	if !v.hasLast {
 		lines := []string{fit(head+st.muted.Render(" · no request has arrived yet"), w)}
 		if h > 1 {
@@ -30,7 +53,7 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	}
 	r := v.last.Request
 	d := v.last.Decision
-	head += st.muted.Render(" · request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) +
+	head += st.muted.Render(" · request at "+secs(r.At)+", cost "+itoa(r.Cost)+", key "+keyText(r.Key)) +
 		st.muted.Render("  (tab: next lane)")
 	lines := []string{fit(head, w)}
 	if h == 1 {
@@ -43,19 +66,19 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	if h >= 3 {
 		avail-- // the reply
 	}
-	explain := wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, min(avail, whyExplain))
+	explain := wrapMore(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, min(avail, whyExplain))
 	for _, l := range explain {
 		lines = append(lines, fit(l, w))
 	}
 	if h >= 3 {
-		lines = append(lines, fit(replyText(st, d), w))
+		lines = append(lines, fit(first(replyTexts(st, v.last, v.now), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
 	if rest <= 0 || others == 0 {
 		return lines
 	}
 	perOther := max(min(rest/others, whyOther), 1)
-	indent := labelWidth + 3 // "  name    ✗ "
+	indent := label + 3 // "  name    ✗ "
 	// When not every lane fits, the ones that decided otherwise come
 	// first: they are the lesson ("why does that one admit?").
 	order := make([]int, 0, len(views))
@@ -75,7 +98,7 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 		for j, t := range text {
 			prefix := strings.Repeat(" ", indent)
 			if j == 0 {
-				prefix = "  " + fit(o.name, labelWidth-2) + " " + outcomeGlyph(st, o.last.Decision.Outcome) + " "
+				prefix = "  " + fit(o.name, label-2) + " " + outcomeGlyph(st, o.last.Decision.Outcome) + " "
 			}
 			lines = append(lines, fit(prefix+st.muted.Render(t), w))
 		}
@@ -83,19 +106,39 @@ func whyBlock(st *styles, views []laneView, focus, w, h int) []string {
 	return lines
 }
 
-// replyText is what the client sees: the request goes through now, later,
-// or comes back as a 429.
-func replyText(st *styles, d algorithms.Decision) string {
+// replyTexts are what the client sees, longest first: the request goes
+// through now, later, or comes back as a 429 with Retry-After (whole
+// seconds, rounded up), the exact wait, and when a retry fits as a time and
+// as a wait from the clock.
+func replyTexts(st *styles, rec model.Record, now time.Duration) []string {
+	d := rec.Decision
 	switch d.Outcome {
 	case algorithms.Allowed:
-		return st.allowed.Render("→ passed to the service now")
+		return []string{st.allowed.Render("→ passed to the service now")}
 	case algorithms.Delayed:
-		return st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))
+		return []string{st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
 	s := d.RetryAfterSeconds()
 	if s < 0 {
-		return st.http.Render("← 429 Too Many Requests") + st.muted.Render(" (no Retry-After: this cost can never fit)")
+		return []string{st.http.Render("← 429 Too Many Requests") + st.muted.Render(" (no Retry-After: this cost can never fit)")}
 	}
-	return st.http.Render("← 429 Too Many Requests · Retry-After: "+strconv.FormatInt(s, 10)) +
-		st.muted.Render(" (retry in "+secs(d.RetryAfter)+", rounded up)")
+	head := st.http.Render("← 429 Too Many Requests · Retry-After: " + strconv.FormatInt(s, 10))
+	retry := retryText(rec, now)
+	return []string{
+		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+", rounded up) · "+retry),
+		head + st.muted.Render(" · "+retry),
+		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+")"),
+		head,
+	}
+}
+
+// whyFocusRows is how many rows the why panel needs for the focused lane
+// alone: the heading, its explanation (up to whyExplain rows) and the
+// reply.
+func whyFocusRows(st *styles, views []laneView, focus, w int) int {
+	if focus >= len(views) || !views[focus].hasLast {
+		return 2
+	}
+	d := views[focus].last.Decision
+	return 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
 }

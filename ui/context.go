@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"time"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// programContext is what every component of the explorer shares, in the
+// manner of soft-serve's common.Common and gh-dash's ProgramContext: the lab
+// being explored, the styles, the layout of the current terminal size, the
+// key bindings, and the learner's choices that several panels read (the
+// focused lane, the shown key, the cost of a fired request). The root model
+// owns it and changes it; components read it through a pointer.
+type programContext struct {
+	lab  *model.Lab
+	opts Options
+	keys keyMap
+	st   *styles
+	lay  layout
+
+	focus  int   // the lane whose decision the why panel explains
+	keyIdx int   // index into lab.Keys() of the key shown and fired; -1 follows the last request
+	cost   int64 // cost of a fired request
+}
+
+// step is how far one keypress moves the clock.
+func (c *programContext) step() time.Duration {
+	if s := c.lab.Scenario().Step; s > 0 {
+		return s
+	}
+	return scenarios.DefaultStep
+}
+
+// key is the key whose state the lanes show and for which space fires: the
+// one the learner pinned with k, else the key of the latest request, so
+// that the lanes' state and their last verdict are about the same client.
+func (c *programContext) key() string {
+	keys := c.lab.Keys()
+	if c.keyIdx >= 0 && c.keyIdx < len(keys) {
+		return keys[c.keyIdx]
+	}
+	if rec, ok := c.lab.LastDecision(0); ok {
+		return rec.Request.Key
+	}
+	if len(keys) > 0 {
+		return keys[0]
+	}
+	return scenarios.DefaultKey
+}
+
+// pinned reports whether the learner pinned a key with k (or fired as a
+// new key), rather than following the latest request's.
+func (c *programContext) pinned() bool { return c.keyIdx >= 0 && c.keyIdx < len(c.lab.Keys()) }

@@ -1,0 +1,364 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/algorithms"
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// quiz is "predict, then see": with the quiz on, the clock stops before each
+// moment worth predicting — the scenario's quiz marks, or every request when
+// it marks none — and asks whether a lane will admit, delay or reject the
+// request (and, for a rejection, when a retry would fit). The answer is
+// graded by model.Grade, then the decision and its explanation appear. A
+// moment answered once is not asked again; t twice starts afresh.
+type quiz struct {
+	ctx *programContext
+	on  bool
+	// moments are the requests to ask about (timeline indices) with their
+	// marks; nil marks with every: every request is a moment.
+	moments map[int]*scenarios.QuizMark
+	every   bool
+	// answered holds the moments asked already.
+	answered map[int]bool
+
+	// The open question: the request at index, about lanes (the mark's
+	// lane, every lane for a mark that names none, the focused lane when
+	// every request is asked about), asked one after the other: cur is the
+	// lane being asked, guesses the answers so far; stage says what is
+	// awaited.
+	stage   quizStage
+	index   int
+	lanes   []int
+	cur     int
+	guesses []model.Guess
+	mark    *scenarios.QuizMark
+	// revealed is the timeline position after the last answered request,
+	// while the clock stays there the why panel shows the mark's why.
+	revealed    int
+	revealedWhy string
+
+	right, asked           int // outcomes guessed right, of those asked
+	retryClose, retryAsked int // retry waits guessed close, of those guessed
+}
+
+type quizStage int
+
+const (
+	quizIdle    quizStage = iota
+	quizOutcome           // a, d or r
+	quizRetry             // the retry prompt is open
+)
+
+type quizKeys struct{ Admit, Delay, Reject, Leave key.Binding }
+
+var quizKeyMap = quizKeys{
+	Admit:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "admitted now")),
+	Delay:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delayed")),
+	Reject: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rejected")),
+	Leave:  key.NewBinding(key.WithKeys("esc", "t"), key.WithHelp("esc", "leave the quiz")),
+}
+
+// ShortHelp and FullHelp make the quiz a help.KeyMap for the footer.
+func (q quizKeys) ShortHelp() []key.Binding {
+	return []key.Binding{q.Admit, q.Delay, q.Reject, q.Leave}
+}
+func (q quizKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{q.ShortHelp()}
+}
+
+// reset forgets the quiz: off, no score (a new scenario).
+func (q *quiz) reset() {
+	ctx := q.ctx
+	*q = quiz{ctx: ctx, revealed: -1}
+}
+
+func (q *quiz) asking() bool { return q.stage != quizIdle }
+
+// start turns the quiz on with a fresh score.
+func (q *quiz) start() {
+	q.reset()
+	q.on = true
+	q.answered = map[int]bool{}
+	lab := q.ctx.lab
+	marks := lab.Scenario().Quiz
+	if len(marks) == 0 {
+		q.every = true
+		return
+	}
+	q.moments = map[int]*scenarios.QuizMark{}
+	for i := range marks {
+		if idx, ok := lab.QuizIndex(marks[i]); ok {
+			q.moments[idx] = &marks[i]
+		}
+	}
+}
+
+// isMoment reports whether request i is to be asked about.
+func (q *quiz) isMoment(i int) bool {
+	if !q.on || q.answered[i] {
+		return false
+	}
+	if q.every {
+		return true
+	}
+	_, ok := q.moments[i]
+	return ok
+}
+
+// askAt opens the question on request i when it is a moment: the clock
+// stands at its instant with it not yet decided. It reports whether it
+// asks.
+func (q *quiz) askAt(i int) bool {
+	if q.asking() || !q.isMoment(i) {
+		return false
+	}
+	lab := q.ctx.lab
+	lab.SeekPos(i)
+	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.moments[i], 0, nil
+	q.lanes = []int{q.ctx.focus}
+	switch {
+	case q.mark == nil:
+	case q.mark.Lane == "":
+		q.lanes = q.lanes[:0]
+		for l := range lab.Lanes() {
+			q.lanes = append(q.lanes, l)
+		}
+	default:
+		for l, def := range lab.Lanes() {
+			if def.Name == q.mark.Lane {
+				q.lanes[0] = l
+			}
+		}
+	}
+	return true
+}
+
+// lane is the lane being asked about.
+func (q *quiz) lane() int { return q.lanes[q.cur] }
+
+// stopBetween stops the clock at the first moment among the requests from
+// index from on that arrive by to: the clock goes to its instant, the
+// request undecided, and the question opens. It reports whether it
+// stopped. Play asks it every frame, the clock keys after each move.
+func (q *quiz) stopBetween(from int, to time.Duration) bool {
+	if !q.on || q.asking() {
+		return false
+	}
+	lab := q.ctx.lab
+	for i := from; i < lab.Len() && lab.Request(i).At <= to; i++ {
+		if q.askAt(i) {
+			return true
+		}
+		if q.every || !q.anyAfter(i) {
+			return false // every request is a moment: the first was answered before
+		}
+	}
+	return false
+}
+
+// anyAfter reports whether an unanswered marked moment lies after index i.
+func (q *quiz) anyAfter(i int) bool {
+	for idx := range q.moments {
+		if idx > i && !q.answered[idx] {
+			return true
+		}
+	}
+	return false
+}
+
+// answer takes the predicted outcome for the lane being asked about. A
+// rejection then asks when a retry would fit (retry: the prompt opens);
+// else the next lane is asked, and after the last (done) the answers are
+// revealed.
+func (q *quiz) answer(o algorithms.Outcome) (retry, done bool) {
+	q.guesses = append(q.guesses, model.Guess{Outcome: o})
+	if o == algorithms.Rejected {
+		q.stage = quizRetry
+		return true, false
+	}
+	return false, q.next()
+}
+
+// answerRetry takes the guessed wait of the rejection just predicted (nil:
+// no guess) and moves on; done as for answer.
+func (q *quiz) answerRetry(wait *time.Duration) (done bool) {
+	if wait != nil && len(q.guesses) > 0 {
+		g := &q.guesses[len(q.guesses)-1]
+		g.RetryAfter, g.HasRetry = *wait, true
+	}
+	q.stage = quizOutcome
+	return q.next()
+}
+
+// next moves to the next lane to ask about; done when none is left.
+func (q *quiz) next() (done bool) {
+	q.cur++
+	return q.cur >= len(q.lanes)
+}
+
+// reveal decides the request, grades every answer and says how it went:
+// "✓ bucket admitted it · ✗ shaper delayed it 4.5s (you said admitted) ·
+// score 3 of 4".
+func (q *quiz) reveal() string {
+	lab := q.ctx.lab
+	lab.SeekPos(q.index + 1)
+	q.answered[q.index] = true
+	q.stage = quizIdle
+	q.revealed = lab.Pos()
+	q.revealedWhy = ""
+	if q.mark != nil {
+		q.revealedWhy = q.mark.Why
+	}
+	var parts []string
+	for k, lane := range q.lanes {
+		rec, _ := lab.LastDecision(lane)
+		d := rec.Decision
+		g := q.guesses[k]
+		right, close := model.Grade(d, g)
+		q.asked++
+		part := "✓ "
+		if right {
+			q.right++
+		} else {
+			part = "✗ "
+		}
+		part += lab.Lanes()[lane].Name + " " + decisionWords(d)
+		if !right {
+			part += " (you said " + g.Outcome.String() + ")"
+		}
+		if g.HasRetry {
+			q.retryAsked++
+			switch {
+			case close:
+				q.retryClose++
+				part += ", your retry " + secs(g.RetryAfter) + " was close"
+			case model.HasRetry(d):
+				part += ", your retry " + secs(g.RetryAfter) + " was off"
+			}
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " · ") + " · score " + q.scoreText()
+}
+
+// decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
+// "rejected it, retry in 1s".
+func decisionWords(d algorithms.Decision) string {
+	switch d.Outcome {
+	case algorithms.Allowed:
+		return "admitted it"
+	case algorithms.Delayed:
+		return "delayed it " + secs(d.Delay)
+	}
+	if d.RetryAfter == algorithms.Never {
+		return "rejected it: it can never fit"
+	}
+	return "rejected it; a retry fits after " + secs(d.RetryAfter)
+}
+
+// scoreText is "3 of 4" (and the retry guesses, if any).
+func (q *quiz) scoreText() string {
+	s := strconv.Itoa(q.right) + " of " + strconv.Itoa(q.asked)
+	if q.retryAsked > 0 {
+		s += ", retry waits " + strconv.Itoa(q.retryClose) + " of " + strconv.Itoa(q.retryAsked)
+	}
+	return s
+}
+
+// block draws the open question in h lines of width w, in place of the why
+// panel: which request, which lane, the mark's hint, the keys, the score.
+func (q *quiz) block(w, h int) []string {
+	st, lab := q.ctx.st, q.ctx.lab
+	r := lab.Request(q.index)
+	name := lab.Lanes()[q.lane()].Name
+	where := "request at " + secs(r.At)
+	if k, m := lab.Instant(); m > 1 {
+		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + secs(r.At)
+	}
+	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)+" · score "+q.scoreText()), w)}
+	question := "What will " + name + " do with this request?"
+	if len(q.lanes) > 1 {
+		question += " (lane " + strconv.Itoa(q.cur+1) + " of " + strconv.Itoa(len(q.lanes)) + ")"
+	}
+	if q.stage == quizRetry {
+		question = "Rejected, you say. When would the same request fit, from now?"
+	}
+	for _, l := range wrap(st.accent.Render(question), w, 2) {
+		lines = append(lines, fit(l, w))
+	}
+	// The keys to answer with are in the footer.
+	if q.mark != nil && q.mark.Ask != "" && len(lines) < h {
+		for _, l := range wrap(q.mark.Ask, w, h-len(lines)) {
+			lines = append(lines, fit(st.note.Render(l), w))
+		}
+	}
+	return pad(lines, w, h)
+}
+
+// toggleQuiz turns the quiz on (fresh score) or off.
+func (a *App) toggleQuiz() {
+	if a.quiz.on {
+		score := a.quiz.scoreText()
+		a.quiz.reset()
+		a.status.set("quiz off · final score " + score)
+		return
+	}
+	a.quiz.start()
+	// The requests at the clock's instant are taken back, so that those
+	// among them worth predicting (a page load at 0s) can be asked about.
+	if k, _ := a.lab.Instant(); k > 0 {
+		a.lab.SeekPos(a.lab.Pos() - k)
+	}
+	what := "the moments this lesson marks"
+	if a.quiz.every {
+		what = "every request"
+	}
+	a.status.set("quiz on: play or step (n) and predict at " + what + " · t again ends it")
+	if !a.quiz.every && len(a.quiz.moments) == 0 {
+		a.status.set("quiz on, but this scenario's marks match no request · t ends it")
+	}
+}
+
+// quizKey handles a key while the quiz asks.
+func (a *App) quizKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := quizKeyMap
+	switch {
+	case key.Matches(msg, a.keys.Quit):
+		return a.discard("quit", func() tea.Cmd { return tea.Quit })
+	case key.Matches(msg, k.Leave):
+		a.toggleQuiz()
+	case key.Matches(msg, k.Admit):
+		a.quizAnswer(algorithms.Allowed)
+	case key.Matches(msg, k.Delay):
+		a.quizAnswer(algorithms.Delayed)
+	case key.Matches(msg, k.Reject):
+		a.quizAnswer(algorithms.Rejected)
+		return a.openPrompt(promptRetry)
+	default:
+		a.status.set("answer with a, d or r (esc leaves the quiz)")
+	}
+	return nil
+}
+
+// quizAnswer passes a predicted outcome to the quiz and reveals once every
+// lane asked about has an answer.
+func (a *App) quizAnswer(o algorithms.Outcome) {
+	if _, done := a.quiz.answer(o); done {
+		a.status.set(a.quiz.reveal())
+	}
+}
+
+// quizRetry passes the guessed retry wait (nil: none) to the quiz.
+func (a *App) quizRetry(wait *time.Duration) {
+	if a.quiz.answerRetry(wait) {
+		a.status.set(a.quiz.reveal())
+	}
+}

@@ -1,0 +1,497 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/scenarios"
+)
+
+// The tests of what a learner ran into (issue 6): every note readable,
+// play that stops at the lesson's moments, an instant opened request by
+// request, per-key numbers labelled, the shaper's output drawn, and the
+// rest.
+
+// TestEveryNoteReadableAt80x24: at each note of every canned lesson, the
+// note panel shows the note whole or says that e reads the rest, and e
+// shows it whole.
+func TestEveryNoteReadableAt80x24(t *testing.T) {
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			a := newTestApp(t, info.Name, 80, 24)
+			for _, n := range a.lab.Scenario().Notes {
+				a.lab.Seek(n.At)
+				flat := strings.Join(strings.Fields(screen(a)), " ")
+				text := strings.Join(strings.Fields(n.Text), " ")
+				if !strings.Contains(flat, text) && !strings.Contains(flat, "(e: read all)") {
+					t.Fatalf("at %v the note is cut without a word:\n%s", n.At, screen(a))
+				}
+				press(a, "e")
+				if a.overlay != overlayPanel {
+					t.Fatal("e did not open the panel")
+				}
+				page := strings.Join(strings.Fields(ansi.Strip(a.page.GetContent())), " ")
+				if !strings.Contains(page, text) {
+					t.Fatalf("at %v the panel lacks the note %q:\n%s", n.At, text, page)
+				}
+				press(a, "e")
+				if a.overlay != overlayNone {
+					t.Fatal("e again did not close the panel")
+				}
+			}
+		})
+	}
+}
+
+// TestExpandedPanelHasEveryExplanation: the panel holds every lane's whole
+// explanation, however short the screen.
+func TestExpandedPanelHasEveryExplanation(t *testing.T) {
+	a := newTestApp(t, "dashboard", 80, 24)
+	a.lab.Seek(30*time.Second + 250*time.Millisecond)
+	press(a, "e")
+	page := strings.Join(strings.Fields(ansi.Strip(a.page.GetContent())), " ")
+	for lane := range a.lab.Lanes() {
+		rec, _ := a.lab.LastDecision(lane)
+		if want := strings.Join(strings.Fields(rec.Decision.Explain()), " "); !strings.Contains(page, want) {
+			t.Errorf("the panel lacks lane %d's explanation %q", lane, want)
+		}
+	}
+}
+
+// playUntilPaused plays frame by frame (wall time 1/30 s a frame) until
+// the clock stops, at most frames frames.
+func playUntilPaused(t *testing.T, a *App, frames int) {
+	t.Helper()
+	wall := time.Unix(0, 0)
+	for i := 0; a.play.playing; i++ {
+		if i == frames {
+			t.Fatalf("still playing after %d frames, at %v", frames, a.lab.Now())
+		}
+		wall = wall.Add(frameInterval)
+		a.Update(tickMsg{gen: a.play.gen, at: wall})
+	}
+}
+
+// TestPlayStopsAtEachNote: at ×1000 play stops exactly at every note; with
+// m it runs through them to the end.
+func TestPlayStopsAtEachNote(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.play.speed = len(speeds) - 1
+	notes := a.lab.Scenario().Notes
+	for _, n := range notes {
+		if n.At == 0 {
+			continue
+		}
+		press(a, "p")
+		playUntilPaused(t, a, 1000)
+		if a.lab.Now() != n.At || !strings.Contains(a.status.text, "stopped at the note at "+secs(n.At)) {
+			t.Fatalf("play stopped at %v (%q), want the note at %v", a.lab.Now(), a.status.text, n.At)
+		}
+	}
+	press(a, "g", "m")
+	if !strings.Contains(screen(a), "no note stops") {
+		t.Error("the header does not say that play runs through the notes")
+	}
+	press(a, "p")
+	playUntilPaused(t, a, 1000)
+	if a.lab.Now() != a.lab.End() {
+		t.Errorf("with m, play stopped at %v, not the end", a.lab.Now())
+	}
+}
+
+// TestPlayToTheNextMoment: P plays to the next note or disagreement and
+// stops there, at any speed.
+func TestPlayToTheNextMoment(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "m") // notes do not stop it: the moment does
+	a.play.speed = 0
+	a.lab.Seek(61 * time.Second)
+	want, ok := a.lab.NextMoment(a.lab.Now())
+	if !ok {
+		t.Fatal("no moment after 61s")
+	}
+	press(a, "P")
+	playUntilPaused(t, a, 100000)
+	if a.lab.Now() != want {
+		t.Errorf("P stopped at %v, want %v", a.lab.Now(), want)
+	}
+}
+
+// TestStepThroughAnInstant: the dashboard's page load is 10 requests at 0s;
+// n and N step through them one by one, the bucket's balance and the why
+// panel follow each.
+func TestStepThroughAnInstant(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	a.lab.SeekPos(0)
+	requireScreen(t, a, "before request 1 of 10 at 0s", "10 of 10 tokens")
+	for k := 1; k <= 10; k++ {
+		press(a, "n")
+		requireScreen(t, a, "request "+itoa(int64(k))+" of 10 at 0s", itoa(int64(10-k))+" of 10 tokens")
+	}
+	press(a, "N", "N")
+	requireScreen(t, a, "request 8 of 10 at 0s", "2 of 10 tokens")
+	// The shaper's third request waits 1s: tab to it and read why.
+	a.lab.SeekPos(3)
+	press(a, "tab", "tab")
+	requireScreen(t, a, "why shaper", "delay = 1s")
+}
+
+// TestPerKeyLabels: with two keys the totals say "all keys", and a pinned
+// key shows its own totals and peak first.
+func TestPerKeyLabels(t *testing.T) {
+	a := newTestApp(t, "counter-blind-spot", 160, 48)
+	a.lab.Seek(a.lab.End())
+	requireScreen(t, a, "all keys")
+	press(a, "k")
+	out := screen(a)
+	if !strings.Contains(out, "key "+a.key()) {
+		t.Fatalf("a pinned key's totals are not labelled:\n%s", out)
+	}
+	stats := a.lab.StatsFor(1, a.key())
+	if !strings.Contains(out, "peak "+itoa(stats.Peak)) {
+		t.Errorf("the pinned key's peak %d is not shown:\n%s", stats.Peak, out)
+	}
+}
+
+// TestReleasesAreDrawn: the shaper's row of releases marks when its
+// delayed requests leave, one per second after the burst.
+func TestReleasesAreDrawn(t *testing.T) {
+	a := newTestApp(t, "shaping-vs-policing", 120, 40)
+	a.lab.Seek(5 * time.Second)
+	out := screen(a)
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "↦ out") {
+			row = l
+		}
+	}
+	if row == "" || strings.Count(row, "↦") < 2 {
+		t.Fatalf("no row of releases:\n%s", out)
+	}
+}
+
+// TestBurstWithSpread: "120 100ms" fires 120 requests over 100ms, placed as
+// a traffic item's spread places them.
+func TestBurstWithSpread(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.lab.Seek(30 * time.Second)
+	press(a, "b")
+	answer(a, "120 100ms")
+	f := a.lab.FiredRequests()
+	if len(f) != 120 || f[0].At != 30*time.Second || f[119].At != 30*time.Second+119*100*time.Millisecond/120 {
+		t.Fatalf("fired %d requests, first %v last %v", len(f), f[0].At, f[len(f)-1].At)
+	}
+	press(a, "b")
+	answer(a, "3 fast")
+	if !a.status.err || !strings.Contains(a.status.text, "a number needs a unit") && !strings.Contains(a.status.text, "spread") {
+		t.Errorf("a bad spread: %q", a.status.text)
+	}
+}
+
+// TestFireAsANewKey: K asks for a key's name, fires one request as it and
+// pins the lanes to it.
+func TestFireAsANewKey(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.lab.Seek(60 * time.Second)
+	press(a, "K")
+	answer(a, "second-seller")
+	if a.key() != "second-seller" || len(a.lab.FiredRequests()) != 1 {
+		t.Fatalf("key %q, fired %v", a.key(), a.lab.FiredRequests())
+	}
+	requireScreen(t, a, "second-seller")
+}
+
+// TestDiscardAsksFirst: q with unsaved requests asks; a key other than y
+// keeps them; y quits. r removes them, and u brings them back.
+func TestDiscardAsksFirst(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "space")
+	if cmd := press(a, "q"); isQuit(cmd) || a.confirm == nil {
+		t.Fatal("q quit without asking")
+	}
+	requireScreen(t, a, "lose your 1 request?")
+	press(a, "x")
+	if a.confirm != nil || a.lab.FiredCount() != 1 {
+		t.Fatal("another key did not keep the requests")
+	}
+	press(a, "r")
+	if a.lab.FiredCount() != 0 {
+		t.Fatal("r kept the requests")
+	}
+	press(a, "u")
+	if a.lab.FiredCount() != 1 || !strings.Contains(a.status.text, "undid the reset") {
+		t.Fatalf("u after r: %d fired, %q", a.lab.FiredCount(), a.status.text)
+	}
+	press(a, "o")
+	if a.confirm == nil {
+		t.Fatal("o did not ask")
+	}
+	press(a, "y")
+	if a.overlay != overlayPicker {
+		t.Fatal("y did not open the picker")
+	}
+	press(a, "esc")
+	press(a, "q")
+	if cmd := press(a, "y"); !isQuit(cmd) {
+		t.Error("y did not quit")
+	}
+}
+
+// TestSavedWorkDoesNotAsk: after a save, q quits at once.
+func TestSavedWorkDoesNotAsk(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "space", "s")
+	path := filepath.Join(t.TempDir(), "mine.yaml")
+	press(a, "ctrl+u")
+	typeText(a, path)
+	cmd := press(a, "enter")
+	if cmd == nil {
+		t.Fatal("save returned no command to write the file")
+	}
+	settle(a, cmd)
+	if _, err := os.Stat(path); err != nil || !strings.Contains(a.status.text, "saved") {
+		t.Fatalf("not saved: %v %q", err, a.status.text)
+	}
+	if cmd := press(a, "q"); !isQuit(cmd) {
+		t.Error("q asked again after a save")
+	}
+}
+
+// TestOpenAFileAndReloadIt: the picker's last line opens a file by its
+// path; an edit on disk reloads it keeping the learner's requests, and a
+// broken edit keeps the last good version with one line of error.
+func TestOpenAFileAndReloadIt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	write := func(text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(sandbox)
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "o")
+	for range len(a.picker.items) {
+		press(a, "down")
+	}
+	press(a, "enter")
+	if a.prompt.kind != promptOpen {
+		t.Fatal("the picker's last line did not ask for a path")
+	}
+	press(a, "ctrl+u")
+	typeText(a, path)
+	settle(a, press(a, "enter"))
+	if a.lab.Scenario().Name != path || a.watch.path != path {
+		t.Fatalf("opened %q, watching %q", a.lab.Scenario().Name, a.watch.path)
+	}
+	press(a, "space")
+	write(strings.Replace(sandbox, "title: s", "title: edited", 1))
+	a.Update(fileStatMsg{path: path, mod: time.Unix(1, 0), size: 1})
+	a.Update(loadFile(path, true)())
+	if a.lab.Scenario().Title != "edited" || a.lab.FiredCount() != 1 || !strings.Contains(a.status.text, "1 request kept") {
+		t.Fatalf("reload: title %q, %d fired, %q", a.lab.Scenario().Title, a.lab.FiredCount(), a.status.text)
+	}
+	write("title: broken\nlimiters: [\n")
+	a.Update(loadFile(path, true)())
+	if a.lab.Scenario().Title != "edited" || !a.status.err || !strings.Contains(a.status.text, "last good version") {
+		t.Fatalf("a broken edit: title %q, status %q", a.lab.Scenario().Title, a.status.text)
+	}
+	requireScreen(t, a, "mine.yaml:")
+}
+
+// TestPeakWindowPrompt: w sets the peak's window; the lanes say per what.
+func TestPeakWindowPrompt(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.lab.Seek(a.lab.End())
+	press(a, "w")
+	answer(a, "1s")
+	if a.lab.PeakWindow() != time.Second {
+		t.Fatalf("peak window %v", a.lab.PeakWindow())
+	}
+	requireScreen(t, a, "peak 240 per 1s")
+	press(a, "w")
+	answer(a, "61")
+	if !a.status.err || !strings.Contains(a.status.text, "a number needs a unit") {
+		t.Errorf("w 61: %q", a.status.text)
+	}
+}
+
+// TestCostNoLaneCanAdmitIsRefused: the cost prompt says why.
+func TestCostNoLaneCanAdmitIsRefused(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "c")
+	answer(a, "12")
+	if !a.status.err || a.cost != 1 || !strings.Contains(a.status.text, "bucket") {
+		t.Errorf("cost 12 on a bucket of 10: cost %d, %q", a.cost, a.status.text)
+	}
+}
+
+// TestRetrySaysWhen: a rejection's retry is a time and a wait from the
+// clock, which shrinks as the clock moves.
+func TestRetrySaysWhen(t *testing.T) {
+	a := newTestApp(t, "boundary", 160, 48)
+	a.lab.Seek(60*time.Second + 50*time.Millisecond)
+	press(a, "tab")
+	requireScreen(t, a, "retry at")
+	before := screen(a)
+	press(a, "l")
+	if screen(a) == before || !strings.Contains(screen(a), "(in ") {
+		t.Error("the retry's wait from now did not change with the clock")
+	}
+}
+
+// TestGCRAWordsIntroduced: the about page says what TAT and τ mean.
+func TestGCRAWordsIntroduced(t *testing.T) {
+	a := newTestApp(t, "gcra-is-token-bucket", 100, 60)
+	press(a, "a")
+	page := strings.Join(strings.Fields(ansi.Strip(a.page.GetContent())), " ")
+	for _, want := range []string{"TAT (theoretical arrival time)", "τ (tolerance)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the about page lacks %q", want)
+		}
+	}
+}
+
+// TestAboutMarksNotesByTheClock: ◆ for the notes passed, ◇ for those
+// ahead, and wrapped notes indented under their text.
+func TestAboutMarksNotesByTheClock(t *testing.T) {
+	a := newTestApp(t, "boundary", 60, 60)
+	press(a, "a")
+	page := ansi.Strip(a.page.GetContent())
+	if strings.Contains(page, "◆ 59.9s") || !strings.Contains(page, "◇ 59.9s") {
+		t.Errorf("at 0s a note ahead is marked passed:\n%s", page)
+	}
+	lines := strings.Split(page, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  ◇ ") && i+1 < len(lines) && lines[i+1] != "" && !strings.HasPrefix(lines[i+1], "  ") {
+			t.Errorf("a wrapped note is not indented: %q", lines[i+1])
+		}
+	}
+}
+
+// TestZoomOutStopsAtTheWholeRun: Z stops once the whole axis fits.
+func TestZoomOutStopsAtTheWholeRun(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	for range 40 {
+		press(a, "Z")
+	}
+	sp := a.tl.span()
+	if sp.length() <= a.lab.End() || sp.dt/10*time.Duration(sp.cols) > a.lab.End() && a.tl.zoom > 0 && a.tl.zooms[a.tl.zoom-1]*time.Duration(sp.cols) > a.lab.End() {
+		t.Errorf("zoomed out to %v a column, %v on screen for an axis of %v", sp.dt, sp.length(), a.lab.End())
+	}
+}
+
+// TestEightLaneNamesWhole: eight lanes with long names keep them whole in
+// the timeline's labels.
+func TestEightLaneNamesWhole(t *testing.T) {
+	y := "title: eight\ntraffic: [{at: 0s}]\nlimiters:\n"
+	names := []string{"fixed-minute", "fixed-second", "log-minute", "log-second", "counter-min", "counter-sec", "bucket-burst", "shaper-queue"}
+	for _, n := range names {
+		y += "  - {name: " + n + ", algorithm: fixed-window, limit: 5, window: 1s}\n"
+	}
+	a := newYAMLApp(t, y, 80, 40)
+	for _, n := range names {
+		requireScreen(t, a, n+" ")
+	}
+}
+
+// TestTotalsWrittenOneWay: the lanes' totals use one notation.
+func TestTotalsWrittenOneWay(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		a := newTestApp(t, "dashboard", size[0], size[1])
+		a.lab.Seek(a.lab.End())
+		if out := screen(a); regexp.MustCompile(`✓ \d+ allowed|✗ \d+ rejected`).MatchString(out) {
+			t.Errorf("%v: totals written as words:\n%s", size, out)
+		}
+	}
+}
+
+// TestHeaderKeepsNumbersApart: "cost 1" and the request count never run
+// together.
+func TestHeaderKeepsNumbersApart(t *testing.T) {
+	a := newTestApp(t, "boundary", 80, 24)
+	press(a, "space")
+	if line := strings.Split(screen(a), "\n")[1]; strings.Contains(line, "1 241") || !strings.Contains(line, "· 241 requests") {
+		t.Errorf("header: %q", line)
+	}
+}
+
+// TestQuizThroughALesson: the quiz stops at each of the dashboard's marks,
+// takes the answers and keeps the score; rewinding and playing again does
+// not ask twice.
+func TestQuizThroughALesson(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	if !a.quiz.on || len(a.quiz.moments) != len(a.lab.Scenario().Quiz) {
+		t.Fatalf("quiz on %v with %d moments", a.quiz.on, len(a.quiz.moments))
+	}
+	a.play.speed = len(speeds) - 1
+	press(a, "m") // only the quiz stops play
+	asked := 0
+	for a.lab.Now() < a.lab.End() {
+		press(a, "p")
+		playUntilPaused(t, a, 100000)
+		if !a.quiz.asking() {
+			break
+		}
+		asked++
+		k, _ := a.lab.Instant()
+		if a.lab.Pos() != a.quiz.index || k != a.lab.Pos()-a.lab.Search(a.lab.Now()-1) {
+			t.Fatalf("the quiz asks about request %d with %d decided", a.quiz.index, a.lab.Pos())
+		}
+		requireScreen(t, a, "quiz", "What will")
+		for a.quiz.asking() {
+			if a.quiz.stage == quizRetry {
+				answer(a, "1s")
+				continue
+			}
+			press(a, "a")
+		}
+		if !strings.Contains(a.status.text, "score") {
+			t.Fatalf("no score after an answer: %q", a.status.text)
+		}
+	}
+	if asked != len(a.lab.Scenario().Quiz) {
+		t.Errorf("asked at %d moments, want %d", asked, len(a.lab.Scenario().Quiz))
+	}
+	if a.quiz.asked == 0 || a.quiz.right == 0 || a.quiz.right == a.quiz.asked {
+		t.Errorf("score %d of %d: answering \"admitted\" everywhere should be right sometimes, not always", a.quiz.right, a.quiz.asked)
+	}
+	press(a, "g", "p")
+	playUntilPaused(t, a, 100000)
+	if a.quiz.asking() {
+		t.Error("a moment answered was asked again after rewinding")
+	}
+	press(a, "t")
+	if a.quiz.on || !strings.Contains(a.status.text, "final score") {
+		t.Errorf("t did not end the quiz: %q", a.status.text)
+	}
+}
+
+// TestQuizAsksBeforeTheDecision: while the question is open the request is
+// undecided and the lanes show the state before it.
+func TestQuizAsksBeforeTheDecision(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	a.lab.SeekPos(0)
+	press(a, "n")
+	if !a.quiz.asking() {
+		// The first mark is the 10th request at 0s: n on the way asks there.
+		for i := 0; i < 12 && !a.quiz.asking(); i++ {
+			press(a, "n")
+		}
+	}
+	if !a.quiz.asking() || a.lab.Pos() != a.quiz.index {
+		t.Fatalf("asking %v at request %d with %d decided", a.quiz.asking(), a.quiz.index, a.lab.Pos())
+	}
+	if _, ok := a.Update(tea.KeyPressMsg{Code: 'x', Text: "x"}); ok == nil && !strings.Contains(a.status.text, "answer with a, d or r") {
+		t.Errorf("another key: %q", a.status.text)
+	}
+}

@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// watchInterval is how often the explorer looks at the open scenario's file
+// for an edit: one stat a second, and only while a file is open.
+const watchInterval = time.Second
+
+// fileWatch follows the scenario's file, so that an edit made in another
+// window shows at once. A canned scenario has no file to follow (path "").
+type fileWatch struct {
+	path string
+	mod  time.Time
+	size int64
+}
+
+// watchFor follows s's file, if s came from one.
+func watchFor(s *scenarios.Scenario) fileWatch {
+	if _, canned := scenarios.Source(s.Name); canned {
+		return fileWatch{}
+	}
+	w := fileWatch{path: s.Name}
+	if fi, err := os.Stat(s.Name); err == nil {
+		w.mod, w.size = fi.ModTime(), fi.Size()
+	}
+	return w
+}
+
+// fileStatMsg is one look at the watched file.
+type fileStatMsg struct {
+	path string
+	mod  time.Time
+	size int64
+	err  error
+}
+
+// next schedules the next look at the file; nil when there is none.
+func (w fileWatch) next() tea.Cmd {
+	if w.path == "" {
+		return nil
+	}
+	path := w.path
+	return tea.Tick(watchInterval, func(time.Time) tea.Msg {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return fileStatMsg{path: path, err: err}
+		}
+		return fileStatMsg{path: path, mod: fi.ModTime(), size: fi.Size()}
+	})
+}
+
+// onFileStat reloads the scenario when its file changed, and looks again
+// later. A file that went away is looked for again (an editor may write a
+// new file in its place).
+func (a *App) onFileStat(m fileStatMsg) tea.Cmd {
+	if m.path != a.watch.path {
+		return nil // a look at a file no longer open
+	}
+	if m.err != nil || (m.mod.Equal(a.watch.mod) && m.size == a.watch.size) {
+		return a.watch.next()
+	}
+	a.watch.mod, a.watch.size = m.mod, m.size
+	return tea.Batch(loadFile(m.path, true), a.watch.next())
+}
+
+// loadedMsg is a scenario file read and parsed, or the error that stopped
+// it; reload tells an edit of the open file from a file opened anew.
+type loadedMsg struct {
+	path   string
+	s      *scenarios.Scenario
+	err    error
+	reload bool
+}
+
+// loadFile reads and parses a scenario file, off the update loop.
+func loadFile(path string, reload bool) tea.Cmd {
+	return func() tea.Msg {
+		s, err := scenarios.Load(path)
+		return loadedMsg{path: path, s: s, err: err, reload: reload}
+	}
+}
+
+// onLoaded shows a scenario read from a file. An edit of the open file
+// keeps the clock and the learner's requests where they still fit; a broken
+// edit keeps the last good version running and says what is wrong in one
+// line.
+func (a *App) onLoaded(m loadedMsg) {
+	if m.err != nil {
+		if m.reload {
+			a.status.setError(m.err.Error() + " · still showing the last good version")
+		} else {
+			a.status.setError("not opened: " + m.err.Error())
+		}
+		return
+	}
+	if !m.reload {
+		lab, err := model.New(m.s, 0)
+		if err != nil {
+			a.status.setError("not opened: " + err.Error())
+			return
+		}
+		a.setLab(lab)
+		a.watch = watchFor(m.s)
+		a.status.set("opened " + m.path + " · a shows what it is about · edits to the file show here at once")
+		return
+	}
+	if m.path != a.watch.path {
+		return
+	}
+	lab, kept, dropped, err := a.lab.Rebase(m.s)
+	if err != nil {
+		a.status.setError(err.Error() + " · still showing the last good version")
+		return
+	}
+	focus, keyIdx, cost, tl := a.focus, a.keyIdx, a.cost, a.tl.zoom
+	a.lab = lab
+	a.focus = min(focus, len(lab.Lanes())-1)
+	a.keyIdx = min(keyIdx, len(lab.Keys())-1)
+	a.cost = cost
+	a.tl = newTimeline(a.programContext)
+	a.tl.zoom = min(tl, len(a.tl.zooms)-1)
+	a.quiz.reset()
+	a.relayout()
+	msg := "reloaded " + m.path
+	if kept+dropped > 0 {
+		msg += ": your " + requestCount(kept) + " kept"
+		if dropped > 0 {
+			msg += ", " + requestCount(dropped) + " dropped (they no longer fit)"
+		}
+	}
+	a.status.set(msg)
+}
