@@ -140,6 +140,7 @@ func New(lab *model.Lab, opts Options) *App {
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
 	a.lab = lab
+	a.toStart()
 	a.focus, a.keyIdx, a.cost, a.burstSize, a.burstSpread = 0, -1, 1, 10, 0
 	a.play.pause()
 	a.tl = newTimeline(a.programContext)
@@ -291,7 +292,7 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.LeapBack):
 		lab.Step(-10 * a.step())
 	case key.Matches(msg, k.Start):
-		lab.Seek(0)
+		a.toStart()
 	case key.Matches(msg, k.End):
 		lab.Seek(lab.End())
 	case key.Matches(msg, k.NextReq):
@@ -427,6 +428,7 @@ func (a *App) reset() {
 	a.play.pause()
 	n := a.lab.FiredCount()
 	a.lab.Reset()
+	a.toStart()
 	a.keyIdx = min(a.keyIdx, len(a.lab.Keys())-1)
 	if n == 0 {
 		a.status.set("reset: t = 0")

@@ -68,6 +68,22 @@ func BenchmarkViewDense(b *testing.B) {
 	benchFrames(b, a)
 }
 
+// BenchmarkViewPinned is BenchmarkView with two keys, one pinned: every
+// lane then shows that key's own totals and peak beside every key's, on a
+// 200×60 screen (the widest layout, boxes in two rows).
+func BenchmarkViewPinned(b *testing.B) {
+	s := bigScenario(b, 100_000, 20*time.Millisecond)
+	s.Traffic = append(s.Traffic, scenarios.Traffic{Form: scenarios.Periodic, From: 10 * time.Millisecond,
+		Every: 20 * time.Millisecond, Until: s.Traffic[0].Until, Count: 100_000, Key: "other", Cost: 1})
+	a := openApp(b, s, 200, 60)
+	a.lab.Seek(a.lab.End() / 2)
+	press(a, "k")
+	if !a.pinned() {
+		b.Fatal("no key pinned")
+	}
+	benchFrames(b, a)
+}
+
 // BenchmarkViewZoomedOut is BenchmarkView with the whole timeline on
 // screen: each column then tallies hundreds of requests.
 func BenchmarkViewZoomedOut(b *testing.B) {

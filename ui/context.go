@@ -53,3 +53,13 @@ func (c *programContext) key() string {
 // pinned reports whether the learner pinned a key with k (or fired as a
 // new key), rather than following the latest request's.
 func (c *programContext) pinned() bool { return c.keyIdx >= 0 && c.keyIdx < len(c.lab.Keys()) }
+
+// toStart puts the clock at 0 before anything is decided: when requests
+// arrive at 0s (a page load), the lanes show the state before the first of
+// them, and n decides them one by one.
+func (c *programContext) toStart() {
+	c.lab.Seek(0)
+	if k, _ := c.lab.Instant(); k > 0 {
+		c.lab.SeekPos(c.lab.Pos() - k)
+	}
+}

@@ -230,6 +230,9 @@ func (a *App) panelText(w int) string {
 	if inst := instantText(a.lab); inst != "" {
 		b.WriteString(st.muted.Render(inst) + "\n\n")
 	}
+	if why := a.quizWhy(); why != "" {
+		b.WriteString(hanging(st.title.Render("quiz")+"  ", why, w) + "\n\n")
+	}
 	views := laneViews(a.programContext)
 	for i, v := range views {
 		mark := "  "

@@ -105,7 +105,7 @@ func (p *playback) update(msg tea.KeyPressMsg, say *statusLine) (cmd tea.Cmd, ha
 func (p *playback) start(say *statusLine) tea.Cmd {
 	lab := p.ctx.lab
 	if lab.Now() >= lab.End() {
-		lab.Seek(0)
+		p.ctx.toStart()
 		say.set("from the start")
 	}
 	p.playing, p.hasTarget = true, false

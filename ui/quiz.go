@@ -246,7 +246,7 @@ func (q *quiz) reveal() string {
 		}
 		parts = append(parts, part)
 	}
-	return strings.Join(parts, " · ") + " · score " + q.scoreText()
+	return "score " + q.scoreText() + ": " + strings.Join(parts, " · ")
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",

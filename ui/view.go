@@ -75,7 +75,10 @@ func (a *App) render() string {
 		// why panel yields rows to it, down to what the focused lane's own
 		// explanation needs.
 		whyRows := l.why
-		if need := noteRows(notes, a.lab.Now(), w); need > l.note {
+		if a.quizWhy() != "" {
+			// The lesson's word on the moment just answered comes first.
+			whyRows = l.why + l.note - 1
+		} else if need := noteRows(notes, a.lab.Now(), w); need > l.note {
 			whyRows = max(l.why-(need-l.note), min(whyFocusRows(a.st, views, a.focus, w), l.why))
 		}
 		var why []string

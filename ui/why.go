@@ -24,13 +24,14 @@ import (
 // sentence that comes first (the quiz's explanation of a moment just
 // answered).
 func whyBlock(st *styles, views []laneView, focus, w, h, label int, extra string) []string {
-	if extra == "" || h <= 3 {
+	room := h - whyFocusRows(st, views, focus, w)
+	if extra == "" || room < 1 {
 		return whyBody(st, views, focus, w, h, label)
 	}
-	// The extra sentence goes under the heading; the rest gets the rows
-	// it leaves.
+	// The extra sentence goes under the heading, in the rows the focused
+	// lane's own explanation leaves; the other lanes get what is left.
 	var pre []string
-	for _, l := range wrapMore(extra, w, min(2, h-3)) {
+	for _, l := range wrapMore(extra, w, room) {
 		pre = append(pre, fit(st.note.Render(l), w))
 	}
 	body := whyBody(st, views, focus, w, h-len(pre), label)
