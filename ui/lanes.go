@@ -172,8 +172,8 @@ func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 }
 
 // laneCell draws one lane in mode, w cells wide, mode.cellHeight(tall)
-// lines; label is the width of the name column in the row form.
-func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int) []string {
+// lines; label and rc are the columns of the row form.
+func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc rowColumns) []string {
 	policies := policyTexts(v.policy)
 	switch mode {
 	case laneBoxed:
@@ -216,11 +216,35 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int) []
 		}
 		return append(lines, "  "+fit(first(totalsTexts(st, v), inner), inner))
 	}
-	return []string{laneRowLine(st, v, w, label)}
+	return []string{laneRowLine(st, v, w, label, rc)}
 }
 
-// laneRowLine is a lane in one line: "▶ fixed   ✗ [███  ] 61/120 · ✓181 ✗0 · peak 181".
-func laneRowLine(st *styles, v laneView, w, label int) string {
+// rowColumns are the widths the one-row form aligns its lanes on: the
+// numbers beside the gauges and the totals after them.
+type rowColumns struct{ numbers, totals int }
+
+// rowColumnsOf measures the widest numbers and totals of views for rows w
+// cells wide, so that every lane's gauge, numbers and totals start in the
+// same column.
+func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
+	var c rowColumns
+	for _, v := range views {
+		_, numbers := pictureOf(v.policy).row(v)
+		c.numbers = max(c.numbers, ansi.StringWidth(numbers))
+		c.totals = max(c.totals, ansi.StringWidth(rowTotals(st, v, w)))
+	}
+	return c
+}
+
+// rowTotals is the totals text of the one-row form, at most a third of w.
+func rowTotals(st *styles, v laneView, w int) string {
+	texts := totalsTexts(st, v)
+	return first(texts[len(texts)-2:], max(w/3, 12))
+}
+
+// laneRowLine is a lane in one line, its parts in the columns c:
+// "▶ fixed   ✗ [███  ] 61/120 window · ✓181 ✗0 · peak 181".
+func laneRowLine(st *styles, v laneView, w, label int, c rowColumns) string {
 	mark := "  "
 	name := fit(v.name, label-2)
 	if v.focused {
@@ -228,10 +252,14 @@ func laneRowLine(st *styles, v laneView, w, label int) string {
 		name = st.accent.Render(name)
 	}
 	head := mark + name + " " + verdictTexts(st, v)[3] + " "
-	texts := totalsTexts(st, v)
-	tail := " · " + first(texts[len(texts)-2:], max(w/3, 12))
-	stateW := w - ansi.StringWidth(head) - ansi.StringWidth(tail)
-	return fit(head+fit(rowState(st, v, stateW), stateW)+tail, w)
+	tail := " · " + fit(rowTotals(st, v, w), c.totals)
+	fill, numbers := pictureOf(v.policy).row(v)
+	gw := min(w-ansi.StringWidth(head)-ansi.StringWidth(tail)-c.numbers-1, maxGauge+2)
+	state := fit(numbers, c.numbers)
+	if gw >= 5 {
+		state = gauge(st, fill, gw-2) + " " + state
+	}
+	return fit(head+state+tail, w)
 }
 
 // box draws lines in a rounded border with title in its top edge; a
@@ -262,6 +290,10 @@ func box(st *styles, title string, lines []string, w int, focused bool) []string
 // lanesBlock lays the lane cells out in the layout's grid, height l.lanes.
 func lanesBlock(st *styles, views []laneView, l layout) []string {
 	var out []string
+	var rc rowColumns
+	if l.mode == laneRow {
+		rc = rowColumnsOf(st, views, l.width)
+	}
 	for r := 0; r < l.rows; r++ {
 		lo := r * l.cols
 		hi := min(lo+l.cols, len(views))
@@ -281,7 +313,7 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 				}
 				w = l.width - used
 			}
-			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label))
+			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label, rc))
 		}
 		sep := ""
 		if l.mode == laneCompact {

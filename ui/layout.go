@@ -227,7 +227,7 @@ func (l *layout) gapRows() int {
 
 // comfortableWidth is the box width beyond which a lane gains nothing by
 // being wider: its gauges and strips are at their longest.
-const comfortableWidth = 72
+const comfortableWidth = 60
 
 // roomyGrid spreads n boxed lanes over more rows of wider boxes while the
 // boxes are narrower than comfortableWidth and a tall screen still has

@@ -20,9 +20,9 @@ type picture interface {
 	// then the numbers that move it, then the rule. It may return fewer
 	// than n lines.
 	state(st *styles, v laneView, w, n int) []string
-	// row is the state in one short line for the one-row form: a gauge and
-	// "61/120".
-	row(st *styles, v laneView, w int) string
+	// row is the state for the one-row form: how full its gauge is (0 to
+	// 1) and the numbers beside it, "61/120 window".
+	row(v laneView) (fill float64, numbers string)
 	// titles are the algorithm and its parameters in a few words, longest
 	// first, so that a narrow lane drops a word rather than cut a number.
 	titles(p algorithms.Policy) []string
@@ -66,11 +66,11 @@ type plainPicture struct{}
 func (plainPicture) state(st *styles, _ laneView, _, _ int) []string {
 	return []string{st.muted.Render("(no picture of this algorithm)")}
 }
-func (plainPicture) row(st *styles, _ laneView, _ int) string { return st.muted.Render("(no picture)") }
-func (plainPicture) titles(p algorithms.Policy) []string      { return []string{p.String()} }
-func (plainPicture) words(p algorithms.Policy) string         { return p.String() }
-func (plainPicture) glossary() []string                       { return nil }
-func (plainPicture) delays() bool                             { return false }
+func (plainPicture) row(laneView) (float64, string)      { return 0, "(no picture)" }
+func (plainPicture) titles(p algorithms.Policy) []string { return []string{p.String()} }
+func (plainPicture) words(p algorithms.Policy) string    { return p.String() }
+func (plainPicture) glossary() []string                  { return nil }
+func (plainPicture) delays() bool                        { return false }
 
 // stateLines draws a lane's state in n lines of w cells with its picture.
 func stateLines(st *styles, v laneView, w, n int) []string {
@@ -80,9 +80,6 @@ func stateLines(st *styles, v laneView, w, n int) []string {
 	}
 	return lines
 }
-
-// rowState is a lane's state in one short line.
-func rowState(st *styles, v laneView, w int) string { return pictureOf(v.policy).row(st, v, w) }
 
 // policyTexts are a lane's algorithm and parameters, longest first.
 func policyTexts(p algorithms.Policy) []string { return pictureOf(p).titles(p) }

@@ -24,9 +24,9 @@ func (fixedWindowPicture) state(st *styles, v laneView, w, n int) []string {
 	}
 }
 
-func (fixedWindowPicture) row(st *styles, v laneView, w int) string {
+func (fixedWindowPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.FixedWindowSnapshot)
-	return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" window", w)
+	return fraction(s.Count, s.Limit), itoa(s.Count) + "/" + itoa(s.Limit) + " window"
 }
 
 func (fixedWindowPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }

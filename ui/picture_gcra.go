@@ -28,9 +28,9 @@ func (gcraPicture) state(st *styles, v laneView, w, n int) []string {
 	}
 }
 
-func (gcraPicture) row(st *styles, v laneView, w int) string {
+func (gcraPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.GCRASnapshot)
-	return gaugeLine(st, ratio(s.Available, s.Burst), qty(s.Available)+"/"+itoa(s.Burst)+" as tokens", w)
+	return ratio(s.Available, s.Burst), qty(s.Available) + "/" + itoa(s.Burst) + " as tokens"
 }
 
 func (gcraPicture) titles(p algorithms.Policy) []string { return sizedTitles(p, "burst", p.Burst) }

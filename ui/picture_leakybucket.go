@@ -73,10 +73,10 @@ func releaseTexts(s algorithms.LeakyBucketSnapshot, w, n int) []string {
 	return append(lines, b.String())
 }
 
-func (leakyBucketPicture) row(st *styles, v laneView, w int) string {
+func (leakyBucketPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.LeakyBucketSnapshot)
 	n := int64(len(s.Waiting))
-	return gaugeLine(st, fraction(n, s.Queue), itoa(n)+"/"+itoa(s.Queue)+" queued", w)
+	return fraction(n, s.Queue), itoa(n) + "/" + itoa(s.Queue) + " queued"
 }
 
 func (leakyBucketPicture) titles(p algorithms.Policy) []string {

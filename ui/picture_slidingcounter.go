@@ -30,9 +30,9 @@ func (slidingCounterPicture) state(st *styles, v laneView, w, n int) []string {
 	}
 }
 
-func (slidingCounterPicture) row(st *styles, v laneView, w int) string {
+func (slidingCounterPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.SlidingCounterSnapshot)
-	return gaugeLine(st, ratio(s.Estimate, s.Limit), "est "+qty(s.Estimate)+"/"+itoa(s.Limit), w)
+	return ratio(s.Estimate, s.Limit), "est " + qty(s.Estimate) + "/" + itoa(s.Limit)
 }
 
 func (slidingCounterPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }

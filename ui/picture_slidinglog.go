@@ -33,9 +33,9 @@ func (slidingLogPicture) state(st *styles, v laneView, w, n int) []string {
 	}
 }
 
-func (slidingLogPicture) row(st *styles, v laneView, w int) string {
+func (slidingLogPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.SlidingLogSnapshot)
-	return gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+"/"+itoa(s.Limit)+" in "+secs(s.Window), w)
+	return fraction(s.Count, s.Limit), itoa(s.Count) + "/" + itoa(s.Limit) + " in " + secs(s.Window)
 }
 
 func (slidingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }

@@ -22,9 +22,9 @@ func (tokenBucketPicture) state(st *styles, v laneView, w, n int) []string {
 	}
 }
 
-func (tokenBucketPicture) row(st *styles, v laneView, w int) string {
+func (tokenBucketPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.TokenBucketSnapshot)
-	return gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+"/"+itoa(s.Capacity)+" tokens", w)
+	return ratio(s.Available, s.Capacity), qty(s.Available) + "/" + itoa(s.Capacity) + " tokens"
 }
 
 func (tokenBucketPicture) titles(p algorithms.Policy) []string {
