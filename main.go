@@ -255,7 +255,7 @@ func durationFlag(d *time.Duration) func(string) error {
 // already printed.
 type checkFailed struct{ n int }
 
-func (c checkFailed) Error() string { return fmt.Sprintf("%d expectations failed", c.n) }
+func (c checkFailed) Error() string { return fmt.Sprintf("%d expectations or quiz moments failed", c.n) }
 
 func check(args []string, stdout io.Writer) error {
 	args, err := parseArgs("check", args)
@@ -279,7 +279,7 @@ func check(args []string, stdout io.Writer) error {
 			fmt.Fprintln(stdout, "FAIL", f.Error())
 		}
 		if len(failures) == 0 {
-			fmt.Fprintf(stdout, "ok   %s: %d expectations hold\n", s.Name, len(s.Expect))
+			fmt.Fprintf(stdout, "ok   %s: %d expectations hold, %d quiz moments exist\n", s.Name, len(s.Expect), len(s.Quiz))
 		}
 		failed += len(failures)
 	}
