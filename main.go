@@ -255,7 +255,9 @@ func durationFlag(d *time.Duration) func(string) error {
 // already printed.
 type checkFailed struct{ n int }
 
-func (c checkFailed) Error() string { return fmt.Sprintf("%d expectations or quiz moments failed", c.n) }
+func (c checkFailed) Error() string {
+	return fmt.Sprintf("%d expectations or quiz moments failed", c.n)
+}
 
 func check(args []string, stdout io.Writer) error {
 	args, err := parseArgs("check", args)
