@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ratelab/scenarios"
 )
 
 // bruteForcePeak is the largest total cost with release time in (t − w, t]
@@ -143,14 +145,7 @@ expect:
   - {lane: fixed, peak: 3, peak_window: 2s}
   - {lane: fixed, at: 5s, outcome: allowed}
 `)
-	failures, err := Check(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range failures {
-		got = append(got, f.Error())
-	}
+	got := checkErrors(t, s)
 	want := []string{
 		"expected fixed until 1s: admitted 3; got admitted 2 (wrong on purpose)",
 		"got the request at 1s (key default) was allowed: window [1s, 2s): count 0 + cost 1 = 1 ≤ limit 2 → allowed",
@@ -164,4 +159,18 @@ expect:
 			t.Errorf("failure %d:\n got %s\nwant it to contain %q", i, got[i], want[i])
 		}
 	}
+}
+
+// checkErrors runs Check on s and returns its failures as they print.
+func checkErrors(t *testing.T, s *scenarios.Scenario) []string {
+	t.Helper()
+	failures, err := Check(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range failures {
+		got = append(got, f.Error())
+	}
+	return got
 }
