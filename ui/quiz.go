@@ -22,12 +22,14 @@ import (
 type quiz struct {
 	ctx *programContext
 	on  bool
-	// moments are the requests to ask about (timeline indices) with their
-	// marks; nil marks with every: every request is a moment.
-	moments map[int]*scenarios.QuizMark
-	every   bool
-	// answered holds the moments asked already.
-	answered map[int]bool
+	// marks are the scenario's moments to ask about; with none, every
+	// request is a moment (every).
+	marks []*scenarios.QuizMark
+	every bool
+	// answeredMarks and answeredAt hold the moments asked already: marks,
+	// or with every, request indices.
+	answeredMarks map[*scenarios.QuizMark]bool
+	answeredAt    map[int]bool
 
 	// The open question: the request at index, about lanes (the mark's
 	// lane, every lane for a mark that names none, the focused lane when
@@ -86,31 +88,35 @@ func (q *quiz) asking() bool { return q.stage != quizIdle }
 func (q *quiz) start() {
 	q.reset()
 	q.on = true
-	q.answered = map[int]bool{}
-	lab := q.ctx.lab
-	marks := lab.Scenario().Quiz
-	if len(marks) == 0 {
-		q.every = true
-		return
-	}
-	q.moments = map[int]*scenarios.QuizMark{}
+	q.answeredMarks, q.answeredAt = map[*scenarios.QuizMark]bool{}, map[int]bool{}
+	marks := q.ctx.lab.Scenario().Quiz
+	q.every = len(marks) == 0
 	for i := range marks {
-		if idx, ok := lab.QuizIndex(marks[i]); ok {
-			q.moments[idx] = &marks[i]
+		q.marks = append(q.marks, &marks[i])
+	}
+}
+
+// markAt is the unanswered mark on request i, if any. Marks are found in
+// the timeline as it is now (Lab.QuizIndex), so a request the learner
+// fires before a moment does not shift the question onto another request.
+func (q *quiz) markAt(i int) *scenarios.QuizMark {
+	for _, m := range q.marks {
+		if idx, ok := q.ctx.lab.QuizIndex(*m); ok && idx == i && !q.answeredMarks[m] {
+			return m
 		}
 	}
+	return nil
 }
 
 // isMoment reports whether request i is to be asked about.
 func (q *quiz) isMoment(i int) bool {
-	if !q.on || q.answered[i] {
+	switch {
+	case !q.on:
 		return false
+	case q.every:
+		return !q.answeredAt[i]
 	}
-	if q.every {
-		return true
-	}
-	_, ok := q.moments[i]
-	return ok
+	return q.markAt(i) != nil
 }
 
 // askAt opens the question on request i when it is a moment: the clock
@@ -122,7 +128,7 @@ func (q *quiz) askAt(i int) bool {
 	}
 	lab := q.ctx.lab
 	lab.SeekPos(i)
-	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.moments[i], 0, nil
+	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.markAt(i), 0, nil
 	q.lanes = []int{q.ctx.focus}
 	switch {
 	case q.mark == nil:
@@ -147,31 +153,30 @@ func (q *quiz) lane() int { return q.lanes[q.cur] }
 // stopBetween stops the clock at the first moment among the requests from
 // index from on that arrive by to: the clock goes to its instant, the
 // request undecided, and the question opens. It reports whether it
-// stopped. Play asks it every frame, the clock keys after each move.
+// stopped. Play asks it every frame, the clock keys after each move; it
+// costs the number of marks, or with every request a moment the number
+// already answered, never the number of requests passed.
 func (q *quiz) stopBetween(from int, to time.Duration) bool {
 	if !q.on || q.asking() {
 		return false
 	}
 	lab := q.ctx.lab
-	for i := from; i < lab.Len() && lab.Request(i).At <= to; i++ {
-		if q.askAt(i) {
-			return true
+	if q.every {
+		for i := from; i < lab.Len() && lab.Request(i).At <= to; i++ {
+			if q.askAt(i) {
+				return true
+			}
 		}
-		if q.every || !q.anyAfter(i) {
-			return false // every request is a moment: the first was answered before
+		return false
+	}
+	first := -1
+	for _, m := range q.marks {
+		idx, ok := lab.QuizIndex(*m)
+		if ok && !q.answeredMarks[m] && idx >= from && lab.Request(idx).At <= to && (first < 0 || idx < first) {
+			first = idx
 		}
 	}
-	return false
-}
-
-// anyAfter reports whether an unanswered marked moment lies after index i.
-func (q *quiz) anyAfter(i int) bool {
-	for idx := range q.moments {
-		if idx > i && !q.answered[idx] {
-			return true
-		}
-	}
-	return false
+	return first >= 0 && q.askAt(first)
 }
 
 // answer takes the predicted outcome for the lane being asked about. A
@@ -210,7 +215,11 @@ func (q *quiz) next() (done bool) {
 func (q *quiz) reveal() string {
 	lab := q.ctx.lab
 	lab.SeekPos(q.index + 1)
-	q.answered[q.index] = true
+	if q.mark != nil {
+		q.answeredMarks[q.mark] = true
+	} else {
+		q.answeredAt[q.index] = true
+	}
 	q.stage = quizIdle
 	q.revealed = lab.Pos()
 	q.revealedWhy = ""
@@ -322,7 +331,7 @@ func (a *App) toggleQuiz() {
 		what = "every request"
 	}
 	a.status.set("quiz on: play or step (n) and predict at " + what + " · t again ends it")
-	if !a.quiz.every && len(a.quiz.moments) == 0 {
+	if !a.quiz.every && !a.quiz.anyMoment() {
 		a.status.set("quiz on, but this scenario's marks match no request · t ends it")
 	}
 }
@@ -361,4 +370,14 @@ func (a *App) quizRetry(wait *time.Duration) {
 	if a.quiz.answerRetry(wait) {
 		a.status.set(a.quiz.reveal())
 	}
+}
+
+// anyMoment reports whether some mark matches a request of the timeline.
+func (q *quiz) anyMoment() bool {
+	for _, m := range q.marks {
+		if _, ok := q.ctx.lab.QuizIndex(*m); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -429,8 +429,8 @@ func TestHeaderKeepsNumbersApart(t *testing.T) {
 func TestQuizThroughALesson(t *testing.T) {
 	a := newTestApp(t, "dashboard", 100, 30)
 	press(a, "t")
-	if !a.quiz.on || len(a.quiz.moments) != len(a.lab.Scenario().Quiz) {
-		t.Fatalf("quiz on %v with %d moments", a.quiz.on, len(a.quiz.moments))
+	if !a.quiz.on || len(a.quiz.marks) != len(a.lab.Scenario().Quiz) {
+		t.Fatalf("quiz on %v with %d marks", a.quiz.on, len(a.quiz.marks))
 	}
 	a.play.speed = len(speeds) - 1
 	press(a, "m") // only the quiz stops play
@@ -493,5 +493,41 @@ func TestQuizAsksBeforeTheDecision(t *testing.T) {
 	}
 	if _, ok := a.Update(tea.KeyPressMsg{Code: 'x', Text: "x"}); ok == nil && !strings.Contains(a.status.text, "answer with a, d or r") {
 		t.Errorf("another key: %q", a.status.text)
+	}
+}
+
+// TestQuizMarksFollowFiredRequests: a request fired before a marked moment
+// shifts the timeline; the quiz still asks about the marked request.
+func TestQuizMarksFollowFiredRequests(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	a.lab.Seek(250 * time.Millisecond)
+	press(a, "space") // before the poll at 0.5s that the lesson marks
+	a.lab.Seek(400 * time.Millisecond)
+	press(a, "l", "l") // the step crosses 0.5s
+	if !a.quiz.asking() {
+		t.Fatal("crossing the marked poll did not ask")
+	}
+	if r := a.lab.Request(a.quiz.index); r.At != 500*time.Millisecond || a.lab.Fired(a.quiz.index) {
+		t.Errorf("asked about the request at %v (fired %v), want the poll at 0.5s", r.At, a.lab.Fired(a.quiz.index))
+	}
+}
+
+// TestQuizEveryRequestWithoutMarks: a scenario that marks nothing asks at
+// every request; after a rewind the answered ones are passed over and the
+// next unanswered one is asked.
+func TestQuizEveryRequestWithoutMarks(t *testing.T) {
+	a := newYAMLApp(t, "title: q\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {every: 500ms, until: 3s}\n", 100, 30)
+	press(a, "t")
+	for want := 0; want < 2; want++ {
+		press(a, "n")
+		if !a.quiz.asking() || a.quiz.index != want {
+			t.Fatalf("n: asking %v about request %d, want %d", a.quiz.asking(), a.quiz.index, want)
+		}
+		press(a, "a")
+	}
+	press(a, "g", "L", "L", "L") // 3s: past the two answered and beyond
+	if !a.quiz.asking() || a.quiz.index != 2 {
+		t.Errorf("after the rewind: asking %v about request %d, want 2", a.quiz.asking(), a.quiz.index)
 	}
 }
