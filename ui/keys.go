@@ -53,7 +53,7 @@ func newKeyMap() keyMap {
 		StopNotes: b(k("m"), "m", "stop at notes on/off"),
 		Quiz:      b(k("t"), "t", "quiz: predict, then see"),
 
-		Undo:  b(k("u"), "u", "undo last fire"),
+		Undo:  b(k("u"), "u", "undo last fire or reset"),
 		Reset: b(k("r"), "r", "reset"),
 
 		FocusNext: b(k("tab"), "tab", "next lane"),
