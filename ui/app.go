@@ -113,6 +113,9 @@ type App struct {
 	// last saved (or loaded): discarding them then asks first.
 	dirty   bool
 	confirm *confirmation
+	// afterSave is what a confirmation's "save first" goes on to do once
+	// the save succeeded.
+	afterSave func() tea.Cmd
 	// watch follows the scenario's file, when it came from one, to reload
 	// it when it changes on disk.
 	watch fileWatch
@@ -126,7 +129,8 @@ func New(lab *model.Lab, opts Options) *App {
 	a.status.ctx = ctx
 	a.play = newPlayback(ctx)
 	a.quiz.ctx = ctx
-	a.play.stopAt = a.quiz.stopBetween
+	a.play.quizAt = a.quizAt
+	a.play.askQuiz = func(to time.Duration) { a.quiz.stopBetween(a.lab.Pos(), a.lab.Search(to)) }
 	a.help.ShortSeparator = " · "
 	a.setStyles()
 	a.setLab(lab)
@@ -139,6 +143,7 @@ func New(lab *model.Lab, opts Options) *App {
 
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
+	a.endQuestion()
 	a.lab = lab
 	a.toStart()
 	a.focus, a.keyIdx, a.cost, a.burstSize, a.burstSpread = 0, -1, 1, 10, 0
@@ -199,8 +204,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case fileStatMsg:
 		return a, a.onFileStat(msg)
 	case loadedMsg:
-		a.onLoaded(msg)
-		return a, nil
+		return a, a.onLoaded(msg)
 	}
 	if a.prompt.active() {
 		return a, a.prompt.update(msg)
@@ -237,11 +241,11 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	lab := a.lab
 	a.status.clear()
 	// In quiz mode a key that moves the clock forward stops at the first
-	// moment it passes, to ask about it.
+	// moment among the requests it decided, to ask about it.
 	from := lab.Pos()
 	defer func() {
 		if a.lab == lab && lab.Pos() > from {
-			a.quiz.stopBetween(from, lab.Now())
+			a.quiz.stopBetween(from, lab.Pos())
 		}
 	}()
 	if cmd, ok := a.play.update(msg, &a.status); ok {
@@ -364,6 +368,16 @@ func (a *App) prevRequest() {
 	a.sayInstant()
 }
 
+// quizAt is the time of the quiz's next question among the requests not
+// yet decided that arrive by to.
+func (a *App) quizAt(to time.Duration) (time.Duration, bool) {
+	i, ok := a.quiz.next(a.lab.Pos(), a.lab.Search(to))
+	if !ok {
+		return 0, false
+	}
+	return a.lab.Request(i).At, true
+}
+
 // sayInstant names the request the clock stands on when its instant holds
 // several: "request 3 of 10 at 0s · n next · N previous".
 func (a *App) sayInstant() {
@@ -427,15 +441,38 @@ func (a *App) nextKey() {
 func (a *App) reset() {
 	a.play.pause()
 	n := a.lab.FiredCount()
+	shown, pinned := a.key(), a.pinned()
 	a.lab.Reset()
 	a.toStart()
-	a.keyIdx = min(a.keyIdx, len(a.lab.Keys())-1)
+	a.keyIdx = -1
+	if pinned && !a.pin(shown) {
+		a.status.set("reset: key " + keyText(shown) + " was only in your requests; the lanes follow the latest request")
+	}
 	if n == 0 {
 		a.status.set("reset: t = 0")
 		return
 	}
 	a.dirty = true
 	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings them back")
+}
+
+// pin shows key in the lanes, if the timeline has it; it reports whether.
+func (a *App) pin(key string) bool {
+	for i, k := range a.lab.Keys() {
+		if k == key {
+			a.keyIdx = i
+			return true
+		}
+	}
+	return false
+}
+
+// endQuestion closes a quiz question's retry prompt, when the question goes
+// away (another scenario, a reload).
+func (a *App) endQuestion() {
+	if a.prompt.kind == promptRetry {
+		a.closePrompt()
+	}
 }
 
 // confirmation is a question the learner answers with one key before
@@ -454,11 +491,24 @@ func (a *App) discard(what string, do func() tea.Cmd) tea.Cmd {
 	}
 	a.play.pause()
 	a.confirm = &confirmation{
-		question: what + " and lose your " + requestCount(a.lab.FiredCount()) + "? y: yes · s: save first · any other key: stay",
+		question: what + " and lose your " + requestCount(a.lab.FiredCount()) + "?",
 		yes:      do,
 	}
 	return nil
 }
+
+// confirmKeys are the answers to a confirmation, for the footer.
+type confirmKeys struct{}
+
+func (confirmKeys) ShortHelp() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+		key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save first")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("other", "stay")),
+	}
+}
+
+func (c confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
 func (a *App) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	c := a.confirm
@@ -467,6 +517,8 @@ func (a *App) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "y", "Y":
 		return c.yes()
 	case "s":
+		// Saved, the action goes on; not saved, nothing is lost.
+		a.afterSave = c.yes
 		return a.openPrompt(promptSave)
 	}
 	a.status.set("kept your requests")

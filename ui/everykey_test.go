@@ -48,12 +48,19 @@ var everyKey = map[string]keyCase{
 	"g":           stepCase(30*time.Second, 0),
 	"end":         stepCase(30*time.Second, 125*time.Second),
 	"G":           stepCase(30*time.Second, 125*time.Second),
-	"n":           stepCase(0, seconds(59.9)), // the first request
+	"n": {
+		// The first request, alone at its instant: decided, and only it.
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if a.lab.Now() != seconds(59.9) || a.lab.Pos() != 1 {
+				t.Errorf("n from 0: now %v with %d decided, want 59.9s and 1", a.lab.Now(), a.lab.Pos())
+			}
+		},
+	},
 	"N": {
 		setup: func(a *App) { a.lab.Seek(60 * time.Second) },
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			// The last request of the first burst.
-			if want := a.lab.Request(119).At; a.lab.Now() != want {
+			// The last request of the first burst, decided and the latest.
+			if want := a.lab.Request(119).At; a.lab.Now() != want || a.lab.Pos() != 120 {
 				t.Errorf("N from 60s: now %v, want %v", a.lab.Now(), want)
 			}
 		},
@@ -175,7 +182,7 @@ var everyKey = map[string]keyCase{
 	},
 	"t": {
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if !a.quiz.on || !strings.Contains(screen(a), "quiz 0 of 0") {
+			if !a.quiz.on || !strings.Contains(screen(a), "quiz on") {
 				t.Errorf("t: quiz on %v", a.quiz.on)
 			}
 		},

@@ -231,7 +231,13 @@ func (a *App) panelText(w int) string {
 		b.WriteString(st.muted.Render(inst) + "\n\n")
 	}
 	if why := a.quizWhy(); why != "" {
-		b.WriteString(hanging(st.title.Render("quiz")+"  ", why, w) + "\n\n")
+		b.WriteString(hanging(st.title.Render("quiz")+"  ", a.quiz.revealedText, w) + "\n")
+		b.WriteString(hanging("      ", why, w) + "\n\n")
+	}
+	if a.quiz.asking() {
+		if m := a.quiz.mark; m != nil && m.Ask != "" {
+			b.WriteString(hanging(st.title.Render("quiz")+"  ", m.Ask, w) + "\n\n")
+		}
 	}
 	views := laneViews(a.programContext)
 	for i, v := range views {

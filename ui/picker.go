@@ -138,7 +138,7 @@ func (a *App) openPicker() {
 
 func (a *App) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, a.keys.Quit) {
-		return tea.Quit
+		return a.discard("quit", func() tea.Cmd { return tea.Quit })
 	}
 	choice, done := a.picker.Update(msg)
 	if done {

@@ -54,10 +54,11 @@ type playback struct {
 	// runs to and stops at, whatever the speed.
 	target    time.Duration
 	hasTarget bool
-	// stopAt, when set, is asked once per frame whether play must stop
-	// at a request from index from on that arrives by to (the quiz's next
-	// question); if so it has put the clock there itself and returns true.
-	stopAt func(from int, to time.Duration) bool
+	// quizAt, when set, is the time of the quiz's next question among the
+	// requests not yet decided that arrive by to; askQuiz asks it, putting
+	// the clock there.
+	quizAt  func(to time.Duration) (time.Duration, bool)
+	askQuiz func(to time.Duration)
 }
 
 type playKeys struct{ Play, ToMoment, Faster, Slower, StopNotes key.Binding }
@@ -157,24 +158,37 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	lab := p.ctx.lab
 	from := lab.Now()
 	to := p.advanceTo(time.Duration(float64(elapsed) * speeds[p.speed]))
-	if p.stopAt != nil {
-		if p.stopAt(lab.Pos(), to) {
-			p.pause()
-			return nil // the quiz has seeked and asks
+	// Of the stops in (from, to] — a quiz question, a note, the moment P
+	// plays to — the earliest wins; at one instant the question first,
+	// since it comes before the request is decided.
+	stop, why := to+1, ""
+	if p.quizAt != nil {
+		if t, ok := p.quizAt(to); ok {
+			stop, why = t, "quiz"
 		}
 	}
 	if p.stopAtNotes {
-		if t, ok := noteBetween(lab.Scenario().Notes, from, to); ok {
-			lab.Seek(t)
-			p.pause()
-			say.set("stopped at the note at " + secs(t) + " · p plays on · m turns these stops off")
-			return nil
+		if t, ok := noteBetween(lab.Scenario().Notes, from, to); ok && t < stop {
+			stop, why = t, "note"
 		}
 	}
-	if p.hasTarget && p.target <= to {
-		lab.Seek(p.target)
+	if p.hasTarget && p.target <= to && p.target < stop {
+		stop, why = max(p.target, from), "target"
+	}
+	switch why {
+	case "quiz":
 		p.pause()
-		say.set("stopped at " + secs(lab.Now()) + " · P plays to the next moment")
+		p.askQuiz(to)
+		return nil
+	case "note":
+		lab.Seek(stop)
+		p.pause()
+		say.set("stopped at the note at " + secs(stop) + " · p plays on · m turns these stops off")
+		return nil
+	case "target":
+		lab.Seek(stop)
+		p.pause()
+		say.set("stopped at " + secs(stop) + " · P plays to the next moment")
 		return nil
 	}
 	lab.Seek(to)

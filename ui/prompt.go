@@ -147,6 +147,7 @@ func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, promptKeys.Cancel):
 		kind := a.prompt.kind
+		a.afterSave = nil
 		a.closePrompt()
 		if kind == promptRetry {
 			a.quizRetry(nil) // no guess of the retry: the outcome still counts
@@ -321,6 +322,19 @@ func (a *App) onSaved(m savedMsg) tea.Cmd {
 		return cmd
 	}
 	a.dirty = false
+	then := a.afterSave
+	a.afterSave = nil
+	if then != nil {
+		return then()
+	}
+	if sameFile(m.path, a.watch.path) {
+		// The open file now holds the learner's requests as its traffic:
+		// open it anew, or the next edit would add them twice.
+		return func() tea.Msg {
+			s, err := scenarios.Load(a.watch.path)
+			return loadedMsg{path: a.watch.path, s: s, err: err, keepClock: true}
+		}
+	}
 	// What matters first: where, and what was left out; the reminder of
 	// how to reopen it may be cut.
 	msg := "saved " + m.path + " with your " + requestCount(m.fired)
@@ -333,3 +347,13 @@ func (a *App) onSaved(m savedMsg) tea.Cmd {
 
 // promptLine is the prompt drawn in the status line.
 func (a *App) promptLine(w int) string { return fit(a.prompt.input.View(), w) }
+
+// sameFile reports whether two paths name one file ("" names none).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}

@@ -44,8 +44,9 @@ type quiz struct {
 	mark    *scenarios.QuizMark
 	// revealed is the timeline position after the last answered request,
 	// while the clock stays there the why panel shows the mark's why.
-	revealed    int
-	revealedWhy string
+	revealed     int
+	revealedWhy  string
+	revealedText string // how the answers went, for the panel e opens
 
 	right, asked           int // outcomes guessed right, of those asked
 	retryClose, retryAsked int // retry waits guessed close, of those guessed
@@ -79,7 +80,7 @@ func (q quizKeys) FullHelp() [][]key.Binding {
 // reset forgets the quiz: off, no score (a new scenario).
 func (q *quiz) reset() {
 	ctx := q.ctx
-	*q = quiz{ctx: ctx, revealed: -1}
+	*q = quiz{ctx: ctx, revealed: -1, answeredMarks: map[*scenarios.QuizMark]bool{}, answeredAt: map[int]bool{}}
 }
 
 func (q *quiz) asking() bool { return q.stage != quizIdle }
@@ -88,7 +89,6 @@ func (q *quiz) asking() bool { return q.stage != quizIdle }
 func (q *quiz) start() {
 	q.reset()
 	q.on = true
-	q.answeredMarks, q.answeredAt = map[*scenarios.QuizMark]bool{}, map[int]bool{}
 	marks := q.ctx.lab.Scenario().Quiz
 	q.every = len(marks) == 0
 	for i := range marks {
@@ -150,33 +150,40 @@ func (q *quiz) askAt(i int) bool {
 // lane is the lane being asked about.
 func (q *quiz) lane() int { return q.lanes[q.cur] }
 
-// stopBetween stops the clock at the first moment among the requests from
-// index from on that arrive by to: the clock goes to its instant, the
-// request undecided, and the question opens. It reports whether it
-// stopped. Play asks it every frame, the clock keys after each move; it
-// costs the number of marks, or with every request a moment the number
-// already answered, never the number of requests passed.
-func (q *quiz) stopBetween(from int, to time.Duration) bool {
+// next is the first moment among the requests from index from up to (not
+// including) index upto, without moving the clock. It costs the number of
+// marks, or with every request a moment the number already answered, never
+// the number of requests in the range.
+func (q *quiz) next(from, upto int) (int, bool) {
 	if !q.on || q.asking() {
-		return false
+		return 0, false
 	}
 	lab := q.ctx.lab
+	upto = min(upto, lab.Len())
 	if q.every {
-		for i := from; i < lab.Len() && lab.Request(i).At <= to; i++ {
-			if q.askAt(i) {
-				return true
+		for i := from; i < upto; i++ {
+			if !q.answeredAt[i] {
+				return i, true
 			}
 		}
-		return false
+		return 0, false
 	}
 	first := -1
 	for _, m := range q.marks {
 		idx, ok := lab.QuizIndex(*m)
-		if ok && !q.answeredMarks[m] && idx >= from && lab.Request(idx).At <= to && (first < 0 || idx < first) {
+		if ok && !q.answeredMarks[m] && idx >= from && idx < upto && (first < 0 || idx < first) {
 			first = idx
 		}
 	}
-	return first >= 0 && q.askAt(first)
+	return first, first >= 0
+}
+
+// stopBetween asks about the first moment among the requests from index
+// from up to index upto, putting the clock before it; it reports whether
+// it asks.
+func (q *quiz) stopBetween(from, upto int) bool {
+	i, ok := q.next(from, upto)
+	return ok && q.askAt(i)
 }
 
 // answer takes the predicted outcome for the lane being asked about. A
@@ -189,22 +196,25 @@ func (q *quiz) answer(o algorithms.Outcome) (retry, done bool) {
 		q.stage = quizRetry
 		return true, false
 	}
-	return false, q.next()
+	return false, q.nextLane()
 }
 
 // answerRetry takes the guessed wait of the rejection just predicted (nil:
 // no guess) and moves on; done as for answer.
 func (q *quiz) answerRetry(wait *time.Duration) (done bool) {
+	if q.stage != quizRetry {
+		return false // the question went away (a reload) while the prompt was open
+	}
 	if wait != nil && len(q.guesses) > 0 {
 		g := &q.guesses[len(q.guesses)-1]
 		g.RetryAfter, g.HasRetry = *wait, true
 	}
 	q.stage = quizOutcome
-	return q.next()
+	return q.nextLane()
 }
 
-// next moves to the next lane to ask about; done when none is left.
-func (q *quiz) next() (done bool) {
+// nextLane moves to the next lane to ask about; done when none is left.
+func (q *quiz) nextLane() (done bool) {
 	q.cur++
 	return q.cur >= len(q.lanes)
 }
@@ -243,19 +253,19 @@ func (q *quiz) reveal() string {
 		if !right {
 			part += " (you said " + g.Outcome.String() + ")"
 		}
-		if g.HasRetry {
+		if g.HasRetry && model.HasRetry(d) {
 			q.retryAsked++
-			switch {
-			case close:
+			if close {
 				q.retryClose++
 				part += ", your retry " + secs(g.RetryAfter) + " was close"
-			case model.HasRetry(d):
-				part += ", your retry " + secs(g.RetryAfter) + " was off"
+			} else {
+				part += ", your retry " + secs(g.RetryAfter) + " was off (" + secs(d.RetryAfter) + ")"
 			}
 		}
 		parts = append(parts, part)
 	}
-	return "score " + q.scoreText() + ": " + strings.Join(parts, " · ")
+	q.revealedText = "score " + q.scoreText() + ": " + strings.Join(parts, " · ")
+	return q.revealedText
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
@@ -273,8 +283,12 @@ func decisionWords(d algorithms.Decision) string {
 	return "rejected it; a retry fits after " + secs(d.RetryAfter)
 }
 
-// scoreText is "3 of 4" (and the retry guesses, if any).
+// scoreText is "3 of 4" (and the retry guesses, if any), "on" before the
+// first answer.
 func (q *quiz) scoreText() string {
+	if q.asked == 0 {
+		return "on"
+	}
 	s := strconv.Itoa(q.right) + " of " + strconv.Itoa(q.asked)
 	if q.retryAsked > 0 {
 		s += ", retry waits " + strconv.Itoa(q.retryClose) + " of " + strconv.Itoa(q.retryAsked)
@@ -288,9 +302,9 @@ func (q *quiz) block(w, h int) []string {
 	st, lab := q.ctx.st, q.ctx.lab
 	r := lab.Request(q.index)
 	name := lab.Lanes()[q.lane()].Name
-	where := "request at " + secs(r.At)
+	where := "the request at " + secs(r.At)
 	if k, m := lab.Instant(); m > 1 {
-		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + secs(r.At)
+		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + secs(r.At) + ", not decided yet"
 	}
 	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)+" · score "+q.scoreText()), w)}
 	question := "What will " + name + " do with this request?"
@@ -344,6 +358,10 @@ func (a *App) quizKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.discard("quit", func() tea.Cmd { return tea.Quit })
 	case key.Matches(msg, k.Leave):
 		a.toggleQuiz()
+	case key.Matches(msg, a.keys.Help):
+		a.openPage(overlayHelp)
+	case key.Matches(msg, a.keys.Expand):
+		a.openPage(overlayPanel)
 	case key.Matches(msg, k.Admit):
 		a.quizAnswer(algorithms.Allowed)
 	case key.Matches(msg, k.Delay):

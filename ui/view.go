@@ -101,6 +101,7 @@ func (a *App) render() string {
 	switch {
 	case a.confirm != nil:
 		status = fit(a.st.errText.Render("? "+a.confirm.question), w)
+		footer = a.footerWith(confirmKeys{}, w)
 	case a.prompt.active():
 		status = a.promptLine(w)
 		if a.status.err {
@@ -110,7 +111,7 @@ func (a *App) render() string {
 	if l.status > 0 {
 		lines = append(lines, status)
 	} else if a.prompt.active() || a.confirm != nil || a.status.text != "" {
-		footer = status
+		footer = status // the minimal screen: the question replaces the keys
 	}
 	lines = append(lines, footer)
 	return strings.Join(lines, "\n")
@@ -152,6 +153,13 @@ func (a *App) footerLine(w int) string {
 	view := a.help
 	view.SetWidth(max(w-ansi.StringWidth(right)-1, 0))
 	return joinFit(view.View(km), right, w)
+}
+
+// footerWith is the footer showing only km's keys.
+func (a *App) footerWith(km help.KeyMap, w int) string {
+	view := a.help
+	view.SetWidth(w)
+	return fit(view.View(km), w)
 }
 
 // tooSmall says what size the screen needs, centred as far as it fits.

@@ -78,6 +78,9 @@ type loadedMsg struct {
 	s      *scenarios.Scenario
 	err    error
 	reload bool
+	// keepClock opens the file anew at the clock's time (after a save
+	// over the open file: its requests are now its traffic).
+	keepClock bool
 }
 
 // loadFile reads and parses a scenario file, off the update loop.
@@ -92,44 +95,58 @@ func loadFile(path string, reload bool) tea.Cmd {
 // keeps the clock and the learner's requests where they still fit; a broken
 // edit keeps the last good version running and says what is wrong in one
 // line.
-func (a *App) onLoaded(m loadedMsg) {
+func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	if m.err != nil {
 		if m.reload {
 			a.status.setError(m.err.Error() + " · still showing the last good version")
 		} else {
 			a.status.setError("not opened: " + m.err.Error())
 		}
-		return
+		return nil
 	}
 	if !m.reload {
 		lab, err := model.New(m.s, 0)
 		if err != nil {
 			a.status.setError("not opened: " + err.Error())
-			return
+			return nil
 		}
+		now := a.lab.Now()
 		a.setLab(lab)
+		if m.keepClock {
+			lab.Seek(now)
+		}
 		a.watch = watchFor(m.s)
 		a.status.set("opened " + m.path + " · a shows what it is about · edits to the file show here at once")
-		return
+		return a.watch.next()
 	}
 	if m.path != a.watch.path {
-		return
+		return nil
 	}
 	lab, kept, dropped, err := a.lab.Rebase(m.s)
 	if err != nil {
 		a.status.setError(err.Error() + " · still showing the last good version")
-		return
+		return nil
 	}
-	focus, keyIdx, cost, tl := a.focus, a.keyIdx, a.cost, a.tl.zoom
+	shown, pinned, zoom, quizzing := a.key(), a.pinned(), a.tl.zoom, a.quiz.on
 	a.lab = lab
-	a.focus = min(focus, len(lab.Lanes())-1)
-	a.keyIdx = min(keyIdx, len(lab.Keys())-1)
-	a.cost = cost
+	a.focus = min(a.focus, len(lab.Lanes())-1)
+	a.keyIdx = -1
+	if pinned {
+		a.pin(shown)
+	}
 	a.tl = newTimeline(a.programContext)
-	a.tl.zoom = min(tl, len(a.tl.zooms)-1)
+	a.tl.zoom = min(zoom, len(a.tl.zooms)-1)
+	a.endQuestion()
 	a.quiz.reset()
 	a.relayout()
 	msg := "reloaded " + m.path
+	if lab.CheckCost(a.cost) != nil {
+		a.cost = 1
+		msg += " (the cost is back to 1: the edited lanes cannot admit the old one)"
+	}
+	if quizzing {
+		msg += " · the quiz ended (t starts it again)"
+	}
 	if kept+dropped > 0 {
 		msg += ": your " + requestCount(kept) + " kept"
 		if dropped > 0 {
@@ -137,4 +154,5 @@ func (a *App) onLoaded(m loadedMsg) {
 		}
 	}
 	a.status.set(msg)
+	return nil
 }
