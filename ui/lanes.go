@@ -49,8 +49,8 @@ func laneViews(ctx *programContext) []laneView {
 			v.keyStats = lab.StatsFor(i, key)
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
-		if l.Policy.Algorithm == algorithms.SlidingCounter {
-			v.exact = lab.TrailingAdmitted(i, key, l.Policy.Window)
+		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
+			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
 		}
 		views[i] = v
 	}
@@ -100,9 +100,9 @@ func verdictTexts(st *styles, v laneView) []string {
 	return []string{word + at + whose, word, word, outcomeGlyph(st, d.Outcome)}
 }
 
-// retryText says when a rejected request would fit: "retry at 61s (in
-// 0.9s)", "a retry fits now" once the clock has passed that time, or
-// "never fits".
+// retryText says when a rejected request would fit if nothing else came:
+// "retry at 61s (in 0.9s)", "retry at 61s, passed" once the clock is past
+// it (what fits now is the lane's state to tell), or "never fits".
 func retryText(rec model.Record, now time.Duration) string {
 	d := rec.Decision
 	if d.RetryAfter == algorithms.Never {
@@ -110,7 +110,7 @@ func retryText(rec model.Record, now time.Duration) string {
 	}
 	at := rec.Request.At + d.RetryAfter
 	if at <= now {
-		return "a retry fits now"
+		return "retry at " + secs(at) + ", passed"
 	}
 	return "retry at " + secs(at) + " (in " + secs(at-now) + ")"
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
@@ -34,6 +36,13 @@ type picture interface {
 	// glossary explains the terms the picture shows ("TAT: …"), one
 	// sentence each, for the about and help pages.
 	glossary() []string
+}
+
+// trailingPicture is a picture that shows, beside its own state, the exact
+// admitted cost of a trailing window (the sliding counter's truth, which it
+// only estimates): laneViews fills laneView.exact for it.
+type trailingPicture interface {
+	trailing(p algorithms.Policy) time.Duration
 }
 
 // maxStateLines is the most state lines a picture is asked for: a tall

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
 )
@@ -34,6 +35,9 @@ func (slidingCounterPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.SlidingCounterSnapshot)
 	return ratio(s.Estimate, s.Limit), "est " + qty(s.Estimate) + "/" + itoa(s.Limit)
 }
+
+// trailing is the window whose exact count the picture shows.
+func (slidingCounterPicture) trailing(p algorithms.Policy) time.Duration { return p.Window }
 
 func (slidingCounterPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
