@@ -43,7 +43,6 @@ func (a *App) render() string {
 		lines = append(lines, a.picker.View(a.st)...)
 	default:
 		views := laneViews(a.programContext)
-		notes := a.lab.Scenario().Notes
 		blank := fit("", w)
 		gap := func() {
 			if l.gaps {
@@ -68,28 +67,8 @@ func (a *App) render() string {
 			lines = append(lines, a.tl.overview(tl)...)
 			gap()
 		}
-		// The why panel may need fewer rows than it has: the note takes
-		// the rest, above it. While the quiz asks, the question takes the
-		// why panel's place: the request is not decided yet.
-		// The current note comes before the other lanes' explanations: the
-		// why panel yields rows to it, down to what the focused lane's own
-		// explanation needs.
-		whyRows := l.why
-		if a.quizWhy() != "" {
-			// The lesson's word on the moment just answered comes first.
-			whyRows = l.why + l.note - 1
-		} else if need := noteRows(notes, a.lab.Now(), w); need > l.note {
-			whyRows = max(l.why-(need-l.note), min(whyFocusRows(a.st, views, a.focus, w), l.why))
-		}
-		var why []string
-		if a.quiz.asking() {
-			// The question is the moment's point: it takes the note's rows
-			// but one.
-			why = a.quiz.block(w, l.why+l.note-1)
-		} else {
-			why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quizWhy())
-		}
-		lines = append(lines, noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why))...)
+		note, why := a.lowerBlocks(views, w)
+		lines = append(lines, note...)
 		gap()
 		lines = append(lines, why...)
 		for range l.spare {
