@@ -26,21 +26,17 @@ func (a *App) fire(n int, spread time.Duration) {
 }
 
 // fireAs fires one request as key (a new client, a second account) and
-// pins the lanes to it.
-func (a *App) fireAs(key string) {
+// pins the lanes to it; model refuses a key a scenario file could not hold.
+func (a *App) fireAs(key string) error {
 	at := a.lab.Now()
 	recs, err := a.lab.FireSpread(key, a.cost, 1, 0)
 	if err != nil {
-		a.status.setError(err.Error())
-		return
+		return err
 	}
 	a.dirty = true
-	for i, k := range a.lab.Keys() {
-		if k == key {
-			a.keyIdx = i
-		}
-	}
+	a.pin(key)
 	a.sayFired(recs, 1, at, 0)
+	return nil
 }
 
 // sayFired reports a fire action: where, and each lane's outcomes.

@@ -188,12 +188,15 @@ func (a *App) submitPrompt() tea.Cmd {
 		a.cost = n
 		a.status.set("each request now costs " + itoa(n))
 	case promptKey:
-		if value == "" || len(value) > maxKeyBytes {
-			a.status.setError("a key is 1 to " + strconv.Itoa(maxKeyBytes) + " bytes of text, as in a scenario file")
+		if value == "" {
+			a.status.setError("type the new key's name, or esc")
+			return nil
+		}
+		if err := a.fireAs(value); err != nil {
+			a.status.setError(err.Error())
 			return nil
 		}
 		a.closePrompt()
-		a.fireAs(value)
 	case promptPeakWindow:
 		d := time.Duration(0)
 		if value != "" {
@@ -237,9 +240,6 @@ func (a *App) submitPrompt() tea.Cmd {
 	}
 	return nil
 }
-
-// maxKeyBytes is the longest key a scenario file accepts.
-const maxKeyBytes = 64
 
 // parseBurst reads the burst prompt: a count, and optionally a spread over
 // which the requests are placed as a traffic item's are ("120 100ms").

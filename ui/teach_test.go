@@ -219,6 +219,11 @@ func TestFireAsANewKey(t *testing.T) {
 		t.Fatalf("key %q, fired %v", a.key(), a.lab.FiredRequests())
 	}
 	requireScreen(t, a, "second-seller")
+	press(a, "K")
+	answer(a, strings.Repeat("x", 65))
+	if !a.prompt.active() || !a.status.err || !strings.Contains(a.status.text, "1 to 64 bytes") {
+		t.Errorf("a 65-byte key: prompt %v, %q", a.prompt.active(), a.status.text)
+	}
 }
 
 // TestDiscardAsksFirst: q with unsaved requests asks; a key other than y
