@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strconv"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
@@ -29,7 +31,7 @@ func (slidingLogPicture) state(st *styles, v laneView, w, n int) []string {
 		logStrip(st, s, w-2),
 		oldest,
 		st.muted.Render("admit if the last " + secs(s.Window) + " + cost ≤ " + itoa(s.Limit)),
-		st.muted.Render("keeps every admission: " + itoa(int64(len(s.Entries))) + " entries"),
+		st.muted.Render("keeps every admission: " + entries(len(s.Entries))),
 	}
 }
 
@@ -48,4 +50,12 @@ func (slidingLogPicture) delays() bool { return false }
 
 func (slidingLogPicture) glossary() []string {
 	return []string{"sliding log: remembers the time of every admission in the trailing window (now − W, now]; exact, at the cost of one entry per admission."}
+}
+
+// entries is "1 entry" or "n entries".
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.Itoa(n) + " entries"
 }
