@@ -16,9 +16,16 @@ import (
 // millisecond with "≈" ("≈59.999s"), since the exact nine decimals of
 // algorithms.FormatSeconds do not fit a lane. The why panel shows the
 // exact values in Decision.Explain.
+//
+// Under a second a duration that is not whole milliseconds is written
+// exactly in Go's units ("500µs", "1.5ms"), since rounding it to the
+// millisecond would show a step of 500µs as "≈0.001s" or "≈0s".
 func secs(d time.Duration) string {
-	if d%time.Millisecond == 0 {
+	switch {
+	case d%time.Millisecond == 0:
 		return algorithms.FormatSeconds(d)
+	case d > -time.Second && d < time.Second:
+		return d.String()
 	}
 	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }
