@@ -119,6 +119,10 @@ type App struct {
 	// watch follows the scenario's file, when it came from one, to reload
 	// it when it changes on disk.
 	watch fileWatch
+	// job is a key's work waiting for the lab to decide far ahead, slice
+	// by slice (compute.go); jobGen tells its slices from a given-up job's.
+	job    *job
+	jobGen int
 }
 
 // New makes the explorer for lab, sized 80×24 until the terminal says
@@ -144,6 +148,7 @@ func New(lab *model.Lab, opts Options) *App {
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
 	a.endQuestion()
+	a.job = nil
 	a.lab = lab
 	a.toStart()
 	a.focus, a.keyIdx, a.cost, a.burstSize, a.burstSpread = 0, -1, 1, 10, 0
@@ -205,6 +210,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.onFileStat(msg)
 	case loadedMsg:
 		return a, a.onLoaded(msg)
+	case computeMsg:
+		return a, a.onCompute(msg)
 	}
 	if a.prompt.active() {
 		return a, a.prompt.update(msg)
@@ -220,6 +227,8 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	switch {
+	case a.job != nil:
+		return a.jobKey(msg)
 	case a.confirm != nil:
 		return a.confirmKey(msg)
 	case a.prompt.active():
@@ -240,6 +249,9 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := a.keys
 	lab := a.lab
 	a.status.clear()
+	if cmd, ok := a.asJob(msg); ok {
+		return cmd
+	}
 	// In quiz mode a key that moves the clock forward stops at the first
 	// moment among the requests it decided, to ask about it.
 	from := lab.Pos()

@@ -158,6 +158,15 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	lab := p.ctx.lab
 	from := lab.Now()
 	to := p.advanceTo(time.Duration(float64(elapsed) * speeds[p.speed]))
+	// A frame decides at most computeSlice requests beyond what the lab
+	// has: on a dense timeline play runs as fast as deciding allows, and
+	// every frame is drawn and every key read.
+	if lab.Search(to) > lab.Computed()+computeSlice {
+		if c := lab.ComputeAhead(computeSlice); c > 0 {
+			to = max(from, lab.Request(c-1).At)
+			p.carry = 0
+		}
+	}
 	// Of the stops in (from, to] — a quiz question, a note, the moment P
 	// plays to — the earliest wins; at one instant the question first,
 	// since it comes before the request is decided.

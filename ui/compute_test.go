@@ -1,0 +1,85 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// runJob hands the job's slices to the app until it ends, at most n
+// slices.
+func runJob(t *testing.T, a *App, n int) {
+	t.Helper()
+	for i := 0; a.job != nil; i++ {
+		if i == n {
+			t.Fatalf("the job is still running after %d slices", n)
+		}
+		a.Update(computeMsg{gen: a.jobGen})
+	}
+}
+
+// TestFarKeysDecideInSlices: G on a 300,000-request timeline does not
+// decide everything inside the key press: it shows progress and decides
+// slice by slice between frames, then jumps; esc gives up and q quits
+// while it runs.
+func TestFarKeysDecideInSlices(t *testing.T) {
+	s := bigScenario(t, 300_000, time.Millisecond)
+	a := openApp(t, s, 100, 30)
+	cmd := press(a, "G")
+	if a.job == nil || cmd == nil || a.lab.Computed() > computeSlice+CheckpointSlack || a.lab.Now() == a.lab.End() {
+		t.Fatalf("G decided %d requests in the key press (job %v)", a.lab.Computed(), a.job != nil)
+	}
+	requireScreen(t, a, "deciding requests for G", "esc gives up")
+	press(a, "l") // another key waits
+	if a.job == nil || a.lab.Now() != 0 {
+		t.Fatal("a key during the job did its own work")
+	}
+	before := a.lab.Computed()
+	a.Update(computeMsg{gen: a.jobGen})
+	if got := a.lab.Computed() - before; got != computeSlice || !strings.Contains(a.status.text, commas(a.lab.Computed())+" of 300,000") {
+		t.Errorf("one slice decided %d requests; status %q", got, a.status.text)
+	}
+	runJob(t, a, 10)
+	if a.lab.Now() != a.lab.End() {
+		t.Fatalf("after the job the clock is at %v, want the end %v", a.lab.Now(), a.lab.End())
+	}
+
+	b := openApp(t, s, 100, 30)
+	press(b, "G", "esc")
+	if b.job != nil || b.lab.Now() != 0 {
+		t.Error("esc did not give up the job")
+	}
+	b.Update(computeMsg{gen: b.jobGen}) // a slice already on its way does nothing
+	if b.lab.Now() != 0 {
+		t.Error("a slice of the given-up job moved the clock")
+	}
+	press(b, "G")
+	if !isQuit(press(b, "q")) {
+		t.Error("q did not quit during a job")
+	}
+}
+
+// CheckpointSlack is how far past a slice a seek may decide: up to the next
+// checkpoint boundary.
+const CheckpointSlack = 2048
+
+// TestPlayDecidesAtMostASlicePerFrame: at ×1000 over a dense timeline a
+// frame decides at most one slice more, so frames keep coming.
+func TestPlayDecidesAtMostASlicePerFrame(t *testing.T) {
+	a := openApp(t, bigScenario(t, 400_000, 10*time.Microsecond), 100, 30)
+	a.play.speed = len(speeds) - 1
+	a.play.stopAtNotes = false
+	press(a, "p")
+	wall := time.Unix(0, 0)
+	for i := 0; i < 3; i++ {
+		before := a.lab.Computed()
+		wall = wall.Add(frameInterval)
+		a.Update(tickMsg{gen: a.play.gen, at: wall})
+		if got := a.lab.Computed() - before; got > computeSlice+CheckpointSlack {
+			t.Fatalf("frame %d decided %d requests", i, got)
+		}
+	}
+	if !a.play.playing || a.lab.Now() == 0 {
+		t.Errorf("playing %v at %v", a.play.playing, a.lab.Now())
+	}
+}
