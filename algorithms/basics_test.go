@@ -528,8 +528,8 @@ func TestSlidingLogRebase(t *testing.T) {
 		fresh, shifted := alg.start(0), alg.start(0)
 		shifted.base, shifted.total = maxScaled-3, maxScaled-3
 		for i, rq := range randTrace(r, p, 200, false) {
-			a := alg.decide(&fresh, rq.at, rq.cost)
-			b := alg.decide(&shifted, rq.at, rq.cost)
+			a := alg.decide(&fresh, &mem{}, rq.at, rq.cost)
+			b := alg.decide(&shifted, &mem{}, rq.at, rq.cost)
 			if a.Outcome != b.Outcome || a.RetryAfter != b.RetryAfter || a.v != b.v {
 				t.Fatalf("%v request %d: fresh %s; rebased %s", p, i, a.Explain(), b.Explain())
 			}

@@ -19,7 +19,7 @@ func (f *fixedWindow) policy() *Policy { return &f.p }
 
 func (f *fixedWindow) start(now time.Duration) windowCounts { return startWindow(now, f.p.Window) }
 
-func (f *fixedWindow) decide(s *windowCounts, now time.Duration, cost int64) (d Decision) {
+func (f *fixedWindow) decide(s *windowCounts, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	*s = s.roll(eff, f.p.Window)
 	w := int64(f.p.Window)
@@ -54,7 +54,9 @@ func (f *fixedWindow) snapshot(s windowCounts, now time.Duration) Snapshot {
 	}
 }
 
-func (f *fixedWindow) clone(s windowCounts) windowCounts { return s }
+func (f *fixedWindow) clone(s *windowCounts, _ *mem) windowCounts { return *s }
+
+func (f *fixedWindow) tables(*windowCounts) int64 { return 0 }
 
 // explainFixedWindow: v = {window start, count before, time decided at}.
 func explainFixedWindow(d *Decision) string {

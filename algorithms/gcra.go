@@ -38,7 +38,7 @@ func (g *gcra) start(now time.Duration) gcraState {
 	return gcraState{tat: at(now), last: now}
 }
 
-func (g *gcra) decide(s *gcraState, now time.Duration, cost int64) (d Decision) {
+func (g *gcra) decide(s *gcraState, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
 	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainGCRA, v: [4]int64{s.tat.ns, s.tat.frac, int64(eff)}}
@@ -81,7 +81,9 @@ func (g *gcra) snapshot(s gcraState, now time.Duration) Snapshot {
 	}
 }
 
-func (g *gcra) clone(s gcraState) gcraState { return s }
+func (g *gcra) clone(s *gcraState, _ *mem) gcraState { return *s }
+
+func (g *gcra) tables(*gcraState) int64 { return 0 }
 
 // explainGCRA: v = {TAT before (ns, frac), time decided at}.
 func explainGCRA(d *Decision) string {

@@ -25,7 +25,7 @@ func mustNew(tb testing.TB, p Policy) Limiter {
 }
 
 // keys is the number of keys with state.
-func (k *keyed[S]) keys() int { return len(k.states) }
+func (k *keyed[S]) keys() int { return k.seen }
 
 // run feeds reqs to l under key "k" and returns the decisions.
 func run(l Limiter, reqs []req) []Decision {
@@ -338,4 +338,13 @@ func randTrace(r *rand.Rand, p Policy, n int, back bool) []req {
 		reqs[i] = req{time.Duration(t), cost}
 	}
 	return reqs
+}
+
+// held is how many items the fifo's chunks have room for.
+func (q *fifo[T]) held() int {
+	n := len(q.segs) * fifoChunk
+	if q.tail != nil {
+		n += cap(q.tail.items)
+	}
+	return n
 }

@@ -46,18 +46,17 @@ func (l *leakyBucket) start(now time.Duration) leakyBucketState {
 
 // released is how many of the queue's oldest requests are released at now.
 func (s *leakyBucketState) released(now time.Duration) int {
-	q := s.queue.live()
-	n := 0
-	for n < len(q) && q[n].At <= now {
+	n, size := 0, s.queue.len()
+	for n < size && s.queue.at(n).At <= now {
 		n++
 	}
 	return n
 }
 
-func (l *leakyBucket) decide(s *leakyBucketState, now time.Duration, cost int64) (d Decision) {
+func (l *leakyBucket) decide(s *leakyBucketState, m *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
-	s.queue.drop(s.released(eff))
+	s.queue.drop(m, s.released(eff))
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainLeakyBucket, v: [4]int64{s.next.ns, s.next.frac, int64(eff)}}
 	if cost > l.p.Queue+1 {
 		d.Outcome, d.RetryAfter = Rejected, Never
@@ -77,10 +76,10 @@ func (l *leakyBucket) decide(s *leakyBucketState, now time.Duration, cost int64)
 			d.Outcome = Delayed
 		}
 		if release > eff {
-			s.queue.push(Release{Arrived: now, At: release, Cost: cost})
+			s.queue.push(m, Release{Arrived: now, At: release, Cost: cost})
 		}
 	}
-	d.v[3] = int64(len(s.queue.live()))
+	d.v[3] = int64(s.queue.len())
 	return d
 }
 
@@ -93,16 +92,17 @@ func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 		Interval: Quantity{int64(l.p.Rate.Per), l.p.Rate.N},
 		NextFree: time.Duration(max2(s.next, at(now)).ceil()),
 	}
-	if waiting := s.queue.live()[s.released(now):]; len(waiting) > 0 {
-		snap.Waiting = append([]Release(nil), waiting...)
-	}
+	snap.Waiting = s.queue.items(s.released(now))
 	return snap
 }
 
-func (l *leakyBucket) clone(s leakyBucketState) leakyBucketState {
-	s.queue = s.queue.clone()
-	return s
+func (l *leakyBucket) clone(s *leakyBucketState, m *mem) leakyBucketState {
+	c := *s
+	c.queue = s.queue.clone(m)
+	return c
 }
+
+func (l *leakyBucket) tables(s *leakyBucketState) int64 { return s.queue.tableBytes() }
 
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
 // requests waiting after the decision}.

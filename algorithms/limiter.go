@@ -2,8 +2,8 @@ package algorithms
 
 import (
 	"fmt"
-	"maps"
 	"time"
+	"unsafe"
 )
 
 // Limiter applies one Policy to many keys, each with its own state. It is
@@ -21,8 +21,12 @@ type Limiter interface {
 	// Snapshot describes key's state as seen at now (≥ its last request)
 	// without changing it. A key never seen is shown in its initial state.
 	Snapshot(now time.Duration, key string) Snapshot
-	// Clone returns an independent copy: deciding on one never changes the other.
+	// Clone returns an independent copy: deciding on one never changes the
+	// other. The two share their states until either changes them, so a
+	// clone is cheap whatever the state holds; see Memory.
 	Clone() Limiter
+	// Memory is what the state takes, shared with clones or not.
+	Memory() Memory
 }
 
 // New makes the Limiter for p, or says why p is invalid.
@@ -74,26 +78,54 @@ type algorithm[S any] interface {
 	// start is the state of a key first seen at now.
 	start(now time.Duration) S
 	// decide moves *s to the key's next state and returns the decision,
-	// complete. cost ≥ 1.
-	decide(s *S, now time.Duration, cost int64) Decision
+	// complete. cost ≥ 1. m is the deciding instance's memory account.
+	decide(s *S, m *mem, now time.Duration, cost int64) Decision
 	// snapshot describes s at now without changing it.
 	snapshot(s S, now time.Duration) Snapshot
-	// clone deep-copies s.
-	clone(s S) S
+	// clone copies what of s is its own (a fifo's table of chunks),
+	// sharing the rest, for the instance of account m.
+	clone(s *S, m *mem) S
+	// tables is the bytes of what of s is its own, beside the state itself.
+	tables(s *S) int64
 }
 
-// keyed holds one state per key for an algorithm.
+// keyChunk is how many keys' states one chunk holds.
+const keyChunk = 32
+
+type slot[S any] struct {
+	s    S
+	seen bool
+}
+
+// stateChunk is the states of keyChunk keys, shared by a limiter and its
+// clones until one of them changes one of those states: it then decides on
+// a copy of its own (copy on write).
+type stateChunk[S any] struct {
+	slots [keyChunk]slot[S]
+	epoch uint64
+}
+
+// interner numbers keys in order of first appearance, the same numbers for
+// a limiter and every clone of it (whichever saw a key first), so that a
+// clone needs no copy of the map.
+type interner struct{ index map[string]int }
+
+// keyed holds one state per key for an algorithm, in chunks shared with
+// clones: a Clone copies one pointer per keyChunk keys; a state is copied,
+// with the others of its chunk, when first changed after a Clone.
 type keyed[S any] struct {
 	alg    algorithm[S]
-	index  map[string]int
-	states []S
+	ids    *interner
+	chunks []*stateChunk[S]
+	seen   int // keys with a state
+	m      mem
 	// The last key decided and its index: runs of one key skip the map.
 	lastKey string
 	last    int // index of lastKey, or −1 before the first decision
 }
 
 func newKeyed[S any](alg algorithm[S]) *keyed[S] {
-	return &keyed[S]{alg: alg, index: map[string]int{}, last: -1}
+	return &keyed[S]{alg: alg, ids: &interner{index: map[string]int{}}, last: -1, m: mem{epoch: newEpoch()}}
 }
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
@@ -105,28 +137,83 @@ func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
 	i := k.last
 	if i < 0 || key != k.lastKey {
 		var ok bool
-		if i, ok = k.index[key]; !ok {
-			i = len(k.states)
-			k.index[key] = i
-			k.states = append(k.states, k.alg.start(now))
+		if i, ok = k.ids.index[key]; !ok {
+			i = len(k.ids.index)
+			k.ids.index[key] = i
 		}
 		k.lastKey, k.last = key, i
 	}
-	return k.alg.decide(&k.states[i], now, cost)
+	c := i / keyChunk
+	if c >= len(k.chunks) || k.chunks[c].epoch != k.m.epoch {
+		k.own(c)
+	}
+	s := &k.chunks[c].slots[i%keyChunk]
+	if !s.seen {
+		s.s, s.seen = k.alg.start(now), true
+		k.seen++
+	}
+	return k.alg.decide(&s.s, &k.m, now, cost)
+}
+
+// own makes chunk c exist and be this instance's own, copying it if shared.
+func (k *keyed[S]) own(c int) {
+	size := int64(unsafe.Sizeof(stateChunk[S]{}))
+	for len(k.chunks) <= c {
+		if len(k.chunks) == cap(k.chunks) {
+			old := int64(cap(k.chunks)) * 8
+			k.chunks = append(make([]*stateChunk[S], 0, max(4, 2*len(k.chunks))), k.chunks...)
+			k.m.bytes += int64(cap(k.chunks))*8 - old
+		}
+		k.chunks = append(k.chunks, &stateChunk[S]{epoch: k.m.epoch})
+		k.m.bytes += size
+	}
+	old := k.chunks[c]
+	if old.epoch == k.m.epoch {
+		return
+	}
+	n := &stateChunk[S]{slots: old.slots, epoch: k.m.epoch}
+	for j := range n.slots {
+		if n.slots[j].seen {
+			n.slots[j].s = k.alg.clone(&old.slots[j].s, &k.m)
+			k.m.release(k.alg.tables(&old.slots[j].s), old.epoch)
+		}
+	}
+	k.m.bytes += size
+	k.m.release(size, old.epoch)
+	k.chunks[c] = n
+}
+
+// state is key's state, or nil for a key never decided.
+func (k *keyed[S]) state(key string) *S {
+	i, ok := k.ids.index[key]
+	if !ok || i/keyChunk >= len(k.chunks) {
+		return nil
+	}
+	if s := &k.chunks[i/keyChunk].slots[i%keyChunk]; s.seen {
+		return &s.s
+	}
+	return nil
 }
 
 func (k *keyed[S]) Snapshot(now time.Duration, key string) Snapshot {
-	if i, ok := k.index[key]; ok {
-		return k.alg.snapshot(k.states[i], now)
+	if s := k.state(key); s != nil {
+		return k.alg.snapshot(*s, now)
 	}
 	return k.alg.snapshot(k.alg.start(now), now)
 }
 
+// Clone shares every state with k: both take a new epoch, so that each
+// copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
-	c := &keyed[S]{alg: k.alg, index: maps.Clone(k.index), states: make([]S, len(k.states)),
+	k.m.epoch = newEpoch()
+	c := &keyed[S]{alg: k.alg, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen,
 		lastKey: k.lastKey, last: k.last}
-	for i, s := range k.states {
-		c.states[i] = k.alg.clone(s)
-	}
+	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
 	return c
+}
+
+// Memory is what k's state takes; see Memory.
+func (k *keyed[S]) Memory() Memory {
+	const self = int64(unsafe.Sizeof(keyed[S]{}))
+	return Memory{State: k.m.bytes + self, Clone: int64(len(k.chunks))*8 + self, Dropped: k.m.dropped}
 }

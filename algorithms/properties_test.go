@@ -274,9 +274,9 @@ func TestSteadyStateAllocs(t *testing.T) {
 			held := 0
 			switch k := l.(type) {
 			case *keyed[slidingLogState]:
-				held = len(k.states[0].log.items)
+				held = k.chunks[0].slots[0].s.log.held()
 			case *keyed[leakyBucketState]:
-				held = len(k.states[0].queue.items)
+				held = k.chunks[0].slots[0].s.queue.held()
 			}
 			if _, size := p.sizeParam(); held > 2*int(size)+2 {
 				t.Errorf("state holds %d entries after 22000 decisions; at most %d are live", held, size)

@@ -66,7 +66,7 @@ func (c *slidingCounter) wait(cur, prev, e, cost int64) int64 {
 	return 2*w - e
 }
 
-func (c *slidingCounter) decide(s *windowCounts, now time.Duration, cost int64) (d Decision) {
+func (c *slidingCounter) decide(s *windowCounts, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	*s = s.roll(eff, c.p.Window)
 	e := int64(eff) - s.win*int64(c.p.Window)
@@ -103,7 +103,9 @@ func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
 	}
 }
 
-func (c *slidingCounter) clone(s windowCounts) windowCounts { return s }
+func (c *slidingCounter) clone(s *windowCounts, _ *mem) windowCounts { return *s }
+
+func (c *slidingCounter) tables(*windowCounts) int64 { return 0 }
 
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
 func explainSlidingCounter(d *Decision) string {

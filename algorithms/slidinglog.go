@@ -2,7 +2,6 @@ package algorithms
 
 import (
 	"fmt"
-	"sort"
 	"time"
 )
 
@@ -18,7 +17,7 @@ import (
 //
 // The log is a fifo, so a decision costs amortised O(1) time (O(log n) for a
 // rejection's retry-after) and allocates only when the log outgrows its
-// capacity.
+// capacity (or first changes after a Clone).
 type slidingLog struct {
 	p Policy
 }
@@ -48,9 +47,8 @@ func (l *slidingLog) start(now time.Duration) slidingLogState {
 
 // expired is how many of the log's oldest entries no longer count at now.
 func (l *slidingLog) expired(s *slidingLogState, now time.Duration) int {
-	log := s.log.live()
-	n := 0
-	for n < len(log) && log[n].at <= now-l.p.Window {
+	n, size := 0, s.log.len()
+	for n < size && s.log.at(n).at <= now-l.p.Window {
 		n++
 	}
 	return n
@@ -58,25 +56,30 @@ func (l *slidingLog) expired(s *slidingLogState, now time.Duration) int {
 
 // push logs an admission, rebasing the running totals long before they
 // could overflow.
-func (s *slidingLogState) push(at time.Duration, cost int64) {
+func (s *slidingLogState) push(m *mem, at time.Duration, cost int64) {
 	if s.total > maxScaled {
-		log := s.log.live()
-		for i := range log {
-			log[i].cum -= s.base
+		// Logged items may be shared with clones: rebase a copy.
+		var log fifo[logItem]
+		for i := range s.log.len() {
+			x := *s.log.at(i)
+			x.cum -= s.base
+			log.push(m, x)
 		}
+		s.log.drop(m, s.log.len())
+		s.log = log
 		s.total -= s.base
 		s.base = 0
 	}
 	s.total += cost
-	s.log.push(logItem{at: at, cost: cost, cum: s.total})
+	s.log.push(m, logItem{at: at, cost: cost, cum: s.total})
 }
 
-func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (d Decision) {
+func (l *slidingLog) decide(s *slidingLogState, m *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
 	if n := l.expired(s, eff); n > 0 {
-		s.base = s.log.live()[n-1].cum
-		s.log.drop(n)
+		s.base = s.log.at(n - 1).cum
+		s.log.drop(m, n)
 	}
 	recent := s.total - s.base
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainSlidingLog, v: [4]int64{recent, int64(eff)}}
@@ -85,14 +88,13 @@ func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (
 		d.Outcome, d.RetryAfter = Rejected, Never
 	case recent+cost <= l.p.Limit:
 		d.Outcome = Allowed
-		s.push(eff, cost)
+		s.push(m, eff, cost)
 	default:
 		d.Outcome = Rejected
 		// The first entry whose running total frees enough; it exists
 		// because cost ≤ Limit means need ≤ recent.
 		target := s.base + recent + cost - l.p.Limit
-		log := s.log.live()
-		e := log[sort.Search(len(log), func(i int) bool { return log[i].cum >= target })]
+		e := s.log.at(s.log.search(func(x *logItem) bool { return x.cum >= target }))
 		d.v[2], d.v[3] = int64(e.at), e.cum-s.base
 		// e.at + Window − now, as Window − age so as not to overflow.
 		d.RetryAfter = l.p.Window - (eff - e.at) + eff - now
@@ -102,7 +104,7 @@ func (l *slidingLog) decide(s *slidingLogState, now time.Duration, cost int64) (
 
 func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	now = max(now, s.last)
-	recent := s.log.live()[l.expired(&s, now):]
+	recent := s.log.items(l.expired(&s, now))
 	snap := SlidingLogSnapshot{Now: now, Limit: l.p.Limit, Window: l.p.Window}
 	if len(recent) == 0 {
 		return snap
@@ -116,10 +118,13 @@ func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	return snap
 }
 
-func (l *slidingLog) clone(s slidingLogState) slidingLogState {
-	s.log = s.log.clone()
-	return s
+func (l *slidingLog) clone(s *slidingLogState, m *mem) slidingLogState {
+	c := *s
+	c.log = s.log.clone(m)
+	return c
 }
+
+func (l *slidingLog) tables(s *slidingLogState) int64 { return s.log.tableBytes() }
 
 // explainSlidingLog: v = {recent cost before, time decided at, and for a
 // rejection: the time of the admission whose expiry makes room, the cost

@@ -43,7 +43,7 @@ func (b *tokenBucket) refill(scaled int64, elapsed time.Duration) int64 {
 	return scaled + int64(lo)
 }
 
-func (b *tokenBucket) decide(s *tokenBucketState, now time.Duration, cost int64) (d Decision) {
+func (b *tokenBucket) decide(s *tokenBucketState, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last) // clamp: time never runs backwards for a key
 	elapsed := eff - s.last
 	avail := b.refill(s.scaled, elapsed)
@@ -75,7 +75,9 @@ func (b *tokenBucket) snapshot(s tokenBucketState, now time.Duration) Snapshot {
 	}
 }
 
-func (b *tokenBucket) clone(s tokenBucketState) tokenBucketState { return s }
+func (b *tokenBucket) clone(s *tokenBucketState, _ *mem) tokenBucketState { return *s }
+
+func (b *tokenBucket) tables(*tokenBucketState) int64 { return 0 }
 
 // explainTokenBucket: v = {balance before, elapsed, available, time decided
 // at}, balances × Per.
