@@ -1,10 +1,6 @@
 package model
 
-import (
-	"time"
-
-	"ratelab/scenarios"
-)
+import "ratelab/scenarios"
 
 // KeyStats are one key's totals in every lane: the Stats of that key's
 // requests alone, its peak included.
@@ -23,8 +19,9 @@ type keyTotals struct {
 // totals over every key, as Run does, and each key's totals per lane, keys in
 // the order their first request arrives. Every limiter keeps a state per key,
 // so a key's totals are what a run of its requests alone would give. Like
-// Run it keeps no decision: its memory grows with the keys (and with the
-// admissions inside one peak window), not with the requests decided.
+// Run it keeps no decision: its memory grows with the keys (and with what
+// the keys' peak trackers keep, see peakTracker), not with the requests
+// decided.
 func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, []KeyStats, error) {
 	defs := LanesOf(s)
 	if opt.PeakWindow <= 0 {
@@ -55,7 +52,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		d := r.Decision
 		cur.stats[r.Lane].count(d)
 		if d.Outcome.Admitted() {
-			cur.peaks[r.Lane].admitKept(r.Request.At, d.Delay, r.Request.Cost)
+			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
 		}
 		if emit != nil {
 			return emit(r)
@@ -73,16 +70,4 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		byKey[k] = KeyStats{Key: keys[k], Lanes: t.stats}
 	}
 	return stats, byKey, nil
-}
-
-// admitKept is admit that also drops the passages that left the window as
-// soon as they are half the kept ones (amortised O(1) per passage), where
-// admit waits for a thousand: a per-key tracker then holds at most twice the
-// key's admissions inside one window, which matters when keys are many.
-func (p *peakTracker) admitKept(at, delay time.Duration, cost int64) {
-	p.admit(at, delay, cost)
-	if p.head > 0 && p.head*2 >= len(p.passed) {
-		p.passed = append(p.passed[:0], p.passed[p.head:]...)
-		p.head = 0
-	}
 }

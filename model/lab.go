@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -342,12 +341,10 @@ func (l *Lab) restore(pos int) *lanes {
 			case x.at > last:
 				p.push(x)
 			case x.at > last-p.window:
-				p.passed = append(p.passed, x)
-				p.sum += x.cost
+				p.refill(l.events[i].at, x) // in release order, as they passed
 			}
 		}
-		// Delayed requests pass in release order, not arrival order.
-		slices.SortStableFunc(p.passed, func(a, b passage) int { return cmp.Compare(a.at, b.at) })
+		p.refilled()
 	}
 	return ls
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"time"
 
@@ -53,13 +54,16 @@ type passage struct {
 // peakTracker finds the largest cost passing in any window (t − w, t]. The
 // maximum over all t is reached when something passes, so it is enough to
 // measure after each passage. Requests must be admitted in arrival order;
-// delayed ones wait in a heap until the clock reaches their release.
-// Amortised O(log delayed) per admission.
+// delayed ones wait in a heap until the clock reaches their release (the
+// heap holds what the lane's queues hold).
+//
+// The passages inside the window are kept compressed (see trail), so the
+// tracker's memory does not grow with the window's length for regular
+// traffic, and grows by a few bytes per passing instant for irregular
+// traffic. Amortised O(1) per passage, plus O(log delayed) for a delayed one.
 type peakTracker struct {
 	window  time.Duration
-	passed  []passage // passed[head:] are inside the window, in time order
-	head    int
-	sum     int64 // cost of passed[head:]
+	kept    trail // the passages inside the window
 	pending []passage
 	peak    int64
 	peakAt  time.Duration
@@ -68,6 +72,9 @@ type peakTracker struct {
 	// passed, every later one is still pending.
 	admitted  bool
 	lastAdmit time.Duration
+	// reorder holds, while restore refills the window, the passages
+	// released after the latest arrival refilled (see refill).
+	reorder []passage
 }
 
 // admit records an admission arriving at, released after delay.
@@ -84,24 +91,47 @@ func (p *peakTracker) admit(at, delay time.Duration, cost int64) {
 // advance lets every delayed request released at or before t pass.
 func (p *peakTracker) advance(t time.Duration) {
 	for len(p.pending) > 0 && p.pending[0].at <= t {
-		p.pass(p.pop())
+		var x passage
+		x, p.pending = heapPop(p.pending)
+		p.pass(x)
 	}
 }
 
 func (p *peakTracker) pass(x passage) {
-	for p.head < len(p.passed) && p.passed[p.head].at <= x.at-p.window {
-		p.sum -= p.passed[p.head].cost
-		p.head++
+	p.kept.add(x, p.window)
+	if p.kept.sum > p.peak {
+		p.peak, p.peakAt = p.kept.sum, x.at
 	}
-	if p.head > 1024 && p.head*2 > len(p.passed) {
-		p.passed = append(p.passed[:0], p.passed[p.head:]...)
-		p.head = 0
+}
+
+// refill puts a passage back into the window of a tracker that keeps only
+// its peak and latest admission (a checkpoint's clone), without changing
+// the peak: restore calls it for each admission that had passed by
+// lastAdmit and is inside the window then, in arrival order, with arrival
+// the request's arrival, and then refilled. Delayed passages are put in
+// release order through a heap that holds those released after the
+// latest arrival refilled: at most what the lane's queues held.
+func (p *peakTracker) refill(arrival time.Duration, x passage) {
+	for len(p.reorder) > 0 && p.reorder[0].at <= arrival {
+		var y passage
+		y, p.reorder = heapPop(p.reorder)
+		p.kept.add(y, p.window)
 	}
-	p.passed = append(p.passed, x)
-	p.sum += x.cost
-	if p.sum > p.peak {
-		p.peak, p.peakAt = p.sum, x.at
+	if x.at > arrival {
+		p.reorder = heapPush(p.reorder, x)
+		return
 	}
+	p.kept.add(x, p.window)
+}
+
+// refilled ends a refill.
+func (p *peakTracker) refilled() {
+	for len(p.reorder) > 0 {
+		var y passage
+		y, p.reorder = heapPop(p.reorder)
+		p.kept.add(y, p.window)
+	}
+	p.reorder = nil
 }
 
 // peakBy is the peak counting also the delayed requests released by t,
@@ -118,17 +148,16 @@ func (p *peakTracker) peakBy(t time.Duration) (int64, time.Duration) {
 	}
 	slices.SortStableFunc(due, func(a, b passage) int { return cmp.Compare(a.at, b.at) })
 	peak, peakAt := p.peak, p.peakAt
-	head, sum := p.head, p.sum
+	sum := p.kept.sum
+	c := p.kept.cursor // a copy: reading p.kept's runs leaves them alone
 	dueHead := 0
 	for _, x := range due {
-		// Evict from passed[head:] first, then from due[:dueHead]: the whole
-		// window is that sequence, in time order.
-		for head < len(p.passed) && p.passed[head].at <= x.at-p.window {
-			sum -= p.passed[head].cost
-			head++
-		}
-		if head == len(p.passed) {
-			for due[dueHead].at <= x.at-p.window {
+		// Evict from the kept passages first, then from due[:dueHead]: the
+		// whole window is that sequence, in time order.
+		cut := x.at - p.window
+		sum -= c.evict(p.kept.buf, cut)
+		if c.empty() {
+			for due[dueHead].at <= cut {
 				sum -= due[dueHead].cost
 				dueHead++
 			}
@@ -141,9 +170,12 @@ func (p *peakTracker) peakBy(t time.Duration) (int64, time.Duration) {
 	return peak, peakAt
 }
 
-// push and pop keep pending a min-heap by release time.
-func (p *peakTracker) push(x passage) {
-	h := append(p.pending, x)
+// push adds a delayed passage to the pending ones.
+func (p *peakTracker) push(x passage) { p.pending = heapPush(p.pending, x) }
+
+// heapPush and heapPop keep h a min-heap by time.
+func heapPush(h []passage, x passage) []passage {
+	h = append(h, x)
 	for i := len(h) - 1; i > 0; {
 		parent := (i - 1) / 2
 		if h[parent].at <= h[i].at {
@@ -152,11 +184,10 @@ func (p *peakTracker) push(x passage) {
 		h[parent], h[i] = h[i], h[parent]
 		i = parent
 	}
-	p.pending = h
+	return h
 }
 
-func (p *peakTracker) pop() passage {
-	h := p.pending
+func heapPop(h []passage) (passage, []passage) {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
@@ -175,6 +206,170 @@ func (p *peakTracker) pop() passage {
 		h[i], h[small] = h[small], h[i]
 		i = small
 	}
-	p.pending = h
-	return top
+	return top, h
+}
+
+// run is n passing instants of cost each, at, at + step, …, end (step is
+// meaningless when n is 1); n = 0 is no run.
+type run struct {
+	at, end, step time.Duration
+	cost, n       int64
+}
+
+// trail is the passages inside a trailing window, in time order, summed:
+// passages at one instant are one point of their total cost, and points
+// at a regular step with the same cost are one run. The oldest run (head)
+// and the newest (tail, still growing) are kept as they are; the runs
+// between them are varint-encoded in buf. Regular traffic is a run per
+// regularity, whatever the window's length; each irregular point costs
+// its gap from the previous one and its cost, varint-encoded: 2 to 6
+// bytes for gaps up to 2^35 ns (34 s) and costs under 64, at most 40
+// bytes for a run. buf is compacted once half of it has been read, so the
+// memory is at most twice the encoded window plus a fixed part.
+type trail struct {
+	cursor
+	buf []byte
+	// encEnd is the last instant before the tail's run: the end of the
+	// last run encoded, or of the head when buf holds none.
+	encEnd time.Duration
+	sum    int64 // the cost of every passage kept
+}
+
+// cursor is the oldest part of a trail: its head run, where to decode the
+// next one, the tail and the open point. Copying it lets peakBy evict
+// without changing the trail.
+type cursor struct {
+	head   run
+	off    int           // buf[off:] is still to decode
+	decEnd time.Duration // the end of the last run decoded (the head's)
+	tail   run
+	// point is the latest instant, with the cost passing at it so far
+	// (pointCost 0: none), not yet in the tail.
+	point     time.Duration
+	pointCost int64
+}
+
+// empty reports whether nothing is left.
+func (c *cursor) empty() bool { return c.head.n == 0 && c.tail.n == 0 && c.pointCost == 0 }
+
+// add puts x, no earlier than any passage kept, in the window (x.at − w,
+// x.at] and drops what leaves it.
+func (t *trail) add(x passage, w time.Duration) {
+	if t.pointCost > 0 && x.at == t.point {
+		t.pointCost += x.cost
+		t.sum += x.cost
+		return
+	}
+	if t.pointCost > 0 {
+		t.commit()
+	}
+	t.sum -= t.evict(t.buf, x.at-w)
+	if t.head.n == 0 && len(t.buf) > 0 {
+		t.buf, t.off = t.buf[:0], 0 // every encoded run was read
+	}
+	t.point, t.pointCost = x.at, x.cost
+	t.sum += x.cost
+}
+
+// commit moves the open point into the tail's run, or starts a new one.
+func (t *trail) commit() {
+	at, cost := t.point, t.pointCost
+	t.pointCost = 0
+	tl := &t.tail
+	if tl.n > 0 && tl.cost == cost {
+		switch {
+		case tl.n == 1:
+			tl.step, tl.end, tl.n = at-tl.at, at, 2
+			return
+		case at-tl.end == tl.step:
+			tl.end, tl.n = at, tl.n+1
+			return
+		}
+	}
+	t.closeTail()
+	t.tail = run{at: at, end: at, cost: cost, n: 1}
+}
+
+// closeTail makes the tail's run the head, when nothing else is kept, or
+// encodes it after the others.
+func (t *trail) closeTail() {
+	tl := t.tail
+	if tl.n == 0 {
+		return
+	}
+	t.tail = run{}
+	if t.head.n == 0 { // then buf holds nothing unread either
+		t.head, t.decEnd, t.encEnd = tl, tl.end, tl.end
+		t.buf, t.off = t.buf[:0], 0
+		return
+	}
+	if t.off >= 256 && t.off*2 >= len(t.buf) {
+		t.buf = t.buf[:copy(t.buf, t.buf[t.off:])]
+		t.off = 0
+	}
+	b := binary.AppendUvarint(t.buf, uint64(tl.at-t.encEnd))
+	if tl.n == 1 {
+		b = binary.AppendUvarint(b, uint64(tl.cost)<<1)
+	} else {
+		b = binary.AppendUvarint(b, uint64(tl.cost)<<1|1)
+		b = binary.AppendUvarint(b, uint64(tl.n-2))
+		b = binary.AppendUvarint(b, uint64(tl.step))
+	}
+	t.buf, t.encEnd = b, tl.end
+}
+
+// evict drops the passages at or before cut, oldest first, and returns
+// their cost.
+func (c *cursor) evict(buf []byte, cut time.Duration) (gone int64) {
+	for {
+		r := &c.head
+		if r.n == 0 {
+			if c.off < len(buf) {
+				c.decode(buf)
+				continue
+			}
+			r = &c.tail
+			if r.n == 0 {
+				if c.pointCost > 0 && c.point <= cut {
+					gone += c.pointCost
+					c.pointCost = 0
+				}
+				return gone
+			}
+		}
+		if r.at > cut {
+			return gone
+		}
+		k := int64(1)
+		if r.n > 1 && r.at+r.step <= cut {
+			k = min(r.n, int64((cut-r.at)/r.step)+1)
+		}
+		gone += k * r.cost
+		r.n -= k
+		if r.n > 0 {
+			r.at += time.Duration(k) * r.step
+			return gone
+		}
+		if r == &c.tail {
+			continue // the point may go too
+		}
+	}
+}
+
+// decode reads the next run from buf into the head.
+func (c *cursor) decode(buf []byte) {
+	next := func() uint64 {
+		v, n := binary.Uvarint(buf[c.off:])
+		c.off += n
+		return v
+	}
+	at := c.decEnd + time.Duration(next())
+	costFlag := next()
+	r := run{at: at, end: at, cost: int64(costFlag >> 1), n: 1}
+	if costFlag&1 != 0 {
+		r.n = int64(next()) + 2
+		r.step = time.Duration(next())
+		r.end = at + time.Duration(r.n-1)*r.step
+	}
+	c.head, c.decEnd = r, r.end
 }

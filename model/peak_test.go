@@ -1,0 +1,214 @@
+package model
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// admission is one admitted request for the peak tests: arrival, delay, cost.
+type admission struct {
+	at, delay time.Duration
+	cost      int64
+}
+
+// randomAdmissions mixes what makes the trail's runs and what breaks them:
+// regular steps (one cost or two interleaved), bursts at one instant,
+// random gaps, costs changing inside a run, and delays.
+func randomAdmissions(rng *rand.Rand, n int, delayed bool) []admission {
+	var xs []admission
+	at := time.Duration(rng.IntN(5)) * time.Millisecond
+	add := func(cost int64) {
+		d := time.Duration(0)
+		if delayed && rng.IntN(3) == 0 {
+			d = time.Duration(rng.IntN(40)) * time.Millisecond
+		}
+		xs = append(xs, admission{at, d, cost})
+	}
+	for len(xs) < n {
+		cost := int64(1 + rng.IntN(3))
+		switch rng.IntN(5) {
+		case 0: // a regular run
+			step := time.Duration(1+rng.IntN(7)) * time.Millisecond
+			for range 1 + rng.IntN(30) {
+				at += step
+				add(cost)
+			}
+		case 1: // a burst at one instant
+			at += time.Duration(rng.IntN(3)) * time.Millisecond
+			for range 1 + rng.IntN(6) {
+				add(cost)
+			}
+		case 2: // two interleaved regular streams: two per instant
+			step := time.Duration(1+rng.IntN(5)) * time.Millisecond
+			for range 1 + rng.IntN(20) {
+				at += step
+				add(cost)
+				add(cost)
+			}
+		case 3: // a regular step whose cost changes now and then
+			step := time.Duration(1+rng.IntN(5)) * time.Millisecond
+			for range 1 + rng.IntN(20) {
+				at += step
+				add(int64(1 + rng.IntN(2)))
+			}
+		default: // irregular gaps, some of them nanoseconds, some long
+			for range 1 + rng.IntN(10) {
+				switch rng.IntN(4) {
+				case 0:
+					at += time.Duration(rng.IntN(3))
+				case 1:
+					at += time.Duration(rng.IntN(200)) * time.Millisecond
+				default:
+					at += time.Duration(rng.Int64N(int64(20 * time.Millisecond)))
+				}
+				add(cost)
+			}
+		}
+	}
+	return xs[:n]
+}
+
+func releases(xs []admission) []passage {
+	ps := make([]passage, len(xs))
+	for i, x := range xs {
+		ps[i] = passage{x.at + x.delay, x.cost}
+	}
+	return ps
+}
+
+func randomWindow(rng *rand.Rand) time.Duration {
+	switch rng.IntN(4) {
+	case 0:
+		return time.Duration(1 + rng.IntN(3)) // nanoseconds: every instant alone
+	case 1:
+		return 8784 * time.Hour // everything inside
+	}
+	return time.Duration(1+rng.IntN(100)) * time.Millisecond
+}
+
+// TestTrailMatchesBruteForce adds passages in time order and compares the
+// trail's sum with the cost inside (at − w, at] counted from the list.
+func TestTrailMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for trial := range 400 {
+		w := randomWindow(rng)
+		ps := releases(randomAdmissions(rng, 1+rng.IntN(300), false))
+		var tr trail
+		for i, x := range ps {
+			tr.add(x, w)
+			var want int64
+			for _, y := range ps[:i+1] {
+				if y.at > x.at-w {
+					want += y.cost
+				}
+			}
+			if tr.sum != want {
+				t.Fatalf("trial %d, window %v, passage %d at %v: sum %d, want %d", trial, w, i, x.at, tr.sum, want)
+			}
+		}
+	}
+}
+
+// TestPeakTrackerRandomTraces compares the tracker with brute force on
+// traces with runs, bursts, irregular gaps and delays, at the end and
+// mid-way (peakBy a time while delayed requests still wait).
+func TestPeakTrackerRandomTraces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 400 {
+		w := randomWindow(rng)
+		xs := randomAdmissions(rng, 1+rng.IntN(200), rng.IntN(2) == 0)
+		p := peakTracker{window: w}
+		for i, x := range xs {
+			p.admit(x.at, x.delay, x.cost)
+			if rng.IntN(20) == 0 || i == len(xs)-1 {
+				cut := x.at + time.Duration(rng.IntN(30))*time.Millisecond
+				var due []passage
+				for _, y := range releases(xs[:i+1]) {
+					if y.at <= cut {
+						due = append(due, y)
+					}
+				}
+				wantPeak, wantAt := bruteForcePeak(due, w)
+				if got, gotAt := p.peakBy(cut); got != wantPeak || gotAt != wantAt {
+					t.Fatalf("trial %d, window %v, after %d: peakBy(%v) = %d at %v, brute force %d at %v", trial, w, i+1, cut, got, gotAt, wantPeak, wantAt)
+				}
+			}
+		}
+		wantPeak, wantAt := bruteForcePeak(releases(xs), w)
+		if got, gotAt := p.peakBy(endOfTime); got != wantPeak || gotAt != wantAt {
+			t.Fatalf("trial %d, window %v: peak %d at %v, brute force %d at %v", trial, w, got, gotAt, wantPeak, wantAt)
+		}
+	}
+}
+
+// TestPeakTrackerRefill rebuilds a tracker as the lab's restore does (the
+// peak and latest admission kept, the window refilled from the admissions
+// in arrival order) at a random point, and checks that it then goes on
+// exactly as the tracker that saw everything.
+func TestPeakTrackerRefill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	for trial := range 400 {
+		w := randomWindow(rng)
+		xs := randomAdmissions(rng, 2+rng.IntN(200), rng.IntN(2) == 0)
+		cut := 1 + rng.IntN(len(xs)-1)
+		whole := peakTracker{window: w}
+		for _, x := range xs[:cut] {
+			whole.admit(x.at, x.delay, x.cost)
+		}
+		re := peakTracker{window: w, peak: whole.peak, peakAt: whole.peakAt, admitted: whole.admitted, lastAdmit: whole.lastAdmit}
+		last := re.lastAdmit
+		for _, x := range xs[:cut] {
+			r := passage{x.at + x.delay, x.cost}
+			switch {
+			case r.at > last:
+				re.push(r)
+			case r.at > last-w:
+				re.refill(x.at, r)
+			}
+		}
+		re.refilled()
+		// The sums may differ: the whole tracker drops what left the
+		// window only at the next passage, which comes after last.
+		if len(re.pending) != len(whole.pending) {
+			t.Fatalf("trial %d: refilled %d pending, whole %d", trial, len(re.pending), len(whole.pending))
+		}
+		for _, x := range xs[cut:] {
+			whole.admit(x.at, x.delay, x.cost)
+			re.admit(x.at, x.delay, x.cost)
+			if re.peak != whole.peak || re.peakAt != whole.peakAt {
+				t.Fatalf("trial %d, window %v, refilled after %d: peak %d at %v, whole %d at %v", trial, w, cut, re.peak, re.peakAt, whole.peak, whole.peakAt)
+			}
+		}
+		gp, ga := whole.peakBy(endOfTime)
+		if rp, ra := re.peakBy(endOfTime); rp != gp || ra != ga {
+			t.Fatalf("trial %d: refilled peak %d at %v, whole %d at %v", trial, rp, ra, gp, ga)
+		}
+	}
+}
+
+// TestTrailRegularTrafficKeepsNoBytes: a year-long window over a million
+// regular passages (two per instant, as two interleaved keys give) holds
+// one run, and a million irregular ones a few bytes each.
+func TestTrailRegularTrafficKeepsNoBytes(t *testing.T) {
+	w := 8784 * time.Hour
+	var tr trail
+	for i := range 1_000_000 {
+		at := time.Duration(i) * 1440 * time.Millisecond
+		tr.add(passage{at, 1}, w)
+		tr.add(passage{at, 1}, w)
+	}
+	if len(tr.buf) != 0 || tr.sum != 2_000_000 {
+		t.Fatalf("regular: %d bytes encoded, sum %d", len(tr.buf), tr.sum)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	tr = trail{}
+	at := time.Duration(0)
+	for range 1_000_000 {
+		at += time.Duration(1 + rng.Int64N(int64(2*time.Millisecond)))
+		tr.add(passage{at, 1}, w)
+	}
+	if perPoint := float64(len(tr.buf)) / 1e6; perPoint > 5 {
+		t.Fatalf("irregular: %.1f bytes per passage", perPoint)
+	}
+}
