@@ -11,9 +11,30 @@ import (
 	"ratelab/scenarios"
 )
 
-// CheckpointEvery is how many requests lie between two checkpoints: a seek
-// replays at most this many requests per lane.
+// CheckpointEvery is how many requests at least lie between two
+// checkpoints. Where the lanes' states are small, checkpoints are exactly
+// this far apart and a seek replays at most this many requests per lane;
+// where they are huge, checkpoints are further apart (see checkpointBudget).
 const CheckpointEvery = 2048
+
+// checkpointBudget bounds the memory that checkpoints hold, in bytes per
+// decided request. A checkpoint shares every lane's state with the lanes it
+// was cloned from (see algorithms.Memory): what it costs is its own tables,
+// plus whatever the computing lanes later let go of or copy while it still
+// holds it. A checkpoint is taken only when the cost of all of them so far
+// fits the budget of the requests decided; what the last one comes to hold
+// after that is at most one state. So the checkpoints hold at most
+// checkpointBudget × Len bytes plus one state, whatever the limits, queues
+// and keys; where states change a lot, a seek replays more.
+const checkpointBudget = 16
+
+// checkpoint is a frozen copy of every lane's state after events[:pos], and
+// the checkpoints' cost (see checkpointBudget) when it was taken.
+type checkpoint struct {
+	pos  int
+	ls   *lanes
+	cost int64
+}
 
 // event is one request on the lab's timeline. Keys are interned so that a
 // million-request timeline costs 24 bytes a request.
@@ -50,8 +71,8 @@ type Lab struct {
 	history  []action // what Undo takes back, latest last
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
-	// frontier is every lane's state after events[:computed], and
-	// checkpoints[k] a frozen copy of the state after events[:k*CheckpointEvery].
+	// frontier is every lane's state after events[:computed], and each
+	// checkpoint a frozen copy of the state after events[:pos].
 	// delays[lane][i] is the delay given to events[i] by a lane that can
 	// delay (a leaky bucket); nil for the other lanes.
 	outcomes [][]algorithms.Outcome
@@ -65,7 +86,10 @@ type Lab struct {
 	admittedSums map[laneKey][]int64
 	computed     int
 	frontier     *lanes
-	checkpoints  []*lanes
+	checkpoints  []checkpoint // by pos, the first at 0, pos a multiple of tallyBlock
+	// costBase is the frontier's dropped() when the last checkpoint was
+	// taken or it was restored.
+	costBase int64
 
 	// live is the state after events[:livePos], where livePos counts the
 	// requests at or before now (after Seek) or stops inside the instant of
@@ -123,8 +147,8 @@ func (l *Lab) rebuild() error {
 			l.delays[i] = make([]time.Duration, len(l.events))
 		}
 	}
-	l.checkpoints = []*lanes{start.clone()}
-	l.frontier, l.computed = start, 0
+	l.checkpoints = []checkpoint{{pos: 0, ls: start.clone(), cost: start.cloneBytes()}}
+	l.frontier, l.computed, l.costBase = start, 0, start.dropped()
 	l.live = nil
 	l.gen++
 	l.Seek(l.now)
@@ -301,16 +325,40 @@ func (l *Lab) ensure(n int) {
 				}
 			}
 		}
-		if l.computed%CheckpointEvery == 0 {
-			l.checkpoints = append(l.checkpoints, l.frontier.clone())
+		if l.computed%tallyBlock == 0 && l.computed-l.checkpoints[len(l.checkpoints)-1].pos >= CheckpointEvery {
+			l.maybeCheckpoint()
 		}
 	}
 }
 
+// maybeCheckpoint takes a checkpoint at computed if its cost fits the
+// budget (see checkpointBudget).
+func (l *Lab) maybeCheckpoint() {
+	dropped := l.frontier.dropped()
+	cost := l.checkpoints[len(l.checkpoints)-1].cost + dropped - l.costBase + l.frontier.cloneBytes()
+	if cost > checkpointBudget*int64(l.computed) {
+		return
+	}
+	l.checkpoints = append(l.checkpoints, checkpoint{pos: l.computed, ls: l.frontier.clone(), cost: cost})
+	l.costBase = dropped
+}
+
+// checkpointAt is the index of the last checkpoint at or before pos ≥ 0.
+func (l *Lab) checkpointAt(pos int) int {
+	return sort.Search(len(l.checkpoints), func(k int) bool { return l.checkpoints[k].pos > pos }) - 1
+}
+
+// CheckpointBytes is what the lab's checkpoints cost, as checkpointBudget
+// counts it: at most checkpointBudget bytes per decided request, plus what
+// the last one came to hold alone.
+func (l *Lab) checkpointBytes() int64 {
+	return l.checkpoints[len(l.checkpoints)-1].cost + l.frontier.dropped() - l.costBase
+}
+
 // restore returns a working copy of the state after events[:pos], where pos
-// must be a checkpoint boundary at or below computed.
+// must be a checkpoint's.
 func (l *Lab) restore(pos int) *lanes {
-	ls := l.checkpoints[pos/CheckpointEvery].clone()
+	ls := l.checkpoints[l.checkpointAt(pos)].ls.clone()
 	if pos == 0 {
 		return ls
 	}
@@ -353,10 +401,12 @@ func (l *Lab) restore(pos int) *lanes {
 // timeline changed at index i.
 func (l *Lab) invalidate(i int) {
 	if i < l.computed {
-		k := i / CheckpointEvery
+		k := l.checkpointAt(i)
+		clear(l.checkpoints[k+1:])
 		l.checkpoints = l.checkpoints[:k+1]
-		l.frontier = l.restore(k * CheckpointEvery)
-		l.computed = k * CheckpointEvery
+		l.computed = l.checkpoints[k].pos
+		l.frontier = l.restore(l.computed)
+		l.costBase = l.frontier.dropped()
 		for lane := range l.blocks {
 			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
 			l.releases[lane].truncate(l.computed / tallyBlock)
@@ -372,11 +422,11 @@ func (l *Lab) invalidate(i int) {
 // moveLive brings the live state to just after events[:pos].
 func (l *Lab) moveLive(pos int) {
 	l.ensure(pos)
-	if l.live == nil || pos < l.livePos || pos-l.livePos > CheckpointEvery {
-		start := 0
-		if pos > 0 {
-			start = (pos - 1) / CheckpointEvery * CheckpointEvery
-		}
+	start := 0
+	if pos > 0 {
+		start = l.checkpoints[l.checkpointAt(pos-1)].pos
+	}
+	if l.live == nil || pos < l.livePos || start > l.livePos {
 		l.live, l.livePos = l.restore(start), start
 		l.lastDecisions = nil
 	}
@@ -436,11 +486,12 @@ func (l *Lab) Records(from, to time.Duration, fn func(Record) bool) {
 // and calls fn with every lane's decision on each of them, in timeline order
 // then lane order, until fn returns false.
 func (l *Lab) replay(lo, hi int, fn func(Record) bool) {
+	lo = max(lo, 0)
 	if lo >= hi {
 		return
 	}
 	l.ensure(lo)
-	start := lo / CheckpointEvery * CheckpointEvery
+	start := l.checkpoints[l.checkpointAt(lo)].pos
 	ls := l.restore(start)
 	for i := start; i < hi; i++ {
 		r := l.Request(i)

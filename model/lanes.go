@@ -83,6 +83,29 @@ func (ls *lanes) clone() *lanes {
 	return c
 }
 
+// laneBytes is about what a clone of one lane takes beside its limiter's
+// clone: its totals and its peak tracker's peak.
+const laneBytes = 256
+
+// cloneBytes is about what clone allocates.
+func (ls *lanes) cloneBytes() int64 {
+	n := int64(len(ls.limiters)) * laneBytes
+	for _, lim := range ls.limiters {
+		n += lim.Memory().Clone
+	}
+	return n
+}
+
+// dropped is what the limiters dropped of what their clones hold (see
+// algorithms.Memory).
+func (ls *lanes) dropped() int64 {
+	var n int64
+	for _, lim := range ls.limiters {
+		n += lim.Memory().Dropped
+	}
+	return n
+}
+
 // LanesOf reads the lane definitions of a scenario.
 func LanesOf(s *scenarios.Scenario) []Lane {
 	defs := make([]Lane, len(s.Lanes))

@@ -1,0 +1,190 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// The hostile shapes of issue 7, scaled to run in seconds: small valid files
+// whose states are huge, which a checkpoint copied whole every 2048
+// requests.
+
+// hugeQueue is a leaky bucket with a queue of 1,000,000 at 1/s: a burst of
+// n requests fills it and a request every 10ms follows for n/100 seconds.
+func hugeQueue(t testing.TB, n int) *scenarios.Scenario {
+	return parse(t, fmt.Sprintf(`title: huge queue
+limiters:
+  - {name: shaper, algorithm: leaky-bucket, queue: 1000000, rate: 1/s}
+traffic:
+  - {at: 0s, count: %d}
+  - {every: 10ms, from: 1s, until: %ds}
+`, n, n/100+1))
+}
+
+// hugeLog is a sliding log of limit 1,000,000 over an hour fed a request
+// every millisecond for n ms: every request is admitted and stays logged.
+func hugeLog(t testing.TB, n int) *scenarios.Scenario {
+	return parse(t, fmt.Sprintf(`title: huge log
+limiters:
+  - {name: log, algorithm: sliding-log, limit: 1000000, window: 1h}
+traffic:
+  - {every: 1ms, until: %dms}
+`, n))
+}
+
+// sandboxLog is a sandbox (no traffic) with a sliding log of limit
+// 50,000,000, into which the learner fires bursts.
+func sandboxLog(t testing.TB) *scenarios.Scenario {
+	return parse(t, `title: sandbox
+limiters:
+  - {name: log, algorithm: sliding-log, limit: 50000000, window: 1m}
+  - {name: bucket, algorithm: token-bucket, capacity: 100, rate: 10/s}
+traffic: []
+`)
+}
+
+// manyKeysEach is keys keys sending n requests each, one a second, on the
+// six algorithms.
+func manyKeysEach(t testing.TB, keys, n int) *scenarios.Scenario {
+	var y strings.Builder
+	y.WriteString("title: many keys\nlimiters:" + allSix + "traffic:\n")
+	for k := range keys {
+		fmt.Fprintf(&y, "  - {every: 1s, from: %dus, until: %ds, key: k%d}\n", k, n, k)
+	}
+	return parse(t, y.String())
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// hostileCase is a lab built by build; what it holds is measured after
+// every request is decided.
+type hostileCase struct {
+	name  string
+	build func(t testing.TB) *Lab
+}
+
+func hostileCases(scale int) []hostileCase {
+	return []hostileCase{
+		{"queue", func(t testing.TB) *Lab { return newLab(t, hugeQueue(t, 100_000*scale)) }},
+		{"log", func(t testing.TB) *Lab { return newLab(t, hugeLog(t, 200_000*scale)) }},
+		{"bursts", func(t testing.TB) *Lab {
+			l := newLab(t, sandboxLog(t))
+			for i := range 10 {
+				l.Seek(time.Duration(i) * time.Second)
+				if _, err := l.FireBurst("k", 1, 20_000*scale); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return l
+		}},
+		{"keys", func(t testing.TB) *Lab { return newLab(t, manyKeysEach(t, 4000*scale, 50)) }},
+	}
+}
+
+// measureLab builds c's lab, decides every request, seeks about, and
+// returns the lab and the heap it holds.
+func measureLab(t testing.TB, c hostileCase) (*Lab, uint64) {
+	before := heapInUse()
+	l := c.build(t)
+	l.Seek(l.End())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		l.Seek(l.Request(rng.IntN(l.Len())).At)
+	}
+	after := heapInUse()
+	if after < before {
+		return l, 0
+	}
+	return l, after - before
+}
+
+// BenchmarkHostileMemory reports the heap a lab holds per request on each
+// hostile shape (B/req), with every request decided, and how long a seek to
+// a random request's time takes there.
+func BenchmarkHostileMemory(b *testing.B) {
+	for _, c := range hostileCases(1) {
+		b.Run(c.name, func(b *testing.B) {
+			var l *Lab
+			var heap uint64
+			for b.Loop() {
+				l, heap = measureLab(b, c)
+			}
+			b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+			b.ReportMetric(float64(l.Len()), "reqs")
+			rng := rand.New(rand.NewPCG(3, 4))
+			const seeks = 50
+			start := time.Now()
+			for range seeks {
+				l.Seek(l.Request(rng.IntN(l.Len())).At)
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/seeks, "µs/seek")
+		})
+	}
+}
+
+// BenchmarkMillionMemory reports what the lab of the README's million-request
+// scenario holds per request once every request is decided: the timeline
+// (each request, each lane's verdict, the leaky bucket's delays) and the
+// checkpoints.
+func BenchmarkMillionMemory(b *testing.B) {
+	s := millionRequests(b)
+	var l *Lab
+	var heap uint64
+	for b.Loop() {
+		l, heap = measureLab(b, hostileCase{"million", func(t testing.TB) *Lab { return newLab(t, s) }})
+	}
+	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+}
+
+// TestCheckpointsStayWithinBudget: on every hostile shape the checkpoints
+// cost at most checkpointBudget bytes per request plus one state, and the
+// whole lab holds a bounded number of bytes per request (the timeline, the
+// state itself, the checkpoints); every decision still matches a fresh run.
+func TestCheckpointsStayWithinBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds labs of 200,000 requests")
+	}
+	for _, c := range hostileCases(1) {
+		t.Run(c.name, func(t *testing.T) {
+			l, heap := measureLab(t, c)
+			var state int64
+			for _, lim := range l.frontier.limiters {
+				state += lim.Memory().State
+			}
+			n := int64(l.Len())
+			if cost := l.checkpointBytes(); cost > checkpointBudget*n+state {
+				t.Errorf("%d checkpoints cost %d bytes (%.1f a request), over %d a request plus one state (%d)",
+					len(l.checkpoints), cost, float64(cost)/float64(n), checkpointBudget, state)
+			}
+			// Before: over 1,000 bytes a request at this size, growing
+			// with it.
+			if perReq := float64(heap) / float64(n); perReq > 150 {
+				t.Errorf("the lab holds %.0f bytes a request", perReq)
+			}
+			t.Logf("%d requests, %d checkpoints costing %.1f B/req, state %.1f B/req, heap %.1f B/req",
+				n, len(l.checkpoints), float64(l.checkpointBytes())/float64(n), float64(state)/float64(n), float64(heap)/float64(n))
+			// Spot checks against a fresh run.
+			recs, _ := reference(t, mustMarshal(t, l.Scenario(), l.FiredRequests()), 0)
+			rng := rand.New(rand.NewPCG(5, 6))
+			for range 200 {
+				r := recs[rng.IntN(len(recs))]
+				if got := l.Outcome(r.Lane, r.Index); got != r.Decision.Outcome {
+					t.Fatalf("request %d lane %d: %v, a fresh run says %v", r.Index, r.Lane, got, r.Decision.Outcome)
+				}
+			}
+		})
+	}
+}
