@@ -5,7 +5,6 @@ import (
 	"math"
 	"time"
 
-	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
 
@@ -83,106 +82,4 @@ func (f Failure) Error() string {
 		msg += " (" + f.Expectation.Why + ")"
 	}
 	return msg
-}
-
-// verdicts tallies the requests one expectation selects.
-type verdicts struct {
-	exp      *scenarios.Expectation
-	outcomes Tally
-	peak     peakTracker
-	mismatch *Record // first request whose outcome differs from exp.Outcome
-}
-
-// Check runs s and evaluates its expectations, and checks that the request
-// each quiz mark names exists; it returns the failures in file order (none
-// when all hold).
-func Check(s *scenarios.Scenario) ([]Failure, error) {
-	laneIndex := map[string]int{}
-	for i, l := range s.Lanes {
-		laneIndex[l.Name] = i
-	}
-	tallies := make([]*verdicts, len(s.Expect))
-	byLane := make([][]*verdicts, len(s.Lanes))
-	for i := range s.Expect {
-		e := &s.Expect[i]
-		lane, ok := laneIndex[e.Lane]
-		if !ok {
-			return nil, fmt.Errorf("%s: expectation names unknown lane %q", s.Name, e.Lane)
-		}
-		v := &verdicts{exp: e, peak: peakTracker{window: e.PeakWindow}}
-		tallies[i] = v
-		byLane[lane] = append(byLane[lane], v)
-	}
-	_, err := Run(s, Options{}, func(r Record) error {
-		for _, v := range byLane[r.Lane] {
-			if v.exp.Selects(r.Request) {
-				v.add(r)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	var failures []Failure
-	for _, v := range tallies {
-		if got, ok := v.verdict(); !ok {
-			failures = append(failures, Failure{Scenario: s.Name, Expectation: *v.exp, Got: got})
-		}
-	}
-	return checkQuiz(s, failures), nil
-}
-
-func (v *verdicts) add(r Record) {
-	d := r.Decision
-	v.outcomes.add(d.Outcome)
-	if d.Outcome.Admitted() && v.exp.Peak != nil {
-		v.peak.admit(r.Request.At, d.Delay, r.Request.Cost)
-	}
-	if v.exp.Outcome != nil && d.Outcome != *v.exp.Outcome && v.mismatch == nil {
-		rec := r
-		v.mismatch = &rec
-	}
-}
-
-// verdict reports what was measured and whether it matches every assertion.
-func (v *verdicts) verdict() (got string, ok bool) {
-	e := v.exp
-	ok = true
-	sep := ""
-	report := func(format string, args ...any) {
-		got += sep + fmt.Sprintf(format, args...)
-		sep = ", "
-	}
-	o := v.outcomes
-	for _, c := range []struct {
-		name string
-		want *int64
-		got  int
-	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}} {
-		if c.want != nil {
-			report("%s %d", c.name, c.got)
-			ok = ok && int64(c.got) == *c.want
-		}
-	}
-	if e.Peak != nil {
-		peak, at := v.peak.peakBy(endOfTime)
-		report("peak %d per %s (window ending %s)", peak, algorithms.FormatDuration(e.PeakWindow), algorithms.FormatSeconds(at))
-		ok = ok && peak == *e.Peak
-	}
-	if e.Outcome != nil {
-		switch {
-		case o.Total() == 0:
-			report("no request selected")
-			ok = false
-		case v.mismatch != nil:
-			m := v.mismatch
-			report("the request at %s (key %s) was %s: %s", algorithms.FormatSeconds(m.Request.At),
-				m.Request.Key, m.Decision.Outcome, m.Decision.Explain())
-			ok = false
-		default:
-			report("all %d %s", o.Total(), *e.Outcome)
-		}
-	}
-	return got, ok
 }

@@ -1,0 +1,397 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// Check runs s and evaluates its expectations, and checks that the request
+// each quiz mark names exists; it returns the failures in file order (none
+// when all hold).
+//
+// It makes one pass over the requests whatever the number of expectations:
+// each selection (a lane, and a key or every key) keeps running totals,
+// read at each expectation's From and Until; an outcome assertion waits,
+// from its From to its Until, in a list emptied by the first request of its
+// selection that has another outcome; peaks are measured once per lane, key
+// and window (see peakGroup), or, on a lane that delays, once per distinct
+// selection and window.
+func Check(s *scenarios.Scenario) ([]Failure, error) {
+	c, err := newChecker(s)
+	if err != nil {
+		return nil, err
+	}
+	emit := c.record
+	if len(c.exps) == 0 {
+		emit = nil
+	}
+	if _, err := Run(s, Options{}, emit); err != nil {
+		return nil, err
+	}
+	c.fire(endOfTime)
+	var failures []Failure
+	for i := range c.exps {
+		x := &c.exps[i]
+		if got, ok := x.verdict(); !ok {
+			failures = append(failures, Failure{Scenario: s.Name, Expectation: *x.e, Got: got})
+		}
+	}
+	return checkQuiz(s, failures), nil
+}
+
+// checker is Check's state during its pass.
+type checker struct {
+	keys   map[string]int // the keys expectations name: selection slot 1, 2, …
+	slots  int            // 1 + len(keys)
+	sels   []selection    // lane × slot; slot 0 is every key
+	exps   []expState     // in file order
+	events []checkEvent   // by time
+	next   int            // events[:next] have fired
+	index  int            // the request being decided
+	slot   int            // its key's slot, 0 when no expectation names it
+}
+
+// selection is the running totals of one lane's requests, of one key or of
+// every key, and what waits on them.
+type selection struct {
+	tally    Tally
+	cost     int64         // admitted cost
+	lastPass time.Duration // arrival of the latest admission
+	// open holds, by the outcome they assert, the outcome assertions
+	// between their From and Until that no request contradicted yet.
+	open     [3][]*expState
+	groups   []*peakGroup  // the active ones
+	trackers []*selTracker // the active ones
+	used     bool
+}
+
+// expState is one expectation's measures.
+type expState struct {
+	e        *scenarios.Expectation
+	sel      *selection
+	start    Tally // sel's tally at From
+	outcomes Tally
+	closed   bool    // Until has fired
+	mismatch *Record // first selected request whose outcome is not e.Outcome
+	// A peak is measured by a group (a lane that passes requests on arrival)
+	// or by a tracker of its own selection (a lane that delays).
+	group     *peakGroup
+	tracker   *selTracker
+	startCost int64         // sel.cost at From
+	early     int64         // the cost passing in [From, min(From + window, Until))
+	earlyAt   time.Duration // the last arrival among them
+	query     int32         // group.max's query for the windows ending in [From + window, Until), −1 when none
+	late      int64         // its answer, read at Until: the largest of those windows
+	lateAt    time.Duration // the end of the first one that reached it
+}
+
+// checkEvent is something to do before the first request at or after at.
+type checkEvent struct {
+	at   time.Duration
+	kind uint8
+	x    *expState
+}
+
+const (
+	eventFrom uint8 = iota
+	eventMid        // From + window, for a group's peak
+	eventUntil
+)
+
+func newChecker(s *scenarios.Scenario) (*checker, error) {
+	laneIndex := map[string]int{}
+	for i, l := range s.Lanes {
+		laneIndex[l.Name] = i
+	}
+	c := &checker{keys: map[string]int{}, exps: make([]expState, len(s.Expect)), index: -1}
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		if _, ok := laneIndex[e.Lane]; !ok {
+			return nil, fmt.Errorf("%s: expectation names unknown lane %q", s.Name, e.Lane)
+		}
+		if _, ok := c.keys[e.Key]; e.Key != "" && !ok {
+			c.keys[e.Key] = len(c.keys) + 1
+		}
+	}
+	c.slots = 1 + len(c.keys)
+	c.sels = make([]selection, len(s.Lanes)*c.slots)
+	defs := LanesOf(s)
+	groups := map[groupKey]*peakGroup{}
+	trackers := map[trackerKey]*selTracker{}
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		lane := laneIndex[e.Lane]
+		slot := 0
+		if e.Key != "" {
+			slot = c.keys[e.Key]
+		}
+		sel := &c.sels[lane*c.slots+slot]
+		sel.used = true
+		x := &c.exps[i]
+		*x = expState{e: e, sel: sel, query: -1}
+		from, until := e.From, max(e.Until, e.From)
+		c.events = append(c.events, checkEvent{from, eventFrom, x})
+		if e.Peak != nil {
+			w := e.PeakWindow
+			if maxDelay(defs[lane].Policy) > 0 {
+				k := trackerKey{lane, slot, w, from, until}
+				if trackers[k] == nil {
+					trackers[k] = &selTracker{p: peakTracker{window: w}}
+				}
+				x.tracker = trackers[k]
+			} else {
+				k := groupKey{lane, slot, w}
+				if groups[k] == nil {
+					groups[k] = &peakGroup{window: w}
+				}
+				x.group = groups[k]
+				mid := until
+				if w > 0 && from < until-w {
+					mid = from + w
+				}
+				c.events = append(c.events, checkEvent{mid, eventMid, x})
+			}
+		}
+		c.events = append(c.events, checkEvent{until, eventUntil, x})
+	}
+	// Stable: an expectation's own events stay in order at one instant.
+	slices.SortStableFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.at, b.at) })
+	return c, nil
+}
+
+type groupKey struct {
+	lane, slot int
+	window     time.Duration
+}
+
+type trackerKey struct {
+	lane, slot          int
+	window, from, until time.Duration
+}
+
+// selTracker is a peak tracker fed the admissions of one selection between
+// From and Until, shared by the expectations that select the same.
+type selTracker struct {
+	p      peakTracker
+	active int
+}
+
+// peakGroup measures the peaks of the expectations on one lane, key and
+// window whatever their From and Until, on a lane that passes requests as
+// they arrive. The windows ending at t in [From, From + w) hold what passed
+// in [From, t], most at the last passage before From + w: two readings of
+// the selection's admitted cost. The windows ending in [From + w, Until) lie
+// inside [From, Until): their largest sum is the largest of the group's
+// window sums while the expectation's query is open (rangeMax).
+type peakGroup struct {
+	window time.Duration
+	kept   trail
+	max    rangeMax
+	active int // expectations between From and Until
+}
+
+func (c *checker) record(r Record) error {
+	if r.Index != c.index {
+		c.index = r.Index
+		c.fire(r.Request.At)
+		c.slot = 0
+		if len(c.keys) > 0 {
+			c.slot = c.keys[r.Request.Key]
+		}
+	}
+	base := r.Lane * c.slots
+	if sel := &c.sels[base]; sel.used {
+		sel.add(r)
+	}
+	if c.slot > 0 {
+		if sel := &c.sels[base+c.slot]; sel.used {
+			sel.add(r)
+		}
+	}
+	return nil
+}
+
+func (sel *selection) add(r Record) {
+	d := &r.Decision
+	sel.tally.add(d.Outcome)
+	for o := range sel.open {
+		if algorithms.Outcome(o) != d.Outcome && len(sel.open[o]) > 0 {
+			rec := r
+			for _, x := range sel.open[o] {
+				if !x.closed {
+					x.mismatch = &rec
+				}
+			}
+			sel.open[o] = sel.open[o][:0]
+		}
+	}
+	if !d.Outcome.Admitted() {
+		return
+	}
+	at, cost := r.Request.At, r.Request.Cost
+	sel.cost += cost
+	sel.lastPass = at
+	for _, g := range sel.groups {
+		g.kept.add(passage{at, cost}, g.window)
+		g.max.push(g.kept.sum, at)
+	}
+	for _, t := range sel.trackers {
+		t.p.admit(at, d.Delay, cost)
+	}
+}
+
+// fire runs the events before the first request at or after t.
+func (c *checker) fire(t time.Duration) {
+	for ; c.next < len(c.events) && c.events[c.next].at <= t; c.next++ {
+		ev := c.events[c.next]
+		x := ev.x
+		sel := x.sel
+		switch ev.kind {
+		case eventFrom:
+			x.start, x.startCost = sel.tally, sel.cost
+			if o := x.e.Outcome; o != nil {
+				sel.open[*o] = append(sel.open[*o], x)
+			}
+			if g := x.group; g != nil {
+				if g.active++; g.active == 1 {
+					sel.groups = append(sel.groups, g)
+				}
+			}
+			if tr := x.tracker; tr != nil {
+				if tr.active++; tr.active == 1 {
+					sel.trackers = append(sel.trackers, tr)
+				}
+			}
+		case eventMid:
+			if x.early = sel.cost - x.startCost; x.early > 0 {
+				x.earlyAt = sel.lastPass
+			}
+			if ev.at < max(x.e.Until, x.e.From) {
+				x.query = x.group.max.open()
+			}
+		case eventUntil:
+			x.outcomes = Tally{sel.tally.Allowed - x.start.Allowed, sel.tally.Delayed - x.start.Delayed, sel.tally.Rejected - x.start.Rejected}
+			x.closed = true
+			if x.query >= 0 {
+				x.late, x.lateAt = x.group.max.result(x.query)
+			}
+			if g := x.group; g != nil {
+				if g.active--; g.active == 0 {
+					sel.groups = slices.DeleteFunc(sel.groups, func(h *peakGroup) bool { return h == g })
+				}
+			}
+			if tr := x.tracker; tr != nil {
+				if tr.active--; tr.active == 0 {
+					sel.trackers = slices.DeleteFunc(sel.trackers, func(h *selTracker) bool { return h == tr })
+				}
+			}
+		}
+	}
+}
+
+// peak is the expectation's measured peak and the end of the first window
+// that reached it.
+func (x *expState) peak() (int64, time.Duration) {
+	if x.tracker != nil {
+		return x.tracker.p.peakBy(endOfTime)
+	}
+	if x.late > x.early {
+		return x.late, x.lateAt
+	}
+	return x.early, x.earlyAt
+}
+
+// verdict reports what was measured and whether it matches every assertion.
+func (x *expState) verdict() (got string, ok bool) {
+	e := x.e
+	ok = true
+	sep := ""
+	report := func(format string, args ...any) {
+		got += sep + fmt.Sprintf(format, args...)
+		sep = ", "
+	}
+	o := x.outcomes
+	for _, c := range []struct {
+		name string
+		want *int64
+		got  int
+	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}} {
+		if c.want != nil {
+			report("%s %d", c.name, c.got)
+			ok = ok && int64(c.got) == *c.want
+		}
+	}
+	if e.Peak != nil {
+		peak, at := x.peak()
+		report("peak %d per %s (window ending %s)", peak, algorithms.FormatDuration(e.PeakWindow), algorithms.FormatSeconds(at))
+		ok = ok && peak == *e.Peak
+	}
+	if e.Outcome != nil {
+		switch {
+		case o.Total() == 0:
+			report("no request selected")
+			ok = false
+		case x.mismatch != nil:
+			m := x.mismatch
+			report("the request at %s (key %s) was %s: %s", algorithms.FormatSeconds(m.Request.At),
+				m.Request.Key, m.Decision.Outcome, m.Decision.Explain())
+			ok = false
+		default:
+			report("all %d %s", o.Total(), *e.Outcome)
+		}
+	}
+	return got, ok
+}
+
+// rangeMax answers, for queries opened and closed while values arrive,
+// the largest value that arrived while each was open, and when it first
+// did. The open queries' maxima only decrease from the oldest query to the
+// newest, so a new value raises a newest stretch of them to itself: those
+// are merged into one class (union-find) on a stack of classes. Amortised
+// O(α) per value, query and answer; memory O(queries).
+type rangeMax struct {
+	parent []int32
+	best   []int64 // a class's maximum (its root's), −1 before any value
+	at     []time.Duration
+	stack  []int32 // class roots, best non-increasing upwards
+}
+
+func (m *rangeMax) open() int32 {
+	id := int32(len(m.parent))
+	m.parent = append(m.parent, id)
+	m.best = append(m.best, -1)
+	m.at = append(m.at, 0)
+	m.stack = append(m.stack, id)
+	return id
+}
+
+// push offers value v arriving at time at to the open queries.
+func (m *rangeMax) push(v int64, at time.Duration) {
+	n := len(m.stack)
+	if n == 0 || m.best[m.stack[n-1]] >= v {
+		return
+	}
+	r := m.stack[n-1]
+	for n--; n > 0 && m.best[m.stack[n-1]] < v; n-- {
+		m.parent[m.stack[n-1]] = r
+	}
+	m.best[r], m.at[r] = v, at
+	m.stack = append(m.stack[:n], r)
+}
+
+// result is query q's maximum so far (−1: no value) and when it came.
+func (m *rangeMax) result(q int32) (int64, time.Duration) {
+	r := q
+	for m.parent[r] != r {
+		r = m.parent[r]
+	}
+	for m.parent[q] != r { // path compression
+		m.parent[q], q = r, m.parent[q]
+	}
+	return m.best[r], m.at[r]
+}

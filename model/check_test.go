@@ -1,0 +1,223 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// checkBruteForce is what Check answers, computed the slow way: every
+// expectation looks at every request, and the peak is brute force over the
+// selected admissions' releases. It returns every expectation's "got".
+func checkBruteForce(t *testing.T, s *scenarios.Scenario) []string {
+	t.Helper()
+	var recs []Record
+	if _, err := Run(s, Options{}, func(r Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var gots []string
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		var o Tally
+		var rel []passage
+		var mismatch *Record
+		for _, r := range recs {
+			if s.Lanes[r.Lane].Name != e.Lane || !e.Selects(r.Request) {
+				continue
+			}
+			o.add(r.Decision.Outcome)
+			if r.Decision.Outcome.Admitted() {
+				rel = append(rel, passage{r.Request.At + r.Decision.Delay, r.Request.Cost})
+			}
+			if e.Outcome != nil && r.Decision.Outcome != *e.Outcome && mismatch == nil {
+				mismatch = &r
+			}
+		}
+		var got []string
+		for _, c := range []struct {
+			name string
+			want *int64
+			got  int
+		}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}} {
+			if c.want != nil {
+				got = append(got, fmt.Sprintf("%s %d", c.name, c.got))
+			}
+		}
+		if e.Peak != nil {
+			peak, at := bruteForcePeak(rel, e.PeakWindow)
+			got = append(got, fmt.Sprintf("peak %d per %s (window ending %s)", peak, algorithms.FormatDuration(e.PeakWindow), algorithms.FormatSeconds(at)))
+		}
+		if e.Outcome != nil {
+			switch {
+			case o.Total() == 0:
+				got = append(got, "no request selected")
+			case mismatch != nil:
+				got = append(got, fmt.Sprintf("the request at %s (key %s) was %s: %s", algorithms.FormatSeconds(mismatch.Request.At),
+					mismatch.Request.Key, mismatch.Decision.Outcome, mismatch.Decision.Explain()))
+			default:
+				got = append(got, fmt.Sprintf("all %d %s", o.Total(), *e.Outcome))
+			}
+		}
+		gots = append(gots, strings.Join(got, ", "))
+	}
+	return gots
+}
+
+// randomCheckScenario is a small scenario of every kind of lane and
+// traffic, with n random expectations that all fail (each asserts a count
+// of −1 beside what it measures), so that Check reports what it measured
+// for every one of them.
+func randomCheckScenario(t *testing.T, rng *rand.Rand, n int) *scenarios.Scenario {
+	t.Helper()
+	ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rng.IntN(hi-lo)) }
+	var b strings.Builder
+	b.WriteString("title: t\nduration: 3s\nlimiters:\n")
+	b.WriteString("  - {name: fixed, algorithm: fixed-window, limit: " + fmt.Sprint(3+rng.IntN(6)) + ", window: " + ms(50, 400) + "}\n")
+	b.WriteString("  - {name: log, algorithm: sliding-log, limit: " + fmt.Sprint(3+rng.IntN(6)) + ", window: " + ms(50, 400) + "}\n")
+	b.WriteString("  - {name: bucket, algorithm: token-bucket, capacity: " + fmt.Sprint(3+rng.IntN(4)) + ", rate: " + fmt.Sprint(5+rng.IntN(30)) + "/s}\n")
+	b.WriteString("  - {name: shaper, algorithm: leaky-bucket, queue: " + fmt.Sprint(2+rng.IntN(5)) + ", rate: " + fmt.Sprint(5+rng.IntN(30)) + "/s}\n")
+	b.WriteString("traffic:\n")
+	keys := []string{"a", "b", "c"}
+	for range 1 + rng.IntN(5) {
+		key, cost := keys[rng.IntN(3)], 1+rng.IntN(3)
+		switch rng.IntN(3) {
+		case 0:
+			fmt.Fprintf(&b, "  - {at: %s, count: %d, spread: %s, key: %s, cost: %d}\n", ms(0, 2500), 1+rng.IntN(20), ms(0, 300), key, cost)
+		case 1:
+			from := rng.IntN(1500)
+			fmt.Fprintf(&b, "  - {every: %s, from: %dms, until: %dms, key: %s, cost: %d}\n", ms(5, 60), from, from+1+rng.IntN(1500), key, cost)
+		default:
+			fmt.Fprintf(&b, "  - {at: %s, key: %s}\n", ms(0, 2900), key)
+		}
+	}
+	s := parse(t, b.String())
+	lanes := []string{"fixed", "log", "bucket", "shaper"}
+	minus := int64(-1)
+	var ats []time.Duration
+	for r := range s.Requests() {
+		ats = append(ats, r.At)
+	}
+	// near is a random time, or often one where a request arrives, or a
+	// nanosecond either side of one: the boundaries that matter.
+	near := func() time.Duration {
+		if len(ats) == 0 || rng.IntN(3) == 0 {
+			return time.Duration(rng.IntN(3000)) * time.Millisecond
+		}
+		return max(0, ats[rng.IntN(len(ats))]+time.Duration(rng.IntN(3)-1))
+	}
+	for range n {
+		e := scenarios.Expectation{Lane: lanes[rng.IntN(len(lanes))], Admitted: &minus}
+		if k := rng.IntN(5); k < 4 {
+			e.Key = []string{"", "a", "b", "d"}[k] // d sends no request
+		}
+		switch rng.IntN(4) {
+		case 0: // the whole run
+			e.Until = s.Duration
+		case 1: // an instant
+			at := near()
+			e.From, e.Until, e.Instant = at, at+1, true
+		default:
+			e.From, e.Until = near(), near()
+			if e.From > e.Until {
+				e.From, e.Until = e.Until, e.From
+			}
+			e.Until = min(e.Until+1, s.Duration)
+		}
+		if rng.IntN(2) == 0 {
+			peak := int64(-1)
+			e.Peak = &peak
+			e.PeakWindow = []time.Duration{1, time.Millisecond, 50 * time.Millisecond, 333 * time.Millisecond, time.Second, 8784 * time.Hour}[rng.IntN(6)]
+			if rng.IntN(2) == 0 { // the gap between two requests, give or take 1ns
+				if d := near() - near() + time.Duration(rng.IntN(3)-1); d > 0 {
+					e.PeakWindow = d
+				}
+			}
+		}
+		if rng.IntN(2) == 0 {
+			o := algorithms.Outcome(rng.IntN(3))
+			e.Outcome = &o
+		}
+		if rng.IntN(3) == 0 {
+			a := int64(-1)
+			e.Rejected = &a
+		}
+		s.Expect = append(s.Expect, e)
+	}
+	return s
+}
+
+// TestCheckMatchesBruteForce compares every expectation's measures (counts,
+// peak and its window, the first request with another outcome) with a
+// brute force over random scenarios; many expectations share a lane, key
+// and window with different ranges, or are identical.
+func TestCheckMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for trial := range 300 {
+		s := randomCheckScenario(t, rng, 1+rng.IntN(40))
+		// Some identical expectations, sharing a tracker or a group.
+		for _, i := range []int{rng.IntN(len(s.Expect)), rng.IntN(len(s.Expect))} {
+			s.Expect = append(s.Expect, s.Expect[i])
+		}
+		want := checkBruteForce(t, s)
+		failures, err := Check(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(failures) != len(s.Expect) {
+			t.Fatalf("trial %d: %d failures for %d expectations that all fail", trial, len(failures), len(s.Expect))
+		}
+		for i, f := range failures {
+			if f.Got != want[i] {
+				t.Fatalf("trial %d, expectation %d (%s):\n got %s\nwant %s", trial, i, s.Expect[i].String(), f.Got, want[i])
+			}
+		}
+	}
+}
+
+// TestRangeMaxMatchesBruteForce: each query's answer is the largest value
+// pushed while it was open, first reached.
+func TestRangeMaxMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for trial := range 300 {
+		var m rangeMax
+		type q struct {
+			id       int32
+			from, to int // values[from:to] arrived while open
+		}
+		var values []int64
+		var open, done []q
+		for range rng.IntN(200) {
+			switch rng.IntN(4) {
+			case 0:
+				open = append(open, q{id: m.open(), from: len(values)})
+			case 1:
+				if len(open) > 0 {
+					i := rng.IntN(len(open))
+					x := open[i]
+					x.to = len(values)
+					best, at := m.result(x.id)
+					wantBest, wantAt := int64(-1), time.Duration(0)
+					for j := x.from; j < x.to; j++ {
+						if values[j] > wantBest {
+							wantBest, wantAt = values[j], time.Duration(j)
+						}
+					}
+					if best != wantBest || at != wantAt {
+						t.Fatalf("trial %d: query over values %d..%d: %d at %d, want %d at %d", trial, x.from, x.to, best, at, wantBest, wantAt)
+					}
+					done = append(done, x)
+					open = append(open[:i], open[i+1:]...)
+				}
+			default:
+				v := int64(rng.IntN(20))
+				m.push(v, time.Duration(len(values)))
+				values = append(values, v)
+			}
+		}
+	}
+}
