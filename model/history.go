@@ -14,6 +14,7 @@ type action struct {
 	serial uint32        // the fire action's serial; 0 for a reset
 	end    time.Duration // Lab.end before the action
 	keys   int           // len(Lab.keys) before a fire action: later keys are its own
+	kinds  int           // len(Lab.kinds) before a fire action: later kinds are its own
 	fire   fireAction    // what a fire action added
 	reset  *resetUndo
 }
@@ -54,14 +55,14 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 	if a.reset != nil {
 		return l.undoReset(a), true
 	}
-	lo := slices.IndexFunc(l.events, func(e event) bool { return e.fired == a.serial })
+	lo := slices.IndexFunc(l.events, func(e event) bool { return l.kinds[e.kind].fired == a.serial })
 	if lo < 0 { // unreachable: an action on the history has requests on the timeline
 		return Undone{}, false
 	}
 	u.Request = l.Request(lo)
 	kept := l.events[:lo]
 	for _, e := range l.events[lo:] {
-		if e.fired == a.serial {
+		if l.kinds[e.kind].fired == a.serial {
 			u.N++
 		} else {
 			kept = append(kept, e)
@@ -71,6 +72,7 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 	l.end = a.end
 	l.replaceEvents(kept, lo)
 	l.truncateKeys(a.keys)
+	l.truncateKinds(a.kinds)
 	l.Seek(l.now)
 	return u, true
 }
@@ -83,7 +85,7 @@ func (l *Lab) Reset() {
 		r := &resetUndo{keys: slices.Clone(l.keys[l.baseKeys:]), nFired: l.nFired, now: l.now}
 		kept := make([]event, 0, len(l.events)-l.nFired)
 		for i, e := range l.events {
-			if e.fired != 0 {
+			if l.kinds[e.kind].fired != 0 {
 				r.fired = append(r.fired, e)
 				r.at = append(r.at, i)
 			} else {
@@ -149,9 +151,6 @@ func (l *Lab) replaceEvents(events []event, from int) {
 	l.events = events
 	for lane := range l.outcomes {
 		l.outcomes[lane] = resize(l.outcomes[lane], len(events))
-		if l.delays[lane] != nil {
-			l.delays[lane] = resize(l.delays[lane], len(events))
-		}
 	}
 	l.invalidate(from)
 }

@@ -73,7 +73,7 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	j := sort.Search(len(ks.idx), func(j int) bool { return int(ks.idx[j]) >= pos })
 	s := kl.sums[j/keyStride]
 	for _, i := range ks.idx[j/keyStride*keyStride : j] {
-		s.add(l.outcomes[lane][i], l.events[i].cost)
+		s.add(l.outcomes[lane][i], l.kind(int(i)).cost)
 	}
 	// The peak: the passages before (Now, Pos) in (time, index) order have
 	// passed (an admission at Now passes when it is decided), the others not.
@@ -100,7 +100,7 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	if ks == nil {
 		ks = &keyStats{all: true}
 		for _, e := range l.events {
-			if e.key != k {
+			if l.kinds[e.kind].key != k {
 				ks.all = false
 				break
 			}
@@ -114,7 +114,7 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	l.ensure(upto)
 	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.defs))}
 	for i, e := range l.events[:upto] {
-		if e.key == k {
+		if l.kinds[e.kind].key == k {
 			ks.idx = append(ks.idx, int32(i))
 		}
 	}
@@ -127,7 +127,7 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 	var s Stats
 	for j, i := range ks.idx {
 		o := l.outcomes[lane][i]
-		s.add(o, l.events[i].cost)
+		s.add(o, l.kind(int(i)).cost)
 		if (j+1)%keyStride == 0 {
 			kl.sums = append(kl.sums, s)
 		}
@@ -146,9 +146,9 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 	lo := 0
 	for j, i := range kl.order {
 		at := l.passage(lane, int(i))
-		sum += l.events[i].cost
+		sum += l.kind(int(i)).cost
 		for l.passage(lane, int(kl.order[lo])) <= at-l.peakWindow {
-			sum -= l.events[kl.order[lo]].cost
+			sum -= l.kind(int(kl.order[lo])).cost
 			lo++
 		}
 		if sum > peak {
@@ -163,8 +163,8 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 // its delay.
 func (l *Lab) passage(lane, i int) time.Duration {
 	at := l.events[i].at
-	if l.delays[lane] != nil {
-		at += l.delays[lane][i]
+	if dl := l.delays[lane]; dl != nil {
+		at += dl.delay(i)
 	}
 	return at
 }

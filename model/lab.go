@@ -36,15 +36,21 @@ type checkpoint struct {
 	cost int64
 }
 
-// event is one request on the lab's timeline. Keys are interned so that a
-// million-request timeline costs 24 bytes a request.
+// event is one request on the lab's timeline: its time and its kind, an
+// index into Lab.kinds, so that a timeline costs 16 bytes a request.
 type event struct {
 	at   time.Duration
-	cost int64
-	key  int32
-	// fired is 0 for the scenario's own traffic, else the serial number of
-	// the learner's fire action (1, 2, …, never reused) that added it; a
-	// burst's requests share one, so Undo can remove the latest action whole.
+	kind uint32
+}
+
+// kind is what a run of requests has in common: the key (interned), the
+// cost and who sent it. fired is 0 for the scenario's own traffic, else the
+// serial number of the learner's fire action (1, 2, …, never reused) that
+// added it; a burst's requests share one, so Undo can remove the latest
+// action whole.
+type kind struct {
+	cost  int64
+	key   int32
 	fired uint32
 }
 
@@ -62,21 +68,23 @@ type Lab struct {
 	peakChoice time.Duration // the peak window asked for; 0 for the default
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 
-	keys     []string
-	keyIndex map[string]int32
-	baseKeys int // keys[:baseKeys] are the scenario's; later ones were fired
-	events   []event
-	serial   uint32   // serial of the learner's latest fire action
-	nFired   int      // how many of the timeline's requests the learner fired
-	history  []action // what Undo takes back, latest last
+	keys      []string
+	keyIndex  map[string]int32
+	baseKeys  int // keys[:baseKeys] are the scenario's; later ones were fired
+	events    []event
+	kinds     []kind
+	kindIndex map[kind]uint32
+	serial    uint32   // serial of the learner's latest fire action
+	nFired    int      // how many of the timeline's requests the learner fired
+	history   []action // what Undo takes back, latest last
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and each
 	// checkpoint a frozen copy of the state after events[:pos].
-	// delays[lane][i] is the delay given to events[i] by a lane that can
-	// delay (a leaky bucket); nil for the other lanes.
+	// delays[lane] are the delays a lane that can delay (a leaky bucket)
+	// gave to events[:computed], those not zero; nil for the other lanes.
 	outcomes [][]algorithms.Outcome
-	delays   [][]time.Duration
+	delays   []*delayLog
 	blocks   [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
 	// releases[lane] indexes the release times of the requests a delaying
 	// lane delayed, by the same blocks; empty for the other lanes.
@@ -116,9 +124,10 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration, keyIndex: map[string]int32{}}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration,
+		keyIndex: map[string]int32{}, kindIndex: map[kind]uint32{}}
 	for r := range s.Requests() {
-		l.events = append(l.events, event{at: r.At, cost: r.Cost, key: l.intern(r.Key)})
+		l.events = append(l.events, event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
 	}
 	for _, k := range s.Keys() {
 		l.intern(k)
@@ -137,14 +146,14 @@ func (l *Lab) rebuild() error {
 		return err
 	}
 	l.outcomes = make([][]algorithms.Outcome, len(l.defs))
-	l.delays = make([][]time.Duration, len(l.defs))
+	l.delays = make([]*delayLog, len(l.defs))
 	l.admittedSums = map[laneKey][]int64{}
 	l.blocks = make([][]Tally, len(l.defs))
 	l.releases = make([]releaseBlocks, len(l.defs))
 	for i, def := range l.defs {
 		l.outcomes[i] = make([]algorithms.Outcome, len(l.events))
 		if maxDelay(def.Policy) > 0 {
-			l.delays[i] = make([]time.Duration, len(l.events))
+			l.delays[i] = &delayLog{}
 		}
 	}
 	l.checkpoints = []checkpoint{{pos: 0, ls: start.clone(), cost: start.cloneBytes()}}
@@ -154,6 +163,29 @@ func (l *Lab) rebuild() error {
 	l.Seek(l.now)
 	return nil
 }
+
+// kindOf interns k.
+func (l *Lab) kindOf(k kind) uint32 {
+	if i, ok := l.kindIndex[k]; ok {
+		return i
+	}
+	i := uint32(len(l.kinds))
+	l.kinds = append(l.kinds, k)
+	l.kindIndex[k] = i
+	return i
+}
+
+// truncateKinds forgets every kind after the first n, which no request may
+// have.
+func (l *Lab) truncateKinds(n int) {
+	for _, k := range l.kinds[n:] {
+		delete(l.kindIndex, k)
+	}
+	l.kinds = l.kinds[:n]
+}
+
+// kind is the kind of events[i].
+func (l *Lab) kind(i int) kind { return l.kinds[l.events[i].kind] }
 
 func (l *Lab) intern(key string) int32 {
 	if i, ok := l.keyIndex[key]; ok {
@@ -232,11 +264,12 @@ func (l *Lab) Len() int { return len(l.events) }
 // Request is the i-th request of the timeline, 0 ≤ i < Len.
 func (l *Lab) Request(i int) Request {
 	e := l.events[i]
-	return Request{At: e.at, Key: l.keys[e.key], Cost: e.cost}
+	k := l.kinds[e.kind]
+	return Request{At: e.at, Key: l.keys[k.key], Cost: k.cost}
 }
 
 // Fired reports whether the i-th request was fired by the learner.
-func (l *Lab) Fired(i int) bool { return l.events[i].fired != 0 }
+func (l *Lab) Fired(i int) bool { return l.kind(i).fired != 0 }
 
 // Outcome is lane's verdict on the i-th request, 0 ≤ i < Len.
 func (l *Lab) Outcome(lane, i int) algorithms.Outcome {
@@ -308,8 +341,8 @@ func (l *Lab) ensure(n int) {
 		for lane := range l.defs {
 			d := l.frontier.decide(lane, r)
 			l.outcomes[lane][l.computed] = d.Outcome
-			if l.delays[lane] != nil {
-				l.delays[lane][l.computed] = d.Delay
+			if d.Delay != 0 && l.delays[lane] != nil {
+				l.delays[lane].add(l.computed, d.Delay)
 			}
 		}
 		l.computed++
@@ -381,10 +414,7 @@ func (l *Lab) restore(pos int) *lanes {
 			if !l.outcomes[lane][i].Admitted() {
 				continue
 			}
-			x := passage{l.events[i].at, l.events[i].cost}
-			if l.delays[lane] != nil {
-				x.at += l.delays[lane][i]
-			}
+			x := passage{l.passage(lane, i), l.kind(i).cost}
 			switch {
 			case x.at > last:
 				p.push(x)
@@ -410,6 +440,9 @@ func (l *Lab) invalidate(i int) {
 		for lane := range l.blocks {
 			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
 			l.releases[lane].truncate(l.computed / tallyBlock)
+			if l.delays[lane] != nil {
+				l.delays[lane].truncate(l.computed)
+			}
 		}
 	}
 	for k, cum := range l.admittedSums {
@@ -600,9 +633,9 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 		return nil, err
 	}
 	l.serial++
-	l.history = append(l.history, action{serial: l.serial, end: l.end, keys: len(l.keys), fire: f})
+	l.history = append(l.history, action{serial: l.serial, end: l.end, keys: len(l.keys), kinds: len(l.kinds), fire: f})
 	l.nFired += f.n
-	e := event{at: f.at, cost: f.cost, key: l.intern(f.key), fired: l.serial}
+	e := event{at: f.at, kind: l.kindOf(kind{cost: f.cost, key: l.intern(f.key), fired: l.serial})}
 	first := l.Search(f.at)
 	var events []event
 	last := first + f.n - 1 // the index of the action's last request
@@ -631,7 +664,7 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 	l.Seek(l.now)
 	recs := make([]Record, 0, f.n*len(l.defs))
 	l.replay(first, last+1, func(r Record) bool {
-		if l.events[r.Index].fired == l.serial {
+		if l.kind(r.Index).fired == l.serial {
 			recs = append(recs, r)
 		}
 		return true
@@ -647,7 +680,7 @@ func (l *Lab) FiredCount() int { return l.nFired }
 func (l *Lab) FiredRequests() []Request {
 	var out []Request
 	for i, e := range l.events {
-		if e.fired != 0 {
+		if l.kinds[e.kind].fired != 0 {
 			out = append(out, l.Request(i))
 		}
 	}

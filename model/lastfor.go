@@ -21,14 +21,14 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 	if !known {
 		return Record{}, false
 	}
-	if l.livePos > 0 && l.events[l.livePos-1].key == k {
+	if l.livePos > 0 && l.kind(l.livePos-1).key == k {
 		return l.LastDecision(lane)
 	}
 	c := &l.keyCache
 	if c.decisions == nil || c.gen != l.gen || c.livePos != l.livePos || c.key != k {
 		*c = keyVerdicts{gen: l.gen, livePos: l.livePos, key: k, index: -1}
 		for i := l.livePos - 1; i >= 0; i-- {
-			if l.events[i].key == k {
+			if l.kind(i).key == k {
 				c.index = i
 				break
 			}

@@ -23,13 +23,48 @@ func (rb *releaseBlocks) add(l *Lab, lane, lo int) {
 		rb.start = []int{0}
 	}
 	from := len(rb.times)
-	for i := lo; i < lo+tallyBlock; i++ {
-		if l.outcomes[lane][i] == algorithms.Delayed {
-			rb.times = append(rb.times, l.events[i].at+l.delays[lane][i])
+	dl := l.delays[lane]
+	for j := dl.search(lo); j < len(dl.idx) && int(dl.idx[j]) < lo+tallyBlock; j++ {
+		if i := int(dl.idx[j]); l.outcomes[lane][i] == algorithms.Delayed {
+			rb.times = append(rb.times, l.events[i].at+dl.d[j])
 		}
 	}
 	slices.Sort(rb.times[from:])
 	rb.start = append(rb.start, len(rb.times))
+}
+
+// delayLog is the delays a lane gave, those not zero: d[j] is the delay of
+// events[idx[j]], idx ascending. A timeline costs 12 bytes for each request
+// delayed, nothing for the others.
+type delayLog struct {
+	idx []int32
+	d   []time.Duration
+}
+
+// add records that events[i], after every one recorded, was delayed by d.
+func (dl *delayLog) add(i int, d time.Duration) {
+	dl.idx = append(dl.idx, int32(i))
+	dl.d = append(dl.d, d)
+}
+
+// search is the number of entries for events before i.
+func (dl *delayLog) search(i int) int {
+	j, _ := slices.BinarySearch(dl.idx, int32(i))
+	return j
+}
+
+// delay is the delay of events[i].
+func (dl *delayLog) delay(i int) time.Duration {
+	if j := dl.search(i); j < len(dl.idx) && int(dl.idx[j]) == i {
+		return dl.d[j]
+	}
+	return 0
+}
+
+// truncate forgets the delays of events[n:].
+func (dl *delayLog) truncate(n int) {
+	j := dl.search(n)
+	dl.idx, dl.d = dl.idx[:j], dl.d[:j]
 }
 
 // truncate keeps the first n blocks.
@@ -89,7 +124,7 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 	}
 	for i := max(b*tallyBlock, lo); i < hi; i++ {
 		if l.outcomes[lane][i] == algorithms.Delayed {
-			if at := l.events[i].at + l.delays[lane][i]; from <= at && at < to {
+			if at := l.passage(lane, i); from <= at && at < to {
 				n++
 			}
 		}

@@ -28,8 +28,8 @@ func (l *Lab) admittedBefore(lane int, key int32, i int) int64 {
 func (l *Lab) admittedIn(lane int, key int32, lo, hi int) int64 {
 	var sum int64
 	for j := lo; j < hi; j++ {
-		if e := l.events[j]; e.key == key && l.outcomes[lane][j].Admitted() {
-			sum += e.cost
+		if k := l.kind(j); k.key == key && l.outcomes[lane][j].Admitted() {
+			sum += k.cost
 		}
 	}
 	return sum
