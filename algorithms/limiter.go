@@ -90,7 +90,7 @@ type algorithm[S any] interface {
 }
 
 // keyChunk is how many keys' states one chunk holds.
-const keyChunk = 32
+const keyChunk = 16
 
 type slot[S any] struct {
 	s    S

@@ -123,7 +123,8 @@ func BenchmarkHostileMemory(b *testing.B) {
 				l, heap = measureLab(b, c)
 			}
 			b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
-			b.ReportMetric(float64(l.Len()), "reqs")
+			b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+			b.ReportMetric(float64(len(l.checkpoints)), "ckpts")
 			rng := rand.New(rand.NewPCG(3, 4))
 			const seeks = 50
 			start := time.Now()
@@ -147,6 +148,7 @@ func BenchmarkMillionMemory(b *testing.B) {
 		l, heap = measureLab(b, hostileCase{"million", func(t testing.TB) *Lab { return newLab(t, s) }})
 	}
 	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+	b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
 }
 
 // TestCheckpointsStayWithinBudget: on every hostile shape the checkpoints
