@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"ratelab/model"
 	"ratelab/report"
@@ -55,7 +56,11 @@ func main() {
 // run executes one command line and returns the exit status: 0 on success,
 // 1 when a check fails, 2 on bad input.
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
+	out := &checkedWriter{w: stdout}
+	err := dispatch(args, out, stderr)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("writing the output: %w", out.err)
+	}
 	if err == nil {
 		return 0
 	}
@@ -63,12 +68,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &failed) {
 		return 1
 	}
-	fmt.Fprintln(stderr, "ratelab:", err)
+	var broken brokenFiles
+	if !errors.As(err, &broken) { // each broken file's error is printed already
+		fmt.Fprintln(stderr, "ratelab:", oneLine(err.Error()))
+	}
 	return 2
 }
 
-func dispatch(args []string, stdout io.Writer) error {
-	err := command(args, stdout)
+// checkedWriter remembers the first error writing to w, so that a command
+// whose output could not be written (a full disk, a closed pipe) does not
+// exit 0. Once an error happened it writes nothing more.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
+	err := command(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return nil
@@ -76,12 +104,12 @@ func dispatch(args []string, stdout io.Writer) error {
 	return err
 }
 
-func command(args []string, stdout io.Writer) error {
+func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	if len(args) == 0 {
-		return explore(scenarios.Default, stdout)
+		return explore(scenarios.Default, stdout.w)
 	}
 	switch args[0] {
-	case "help", "-h", "--help", "-help":
+	case "help":
 		return errHelp
 	case "list":
 		return list(args[1:], stdout)
@@ -90,12 +118,19 @@ func command(args []string, stdout io.Writer) error {
 	case "run":
 		return runCommand(args[1:], stdout)
 	case "check":
-		return check(args[1:], stdout)
+		return check(args[1:], stdout, stderr)
 	}
-	if len(args) > 1 {
-		return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", args[0])}
+	operands, err := parseArgs("", args)
+	if err != nil {
+		return err
 	}
-	return explore(args[0], stdout)
+	switch len(operands) {
+	case 0:
+		return explore(scenarios.Default, stdout.w)
+	case 1:
+		return explore(operands[0], stdout.w)
+	}
+	return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", operands[0])}
 }
 
 // errHelp asks for the usage text on stdout, with exit status 0.
@@ -115,6 +150,9 @@ type flagDef struct {
 // ends the flags (what follows are operands, even if they begin with a
 // dash); -h or --help returns errHelp.
 func parseArgs(cmd string, args []string, flags ...flagDef) (operands []string, err error) {
+	if cmd != "" {
+		cmd += ": "
+	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" {
@@ -130,7 +168,7 @@ func parseArgs(cmd string, args []string, flags ...flagDef) (operands []string, 
 		}
 		k := slices.IndexFunc(flags, func(f flagDef) bool { return f.name == name })
 		if k < 0 {
-			return nil, errUsage{fmt.Errorf("%s: unknown flag --%s (see ratelab help)", cmd, name)}
+			return nil, errUsage{fmt.Errorf("%sunknown flag --%s (see ratelab help)", cmd, name)}
 		}
 		def := flags[k]
 		switch {
@@ -138,13 +176,13 @@ func parseArgs(cmd string, args []string, flags ...flagDef) (operands []string, 
 			value = "true"
 		case !hasValue:
 			if i+1 >= len(args) {
-				return nil, errUsage{fmt.Errorf("%s: --%s needs a value", cmd, name)}
+				return nil, errUsage{fmt.Errorf("%s--%s needs a value", cmd, name)}
 			}
 			i++
 			value = args[i]
 		}
 		if err := def.set(value); err != nil {
-			return nil, errUsage{fmt.Errorf("%s: --%s: %v", cmd, name, err)}
+			return nil, errUsage{fmt.Errorf("%s--%s: %v", cmd, name, err)}
 		}
 	}
 	return operands, nil
@@ -190,7 +228,7 @@ const runUsage = "usage: ratelab run [--format table|json|summary] [--by-key] [-
 func runCommand(args []string, stdout io.Writer) error {
 	format := report.Table
 	var until, peak time.Duration
-	byKey := false
+	byKey, hasUntil := false, false
 	operands, err := parseArgs("run", args,
 		flagDef{name: "format", set: func(v string) (err error) {
 			format, err = report.ParseFormat(v)
@@ -204,8 +242,15 @@ func runCommand(args []string, stdout io.Writer) error {
 			byKey = b
 			return nil
 		}},
-		flagDef{name: "until", set: durationFlag(&until)},
-		flagDef{name: "peak-window", set: durationFlag(&peak)},
+		flagDef{name: "until", set: func(v string) (err error) {
+			hasUntil = true
+			until, err = scenarios.ParseDuration(v, false)
+			return err
+		}},
+		flagDef{name: "peak-window", set: func(v string) (err error) {
+			peak, err = scenarios.ParseDuration(v, true)
+			return err
+		}},
 	)
 	if err != nil {
 		return err
@@ -219,6 +264,14 @@ func runCommand(args []string, stdout io.Writer) error {
 	s, err := scenarios.Open(operands[0])
 	if err != nil {
 		return errUsage{err}
+	}
+	keys := s.Keys()
+	if hasUntil && until == 0 {
+		// Every request arrives at or after 0: none is run. (The runner
+		// reads a zero Until as no limit.)
+		empty := *s
+		empty.Traffic = nil
+		s = &empty
 	}
 	lanes := model.LanesOf(s)
 	if peak == 0 {
@@ -234,21 +287,12 @@ func runCommand(args []string, stdout io.Writer) error {
 		report.WriteSummaryByKey(w, lanes, peak, keys)
 		return w.Flush()
 	}
-	w := report.New(format, stdout, lanes, s.Keys())
+	w := report.New(format, stdout, lanes, keys)
 	stats, err := model.Run(s, opt, w.Record)
 	if err != nil {
 		return err
 	}
 	return w.Close(stats)
-}
-
-// durationFlag sets *d from a flag's value, read as a scenario file reads a
-// positive duration, with the same words for a mistake.
-func durationFlag(d *time.Duration) func(string) error {
-	return func(v string) (err error) {
-		*d, err = scenarios.ParseDuration(v, true)
-		return err
-	}
 }
 
 // checkFailed is returned when an expectation failed; the failures are
@@ -259,7 +303,15 @@ func (c checkFailed) Error() string {
 	return fmt.Sprintf("%d expectations or quiz moments failed", c.n)
 }
 
-func check(args []string, stdout io.Writer) error {
+// brokenFiles is returned by check when some files could not be loaded or
+// run; each one's error is printed already, and the others were checked.
+type brokenFiles struct{ n int }
+
+func (b brokenFiles) Error() string { return fmt.Sprintf("%d scenarios could not be checked", b.n) }
+
+// check checks every scenario named, even after one that cannot be loaded:
+// each such one gets its error on stderr, and the exit status is then 2.
+func check(args []string, stdout, stderr io.Writer) error {
 	args, err := parseArgs("check", args)
 	if err != nil {
 		return err
@@ -267,28 +319,54 @@ func check(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errUsage{errors.New("usage: ratelab check SCENARIO...")}
 	}
-	failed := 0
+	failed, broken := 0, 0
 	for _, arg := range args {
 		s, err := scenarios.Open(arg)
-		if err != nil {
-			return errUsage{err}
+		var failures []model.Failure
+		if err == nil {
+			failures, err = model.Check(s)
 		}
-		failures, err := model.Check(s)
 		if err != nil {
-			return errUsage{err}
+			fmt.Fprintln(stderr, "ratelab:", oneLine(err.Error()))
+			broken++
+			continue
 		}
 		for _, f := range failures {
-			fmt.Fprintln(stdout, "FAIL", f.Error())
+			fmt.Fprintln(stdout, "FAIL", oneLine(f.Error()))
 		}
 		if len(failures) == 0 {
-			fmt.Fprintf(stdout, "ok   %s: %d expectations hold, %d quiz moments exist\n", s.Name, len(s.Expect), len(s.Quiz))
+			fmt.Fprintf(stdout, "ok   %s: %d expectations hold, %d quiz moments exist\n", oneLine(s.Name), len(s.Expect), len(s.Quiz))
 		}
 		failed += len(failures)
 	}
-	if failed > 0 {
+	switch {
+	case broken > 0:
+		return brokenFiles{broken}
+	case failed > 0:
 		return checkFailed{failed}
 	}
 	return nil
+}
+
+// oneLine keeps a message on one line whatever a file put in it: line
+// breaks and tabs (a multi-line why, a file name with a newline) become
+// spaces, and other control characters and the bidirectional formatting
+// characters are escaped, so no text can fake a line of output or reorder
+// the terminal's display.
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case unicode.IsControl(r) || scenarios.IsBidiControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // explore opens the explorer on a scenario, starting on its about text.

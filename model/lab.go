@@ -459,7 +459,7 @@ func (l *Lab) moveLive(pos int) {
 	if pos > 0 {
 		start = l.checkpoints[l.checkpointAt(pos-1)].pos
 	}
-	if l.live == nil || pos < l.livePos || start > l.livePos {
+	if l.live == nil || pos < l.livePos || start > l.livePos && pos-l.livePos > CheckpointEvery {
 		l.live, l.livePos = l.restore(start), start
 		l.lastDecisions = nil
 	}

@@ -3,13 +3,16 @@ package scenarios
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -53,7 +56,8 @@ func (e *Error) Error() string {
 // because the parser's cost grows steeply with nesting depth.
 const (
 	maxFlowDepth   = 16  // [ and { nested in one another
-	maxBlockColumn = 160 // column of a block-context "-", "?" or ":"
+	maxBlockColumn = 160 // column of a block-context "-", "?" or a key
+	maxFields      = 64  // fields of one mapping
 )
 
 // maxTotalCost bounds the sum of all requests' costs, so that any sum of
@@ -61,9 +65,11 @@ const (
 const maxTotalCost = 1 << 62
 
 // Load reads the scenario file at path (at most MaxFileSize bytes) and parses
-// it; path names the scenario and its errors.
+// it; path names the scenario and its errors. Only a regular file is read:
+// a directory, a device or a named pipe is refused at once (opening a pipe
+// with no writer would otherwise wait for ever).
 func Load(path string) (*Scenario, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +82,38 @@ func Load(path string) (*Scenario, error) {
 		return nil, tooLarge(path)
 	}
 	return Parse(path, data)
+}
+
+// openRegular opens path for reading if it is a regular file. It opens
+// without waiting (O_NONBLOCK, which a regular file ignores), then looks at
+// what it opened, so that nothing can swap the file between the look and
+// the open.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		what := "not a regular file"
+		switch mode := info.Mode(); {
+		case mode.IsDir():
+			what = "a directory"
+		case mode&fs.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case mode&fs.ModeDevice != 0:
+			what = "a device"
+		case mode&fs.ModeSocket != 0:
+			what = "a socket"
+		}
+		return nil, &Error{File: path, Msg: what + ", not a scenario file: want a regular YAML file"}
+	}
+	return f, nil
 }
 
 func tooLarge(name string) error {
@@ -141,30 +179,28 @@ func position(n ast.Node) (line, col int) {
 	return tk.Position.Line, tk.Position.Column
 }
 
-// parseYAML returns the body of the file's single document.
+// parseYAML returns the body of the file's single document. A UTF-8 byte
+// order mark and a %YAML 1.x directive before it are allowed; the file's
+// tokens are counted (MaxTokens) before the YAML library sees them, and its
+// nesting is bounded, because the library's memory and time grow with both.
 func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			body, err = nil, &Error{File: d.file, Msg: "malformed YAML: " + oneLine(fmt.Sprint(r))}
 		}
 	}()
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if n, offset := tokenCount(data, MaxTokens); n > MaxTokens {
+		line := 1 + bytes.Count(data[:offset], []byte("\n"))
+		col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:offset], '\n')+1:offset])
+		return nil, &Error{File: d.file, Line: line, Column: col, Msg: tooManyTokens}
+	}
 	tokens := lexer.Tokenize(string(data))
-	depth := 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.InvalidType:
-			return nil, d.syntaxError(tk.Error, tk)
-		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > maxFlowDepth {
-				return nil, d.syntaxError(fmt.Sprintf("nested more than %d levels deep", maxFlowDepth), tk)
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			depth = max(depth-1, 0)
-		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
-			if depth == 0 && tk.Position.Column > maxBlockColumn {
-				return nil, d.syntaxError(fmt.Sprintf("nested too deeply (indented past column %d)", maxBlockColumn), tk)
-			}
-		}
+	if len(tokens) > MaxTokens { // tokenCount undercounted: still refuse before parsing
+		return nil, d.syntaxError(tooManyTokens, tokens[MaxTokens])
+	}
+	if err := d.checkShape(tokens); err != nil {
+		return nil, err
 	}
 	file, err := parser.Parse(tokens, 0)
 	if err != nil {
@@ -177,6 +213,12 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 		if doc == nil || doc.Body == nil {
 			continue
 		}
+		if dir, ok := doc.Body.(*ast.DirectiveNode); ok && body == nil {
+			if err := d.directive(dir); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if body != nil {
 			return nil, d.errorf(doc.Body, "", "want one YAML document, found a second one")
 		}
@@ -186,6 +228,95 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 		return nil, &Error{File: d.file, Msg: "empty file: want a mapping with title, limiters and traffic"}
 	}
 	return body, nil
+}
+
+// checkShape refuses, before parsing, what would make the YAML library slow:
+// deep nesting, and mappings of many fields (it checks a block mapping's
+// keys for duplicates pairwise). No mapping of the format has more than
+// maxFields fields.
+func (d *decoder) checkShape(tokens token.Tokens) error {
+	type mapping struct{ col, fields int } // a block mapping: its keys' column
+	var flow []int                          // per open [ or {: its fields, or -1 for [
+	var block []mapping                     // the block mappings open, innermost last
+	line := 0
+	tooMany := func(tk *token.Token) error {
+		return d.syntaxError(fmt.Sprintf("a mapping of more than %d fields (no mapping of a scenario has more than %d)", maxFields, len(expectFields)), tk)
+	}
+	for i, tk := range tokens {
+		// A token first on its line, or a "-" or "?", closes the block
+		// mappings indented deeper than it.
+		if len(flow) == 0 && (tk.Position.Line != line || tk.Type == token.SequenceEntryType || tk.Type == token.MappingKeyType) {
+			for len(block) > 0 && block[len(block)-1].col > tk.Position.Column {
+				block = block[:len(block)-1]
+			}
+		}
+		line = tk.Position.Line
+		switch tk.Type {
+		case token.InvalidType:
+			return d.syntaxError(tk.Error, tk)
+		case token.SequenceStartType, token.MappingStartType:
+			if len(flow) >= maxFlowDepth {
+				return d.syntaxError(fmt.Sprintf("nested more than %d levels deep", maxFlowDepth), tk)
+			}
+			flow = append(flow, 0)
+			if tk.Type == token.SequenceStartType {
+				flow[len(flow)-1] = -1
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			flow = flow[:max(len(flow)-1, 0)]
+		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
+			if len(flow) > 0 {
+				if tk.Type == token.MappingValueType && flow[len(flow)-1] >= 0 {
+					if flow[len(flow)-1]++; flow[len(flow)-1] > maxFields {
+						return tooMany(tk)
+					}
+				}
+				continue
+			}
+			// A block's depth shows in the column of its indicator: a "-"
+			// or "?", or for a ":" its key's first character (a long key
+			// or value on one line nests nothing).
+			at := tk
+			if tk.Type == token.MappingValueType && i > 0 && tokens[i-1].Position.Line == tk.Position.Line {
+				at = tokens[i-1]
+			}
+			col := at.Position.Column
+			if col > maxBlockColumn {
+				return d.syntaxError(fmt.Sprintf("nested too deeply (indented past column %d)", maxBlockColumn), at)
+			}
+			if tk.Type != token.MappingValueType {
+				continue
+			}
+			if n := len(block); n > 0 && block[n-1].col == col {
+				if block[n-1].fields++; block[n-1].fields > maxFields {
+					return tooMany(at)
+				}
+			} else {
+				block = append(block, mapping{col: col, fields: 1})
+			}
+		}
+	}
+	return nil
+}
+
+// tooManyTokens is the error for a file of more than MaxTokens tokens.
+var tooManyTokens = fmt.Sprintf("more than %d YAML tokens (values, punctuation, comments) by here, "+
+	"the limit for a scenario; write repeated requests as one burst (count, spread) or periodic (every) item", MaxTokens)
+
+// directive accepts the directive %YAML 1.x before the document; any other
+// is an error.
+func (d *decoder) directive(n *ast.DirectiveNode) error {
+	name := ""
+	if n.Name != nil {
+		name = n.Name.String()
+	}
+	if name != "YAML" {
+		return d.errorf(n, "", "the YAML directive %%%s is not supported (only %%YAML 1.1 or 1.2)", shorten(name))
+	}
+	if len(n.Values) != 1 || !strings.HasPrefix(n.Values[0].String(), "1.") {
+		return d.errorf(n, "", "want %%YAML 1.1 or 1.2, got %s", describe(n))
+	}
+	return nil
 }
 
 func (d *decoder) syntaxError(msg string, tk *token.Token) error {
@@ -252,13 +383,30 @@ var paramWant = map[string]string{
 	"rate":     "N/D such as 2/s, 120/min or 1/500ms",
 }
 
-// fields is one decoded mapping: its values by field name.
+// fields is one decoded mapping: its values by field name. A mapping has a
+// handful of fields, so a slice searched in order costs less than a map; a
+// file can hold tens of thousands of them.
 type fields struct {
-	d     *decoder
-	node  ast.Node
-	path  string
-	keys  map[string]ast.Node
-	value map[string]ast.Node
+	d      *decoder
+	node   ast.Node
+	path   string
+	fields []field
+}
+
+// field is one field of a mapping: its name, the key node and the value node.
+type field struct {
+	name       string
+	key, value ast.Node
+}
+
+// get returns the field called name, if the mapping has it.
+func (f *fields) get(name string) (field, bool) {
+	for _, fd := range f.fields {
+		if fd.name == name {
+			return fd, true
+		}
+	}
+	return field{}, false
 }
 
 // plain rejects the YAML features the format does not use, which would
@@ -289,7 +437,7 @@ func (d *decoder) fields(n ast.Node, path, want string, known []string) (*fields
 	default:
 		return nil, d.errorf(n, path, "want %s, got %s", want, describe(n))
 	}
-	f := &fields{d: d, node: n, path: path, keys: map[string]ast.Node{}, value: map[string]ast.Node{}}
+	f := &fields{d: d, node: n, path: path, fields: make([]field, 0, len(values))}
 	for _, mv := range values {
 		key, ok := mv.Key.(*ast.StringNode)
 		if !ok {
@@ -308,11 +456,10 @@ func (d *decoder) fields(n ast.Node, path, want string, known []string) (*fields
 			}
 			return nil, d.errorf(key, path, "%s", msg)
 		}
-		if _, dup := f.keys[name]; dup {
+		if _, dup := f.get(name); dup {
 			return nil, d.errorf(key, path, "field %s appears twice", name)
 		}
-		f.keys[name] = key
-		f.value[name] = mv.Value
+		f.fields = append(f.fields, field{name: name, key: key, value: mv.Value})
 	}
 	return f, nil
 }
@@ -405,22 +552,22 @@ func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
 // has reports whether the field is present with a non-null value.
 func (f *fields) has(name string) bool {
-	v, ok := f.value[name]
+	fd, ok := f.get(name)
 	if !ok {
 		return false
 	}
-	_, null := v.(*ast.NullNode)
+	_, null := fd.value.(*ast.NullNode)
 	return !null
 }
 
 // at is the node to blame for a problem with the field: its value, or the
 // mapping when it is missing.
 func (f *fields) at(name string) ast.Node {
-	if v, ok := f.value[name]; ok {
-		if _, null := v.(*ast.NullNode); !null {
-			return v
+	if fd, ok := f.get(name); ok {
+		if _, null := fd.value.(*ast.NullNode); !null {
+			return fd.value
 		}
-		return f.keys[name]
+		return fd.key
 	}
 	return f.node
 }
@@ -431,13 +578,14 @@ func (f *fields) errorf(name, format string, args ...any) error {
 
 // present reports whether the field is written, even as null.
 func (f *fields) present(name string) bool {
-	_, ok := f.value[name]
+	_, ok := f.get(name)
 	return ok
 }
 
 // keyErrorf blames the field's name, for a field that must not be there.
 func (f *fields) keyErrorf(name, format string, args ...any) error {
-	return f.d.errorf(f.keys[name], child(f.path, name), format, args...)
+	fd, _ := f.get(name)
+	return f.d.errorf(fd.key, child(f.path, name), format, args...)
 }
 
 // missing reports a required field that is absent.
@@ -450,7 +598,8 @@ func (f *fields) missing(name, want string) error {
 
 // scalar returns the field's value node after rejecting tags and anchors.
 func (f *fields) scalar(name string) (ast.Node, error) {
-	return f.d.plain(f.value[name], child(f.path, name))
+	fd, _ := f.get(name)
+	return f.d.plain(fd.value, child(f.path, name))
 }
 
 // text reads a string field. Any scalar is read as the text written; want
@@ -473,15 +622,57 @@ func (f *fields) text(name, want string, multiline bool) (s string, ok bool, err
 	default:
 		return "", false, f.errorf(name, "want %s, got %s", want, describe(n))
 	}
-	bad := func(r rune) bool { return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) }
-	if i := strings.IndexFunc(s, bad); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(s[i:])
-		if r == '\n' {
-			return "", false, f.errorf(name, "want %s on one line, got a line break", want)
-		}
-		return "", false, f.errorf(name, "want %s, got the control character %U", want, r)
+	if err := checkText(s, multiline); err != nil {
+		return "", false, f.errorf(name, "want %s%s", want, err.Error())
 	}
 	return s, true, nil
+}
+
+// checkText refuses control characters (line breaks and tabs too unless
+// multiline) and the bidirectional formatting characters; the error reads
+// on from "want …".
+func checkText(s string, multiline bool) error {
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) || IsBidiControl(r)
+	}
+	i := strings.IndexFunc(s, bad)
+	if i < 0 {
+		return nil
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == '\n':
+		return errors.New(" on one line, got a line break")
+	case IsBidiControl(r):
+		return fmt.Errorf(", got the bidirectional formatting character %U, which would reorder the text around it on a terminal", r)
+	}
+	return fmt.Errorf(", got the control character %U", r)
+}
+
+// IsBidiControl reports whether r is one of Unicode's explicit
+// bidirectional formatting characters (embeddings, overrides, isolates and
+// their terminators, U+202A–U+202E and U+2066–U+2069) or a directional mark
+// (U+200E, U+200F, U+061C): invisible characters that change the order in
+// which a terminal shows the text around them, so that a key or a title can
+// look like something else. Scenario texts and keys may not hold them.
+func IsBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// CheckKey refuses a request key that a scenario file could not hold: empty,
+// longer than 64 bytes, not UTF-8, or holding a control or bidirectional
+// formatting character.
+func CheckKey(key string) error {
+	switch {
+	case key == "" || len(key) > maxKeyLen:
+		return fmt.Errorf("want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
+	case !utf8.ValidString(key):
+		return fmt.Errorf("want a key of UTF-8 text, got %s", strconv.Quote(shorten(key)))
+	}
+	if err := checkText(key, false); err != nil {
+		return errors.New("want a key" + err.Error())
+	}
+	return nil
 }
 
 // requiredText reads a string field that must be present and not blank.
@@ -526,7 +717,7 @@ func (f *fields) integer(name string, lo, hi int64) (v int64, ok bool, err error
 }
 
 // wholeNumber reads a plain decimal integer, such as 120 or -3. Other
-// notations YAML knows (0x10, 0o17, 1_000, and 010 as octal) are refused,
+// notations YAML knows (+10, 0x10, 0o17, 1_000, and 010 as octal) are refused,
 // so that what the file says is what the limiter gets.
 func wholeNumber(n ast.Node) (int64, bool) {
 	switch n.(type) {
@@ -538,7 +729,7 @@ func wholeNumber(n ast.Node) (int64, bool) {
 	if tk == nil || (tk.Type != token.IntegerType && tk.Type != token.StringType) {
 		return 0, false
 	}
-	text := strings.TrimPrefix(tk.Value, "+")
+	text := tk.Value
 	digits := strings.TrimPrefix(text, "-")
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return 0, false
@@ -607,7 +798,7 @@ func listOf[T any](f *fields, name, want string, item func(n ast.Node, path stri
 	if err != nil {
 		return nil, nil, err
 	}
-	var vs []T
+	vs := make([]T, 0, len(nodes))
 	fs := make([]*fields, len(nodes))
 	for i, n := range nodes {
 		v, vf, err := item(n, index(name, i))

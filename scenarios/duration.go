@@ -19,7 +19,7 @@ func ParseDuration(text string, positive bool) (time.Duration, error) {
 	if _, null := n.(*ast.NullNode); err != nil || null {
 		n = ast.String(token.New(text, text, &token.Position{}))
 	}
-	f := &fields{d: d, node: n, keys: map[string]ast.Node{"": n}, value: map[string]ast.Node{"": n}}
+	f := &fields{d: d, node: n, fields: []field{{name: "", key: n, value: n}}}
 	v, _, err := f.duration("", positive)
 	if e, ok := err.(*Error); ok {
 		return 0, errors.New(e.Msg)
