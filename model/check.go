@@ -190,7 +190,7 @@ type selTracker struct {
 // window sums while the expectation's query is open (rangeMax).
 type peakGroup struct {
 	window time.Duration
-	kept   trail
+	kept   braid
 	max    rangeMax
 	active int // expectations between From and Until
 }

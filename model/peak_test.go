@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -27,7 +28,21 @@ func randomAdmissions(rng *rand.Rand, n int, delayed bool) []admission {
 	}
 	for len(xs) < n {
 		cost := int64(1 + rng.IntN(3))
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
+		case 5: // several regular streams of different steps, merged
+			var ats []time.Duration
+			for range 2 + rng.IntN(10) {
+				step := time.Duration(1+rng.IntN(9)) * time.Millisecond
+				first := at + time.Duration(rng.IntN(5))*time.Millisecond
+				for k := range 1 + rng.IntN(20) {
+					ats = append(ats, first+time.Duration(k)*step)
+				}
+			}
+			slices.Sort(ats)
+			for _, a := range ats {
+				at = a
+				add(cost)
+			}
 		case 0: // a regular run
 			step := time.Duration(1+rng.IntN(7)) * time.Millisecond
 			for range 1 + rng.IntN(30) {
@@ -95,16 +110,18 @@ func TestTrailMatchesBruteForce(t *testing.T) {
 		w := randomWindow(rng)
 		ps := releases(randomAdmissions(rng, 1+rng.IntN(300), false))
 		var tr trail
+		var br braid
 		for i, x := range ps {
 			tr.add(x, w)
+			br.add(x, w)
 			var want int64
 			for _, y := range ps[:i+1] {
 				if y.at > x.at-w {
 					want += y.cost
 				}
 			}
-			if tr.sum != want {
-				t.Fatalf("trial %d, window %v, passage %d at %v: sum %d, want %d", trial, w, i, x.at, tr.sum, want)
+			if tr.sum != want || br.sum != want {
+				t.Fatalf("trial %d, window %v, passage %d at %v: trail sum %d, braid sum %d, want %d", trial, w, i, x.at, tr.sum, br.sum, want)
 			}
 		}
 	}
@@ -210,5 +227,33 @@ func TestTrailRegularTrafficKeepsNoBytes(t *testing.T) {
 	}
 	if perPoint := float64(len(tr.buf)) / 1e6; perPoint > 5 {
 		t.Fatalf("irregular: %.1f bytes per passage", perPoint)
+	}
+}
+
+// TestBraidMergedStreamsKeepNoBytes: five periodic items of different
+// periods, merged (no regular step of their own), over a year's window,
+// as five strands of one run each, whatever the number of passages.
+func TestBraidMergedStreamsKeepNoBytes(t *testing.T) {
+	w := 8784 * time.Hour
+	periods := []time.Duration{18 * time.Second, 12750 * time.Millisecond, 8250 * time.Millisecond, 7250 * time.Millisecond, 4250 * time.Millisecond}
+	next := make([]time.Duration, len(periods))
+	for i := range next {
+		next[i] = time.Duration(i) * time.Millisecond
+	}
+	var b braid
+	var n int64
+	for n < 1_000_000 {
+		i := 0
+		for j := range next {
+			if next[j] < next[i] {
+				i = j
+			}
+		}
+		b.add(passage{next[i], 1}, w)
+		next[i] += periods[i]
+		n++
+	}
+	if b.sum != n || len(b.strands) != len(periods) || b.bytes() > 200 {
+		t.Fatalf("%d passages: sum %d, %d strands, %d bytes encoded", n, b.sum, len(b.strands), b.bytes())
 	}
 }

@@ -57,13 +57,13 @@ type passage struct {
 // delayed ones wait in a heap until the clock reaches their release (the
 // heap holds what the lane's queues hold).
 //
-// The passages inside the window are kept compressed (see trail), so the
-// tracker's memory does not grow with the window's length for regular
-// traffic, and grows by a few bytes per passing instant for irregular
-// traffic. Amortised O(1) per passage, plus O(log delayed) for a delayed one.
+// The passages inside the window are kept compressed (see braid), so the
+// tracker's memory does not grow with the window's length for traffic
+// made of up to maxStrands regular streams, and grows by a few bytes per
+// passing instant for irregular traffic. Amortised O(1) per passage, plus O(log delayed) for a delayed one.
 type peakTracker struct {
 	window  time.Duration
-	kept    trail // the passages inside the window
+	kept    braid // the passages inside the window
 	pending []passage
 	peak    int64
 	peakAt  time.Duration
@@ -149,18 +149,16 @@ func (p *peakTracker) peakBy(t time.Duration) (int64, time.Duration) {
 	slices.SortStableFunc(due, func(a, b passage) int { return cmp.Compare(a.at, b.at) })
 	peak, peakAt := p.peak, p.peakAt
 	sum := p.kept.sum
-	c := p.kept.cursor // a copy: reading p.kept's runs leaves them alone
+	c := p.kept.cursor() // reads p.kept's strands, leaving them alone
 	dueHead := 0
 	for _, x := range due {
-		// Evict from the kept passages first, then from due[:dueHead]: the
-		// whole window is that sequence, in time order.
+		// Evict from the kept passages, then from due[:dueHead], which all
+		// come later: the whole window is that sequence, in time order.
 		cut := x.at - p.window
-		sum -= c.evict(p.kept.buf, cut)
-		if c.empty() {
-			for due[dueHead].at <= cut {
-				sum -= due[dueHead].cost
-				dueHead++
-			}
+		sum -= c.evict(cut)
+		for due[dueHead].at <= cut {
+			sum -= due[dueHead].cost
+			dueHead++
 		}
 		sum += x.cost
 		if sum > peak {

@@ -1,0 +1,196 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// peakHeap runs f and returns the most heap in use at once above what was
+// in use before, sampled every millisecond, and f's wall time.
+func peakHeap(f func()) (uint64, time.Duration) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	base := m.HeapAlloc
+	var most atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > base && m.HeapAlloc-base > most.Load() {
+					most.Store(m.HeapAlloc - base)
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	close(done)
+	return most.Load(), elapsed
+}
+
+// reportPeakHeap runs f once per iteration and reports the largest heap
+// any run held (MB), beside the usual time per op.
+func reportPeakHeap(b *testing.B, f func()) {
+	var most uint64
+	for b.Loop() {
+		heap, _ := peakHeap(f)
+		most = max(most, heap)
+	}
+	b.ReportMetric(float64(most)/1e6, "peak-heap-MB")
+}
+
+// yearWindow is the issue's blow-up, scaled to n requests: a fixed window
+// of 8784h (so the default peak window is a year) beside seven token
+// buckets that admit everything, so that every admission stays inside the
+// peak window of seven lanes. Regular traffic is one request every
+// 8000h/20M = 1.44s; irregular is five periodic keys whose merged gaps
+// never settle into one step (about 0.9 n requests).
+func yearWindow(b testing.TB, n int, irregular bool, expect string) *scenarios.Scenario {
+	var y strings.Builder
+	y.WriteString("title: a year's peak window\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 100, window: 8784h}\n")
+	for i := 1; i <= 7; i++ {
+		fmt.Fprintf(&y, "  - {name: b%d, algorithm: token-bucket, capacity: 20000000, rate: 1000/s}\n", i)
+	}
+	span := time.Duration(n) * 1440 * time.Millisecond
+	y.WriteString("traffic:\n")
+	if irregular {
+		// 0.63 requests per second in all: about 0.9 n requests.
+		for i, every := range []string{"18s", "12.75s", "8.25s", "7.25s", "4.25s"} {
+			fmt.Fprintf(&y, "  - {every: %s, from: %dms, until: %s, key: k%d}\n", every, i, algorithms.FormatDuration(span), i)
+		}
+	} else {
+		fmt.Fprintf(&y, "  - {at: 0s, count: %d, spread: %s}\n", n, algorithms.FormatDuration(span))
+	}
+	y.WriteString(expect)
+	s, err := scenarios.Parse("year.yaml", []byte(y.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkRunYearPeakWindow: `run --format summary` over 2,000,000
+// requests whose peak window (a year) holds every admission of seven lanes.
+// The peak trackers' memory no longer grows with the window: one run for
+// regular traffic, a few bytes per passing instant for irregular traffic.
+func BenchmarkRunYearPeakWindow(b *testing.B) {
+	for _, irregular := range []bool{false, true} {
+		name := map[bool]string{false: "regular", true: "irregular"}[irregular]
+		b.Run(name, func(b *testing.B) {
+			s := yearWindow(b, 2_000_000, irregular, "")
+			reportPeakHeap(b, func() {
+				if _, err := Run(s, Options{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkCheckYearPeaks: 50 peak expectations with a year's window on
+// one lane over the same 2,000,000 requests, 25 identical (one tracker)
+// and 25 over nested ranges (one group), beside run on the same scenario.
+func BenchmarkCheckYearPeaks(b *testing.B) {
+	var e strings.Builder
+	e.WriteString("expect:\n")
+	for range 25 {
+		e.WriteString("  - {lane: b1, peak: 2000000, peak_window: 8784h}\n")
+	}
+	for i := range 25 {
+		fmt.Fprintf(&e, "  - {lane: b1, from: %dh, until: %dh, peak: 1, peak_window: 8784h}\n", i*10, 800-i*10)
+	}
+	s := yearWindow(b, 2_000_000, false, e.String())
+	b.Run("run", func(b *testing.B) {
+		reportPeakHeap(b, func() {
+			if _, err := Run(s, Options{}, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("check", func(b *testing.B) {
+		reportPeakHeap(b, func() {
+			if _, err := Check(s); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// manyExpectations is 100,000 requests (two keys, every 20ms and 30ms) on
+// six lanes with n random expectations: counts over ranges, outcomes at
+// instants, and peaks over ranges with three windows, by key or not.
+func manyExpectations(b testing.TB, n int) *scenarios.Scenario {
+	s, err := scenarios.Parse("many.yaml", []byte(`title: many expectations
+duration: 1250s
+limiters:
+  - {name: f, algorithm: fixed-window, limit: 120, window: 60s}
+  - {name: l, algorithm: sliding-log, limit: 120, window: 60s}
+  - {name: c, algorithm: sliding-counter, limit: 120, window: 60s}
+  - {name: b, algorithm: token-bucket, capacity: 10, rate: 2/s}
+  - {name: g, algorithm: gcra, burst: 10, rate: 2/s}
+  - {name: s, algorithm: leaky-bucket, queue: 10, rate: 2/s}
+traffic:
+  - {every: 20ms, until: 1200s, key: a}
+  - {every: 30ms, until: 1200s, key: b}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	lanes := []string{"f", "l", "c", "b", "g", "s"}
+	for i := range n {
+		e := scenarios.Expectation{Lane: lanes[rng.IntN(6)], Key: []string{"", "a", "b"}[rng.IntN(3)]}
+		from := time.Duration(rng.IntN(1190)) * time.Second
+		e.From, e.Until = from, from+time.Duration(1+rng.IntN(10))*time.Second
+		v := int64(0)
+		switch i % 3 {
+		case 0:
+			e.Admitted = &v
+		case 1:
+			o := algorithms.Allowed
+			e.From = time.Duration(rng.IntN(60000)) * 20 * time.Millisecond
+			e.Until, e.Instant, e.Outcome = e.From+1, true, &o
+		default:
+			e.Peak, e.PeakWindow = &v, []time.Duration{time.Second, 10 * time.Second, time.Minute}[rng.IntN(3)]
+		}
+		s.Expect = append(s.Expect, e)
+	}
+	return s
+}
+
+// BenchmarkCheckManyExpectations: check against run on 100,000 requests
+// with 30,000 expectations (the issue's case: 48.8s against 0.68s).
+func BenchmarkCheckManyExpectations(b *testing.B) {
+	s := manyExpectations(b, 30_000)
+	b.Run("run", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(s, Options{}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Check(s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
