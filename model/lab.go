@@ -484,6 +484,11 @@ func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
 	return l.live.limiters[lane].Snapshot(l.now, key)
 }
 
+// StateBytes is about how many bytes lane's state takes at the clock (every
+// key's state, logged admissions and waiting requests included), as if
+// shared with nothing: see algorithms.Memory.
+func (l *Lab) StateBytes(lane int) int64 { return l.live.limiters[lane].Memory().State }
+
 // LastDecision is lane's verdict on the latest decided request (request
 // Pos−1), and that request's index; ok is false when none is decided.
 func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
