@@ -14,7 +14,7 @@ func (l *Lab) Computed() int { return l.computed }
 // computes none) and returns Computed.
 func (l *Lab) ComputeAhead(n int) int {
 	if n > 0 {
-		l.ensure(min(l.computed+n, len(l.events)))
+		l.ensure(min(l.computed+n, l.tl.len()))
 	}
 	return l.computed
 }

@@ -55,22 +55,23 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 	if a.reset != nil {
 		return l.undoReset(a), true
 	}
-	lo := slices.IndexFunc(l.events, func(e event) bool { return l.kinds[e.kind].fired == a.serial })
+	lo := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds[k].fired == a.serial })
 	if lo < 0 { // unreachable: an action on the history has requests on the timeline
 		return Undone{}, false
 	}
 	u.Request = l.Request(lo)
-	kept := l.events[:lo]
-	for _, e := range l.events[lo:] {
-		if l.kinds[e.kind].fired == a.serial {
-			u.N++
-		} else {
-			kept = append(kept, e)
+	l.rewrite(lo, func(old []event, push func(event)) {
+		for _, e := range old {
+			if l.kinds[e.kind].fired == a.serial {
+				u.N++
+			} else {
+				push(e)
+			}
 		}
-	}
+	})
 	l.nFired -= u.N
 	l.end = a.end
-	l.replaceEvents(kept, lo)
+	l.replaceEvents(lo)
 	l.truncateKeys(a.keys)
 	l.truncateKinds(a.kinds)
 	l.Seek(l.now)
@@ -83,17 +84,19 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 func (l *Lab) Reset() {
 	if l.nFired > 0 {
 		r := &resetUndo{keys: slices.Clone(l.keys[l.baseKeys:]), nFired: l.nFired, now: l.now}
-		kept := make([]event, 0, len(l.events)-l.nFired)
-		for i, e := range l.events {
-			if l.kinds[e.kind].fired != 0 {
-				r.fired = append(r.fired, e)
-				r.at = append(r.at, i)
-			} else {
-				kept = append(kept, e)
+		from := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds[k].fired != 0 })
+		l.rewrite(from, func(old []event, push func(event)) {
+			for i, e := range old {
+				if l.kinds[e.kind].fired != 0 {
+					r.fired = append(r.fired, e)
+					r.at = append(r.at, from+i)
+				} else {
+					push(e)
+				}
 			}
-		}
+		})
 		l.history = append(l.history, action{end: l.end, reset: r})
-		l.replaceEvents(kept, r.at[0])
+		l.replaceEvents(r.at[0])
 	}
 	l.setKeys(nil)
 	l.nFired, l.now, l.end = 0, 0, l.scenario.Duration
@@ -105,18 +108,21 @@ func (l *Lab) Reset() {
 // left it.
 func (l *Lab) undoReset(a action) Undone {
 	r := a.reset
-	events := make([]event, 0, len(l.events)+len(r.fired))
-	j := 0
-	for _, e := range l.events {
-		for ; j < len(r.at) && r.at[j] == len(events); j++ {
-			events = append(events, r.fired[j])
+	l.rewrite(r.at[0], func(old []event, push func(event)) {
+		j := 0
+		for _, e := range old {
+			for ; j < len(r.at) && r.at[j] == l.tl.len(); j++ {
+				push(r.fired[j])
+			}
+			push(e)
 		}
-		events = append(events, e)
-	}
-	events = append(events, r.fired[j:]...)
+		for _, e := range r.fired[j:] {
+			push(e)
+		}
+	})
 	l.setKeys(r.keys)
 	l.nFired, l.end = r.nFired, a.end
-	l.replaceEvents(events, r.at[0])
+	l.replaceEvents(r.at[0])
 	l.Seek(r.now)
 	return Undone{Request: l.Request(r.at[0]), N: len(r.fired), Reset: true}
 }
@@ -145,12 +151,26 @@ func (l *Lab) truncateKeys(n int) {
 	l.keys = l.keys[:n]
 }
 
-// replaceEvents makes events the timeline, which is unchanged before index
-// from, and forgets what was computed from there on.
-func (l *Lab) replaceEvents(events []event, from int) {
-	l.events = events
+// rewrite replaces the timeline from index from on: fn is given the
+// requests from there on and pushes those that take their place, in time
+// order. The caller then forgets what was computed from there on
+// (replaceEvents).
+func (l *Lab) rewrite(from int, fn func(old []event, push func(event))) {
+	old := make([]event, l.tl.len()-from)
+	for i := range old {
+		old[i] = l.tl.event(from + i)
+	}
+	l.tl.truncate(from)
+	fn(old, l.tl.push)
+}
+
+// replaceEvents forgets what was computed from index from on, after rewrite
+// changed the timeline there, and gives back the memory a shorter timeline
+// no longer needs.
+func (l *Lab) replaceEvents(from int) {
+	l.tl.clip()
 	for lane := range l.outcomes {
-		l.outcomes[lane] = resize(l.outcomes[lane], len(events))
+		l.outcomes[lane] = shrink(resize(l.outcomes[lane], l.tl.len()))
 	}
 	l.invalidate(from)
 }

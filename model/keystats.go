@@ -99,8 +99,8 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	need := l.Search(l.now)
 	if ks == nil {
 		ks = &keyStats{all: true}
-		for _, e := range l.events {
-			if l.kinds[e.kind].key != k {
+		for _, e := range l.tl.kind {
+			if l.kinds[e].key != k {
 				ks.all = false
 				break
 			}
@@ -110,11 +110,11 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	if ks.all || ks.upto >= need && ks.lanes != nil {
 		return ks
 	}
-	upto := min(len(l.events), max(need, 2*ks.upto, CheckpointEvery))
+	upto := min(l.tl.len(), max(need, 2*ks.upto, CheckpointEvery))
 	l.ensure(upto)
 	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.defs))}
-	for i, e := range l.events[:upto] {
-		if l.kinds[e.kind].key == k {
+	for i, e := range l.tl.kind[:upto] {
+		if l.kinds[e].key == k {
 			ks.idx = append(ks.idx, int32(i))
 		}
 	}
@@ -162,7 +162,7 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 // passage is when events[i], admitted by lane, passes it: its arrival plus
 // its delay.
 func (l *Lab) passage(lane, i int) time.Duration {
-	at := l.events[i].at
+	at := l.tl.at(i)
 	if dl := l.delays[lane]; dl != nil {
 		at += dl.delay(i)
 	}

@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -36,13 +35,6 @@ type checkpoint struct {
 	cost int64
 }
 
-// event is one request on the lab's timeline: its time and its kind, an
-// index into Lab.kinds, so that a timeline costs 16 bytes a request.
-type event struct {
-	at   time.Duration
-	kind uint32
-}
-
 // kind is what a run of requests has in common: the key (interned), the
 // cost and who sent it. fired is 0 for the scenario's own traffic, else the
 // serial number of the learner's fire action (1, 2, …, never reused) that
@@ -70,8 +62,8 @@ type Lab struct {
 
 	keys      []string
 	keyIndex  map[string]int32
-	baseKeys  int // keys[:baseKeys] are the scenario's; later ones were fired
-	events    []event
+	baseKeys  int      // keys[:baseKeys] are the scenario's; later ones were fired
+	tl        timeline // the requests: time and kind
 	kinds     []kind
 	kindIndex map[kind]uint32
 	serial    uint32   // serial of the learner's latest fire action
@@ -127,7 +119,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration,
 		keyIndex: map[string]int32{}, kindIndex: map[kind]uint32{}}
 	for r := range s.Requests() {
-		l.events = append(l.events, event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
+		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
 	}
 	for _, k := range s.Keys() {
 		l.intern(k)
@@ -151,7 +143,7 @@ func (l *Lab) rebuild() error {
 	l.blocks = make([][]Tally, len(l.defs))
 	l.releases = make([]releaseBlocks, len(l.defs))
 	for i, def := range l.defs {
-		l.outcomes[i] = make([]algorithms.Outcome, len(l.events))
+		l.outcomes[i] = make([]algorithms.Outcome, l.tl.len())
 		if maxDelay(def.Policy) > 0 {
 			l.delays[i] = &delayLog{}
 		}
@@ -185,7 +177,7 @@ func (l *Lab) truncateKinds(n int) {
 }
 
 // kind is the kind of events[i].
-func (l *Lab) kind(i int) kind { return l.kinds[l.events[i].kind] }
+func (l *Lab) kind(i int) kind { return l.kinds[l.tl.kind[i]] }
 
 func (l *Lab) intern(key string) int32 {
 	if i, ok := l.keyIndex[key]; ok {
@@ -242,8 +234,8 @@ func (l *Lab) Now() time.Duration { return l.now }
 // reach the lanes' longest horizon past any request the learner fired, or
 // the last request if one lies beyond that.
 func (l *Lab) End() time.Duration {
-	if n := len(l.events); n > 0 && l.events[n-1].at > l.end {
-		return l.events[n-1].at
+	if n := l.tl.len(); n > 0 && l.tl.at(n-1) > l.end {
+		return l.tl.at(n - 1)
 	}
 	return l.end
 }
@@ -259,13 +251,12 @@ func (l *Lab) horizon() time.Duration {
 }
 
 // Len is the number of requests on the timeline.
-func (l *Lab) Len() int { return len(l.events) }
+func (l *Lab) Len() int { return l.tl.len() }
 
 // Request is the i-th request of the timeline, 0 ≤ i < Len.
 func (l *Lab) Request(i int) Request {
-	e := l.events[i]
-	k := l.kinds[e.kind]
-	return Request{At: e.at, Key: l.keys[k.key], Cost: k.cost}
+	k := l.kind(i)
+	return Request{At: l.tl.at(i), Key: l.keys[k.key], Cost: k.cost}
 }
 
 // Fired reports whether the i-th request was fired by the learner.
@@ -280,13 +271,13 @@ func (l *Lab) Outcome(lane, i int) algorithms.Outcome {
 // Search is the number of requests at or before t: the index of the first
 // request after t.
 func (l *Lab) Search(t time.Duration) int {
-	return sort.Search(len(l.events), func(i int) bool { return l.events[i].at > t })
+	return sort.Search(l.tl.len(), func(i int) bool { return l.tl.at(i) > t })
 }
 
 // searchBefore is the number of requests before t: the index of the first
 // request at or after t.
 func (l *Lab) searchBefore(t time.Duration) int {
-	return sort.Search(len(l.events), func(i int) bool { return l.events[i].at >= t })
+	return sort.Search(l.tl.len(), func(i int) bool { return l.tl.at(i) >= t })
 }
 
 // Seek moves the clock to t, clamped to [0, End]. The cost is at most one
@@ -313,12 +304,12 @@ func (l *Lab) Pos() int { return l.livePos }
 // and resetting go back to whole instants. The cost is at most one
 // checkpoint's worth of replay, as for Seek.
 func (l *Lab) SeekPos(p int) {
-	p = min(max(p, 0), len(l.events))
+	p = min(max(p, 0), l.tl.len())
 	switch {
 	case p > 0:
-		l.now = l.events[p-1].at
-	case len(l.events) > 0:
-		l.now = l.events[0].at
+		l.now = l.tl.at(p - 1)
+	case l.tl.len() > 0:
+		l.now = l.tl.at(0)
 	default:
 		l.now = 0
 	}
@@ -335,7 +326,7 @@ func (l *Lab) Instant() (k, m int) {
 
 // ensure computes outcomes (and checkpoints) for events[:n].
 func (l *Lab) ensure(n int) {
-	n = min(n, len(l.events))
+	n = min(n, l.tl.len())
 	for l.computed < n {
 		r := l.Request(l.computed)
 		for lane := range l.defs {
@@ -408,8 +399,8 @@ func (l *Lab) restore(pos int) *lanes {
 		}
 		last := p.lastAdmit
 		reach := p.window + maxDelay(l.defs[lane].Policy)
-		hi := sort.Search(pos, func(i int) bool { return l.events[i].at > last })
-		from := sort.Search(hi, func(i int) bool { return l.events[i].at > last-reach })
+		hi := sort.Search(pos, func(i int) bool { return l.tl.at(i) > last })
+		from := sort.Search(hi, func(i int) bool { return l.tl.at(i) > last-reach })
 		for i := from; i < hi; i++ {
 			if !l.outcomes[lane][i].Admitted() {
 				continue
@@ -419,7 +410,7 @@ func (l *Lab) restore(pos int) *lanes {
 			case x.at > last:
 				p.push(x)
 			case x.at > last-p.window:
-				p.refill(l.events[i].at, x) // in release order, as they passed
+				p.refill(l.tl.at(i), x) // in release order, as they passed
 			}
 		}
 		p.refilled()
@@ -438,7 +429,7 @@ func (l *Lab) invalidate(i int) {
 		l.frontier = l.restore(l.computed)
 		l.costBase = l.frontier.dropped()
 		for lane := range l.blocks {
-			l.blocks[lane] = l.blocks[lane][:l.computed/tallyBlock]
+			l.blocks[lane] = shrink(l.blocks[lane][:l.computed/tallyBlock])
 			l.releases[lane].truncate(l.computed / tallyBlock)
 			if l.delays[lane] != nil {
 				l.delays[lane].truncate(l.computed)
@@ -642,30 +633,27 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 	l.nFired += f.n
 	e := event{at: f.at, kind: l.kindOf(kind{cost: f.cost, key: l.intern(f.key), fired: l.serial})}
 	first := l.Search(f.at)
-	var events []event
 	last := first + f.n - 1 // the index of the action's last request
-	if f.spread == 0 {
-		events = slices.Insert(l.events, first, slices.Repeat([]event{e}, f.n)...)
-	} else {
-		item := f.item()
-		events = make([]event, 0, len(l.events)+f.n)
-		events = append(events, l.events[:first]...)
-		i := first
+	item := f.item()
+	l.rewrite(first, func(old []event, push func(event)) {
+		i := 0
 		for j := range int64(f.n) {
 			e.at = item.Time(j)
-			for ; i < len(l.events) && l.events[i].at <= e.at; i++ {
-				events = append(events, l.events[i])
+			for ; i < len(old) && old[i].at <= e.at; i++ {
+				push(old[i])
 			}
-			last = len(events)
-			events = append(events, e)
+			last = l.tl.len()
+			push(e)
 		}
-		events = append(events, l.events[i:]...)
-	}
+		for _, x := range old[i:] {
+			push(x)
+		}
+	})
 	// Let the axis reach past the requests as far as a scenario's default
 	// duration reaches past its last one, so that the clock can follow what
 	// a request fired at the end sets in motion (a refill, an expiry).
-	l.end = max(l.end, min(events[last].at+l.horizon(), scenarios.MaxTime))
-	l.replaceEvents(events, first)
+	l.end = max(l.end, min(l.tl.at(last)+l.horizon(), scenarios.MaxTime))
+	l.replaceEvents(first)
 	l.Seek(l.now)
 	recs := make([]Record, 0, f.n*len(l.defs))
 	l.replay(first, last+1, func(r Record) bool {
@@ -684,8 +672,8 @@ func (l *Lab) FiredCount() int { return l.nFired }
 // timeline order: what a saved scenario adds to the original.
 func (l *Lab) FiredRequests() []Request {
 	var out []Request
-	for i, e := range l.events {
-		if l.kinds[e.kind].fired != 0 {
+	for i := range l.tl.len() {
+		if l.kind(i).fired != 0 {
 			out = append(out, l.Request(i))
 		}
 	}
@@ -695,10 +683,10 @@ func (l *Lab) FiredRequests() []Request {
 // NextRequest is the time of the first request after t.
 func (l *Lab) NextRequest(t time.Duration) (time.Duration, bool) {
 	i := l.Search(t)
-	if i == len(l.events) {
+	if i == l.tl.len() {
 		return 0, false
 	}
-	return l.events[i].at, true
+	return l.tl.at(i), true
 }
 
 // PrevRequest is the time of the last request before t.
@@ -707,14 +695,14 @@ func (l *Lab) PrevRequest(t time.Duration) (time.Duration, bool) {
 	if i == 0 {
 		return 0, false
 	}
-	return l.events[i-1].at, true
+	return l.tl.at(i - 1), true
 }
 
 // Disagrees reports whether the lanes split on the i-th request: some admit
 // it (now or later) while others reject it. It is false when there is no
 // i-th request.
 func (l *Lab) Disagrees(i int) bool {
-	if i < 0 || i >= len(l.events) {
+	if i < 0 || i >= l.tl.len() {
 		return false
 	}
 	l.ensure(i + 1)
@@ -730,9 +718,9 @@ func (l *Lab) Disagrees(i int) bool {
 // NextDisagreement is the time of the first request after t on which the
 // lanes disagree.
 func (l *Lab) NextDisagreement(t time.Duration) (time.Duration, bool) {
-	for i := l.Search(t); i < len(l.events); i++ {
+	for i := l.Search(t); i < l.tl.len(); i++ {
 		if l.Disagrees(i) {
-			return l.events[i].at, true
+			return l.tl.at(i), true
 		}
 	}
 	return 0, false
@@ -744,7 +732,7 @@ func (l *Lab) PrevDisagreement(t time.Duration) (time.Duration, bool) {
 	i := l.searchBefore(t)
 	for i--; i >= 0; i-- {
 		if l.Disagrees(i) {
-			return l.events[i].at, true
+			return l.tl.at(i), true
 		}
 	}
 	return 0, false

@@ -46,12 +46,12 @@ func (l *Lab) SplitAt(t time.Duration) Split {
 func (l *Lab) NextMoment(t time.Duration) (at time.Duration, ok bool) {
 	notes := l.scenario.Notes
 	n := sort.Search(len(notes), func(i int) bool { return notes[i].At > t })
-	for i := l.Search(t); i < len(l.events); i++ {
-		if n < len(notes) && l.events[i].at > notes[n].At {
+	for i := l.Search(t); i < l.tl.len(); i++ {
+		if n < len(notes) && l.tl.at(i) > notes[n].At {
 			break
 		}
 		if l.Disagrees(i) {
-			return l.events[i].at, true
+			return l.tl.at(i), true
 		}
 	}
 	if n < len(notes) {

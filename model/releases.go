@@ -26,7 +26,7 @@ func (rb *releaseBlocks) add(l *Lab, lane, lo int) {
 	dl := l.delays[lane]
 	for j := dl.search(lo); j < len(dl.idx) && int(dl.idx[j]) < lo+tallyBlock; j++ {
 		if i := int(dl.idx[j]); l.outcomes[lane][i] == algorithms.Delayed {
-			rb.times = append(rb.times, l.events[i].at+dl.d[j])
+			rb.times = append(rb.times, l.tl.at(i)+dl.d[j])
 		}
 	}
 	slices.Sort(rb.times[from:])
@@ -64,14 +64,14 @@ func (dl *delayLog) delay(i int) time.Duration {
 // truncate forgets the delays of events[n:].
 func (dl *delayLog) truncate(n int) {
 	j := dl.search(n)
-	dl.idx, dl.d = dl.idx[:j], dl.d[:j]
+	dl.idx, dl.d = shrink(dl.idx[:j]), shrink(dl.d[:j])
 }
 
 // truncate keeps the first n blocks.
 func (rb *releaseBlocks) truncate(n int) {
 	if len(rb.start) > n+1 {
-		rb.start = rb.start[:n+1]
-		rb.times = rb.times[:rb.start[n]]
+		rb.start = shrink(rb.start[:n+1])
+		rb.times = shrink(rb.times[:rb.start[n]])
 	}
 }
 
@@ -109,7 +109,7 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 	}
 	pos := l.livePos
 	lo := l.searchBefore(start)
-	hi := min(sort.Search(pos, func(i int) bool { return l.events[i].at >= to }), pos)
+	hi := min(sort.Search(pos, func(i int) bool { return l.tl.at(i) >= to }), pos)
 	if lo >= hi {
 		return 0
 	}

@@ -34,7 +34,7 @@ const tallyBlock = 256 // divides CheckpointEvery
 
 // Tally counts lane's outcomes on requests lo ≤ i < hi.
 func (l *Lab) Tally(lane, lo, hi int) Tally {
-	lo, hi = max(lo, 0), min(hi, len(l.events))
+	lo, hi = max(lo, 0), min(hi, l.tl.len())
 	var t Tally
 	if lo >= hi {
 		return t
