@@ -20,6 +20,10 @@ type braid struct {
 	strands []strand
 	sum     int64
 	last    int // the strand that took the latest passage, −1 loose
+	// Nothing kept is older than oldest (when any is kept): strands other
+	// than the one a passage goes to are looked at only when the window
+	// leaves oldest behind, so a long window costs nothing to slide.
+	oldest time.Duration
 	// ring holds the latest loose instants, oldest first from ringHead.
 	ring     [ringSize]time.Duration
 	ringLen  int
@@ -63,9 +67,11 @@ func (b *braid) add(x passage, w time.Duration) {
 	if to >= 0 {
 		// Strands that expect this instant too move on with it, so that
 		// streams meeting at one instant keep their strands.
-		for i := range b.strands {
-			if s := &b.strands[i]; s.latest+s.step == x.at {
-				s.latest = x.at
+		if len(b.strands) > 1 {
+			for i := range b.strands {
+				if s := &b.strands[i]; s.latest+s.step == x.at {
+					s.latest = x.at
+				}
 			}
 		}
 		t := &b.strands[to].trail
@@ -83,24 +89,47 @@ func (b *braid) add(x passage, w time.Duration) {
 		}
 	}
 	b.last = to
+	if b.sum == x.cost {
+		b.oldest = x.at // nothing else is kept
+	}
+	if cut < b.oldest {
+		return
+	}
+	oldest := endOfTime
 	if to >= 0 {
 		b.sum -= b.loose.drop(cut)
 	}
+	if at, ok := b.loose.oldest(); ok {
+		oldest = at
+	}
 	for i := range b.strands {
+		t := &b.strands[i].trail
 		if i != to {
-			b.sum -= b.strands[i].drop(cut)
+			b.sum -= t.drop(cut)
+		}
+		if at, ok := t.oldest(); ok {
+			oldest = min(oldest, at)
 		}
 	}
+	b.oldest = oldest
 }
 
 // drop evicts what is at or before cut, returning its cost.
 func (t *trail) drop(cut time.Duration) int64 {
-	if t.head.n > 0 && t.head.at > cut {
-		return 0 // the usual case, cheaply
-	}
 	gone := t.evict(t.buf, cut)
 	t.sum -= gone
 	return gone
+}
+
+// oldest is the time of the oldest passage kept, if any.
+func (c *cursor) oldest() (time.Duration, bool) {
+	switch {
+	case c.head.n > 0:
+		return c.head.at, true
+	case c.tail.n > 0:
+		return c.tail.at, true
+	}
+	return c.point, c.pointCost > 0
 }
 
 // found looks, among the latest loose instants, for two at the step that

@@ -62,7 +62,7 @@ func reportPeakHeap(b *testing.B, f func()) {
 // peak window of seven lanes. Regular traffic is one request every
 // 8000h/20M = 1.44s; irregular is five periodic keys whose merged gaps
 // never settle into one step (about 0.9 n requests).
-func yearWindow(b testing.TB, n int, irregular bool, expect string) *scenarios.Scenario {
+func yearWindow(b testing.TB, n int, traffic string, expect string) *scenarios.Scenario {
 	var y strings.Builder
 	y.WriteString("title: a year's peak window\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 100, window: 8784h}\n")
 	for i := 1; i <= 7; i++ {
@@ -70,12 +70,17 @@ func yearWindow(b testing.TB, n int, irregular bool, expect string) *scenarios.S
 	}
 	span := time.Duration(n) * 1440 * time.Millisecond
 	y.WriteString("traffic:\n")
-	if irregular {
+	switch traffic {
+	case "merged":
 		// 0.63 requests per second in all: about 0.9 n requests.
 		for i, every := range []string{"18s", "12.75s", "8.25s", "7.25s", "4.25s"} {
 			fmt.Fprintf(&y, "  - {every: %s, from: %dms, until: %s, key: k%d}\n", every, i, algorithms.FormatDuration(span), i)
 		}
-	} else {
+	case "uneven":
+		// A burst whose spread is no multiple of its count: gaps of 1.44s
+		// and 1.44s + 1ns in an irregular pattern.
+		fmt.Fprintf(&y, "  - {at: 0s, count: %d, spread: %s}\n", n, algorithms.FormatDuration(span+time.Duration(n)*39/100))
+	default:
 		fmt.Fprintf(&y, "  - {at: 0s, count: %d, spread: %s}\n", n, algorithms.FormatDuration(span))
 	}
 	y.WriteString(expect)
@@ -91,10 +96,9 @@ func yearWindow(b testing.TB, n int, irregular bool, expect string) *scenarios.S
 // The peak trackers' memory no longer grows with the window: one run for
 // regular traffic, a few bytes per passing instant for irregular traffic.
 func BenchmarkRunYearPeakWindow(b *testing.B) {
-	for _, irregular := range []bool{false, true} {
-		name := map[bool]string{false: "regular", true: "irregular"}[irregular]
-		b.Run(name, func(b *testing.B) {
-			s := yearWindow(b, 2_000_000, irregular, "")
+	for _, traffic := range []string{"regular", "merged", "uneven"} {
+		b.Run(traffic, func(b *testing.B) {
+			s := yearWindow(b, 2_000_000, traffic, "")
 			reportPeakHeap(b, func() {
 				if _, err := Run(s, Options{}, nil); err != nil {
 					b.Fatal(err)
@@ -116,7 +120,7 @@ func BenchmarkCheckYearPeaks(b *testing.B) {
 	for i := range 25 {
 		fmt.Fprintf(&e, "  - {lane: b1, from: %dh, until: %dh, peak: 1, peak_window: 8784h}\n", i*10, 800-i*10)
 	}
-	s := yearWindow(b, 2_000_000, false, e.String())
+	s := yearWindow(b, 2_000_000, "regular", e.String())
 	b.Run("run", func(b *testing.B) {
 		reportPeakHeap(b, func() {
 			if _, err := Run(s, Options{}, nil); err != nil {
@@ -193,4 +197,37 @@ func BenchmarkCheckManyExpectations(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBraidAdd is one passage into a year's window (ns per passage,
+// and the bytes the braid holds encoded per passage at the end), for
+// traffic of each shape.
+func BenchmarkBraidAdd(b *testing.B) {
+	shapes := map[string]func(i int) time.Duration{
+		"regular": func(i int) time.Duration { return time.Duration(i) * 1440 * time.Millisecond },
+		"uneven":  func(i int) time.Duration { return time.Duration(int64(i) * 1_440_000_039 / 100) },
+		"merged": func(i int) time.Duration {
+			// five streams of periods 5, 7, 11, 13, 17 (ms), round robin
+			p := []int64{5, 7, 11, 13, 17}[i%5]
+			return time.Duration(int64(i/5)*p*int64(time.Millisecond) + int64(i%5))
+		},
+	}
+	for _, name := range []string{"regular", "uneven", "merged"} {
+		at := shapes[name]
+		b.Run(name, func(b *testing.B) {
+			var br braid
+			i := 0
+			var last time.Duration
+			for b.Loop() {
+				x := at(i)
+				if x < last { // keep time order for the merged shape
+					x = last
+				}
+				last = x
+				br.add(passage{x, 1}, 8784*time.Hour)
+				i++
+			}
+			b.ReportMetric(float64(br.bytes())/float64(i), "bytes/passage")
+		})
+	}
 }
