@@ -196,3 +196,18 @@ func TestCheckpointsStayWithinBudget(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkHostileSeek seeks to random requests' times on each hostile
+// shape, every request decided.
+func BenchmarkHostileSeek(b *testing.B) {
+	for _, c := range hostileCases(1) {
+		b.Run(c.name, func(b *testing.B) {
+			l := c.build(b)
+			l.Seek(l.End())
+			rng := rand.New(rand.NewPCG(3, 4))
+			for b.Loop() {
+				l.Seek(l.Request(rng.IntN(l.Len())).At)
+			}
+		})
+	}
+}
