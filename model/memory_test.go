@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -49,13 +50,13 @@ traffic: []
 `)
 }
 
-// manyKeysEach is keys keys sending n requests each, one a second, on the
-// six algorithms.
+// manyKeysEach is keys keys sending n requests each, one a second (each
+// second every key in turn), on the six algorithms.
 func manyKeysEach(t testing.TB, keys, n int) *scenarios.Scenario {
 	var y strings.Builder
 	y.WriteString("title: many keys\nlimiters:" + allSix + "traffic:\n")
 	for k := range keys {
-		fmt.Fprintf(&y, "  - {every: 1s, from: %dus, until: %ds, key: k%d}\n", k, n, k)
+		fmt.Fprintf(&y, "- {every: 1s, until: %ds, key: k%d}\n", n, k)
 	}
 	return parse(t, y.String())
 }
@@ -76,21 +77,32 @@ type hostileCase struct {
 	build func(t testing.TB) *Lab
 }
 
+// hostileCases are the shapes at sizes of about 200,000 requests.
 func hostileCases(scale int) []hostileCase {
+	return sizedCases(100_000*scale, 200_000*scale, 20_000*scale, 4000*scale, 50)
+}
+
+// issueCases are the shapes at the sizes issue 7 reports (6.1 GB, 7.3 GB and
+// 8 GB before), the many keys as 7000 keys × 143 requests (1,001,000), about
+// the most keys a file of at most 100,000 YAML tokens can hold, for the
+// issue's 20,000 × 50 (5.4 GB before).
+func issueCases() []hostileCase { return sizedCases(1_000_000, 1_000_000, 100_000, 7000, 143) }
+
+func sizedCases(queue, log, burst, keys, perKey int) []hostileCase {
 	return []hostileCase{
-		{"queue", func(t testing.TB) *Lab { return newLab(t, hugeQueue(t, 100_000*scale)) }},
-		{"log", func(t testing.TB) *Lab { return newLab(t, hugeLog(t, 200_000*scale)) }},
+		{"queue", func(t testing.TB) *Lab { return newLab(t, hugeQueue(t, queue)) }},
+		{"log", func(t testing.TB) *Lab { return newLab(t, hugeLog(t, log)) }},
 		{"bursts", func(t testing.TB) *Lab {
 			l := newLab(t, sandboxLog(t))
 			for i := range 10 {
 				l.Seek(time.Duration(i) * time.Second)
-				if _, err := l.FireBurst("k", 1, 20_000*scale); err != nil {
+				if _, err := l.FireBurst("k", 1, burst); err != nil {
 					t.Fatal(err)
 				}
 			}
 			return l
 		}},
-		{"keys", func(t testing.TB) *Lab { return newLab(t, manyKeysEach(t, 4000*scale, 50)) }},
+		{"keys", func(t testing.TB) *Lab { return newLab(t, manyKeysEach(t, keys, perKey)) }},
 	}
 }
 
@@ -115,7 +127,11 @@ func measureLab(t testing.TB, c hostileCase) (*Lab, uint64) {
 // hostile shape (B/req), with every request decided, and how long a seek to
 // a random request's time takes there.
 func BenchmarkHostileMemory(b *testing.B) {
-	for _, c := range hostileCases(1) {
+	cases := hostileCases(1)
+	if os.Getenv("RATELAB_ISSUE_SIZES") != "" {
+		cases = issueCases() // about a minute, a few hundred MB
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var l *Lab
 			var heap uint64
