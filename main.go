@@ -58,7 +58,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	err := dispatch(args, out, stderr)
-	if err == nil && out.err != nil {
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
 		err = fmt.Errorf("writing the output: %w", out.err)
 	}
 	if err == nil {

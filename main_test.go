@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,9 +96,12 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{[]string{"run", broken}, broken + ":3:"},
 		{[]string{"check", broken}, broken + ":3:"},
 		{[]string{"run", "--format", "xml", "boundary"}, `unknown format "xml"`},
-		{[]string{"run", "--until", "soon", "boundary"}, `run: --until: want a positive Go duration such as 60s, got "soon"`},
-		{[]string{"run", "--until", "61", "boundary"}, "run: --until: want a positive Go duration such as 60s (a number needs a unit), got 61"},
+		{[]string{"run", "--until", "soon", "boundary"}, `run: --until: want a Go duration such as 1.5s or 0s, got "soon"`},
+		{[]string{"run", "--until", "61", "boundary"}, "run: --until: want a Go duration such as 1.5s or 0s (a number needs a unit), got 61"},
+		{[]string{"run", "--until", "-1s", "boundary"}, `run: --until: want a Go duration such as 1.5s or 0s, got "-1s"`},
 		{[]string{"run", "boundary", "--peak-window=0s"}, `run: --peak-window: want a positive Go duration such as 60s, got "0s"`},
+		{[]string{"run", "boundary", "--peak-window", "0"}, `run: --peak-window: want a positive Go duration such as 60s (a number needs a unit), got 0`},
+		{[]string{"--fromat", "json"}, "unknown flag --fromat"},
 		{[]string{"run", "boundary", "--until"}, "run: --until needs a value"},
 		{[]string{"run", "boundary", "--fromat", "json"}, "run: unknown flag --fromat"},
 		{[]string{"run", "--by-key", "boundary"}, "run: --by-key needs --format summary"},
@@ -324,6 +328,11 @@ func TestHelpAfterACommand(t *testing.T) {
 		{"run", "boundary", "--help"},
 		{"run", "--format", "summary", "-help"},
 		{"check", "-h"},
+		{"help"},
+		{"list", "--help"},
+		{"show", "-h"},
+		{"boundary", "--help"}, // the explorer's command line too
+		{"-h", "boundary"},
 	} {
 		code, out, errs := ratelab(t, args...)
 		if code != 0 || errs != "" || !strings.Contains(out, "usage:") || !strings.Contains(out, "--by-key") {
@@ -332,11 +341,13 @@ func TestHelpAfterACommand(t *testing.T) {
 	}
 }
 
-// TestDurationFlagsSpeakLikeScenarioFiles: a bad --until or --peak-window
-// gets the words a scenario file gets for the same value of `until`.
+// TestDurationFlagsSpeakLikeScenarioFiles: a bad --until gets the words a
+// scenario file gets for the same value of an expectation's `from` (a time,
+// zero allowed), and a bad --peak-window those for `until` (positive).
 func TestDurationFlagsSpeakLikeScenarioFiles(t *testing.T) {
 	for _, value := range []string{"61", "0", "soon", "-1s", "0s", "9000h", "1.5", "[1s]"} {
-		path := writeFile(t, "until.yaml", `title: until
+		for _, c := range []struct{ flag, field string }{{"--until", "from"}, {"--peak-window", "until"}} {
+			path := writeFile(t, "flag.yaml", `title: flag
 limiters:
   - {name: a, algorithm: token-bucket, capacity: 1, rate: 1/s}
 traffic:
@@ -344,19 +355,24 @@ traffic:
 expect:
   - lane: a
     admitted: 1
-    until: `+value+"\n")
-		_, err := scenarios.Load(path)
-		if err == nil {
-			t.Fatalf("until: %s loads", value)
-		}
-		_, fileWords, ok := strings.Cut(err.Error(), "expect[0].until: ")
-		if !ok {
-			t.Fatalf("until: %s: %v", value, err)
-		}
-		for _, flag := range []string{"--until", "--peak-window"} {
-			code, _, errs := ratelab(t, "run", flag, value, "boundary")
-			if want := "ratelab: run: " + flag + ": " + fileWords + "\n"; code != 2 || errs != want {
-				t.Errorf("%s %s: exit %d, %q; want %q", flag, value, code, errs, want)
+    `+c.field+`: `+value+"\n")
+			_, err := scenarios.Load(path)
+			fileWords := ""
+			if err != nil {
+				var ok bool
+				if _, fileWords, ok = strings.Cut(err.Error(), "expect[0]."+c.field+": "); !ok {
+					t.Fatalf("%s: %s: %v", c.field, value, err)
+				}
+			}
+			code, _, errs := ratelab(t, "run", c.flag, value, "boundary")
+			if fileWords == "" { // the file takes it, so does the flag
+				if code != 0 {
+					t.Errorf("%s %s: exit %d, %s; the file's %s takes it", c.flag, value, code, errs, c.field)
+				}
+				continue
+			}
+			if want := "ratelab: run: " + c.flag + ": " + fileWords + "\n"; code != 2 || errs != want {
+				t.Errorf("%s %s: exit %d, %q; want %q", c.flag, value, code, errs, want)
 			}
 		}
 	}
@@ -447,6 +463,148 @@ traffic:
 			if !regexp.MustCompile(`^` + row).MatchString(lines[i]) {
 				t.Errorf("%q, line %d: %q does not match %q", c.args, i, lines[i], row)
 			}
+		}
+	}
+}
+
+// TestUntilZeroRunsNoRequest: --until 0 stops before the first request at
+// or after 0, which is every request, as the README promises (0 used to
+// mean "no limit" and print them all).
+func TestUntilZeroRunsNoRequest(t *testing.T) {
+	// float-drift's first requests arrive at 0s: --until 1ns runs them.
+	_, upTo1ns, _ := ratelab(t, "run", "--until", "1ns", "float-drift")
+	lines := strings.SplitAfter(upTo1ns, "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "0s  bucket") {
+		t.Fatalf("--until 1ns float-drift:\n%s", upTo1ns)
+	}
+	header := lines[0]
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--until", "0", "float-drift"}, header},
+		{[]string{"run", "--until=0s", "float-drift"}, header},
+		{[]string{"run", "--until", "0s", "--format", "json", "float-drift"}, ""},
+		{[]string{"run", "--until", "0", "--format", "summary", "--by-key", "float-drift"}, "" +
+			"lane  key  policy  requests  admitted  delayed  rejected  peak per 1s\n" +
+			"peak: the largest admitted cost passing in any trailing 1s window (a delayed request passes on release)\n"},
+	} {
+		code, out, errs := ratelab(t, c.args...)
+		if code != 0 || out != c.want {
+			t.Errorf("%q: exit %d, %s\n%q\nwant\n%q", c.args, code, errs, out, c.want)
+		}
+	}
+	code, out, _ := ratelab(t, "run", "--until", "0", "--format", "summary", "boundary")
+	if code != 0 || !regexpLine(out, `fixed\s+fixed-window limit 120 per 60s\s+0\s+0\s+0\s+0\s+0$`) {
+		t.Errorf("summary: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckGoesOnPastABrokenFile: a broken file among several gets its
+// error on stderr, the files after it are still checked, and the exit
+// status is 2 (it used to stop at the broken file without a word about the
+// rest).
+func TestCheckGoesOnPastABrokenFile(t *testing.T) {
+	broken := writeFile(t, "broken.yaml", "title: broken\n")
+	failing := writeFile(t, "failing.yaml", `title: failing
+limiters:
+  - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}
+traffic:
+  - {at: 0s, count: 3}
+expect:
+  - {lane: fixed, admitted: 3}
+`)
+	for _, c := range []struct {
+		args          []string
+		code          int
+		stdout, lines []string // lines: stderr's
+	}{
+		{[]string{"check", "boundary", broken, "dashboard"}, 2,
+			[]string{"ok   boundary:", "ok   dashboard:"}, []string{"ratelab: " + broken + ":1:1: missing limiters"}},
+		{[]string{"check", broken, failing, broken}, 2,
+			[]string{"FAIL " + failing + ":7:"}, []string{"ratelab: " + broken + ":1:1:", "ratelab: " + broken + ":1:1:"}},
+		{[]string{"check", failing, "boundary"}, 1, []string{"FAIL " + failing + ":7:", "ok   boundary:"}, nil},
+	} {
+		code, out, errs := ratelab(t, c.args...)
+		outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		errLines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		if errs == "" {
+			errLines = nil
+		}
+		ok := code == c.code && len(outLines) == len(c.stdout) && len(errLines) == len(c.lines)
+		for i := 0; ok && i < len(c.stdout); i++ {
+			ok = strings.HasPrefix(outLines[i], c.stdout[i])
+		}
+		for i := 0; ok && i < len(c.lines); i++ {
+			ok = strings.HasPrefix(errLines[i], c.lines[i])
+		}
+		if !ok {
+			t.Errorf("%q: exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", c.args, code, c.code, out, errs)
+		}
+	}
+}
+
+// TestCheckFailureIsOneLine: an expectation's why that spans lines, or a
+// file name holding a line break, cannot make a failure span lines and
+// fake a "FAIL file:1:" line of its own.
+func TestCheckFailureIsOneLine(t *testing.T) {
+	path := writeFile(t, "why.yaml", `title: why
+limiters:
+  - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}
+traffic:
+  - {at: 0s, count: 3}
+expect:
+  - lane: fixed
+    admitted: 3
+    why: |
+      one line,
+      FAIL why.yaml:1: a line that is not a failure
+`)
+	code, out, _ := ratelab(t, "check", path)
+	want := "FAIL " + path + ":7: expected fixed until 1s: admitted 3; got admitted 2 (one line, FAIL why.yaml:1: a line that is not a failure )\n"
+	if code != 1 || out != want {
+		t.Errorf("exit %d\n%q\nwant\n%q", code, out, want)
+	}
+}
+
+// TestOneLine: what a file or its name may hold never breaks a line or
+// reorders a terminal's display.
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"two\nlines\r\nand\ta tab", "two lines  and a tab"},
+		{"bell\a and escape \x1b[2J", `bell\a and escape \x1b[2J`},
+		{"abc\u202edef \u2066x\u2069 \u200f", `abc\u202edef \u2066x\u2069 \u200f`},
+		{"שלום ✓ ≈0s", "שלום ✓ ≈0s"},
+	} {
+		if got := oneLine(c.in); got != c.want {
+			t.Errorf("oneLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestOutputWriteErrorsExit2: a command whose output cannot be written
+// says so and exits 2, where list, check and help used to exit 0.
+func TestOutputWriteErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"list"},
+		{"help"},
+		{"--help"},
+		{"run", "-h"},
+		{"show", "boundary"},
+		{"check", "boundary"},
+		{"run", "boundary"},
+		{"run", "--format", "summary", "--by-key", "boundary"},
+	} {
+		var errs bytes.Buffer
+		code := run(args, failingWriter{}, &errs)
+		if want := "ratelab: writing the output: no space left on device\n"; code != 2 || !strings.HasSuffix(errs.String(), want) || strings.Count(errs.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", args, code, errs.String(), want)
 		}
 	}
 }
