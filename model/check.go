@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"ratelab/algorithms"
@@ -26,15 +27,10 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 	if err != nil {
 		return nil, err
 	}
-	emit := c.record
-	if len(c.exps) == 0 {
-		emit = nil
-	}
-	if _, err := Run(s, Options{}, emit); err != nil {
+	if err := c.run(s); err != nil {
 		return nil, err
 	}
-	c.fire(endOfTime)
-	var failures []Failure
+	failures := make([]Failure, 0, len(c.exps))
 	for i := range c.exps {
 		x := &c.exps[i]
 		if got, ok := x.verdict(); !ok {
@@ -42,6 +38,30 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 		}
 	}
 	return checkQuiz(s, failures), nil
+}
+
+// run decides every request of s in every lane, as Run does but without
+// Run's totals and peaks, which no expectation reads, and measures.
+func (c *checker) run(s *scenarios.Scenario) error {
+	defs := LanesOf(s)
+	lims := make([]algorithms.Limiter, len(defs))
+	for i, def := range defs {
+		var err error
+		if lims[i], err = algorithms.New(def.Policy); err != nil {
+			return fmt.Errorf("lane %s: %w", def.Name, err)
+		}
+	}
+	index := 0
+	for r := range s.Requests() {
+		c.request(r)
+		for lane, lim := range lims {
+			d := lim.Decide(r.At, r.Key, r.Cost)
+			c.record(index, lane, &r, &d)
+		}
+		index++
+	}
+	c.fire(endOfTime)
+	return nil
 }
 
 // checker is Check's state during its pass.
@@ -52,7 +72,6 @@ type checker struct {
 	exps   []expState     // in file order
 	events []checkEvent   // by time
 	next   int            // events[:next] have fired
-	index  int            // the request being decided
 	slot   int            // its key's slot, 0 when no expectation names it
 }
 
@@ -93,6 +112,7 @@ type expState struct {
 // checkEvent is something to do before the first request at or after at.
 type checkEvent struct {
 	at   time.Duration
+	key  int64 // at × 4 + kind, to sort by
 	kind uint8
 	x    *expState
 }
@@ -108,7 +128,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 	for i, l := range s.Lanes {
 		laneIndex[l.Name] = i
 	}
-	c := &checker{keys: map[string]int{}, exps: make([]expState, len(s.Expect)), index: -1}
+	c := &checker{keys: map[string]int{}, exps: make([]expState, len(s.Expect))}
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		if _, ok := laneIndex[e.Lane]; !ok {
@@ -119,6 +139,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		}
 	}
 	c.slots = 1 + len(c.keys)
+	c.events = make([]checkEvent, 0, 3*len(s.Expect))
 	c.sels = make([]selection, len(s.Lanes)*c.slots)
 	defs := LanesOf(s)
 	groups := map[groupKey]*peakGroup{}
@@ -135,7 +156,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		x := &c.exps[i]
 		*x = expState{e: e, sel: sel, query: -1}
 		from, until := e.From, max(e.Until, e.From)
-		c.events = append(c.events, checkEvent{from, eventFrom, x})
+		c.events = append(c.events, checkEvent{at: from, kind: eventFrom, x: x})
 		if e.Peak != nil {
 			w := e.PeakWindow
 			if maxDelay(defs[lane].Policy) > 0 {
@@ -154,13 +175,30 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 				if w > 0 && from < until-w {
 					mid = from + w
 				}
-				c.events = append(c.events, checkEvent{mid, eventMid, x})
+				c.events = append(c.events, checkEvent{at: mid, kind: eventMid, x: x})
 			}
 		}
-		c.events = append(c.events, checkEvent{until, eventUntil, x})
+		c.events = append(c.events, checkEvent{at: until, kind: eventUntil, x: x})
 	}
-	// Stable: an expectation's own events stay in order at one instant.
-	slices.SortStableFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.at, b.at) })
+	// By time, and at one instant Froms, then Mids, then Untils: an
+	// expectation's own events stay in order (the others' order does not
+	// matter). One key to compare when the times allow it.
+	packed := true
+	for i := range c.events {
+		ev := &c.events[i]
+		packed = packed && ev.at < 1<<60 && ev.at > -1<<60
+		ev.key = int64(ev.at)<<2 | int64(ev.kind)
+	}
+	if packed {
+		slices.SortFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.key, b.key) })
+	} else {
+		slices.SortFunc(c.events, func(a, b checkEvent) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.kind, b.kind)
+		})
+	}
 	return c, nil
 }
 
@@ -195,36 +233,36 @@ type peakGroup struct {
 	active int // expectations between From and Until
 }
 
-func (c *checker) record(r Record) error {
-	if r.Index != c.index {
-		c.index = r.Index
-		c.fire(r.Request.At)
-		c.slot = 0
-		if len(c.keys) > 0 {
-			c.slot = c.keys[r.Request.Key]
-		}
+// request readies c for the next request, r.
+func (c *checker) request(r Request) {
+	c.fire(r.At)
+	c.slot = 0
+	if len(c.keys) > 0 {
+		c.slot = c.keys[r.Key]
 	}
-	base := r.Lane * c.slots
+}
+
+// record counts lane's decision d on the index-th request, r.
+func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision) {
+	base := lane * c.slots
 	if sel := &c.sels[base]; sel.used {
-		sel.add(r)
+		sel.add(index, lane, r, d)
 	}
 	if c.slot > 0 {
 		if sel := &c.sels[base+c.slot]; sel.used {
-			sel.add(r)
+			sel.add(index, lane, r, d)
 		}
 	}
-	return nil
 }
 
-func (sel *selection) add(r Record) {
-	d := &r.Decision
+func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 	sel.tally.add(d.Outcome)
 	for o := range sel.open {
 		if algorithms.Outcome(o) != d.Outcome && len(sel.open[o]) > 0 {
-			rec := r
+			rec := &Record{Index: index, Lane: lane, Request: *r, Decision: *d}
 			for _, x := range sel.open[o] {
 				if !x.closed {
-					x.mismatch = &rec
+					x.mismatch = rec
 				}
 			}
 			sel.open[o] = sel.open[o][:0]
@@ -233,7 +271,7 @@ func (sel *selection) add(r Record) {
 	if !d.Outcome.Admitted() {
 		return
 	}
-	at, cost := r.Request.At, r.Request.Cost
+	at, cost := r.At, r.Cost
 	sel.cost += cost
 	sel.lastPass = at
 	for _, g := range sel.groups {
@@ -306,46 +344,63 @@ func (x *expState) peak() (int64, time.Duration) {
 	return x.early, x.earlyAt
 }
 
-// verdict reports what was measured and whether it matches every assertion.
+// verdict reports whether the expectation holds and, when it does not,
+// what was measured.
 func (x *expState) verdict() (got string, ok bool) {
-	e := x.e
-	ok = true
-	sep := ""
-	report := func(format string, args ...any) {
-		got += sep + fmt.Sprintf(format, args...)
-		sep = ", "
-	}
-	o := x.outcomes
-	for _, c := range []struct {
+	e, o := x.e, x.outcomes
+	counts := [4]struct {
 		name string
 		want *int64
 		got  int
-	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}} {
+	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}}
+	ok = true
+	for _, c := range counts {
+		ok = ok && (c.want == nil || int64(c.got) == *c.want)
+	}
+	var peak int64
+	var peakAt time.Duration
+	if e.Peak != nil {
+		peak, peakAt = x.peak()
+		ok = ok && peak == *e.Peak
+	}
+	if e.Outcome != nil && (o.Total() == 0 || x.mismatch != nil) {
+		ok = false
+	}
+	if ok {
+		return "", true
+	}
+	var b []byte
+	sep := func() {
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+	}
+	for _, c := range counts {
 		if c.want != nil {
-			report("%s %d", c.name, c.got)
-			ok = ok && int64(c.got) == *c.want
+			sep()
+			b = append(append(b, c.name...), ' ')
+			b = strconv.AppendInt(b, int64(c.got), 10)
 		}
 	}
 	if e.Peak != nil {
-		peak, at := x.peak()
-		report("peak %d per %s (window ending %s)", peak, algorithms.FormatDuration(e.PeakWindow), algorithms.FormatSeconds(at))
-		ok = ok && peak == *e.Peak
+		sep()
+		b = strconv.AppendInt(append(b, "peak "...), peak, 10)
+		b = append(append(b, " per "...), algorithms.FormatDuration(e.PeakWindow)...)
+		b = append(append(append(b, " (window ending "...), algorithms.FormatSeconds(peakAt)...), ')')
 	}
 	if e.Outcome != nil {
-		switch {
+		sep()
+		switch m := x.mismatch; {
 		case o.Total() == 0:
-			report("no request selected")
-			ok = false
-		case x.mismatch != nil:
-			m := x.mismatch
-			report("the request at %s (key %s) was %s: %s", algorithms.FormatSeconds(m.Request.At),
+			b = append(b, "no request selected"...)
+		case m != nil:
+			b = fmt.Appendf(b, "the request at %s (key %s) was %s: %s", algorithms.FormatSeconds(m.Request.At),
 				m.Request.Key, m.Decision.Outcome, m.Decision.Explain())
-			ok = false
 		default:
-			report("all %d %s", o.Total(), *e.Outcome)
+			b = fmt.Appendf(b, "all %d %s", o.Total(), *e.Outcome)
 		}
 	}
-	return got, ok
+	return string(b), false
 }
 
 // rangeMax answers, for queries opened and closed while values arrive,
