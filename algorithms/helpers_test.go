@@ -342,7 +342,7 @@ func randTrace(r *rand.Rand, p Policy, n int, back bool) []req {
 
 // held is how many items the fifo's chunks have room for.
 func (q *fifo[T]) held() int {
-	n := len(q.segs) * fifoChunk
+	n := q.segs() * fifoChunk
 	if q.tail != nil {
 		n += cap(q.tail.items)
 	}

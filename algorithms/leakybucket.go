@@ -96,13 +96,10 @@ func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 	return snap
 }
 
-func (l *leakyBucket) clone(s *leakyBucketState, m *mem) leakyBucketState {
-	c := *s
-	c.queue = s.queue.clone(m)
-	return c
-}
+// clone shares the queue: see fifo.
+func (l *leakyBucket) clone(s *leakyBucketState, _ *mem) leakyBucketState { return *s }
 
-func (l *leakyBucket) tables(s *leakyBucketState) int64 { return s.queue.tableBytes() }
+func (l *leakyBucket) tables(*leakyBucketState) int64 { return 0 }
 
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
 // requests waiting after the decision}.

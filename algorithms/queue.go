@@ -59,16 +59,27 @@ type chunk[T any] struct {
 }
 
 // fifo is a queue of items in chunks: full chunks of fifoChunk items, then a
-// tail that grows from a few items to fifoChunk. A copy of a fifo (a clone's
-// state) shares the chunks and copies only segs, the table of full chunks,
-// so a clone costs one pointer per fifoChunk items; pushing and taking from
-// the front change nothing another fifo sees. A push costs amortised O(1)
-// and allocates only when the tail outgrows its chunk (or after a clone).
+// tail that grows from a few items to fifoChunk. Copies of a fifo (a clone's
+// state) share everything: the chunks, and the table of full chunks, which
+// is appended in place like a chunk; pushing and taking from the front
+// change nothing another copy sees, so a copy costs nothing until it
+// pushes past a shared end. A push costs amortised O(1) and allocates only
+// when the tail outgrows its chunk (or first after a clone).
 type fifo[T any] struct {
-	segs  []*chunk[T] // full chunks, oldest first; this fifo's own table
-	tail  *chunk[T]   // the newest items: tail.items[:tailN] in this view
-	tailN int
-	head  int // items taken off the front of segs[0], or of the tail when segs is empty
+	tab    *segTable[T] // full chunks: tab.ptrs[lo:hi], oldest first
+	tail   *chunk[T]    // the newest items: tail.items[:tailN] in this view
+	lo, hi int32
+	tailN  int32
+	head   int32 // items taken off the front of the first full chunk, or of the tail when there is none
+}
+
+// segTable is a table of full chunks that several fifos may share, as
+// chunks are shared: ptrs[:len(ptrs)] were written once; a fifo whose view
+// ends at len(ptrs) may append in place. The instance that allocated it may
+// also clear and compact it, no other seeing it.
+type segTable[T any] struct {
+	ptrs  []*chunk[T]
+	epoch uint64
 }
 
 func sizeOf[T any]() int64 {
@@ -79,16 +90,19 @@ func sizeOf[T any]() int64 {
 // chunkBytes is what a chunk of capacity n takes.
 func chunkBytes[T any](n int) int64 { return int64(n)*sizeOf[T]() + 48 }
 
+// segs is the number of full chunks.
+func (q *fifo[T]) segs() int { return int(q.hi - q.lo) }
+
 // len is the number of items in the queue.
-func (q *fifo[T]) len() int { return len(q.segs)*fifoChunk + q.tailN - q.head }
+func (q *fifo[T]) len() int { return q.segs()*fifoChunk + int(q.tailN-q.head) }
 
 // at is the i-th oldest item, 0 ≤ i < len.
 func (q *fifo[T]) at(i int) *T {
-	p := q.head + i
-	if s := p / fifoChunk; s < len(q.segs) {
-		return &q.segs[s].items[p%fifoChunk]
+	p := int(q.head) + i
+	if s := p / fifoChunk; s < q.segs() {
+		return &q.tab.ptrs[int(q.lo)+s].items[p%fifoChunk]
 	}
-	return &q.tail.items[p-len(q.segs)*fifoChunk]
+	return &q.tail.items[p-q.segs()*fifoChunk]
 }
 
 // search is the least i in [0, len) with f(at(i)), or len if none, for f
@@ -108,15 +122,26 @@ func (q *fifo[T]) search(f func(*T) bool) int {
 
 // drop takes the n oldest items off the queue.
 func (q *fifo[T]) drop(m *mem, n int) {
-	q.head += n
-	for len(q.segs) > 0 && q.head >= fifoChunk {
-		c := q.segs[0]
+	q.head += int32(n)
+	for q.hi > q.lo && q.head >= fifoChunk {
+		t := q.tab
+		c := t.ptrs[q.lo]
 		m.release(chunkBytes[T](fifoChunk), c.epoch)
-		q.segs[0] = nil
-		q.segs = q.segs[1:]
+		if t.epoch == m.epoch {
+			t.ptrs[q.lo] = nil // no one else sees this table
+		}
+		q.lo++
 		q.head -= fifoChunk
 	}
-	if len(q.segs) == 0 && q.head == q.tailN && q.tail != nil {
+	if t := q.tab; t != nil && t.epoch == m.epoch && q.lo >= 32 && 2*q.lo >= q.hi && int(q.hi) == len(t.ptrs) {
+		// A table of one's own, at least half taken: move the rest to
+		// its front.
+		n := copy(t.ptrs, t.ptrs[q.lo:q.hi])
+		clear(t.ptrs[n:q.hi])
+		t.ptrs = t.ptrs[:n]
+		q.lo, q.hi = 0, int32(n)
+	}
+	if q.hi == q.lo && q.head == q.tailN && q.tail != nil {
 		// Empty: reuse a tail of one's own, let go of a shared one.
 		if q.tail.epoch == m.epoch {
 			q.tail.items = q.tail.items[:0]
@@ -128,41 +153,56 @@ func (q *fifo[T]) drop(m *mem, n int) {
 	}
 }
 
+// seal appends the full tail to the table of full chunks.
+func (q *fifo[T]) seal(m *mem) {
+	t := q.tab
+	if t == nil || int(q.hi) != len(t.ptrs) || len(t.ptrs) == cap(t.ptrs) {
+		// No table, or another view wrote past this one's end, or no
+		// room: a table of this instance's own.
+		n := q.segs()
+		ptrs := make([]*chunk[T], 0, max(4, 2*n+1))
+		if t != nil {
+			ptrs = append(ptrs, t.ptrs[q.lo:q.hi]...)
+			m.release(int64(cap(t.ptrs))*8, t.epoch)
+		}
+		m.bytes += int64(cap(ptrs)) * 8
+		q.tab = &segTable[T]{ptrs: ptrs, epoch: m.epoch}
+		q.lo, q.hi = 0, int32(n)
+	}
+	q.tab.ptrs = append(q.tab.ptrs, q.tail)
+	q.hi++
+}
+
 // push adds x at the back.
 func (q *fifo[T]) push(m *mem, x T) {
 	t := q.tail
 	switch {
-	case t != nil && q.tailN == len(t.items) && q.tailN < cap(t.items):
+	case t != nil && int(q.tailN) == len(t.items) && len(t.items) < cap(t.items):
 		// Append in place: no other view reaches this far.
-	case t != nil && len(q.segs) == 0 && t.epoch == m.epoch && q.tailN == len(t.items) && q.head > 0 && 2*q.head >= q.tailN:
+	case t != nil && q.hi == q.lo && t.epoch == m.epoch && int(q.tailN) == len(t.items) && q.head > 0 && 2*q.head >= q.tailN:
 		// A full tail of this instance's own, at least half taken: move
 		// the live items to its front.
 		n := copy(t.items, t.items[q.head:q.tailN])
 		t.items = t.items[:n]
-		q.tailN, q.head = n, 0
+		q.tailN, q.head = int32(n), 0
 	case t != nil && q.tailN == fifoChunk:
 		// Seal the full tail and start another.
-		if len(q.segs) == cap(q.segs) {
-			old := int64(cap(q.segs)) * 8
-			q.segs = append(make([]*chunk[T], 0, max(4, 2*len(q.segs))), q.segs...)
-			m.bytes += int64(cap(q.segs))*8 - old
-		}
-		q.segs = append(q.segs, t)
+		q.seal(m)
 		q.tail = q.newChunk(m, fifoChunk)
 		q.tailN = 0
 	default:
 		// No tail, a full small one, or another view wrote past this one's
 		// end: copy the live items into a chunk of this instance's.
 		from := 0
-		if len(q.segs) == 0 {
-			from = q.head
+		if q.hi == q.lo {
+			from = int(q.head)
 		}
 		n := 0
 		if t != nil {
-			n = q.tailN - from
+			n = int(q.tailN) - from
 		}
 		size := fifoChunk
-		if len(q.segs) == 0 {
+		if q.hi == q.lo {
 			size = min(fifoChunk, max(4, 2*(n+1)))
 		}
 		c := q.newChunk(m, size)
@@ -170,10 +210,10 @@ func (q *fifo[T]) push(m *mem, x T) {
 			c.items = append(c.items, t.items[from:q.tailN]...)
 			m.release(chunkBytes[T](cap(t.items)), t.epoch)
 		}
-		if len(q.segs) == 0 {
+		if q.hi == q.lo {
 			q.head = 0
 		}
-		q.tail, q.tailN = c, n
+		q.tail, q.tailN = c, int32(n)
 	}
 	q.tail.items = append(q.tail.items, x)
 	q.tailN++
@@ -183,20 +223,6 @@ func (q *fifo[T]) newChunk(m *mem, n int) *chunk[T] {
 	m.bytes += chunkBytes[T](n)
 	return &chunk[T]{items: make([]T, 0, n), epoch: m.epoch}
 }
-
-// clone is a copy of the queue that shares its chunks: the copy's own is
-// only the table of full chunks.
-func (q *fifo[T]) clone(m *mem) fifo[T] {
-	c := *q
-	if len(q.segs) > 0 {
-		c.segs = append([]*chunk[T](nil), q.segs...)
-		m.bytes += int64(cap(c.segs)) * 8
-	}
-	return c
-}
-
-// tableBytes is what the fifo's own table takes.
-func (q *fifo[T]) tableBytes() int64 { return int64(cap(q.segs)) * 8 }
 
 // items is a copy of the queue's items from the i-th oldest on.
 func (q *fifo[T]) items(i int) []T {

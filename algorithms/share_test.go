@@ -126,3 +126,52 @@ func TestCloneSharesMemory(t *testing.T) {
 		t.Errorf("the clone's state takes %d bytes", s)
 	}
 }
+
+// TestFifoCopiesStayApart: copies of a fifo taken at random (each copy and
+// its original taking a new epoch, as a Clone does), pushed to and taken
+// from at random, long enough to seal, drop and compact many chunks and
+// tables, each hold exactly what a plain slice fed the same would.
+func TestFifoCopiesStayApart(t *testing.T) {
+	type inst struct {
+		q    fifo[int]
+		m    mem
+		want []int
+	}
+	r := rand.New(rand.NewPCG(11, 11))
+	insts := []*inst{{m: mem{epoch: newEpoch()}}}
+	next := 0
+	for step := range 4000 {
+		x := insts[r.IntN(len(insts))]
+		switch k := r.IntN(100); {
+		case k < 3 && len(insts) < 12:
+			x.m.epoch = newEpoch()
+			c := &inst{q: x.q, m: mem{epoch: newEpoch()}, want: append([]int(nil), x.want...)}
+			insts = append(insts, c)
+		case k < 5 && len(insts) > 1:
+			insts = append(insts[:0:0], insts[1:]...) // forget the oldest
+		case k < 40:
+			n := r.IntN(len(x.want) + 1)
+			if r.IntN(4) > 0 {
+				n = min(n, r.IntN(300))
+			}
+			x.q.drop(&x.m, n)
+			x.want = x.want[n:]
+		default:
+			for range r.IntN(600) {
+				x.q.push(&x.m, next)
+				x.want = append(x.want, next)
+				next++
+			}
+		}
+		for j, y := range insts {
+			if y.q.len() != len(y.want) {
+				t.Fatalf("step %d, fifo %d: %d items, want %d", step, j, y.q.len(), len(y.want))
+			}
+			for i := range y.want {
+				if v := *y.q.at(i); v != y.want[i] {
+					t.Fatalf("step %d, fifo %d, item %d of %d: %d, want %d", step, j, i, len(y.want), v, y.want[i])
+				}
+			}
+		}
+	}
+}

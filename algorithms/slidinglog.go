@@ -118,13 +118,10 @@ func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	return snap
 }
 
-func (l *slidingLog) clone(s *slidingLogState, m *mem) slidingLogState {
-	c := *s
-	c.log = s.log.clone(m)
-	return c
-}
+// clone shares the log: see fifo.
+func (l *slidingLog) clone(s *slidingLogState, _ *mem) slidingLogState { return *s }
 
-func (l *slidingLog) tables(s *slidingLogState) int64 { return s.log.tableBytes() }
+func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
 
 // explainSlidingLog: v = {recent cost before, time decided at, and for a
 // rejection: the time of the admission whose expiry makes room, the cost
