@@ -46,9 +46,15 @@ func (l *leakyBucket) start(now time.Duration) leakyBucketState {
 
 // released is how many of the queue's oldest requests are released at now.
 func (s *leakyBucketState) released(now time.Duration) int {
-	n, size := 0, s.queue.len()
-	for n < size && s.queue.at(n).At <= now {
+	front := s.queue.front()
+	n := 0
+	for n < len(front) && front[n].At <= now {
 		n++
+	}
+	if n < len(front) {
+		return n
+	}
+	for size := s.queue.len(); n < size && s.queue.at(n).At <= now; n++ {
 	}
 	return n
 }

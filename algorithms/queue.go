@@ -96,8 +96,23 @@ func (q *fifo[T]) segs() int { return int(q.hi - q.lo) }
 // len is the number of items in the queue.
 func (q *fifo[T]) len() int { return q.segs()*fifoChunk + int(q.tailN-q.head) }
 
+// front is the oldest items up to the end of the first chunk: a prefix of
+// the queue, empty only when the queue is.
+func (q *fifo[T]) front() []T {
+	if q.hi > q.lo {
+		return q.tab.ptrs[q.lo].items[q.head:]
+	}
+	if q.tail == nil {
+		return nil
+	}
+	return q.tail.items[q.head:q.tailN]
+}
+
 // at is the i-th oldest item, 0 ≤ i < len.
 func (q *fifo[T]) at(i int) *T {
+	if q.hi == q.lo {
+		return &q.tail.items[int(q.head)+i]
+	}
 	p := int(q.head) + i
 	if s := p / fifoChunk; s < q.segs() {
 		return &q.tab.ptrs[int(q.lo)+s].items[p%fifoChunk]

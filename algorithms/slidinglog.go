@@ -47,9 +47,16 @@ func (l *slidingLog) start(now time.Duration) slidingLogState {
 
 // expired is how many of the log's oldest entries no longer count at now.
 func (l *slidingLog) expired(s *slidingLogState, now time.Duration) int {
-	n, size := 0, s.log.len()
-	for n < size && s.log.at(n).at <= now-l.p.Window {
+	limit := now - l.p.Window
+	front := s.log.front()
+	n := 0
+	for n < len(front) && front[n].at <= limit {
 		n++
+	}
+	if n < len(front) {
+		return n
+	}
+	for size := s.log.len(); n < size && s.log.at(n).at <= limit; n++ {
 	}
 	return n
 }
