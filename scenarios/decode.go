@@ -236,8 +236,8 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 // maxFields fields.
 func (d *decoder) checkShape(tokens token.Tokens) error {
 	type mapping struct{ col, fields int } // a block mapping: its keys' column
-	var flow []int                          // per open [ or {: its fields, or -1 for [
-	var block []mapping                     // the block mappings open, innermost last
+	var flow []int                         // per open [ or {: its fields, or -1 for [
+	var block []mapping                    // the block mappings open, innermost last
 	line := 0
 	tooMany := func(tk *token.Token) error {
 		return d.syntaxError(fmt.Sprintf("a mapping of more than %d fields (no mapping of a scenario has more than %d)", maxFields, len(expectFields)), tk)
