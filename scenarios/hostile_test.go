@@ -238,3 +238,22 @@ func TestLargestAcceptedFilesStaySmall(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckKey: the rules a file's keys follow, for a key typed in the
+// explorer (model checks a fired key with it, so a saved file loads).
+func TestCheckKey(t *testing.T) {
+	for _, c := range []struct{ key, want string }{
+		{"seller-842", ""},
+		{"שלום", ""},
+		{"", `want a key of 1 to 64 bytes, got ""`},
+		{strings.Repeat("k", 65), `want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
+		{"caf\xe9", `want a key of UTF-8 text, got "caf\xe9"`},
+		{"a\tb", "want a key, got the control character U+0009"},
+		{"a\u202eb", "want a key, got the bidirectional formatting character U+202E, which would reorder the text around it on a terminal"},
+	} {
+		err := CheckKey(c.key)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
+			t.Errorf("CheckKey(%q) = %v, want %q", c.key, err, c.want)
+		}
+	}
+}
