@@ -101,12 +101,31 @@ func (l *slidingLog) decide(s *slidingLogState, m *mem, now time.Duration, cost 
 		// The first entry whose running total frees enough; it exists
 		// because cost ≤ Limit means need ≤ recent.
 		target := s.base + recent + cost - l.p.Limit
-		e := s.log.at(s.log.search(func(x *logItem) bool { return x.cum >= target }))
+		e := s.log.at(s.firstCum(target))
 		d.v[2], d.v[3] = int64(e.at), e.cum-s.base
 		// e.at + Window − now, as Window − age so as not to overflow.
 		d.RetryAfter = l.p.Window - (eff - e.at) + eff - now
 	}
 	return d
+}
+
+// firstCum is the index of the oldest logged admission whose running total
+// reaches target: a binary search, over a plain slice when the log fits one
+// chunk.
+func (s *slidingLogState) firstCum(target int64) int {
+	if f := s.log.front(); len(f) == s.log.len() {
+		lo, hi := 0, len(f)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if f[mid].cum < target {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	return s.log.search(func(x *logItem) bool { return x.cum >= target })
 }
 
 func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
