@@ -6,7 +6,7 @@ package scenarios
 // of nothing but punctuation would take over 400 MB to read; this bound keeps
 // reading any file under 100 MB while leaving room for thousands of traffic
 // items, notes and expectations (a traffic item such as `- {at: 1s}` is 6
-// tokens; prose, quoted text and block text are one token however long).
+// tokens; text is counted as about one a line, see tokenCount).
 const MaxTokens = 100_000
 
 // tokenCount counts data's YAML tokens about the way the YAML lexer cuts
