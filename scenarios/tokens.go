@@ -10,17 +10,18 @@ package scenarios
 const MaxTokens = 100_000
 
 // tokenCount counts data's YAML tokens about the way the YAML lexer cuts
-// them, never far below its count (FuzzTokenCount), without allocating:
-// every flow indicator ([ ] { } and : inside brackets), every comma, every block
-// indicator (- ? : followed by a space), every comment, every quote
-// (below) and every reserved character (% @ `) counts one, and so does
-// every run of other text that starts a line or follows an indicator. Text spanning lines, quoted or
-// block text (| or >) among them, counts once per line and once per
-// indicator in it: more than the lexer's one, but telling where such text
-// ends as the lexer does would take its quoting and indentation rules, and
-// a mistake there would let a file hide tokens from the count. It stops as
-// soon as the count exceeds limit and returns the byte offset where it
-// did, or len(data).
+// them, never far below its count (FuzzTokenCount), without allocating.
+// Every bracket, comma, tab, comment, reserved character (% @ `), double
+// quote and most single quotes count one; so do a block indicator (- ? :
+// followed by a space) and a ":" inside brackets; an anchor, alias or tag
+// counts two wherever it is; and every run of other text that starts a
+// line or follows one of these counts one. Text spanning lines, quoted or
+// block text (| or >) among them, thus counts once per line and once per
+// punctuation in it: more than the lexer's one, but telling where such
+// text ends as the lexer does would take its quoting and indentation
+// rules, and a mistake there would let a file hide tokens from the count.
+// It stops as soon as the count exceeds limit and returns the byte offset
+// where it did, or len(data).
 func tokenCount(data []byte, limit int) (n, offset int) {
 	depth := 0        // flow nesting: [ and {
 	start := true     // the next non-blank byte starts a token
