@@ -205,7 +205,11 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 	file, err := parser.Parse(tokens, 0)
 	if err != nil {
 		if e, ok := err.(yaml.Error); ok {
-			return nil, d.syntaxError(e.GetMessage(), e.GetToken())
+			msg := e.GetMessage()
+			if strings.Contains(msg, "document not started") {
+				msg = "a directive (%YAML) must be followed by a line of --- before the document"
+			}
+			return nil, d.syntaxError(msg, e.GetToken())
 		}
 		return nil, &Error{File: d.file, Msg: oneLine(err.Error())}
 	}

@@ -23,6 +23,7 @@ func TestHostileButValidShapes(t *testing.T) {
 		{"%YAML 1.1 directive and a comment", "# made by hand\n%YAML 1.1\n--- # the scenario\n" + oneLane + "...\n", ""},
 		{"%YAML 2.0 directive", "%YAML 2.0\n---\n" + oneLane, `x.yaml:1:7: invalid YAML: unknown YAML version "2.0"`},
 		{"%TAG directive", "%TAG ! tag:x,2000:\n---\n" + oneLane, "x.yaml:1:1: the YAML directive %TAG is not supported (only %YAML 1.1 or 1.2)"},
+		{"directive without ---", "%YAML 1.2\n" + oneLane, "x.yaml:1:1: invalid YAML: a directive (%YAML) must be followed by a line of --- before the document"},
 		{"directive then two documents", "%YAML 1.2\n---\n" + oneLane + "---\ntitle: u\n", "x.yaml:7:1: want one YAML document, found a second one"},
 		{"a long unknown key past column 160", oneLane + longKey + ": 1\n",
 			`x.yaml:4:1: unknown field "` + longKey + `"; want one of title, about, step, duration, limiters, traffic, notes, quiz, expect`},
