@@ -123,7 +123,13 @@ func quantityDuration(q algorithms.Quantity) string {
 	if q.Num%q.Den == 0 {
 		return secs(time.Duration(q.Num / q.Den))
 	}
-	return "≈" + algorithms.FormatSeconds(time.Duration(math.Round(q.Float64()/1e6))*time.Millisecond)
+	// Not a whole nanosecond: to the nanosecond under a millisecond
+	// (333⅓ns is "≈333ns", not "≈0s"), else to the millisecond.
+	d := time.Duration(math.Round(q.Float64()))
+	if d > -time.Millisecond && d < time.Millisecond {
+		return "≈" + d.String()
+	}
+	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }
 
 // moreHint ends a text cut to fit its panel: e opens the panel whole.

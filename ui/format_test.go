@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 func TestSecs(t *testing.T) {
@@ -33,5 +35,38 @@ func TestSubMillisecondStep(t *testing.T) {
 	requireScreen(t, a, "step 250µs", "250µs/column")
 	if out := screen(a); strings.Contains(out, "≈0s") {
 		t.Errorf("the screen shows ≈0s:\n%s", out)
+	}
+}
+
+func TestQuantityDuration(t *testing.T) {
+	for _, c := range []struct {
+		q    algorithms.Quantity
+		want string
+	}{
+		{algorithms.Quantity{Num: 1000, Den: 3}, "≈333ns"},
+		{algorithms.Quantity{Num: 2500000, Den: 3}, "≈833.333µs"},
+		{algorithms.Quantity{Num: 1e9, Den: 3}, "≈0.333s"},
+		{algorithms.Quantity{Num: 5e8, Den: 1}, "0.5s"},
+		{algorithms.Quantity{Num: 0, Den: 0}, "0s"},
+	} {
+		if got := quantityDuration(c.q); got != c.want {
+			t.Errorf("quantityDuration(%v/%v) = %q, want %q", c.q.Num, c.q.Den, got, c.want)
+		}
+	}
+}
+
+// TestAxisLabelsExact: a zoomed axis past 1s labels each tick exactly and
+// differently.
+func TestAxisLabelsExact(t *testing.T) {
+	row := axis(span{start: 60 * time.Second, dt: 10 * time.Microsecond, cols: 80}, -1)
+	seen := map[string]bool{}
+	for _, label := range strings.Fields(row) {
+		if strings.Contains(label, "≈") || seen[label] {
+			t.Errorf("label %q repeated or rounded in %q", label, row)
+		}
+		seen[label] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("too few labels: %q", row)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/algorithms"
 	"ratelab/model"
 )
 
@@ -354,7 +355,9 @@ func axis(sp span, cursor int) string {
 	first := (start + tick - 1) / tick * tick
 	for t := first; t < start+time.Duration(cols)*dt; t += tick {
 		c := int((t - start) / dt)
-		text := []rune("|" + secs(t))
+		// t is a multiple of the tick: exact, with no more decimals than
+		// the tick has ("|60.00001s" on a 10µs tick, not "|≈60s").
+		text := []rune("|" + algorithms.FormatSeconds(t))
 		if c+len(text) > cols {
 			break
 		}
