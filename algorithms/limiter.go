@@ -18,6 +18,9 @@ type Limiter interface {
 	// Decision's At), so that At + RetryAfter is when it would fit. now must
 	// lie in [0, 2^62) ns (about 146 years). Decide panics if cost < 1.
 	Decide(now time.Duration, key string, cost int64) Decision
+	// DecideKey is Decide for a key numbered by the Keys the limiter was
+	// made with (NewWithKeys), which saves looking the key up.
+	DecideKey(now time.Duration, key Key, cost int64) Decision
 	// Snapshot describes key's state as seen at now (≥ its last request)
 	// without changing it. A key never seen is shown in its initial state.
 	Snapshot(now time.Duration, key string) Snapshot
@@ -30,23 +33,27 @@ type Limiter interface {
 }
 
 // New makes the Limiter for p, or says why p is invalid.
-func New(p Policy) (Limiter, error) {
+func New(p Policy) (Limiter, error) { return NewWithKeys(p, NewKeys()) }
+
+// NewWithKeys makes the Limiter for p numbering keys by ks, which other
+// limiters may share (see Keys).
+func NewWithKeys(p Policy, ks *Keys) (Limiter, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	switch p.Algorithm {
 	case FixedWindow:
-		return newKeyed[windowCounts](newFixedWindow(p)), nil
+		return newKeyed[windowCounts](newFixedWindow(p), ks), nil
 	case SlidingLog:
-		return newKeyed[slidingLogState](newSlidingLog(p)), nil
+		return newKeyed[slidingLogState](newSlidingLog(p), ks), nil
 	case SlidingCounter:
-		return newKeyed[windowCounts](newSlidingCounter(p)), nil
+		return newKeyed[windowCounts](newSlidingCounter(p), ks), nil
 	case TokenBucket:
-		return newKeyed[tokenBucketState](newTokenBucket(p)), nil
+		return newKeyed[tokenBucketState](newTokenBucket(p), ks), nil
 	case GCRA:
-		return newKeyed[gcraState](newGCRA(p)), nil
+		return newKeyed[gcraState](newGCRA(p), ks), nil
 	case LeakyBucket:
-		return newKeyed[leakyBucketState](newLeakyBucket(p)), nil
+		return newKeyed[leakyBucketState](newLeakyBucket(p), ks), nil
 	}
 	return nil, fmt.Errorf("unknown algorithm %q", p.Algorithm) // unreachable: Validate
 }
@@ -105,17 +112,15 @@ type stateChunk[S any] struct {
 	epoch uint64
 }
 
-// interner numbers keys in order of first appearance, the same numbers for
-// a limiter and every clone of it (whichever saw a key first), so that a
-// clone needs no copy of the map.
-type interner struct{ index map[string]int }
-
 // keyed holds one state per key for an algorithm, in chunks shared with
 // clones: a Clone copies one pointer per keyChunk keys; a state is copied,
 // with the others of its chunk, when first changed after a Clone.
 type keyed[S any] struct {
-	alg    algorithm[S]
-	ids    *interner
+	alg algorithm[S]
+	// ids numbers the keys, the same numbers for the limiter and every
+	// clone of it (whichever saw a key first): a clone needs no copy of a
+	// map.
+	ids    *Keys
 	chunks []*stateChunk[S]
 	seen   int // keys with a state
 	m      mem
@@ -124,8 +129,8 @@ type keyed[S any] struct {
 	last    int // index of lastKey, or −1 before the first decision
 }
 
-func newKeyed[S any](alg algorithm[S]) *keyed[S] {
-	return &keyed[S]{alg: alg, ids: &interner{index: map[string]int{}}, last: -1, m: mem{epoch: newEpoch()}}
+func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
+	return &keyed[S]{alg: alg, ids: ids, last: -1, m: mem{epoch: newEpoch()}}
 }
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
@@ -136,13 +141,23 @@ func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
 	}
 	i := k.last
 	if i < 0 || key != k.lastKey {
-		var ok bool
-		if i, ok = k.ids.index[key]; !ok {
-			i = len(k.ids.index)
-			k.ids.index[key] = i
-		}
+		i = k.ids.Key(key).id
 		k.lastKey, k.last = key, i
 	}
+	return k.alg.decide(k.slot(i, now), &k.m, now, cost)
+}
+
+func (k *keyed[S]) DecideKey(now time.Duration, key Key, cost int64) Decision {
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
+	k.lastKey, k.last = key.name, key.id
+	return k.alg.decide(k.slot(key.id, now), &k.m, now, cost)
+}
+
+// slot is the state of the key numbered i, this instance's own to change,
+// started at now if new.
+func (k *keyed[S]) slot(i int, now time.Duration) *S {
 	c := i / keyChunk
 	if c >= len(k.chunks) || k.chunks[c].epoch != k.m.epoch {
 		k.own(c)
@@ -152,7 +167,7 @@ func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
 		s.s, s.seen = k.alg.start(now), true
 		k.seen++
 	}
-	return k.alg.decide(&s.s, &k.m, now, cost)
+	return &s.s
 }
 
 // own makes chunk c exist and be this instance's own, copying it if shared.
@@ -185,7 +200,7 @@ func (k *keyed[S]) own(c int) {
 
 // state is key's state, or nil for a key never decided.
 func (k *keyed[S]) state(key string) *S {
-	i, ok := k.ids.index[key]
+	i, ok := k.ids.lookup(key)
 	if !ok || i/keyChunk >= len(k.chunks) {
 		return nil
 	}

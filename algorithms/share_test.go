@@ -175,3 +175,42 @@ func TestFifoCopiesStayApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedKeys: limiters sharing one Keys, decided by DecideKey, and
+// their clones, decide and show keys as limiters of their own decided by
+// Decide.
+func TestSharedKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	ks := NewKeys()
+	var shared, own []Limiter
+	for _, p := range eachPolicy {
+		a, err := NewWithKeys(p, ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared, own = append(shared, a), append(own, mustNew(t, p))
+	}
+	at := time.Duration(0)
+	for i := range 3000 {
+		at += time.Duration(r.Int64N(int64(300 * ms)))
+		key := fmt.Sprintf("k%d", r.IntN(40))
+		if i == 1500 {
+			for j := range shared {
+				shared[j] = shared[j].Clone()
+			}
+		}
+		k := ks.Key(key)
+		for j := range shared {
+			got, want := shared[j].DecideKey(at, k, 1), own[j].Decide(at, key, 1)
+			if got.Outcome != want.Outcome || got.Explain() != want.Explain() {
+				t.Fatalf("%v request %d: %s\nwant %s", eachPolicy[j], i, got.Explain(), want.Explain())
+			}
+			if got, want := shared[j].Snapshot(at, "k7"), own[j].Snapshot(at, "k7"); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%v after request %d: %+v, want %+v", eachPolicy[j], i, got, want)
+			}
+		}
+	}
+	if k := ks.Key("k3"); k.String() != "k3" {
+		t.Errorf("Key(k3) is %q", k)
+	}
+}

@@ -29,15 +29,21 @@ type Record struct {
 // lanes is the limiters of all lanes and their totals at one point of a
 // timeline: the engine shared by the lab and the streaming runner.
 type lanes struct {
+	// keys numbers the request keys for every limiter, shared by clones:
+	// a request's key is looked up once, not once a lane (lastKey
+	// remembers the latest, once hasKey).
+	keys     *algorithms.Keys
+	hasKey   bool
+	lastKey  algorithms.Key
 	limiters []algorithms.Limiter
 	stats    []Stats
 	peaks    []peakTracker
 }
 
 func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
-	ls := &lanes{}
+	ls := &lanes{keys: algorithms.NewKeys()}
 	for _, def := range defs {
-		lim, err := algorithms.New(def.Policy)
+		lim, err := algorithms.NewWithKeys(def.Policy, ls.keys)
 		if err != nil {
 			return nil, fmt.Errorf("lane %s: %w", def.Name, err)
 		}
@@ -50,7 +56,10 @@ func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
 
 // decide runs one request through lane i and updates its totals.
 func (ls *lanes) decide(i int, r Request) algorithms.Decision {
-	d := ls.limiters[i].Decide(r.At, r.Key, r.Cost)
+	if !ls.hasKey || r.Key != ls.lastKey.String() {
+		ls.hasKey, ls.lastKey = true, ls.keys.Key(r.Key)
+	}
+	d := ls.limiters[i].DecideKey(r.At, ls.lastKey, r.Cost)
 	ls.stats[i].count(d)
 	if d.Outcome.Admitted() {
 		ls.peaks[i].admit(r.At, d.Delay, r.Cost)
@@ -71,6 +80,7 @@ func (ls *lanes) statsAt(i int, t time.Duration) Stats {
 // clone, which keeps checkpoints small.
 func (ls *lanes) clone() *lanes {
 	c := &lanes{
+		keys:     ls.keys,
 		limiters: make([]algorithms.Limiter, len(ls.limiters)),
 		stats:    append([]Stats(nil), ls.stats...),
 		peaks:    make([]peakTracker, len(ls.peaks)),

@@ -1,0 +1,37 @@
+package algorithms
+
+// Keys numbers request keys in order of first use, for limiters that share
+// one numbering: a caller deciding each request on several limiters looks
+// its key up once (Keys.Key) and passes the Key to each (Limiter.DecideKey)
+// instead of each limiter looking it up in a map of its own. The numbering
+// only grows; limiters made with it (NewWithKeys) and all their clones keep
+// their states by these numbers. Not safe for concurrent use.
+type Keys struct{ index map[string]int }
+
+// NewKeys is an empty numbering.
+func NewKeys() *Keys { return &Keys{index: map[string]int{}} }
+
+// Key is key with its number, given at its first use.
+func (ks *Keys) Key(key string) Key {
+	i, ok := ks.index[key]
+	if !ok {
+		i = len(ks.index)
+		ks.index[key] = i
+	}
+	return Key{key, i}
+}
+
+// lookup is key's number, if it has one.
+func (ks *Keys) lookup(key string) (int, bool) {
+	i, ok := ks.index[key]
+	return i, ok
+}
+
+// Key is a request key and its number in a Keys.
+type Key struct {
+	name string
+	id   int
+}
+
+// String is the key itself.
+func (k Key) String() string { return k.name }
