@@ -136,6 +136,9 @@ func (c *cursor) oldest() (time.Duration, bool) {
 // leads to at, and makes a strand expecting that step after at.
 func (b *braid) found(at time.Duration) {
 	defer b.remember(at)
+	if t := &b.loose.tail; t.n < 2 || t.fits(at) {
+		return // the loose passages are regular on their own so far
+	}
 	if b.skip > 0 {
 		b.skip--
 		return
@@ -178,6 +181,16 @@ func (b *braid) found(at time.Duration) {
 	}
 }
 
+// fits reports whether an instant at, after the point r ends with, can
+// extend r, cost aside.
+func (r *run) fits(at time.Duration) bool {
+	g := at - r.end
+	if r.bits != nil {
+		return g == r.step || g == r.step+1
+	}
+	return g == r.step || r.n <= twoStepsUpTo && (g == r.step+1 || g == r.step-1)
+}
+
 func (b *braid) ringAt(i int) time.Duration { return b.ring[(b.ringHead+i)%ringSize] }
 
 func (b *braid) remember(at time.Duration) {
@@ -190,14 +203,16 @@ func (b *braid) remember(at time.Duration) {
 	b.ringHead = (b.ringHead + 1) % ringSize
 }
 
-// bytes is what the braid's strands hold encoded.
+// bytes is what the braid's strands hold encoded, or as bits.
 func (b *braid) bytes() int {
-	n := len(b.loose.buf)
+	n := b.loose.bytes()
 	for i := range b.strands {
-		n += len(b.strands[i].buf)
+		n += b.strands[i].bytes()
 	}
 	return n
 }
+
+func (t *trail) bytes() int { return len(t.buf) + len(t.head.bits) + len(t.tail.bits) }
 
 // braidCursor reads a braid's strands from their oldest passage without
 // changing them.

@@ -28,7 +28,28 @@ func randomAdmissions(rng *rand.Rand, n int, delayed bool) []admission {
 	}
 	for len(xs) < n {
 		cost := int64(1 + rng.IntN(3))
-		switch rng.IntN(6) {
+		switch rng.IntN(8) {
+		case 6: // an uneven burst: the i-th at ⌊i × spread / count⌋
+			count := 1 + rng.Int64N(80)
+			spread := count*(1+rng.Int64N(4)) + rng.Int64N(count)
+			if rng.IntN(2) == 0 {
+				spread *= int64(time.Millisecond / 4)
+			}
+			start := at
+			for i := range count {
+				at = start + time.Duration(spread*i/count)
+				add(cost)
+			}
+		case 7: // a step that wanders by a nanosecond, up and down
+			step := time.Duration(2 + rng.IntN(5))
+			for range 1 + rng.IntN(80) {
+				if rng.IntN(4) == 0 {
+					step += time.Duration(rng.IntN(3) - 1)
+					step = max(step, 1)
+				}
+				at += step
+				add(cost)
+			}
 		case 5: // several regular streams of different steps, merged
 			var ats []time.Duration
 			for range 2 + rng.IntN(10) {
@@ -230,6 +251,21 @@ func TestTrailRegularTrafficKeepsNoBytes(t *testing.T) {
 	}
 }
 
+// TestTrailUnevenBurstKeepsABitAPassage: a burst whose spread is no
+// multiple of its count has gaps of two lengths, a bit each.
+func TestTrailUnevenBurstKeepsABitAPassage(t *testing.T) {
+	w := 8784 * time.Hour
+	var b braid
+	const count = 1_000_000
+	spread := count*1440*time.Millisecond + count*39/100
+	for i := range int64(count) {
+		b.add(passage{time.Duration(int64(spread) * i / count), 1}, w)
+	}
+	if b.sum != count || b.bytes() > count/8+count/100 {
+		t.Fatalf("sum %d, %d bytes encoded for %d passages", b.sum, b.bytes(), count)
+	}
+}
+
 // TestBraidMergedStreamsKeepNoBytes: five periodic items of different
 // periods, merged (no regular step of their own), over a year's window,
 // as five strands of one run each, whatever the number of passages.
@@ -255,5 +291,46 @@ func TestBraidMergedStreamsKeepNoBytes(t *testing.T) {
 	}
 	if b.sum != n || len(b.strands) != len(periods) || b.bytes() > 200 {
 		t.Fatalf("%d passages: sum %d, %d strands, %d bytes encoded", n, b.sum, len(b.strands), b.bytes())
+	}
+}
+
+// TestTrailTwoStepRunsEncoded: runs of two steps (uneven bursts) between
+// others, encoded and read back as the window slides over them.
+func TestTrailTwoStepRunsEncoded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 500 {
+		var ps []passage
+		at := time.Duration(0)
+		for range 2 + rng.IntN(6) {
+			count := 2 + rng.Int64N(100)
+			spread := count*int64(time.Millisecond) + rng.Int64N(count)
+			if rng.IntN(3) == 0 {
+				spread = count * int64(time.Millisecond) // a regular run
+			}
+			start := at + time.Duration(1+rng.IntN(3))*time.Millisecond
+			for i := range count {
+				at = start + time.Duration(spread*i/count)
+				ps = append(ps, passage{at, 1})
+			}
+		}
+		// The gap between two passages, give or take a nanosecond: a
+		// window that ends a nanosecond off one sees it.
+		w := ps[rng.IntN(len(ps))].at - ps[rng.IntN(len(ps))].at + time.Duration(rng.IntN(3)-1)
+		if w <= 0 {
+			w = time.Duration(1+rng.IntN(300)) * time.Millisecond
+		}
+		var tr trail
+		for i, x := range ps {
+			tr.add(x, w)
+			var want int64
+			for _, y := range ps[:i+1] {
+				if y.at > x.at-w {
+					want += y.cost
+				}
+			}
+			if tr.sum != want {
+				t.Fatalf("trial %d, window %v, passage %d at %v: sum %d, want %d", trial, w, i, x.at, tr.sum, want)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	mbits "math/bits"
 	"slices"
 	"time"
 
@@ -207,16 +208,38 @@ func heapPop(h []passage) (passage, []passage) {
 	return top, h
 }
 
-// run is n passing instants of cost each, at, at + step, …, end (step is
-// meaningless when n is 1); n = 0 is no run.
+// run is n passing instants of cost each, from at to end: at, at + step,
+// …, end (step is meaningless when n is 1), or, when bits is set, with
+// gaps of step or step + 1 (an uneven burst: the i-th request at at +
+// ⌊i × spread / count⌋): the gap after the point at is step + bit pos of
+// bits, the next one step + bit pos + 1, and so on. n = 0 is no run.
 type run struct {
 	at, end, step time.Duration
 	cost, n       int64
+	bits          []byte // bit i is bits[i/8] >> (i%8) & 1
+	pos           int64
 }
+
+func (r *run) bit(i int64) time.Duration { return time.Duration(r.bits[i>>3] >> (i & 7) & 1) }
+
+// setBit sets bit i of bits, the first not yet written, to v.
+func setBit(bits []byte, i int64, v time.Duration) []byte {
+	for int64(len(bits)) <= i>>3 {
+		bits = append(bits, 0)
+	}
+	bits[i>>3] |= byte(v) << (i & 7)
+	return bits
+}
+
+// twoStepsUpTo is the longest regular run that a gap one off its step
+// turns into a run of two steps (longer, it ends there): converting costs
+// a bit per point.
+const twoStepsUpTo = 64
 
 // trail is the passages inside a trailing window, in time order, summed:
 // passages at one instant are one point of their total cost, and points
-// at a regular step with the same cost are one run. The oldest run (head)
+// at a regular step with the same cost are one run, or with gaps of two
+// adjacent lengths a run of one bit per point. The oldest run (head)
 // and the newest (tail, still growing) are kept as they are; the runs
 // between them are varint-encoded in buf. Regular traffic is a run per
 // regularity, whatever the window's length; each irregular point costs
@@ -275,12 +298,30 @@ func (t *trail) commit() {
 	t.pointCost = 0
 	tl := &t.tail
 	if tl.n > 0 && tl.cost == cost {
+		g := at - tl.end
 		switch {
 		case tl.n == 1:
-			tl.step, tl.end, tl.n = at-tl.at, at, 2
+			tl.step, tl.end, tl.n, tl.bits, tl.pos = g, at, 2, nil, 0
 			return
-		case at-tl.end == tl.step:
+		case tl.bits == nil && g == tl.step:
 			tl.end, tl.n = at, tl.n+1
+			return
+		case tl.bits == nil && tl.n <= twoStepsUpTo && (g == tl.step+1 || g == tl.step-1 && g > 0):
+			q := min(g, tl.step)
+			tl.bits, tl.pos = make([]byte, 0, 16), 0
+			for i := range tl.n - 1 {
+				tl.bits = setBit(tl.bits, i, tl.step-q)
+			}
+			tl.step = q
+		}
+		if tl.bits != nil && (g == tl.step || g == tl.step+1) {
+			tl.bits = setBit(tl.bits, tl.pos+tl.n-1, g-tl.step)
+			tl.end, tl.n = at, tl.n+1
+			if tl.pos >= 8192 { // drop the bits of points evicted
+				drop := tl.pos >> 3
+				tl.bits = tl.bits[:copy(tl.bits, tl.bits[drop:])]
+				tl.pos -= drop << 3
+			}
 			return
 		}
 	}
@@ -306,12 +347,24 @@ func (t *trail) closeTail() {
 		t.off = 0
 	}
 	b := binary.AppendUvarint(t.buf, uint64(tl.at-t.encEnd))
-	if tl.n == 1 {
-		b = binary.AppendUvarint(b, uint64(tl.cost)<<1)
-	} else {
-		b = binary.AppendUvarint(b, uint64(tl.cost)<<1|1)
+	switch {
+	case tl.n == 1:
+		b = binary.AppendUvarint(b, uint64(tl.cost)<<2)
+	case tl.bits == nil:
+		b = binary.AppendUvarint(b, uint64(tl.cost)<<2|1)
 		b = binary.AppendUvarint(b, uint64(tl.n-2))
 		b = binary.AppendUvarint(b, uint64(tl.step))
+	default: // then the n − 1 gaps' bits, from pos
+		b = binary.AppendUvarint(b, uint64(tl.cost)<<2|2)
+		b = binary.AppendUvarint(b, uint64(tl.n-2))
+		b = binary.AppendUvarint(b, uint64(tl.step))
+		for i := int64(0); i < tl.n-1; i += 8 {
+			var by byte
+			for j := i; j < min(i+8, tl.n-1); j++ {
+				by |= byte(tl.bit(tl.pos+j)) << (j - i)
+			}
+			b = append(b, by)
+		}
 	}
 	t.buf, t.encEnd = b, tl.end
 }
@@ -338,6 +391,19 @@ func (c *cursor) evict(buf []byte, cut time.Duration) (gone int64) {
 		if r.at > cut {
 			return gone
 		}
+		if r.bits != nil {
+			for r.n > 0 && r.at <= cut {
+				gone += r.cost
+				if r.n--; r.n > 0 {
+					r.at += r.step + r.bit(r.pos)
+					r.pos++
+				}
+			}
+			if r.n > 0 {
+				return gone
+			}
+			continue // the next run, or the point, may go too
+		}
 		k := int64(1)
 		if r.n > 1 && r.at+r.step <= cut {
 			k = min(r.n, int64((cut-r.at)/r.step)+1)
@@ -347,9 +413,6 @@ func (c *cursor) evict(buf []byte, cut time.Duration) (gone int64) {
 		if r.n > 0 {
 			r.at += time.Duration(k) * r.step
 			return gone
-		}
-		if r == &c.tail {
-			continue // the point may go too
 		}
 	}
 }
@@ -362,12 +425,20 @@ func (c *cursor) decode(buf []byte) {
 		return v
 	}
 	at := c.decEnd + time.Duration(next())
-	costFlag := next()
-	r := run{at: at, end: at, cost: int64(costFlag >> 1), n: 1}
-	if costFlag&1 != 0 {
+	costKind := next()
+	r := run{at: at, end: at, cost: int64(costKind >> 2), n: 1}
+	if costKind&3 != 0 {
 		r.n = int64(next()) + 2
 		r.step = time.Duration(next())
 		r.end = at + time.Duration(r.n-1)*r.step
+	}
+	if costKind&3 == 2 { // a copy: compacting buf moves what it reads
+		nb := int((r.n - 1 + 7) / 8)
+		r.bits = append([]byte(nil), buf[c.off:c.off+nb]...)
+		c.off += nb
+		for _, by := range r.bits {
+			r.end += time.Duration(mbits.OnesCount8(by))
+		}
 	}
 	c.head, c.decEnd = r, r.end
 }
