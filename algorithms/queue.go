@@ -113,6 +113,11 @@ func (q *fifo[T]) at(i int) *T {
 	if q.hi == q.lo {
 		return &q.tail.items[int(q.head)+i]
 	}
+	return q.atFull(i)
+}
+
+// atFull is at when there are full chunks.
+func (q *fifo[T]) atFull(i int) *T {
 	p := int(q.head) + i
 	if s := p / fifoChunk; s < q.segs() {
 		return &q.tab.ptrs[int(q.lo)+s].items[p%fifoChunk]
@@ -137,6 +142,14 @@ func (q *fifo[T]) search(f func(*T) bool) int {
 
 // drop takes the n oldest items off the queue.
 func (q *fifo[T]) drop(m *mem, n int) {
+	if h := q.head + int32(n); q.hi == q.lo && h < q.tailN {
+		q.head = h // inside the tail, which stays non-empty
+		return
+	}
+	q.dropSlow(m, n)
+}
+
+func (q *fifo[T]) dropSlow(m *mem, n int) {
 	q.head += int32(n)
 	for q.hi > q.lo && q.head >= fifoChunk {
 		t := q.tab
@@ -190,6 +203,17 @@ func (q *fifo[T]) seal(m *mem) {
 
 // push adds x at the back.
 func (q *fifo[T]) push(m *mem, x T) {
+	if t := q.tail; t != nil && int(q.tailN) == len(t.items) && len(t.items) < cap(t.items) {
+		// Append in place: no other view reaches this far.
+		t.items = t.items[:q.tailN+1]
+		t.items[q.tailN] = x
+		q.tailN++
+		return
+	}
+	q.pushSlow(m, x)
+}
+
+func (q *fifo[T]) pushSlow(m *mem, x T) {
 	t := q.tail
 	switch {
 	case t != nil && int(q.tailN) == len(t.items) && len(t.items) < cap(t.items):
