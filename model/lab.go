@@ -372,7 +372,7 @@ func (l *Lab) checkpointAt(pos int) int {
 	return sort.Search(len(l.checkpoints), func(k int) bool { return l.checkpoints[k].pos > pos }) - 1
 }
 
-// CheckpointBytes is what the lab's checkpoints cost, as checkpointBudget
+// checkpointBytes is what the lab's checkpoints cost, as checkpointBudget
 // counts it: at most checkpointBudget bytes per decided request, plus what
 // the last one came to hold alone.
 func (l *Lab) checkpointBytes() int64 {
