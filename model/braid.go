@@ -12,9 +12,11 @@ import "time"
 // three loose instants at one step (found among the latest ringSize) make
 // a new strand for that step, in a free slot or one whose stream stopped.
 // Which strand holds a passage only changes how well it is compressed:
-// the window's sum is every strand's. So a merge of up to maxStrands
-// regular streams costs O(maxStrands) whatever the window's length, and
-// anything else a few bytes per instant (see trail).
+// the window's sum is every strand's. A new strand is looked for only
+// when the loose passages stop being regular on their own (see run.fits).
+// So a merge of up to maxStrands regular streams costs O(maxStrands)
+// whatever the window's length; anything else a bit (an uneven burst) or
+// a few bytes per instant (see trail).
 type braid struct {
 	loose   trail
 	strands []strand

@@ -58,10 +58,14 @@ type passage struct {
 // delayed ones wait in a heap until the clock reaches their release (the
 // heap holds what the lane's queues hold).
 //
-// The passages inside the window are kept compressed (see braid), so the
-// tracker's memory does not grow with the window's length for traffic
-// made of up to maxStrands regular streams, and grows by a few bytes per
-// passing instant for irregular traffic. Amortised O(1) per passage, plus O(log delayed) for a delayed one.
+// The passages inside the window are kept compressed and exactly (see
+// braid and trail): the tracker's memory does not grow with the window's
+// length for traffic made of up to maxStrands regular streams (bursts at
+// one instant included), grows by a bit per passing instant for an uneven
+// burst, and by a few bytes per instant for irregular traffic. (No exact
+// tracker can do without the window's instants in general: a later
+// passage can make any of them decide the peak.) Amortised O(1) per
+// passage, plus O(log delayed) for a delayed one.
 type peakTracker struct {
 	window  time.Duration
 	kept    braid // the passages inside the window
