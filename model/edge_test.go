@@ -249,8 +249,21 @@ func TestFireAtBeyondTheTimeLimitersTake(t *testing.T) {
 	if _, err := l.FireAt(scenarios.MaxTime+1, "k0", 1); err == nil {
 		t.Error("a request after the longest time a scenario may use accepted")
 	}
-	if _, err := l.FireAt(scenarios.MaxTime, "k0", 1); err != nil {
+	// A file's requests arrive before its duration, which is at most
+	// MaxTime: a request at MaxTime could not be saved, so it is refused,
+	// and one just before it is taken and saves.
+	if _, err := l.FireAt(scenarios.MaxTime, "k0", 1); err == nil {
+		t.Error("a request at MaxTime accepted")
+	}
+	if _, err := l.FireAt(scenarios.MaxTime-1, "k0", 1); err != nil {
 		t.Errorf("a request at the very last instant: %v", err)
+	}
+	data, _, err := l.Save("")
+	if err != nil {
+		t.Fatalf("saving a request at the last instant: %v", err)
+	}
+	if _, err := scenarios.Parse("saved.yaml", data); err != nil {
+		t.Errorf("the saved file does not load: %v", err)
 	}
 }
 

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
-	"unicode/utf8"
+
+	"ratelab/scenarios"
 )
 
 // action is one entry of the undo history: a fire action, whose requests
@@ -184,22 +185,14 @@ func resize[T any](s []T, n int) []T {
 }
 
 // ErrKey is returned for a key a scenario file could not hold.
-var ErrKey = errors.New("a key is 1 to 64 bytes of UTF-8")
+var ErrKey = errors.New("not a key a scenario file can hold")
 
-// checkKey refuses a key that a saved scenario could not hold: empty, longer
-// than a file's keys may be, or not UTF-8.
+// checkKey refuses a key that a saved scenario could not hold, by the
+// rules the loader applies (scenarios.CheckKey): 1 to 64 bytes of UTF-8
+// text, no control or bidirectional formatting characters.
 func checkKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w, not empty", ErrKey)
-	case len(key) > maxKeyLen:
-		return fmt.Errorf("%w, not %d bytes", ErrKey, len(key))
-	case !utf8.ValidString(key):
-		return fmt.Errorf("%w, not %q", ErrKey, key)
+	if err := scenarios.CheckKey(key); err != nil {
+		return fmt.Errorf("%w: %v", ErrKey, err)
 	}
 	return nil
 }
-
-// maxKeyLen is the longest key a scenario file may hold (scenarios checks
-// the same bound when it loads one).
-const maxKeyLen = 64

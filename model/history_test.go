@@ -109,7 +109,7 @@ func checkAgainstFresh(t *testing.T, l *Lab, when string) {
 
 func TestFireRefusesKeysAFileCannotHold(t *testing.T) {
 	l := newLab(t, randomScenario(t, 42, 10))
-	for _, key := range []string{strings.Repeat("x", 65), "bad\xff"} {
+	for _, key := range []string{strings.Repeat("x", 65), "bad\xff", "a\tb", "a\u202eb", "a\u2067b", "a\x1b[2Jb"} {
 		if _, err := l.Fire(key, 1); err == nil {
 			t.Errorf("key %q accepted", key)
 		}

@@ -615,9 +615,11 @@ func (f *fireAction) check() error {
 	if f.at < 0 {
 		return fmt.Errorf("time %s is before the scenario's start", algorithms.FormatDuration(f.at))
 	}
-	if f.at > scenarios.MaxTime || f.spread > scenarios.MaxTime || f.item().Time(int64(f.n-1)) > scenarios.MaxTime {
-		return fmt.Errorf("time %s is past %s, the longest a scenario may last",
-			algorithms.FormatDuration(f.at+f.spread), algorithms.FormatDuration(scenarios.MaxTime))
+	// A file's requests arrive before its duration, at most MaxTime: a
+	// request at MaxTime could not be saved.
+	if f.at >= scenarios.MaxTime || f.spread >= scenarios.MaxTime || f.item().Time(int64(f.n-1)) >= scenarios.MaxTime {
+		return fmt.Errorf("time %s is not before %s, the end of the longest time axis",
+			algorithms.FormatDuration(f.item().Time(int64(f.n-1))), algorithms.FormatDuration(scenarios.MaxTime))
 	}
 	return nil
 }

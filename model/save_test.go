@@ -114,18 +114,10 @@ func TestSaveErrorsNameWhatIsWrong(t *testing.T) {
 		t.Fatalf("saving a cost of 11 into a capacity of 10: %v", err)
 	}
 	l.Undo()
-	if _, err := l.FireAt(scenarios.MaxTime, "", 1); err != nil { // the lab takes it; a file cannot
-		t.Fatal(err)
-	}
-	for _, name := range []string{"mine.yaml", ""} {
-		_, _, err = l.Save(name)
-		want := name
-		if name == "" {
-			want = SavedName
-		}
-		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "lesson.yaml") {
-			t.Errorf("saving a request at the last instant as %q: %v", name, err)
-		}
+	// A key the lab takes but a file refuses can no longer be fired; what
+	// else could make a save fail is named by the save's own name.
+	if _, err := l.FireAt(time.Second, "a\u202eb", 1); err == nil {
+		t.Error("a key with a bidi override was fired")
 	}
 }
 
