@@ -288,7 +288,7 @@ func runCommand(args []string, stdout io.Writer) error {
 		return w.Flush()
 	}
 	w := report.New(format, stdout, lanes, keys)
-	stats, err := model.Run(s, opt, w.Record)
+	stats, err := model.Run(s, opt, report.Emit(w))
 	if err != nil {
 		return err
 	}

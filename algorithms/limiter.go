@@ -21,6 +21,9 @@ type Limiter interface {
 	// DecideKey is Decide for a key numbered by the Keys the limiter was
 	// made with (NewWithKeys), which saves looking the key up.
 	DecideKey(now time.Duration, key Key, cost int64) Decision
+	// DecideInto is DecideKey writing the decision into *d, which saves
+	// copying a Decision on a caller's hot path.
+	DecideInto(d *Decision, now time.Duration, key Key, cost int64)
 	// Snapshot describes key's state as seen at now (≥ its last request)
 	// without changing it. A key never seen is shown in its initial state.
 	Snapshot(now time.Duration, key string) Snapshot
@@ -153,6 +156,14 @@ func (k *keyed[S]) DecideKey(now time.Duration, key Key, cost int64) Decision {
 	}
 	k.lastKey, k.last = key.name, key.id
 	return k.alg.decide(k.slot(key.id, now), &k.m, now, cost)
+}
+
+func (k *keyed[S]) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
+	k.lastKey, k.last = key.name, key.id
+	*d = k.alg.decide(k.slot(key.id, now), &k.m, now, cost)
 }
 
 // slot is the state of the key numbered i, this instance's own to change,

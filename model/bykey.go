@@ -50,7 +50,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 			cur = totals[k]
 		}
 		d := r.Decision
-		cur.stats[r.Lane].count(d)
+		cur.stats[r.Lane].count(&d)
 		if d.Outcome.Admitted() {
 			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
 		}

@@ -100,6 +100,10 @@ type Lab struct {
 	livePos       int
 	lastDecisions []algorithms.Decision
 
+	// scratch receives the lanes' decisions while computing: a Decision
+	// passed through the limiters' interface would escape to the heap.
+	scratch algorithms.Decision
+
 	// gen counts changes to the timeline, for caches of what it decided.
 	gen      uint64
 	keyCache keyVerdicts
@@ -327,10 +331,11 @@ func (l *Lab) Instant() (k, m int) {
 // ensure computes outcomes (and checkpoints) for events[:n].
 func (l *Lab) ensure(n int) {
 	n = min(n, l.tl.len())
+	d := &l.scratch
 	for l.computed < n {
 		r := l.Request(l.computed)
 		for lane := range l.defs {
-			d := l.frontier.decide(lane, r)
+			l.frontier.decideInto(lane, r, d)
 			l.outcomes[lane][l.computed] = d.Outcome
 			if d.Delay != 0 && l.delays[lane] != nil {
 				l.delays[lane].add(l.computed, d.Delay)
@@ -460,7 +465,7 @@ func (l *Lab) moveLive(pos int) {
 			l.lastDecisions = make([]algorithms.Decision, len(l.defs))
 		}
 		for lane := range l.defs {
-			l.lastDecisions[lane] = l.live.decide(lane, r)
+			l.live.decideInto(lane, r, &l.lastDecisions[lane])
 		}
 	}
 }

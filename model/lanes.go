@@ -56,15 +56,23 @@ func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
 
 // decide runs one request through lane i and updates its totals.
 func (ls *lanes) decide(i int, r Request) algorithms.Decision {
+	var d algorithms.Decision
+	ls.decideInto(i, r, &d)
+	return d
+}
+
+// decideInto is decide writing the decision into *d: the streaming run and
+// the lab's computing call it for millions of requests, and a Decision
+// copied twice a lane a request is a good part of their time.
+func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision) {
 	if !ls.hasKey || r.Key != ls.lastKey.String() {
 		ls.hasKey, ls.lastKey = true, ls.keys.Key(r.Key)
 	}
-	d := ls.limiters[i].DecideKey(r.At, ls.lastKey, r.Cost)
+	ls.limiters[i].DecideInto(d, r.At, ls.lastKey, r.Cost)
 	ls.stats[i].count(d)
 	if d.Outcome.Admitted() {
 		ls.peaks[i].admit(r.At, d.Delay, r.Cost)
 	}
-	return d
 }
 
 // statsAt is lane i's totals with the peak counted up to t, which must not

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
 
@@ -36,12 +37,13 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 		return nil, err
 	}
 	index := 0
+	var d algorithms.Decision
 	for r := range s.Requests() {
 		if opt.Until > 0 && r.At >= opt.Until {
 			break
 		}
 		for lane := range defs {
-			d := ls.decide(lane, r)
+			ls.decideInto(lane, r, &d)
 			if emit != nil {
 				if err := emit(Record{Index: index, Lane: lane, Request: r, Decision: d}); err != nil {
 					return nil, err

@@ -31,7 +31,7 @@ type Stats struct {
 func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 
 // count adds one decision to the totals, not to the peak.
-func (s *Stats) count(d algorithms.Decision) { s.add(d.Outcome, d.Cost) }
+func (s *Stats) count(d *algorithms.Decision) { s.add(d.Outcome, d.Cost) }
 
 // add counts one request of the given cost with outcome o, not in the peak.
 func (s *Stats) add(o algorithms.Outcome, cost int64) {

@@ -43,6 +43,16 @@ type Writer interface {
 	Close(stats []model.Stats) error
 }
 
+// Emit is what model.Run should call with each record for w: w.Record, or
+// nil for a writer that reads only the totals (the summary), so that a
+// summary run builds no record at all.
+func Emit(w Writer) func(model.Record) error {
+	if _, totalsOnly := w.(*summaryWriter); totalsOnly {
+		return nil
+	}
+	return w.Record
+}
+
 // New makes the writer for format f over the given lanes and request keys.
 func New(f Format, w io.Writer, lanes []model.Lane, keys []string) Writer {
 	bw := bufio.NewWriterSize(w, 64<<10)
