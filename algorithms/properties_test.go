@@ -302,3 +302,32 @@ func TestBoundCheckersCatchViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideIntoIsDecideKey: the in-place form decides exactly as the one
+// that returns, decision for decision and explanation for explanation.
+func TestDecideIntoIsDecideKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 3))
+	for _, alg := range Algorithms {
+		for trace := 0; trace < 20; trace++ {
+			p := randPolicy(r, alg)
+			ks1, ks2 := NewKeys(), NewKeys()
+			a, err := NewWithKeys(p, ks1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := NewWithKeys(p, ks2)
+			now := time.Duration(0)
+			var got Decision
+			for i := 0; i < 200; i++ {
+				now += time.Duration(r.Int64N(int64(2 * time.Second / 10)))
+				key := []string{"a", "b", "c"}[r.IntN(3)]
+				cost := 1 + r.Int64N(3)
+				want := a.DecideKey(now, ks1.Key(key), cost)
+				b.DecideInto(&got, now, ks2.Key(key), cost)
+				if got.Outcome != want.Outcome || got.Delay != want.Delay || got.RetryAfter != want.RetryAfter || got.Explain() != want.Explain() {
+					t.Fatalf("%v request %d: DecideInto %+v, DecideKey %+v", p, i, got, want)
+				}
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,19 @@ peak: the largest admitted cost passing in any trailing 2s window (a delayed req
 `
 	if out.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestEmitSkipsRecordsForTheSummary: a summary reads only the totals, so
+// Run is given no record function for it; the other formats get theirs.
+func TestEmitSkipsRecordsForTheSummary(t *testing.T) {
+	lanes := []model.Lane{{Name: "b"}}
+	if Emit(New(Summary, io.Discard, lanes, nil)) != nil {
+		t.Error("the summary asks for records")
+	}
+	for _, f := range []Format{Table, JSON} {
+		if Emit(New(f, io.Discard, lanes, nil)) == nil {
+			t.Errorf("%s gets no records", f)
+		}
 	}
 }
