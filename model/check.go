@@ -44,18 +44,27 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 // Run's totals and peaks, which no expectation reads, and measures.
 func (c *checker) run(s *scenarios.Scenario) error {
 	defs := LanesOf(s)
+	keys := algorithms.NewKeys()
 	lims := make([]algorithms.Limiter, len(defs))
 	for i, def := range defs {
 		var err error
-		if lims[i], err = algorithms.New(def.Policy); err != nil {
+		if lims[i], err = algorithms.NewWithKeys(def.Policy, keys); err != nil {
 			return fmt.Errorf("lane %s: %w", def.Name, err)
 		}
 	}
 	index := 0
+	// The key is looked up once a request, and each decision written in
+	// place, as Run does.
+	var d algorithms.Decision
+	var key algorithms.Key
+	hasKey := false
 	for r := range s.Requests() {
 		c.request(r)
+		if !hasKey || r.Key != key.String() {
+			key, hasKey = keys.Key(r.Key), true
+		}
 		for lane, lim := range lims {
-			d := lim.Decide(r.At, r.Key, r.Cost)
+			lim.DecideInto(&d, r.At, key, r.Cost)
 			c.record(index, lane, &r, &d)
 		}
 		index++
