@@ -295,7 +295,7 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextKey):
 		a.nextKey()
 	case key.Matches(msg, k.Undo):
-		a.undoLast()
+		return a.undoLast()
 	case key.Matches(msg, k.Reset):
 		a.reset()
 

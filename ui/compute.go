@@ -27,6 +27,10 @@ type job struct {
 	then func() tea.Cmd
 	what string
 	gen  int
+	// said is what the status line said when the job began (what the
+	// action did), put back when the job ends; saved marks it read.
+	said  string
+	saved bool
 }
 
 // computeMsg asks for the next slice of a job.
@@ -88,12 +92,16 @@ func (a *App) onCompute(m computeMsg) tea.Cmd {
 		return a.nextSlice()
 	}
 	a.job = nil
+	a.status.set(j.said)
 	return j.then()
 }
 
 // sayProgress puts the job's progress in the status line.
 func (a *App) sayProgress() {
 	j := a.job
+	if !j.saved {
+		j.said, j.saved = a.status.text, true
+	}
 	pct := 100 * int64(a.lab.Computed()) / int64(max(j.need, 1))
 	a.status.set("deciding requests for " + j.what + ": " + commas(a.lab.Computed()) + " of " + commas(j.need) +
 		" (" + strconv.FormatInt(pct, 10) + "%) · esc gives up · q quits")
@@ -120,4 +128,36 @@ func commas(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// parked makes a change that recomputes every decision from an early point
+// up to the clock (an undo far back, a new peak window, a reloaded file)
+// without freezing the screen: the clock is parked at 0, where there is
+// nothing to recompute, the change is made, and the clock goes back to
+// where it was in slices, as a job named what. A timeline decided no
+// further than a slice is changed in place.
+func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
+	t := a.lab.Now()
+	if a.lab.Pos() <= computeSlice {
+		return nil, change()
+	}
+	a.lab.Seek(0)
+	if err := change(); err != nil {
+		a.lab.Seek(t)
+		return nil, err
+	}
+	return a.returnTo(what, t), nil
+}
+
+// returnTo brings the clock to t, in slices as a job when the lab must
+// decide more than a slice to get there.
+func (a *App) returnTo(what string, t time.Duration) tea.Cmd {
+	need := a.lab.Search(t)
+	if need-a.lab.Computed() <= computeSlice {
+		a.lab.Seek(t)
+		return nil
+	}
+	a.jobGen++
+	a.job = &job{need: need, then: func() tea.Cmd { a.lab.Seek(t); return nil }, what: what, gen: a.jobGen}
+	return a.nextSlice()
 }

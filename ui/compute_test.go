@@ -83,3 +83,22 @@ func TestPlayDecidesAtMostASlicePerFrame(t *testing.T) {
 		t.Errorf("playing %v at %v", a.play.playing, a.lab.Now())
 	}
 }
+
+// TestUndoFarBackIsParked: undoing a fire action made near the start while
+// the clock stands far into a long timeline recomputes in slices, and the
+// clock comes back where it was, with the undo's own words.
+func TestUndoFarBackIsParked(t *testing.T) {
+	a := openApp(t, bigScenario(t, 300_000, time.Millisecond), 100, 30)
+	press(a, "space") // at 0s
+	press(a, "G")
+	runJob(t, a, 20)
+	end := a.lab.Now()
+	press(a, "u")
+	if a.job == nil || a.lab.Computed() > computeSlice+CheckpointSlack {
+		t.Fatalf("u recomputed %d requests in the key press", a.lab.Computed())
+	}
+	runJob(t, a, 20)
+	if a.lab.Now() != end || a.lab.FiredCount() != 0 || !strings.Contains(a.status.text, "undid 1 request at 0s") {
+		t.Errorf("after the undo: clock %v (want %v), %d fired, status %q", a.lab.Now(), end, a.lab.FiredCount(), a.status.text)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"ratelab/algorithms"
 	"ratelab/model"
 )
@@ -95,18 +97,21 @@ func tallyText(st *styles, t model.Tally) string {
 
 // undoLast removes the requests of the last fire action, or undoes a
 // reset.
-func (a *App) undoLast() {
-	u, ok := a.lab.Undo()
+func (a *App) undoLast() tea.Cmd {
+	var u model.Undone
+	var ok bool
+	cmd, _ := a.parked("undo", func() error { u, ok = a.lab.Undo(); return nil })
 	switch {
 	case !ok:
 		a.status.set("nothing to undo: you have fired no request")
-		return
+		return cmd
 	case u.Reset:
 		a.status.set("undid the reset: your " + requestCount(u.N) + " are back")
 	default:
 		a.status.set("undid " + requestCount(u.N) + " at " + secs(u.Request.At) + "; everything after it is recomputed")
 	}
 	a.dirty = true
+	return cmd
 }
 
 // requestCount is "1 request" or "n requests".

@@ -206,12 +206,16 @@ func (a *App) submitPrompt() tea.Cmd {
 				return nil
 			}
 		}
-		if err := a.lab.SetPeakWindow(d); err != nil {
+		cmd, err := a.parked("the new peak window", func() error { return a.lab.SetPeakWindow(d) })
+		if err != nil {
 			a.status.setError(err.Error())
 			return nil
 		}
 		a.closePrompt()
-		a.status.set("peak now measured over any " + secs(a.lab.PeakWindow()) + " (the lanes' totals say per " + secs(a.lab.PeakWindow()) + ")")
+		if a.job == nil {
+			a.status.set("peak now measured over any " + secs(a.lab.PeakWindow()) + " (the lanes' totals say per " + secs(a.lab.PeakWindow()) + ")")
+		}
+		return cmd
 	case promptOpen:
 		if value == "" {
 			a.status.setError("type the path of a scenario file, or esc")

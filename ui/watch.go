@@ -122,8 +122,13 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	if m.path != a.watch.path {
 		return nil
 	}
+	// The new lab starts where the clock is parked, at 0, and the clock
+	// goes back in slices: a reload of a long timeline does not freeze.
+	t := a.lab.Now()
+	a.lab.Seek(0)
 	lab, kept, dropped, err := a.lab.Rebase(m.s)
 	if err != nil {
+		a.lab.Seek(t)
 		a.status.setError(err.Error() + " · still showing the last good version")
 		return nil
 	}
@@ -146,6 +151,9 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	}
 	if quizzing {
 		msg += " · the quiz ended (t starts it again)"
+	}
+	if cmd := a.returnTo("the reloaded file", t); cmd != nil {
+		return cmd
 	}
 	if kept+dropped > 0 {
 		msg += ": your " + requestCount(kept) + " kept"
