@@ -58,8 +58,9 @@ func (c *programContext) pinned() bool { return c.keyIdx >= 0 && c.keyIdx < len(
 // arrive at 0s (a page load), the lanes show the state before the first of
 // them, and n decides them one by one.
 func (c *programContext) toStart() {
-	c.lab.Seek(0)
-	if k, _ := c.lab.Instant(); k > 0 {
-		c.lab.SeekPos(c.lab.Pos() - k)
+	if c.lab.Len() > 0 && c.lab.Request(0).At == 0 {
+		c.lab.SeekPos(0) // without deciding the instant first
+		return
 	}
+	c.lab.Seek(0)
 }
