@@ -122,6 +122,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	}
 	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration,
 		keyIndex: map[string]int32{}, kindIndex: map[kind]uint32{}}
+	l.tl.reserve(int(s.RequestCount()))
 	for r := range s.Requests() {
 		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
 	}

@@ -45,6 +45,16 @@ func (t *timeline) at(i int) time.Duration {
 // event is request i.
 func (t *timeline) event(i int) event { return event{t.at(i), t.kind[i]} }
 
+// reserve makes room for n requests in all, so that a timeline built to a
+// known length holds no slack from growing.
+func (t *timeline) reserve(n int) {
+	blocks := (n + timeBlock - 1) / timeBlock
+	t.base = slices.Grow(t.base, blocks-len(t.base))
+	t.wide = slices.Grow(t.wide, blocks-len(t.wide))
+	t.low = slices.Grow(t.low, n-len(t.low))
+	t.kind = slices.Grow(t.kind, n-len(t.kind))
+}
+
 // push adds a request at the end, at or after the last one.
 func (t *timeline) push(e event) {
 	i := len(t.kind)
