@@ -227,3 +227,25 @@ func BenchmarkHostileSeek(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCapMemory is BenchmarkMillionMemory at the cap a scenario may
+// expand to, 20,000,000 requests (tools/million.yaml's lanes, one request a
+// millisecond for 20,000 s): the heap the lab holds with every request
+// decided (MB, and B/req). It builds 400 MB, so it runs only when
+// RATELAB_ISSUE_SIZES is set.
+func BenchmarkCapMemory(b *testing.B) {
+	if os.Getenv("RATELAB_ISSUE_SIZES") == "" {
+		b.Skip("set RATELAB_ISSUE_SIZES=1: builds a 20,000,000-request lab")
+	}
+	s := millionRequests(b)
+	s.Traffic[0].Until = 20_000 * time.Second
+	s.Traffic[0].Count = 20_000_000
+	s.Duration = 20_000 * time.Second
+	var l *Lab
+	var heap uint64
+	for b.Loop() {
+		l, heap = measureLab(b, hostileCase{"cap", func(t testing.TB) *Lab { return newLab(t, s) }})
+	}
+	b.ReportMetric(float64(heap)/1e6, "MB")
+	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+}
