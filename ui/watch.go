@@ -125,6 +125,9 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	// The new lab starts where the clock is parked, at 0, and the clock
 	// goes back in slices: a reload of a long timeline does not freeze.
 	t := a.lab.Now()
+	if a.job != nil {
+		a.job = nil // its work was for the timeline being replaced
+	}
 	a.lab.Seek(0)
 	lab, kept, dropped, err := a.lab.Rebase(m.s)
 	if err != nil {
