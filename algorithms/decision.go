@@ -71,10 +71,10 @@ func (d Decision) Explain() string {
 	case d.explain == nil:
 		return d.Outcome.String()
 	case d.RetryAfter == Never:
-		name, size := d.policy.sizeParam()
-		bound := fmt.Sprintf("%s %d", name, size)
-		if d.policy.Algorithm == LeakyBucket {
-			bound += " + 1" // MaxCost: one in the pipe, Queue waiting
+		desc := Describe(d.policy.Algorithm)
+		bound := fmt.Sprintf("%s %d", desc.Size, desc.size(*d.policy))
+		if desc.InFlight > 0 {
+			bound += fmt.Sprintf(" + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
 		}
 		return fmt.Sprintf("cost %d > %s → rejected; this request can never fit", d.Cost, bound)
 	}

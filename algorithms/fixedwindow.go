@@ -2,8 +2,20 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
+
+func init() {
+	register(windowedDescription(Description{
+		Algorithm: FixedWindow,
+		Rule:      "windows aligned to t=0 (index ⌊now/window⌋); admitted iff the cost admitted in now's window + c ≤ limit",
+		Words: func(p Policy) string {
+			return "fixed window: at most " + strconv.FormatInt(p.Limit, 10) + " per clock-aligned " + FormatSeconds(p.Window) + " window"
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newFixedWindow(p), ks) },
+	}))
+}
 
 // fixedWindow: time is cut into windows [k×Window, (k+1)×Window) aligned to
 // t = 0, each with its own counter of admitted cost. A request is admitted

@@ -2,8 +2,25 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
+
+// BurstParam is GCRA's burst: how many requests may come at once.
+var BurstParam = Param{Name: "burst", Kind: Count, Want: "a positive whole number of requests",
+	field: func(p *Policy) any { return &p.Burst }}
+
+func init() {
+	register(sizedDescription(BurstParam, Description{
+		Algorithm: GCRA,
+		Rule:      "T = period/N; new TAT = max(TAT, now) + c×T; admitted iff now ≥ new TAT − burst×T, then TAT = new TAT",
+		Words: func(p Policy) string {
+			return "GCRA: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
+		},
+		CostBound: func(p Policy) string { return fmt.Sprintf("it admits at most its burst, %d at once", p.Burst) },
+		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newGCRA(p), ks) },
+	}))
+}
 
 // gcra: the generic cell rate algorithm, a token bucket kept as one
 // timestamp. With emission interval T = Per/N and burst B, the state is the

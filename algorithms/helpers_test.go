@@ -271,8 +271,7 @@ func boundCheck(p Policy) func(Policy, []req, []Decision) error {
 // traces hit both sides of the limit.
 func randPolicy(r *rand.Rand, alg Algorithm) Policy {
 	size := []int64{1, 2, 3, 5, 10, 1 + r.Int64N(40)}[r.IntN(6)]
-	switch alg {
-	case FixedWindow, SlidingLog, SlidingCounter:
+	if Describe(alg).Takes("window") {
 		w := []time.Duration{7, time.Millisecond, 3 * time.Millisecond, time.Second, time.Minute, time.Duration(1 + r.Int64N(1e9))}[r.IntN(6)]
 		return Policy{Algorithm: alg, Limit: size, Window: w}
 	}
@@ -285,24 +284,18 @@ func randPolicy(r *rand.Rand, alg Algorithm) Policy {
 	return p
 }
 
-// setSize sets the parameter of a rate-based policy that bounds a request's
-// cost: capacity, burst or queue.
+// setSize sets the parameter of a policy that bounds a request's cost
+// (its description's Size): capacity, burst, queue or limit.
 func setSize(p *Policy, size int64) {
-	switch p.Algorithm {
-	case TokenBucket:
-		p.Capacity = size
-	case GCRA:
-		p.Burst = size
-	case LeakyBucket:
-		p.Queue = size
-	}
+	d := Describe(p.Algorithm)
+	q, _ := d.param(d.Size)
+	*q.CountOf(p) = size
 }
 
 // unit is p's natural spacing: the interval between units at the policy's
 // pace, at least 1ns.
 func unit(p Policy) time.Duration {
-	switch p.Algorithm {
-	case FixedWindow, SlidingLog, SlidingCounter:
+	if Describe(p.Algorithm).Takes("window") {
 		return max(1, p.Window/time.Duration(p.Limit))
 	}
 	return max(1, p.Rate.Per/time.Duration(p.Rate.N))

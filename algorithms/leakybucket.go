@@ -2,8 +2,36 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
+
+// QueueParam is the leaky bucket's queue: how many may wait.
+var QueueParam = Param{Name: "queue", Kind: Count, Want: "a positive whole number of waiting requests",
+	field: func(p *Policy) any { return &p.Queue }}
+
+func init() {
+	register(sizedDescription(QueueParam, Description{
+		Algorithm: LeakyBucket,
+		InFlight:  1, // one in the pipe beside a full queue
+		Rule:      "I = period/N; delay = max(next free, now) − now; admitted iff delay + (c−1)×I ≤ queue×I, released after delay",
+		Words: func(p Policy) string {
+			return "leaky bucket: queue " + strconv.FormatInt(p.Queue, 10) + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
+		},
+		// delay ≤ Queue × I, rounded up: the Horizon, the time to drain a full queue.
+		MaxDelay: func(p Policy) time.Duration { return p.Horizon() },
+		CostBound: func(p Policy) string {
+			return fmt.Sprintf("it holds at most %d: its queue of %d and 1 in the pipe", p.Queue+1, p.Queue)
+		},
+		check: func(p Policy) error {
+			if !mulFits(p.Queue+1, int64(p.Rate.Per)) {
+				return fmt.Errorf("(queue %d + 1) × rate period %s is too large for exact arithmetic (at most 2^62 ns)", p.Queue, FormatDuration(p.Rate.Per))
+			}
+			return nil
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[leakyBucketState](newLeakyBucket(p), ks) },
+	}))
+}
 
 // leakyBucket: a shaper, as nginx's limit_req with burst and without nodelay.
 // Requests leave through a pipe one unit every interval I = Per/N; a request

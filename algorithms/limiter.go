@@ -44,21 +44,7 @@ func NewWithKeys(p Policy, ks *Keys) (Limiter, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	switch p.Algorithm {
-	case FixedWindow:
-		return newKeyed[windowCounts](newFixedWindow(p), ks), nil
-	case SlidingLog:
-		return newKeyed[slidingLogState](newSlidingLog(p), ks), nil
-	case SlidingCounter:
-		return newKeyed[windowCounts](newSlidingCounter(p), ks), nil
-	case TokenBucket:
-		return newKeyed[tokenBucketState](newTokenBucket(p), ks), nil
-	case GCRA:
-		return newKeyed[gcraState](newGCRA(p), ks), nil
-	case LeakyBucket:
-		return newKeyed[leakyBucketState](newLeakyBucket(p), ks), nil
-	}
-	return nil, fmt.Errorf("unknown algorithm %q", p.Algorithm) // unreachable: Validate
+	return Describe(p.Algorithm).new(p, ks), nil
 }
 
 // lateNote prefixes an explanation when the request arrived (d.At) before

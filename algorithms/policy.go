@@ -49,7 +49,8 @@ const (
 	LeakyBucket Algorithm = "leaky-bucket"
 )
 
-// Algorithms lists every algorithm in the order the documentation presents them.
+// Algorithms lists every algorithm in the order the documentation presents
+// them. Each has a Description, registered from its own file (Describe).
 var Algorithms = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
 
 // Policy is one limiter's configuration. Which fields matter depends on the
@@ -71,7 +72,7 @@ type Policy struct {
 	Rate      Rate
 }
 
-// Validate reports the first thing wrong with p: an unknown algorithm, a
+// Validate reports the first thing wrong with p, as its Description says: an unknown algorithm, a
 // missing, non-positive or stray parameter, or values so large that the exact
 // arithmetic could overflow: a limit, capacity, burst or queue above 2^40, a
 // rate's N above 2^31, limit × window or size × rate period above 2^62 ns
@@ -79,75 +80,20 @@ type Policy struct {
 // in flight; for the sliding counter also 2 × window, its memory). Within
 // these bounds every finite wait a limiter reports is at most 2^62 ns.
 func (p Policy) Validate() error {
-	type param struct {
-		name string
-		set  bool
-		use  bool
-	}
-	windowed := p.Algorithm == FixedWindow || p.Algorithm == SlidingLog || p.Algorithm == SlidingCounter
-	switch p.Algorithm {
-	case FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket:
-	default:
+	d := Describe(p.Algorithm)
+	if d == nil {
 		return fmt.Errorf("unknown algorithm %q (want one of %v)", p.Algorithm, Algorithms)
 	}
-	params := []param{
-		{"limit", p.Limit != 0, windowed},
-		{"window", p.Window != 0, windowed},
-		{"capacity", p.Capacity != 0, p.Algorithm == TokenBucket},
-		{"burst", p.Burst != 0, p.Algorithm == GCRA},
-		{"queue", p.Queue != 0, p.Algorithm == LeakyBucket},
-		{"rate", p.Rate != Rate{}, !windowed},
-	}
-	for _, q := range params {
+	for _, q := range Params() {
+		use, set := d.Takes(q.Name), q.IsSet(p)
 		switch {
-		case q.use && !q.set:
-			return fmt.Errorf("%s needs %s", p.Algorithm, q.name)
-		case !q.use && q.set:
-			return fmt.Errorf("%s takes no %s", p.Algorithm, q.name)
+		case use && !set:
+			return fmt.Errorf("%s needs %s", p.Algorithm, q.Name)
+		case !use && set:
+			return fmt.Errorf("%s takes no %s", p.Algorithm, q.Name)
 		}
 	}
-	if windowed {
-		if err := checkCount("limit", p.Limit); err != nil {
-			return err
-		}
-		if p.Window <= 0 {
-			return fmt.Errorf("window %s must be positive", FormatDuration(p.Window))
-		}
-		if !mulFits(p.Limit, int64(p.Window)) {
-			return fmt.Errorf("limit %d × window %s is too large for exact arithmetic (at most 2^62 ns)", p.Limit, FormatDuration(p.Window))
-		}
-		if p.Algorithm == SlidingCounter && !mulFits(2, int64(p.Window)) {
-			return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", FormatDuration(p.Window))
-		}
-		return nil
-	}
-	if err := p.Rate.Validate(); err != nil {
-		return err
-	}
-	name, size := p.sizeParam()
-	if err := checkCount(name, size); err != nil {
-		return err
-	}
-	if !mulFits(size, int64(p.Rate.Per)) {
-		return fmt.Errorf("%s %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", name, size, FormatDuration(p.Rate.Per))
-	}
-	if p.Algorithm == LeakyBucket && !mulFits(size+1, int64(p.Rate.Per)) {
-		return fmt.Errorf("(queue %d + 1) × rate period %s is too large for exact arithmetic (at most 2^62 ns)", size, FormatDuration(p.Rate.Per))
-	}
-	return nil
-}
-
-// sizeParam names the parameter that bounds a request's cost.
-func (p Policy) sizeParam() (string, int64) {
-	switch p.Algorithm {
-	case TokenBucket:
-		return "capacity", p.Capacity
-	case GCRA:
-		return "burst", p.Burst
-	case LeakyBucket:
-		return "queue", p.Queue
-	}
-	return "limit", p.Limit
+	return d.check(p)
 }
 
 func checkCount(name string, v int64) error {
@@ -161,14 +107,12 @@ func checkCount(name string, v int64) error {
 }
 
 // MaxCost is the largest cost p can ever admit: the limit, capacity or burst,
-// and for the leaky bucket queue + 1 (one request in the pipe, Queue waiting).
-// A request that costs more is always rejected, with RetryAfter Never.
+// and for the leaky bucket queue + 1 (one request in the pipe, Queue waiting):
+// its description's Size plus InFlight. A request that costs more is always
+// rejected, with RetryAfter Never. p must be valid.
 func (p Policy) MaxCost() int64 {
-	if p.Algorithm == LeakyBucket {
-		return p.Queue + 1
-	}
-	_, size := p.sizeParam()
-	return size
+	d := Describe(p.Algorithm)
+	return d.size(p) + d.InFlight
 }
 
 // Horizon is how long p remembers: the window (two windows for the sliding
@@ -176,23 +120,27 @@ func (p Policy) MaxCost() int64 {
 // algorithms the time to refill or drain completely (size × Per / N, rounded
 // up). A scenario's default duration reaches this far past its last request.
 // p must be valid.
-func (p Policy) Horizon() time.Duration {
-	switch p.Algorithm {
-	case FixedWindow, SlidingLog:
-		return p.Window
-	case SlidingCounter:
-		return 2 * p.Window // the previous window still weighs until then
+func (p Policy) Horizon() time.Duration { return Describe(p.Algorithm).Horizon(p) }
+
+// MaxDelay bounds the delay p can give an admitted request: 0 for an
+// algorithm that never delays. p must be valid.
+func (p Policy) MaxDelay() time.Duration {
+	d := Describe(p.Algorithm)
+	if !d.Delays() {
+		return 0
 	}
-	_, size := p.sizeParam()
-	return time.Duration(ceilDiv(size*int64(p.Rate.Per), p.Rate.N))
+	return d.MaxDelay(p)
 }
 
-// String describes p in a line: "token-bucket capacity 10, rate 2/s".
+// String describes p in a line: "token-bucket capacity 10, rate 2/s", or
+// for a windowed algorithm "fixed-window limit 120 per 1m0s".
 func (p Policy) String() string {
-	switch p.Algorithm {
-	case FixedWindow, SlidingLog, SlidingCounter:
+	d := Describe(p.Algorithm)
+	if d == nil {
+		return fmt.Sprintf("%s limit %d, rate %s", p.Algorithm, p.Limit, p.Rate)
+	}
+	if d.Takes("window") {
 		return fmt.Sprintf("%s limit %d per %s", p.Algorithm, p.Limit, FormatDuration(p.Window))
 	}
-	name, size := p.sizeParam()
-	return fmt.Sprintf("%s %s %d, rate %s", p.Algorithm, name, size, p.Rate)
+	return fmt.Sprintf("%s %s %d, rate %s", p.Algorithm, d.Size, d.size(p), p.Rate)
 }

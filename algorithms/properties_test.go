@@ -28,7 +28,7 @@ func TestRandomTraces(t *testing.T) {
 				}
 			}
 			// The traces must exercise every outcome the algorithm has.
-			if counts[Allowed] == 0 || counts[Rejected] == 0 || (alg == LeakyBucket) != (counts[Delayed] > 0) {
+			if counts[Allowed] == 0 || counts[Rejected] == 0 || Describe(alg).Delays() != (counts[Delayed] > 0) {
 				t.Errorf("outcomes allowed/delayed/rejected = %v: traces too tame", counts)
 			}
 			t.Logf("outcomes allowed/delayed/rejected = %v", counts)

@@ -2,8 +2,27 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
+
+func init() {
+	register(windowedDescription(Description{
+		Algorithm: SlidingCounter,
+		Rule:      "admitted iff current + previous × (window − elapsed) / window + c ≤ limit, compared exactly",
+		Words: func(p Policy) string {
+			return "sliding counter: at most " + strconv.FormatInt(p.Limit, 10) + " per " + FormatSeconds(p.Window) + ", estimated from two window counts"
+		},
+		Horizon: func(p Policy) time.Duration { return 2 * p.Window }, // the previous window still weighs until then
+		check: func(p Policy) error {
+			if !mulFits(2, int64(p.Window)) {
+				return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", FormatDuration(p.Window))
+			}
+			return nil
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newSlidingCounter(p), ks) },
+	}))
+}
 
 // slidingCounter: aligned windows as in the fixed window, but the previous
 // window's count still weighs, in proportion to how much of a window ago it

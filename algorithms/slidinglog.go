@@ -2,8 +2,20 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
+
+func init() {
+	register(windowedDescription(Description{
+		Algorithm: SlidingLog,
+		Rule:      "admitted iff the cost of admissions at times > now − window, + c ≤ limit",
+		Words: func(p Policy) string {
+			return "sliding log: at most " + strconv.FormatInt(p.Limit, 10) + " in any " + FormatSeconds(p.Window) + ", every admission remembered"
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[slidingLogState](newSlidingLog(p), ks) },
+	}))
+}
 
 // slidingLog: every admission is logged with its time and cost. An admission
 // at t is recent at now iff t > now − Window, so it stops counting exactly

@@ -3,8 +3,25 @@ package algorithms
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
 	"time"
 )
+
+// CapacityParam is the token bucket's size.
+var CapacityParam = Param{Name: "capacity", Kind: Count, Want: "a positive whole number of tokens",
+	field: func(p *Policy) any { return &p.Capacity }}
+
+func init() {
+	register(sizedDescription(CapacityParam, Description{
+		Algorithm: TokenBucket,
+		Rule:      "admitted iff min(capacity, tokens + elapsed × rate) ≥ c, then c is spent; starts full",
+		Words: func(p Policy) string {
+			return "token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + "; a request spends its cost"
+		},
+		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
+		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newTokenBucket(p), ks) },
+	}))
+}
 
 // tokenBucket: a bucket of Capacity tokens, refilled continuously at Rate and
 // starting full. A request is admitted iff the balance, refill included,

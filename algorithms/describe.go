@@ -1,0 +1,232 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// ParamKind is what a parameter's value is, and so how a file writes it and
+// what bounds it.
+type ParamKind int
+
+const (
+	// Count: a whole number from 1 to MaxCount.
+	Count ParamKind = iota
+	// Duration: a positive time.Duration, written as a Go duration ("60s").
+	Duration
+	// RateKind: N/D, a Rate (bounded by Rate.Validate).
+	RateKind
+)
+
+// Param is one parameter of an algorithm, as scenario files write it.
+type Param struct {
+	// Name is the field's name in a scenario file: "capacity".
+	Name string
+	// Kind is what its value is; its bounds follow from it.
+	Kind ParamKind
+	// Want says what a value must be, in the words errors use: "a positive
+	// whole number of tokens".
+	Want string
+	// field is the Policy field holding the value: *int64 for a Count,
+	// *time.Duration for a Duration, *Rate for a RateKind.
+	field func(p *Policy) any
+}
+
+// CountOf is where p holds a Count parameter's value.
+func (q Param) CountOf(p *Policy) *int64 { return q.field(p).(*int64) }
+
+// DurationOf is where p holds a Duration parameter's value.
+func (q Param) DurationOf(p *Policy) *time.Duration { return q.field(p).(*time.Duration) }
+
+// RateOf is where p holds a RateKind parameter's value.
+func (q Param) RateOf(p *Policy) *Rate { return q.field(p).(*Rate) }
+
+// IsSet reports whether p gives the parameter a value (a non-zero one).
+func (q Param) IsSet(p Policy) bool {
+	switch v := q.field(&p).(type) {
+	case *int64:
+		return *v != 0
+	case *time.Duration:
+		return *v != 0
+	case *Rate:
+		return *v != Rate{}
+	}
+	return false
+}
+
+// The parameters several algorithms share; an algorithm's own parameters
+// are declared in its file.
+var (
+	LimitParam = Param{Name: "limit", Kind: Count, Want: "a positive whole number of requests per window",
+		field: func(p *Policy) any { return &p.Limit }}
+	WindowParam = Param{Name: "window", Kind: Duration, Want: "a positive Go duration such as 60s",
+		field: func(p *Policy) any { return &p.Window }}
+	RateParam = Param{Name: "rate", Kind: RateKind, Want: "N/D such as 2/s, 120/min or 1/500ms",
+		field: func(p *Policy) any { return &p.Rate }}
+)
+
+// A Description is everything the rest of ratelab knows about an algorithm:
+// validation, the scenario format, the model and the explorer read it
+// rather than switch on the algorithm's name. Each algorithm's file
+// registers its own (register, from an init function).
+type Description struct {
+	Algorithm Algorithm
+	// Params are the parameters it takes, in the order files write them.
+	Params []Param
+	// Size is the Count parameter that bounds a request's cost ("limit",
+	// "capacity", ...), one of Params.
+	Size string
+	// InFlight is how much MaxCost exceeds Size: 1 for the leaky bucket (one
+	// request in the pipe beside a full queue), else 0.
+	InFlight int64
+	// Rule is the admission rule in one line, with the parameters' names.
+	Rule string
+	// MaxDelay bounds the delay the policy can give an admitted request; nil
+	// for an algorithm that never delays (it admits at once or rejects).
+	MaxDelay func(p Policy) time.Duration
+	// Horizon is how long a policy remembers (see Policy.Horizon).
+	Horizon func(p Policy) time.Duration
+	// Words say what a policy promises, in a line with its numbers, for the
+	// explorer's about page: "token bucket: capacity 10, refilling 2/s; a
+	// request spends its cost".
+	Words func(p Policy) string
+	// CostBound says why a cost above MaxCost can never be admitted: "it
+	// holds at most its capacity, 10 tokens".
+	CostBound func(p Policy) string
+	// check reports values too large for exact arithmetic, once every
+	// parameter is present (Validate).
+	check func(p Policy) error
+	// new makes the limiter of a valid p.
+	new func(p Policy, ks *Keys) Limiter
+}
+
+// Delays reports whether the algorithm can hold an admitted request back
+// (Delayed) rather than admit it at once or reject it.
+func (d *Description) Delays() bool { return d.MaxDelay != nil }
+
+// param is d's parameter called name.
+func (d *Description) param(name string) (Param, bool) {
+	for _, q := range d.Params {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return Param{}, false
+}
+
+// Takes reports whether the algorithm takes the parameter called name.
+func (d *Description) Takes(name string) bool {
+	_, ok := d.param(name)
+	return ok
+}
+
+// size is p's value of the parameter that bounds its cost.
+func (d *Description) size(p Policy) int64 {
+	q, _ := d.param(d.Size)
+	return *q.CountOf(&p)
+}
+
+var descriptions = map[Algorithm]*Description{}
+
+// register adds an algorithm's description; each algorithm's file calls it
+// once, from init. Algorithms lists the registered ones in order.
+func register(d Description) {
+	if _, dup := descriptions[d.Algorithm]; dup {
+		panic("algorithms: two descriptions of " + string(d.Algorithm))
+	}
+	if q, ok := d.param(d.Size); !ok || q.Kind != Count {
+		panic("algorithms: " + string(d.Algorithm) + "'s size is not one of its count parameters")
+	}
+	descriptions[d.Algorithm] = &d
+}
+
+// Describe is a's description, or nil for an unknown algorithm.
+func Describe(a Algorithm) *Description { return descriptions[a] }
+
+// Params are every parameter some algorithm takes, each once: in the order
+// of their first use in Algorithms, rates last.
+func Params() []Param {
+	var out []Param
+	seen := map[string]bool{}
+	for _, last := range []bool{false, true} {
+		for _, a := range Algorithms {
+			d := Describe(a)
+			if d == nil {
+				continue // TestEveryAlgorithmDescribed fails
+			}
+			for _, q := range d.Params {
+				if !seen[q.Name] && (q.Kind == RateKind) == last {
+					seen[q.Name] = true
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// windowedDescription fills in what the algorithms of Limit per Window
+// share: their parameters, bounds, words for a cost too large, and a horizon
+// of one window.
+func windowedDescription(d Description) Description {
+	d.Params = []Param{LimitParam, WindowParam}
+	d.Size = "limit"
+	d.CostBound = func(p Policy) string {
+		return fmt.Sprintf("its limit is %d per %s", p.Limit, FormatDuration(p.Window))
+	}
+	if d.Horizon == nil {
+		d.Horizon = func(p Policy) time.Duration { return p.Window }
+	}
+	check := d.check
+	d.check = func(p Policy) error {
+		if err := checkCount("limit", p.Limit); err != nil {
+			return err
+		}
+		if p.Window <= 0 {
+			return fmt.Errorf("window %s must be positive", FormatDuration(p.Window))
+		}
+		if !mulFits(p.Limit, int64(p.Window)) {
+			return fmt.Errorf("limit %d × window %s is too large for exact arithmetic (at most 2^62 ns)", p.Limit, FormatDuration(p.Window))
+		}
+		if check != nil {
+			return check(p)
+		}
+		return nil
+	}
+	return d
+}
+
+// sizedDescription fills in what the algorithms of a size at a Rate share:
+// their parameters, bounds, and a horizon of the time to refill or drain
+// size completely (size × Per / N, rounded up).
+func sizedDescription(size Param, d Description) Description {
+	d.Params = []Param{size, RateParam}
+	d.Size = size.Name
+	d.Horizon = func(p Policy) time.Duration {
+		return time.Duration(ceilDiv(*size.CountOf(&p)*int64(p.Rate.Per), p.Rate.N))
+	}
+	check := d.check
+	d.check = func(p Policy) error {
+		if err := p.Rate.Validate(); err != nil {
+			return err
+		}
+		n := *size.CountOf(&p)
+		if err := checkCount(size.Name, n); err != nil {
+			return err
+		}
+		if !mulFits(n, int64(p.Rate.Per)) {
+			return fmt.Errorf("%s %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", size.Name, n, FormatDuration(p.Rate.Per))
+		}
+		if check != nil {
+			return check(p)
+		}
+		return nil
+	}
+	return d
+}
+
+// sizeParam names the parameter that bounds p's cost, and its value.
+func (p Policy) sizeParam() (string, int64) {
+	d := Describe(p.Algorithm)
+	return d.Size, d.size(p)
+}

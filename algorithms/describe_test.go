@@ -1,0 +1,110 @@
+package algorithms
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEveryAlgorithmDescribed fails when an algorithm is listed in
+// Algorithms without a complete description, or described without being
+// listed.
+func TestEveryAlgorithmDescribed(t *testing.T) {
+	for _, a := range Algorithms {
+		d := Describe(a)
+		if d == nil {
+			t.Errorf("%s is in Algorithms but has no description (register one from its file)", a)
+			continue
+		}
+		if d.Algorithm != a || d.Rule == "" || d.Words == nil || d.Horizon == nil || d.CostBound == nil || d.check == nil || d.new == nil || len(d.Params) == 0 {
+			t.Errorf("%s: incomplete description %+v", a, *d)
+		}
+		for _, q := range d.Params {
+			if q.Name == "" || q.Want == "" || q.field == nil {
+				t.Errorf("%s: incomplete parameter %+v", a, q)
+			}
+		}
+	}
+	for a := range descriptions {
+		if !slices.Contains(Algorithms, a) {
+			t.Errorf("%s is described but not in Algorithms", a)
+		}
+	}
+	var names []string
+	for _, q := range Params() {
+		names = append(names, q.Name)
+	}
+	if want := []string{"limit", "window", "capacity", "burst", "queue", "rate"}; !slices.Equal(names, want) {
+		t.Errorf("Params() = %v, want %v (the order of validation's and the format's errors)", names, want)
+	}
+}
+
+// TestDescriptionsMatchBehaviour checks each description against the
+// limiter on random traces: an algorithm that cannot delay never returns
+// Delayed, and one that can never delays past MaxDelay; a fresh key admits
+// MaxCost at once, and MaxCost + 1 is never admitted; a policy's parameters
+// are exactly the ones its description names; and the words name its
+// numbers.
+func TestDescriptionsMatchBehaviour(t *testing.T) {
+	for ai, a := range Algorithms {
+		d := Describe(a)
+		t.Run(string(a), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(8, uint64(ai)))
+			delayed := 0
+			for range 150 {
+				p := randPolicy(r, a)
+				if err := p.Validate(); err != nil {
+					t.Fatalf("%v: %v", p, err)
+				}
+				for _, q := range Params() {
+					if q.IsSet(p) != d.Takes(q.Name) {
+						t.Fatalf("%v: %s set %v, but the description takes it: %v", p, q.Name, q.IsSet(p), d.Takes(q.Name))
+					}
+				}
+				maxCost := p.MaxCost()
+				if got := mustNew(t, p).Decide(0, "fresh", maxCost); got.Outcome == Rejected {
+					t.Fatalf("%v: a fresh key rejects MaxCost %d: %s", p, maxCost, got.Explain())
+				}
+				l := mustNew(t, p)
+				reqs := randTrace(r, p, 150, false)
+				for i, req := range reqs {
+					if i%7 == 3 {
+						req.cost = maxCost + 1
+					}
+					got := l.Decide(req.at, "k", req.cost)
+					switch {
+					case req.cost > maxCost && (got.Outcome != Rejected || got.RetryAfter != Never):
+						t.Fatalf("%v: cost %d > MaxCost %d: %v, retry %v", p, req.cost, maxCost, got.Outcome, got.RetryAfter)
+					case got.Outcome == Delayed && !d.Delays():
+						t.Fatalf("%v: the description says it never delays, but %v was delayed %v", p, req, got.Delay)
+					case got.Outcome == Delayed && got.Delay > p.MaxDelay():
+						t.Fatalf("%v: delay %v > MaxDelay %v", p, got.Delay, p.MaxDelay())
+					case got.Outcome == Delayed:
+						delayed++
+					}
+				}
+				if d.Delays() != (p.MaxDelay() > 0) {
+					t.Fatalf("%v: MaxDelay %v, Delays %v", p, p.MaxDelay(), d.Delays())
+				}
+				if p.Horizon() <= 0 || p.Horizon() > time.Duration(1)<<62 {
+					t.Fatalf("%v: horizon %v", p, p.Horizon())
+				}
+				if w := d.Words(p); w == "" || !containsNumber(w, p) {
+					t.Fatalf("%v: words %q name none of its numbers", p, w)
+				}
+			}
+			if d.Delays() && delayed == 0 {
+				t.Errorf("the traces never delayed: too tame to check MaxDelay")
+			}
+		})
+	}
+}
+
+// containsNumber reports whether w writes p's size.
+func containsNumber(w string, p Policy) bool {
+	_, size := p.sizeParam()
+	return strings.Contains(w, " "+strconv.FormatInt(size, 10))
+}
