@@ -350,22 +350,28 @@ func oneLine(s string) string {
 // Field names, as the format documents them.
 var (
 	topFields     = []string{"title", "about", "step", "duration", "limiters", "traffic", "notes", "quiz", "expect"}
-	laneFields    = []string{"name", "algorithm", "limit", "window", "capacity", "burst", "queue", "rate"}
+	laneFields    = append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...)
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
 	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 
-// laneParams are the two parameters each algorithm takes, besides name and
-// algorithm.
-var laneParams = map[algorithms.Algorithm][2]string{
-	algorithms.FixedWindow:    {"limit", "window"},
-	algorithms.SlidingLog:     {"limit", "window"},
-	algorithms.SlidingCounter: {"limit", "window"},
-	algorithms.TokenBucket:    {"capacity", "rate"},
-	algorithms.GCRA:           {"burst", "rate"},
-	algorithms.LeakyBucket:    {"queue", "rate"},
+// paramNames are the names of ps, as files write them.
+func paramNames(ps []algorithms.Param) []string {
+	names := make([]string, len(ps))
+	for i, q := range ps {
+		names[i] = q.Name
+	}
+	return names
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // wantAlgorithm describes the algorithm field for errors.
@@ -376,16 +382,6 @@ var wantAlgorithm = func() string {
 	}
 	return "one of " + strings.Join(names, ", ")
 }()
-
-// paramWant describes each lane parameter for errors.
-var paramWant = map[string]string{
-	"limit":    "a positive whole number of requests per window",
-	"window":   "a positive Go duration such as 60s",
-	"capacity": "a positive whole number of tokens",
-	"burst":    "a positive whole number of requests",
-	"queue":    "a positive whole number of waiting requests",
-	"rate":     "N/D such as 2/s, 120/min or 1/500ms",
-}
 
 // fields is one decoded mapping: its values by field name. A mapping has a
 // handful of fields, so a slice searched in order costs less than a map; a
@@ -965,36 +961,30 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 	if err != nil {
 		return Lane{}, err
 	}
-	params, known := laneParams[algorithms.Algorithm(alg)]
-	if !known {
+	desc := algorithms.Describe(algorithms.Algorithm(alg))
+	if desc == nil {
 		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlgorithm, strconv.Quote(shorten(alg)))
 	}
 	p := algorithms.Policy{Algorithm: algorithms.Algorithm(alg)}
 	for _, name := range laneFields[2:] {
-		if f.present(name) && name != params[0] && name != params[1] {
-			return Lane{}, f.keyErrorf(name, "%s takes no %s (it takes %s and %s)", alg, name, params[0], params[1])
+		if f.present(name) && !desc.Takes(name) {
+			return Lane{}, f.keyErrorf(name, "%s takes no %s (it takes %s)", alg, name, andList(paramNames(desc.Params)))
 		}
 	}
-	for _, name := range params {
-		if !f.has(name) {
-			return Lane{}, d.errorf(f.at(name), path, "%s needs %s, %s", alg, name, paramWant[name])
+	for _, q := range desc.Params {
+		if !f.has(q.Name) {
+			return Lane{}, d.errorf(f.at(q.Name), path, "%s needs %s, %s", alg, q.Name, q.Want)
 		}
 	}
-	for _, name := range params {
+	for _, q := range desc.Params {
 		var err error
-		switch name {
-		case "limit":
-			p.Limit, _, err = f.integer(name, 1, algorithms.MaxCount)
-		case "capacity":
-			p.Capacity, _, err = f.integer(name, 1, algorithms.MaxCount)
-		case "burst":
-			p.Burst, _, err = f.integer(name, 1, algorithms.MaxCount)
-		case "queue":
-			p.Queue, _, err = f.integer(name, 1, algorithms.MaxCount)
-		case "window":
-			p.Window, _, err = f.duration(name, true)
-		case "rate":
-			p.Rate, err = f.rate(name)
+		switch q.Kind {
+		case algorithms.Count:
+			*q.CountOf(&p), _, err = f.integer(q.Name, 1, algorithms.MaxCount)
+		case algorithms.Duration:
+			*q.DurationOf(&p), _, err = f.duration(q.Name, true)
+		case algorithms.RateKind:
+			*q.RateOf(&p), err = f.rate(q.Name)
 		}
 		if err != nil {
 			return Lane{}, err
@@ -1283,7 +1273,7 @@ func checkExpectation(s *Scenario, e *Expectation, f *fields, keys []string) err
 	if e.Key != "" && !slices.Contains(keys, e.Key) {
 		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(e.Key)))
 	}
-	if lane.Policy.Algorithm != algorithms.LeakyBucket {
+	if !algorithms.Describe(lane.Policy.Algorithm).Delays() {
 		never := func(name string) error {
 			return f.errorf(name, "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
 		}

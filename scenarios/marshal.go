@@ -51,19 +51,20 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	for _, l := range s.Lanes {
 		p := l.Policy
 		fmt.Fprintf(&b, "  - {name: %s, algorithm: %s", quote(l.Name), p.Algorithm)
-		for _, f := range []struct {
-			name string
-			v    int64
-		}{{"limit", p.Limit}, {"capacity", p.Capacity}, {"burst", p.Burst}, {"queue", p.Queue}} {
-			if f.v != 0 {
-				fmt.Fprintf(&b, ", %s: %d", f.name, f.v)
+		if err := p.Validate(); err != nil { // a stray parameter would be lost
+			return nil, fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
+		}
+		// Its parameters in the order its description lists them (the
+		// size first, then the window or rate).
+		for _, q := range algorithms.Describe(p.Algorithm).Params {
+			switch q.Kind {
+			case algorithms.Count:
+				fmt.Fprintf(&b, ", %s: %d", q.Name, *q.CountOf(&p))
+			case algorithms.Duration:
+				fmt.Fprintf(&b, ", %s: %s", q.Name, algorithms.FormatDuration(*q.DurationOf(&p)))
+			case algorithms.RateKind:
+				fmt.Fprintf(&b, ", %s: %s", q.Name, *q.RateOf(&p))
 			}
-		}
-		if p.Window != 0 {
-			fmt.Fprintf(&b, ", window: %s", algorithms.FormatDuration(p.Window))
-		}
-		if p.Rate.N != 0 {
-			fmt.Fprintf(&b, ", rate: %s", p.Rate)
 		}
 		b.WriteString("}\n")
 	}
