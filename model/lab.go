@@ -73,7 +73,8 @@ type Lab struct {
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and each
 	// checkpoint a frozen copy of the state after events[:pos].
-	// delays[lane] are the delays a lane that can delay (a leaky bucket)
+	// delays[lane] are the delays a lane that can delay (its algorithm's
+	// description has a MaxDelay, as a leaky bucket's does)
 	// gave to events[:computed], those not zero; nil for the other lanes.
 	outcomes [][]algorithms.Outcome
 	delays   []*delayLog

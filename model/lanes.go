@@ -152,12 +152,7 @@ func DefaultPeakWindow(defs []Lane) time.Duration {
 	return time.Second
 }
 
-// maxDelay bounds the delay a policy can give an admitted request: for the
-// leaky bucket Queue × I rounded up (delay ≤ Queue × I), which is its
-// Horizon, the time to drain a full queue; 0 otherwise.
-func maxDelay(p algorithms.Policy) time.Duration {
-	if p.Algorithm != algorithms.LeakyBucket {
-		return 0
-	}
-	return p.Horizon()
-}
+// maxDelay bounds the delay a policy can give an admitted request, as its
+// algorithm's description says (for the leaky bucket Queue × I rounded up,
+// the time to drain a full queue); 0 for one that never delays.
+func maxDelay(p algorithms.Policy) time.Duration { return p.MaxDelay() }

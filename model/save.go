@@ -100,17 +100,7 @@ func (l *Lab) CheckCost(cost int64) error {
 		if cost <= bound {
 			continue
 		}
-		var why string
-		switch p.Algorithm {
-		case algorithms.TokenBucket:
-			why = fmt.Sprintf("it holds at most its capacity, %d tokens", bound)
-		case algorithms.GCRA:
-			why = fmt.Sprintf("it admits at most its burst, %d at once", bound)
-		case algorithms.LeakyBucket:
-			why = fmt.Sprintf("it holds at most %d: its queue of %d and 1 in the pipe", bound, p.Queue)
-		default:
-			why = fmt.Sprintf("its limit is %d per %s", bound, algorithms.FormatDuration(p.Window))
-		}
+		why := algorithms.Describe(p.Algorithm).CostBound(p)
 		return fmt.Errorf("lane %s can never admit cost %d: %s", d.Name, cost, why)
 	}
 	return nil
