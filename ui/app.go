@@ -177,7 +177,7 @@ func shapeOf(lab *model.Lab) shape {
 	sh := shape{lanes: len(lab.Lanes())}
 	for _, l := range lab.Lanes() {
 		sh.longest = max(sh.longest, len([]rune(l.Name)))
-		if pictureOf(l.Policy).delays() {
+		if canDelay(l.Policy) {
 			sh.releases++
 		}
 	}

@@ -150,7 +150,7 @@ func totalsTexts(st *styles, v laneView) []string {
 // delays, or when any was), rejected.
 func tallyCounts(st *styles, p algorithms.Policy, s model.Stats) string {
 	out := st.allowed.Render("✓" + itoa(s.Admitted-s.Delayed))
-	if pictureOf(p).delays() || s.Delayed > 0 {
+	if canDelay(p) || s.Delayed > 0 {
 		out += " " + st.delayed.Render("◷"+itoa(s.Delayed))
 	}
 	return out + " " + st.rejected.Render("✗"+itoa(s.Rejected))

@@ -9,8 +9,11 @@ import (
 )
 
 // A picture is how one algorithm's lane is drawn: its state in every form the
-// layout asks for, its parameters in a few words and in a sentence, and the
-// terms it uses, explained for a newcomer. Each algorithm's picture lives in
+// layout asks for, its parameters in a few words, and the terms it uses,
+// explained for a newcomer. What the algorithm is — whether it delays, its
+// promise in a sentence (policyWords) — is its algorithms.Description's, not
+// the picture's: the glossary stays here because it explains what the
+// picture draws ("exact", "as tokens", the ↦ row). Each algorithm's picture lives in
 // its own file (picture_*.go) and registers itself, so a new lane kind adds a
 // file and one registration, and nothing else in the ui changes.
 //
@@ -28,11 +31,6 @@ type picture interface {
 	// titles are the algorithm and its parameters in a few words, longest
 	// first, so that a narrow lane drops a word rather than cut a number.
 	titles(p algorithms.Policy) []string
-	// words say what the policy promises, for the about page.
-	words(p algorithms.Policy) string
-	// delays reports whether the algorithm holds requests back rather than
-	// reject them: its lane then has a row of releases on the timeline.
-	delays() bool
 	// glossary explains the terms the picture shows ("TAT: …"), one
 	// sentence each, for the about and help pages.
 	glossary() []string
@@ -77,9 +75,7 @@ func (plainPicture) state(st *styles, _ laneView, _, _ int) []string {
 }
 func (plainPicture) row(laneView) (float64, string)      { return 0, "(no picture)" }
 func (plainPicture) titles(p algorithms.Policy) []string { return []string{p.String()} }
-func (plainPicture) words(p algorithms.Policy) string    { return p.String() }
 func (plainPicture) glossary() []string                  { return nil }
-func (plainPicture) delays() bool                        { return false }
 
 // stateLines draws a lane's state in n lines of w cells with its picture.
 func stateLines(st *styles, v laneView, w, n int) []string {
@@ -93,8 +89,23 @@ func stateLines(st *styles, v laneView, w, n int) []string {
 // policyTexts are a lane's algorithm and parameters, longest first.
 func policyTexts(p algorithms.Policy) []string { return pictureOf(p).titles(p) }
 
-// policyWords says what a policy promises: "sliding log: at most 120 in any 60s".
-func policyWords(p algorithms.Policy) string { return pictureOf(p).words(p) }
+// policyWords says what a policy promises, in its algorithm's words (they
+// belong to the algorithm, not to its picture): "sliding log: at most 120 in
+// any 60s".
+func policyWords(p algorithms.Policy) string {
+	if d := algorithms.Describe(p.Algorithm); d != nil {
+		return d.Words(p)
+	}
+	return p.String()
+}
+
+// canDelay reports whether p's algorithm holds requests back rather than
+// reject them, as its description says: its lane then has a row of releases
+// on the timeline and a count of delayed requests.
+func canDelay(p algorithms.Policy) bool {
+	d := algorithms.Describe(p.Algorithm)
+	return d != nil && d.Delays()
+}
 
 // maxGauge is the widest a gauge grows on a wide lane.
 const maxGauge = 60

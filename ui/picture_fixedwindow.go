@@ -31,12 +31,6 @@ func (fixedWindowPicture) row(v laneView) (fill float64, numbers string) {
 
 func (fixedWindowPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (fixedWindowPicture) words(p algorithms.Policy) string {
-	return "fixed window: at most " + itoa(p.Limit) + " per clock-aligned " + algorithms.FormatSeconds(p.Window) + " window"
-}
-
-func (fixedWindowPicture) delays() bool { return false }
-
 func (fixedWindowPicture) glossary() []string {
 	return []string{"fixed window: one counter per clock-aligned window [k×W, (k+1)×W); it restarts at each boundary, so two windows' worth can pass around one boundary."}
 }

@@ -35,12 +35,6 @@ func (gcraPicture) row(v laneView) (fill float64, numbers string) {
 
 func (gcraPicture) titles(p algorithms.Policy) []string { return sizedTitles(p, "burst", p.Burst) }
 
-func (gcraPicture) words(p algorithms.Policy) string {
-	return "GCRA: burst " + itoa(p.Burst) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
-}
-
-func (gcraPicture) delays() bool { return false }
-
 func (gcraPicture) glossary() []string {
 	return []string{
 		"GCRA's TAT (theoretical arrival time): when the key's next request would be exactly on schedule if requests came at the rate; it is the only thing GCRA stores per key.",

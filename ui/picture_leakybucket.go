@@ -83,12 +83,6 @@ func (leakyBucketPicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "queue", p.Queue)
 }
 
-func (leakyBucketPicture) words(p algorithms.Policy) string {
-	return "leaky bucket: queue " + itoa(p.Queue) + ", releasing " + p.Rate.String() + " evenly; delays instead of rejecting"
-}
-
-func (leakyBucketPicture) delays() bool { return true }
-
 func (leakyBucketPicture) glossary() []string {
 	return []string{"leaky bucket (a shaper): requests wait in a queue and leave one per interval at the pace; only a full queue rejects. The timeline's ↦ row marks when delayed requests leave."}
 }

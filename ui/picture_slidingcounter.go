@@ -41,12 +41,6 @@ func (slidingCounterPicture) trailing(p algorithms.Policy) time.Duration { retur
 
 func (slidingCounterPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (slidingCounterPicture) words(p algorithms.Policy) string {
-	return "sliding counter: at most " + itoa(p.Limit) + " per " + algorithms.FormatSeconds(p.Window) + ", estimated from two window counts"
-}
-
-func (slidingCounterPicture) delays() bool { return false }
-
 func (slidingCounterPicture) glossary() []string {
 	return []string{"sliding counter: estimates the trailing window from two counters, current + previous × the share of the previous window still inside it; \"exact\" beside it is the true count, which it cannot see."}
 }

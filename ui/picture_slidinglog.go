@@ -42,12 +42,6 @@ func (slidingLogPicture) row(v laneView) (fill float64, numbers string) {
 
 func (slidingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (slidingLogPicture) words(p algorithms.Policy) string {
-	return "sliding log: at most " + itoa(p.Limit) + " in any " + algorithms.FormatSeconds(p.Window) + ", every admission remembered"
-}
-
-func (slidingLogPicture) delays() bool { return false }
-
 func (slidingLogPicture) glossary() []string {
 	return []string{"sliding log: remembers the time of every admission in the trailing window (now − W, now]; exact, at the cost of one entry per admission."}
 }

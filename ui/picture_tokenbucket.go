@@ -31,12 +31,6 @@ func (tokenBucketPicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "cap", p.Capacity)
 }
 
-func (tokenBucketPicture) words(p algorithms.Policy) string {
-	return "token bucket: capacity " + itoa(p.Capacity) + ", refilling " + p.Rate.String() + "; a request spends its cost"
-}
-
-func (tokenBucketPicture) delays() bool { return false }
-
 func (tokenBucketPicture) glossary() []string {
 	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends."}
 }

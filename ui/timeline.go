@@ -253,7 +253,7 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 			name = timelineLabel("▶"+def.Name, st.accent, label)
 		}
 		out = append(out, name+drawMarks(st, marks, cursor))
-		if releases && pictureOf(def.Policy).delays() {
+		if releases && canDelay(def.Policy) {
 			out = append(out, t.releaseRow(lane, sp, marks))
 		}
 	}
