@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// FixedWindow: windows [k × Window, (k+1) × Window) aligned to t = 0.
+// Admitted iff the cost admitted in now's window + c ≤ Limit.
+// RetryAfter: until the next window starts.
+const FixedWindow Algorithm = "fixed-window"
+
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: FixedWindow,

@@ -6,6 +6,13 @@ import (
 	"time"
 )
 
+// GCRA: emission interval T = Per/N; the theoretical arrival time TAT
+// starts at now. new TAT = max(TAT, now) + c × T; admitted iff now ≥
+// new TAT − Burst × T, and then TAT = new TAT. RetryAfter: new TAT −
+// Burst × T − now. It decides exactly as a TokenBucket with Capacity
+// Burst.
+const GCRA Algorithm = "gcra"
+
 // BurstParam is GCRA's burst: how many requests may come at once.
 var BurstParam = Param{Name: "burst", Kind: Count, Want: "a positive whole number of requests",
 	field: func(p *Policy) any { return &p.Burst }}

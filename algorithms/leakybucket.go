@@ -6,6 +6,14 @@ import (
 	"time"
 )
 
+// LeakyBucket: a shaper (nginx limit_req with burst, without nodelay)
+// releasing one unit per interval I = Per/N. With free = max(the time the
+// pipe is next free, now) and delay = free − now: admitted iff delay +
+// (c − 1) × I ≤ Queue × I, released at free (Delayed by delay if it is
+// positive, else Allowed), and the pipe is next free at free + c × I.
+// RetryAfter: delay + (c − 1) × I − Queue × I.
+const LeakyBucket Algorithm = "leaky-bucket"
+
 // QueueParam is the leaky bucket's queue: how many may wait.
 var QueueParam = Param{Name: "queue", Kind: Count, Want: "a positive whole number of waiting requests",
 	field: func(p *Policy) any { return &p.Queue }}

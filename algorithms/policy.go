@@ -8,49 +8,14 @@ import (
 // Algorithm names a limiter, as written in scenario files.
 type Algorithm string
 
-// The six algorithms. Each is stated for one key, a request of cost c at
-// time now; a rejection changes no count or balance, and its RetryAfter is
-// the shortest wait after which the same request would be admitted if
-// nothing else were, rounded up to a whole nanosecond; a cost above the
-// policy's MaxCost is always rejected with RetryAfter Never.
-const (
-	// FixedWindow: windows [k × Window, (k+1) × Window) aligned to t = 0.
-	// Admitted iff the cost admitted in now's window + c ≤ Limit.
-	// RetryAfter: until the next window starts.
-	FixedWindow Algorithm = "fixed-window"
-	// SlidingLog: every admission is logged; one at t counts while t > now −
-	// Window, so not at t + Window. Admitted iff the logged cost still
-	// counting + c ≤ Limit. RetryAfter: until the oldest admissions that
-	// must go for c to fit have stopped counting.
-	SlidingLog Algorithm = "sliding-log"
-	// SlidingCounter: aligned windows as FixedWindow, with the previous
-	// window's admitted cost weighted by the part of a window not yet
-	// elapsed: estimate = current + previous × (Window − elapsed) / Window.
-	// Admitted iff estimate + c ≤ Limit, compared exactly. RetryAfter: until
-	// the estimate, falling as time passes, lets c fit; that may be in the
-	// next window (current becomes previous) or the one after (both zero).
-	SlidingCounter Algorithm = "sliding-counter"
-	// TokenBucket: Capacity tokens, starting full, refilled continuously at
-	// Rate. Admitted iff the balance ≥ c, which is then spent. RetryAfter:
-	// (c − balance) / Rate.
-	TokenBucket Algorithm = "token-bucket"
-	// GCRA: emission interval T = Per/N; the theoretical arrival time TAT
-	// starts at now. new TAT = max(TAT, now) + c × T; admitted iff now ≥
-	// new TAT − Burst × T, and then TAT = new TAT. RetryAfter: new TAT −
-	// Burst × T − now. It decides exactly as a TokenBucket with Capacity
-	// Burst.
-	GCRA Algorithm = "gcra"
-	// LeakyBucket: a shaper (nginx limit_req with burst, without nodelay)
-	// releasing one unit per interval I = Per/N. With free = max(the time the
-	// pipe is next free, now) and delay = free − now: admitted iff delay +
-	// (c − 1) × I ≤ Queue × I, released at free (Delayed by delay if it is
-	// positive, else Allowed), and the pipe is next free at free + c × I.
-	// RetryAfter: delay + (c − 1) × I − Queue × I.
-	LeakyBucket Algorithm = "leaky-bucket"
-)
-
 // Algorithms lists every algorithm in the order the documentation presents
-// them. Each has a Description, registered from its own file (Describe).
+// them. Each is declared in its own file, with its rule on its constant and
+// its Description registered there (Describe). Each rule is stated for one
+// key, a request of cost c at time now; a rejection changes no count or
+// balance, and its RetryAfter is the shortest wait after which the same
+// request would be admitted if nothing else were, rounded up to a whole
+// nanosecond; a cost above the policy's MaxCost is always rejected with
+// RetryAfter Never.
 var Algorithms = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
 
 // Policy is one limiter's configuration. Which fields matter depends on the

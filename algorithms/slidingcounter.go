@@ -6,6 +6,14 @@ import (
 	"time"
 )
 
+// SlidingCounter: aligned windows as FixedWindow, with the previous
+// window's admitted cost weighted by the part of a window not yet
+// elapsed: estimate = current + previous × (Window − elapsed) / Window.
+// Admitted iff estimate + c ≤ Limit, compared exactly. RetryAfter: until
+// the estimate, falling as time passes, lets c fit; that may be in the
+// next window (current becomes previous) or the one after (both zero).
+const SlidingCounter Algorithm = "sliding-counter"
+
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: SlidingCounter,

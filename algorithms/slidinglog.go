@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// SlidingLog: every admission is logged; one at t counts while t > now −
+// Window, so not at t + Window. Admitted iff the logged cost still
+// counting + c ≤ Limit. RetryAfter: until the oldest admissions that
+// must go for c to fit have stopped counting.
+const SlidingLog Algorithm = "sliding-log"
+
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: SlidingLog,

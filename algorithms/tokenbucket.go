@@ -7,6 +7,11 @@ import (
 	"time"
 )
 
+// TokenBucket: Capacity tokens, starting full, refilled continuously at
+// Rate. Admitted iff the balance ≥ c, which is then spent. RetryAfter:
+// (c − balance) / Rate.
+const TokenBucket Algorithm = "token-bucket"
+
 // CapacityParam is the token bucket's size.
 var CapacityParam = Param{Name: "capacity", Kind: Count, Want: "a positive whole number of tokens",
 	field: func(p *Policy) any { return &p.Capacity }}
