@@ -19,7 +19,7 @@ type Algorithm string
 var Algorithms = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
 
 // Policy is one limiter's configuration. Which fields matter depends on the
-// algorithm:
+// algorithm, as its Description's Params say:
 //
 //	fixed-window, sliding-log, sliding-counter: Limit per Window
 //	token-bucket:                               Capacity, refilled at Rate

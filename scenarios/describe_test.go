@@ -1,0 +1,48 @@
+package scenarios
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// TestEveryAlgorithmInTheFormat writes a lane of every described algorithm,
+// with values made from its parameters' kinds alone, and reads it back: the
+// format knows an algorithm from its description, with no table of its own.
+// A missing parameter is reported with the description's words.
+func TestEveryAlgorithmInTheFormat(t *testing.T) {
+	for _, a := range algorithms.Algorithms {
+		p := algorithms.Policy{Algorithm: a}
+		var fields []string
+		for _, q := range algorithms.Describe(a).Params {
+			switch q.Kind {
+			case algorithms.Count:
+				*q.CountOf(&p) = 3
+				fields = append(fields, q.Name+": 3")
+			case algorithms.Duration:
+				*q.DurationOf(&p) = 2 * time.Second
+				fields = append(fields, q.Name+": 2s")
+			case algorithms.RateKind:
+				*q.RateOf(&p) = algorithms.Rate{N: 2, Per: time.Second}
+				fields = append(fields, q.Name+": 2/s")
+			}
+		}
+		s := &Scenario{Title: "t", Step: time.Second, Duration: time.Minute, Lanes: []Lane{{Name: "lane", Policy: p}}}
+		back := roundTrip(t, s, nil)
+		if !reflect.DeepEqual(back.Lanes, s.Lanes) {
+			t.Errorf("%s: read back %+v, want %+v", a, back.Lanes, s.Lanes)
+		}
+		// Each parameter left out is asked for in its description's words.
+		for i, q := range algorithms.Describe(a).Params {
+			rest := append(append([]string{}, fields[:i]...), fields[i+1:]...)
+			src := "title: t\nlimiters:\n  - {name: lane, algorithm: " + string(a) + ", " + strings.Join(rest, ", ") + "}\n"
+			_, err := Parse("x.yaml", []byte(src))
+			if err == nil || !strings.Contains(err.Error(), string(a)+" needs "+q.Name+", "+q.Want) {
+				t.Errorf("%s without %s: %v", a, q.Name, err)
+			}
+		}
+	}
+}
