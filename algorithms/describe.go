@@ -90,6 +90,9 @@ type Description struct {
 	// explorer's about page: "token bucket: capacity 10, refilling 2/s; a
 	// request spends its cost".
 	Words func(p Policy) string
+	// Line is a policy in a line, Policy.String: "token-bucket capacity 10,
+	// rate 2/s".
+	Line func(p Policy) string
 	// CostBound says why a cost above MaxCost can never be admitted: "it
 	// holds at most its capacity, 10 tokens".
 	CostBound func(p Policy) string
@@ -171,6 +174,9 @@ func Params() []Param {
 func windowedDescription(d Description) Description {
 	d.Params = []Param{LimitParam, WindowParam}
 	d.Size = "limit"
+	d.Line = func(p Policy) string {
+		return fmt.Sprintf("%s limit %d per %s", p.Algorithm, p.Limit, FormatDuration(p.Window))
+	}
 	d.CostBound = func(p Policy) string {
 		return fmt.Sprintf("its limit is %d per %s", p.Limit, FormatDuration(p.Window))
 	}
@@ -202,6 +208,9 @@ func windowedDescription(d Description) Description {
 func sizedDescription(size Param, d Description) Description {
 	d.Params = []Param{size, RateParam}
 	d.Size = size.Name
+	d.Line = func(p Policy) string {
+		return fmt.Sprintf("%s %s %d, rate %s", p.Algorithm, size.Name, *size.CountOf(&p), p.Rate)
+	}
 	d.Horizon = func(p Policy) time.Duration {
 		return time.Duration(ceilDiv(*size.CountOf(&p)*int64(p.Rate.Per), p.Rate.N))
 	}

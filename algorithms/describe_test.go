@@ -19,7 +19,7 @@ func TestEveryAlgorithmDescribed(t *testing.T) {
 			t.Errorf("%s is in Algorithms but has no description (register one from its file)", a)
 			continue
 		}
-		if d.Algorithm != a || d.Rule == "" || d.Words == nil || d.Horizon == nil || d.CostBound == nil || d.check == nil || d.new == nil || len(d.Params) == 0 {
+		if d.Algorithm != a || d.Rule == "" || d.Words == nil || d.Line == nil || d.Horizon == nil || d.CostBound == nil || d.check == nil || d.new == nil || len(d.Params) == 0 {
 			t.Errorf("%s: incomplete description %+v", a, *d)
 		}
 		for _, q := range d.Params {

@@ -104,8 +104,5 @@ func (p Policy) String() string {
 	if d == nil {
 		return fmt.Sprintf("%s limit %d, rate %s", p.Algorithm, p.Limit, p.Rate)
 	}
-	if d.Takes("window") {
-		return fmt.Sprintf("%s limit %d per %s", p.Algorithm, p.Limit, FormatDuration(p.Window))
-	}
-	return fmt.Sprintf("%s %s %d, rate %s", p.Algorithm, d.Size, d.size(p), p.Rate)
+	return d.Line(p)
 }
