@@ -25,6 +25,20 @@ func TestEveryAlgorithmDescribed(t *testing.T) {
 		for _, q := range d.Params {
 			if q.Name == "" || q.Want == "" || q.field == nil {
 				t.Errorf("%s: incomplete parameter %+v", a, q)
+				continue
+			}
+			var p Policy
+			var ok bool
+			switch q.Kind {
+			case Count:
+				_, ok = q.field(&p).(*int64)
+			case Duration:
+				_, ok = q.field(&p).(*time.Duration)
+			case RateKind:
+				_, ok = q.field(&p).(*Rate)
+			}
+			if !ok {
+				t.Errorf("%s: parameter %s's field does not hold its kind %d", a, q.Name, q.Kind)
 			}
 		}
 	}
