@@ -7,8 +7,9 @@ import "time"
 // burst at one instant), and a merge of several periods has no regular
 // step of its own, so the passages are split into strands, each a trail:
 // one per regular stream found, and a loose one for the rest. A passage
-// goes to the strand that expects its instant (the strand's latest instant
-// or the next one at its step); one that no strand expects is loose, and
+// goes to a strand that expects its instant (the strand's latest instant
+// or the next one at its step) and whose run it keeps regular (see
+// strand.takes); one that no strand takes is loose, and
 // three loose instants at one step (found among the latest ringSize) make
 // a new strand for that step, in a free slot or one whose stream stopped.
 // Which strand holds a passage only changes how well it is compressed:
@@ -47,8 +48,17 @@ type strand struct {
 	latest, step time.Duration
 }
 
-func (s *strand) expects(at time.Duration) bool {
-	return at == s.latest || at == s.latest+s.step
+// takes reports whether x keeps s's run regular: s expects its instant
+// (its latest, or the next at its step) and x is the first passage of that
+// instant in s, or fills its point no further than its run's cost per
+// instant. Streams that meet at one instant thus keep a passage each, and
+// what overflows a strand goes loose.
+func (s *strand) takes(x passage) bool {
+	if x.at != s.latest && x.at != s.latest+s.step {
+		return false
+	}
+	t := &s.trail
+	return t.pointCost == 0 || t.point != x.at || t.tail.n == 0 || t.pointCost+x.cost <= t.tail.cost
 }
 
 // add puts x, no earlier than any passage kept, in the window (x.at − w,
@@ -56,24 +66,26 @@ func (s *strand) expects(at time.Duration) bool {
 func (b *braid) add(x passage, w time.Duration) {
 	cut := x.at - w
 	to := -1
-	if b.last >= 0 && b.last < len(b.strands) && b.strands[b.last].expects(x.at) {
+	if b.last >= 0 && b.last < len(b.strands) && b.strands[b.last].takes(x) {
 		to = b.last
 	} else {
 		for i := range b.strands {
-			if b.strands[i].expects(x.at) {
+			if b.strands[i].takes(x) {
 				to = i
 				break
 			}
 		}
 	}
 	if to >= 0 {
-		// Strands that expect this instant too move on with it, so that
-		// streams meeting at one instant keep their strands.
-		if len(b.strands) > 1 {
-			for i := range b.strands {
-				if s := &b.strands[i]; s.latest+s.step == x.at {
-					s.latest = x.at
-				}
+		// The strand moves on to this instant, and so do the others that
+		// expect it next and took a passage at their latest, so that
+		// streams meeting at one instant keep their strands (the next
+		// passage at this instant goes to the next of them), while a strand
+		// that takes nothing stops and leaves its slot to another.
+		for i := range b.strands {
+			s := &b.strands[i]
+			if s.latest+s.step == x.at && (i == to || s.pointCost > 0 && s.point == s.latest) {
+				s.latest = x.at
 			}
 		}
 		t := &b.strands[to].trail

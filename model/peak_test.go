@@ -334,3 +334,38 @@ func TestTrailTwoStepRunsEncoded(t *testing.T) {
 		}
 	}
 }
+
+// TestBraidFewMergedStreamsKeepNoBytes: two, three and four periodic
+// streams of short periods (a strand alone at first must still move on,
+// or strands form on sub-steps and the window fills with loose
+// passages), over a year's window, keep O(maxStrands) whatever the
+// number of passages.
+func TestBraidFewMergedStreamsKeepNoBytes(t *testing.T) {
+	w := 8784 * time.Hour
+	for _, periods := range [][]time.Duration{
+		{7 * time.Millisecond, 5 * time.Millisecond},
+		{7 * time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond},
+		{7 * time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond, 11 * time.Millisecond},
+	} {
+		next := make([]time.Duration, len(periods))
+		for i := range next {
+			next[i] = time.Duration(i) * time.Millisecond
+		}
+		var b braid
+		var n int64
+		for n < 100_000 {
+			i := 0
+			for j := range next {
+				if next[j] < next[i] {
+					i = j
+				}
+			}
+			b.add(passage{next[i], 1}, w)
+			next[i] += periods[i]
+			n++
+		}
+		if b.sum != n || b.bytes() > 200 {
+			t.Fatalf("periods %v, %d passages: sum %d, %d strands, %d bytes encoded", periods, n, b.sum, len(b.strands), b.bytes())
+		}
+	}
+}
