@@ -28,12 +28,24 @@ const CheckpointEvery = 2048
 const checkpointBudget = 16
 
 // checkpoint is a frozen copy of every lane's state after events[:pos], and
-// the checkpoints' cost (see checkpointBudget) when it was taken.
+// the checkpoints' cost (see checkpointBudget) when it was taken. whole[lane]
+// tells that ls keeps lane's peak tracker whole (its window's passages and
+// pending releases); the others keep their peak only and are refilled from
+// the timeline when restored.
 type checkpoint struct {
-	pos  int
-	ls   *lanes
-	cost int64
+	pos   int
+	ls    *lanes
+	cost  int64
+	whole []bool
 }
+
+// peakKeepBytes bounds what the peak trackers a checkpoint keeps whole may
+// take: half of what checkpointBudget grants CheckpointEvery requests, so
+// that the limiters' states keep the other half. A tracker is small for
+// regular traffic whatever the window (see peakTracker); a larger one is
+// refilled from the timeline instead, which costs a seek every admission
+// inside the peak window. Tests set it to 0 to take the refilling path.
+var peakKeepBytes int64 = checkpointBudget * CheckpointEvery / 2
 
 // kind is what a run of requests has in common: the key (interned), the
 // cost and who sent it. fired is 0 for the scenario's own traffic, else the
@@ -99,6 +111,7 @@ type Lab struct {
 	now           time.Duration
 	live          *lanes
 	livePos       int
+	liveFrom      int // the checkpoint's pos that live was restored from
 	lastDecisions []algorithms.Decision
 
 	// scratch receives the lanes' decisions while computing: a Decision
@@ -154,7 +167,7 @@ func (l *Lab) rebuild() error {
 			l.delays[i] = &delayLog{}
 		}
 	}
-	l.checkpoints = []checkpoint{{pos: 0, ls: start.clone(), cost: start.cloneBytes()}}
+	l.checkpoints = []checkpoint{{pos: 0, ls: start.clone(nil), cost: start.cloneBytes()}}
 	l.frontier, l.computed, l.costBase = start, 0, start.dropped()
 	l.live = nil
 	l.gen++
@@ -367,10 +380,26 @@ func (l *Lab) ensure(n int) {
 func (l *Lab) maybeCheckpoint() {
 	dropped := l.frontier.dropped()
 	cost := l.checkpoints[len(l.checkpoints)-1].cost + dropped - l.costBase + l.frontier.cloneBytes()
-	if cost > checkpointBudget*int64(l.computed) {
+	budget := checkpointBudget * int64(l.computed)
+	if cost > budget {
 		return
 	}
-	l.checkpoints = append(l.checkpoints, checkpoint{pos: l.computed, ls: l.frontier.clone(), cost: cost})
+	// Keep whole the peak trackers that fit, lane by lane.
+	var whole []bool
+	var kept int64
+	for lane := range l.frontier.peaks {
+		n := l.frontier.peaks[lane].cloneBytes()
+		if kept+n > peakKeepBytes || cost+n > budget {
+			continue
+		}
+		if whole == nil {
+			whole = make([]bool, len(l.frontier.peaks))
+		}
+		whole[lane] = true
+		kept += n
+		cost += n
+	}
+	l.checkpoints = append(l.checkpoints, checkpoint{pos: l.computed, ls: l.frontier.clone(whole), cost: cost, whole: whole})
 	l.costBase = dropped
 }
 
@@ -389,11 +418,12 @@ func (l *Lab) checkpointBytes() int64 {
 // restore returns a working copy of the state after events[:pos], where pos
 // must be a checkpoint's.
 func (l *Lab) restore(pos int) *lanes {
-	ls := l.checkpoints[l.checkpointAt(pos)].ls.clone()
+	cp := &l.checkpoints[l.checkpointAt(pos)]
+	ls := cp.ls.clone(cp.whole)
 	if pos == 0 {
 		return ls
 	}
-	// Refill the peak trackers from the timeline. A tracker lets delayed
+	// Refill the peak trackers not kept whole from the timeline. A tracker lets delayed
 	// requests pass only when the next admission arrives, so what has
 	// passed is what was released by the lane's last admission (not by
 	// the last request: rejections may follow it), and what was released
@@ -401,6 +431,9 @@ func (l *Lab) restore(pos int) *lanes {
 	// window before that admission would leave at the next passage anyway.
 	for lane := range ls.peaks {
 		p := &ls.peaks[lane]
+		if lane < len(cp.whole) && cp.whole[lane] {
+			continue // kept whole
+		}
 		if !p.admitted {
 			continue // nothing admitted yet: nothing passed or pending
 		}
@@ -458,7 +491,7 @@ func (l *Lab) moveLive(pos int) {
 		start = l.checkpoints[l.checkpointAt(pos-1)].pos
 	}
 	if l.live == nil || pos < l.livePos || start > l.livePos && pos-l.livePos > CheckpointEvery {
-		l.live, l.livePos = l.restore(start), start
+		l.live, l.livePos, l.liveFrom = l.restore(start), start, start
 		l.lastDecisions = nil
 	}
 	for ; l.livePos < pos; l.livePos++ {

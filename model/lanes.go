@@ -83,10 +83,12 @@ func (ls *lanes) statsAt(i int, t time.Duration) Stats {
 	return s
 }
 
-// clone copies the limiters and totals. The peak trackers keep only their
-// peak: the lab refills their windows from its timeline when it restores a
-// clone, which keeps checkpoints small.
-func (ls *lanes) clone() *lanes {
+// clone copies the limiters and totals. The peak trackers of the lanes
+// whole marks are copied whole (their window and pending releases); the
+// others keep only their peak, and the lab refills their windows from its
+// timeline when it restores a clone, which keeps checkpoints small where a
+// tracker is large. whole may be nil (none) or shorter than the lanes.
+func (ls *lanes) clone(whole []bool) *lanes {
 	c := &lanes{
 		keys:     ls.keys,
 		limiters: make([]algorithms.Limiter, len(ls.limiters)),
@@ -96,6 +98,10 @@ func (ls *lanes) clone() *lanes {
 	for i, lim := range ls.limiters {
 		c.limiters[i] = lim.Clone()
 		p := ls.peaks[i]
+		if i < len(whole) && whole[i] {
+			c.peaks[i] = p.clone()
+			continue
+		}
 		c.peaks[i] = peakTracker{window: p.window, peak: p.peak, peakAt: p.peakAt, admitted: p.admitted, lastAdmit: p.lastAdmit}
 	}
 	return c
