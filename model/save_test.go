@@ -114,10 +114,31 @@ func TestSaveErrorsNameWhatIsWrong(t *testing.T) {
 		t.Fatalf("saving a cost of 11 into a capacity of 10: %v", err)
 	}
 	l.Undo()
-	// A key the lab takes but a file refuses can no longer be fired; what
-	// else could make a save fail is named by the save's own name.
+	// A key the lab takes but a file refuses can no longer be fired.
 	if _, err := l.FireAt(time.Second, "a\u202eb", 1); err == nil {
 		t.Error("a key with a bidi override was fired")
+	}
+	// A save that would not load for a file's limits: about text of
+	// 99,000 lines is under the 100,000 YAML tokens a scenario may hold,
+	// the learner's 300 single requests (a traffic item each) take it
+	// over. The error is the save's, named by the save's name with its line
+	// and column, never the lesson's.
+	about := strings.Repeat("  x\n", 99_000)
+	s, err = scenarios.Parse("lesson.yaml", []byte("title: t\nabout: |\n"+about+"limiters:\n  - {name: bucket, algorithm: token-bucket, capacity: 10, rate: 2/s}\ntraffic:\n  - {at: 1s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = newLab(t, s)
+	for i := range 300 {
+		if _, err := l.FireAt(time.Duration(i)*time.Millisecond, "", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ name, want string }{{"mine.yaml", "mine.yaml:"}, {"", SavedName + ":"}} {
+		_, _, err = l.Save(c.name)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "YAML tokens") || strings.Contains(err.Error(), "lesson.yaml") {
+			t.Errorf("saving %q over the token limit: %v, want it named %q", c.name, err, c.want)
+		}
 	}
 }
 
