@@ -20,8 +20,8 @@ import (
 // read at each expectation's From and Until; an outcome assertion waits,
 // from its From to its Until, in a list emptied by the first request of its
 // selection that has another outcome; peaks are measured once per lane, key
-// and window (see peakGroup), or, on a lane that delays, once per distinct
-// selection and window.
+// and window (see peakGroup), and on a lane that delays also by a tracker
+// per distinct edge of a range, alive only over that edge (see peakEdges).
 func Check(s *scenarios.Scenario) ([]Failure, error) {
 	c, err := newChecker(s)
 	if err != nil {
@@ -106,29 +106,34 @@ type expState struct {
 	outcomes Tally
 	closed   bool    // Until has fired
 	mismatch *Record // first selected request whose outcome is not e.Outcome
-	// A peak is measured by a group (a lane that passes requests on arrival)
-	// or by a tracker of its own selection (a lane that delays).
+	// A peak is measured by a group for the windows ending in [From +
+	// window + D, Until), D the lane's longest delay (0 for a lane that
+	// passes requests on arrival), and for the others, at the edges, from
+	// the running cost (D = 0) or by trackers (see peakEdges).
 	group     *peakGroup
-	tracker   *selTracker
-	startCost int64         // sel.cost at From
-	early     int64         // the cost passing in [From, min(From + window, Until))
-	earlyAt   time.Duration // the last arrival among them
-	query     int32         // group.max's query for the windows ending in [From + window, Until), −1 when none
-	late      int64         // its answer, read at Until: the largest of those windows
-	lateAt    time.Duration // the end of the first one that reached it
+	edges     [2]*selTracker // the trackers, when D > 0; nil when none
+	startCost int64          // sel.cost at From
+	early     int64          // D = 0: the cost passing in [From, min(From + window, Until))
+	earlyAt   time.Duration  // the last arrival among them
+	query     int32          // group.max's query for the windows ending in [From + window + D, Until), −1 when none
+	late      int64          // its answer, read at Until: the largest of those windows
+	lateAt    time.Duration  // the end of the first one that reached it
 }
 
 // checkEvent is something to do before the first request at or after at.
 type checkEvent struct {
 	at   time.Duration
-	key  int64 // at × 4 + kind, to sort by
+	key  int64 // at × 8 + kind, to sort by
 	kind uint8
-	x    *expState
+	x    *expState   // eventFrom, eventMid, eventUntil
+	tr   *selTracker // eventOn, eventOff
 }
 
 const (
 	eventFrom uint8 = iota
-	eventMid        // From + window, for a group's peak
+	eventMid        // From + window + D, for a group's peak
+	eventOn         // a tracker starts taking admissions
+	eventOff        // and stops
 	eventUntil
 )
 
@@ -167,47 +172,48 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		from, until := e.From, max(e.Until, e.From)
 		c.events = append(c.events, checkEvent{at: from, kind: eventFrom, x: x})
 		if e.Peak != nil {
-			w := e.PeakWindow
-			if maxDelay(defs[lane].Policy) > 0 {
-				k := trackerKey{lane, slot, w, from, until}
-				if trackers[k] == nil {
-					trackers[k] = &selTracker{p: peakTracker{window: w}}
+			w, d := e.PeakWindow, maxDelay(defs[lane].Policy)
+			tracker := func(from, to time.Duration) *selTracker {
+				k := trackerKey{lane, slot, w, from, to}
+				t := trackers[k]
+				if t == nil {
+					t = &selTracker{p: peakTracker{window: w}, sel: sel}
+					trackers[k] = t
+					c.events = append(c.events, checkEvent{at: from, kind: eventOn, tr: t}, checkEvent{at: to, kind: eventOff, tr: t})
 				}
-				x.tracker = trackers[k]
-			} else {
+				return t
+			}
+			// edge = window + D, unless the range is no longer than that.
+			if edge := until - from; w < edge && d < edge-w {
+				edge = w + d
 				k := groupKey{lane, slot, w}
 				if groups[k] == nil {
 					groups[k] = &peakGroup{window: w}
 				}
 				x.group = groups[k]
-				mid := until
-				if w > 0 && from < until-w {
-					mid = from + w
+				c.events = append(c.events, checkEvent{at: from + edge, kind: eventMid, x: x})
+				if d > 0 {
+					x.edges = [2]*selTracker{tracker(from, from+edge), tracker(until-edge, until)}
 				}
-				c.events = append(c.events, checkEvent{at: mid, kind: eventMid, x: x})
+			} else if d > 0 {
+				if from < until {
+					x.edges[0] = tracker(from, until)
+				}
+			} else { // the running cost measures every window that ends by Until
+				c.events = append(c.events, checkEvent{at: until, kind: eventMid, x: x})
 			}
 		}
 		c.events = append(c.events, checkEvent{at: until, kind: eventUntil, x: x})
 	}
 	// By time, and at one instant Froms, then Mids, then Untils: an
 	// expectation's own events stay in order (the others' order does not
-	// matter). One key to compare when the times allow it.
-	packed := true
+	// matter). Every time is in [0, scenarios.MaxTime + 1ns], under 2^55 ns,
+	// so that time and kind pack into one key.
 	for i := range c.events {
 		ev := &c.events[i]
-		packed = packed && ev.at < 1<<60 && ev.at > -1<<60
-		ev.key = int64(ev.at)<<2 | int64(ev.kind)
+		ev.key = int64(ev.at)<<3 | int64(ev.kind)
 	}
-	if packed {
-		slices.SortFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.key, b.key) })
-	} else {
-		slices.SortFunc(c.events, func(a, b checkEvent) int {
-			if a.at != b.at {
-				return cmp.Compare(a.at, b.at)
-			}
-			return cmp.Compare(a.kind, b.kind)
-		})
-	}
+	slices.SortFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.key, b.key) })
 	return c, nil
 }
 
@@ -221,25 +227,79 @@ type trackerKey struct {
 	window, from, until time.Duration
 }
 
-// selTracker is a peak tracker fed the admissions of one selection between
-// From and Until, shared by the expectations that select the same.
+// selTracker is a peak tracker fed the admissions of one selection that
+// arrive in [from, to) (its eventOn and eventOff), shared by the
+// expectations that need the same.
 type selTracker struct {
-	p      peakTracker
-	active int
+	p    peakTracker
+	sel  *selection
+	pos  int  // its index in sel.trackers while on
+	done bool // peak and at are p's final peak
+	peak int64
+	at   time.Duration
+}
+
+// final is the tracker's peak once every request is decided.
+func (t *selTracker) final() (int64, time.Duration) {
+	if !t.done {
+		t.peak, t.at = t.p.peakBy(endOfTime)
+		t.done = true
+	}
+	return t.peak, t.at
 }
 
 // peakGroup measures the peaks of the expectations on one lane, key and
-// window whatever their From and Until, on a lane that passes requests as
-// they arrive. The windows ending at t in [From, From + w) hold what passed
-// in [From, t], most at the last passage before From + w: two readings of
-// the selection's admitted cost. The windows ending in [From + w, Until) lie
-// inside [From, Until): their largest sum is the largest of the group's
-// window sums while the expectation's query is open (rangeMax).
+// window w whatever their From and Until. The group takes the selection's
+// admissions while one of its expectations is between From and Until and
+// lets them pass in release order (on a lane that delays, through a heap
+// of what is still due), keeping the sum of the window ending at each
+// passage.
+//
+// A passage released in (t − w, t] arrived in (t − w − D, t], D the lane's
+// longest delay. So for t in [From + w + D, Until) every passage of the
+// window was selected, and the window sums there are the group's: their
+// largest is the largest the group passed while the expectation's query
+// was open (rangeMax), from release From + w + D to release Until. The
+// other windows are the edges (see peakEdges). With D = 0 they need no
+// tracker: the windows ending at t in [From, From + w) hold what passed in
+// [From, t], most at the last passage before From + w, which two readings
+// of the selection's admitted cost measure, and those ending at Until or
+// later hold less than the one ending at the last passage before Until.
 type peakGroup struct {
-	window time.Duration
-	kept   braid
-	max    rangeMax
-	active int // expectations between From and Until
+	window  time.Duration
+	kept    braid
+	max     rangeMax
+	pending []passage // min-heap of the releases still due
+	active  int       // expectations between From and Until
+}
+
+// peakEdges: on a lane that delays by up to D, the windows of an
+// expectation's peak that end at t in [From, From + w + D) may miss a
+// passage arrived before From, and those ending at Until or later (up to
+// the last release, before Until + D) may count one arrived at Until or
+// later. A tracker fed the selection's admissions arriving in [From, From +
+// w + D) measures the first exactly (each passage in them arrived by t),
+// and one fed those arriving in [Until − w − D, Until) the second (each
+// arrived after t − w − D ≥ Until − w − D); every other window either
+// measures is a sum of selected passages only, never above the window's
+// true sum. So the largest of the trackers' peaks and the group's answer,
+// the earliest on a tie, is the expectation's peak. Each tracker takes w +
+// D of arrivals; a range no longer than that gets one tracker, fed the
+// whole range, and no query.
+
+// pass lets x pass: the window ending at x.at holds it.
+func (g *peakGroup) pass(x passage) {
+	g.kept.add(x, g.window)
+	g.max.push(g.kept.sum, x.at)
+}
+
+// release lets pass the releases due at or before t (before t when strict).
+func (g *peakGroup) release(t time.Duration, strict bool) {
+	for len(g.pending) > 0 && (g.pending[0].at < t || !strict && g.pending[0].at == t) {
+		var x passage
+		x, g.pending = heapPop(g.pending)
+		g.pass(x)
+	}
 }
 
 // request readies c for the next request, r.
@@ -284,8 +344,12 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 	sel.cost += cost
 	sel.lastPass = at
 	for _, g := range sel.groups {
-		g.kept.add(passage{at, cost}, g.window)
-		g.max.push(g.kept.sum, at)
+		g.release(at, false)
+		if d.Delay > 0 {
+			g.pending = heapPush(g.pending, passage{at + d.Delay, cost})
+		} else {
+			g.pass(passage{at, cost})
+		}
 	}
 	for _, t := range sel.trackers {
 		t.p.admit(at, d.Delay, cost)
@@ -296,8 +360,23 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 func (c *checker) fire(t time.Duration) {
 	for ; c.next < len(c.events) && c.events[c.next].at <= t; c.next++ {
 		ev := c.events[c.next]
+		if tr := ev.tr; tr != nil {
+			sel := tr.sel
+			if ev.kind == eventOn {
+				tr.pos = len(sel.trackers)
+				sel.trackers = append(sel.trackers, tr)
+			} else {
+				last := sel.trackers[len(sel.trackers)-1]
+				sel.trackers[tr.pos], last.pos = last, tr.pos
+				sel.trackers = sel.trackers[:len(sel.trackers)-1]
+			}
+			continue
+		}
 		x := ev.x
 		sel := x.sel
+		if g := x.group; g != nil && ev.kind != eventFrom {
+			g.release(ev.at, true) // what passes before the event's instant
+		}
 		switch ev.kind {
 		case eventFrom:
 			x.start, x.startCost = sel.tally, sel.cost
@@ -309,16 +388,13 @@ func (c *checker) fire(t time.Duration) {
 					sel.groups = append(sel.groups, g)
 				}
 			}
-			if tr := x.tracker; tr != nil {
-				if tr.active++; tr.active == 1 {
-					sel.trackers = append(sel.trackers, tr)
+		case eventMid:
+			if x.edges[0] == nil {
+				if x.early = sel.cost - x.startCost; x.early > 0 {
+					x.earlyAt = sel.lastPass
 				}
 			}
-		case eventMid:
-			if x.early = sel.cost - x.startCost; x.early > 0 {
-				x.earlyAt = sel.lastPass
-			}
-			if ev.at < max(x.e.Until, x.e.From) {
+			if x.group != nil && ev.at < max(x.e.Until, x.e.From) {
 				x.query = x.group.max.open()
 			}
 		case eventUntil:
@@ -332,25 +408,27 @@ func (c *checker) fire(t time.Duration) {
 					sel.groups = slices.DeleteFunc(sel.groups, func(h *peakGroup) bool { return h == g })
 				}
 			}
-			if tr := x.tracker; tr != nil {
-				if tr.active--; tr.active == 0 {
-					sel.trackers = slices.DeleteFunc(sel.trackers, func(h *selTracker) bool { return h == tr })
-				}
-			}
 		}
 	}
 }
 
 // peak is the expectation's measured peak and the end of the first window
-// that reached it.
+// that reached it: the largest of its parts' (each measures some windows
+// exactly and the others never above their sum), the earliest on a tie.
 func (x *expState) peak() (int64, time.Duration) {
-	if x.tracker != nil {
-		return x.tracker.p.peakBy(endOfTime)
+	peak, at := x.early, x.earlyAt
+	better := func(p int64, t time.Duration) {
+		if p > peak || p == peak && p > 0 && t < at {
+			peak, at = p, t
+		}
 	}
-	if x.late > x.early {
-		return x.late, x.lateAt
+	better(x.late, x.lateAt)
+	for _, t := range x.edges {
+		if t != nil {
+			better(t.final())
+		}
 	}
-	return x.early, x.earlyAt
+	return peak, at
 }
 
 // verdict reports whether the expectation holds and, when it does not,

@@ -221,3 +221,125 @@ func TestRangeMaxMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDelayingPeaksMatchBruteForce: peaks on lanes that delay, over
+// ranges long and short against window + the lane's longest delay D, so
+// that the group's middle and the trackers' edges all take part: windows,
+// Froms and Untils on a request's arrival or release or D away from it,
+// give or take a nanosecond, ranges of exactly window + D give or take a
+// nanosecond, and identical and overlapping expectations.
+func TestCheckDelayingPeaksMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	for trial := range 150 {
+		ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rng.IntN(hi-lo)) }
+		var b strings.Builder
+		b.WriteString("title: t\nduration: 12s\nlimiters:\n")
+		fmt.Fprintf(&b, "  - {name: s1, algorithm: leaky-bucket, queue: %d, rate: %d/s}\n", 1+rng.IntN(8), 5+rng.IntN(60))
+		fmt.Fprintf(&b, "  - {name: s2, algorithm: leaky-bucket, queue: %d, rate: 1/%s}\n", 1+rng.IntN(4), ms(20, 300))
+		b.WriteString("  - {name: log, algorithm: sliding-log, limit: 5, window: 200ms}\n")
+		b.WriteString("traffic:\n")
+		keys := []string{"a", "b", "c"}
+		for range 2 + rng.IntN(6) {
+			key, cost := keys[rng.IntN(3)], 1+rng.IntN(2)
+			switch rng.IntN(3) {
+			case 0:
+				fmt.Fprintf(&b, "  - {at: %s, count: %d, spread: %s, key: %s, cost: %d}\n", ms(0, 10000), 1+rng.IntN(30), ms(0, 500), key, cost)
+			case 1:
+				from := rng.IntN(8000)
+				fmt.Fprintf(&b, "  - {every: %s, from: %dms, until: %dms, key: %s, cost: %d}\n", ms(3, 80), from, from+1+rng.IntN(4000), key, cost)
+			default:
+				fmt.Fprintf(&b, "  - {at: %s, key: %s}\n", ms(0, 11000), key)
+			}
+		}
+		s := parse(t, b.String())
+		defs := LanesOf(s)
+		var recs []Record
+		if _, err := Run(s, Options{}, func(r Record) error { recs = append(recs, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// Instants that matter: arrivals and releases.
+		var ats []time.Duration
+		for _, r := range recs {
+			ats = append(ats, r.Request.At, r.Request.At+r.Decision.Delay)
+		}
+		lanes := []string{"s1", "s1", "s2", "log"}
+		near := func(d time.Duration) time.Duration {
+			at := time.Duration(rng.IntN(12000)) * time.Millisecond
+			if len(ats) > 0 && rng.IntN(4) > 0 {
+				at = ats[rng.IntN(len(ats))]
+			}
+			switch rng.IntN(3) {
+			case 1:
+				at += d
+			case 2:
+				at -= d
+			}
+			return min(max(0, at+time.Duration(rng.IntN(3)-1)), s.Duration)
+		}
+		for range 1 + rng.IntN(30) {
+			minus := int64(-1)
+			e := scenarios.Expectation{Lane: lanes[rng.IntN(len(lanes))], Peak: &minus}
+			if k := rng.IntN(4); k < 3 {
+				e.Key = []string{"", "a", "b"}[k]
+			}
+			var d time.Duration
+			for i, l := range s.Lanes {
+				if l.Name == e.Lane {
+					d = maxDelay(defs[i].Policy)
+				}
+			}
+			switch rng.IntN(4) {
+			case 0:
+				e.PeakWindow = []time.Duration{1, time.Millisecond, 50 * time.Millisecond, 333 * time.Millisecond, time.Second, 8784 * time.Hour}[rng.IntN(6)]
+			case 1:
+				e.PeakWindow = max(1, d+time.Duration(rng.IntN(3)-1))
+			default: // the gap between two instants, give or take 1ns
+				e.PeakWindow = max(1, near(0)-near(0)+time.Duration(rng.IntN(3)-1))
+				if e.PeakWindow <= 1 {
+					e.PeakWindow = time.Duration(1+rng.IntN(500)) * time.Millisecond
+				}
+			}
+			switch rng.IntN(5) {
+			case 0:
+				e.Until = s.Duration
+			case 1: // a range of exactly window + D, give or take 1ns
+				e.From = near(d)
+				e.Until = min(e.From+e.PeakWindow+d+time.Duration(rng.IntN(3)-1), s.Duration)
+			case 2: // the left edge ends on an arrival or release, give or take 1ns
+				e.From, e.Until = near(e.PeakWindow+d), s.Duration
+				if len(ats) > 0 && rng.IntN(2) == 0 { // a window ending there and starting after From + D
+					e.From = max(0, ats[rng.IntN(len(ats))]-e.PeakWindow-d+1)
+				}
+			default:
+				e.From, e.Until = near(d), near(d)
+				if e.From > e.Until {
+					e.From, e.Until = e.Until, e.From
+				}
+			}
+			s.Expect = append(s.Expect, e)
+			if rng.IntN(4) == 0 { // one overlapping it, sharing an edge
+				o := e
+				if rng.IntN(2) == 0 {
+					o.Until = near(d)
+				} else {
+					o.From = near(d)
+				}
+				s.Expect = append(s.Expect, o)
+			}
+		}
+		s.Expect = append(s.Expect, s.Expect[rng.IntN(len(s.Expect))]) // identical
+		want := checkBruteForce(t, s)
+		failures, err := Check(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(failures) != len(s.Expect) {
+			t.Fatalf("trial %d: %d failures for %d expectations that all fail", trial, len(failures), len(s.Expect))
+		}
+		for i, f := range failures {
+			if f.Got != want[i] {
+				t.Fatalf("trial %d, expectation %d (%s):\n got %s\nwant %s", trial, i, s.Expect[i].String(), f.Got, want[i])
+			}
+		}
+	}
+}

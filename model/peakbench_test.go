@@ -290,3 +290,48 @@ func BenchmarkBraidAdd(b *testing.B) {
 		})
 	}
 }
+
+// leakyPeaks is 100,000 requests (one every 10ms for 1000s) on one leaky
+// bucket that delays most of them (queue 50 at 90/s: a delay of up to
+// 0.56s), with n peak expectations of a 1s window, each from its own
+// From to the end.
+func leakyPeaks(b testing.TB, n int) *scenarios.Scenario {
+	var y strings.Builder
+	y.WriteString(`title: leaky peaks
+duration: 1001s
+limiters:
+  - {name: s, algorithm: leaky-bucket, queue: 50, rate: 90/s}
+traffic:
+  - {every: 10ms, until: 1000s}
+expect:
+`)
+	for i := range n {
+		fmt.Fprintf(&y, "  - {lane: s, from: %s, until: 1001s, peak: 0, peak_window: 1s}\n", algorithms.FormatDuration(time.Duration(i)*1000*time.Second/time.Duration(n)))
+	}
+	s, err := scenarios.Parse("leaky.yaml", []byte(y.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkCheckLeakyPeaks: check against run on a lane that delays, with
+// 3,000 peak expectations that differ in From (the issue asks check ≤ 2 ×
+// run whatever the number of expectations).
+func BenchmarkCheckLeakyPeaks(b *testing.B) {
+	s := leakyPeaks(b, 3000)
+	b.Run("run", func(b *testing.B) {
+		loopCPU(b, func() {
+			if _, err := Run(s, Options{}, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("check", func(b *testing.B) {
+		loopCPU(b, func() {
+			if _, err := Check(s); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
