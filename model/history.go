@@ -61,8 +61,8 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 		return Undone{}, false
 	}
 	u.Request = l.Request(lo)
-	l.rewrite(lo, func(old []event, push func(event)) {
-		for _, e := range old {
+	l.rewrite(lo, 0, func(next func() (event, bool), push func(event) int) {
+		for e, ok := next(); ok; e, ok = next() {
 			if l.kinds[e.kind].fired == a.serial {
 				u.N++
 			} else {
@@ -86,14 +86,16 @@ func (l *Lab) Reset() {
 	if l.nFired > 0 {
 		r := &resetUndo{keys: slices.Clone(l.keys[l.baseKeys:]), nFired: l.nFired, now: l.now}
 		from := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds[k].fired != 0 })
-		l.rewrite(from, func(old []event, push func(event)) {
-			for i, e := range old {
+		l.rewrite(from, 0, func(next func() (event, bool), push func(event) int) {
+			i := from
+			for e, ok := next(); ok; e, ok = next() {
 				if l.kinds[e.kind].fired != 0 {
 					r.fired = append(r.fired, e)
-					r.at = append(r.at, from+i)
+					r.at = append(r.at, i)
 				} else {
 					push(e)
 				}
+				i++
 			}
 		})
 		l.history = append(l.history, action{end: l.end, reset: r})
@@ -109,13 +111,13 @@ func (l *Lab) Reset() {
 // left it.
 func (l *Lab) undoReset(a action) Undone {
 	r := a.reset
-	l.rewrite(r.at[0], func(old []event, push func(event)) {
-		j := 0
-		for _, e := range old {
-			for ; j < len(r.at) && r.at[j] == l.tl.len(); j++ {
-				push(r.fired[j])
+	l.rewrite(r.at[0], len(r.fired), func(next func() (event, bool), push func(event) int) {
+		j, i := 0, r.at[0] // i: the index the next push writes
+		for e, ok := next(); ok; e, ok = next() {
+			for ; j < len(r.at) && r.at[j] == i; j++ {
+				i = push(r.fired[j]) + 1
 			}
-			push(e)
+			i = push(e) + 1
 		}
 		for _, e := range r.fired[j:] {
 			push(e)
@@ -152,17 +154,19 @@ func (l *Lab) truncateKeys(n int) {
 	l.keys = l.keys[:n]
 }
 
-// rewrite replaces the timeline from index from on: fn is given the
-// requests from there on and pushes those that take their place, in time
-// order. The caller then forgets what was computed from there on
-// (replaceEvents).
-func (l *Lab) rewrite(from int, fn func(old []event, push func(event))) {
-	old := make([]event, l.tl.len()-from)
-	for i := range old {
-		old[i] = l.tl.event(from + i)
-	}
-	l.tl.truncate(from)
-	fn(old, l.tl.push)
+// rewrite replaces the timeline from index from on, in place: fn reads
+// the requests from there on with next, in order, and pushes those that
+// take their place, in time order (push returns the index it wrote).
+// adds is how many more requests fn may push than it reads: the timeline
+// makes room for them first. Besides that room the rewrite holds at most
+// the requests pushed ahead of those read, plus a block (see rewriter),
+// not a copy of the timeline. The caller then forgets what was computed
+// from there on (replaceEvents).
+func (l *Lab) rewrite(from, adds int, fn func(next func() (event, bool), push func(event) int)) {
+	l.tl.grow(l.tl.len() + adds)
+	rw := l.tl.rewriteFrom(from)
+	fn(rw.next, rw.push)
+	rw.done()
 }
 
 // replaceEvents forgets what was computed from index from on, after rewrite
@@ -171,16 +175,18 @@ func (l *Lab) rewrite(from int, fn func(old []event, push func(event))) {
 func (l *Lab) replaceEvents(from int) {
 	l.tl.clip()
 	for lane := range l.outcomes {
-		l.outcomes[lane] = shrink(resize(l.outcomes[lane], l.tl.len()))
+		l.outcomes[lane] = shrink(resize(l.outcomes[lane], l.tl.len(), cap(l.tl.kind)))
 	}
 	l.invalidate(from)
 }
 
-// resize is s with length n, its first elements kept.
-func resize[T any](s []T, n int) []T {
+// resize is s with length n, its first elements kept, copied to an array
+// of room c ≥ n when its own has not room for n.
+func resize[T any](s []T, n, c int) []T {
 	if n <= len(s) {
 		return s[:n]
 	}
+	s = growTo(s, max(n, c))
 	return append(s, make([]T, n-len(s))...)
 }
 

@@ -136,7 +136,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	}
 	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration,
 		keyIndex: map[string]int32{}, kindIndex: map[kind]uint32{}}
-	l.tl.reserve(int(s.RequestCount()))
+	l.tl.reserve(int(s.RequestCount()) + slack(int(s.RequestCount())))
 	for r := range s.Requests() {
 		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
 	}
@@ -162,7 +162,7 @@ func (l *Lab) rebuild() error {
 	l.blocks = make([][]Tally, len(l.defs))
 	l.releases = make([]releaseBlocks, len(l.defs))
 	for i, def := range l.defs {
-		l.outcomes[i] = make([]algorithms.Outcome, l.tl.len())
+		l.outcomes[i] = make([]algorithms.Outcome, l.tl.len(), cap(l.tl.kind))
 		if maxDelay(def.Policy) > 0 {
 			l.delays[i] = &delayLog{}
 		}
@@ -677,17 +677,16 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 	first := l.Search(f.at)
 	last := first + f.n - 1 // the index of the action's last request
 	item := f.item()
-	l.rewrite(first, func(old []event, push func(event)) {
-		i := 0
+	l.rewrite(first, f.n, func(next func() (event, bool), push func(event) int) {
+		x, ok := next()
 		for j := range int64(f.n) {
 			e.at = item.Time(j)
-			for ; i < len(old) && old[i].at <= e.at; i++ {
-				push(old[i])
+			for ; ok && x.at <= e.at; x, ok = next() {
+				push(x)
 			}
-			last = l.tl.len()
-			push(e)
+			last = push(e)
 		}
-		for _, x := range old[i:] {
+		for ; ok; x, ok = next() {
 			push(x)
 		}
 	})

@@ -249,3 +249,65 @@ func BenchmarkCapMemory(b *testing.B) {
 	b.ReportMetric(float64(heap)/1e6, "MB")
 	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
 }
+
+// twoMillion is 2,000,000 requests, one a millisecond, through a token
+// bucket: a 16 MB timeline.
+func twoMillion(t testing.TB) *Lab {
+	return newLab(t, parse(t, `title: two million
+limiters:
+  - {name: bucket, algorithm: token-bucket, capacity: 10, rate: 100/s}
+traffic:
+  - {every: 1ms, until: 2000s}
+`))
+}
+
+// allocated is the bytes f allocates (freed or not).
+func allocated(f func()) uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.TotalAlloc
+	f()
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc - before
+}
+
+// fireAndUndoAllocs is what FireAt(0) and then Undo allocate on a
+// 2,000,000-request lab, the clock at 0.
+func fireAndUndoAllocs(t testing.TB) (fire, undo uint64) {
+	l := twoMillion(t)
+	fire = allocated(func() {
+		if _, err := l.FireAt(0, "", 1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	undo = allocated(func() {
+		if _, ok := l.Undo(); !ok {
+			t.Fatal("nothing to undo")
+		}
+	})
+	return fire, undo
+}
+
+// BenchmarkFireUndoAllocs reports the bytes FireAt(0) and Undo allocate on a
+// 2,000,000-request lab (fire-MB, undo-MB), beside the timeline's own.
+func BenchmarkFireUndoAllocs(b *testing.B) {
+	var fire, undo uint64
+	for b.Loop() {
+		fire, undo = fireAndUndoAllocs(b)
+	}
+	b.ReportMetric(float64(fire)/1e6, "fire-MB")
+	b.ReportMetric(float64(undo)/1e6, "undo-MB")
+	b.ReportMetric(float64(twoMillion(b).tl.bytes())/1e6, "timeline-MB")
+}
+
+// TestFireAndUndoShiftTheTimelineInPlace: on a 2,000,000-request lab (a 16
+// MB timeline), FireAt(0) and Undo shift the timeline in place: they
+// allocate what the queue of requests read ahead takes, a block or so, not
+// a copy of the timeline (34.5 MB and 32 MB before).
+func TestFireAndUndoShiftTheTimelineInPlace(t *testing.T) {
+	fire, undo := fireAndUndoAllocs(t)
+	t.Logf("FireAt(0) allocates %d bytes, Undo %d", fire, undo)
+	if fire > 256<<10 || undo > 256<<10 {
+		t.Errorf("FireAt(0) allocates %d bytes, Undo %d: over 256 KiB", fire, undo)
+	}
+}

@@ -83,17 +83,155 @@ func (t *timeline) truncate(n int) {
 	blocks := (n + timeBlock - 1) / timeBlock
 	t.base, t.wide = t.base[:blocks], t.wide[:blocks]
 	t.low, t.kind = t.low[:n], t.kind[:n]
-	// Wide blocks' high words are in block order: keep those of the
-	// blocks kept.
+	// Keep the high words of the blocks kept (a rewrite may have put
+	// them out of block order).
 	h := 0
 	for _, w := range t.wide {
 		if w >= 0 {
-			h = int(w) + timeBlock
+			h = max(h, int(w)+timeBlock)
 		}
 	}
 	t.high = t.high[:h]
 	// A block cut short stays wide if it was: harmless.
 }
+
+// slack is the room for requests a timeline of n keeps beyond them, so
+// that firing a few requests shifts it in place (see rewriter) rather than
+// copying it: n/256, 0.4%.
+func slack(n int) int { return n / 256 }
+
+// grow makes room for n requests in all, with slack, copying the arrays
+// only when they have not that room.
+func (t *timeline) grow(n int) {
+	if n <= cap(t.kind) {
+		return
+	}
+	n += slack(n)
+	t.low = growTo(t.low, n)
+	t.kind = growTo(t.kind, n)
+	blocks := (n + timeBlock - 1) / timeBlock
+	t.base, t.wide = growTo(t.base, blocks), growTo(t.wide, blocks)
+}
+
+// growTo is s with room for n elements, copied to an array of exactly that
+// size if it has less (append's growth would leave a quarter more).
+func growTo[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s
+	}
+	c := make([]T, len(s), n)
+	copy(c, s)
+	return c
+}
+
+// rewriter rewrites a timeline in place from an index on: next reads the
+// old requests from there on, in order, and push writes those that take
+// their place. A request is read before anything it is stored with is
+// overwritten: those of a block that push is about to write are read
+// ahead into a queue, so the queue holds at most the requests inserted
+// so far plus a block. done ends the rewrite.
+type rewriter struct {
+	t      *timeline
+	oldLen int
+	r      int     // the old requests before r have been read
+	q      []event // read ahead, not yet taken by next: q[qh:]
+	qh     int
+	w      int     // push writes request w next
+	free   []int32 // high words no block uses, timeBlock each
+}
+
+func (t *timeline) rewriteFrom(from int) *rewriter {
+	rw := &rewriter{t: t, oldLen: t.len(), r: from, w: from}
+	used := make([]bool, len(t.high)/timeBlock)
+	for _, w := range t.wide {
+		if w >= 0 {
+			used[int(w)/timeBlock] = true
+		}
+	}
+	for i, u := range used {
+		if !u {
+			rw.free = append(rw.free, int32(i*timeBlock))
+		}
+	}
+	return rw
+}
+
+// next is the next old request, if any is left.
+func (rw *rewriter) next() (event, bool) {
+	if rw.qh < len(rw.q) {
+		e := rw.q[rw.qh]
+		rw.qh++
+		if rw.qh == len(rw.q) {
+			rw.q, rw.qh = rw.q[:0], 0
+		}
+		return e, true
+	}
+	if rw.r < rw.oldLen {
+		rw.r++
+		return rw.t.event(rw.r - 1), true
+	}
+	return event{}, false
+}
+
+// readThrough reads the old requests before n into the queue.
+func (rw *rewriter) readThrough(n int) {
+	n = min(n, rw.oldLen)
+	if rw.r >= n {
+		return
+	}
+	if rw.qh > 0 && rw.qh*2 >= len(rw.q) {
+		rw.q = rw.q[:copy(rw.q, rw.q[rw.qh:])]
+		rw.qh = 0
+	}
+	for ; rw.r < n; rw.r++ {
+		rw.q = append(rw.q, rw.t.event(rw.r))
+	}
+}
+
+// push writes e as the next request, at or after the one written before,
+// and returns its index.
+func (rw *rewriter) push(e event) int {
+	t, i := rw.t, rw.w
+	b := i / timeBlock
+	rw.readThrough((b + 1) * timeBlock)
+	if i%timeBlock == 0 {
+		if b < len(t.base) {
+			if w := t.wide[b]; w >= 0 {
+				rw.free = append(rw.free, w) // its old requests are read
+			}
+			t.base[b], t.wide[b] = e.at, -1
+		} else {
+			t.base = append(t.base, e.at)
+			t.wide = append(t.wide, -1)
+		}
+	}
+	off := uint64(e.at - t.base[b])
+	if off>>32 != 0 && t.wide[b] < 0 {
+		if n := len(rw.free); n > 0 {
+			t.wide[b] = rw.free[n-1]
+			rw.free = rw.free[:n-1]
+			clear(t.high[t.wide[b] : t.wide[b]+timeBlock])
+		} else {
+			t.wide[b] = int32(len(t.high))
+			t.high = append(t.high, make([]uint32, timeBlock)...)
+		}
+	}
+	if w := t.wide[b]; w >= 0 {
+		t.high[int(w)+i%timeBlock] = uint32(off >> 32)
+	}
+	if i < len(t.kind) {
+		t.low[i], t.kind[i] = uint32(off), e.kind
+	} else {
+		t.low = append(t.low, uint32(off))
+		t.kind = append(t.kind, e.kind)
+	}
+	rw.w++
+	return i
+}
+
+// done ends the rewrite: the timeline is the requests pushed (old ones not
+// read are dropped).
+func (rw *rewriter) done() { rw.t.truncate(rw.w) }
 
 // clip gives back the memory a shorter timeline no longer needs.
 func (t *timeline) clip() {
