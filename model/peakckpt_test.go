@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -217,5 +219,48 @@ func TestPeakTrackerCloneSharesNothing(t *testing.T) {
 				t.Fatalf("trial %d %s: peak %d at %v sum %d, fresh %d at %v sum %d", trial, c.name, gp, ga, c.got.kept.sum, wp, wa, c.want.kept.sum)
 			}
 		}
+	}
+}
+
+// TestPeakTrackerCloneCopiesEverySlice walks a tracker and its clone field
+// by field (fields added later included) and fails where both hold the same
+// array, pointer or map: what one then changes in place, the other would
+// see.
+func TestPeakTrackerCloneCopiesEverySlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	p := peakTracker{window: time.Hour}
+	for _, x := range randomAdmissions(rng, 5000, true) {
+		p.admit(x.at, x.delay, x.cost)
+	}
+	c := p.clone()
+	shared := 0
+	var walk func(path string, a, b reflect.Value)
+	walk = func(path string, a, b reflect.Value) {
+		switch a.Kind() {
+		case reflect.Slice:
+			if a.Cap() > 0 && a.Pointer() == b.Pointer() {
+				t.Errorf("%s: the clone shares the array", path)
+				shared++
+			}
+			for i := range min(a.Len(), b.Len()) {
+				walk(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i))
+			}
+		case reflect.Pointer, reflect.Map:
+			if !a.IsNil() && a.Pointer() == b.Pointer() {
+				t.Errorf("%s: the clone shares the %s", path, a.Kind())
+			}
+		case reflect.Struct:
+			for i := range a.NumField() {
+				walk(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i))
+			}
+		case reflect.Array:
+			for i := range a.Len() {
+				walk(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i))
+			}
+		}
+	}
+	walk("peakTracker", reflect.ValueOf(p), reflect.ValueOf(c))
+	if p.kept.bytes() == 0 || len(p.pending) == 0 {
+		t.Fatalf("the tracker keeps %d bytes and %d pending: nothing to share", p.kept.bytes(), len(p.pending))
 	}
 }
