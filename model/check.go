@@ -80,6 +80,7 @@ type checker struct {
 	sels   []selection    // lane × slot; slot 0 is every key
 	exps   []expState     // in file order
 	events []checkEvent   // by time
+	free   []*edgeState   // trackers' states to reuse
 	next   int            // events[:next] have fired
 	slot   int            // its key's slot, 0 when no expectation names it
 }
@@ -153,7 +154,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		}
 	}
 	c.slots = 1 + len(c.keys)
-	c.events = make([]checkEvent, 0, 3*len(s.Expect))
+	c.events = make([]checkEvent, 0, 4*len(s.Expect))
 	c.sels = make([]selection, len(s.Lanes)*c.slots)
 	defs := LanesOf(s)
 	groups := map[groupKey]*peakGroup{}
@@ -177,7 +178,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 				k := trackerKey{lane, slot, w, from, to}
 				t := trackers[k]
 				if t == nil {
-					t = &selTracker{p: peakTracker{window: w}, sel: sel}
+					t = &selTracker{window: w, sel: sel}
 					trackers[k] = t
 					c.events = append(c.events, checkEvent{at: from, kind: eventOn, tr: t}, checkEvent{at: to, kind: eventOff, tr: t})
 				}
@@ -229,23 +230,109 @@ type trackerKey struct {
 
 // selTracker is a peak tracker fed the admissions of one selection that
 // arrive in [from, to) (its eventOn and eventOff), shared by the
-// expectations that need the same.
+// expectations that need the same. At eventOff every release it still
+// waits for is known: it lets them pass and keeps only its peak.
 type selTracker struct {
-	p    peakTracker
-	sel  *selection
-	pos  int  // its index in sel.trackers while on
-	done bool // peak and at are p's final peak
-	peak int64
-	at   time.Duration
+	window time.Duration
+	sel    *selection
+	pos    int        // its index in sel.trackers while on
+	on     *edgeState // while on
+	peak   int64      // after eventOff
+	peakAt time.Duration
 }
 
-// final is the tracker's peak once every request is decided.
-func (t *selTracker) final() (int64, time.Duration) {
-	if !t.done {
-		t.peak, t.at = t.p.peakBy(endOfTime)
-		t.done = true
+// edgeState is an on tracker's passages, peak and releases still due; the
+// checker reuses it for the next tracker that comes on.
+type edgeState struct {
+	p   peakTracker
+	due dueQueue
+}
+
+func (t *selTracker) admit(at, delay time.Duration, cost int64) {
+	e := t.on
+	for e.due.dueBy(at, false) {
+		e.p.pass(e.due.pop())
 	}
-	return t.peak, t.at
+	if delay > 0 {
+		e.due.push(passage{at + delay, cost})
+		return
+	}
+	e.p.pass(passage{at, cost})
+}
+
+// start readies t to take admissions, with free's last state if any.
+func (t *selTracker) start(free *[]*edgeState) {
+	if n := len(*free); n > 0 {
+		t.on, *free = (*free)[n-1], (*free)[:n-1]
+	} else {
+		t.on = new(edgeState)
+	}
+	t.on.p.window = t.window
+}
+
+// stop ends t's admissions: what waits passes, the peak is kept and the
+// state goes to free, emptied but for its buffers.
+func (t *selTracker) stop(free *[]*edgeState) {
+	e := t.on
+	for e.due.dueBy(endOfTime, false) {
+		e.p.pass(e.due.pop())
+	}
+	t.peak, t.peakAt, t.on = e.p.peak, e.p.peakAt, nil
+	strands, loose, fifo, heap := e.p.kept.strands[:0], e.p.kept.loose.buf[:0], e.due.fifo[:0], e.due.heap[:0]
+	*e = edgeState{}
+	e.p.kept.strands, e.p.kept.loose.buf, e.due.fifo, e.due.heap = strands, loose, fifo, heap
+	*free = append(*free, e)
+}
+
+// dueQueue holds releases still due, earliest first: in a queue while they
+// come in time order (a leaky bucket releases each key's requests in
+// arrival order), in a heap those that come earlier than the latest queued.
+type dueQueue struct {
+	fifo []passage // fifo[head:], in time order
+	head int
+	heap []passage // a min-heap by time
+}
+
+func (q *dueQueue) push(x passage) {
+	if n := len(q.fifo); n == q.head || q.fifo[n-1].at <= x.at {
+		if n == q.head {
+			q.fifo, q.head = q.fifo[:0], 0
+		} else if q.head >= 256 && 2*q.head >= n {
+			q.fifo, q.head = q.fifo[:copy(q.fifo, q.fifo[q.head:])], 0
+		}
+		q.fifo = append(q.fifo, x)
+		return
+	}
+	q.heap = heapPush(q.heap, x)
+}
+
+// dueBy reports whether a release is due at or before t (before t when
+// strict).
+func (q *dueQueue) dueBy(t time.Duration, strict bool) bool {
+	at := endOfTime
+	switch {
+	case q.head < len(q.fifo):
+		at = q.fifo[q.head].at
+		if len(q.heap) > 0 {
+			at = min(at, q.heap[0].at)
+		}
+	case len(q.heap) > 0:
+		at = q.heap[0].at
+	default:
+		return false
+	}
+	return at < t || !strict && at == t
+}
+
+// pop removes and returns the earliest release; there must be one.
+func (q *dueQueue) pop() passage {
+	if len(q.heap) > 0 && (q.head == len(q.fifo) || q.heap[0].at < q.fifo[q.head].at) {
+		var x passage
+		x, q.heap = heapPop(q.heap)
+		return x
+	}
+	q.head++
+	return q.fifo[q.head-1]
 }
 
 // peakGroup measures the peaks of the expectations on one lane, key and
@@ -266,11 +353,11 @@ func (t *selTracker) final() (int64, time.Duration) {
 // of the selection's admitted cost measure, and those ending at Until or
 // later hold less than the one ending at the last passage before Until.
 type peakGroup struct {
-	window  time.Duration
-	kept    braid
-	max     rangeMax
-	pending []passage // min-heap of the releases still due
-	active  int       // expectations between From and Until
+	window time.Duration
+	kept   braid
+	max    rangeMax
+	due    dueQueue // the releases still due
+	active int      // expectations between From and Until
 }
 
 // peakEdges: on a lane that delays by up to D, the windows of an
@@ -295,10 +382,8 @@ func (g *peakGroup) pass(x passage) {
 
 // release lets pass the releases due at or before t (before t when strict).
 func (g *peakGroup) release(t time.Duration, strict bool) {
-	for len(g.pending) > 0 && (g.pending[0].at < t || !strict && g.pending[0].at == t) {
-		var x passage
-		x, g.pending = heapPop(g.pending)
-		g.pass(x)
+	for g.due.dueBy(t, strict) {
+		g.pass(g.due.pop())
 	}
 }
 
@@ -346,13 +431,13 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 	for _, g := range sel.groups {
 		g.release(at, false)
 		if d.Delay > 0 {
-			g.pending = heapPush(g.pending, passage{at + d.Delay, cost})
+			g.due.push(passage{at + d.Delay, cost})
 		} else {
 			g.pass(passage{at, cost})
 		}
 	}
 	for _, t := range sel.trackers {
-		t.p.admit(at, d.Delay, cost)
+		t.admit(at, d.Delay, cost)
 	}
 }
 
@@ -363,9 +448,11 @@ func (c *checker) fire(t time.Duration) {
 		if tr := ev.tr; tr != nil {
 			sel := tr.sel
 			if ev.kind == eventOn {
+				tr.start(&c.free)
 				tr.pos = len(sel.trackers)
 				sel.trackers = append(sel.trackers, tr)
 			} else {
+				tr.stop(&c.free)
 				last := sel.trackers[len(sel.trackers)-1]
 				sel.trackers[tr.pos], last.pos = last, tr.pos
 				sel.trackers = sel.trackers[:len(sel.trackers)-1]
@@ -425,7 +512,7 @@ func (x *expState) peak() (int64, time.Duration) {
 	better(x.late, x.lateAt)
 	for _, t := range x.edges {
 		if t != nil {
-			better(t.final())
+			better(t.peak, t.peakAt)
 		}
 	}
 	return peak, at
