@@ -242,22 +242,66 @@ type selTracker struct {
 }
 
 // edgeState is an on tracker's passages, peak and releases still due; the
-// checker reuses it for the next tracker that comes on.
+// checker reuses it for the next tracker that comes on. An edge is short
+// (window + D of arrivals), so its window's passages are kept plainly, one
+// per instant, in win[head:], until they are more than edgePlain: then
+// they move to p's braid, which keeps a long window compressed.
 type edgeState struct {
-	p   peakTracker
-	due dueQueue
+	p     peakTracker // its window and peak, and its braid once in use
+	win   []passage
+	head  int
+	sum   int64 // the cost in win[head:]
+	braid bool
+	due   dueQueue
 }
+
+// edgePlain is a variable for the tests, which make edges move to a braid.
+var edgePlain = 1024
 
 func (t *selTracker) admit(at, delay time.Duration, cost int64) {
 	e := t.on
 	for e.due.dueBy(at, false) {
-		e.p.pass(e.due.pop())
+		e.pass(e.due.pop())
 	}
 	if delay > 0 {
 		e.due.push(passage{at + delay, cost})
 		return
 	}
-	e.p.pass(passage{at, cost})
+	e.pass(passage{at, cost})
+}
+
+// pass lets x pass: the window ending at x.at holds it.
+func (e *edgeState) pass(x passage) {
+	if e.braid {
+		e.p.pass(x)
+		return
+	}
+	cut := x.at - e.p.window
+	for e.head < len(e.win) && e.win[e.head].at <= cut {
+		e.sum -= e.win[e.head].cost
+		e.head++
+	}
+	switch n := len(e.win); {
+	case n > e.head && e.win[n-1].at == x.at:
+		e.win[n-1].cost += x.cost
+	case n-e.head >= edgePlain:
+		for _, y := range e.win[e.head:] {
+			e.p.kept.add(y, e.p.window)
+		}
+		e.win, e.head, e.sum, e.braid = e.win[:0], 0, 0, true
+		e.p.pass(x)
+		return
+	default:
+		if e.head == n {
+			e.win, e.head = e.win[:0], 0
+		} else if e.head >= 256 && 2*e.head >= n {
+			e.win, e.head = e.win[:copy(e.win, e.win[e.head:])], 0
+		}
+		e.win = append(e.win, x)
+	}
+	if e.sum += x.cost; e.sum > e.p.peak {
+		e.p.peak, e.p.peakAt = e.sum, x.at
+	}
 }
 
 // start readies t to take admissions, with free's last state if any.
@@ -275,11 +319,11 @@ func (t *selTracker) start(free *[]*edgeState) {
 func (t *selTracker) stop(free *[]*edgeState) {
 	e := t.on
 	for e.due.dueBy(endOfTime, false) {
-		e.p.pass(e.due.pop())
+		e.pass(e.due.pop())
 	}
 	t.peak, t.peakAt, t.on = e.p.peak, e.p.peakAt, nil
-	strands, loose, fifo, heap := e.p.kept.strands[:0], e.p.kept.loose.buf[:0], e.due.fifo[:0], e.due.heap[:0]
-	*e = edgeState{}
+	strands, loose, win, fifo, heap := e.p.kept.strands[:0], e.p.kept.loose.buf[:0], e.win[:0], e.due.fifo[:0], e.due.heap[:0]
+	*e = edgeState{win: win}
 	e.p.kept.strands, e.p.kept.loose.buf, e.due.fifo, e.due.heap = strands, loose, fifo, heap
 	*free = append(*free, e)
 }
