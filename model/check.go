@@ -154,11 +154,18 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		}
 	}
 	c.slots = 1 + len(c.keys)
-	c.events = make([]checkEvent, 0, 4*len(s.Expect))
+	peaks := 0
+	for i := range s.Expect {
+		if s.Expect[i].Peak != nil {
+			peaks++
+		}
+	}
+	// From, Until, and for a peak a Mid and two trackers' On and Off.
+	c.events = make([]checkEvent, 0, 2*len(s.Expect)+5*peaks)
 	c.sels = make([]selection, len(s.Lanes)*c.slots)
 	defs := LanesOf(s)
 	groups := map[groupKey]*peakGroup{}
-	trackers := map[trackerKey]*selTracker{}
+	trackers := make(map[trackerKey]*selTracker, 2*peaks)
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		lane := laneIndex[e.Lane]
