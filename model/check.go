@@ -93,10 +93,9 @@ type selection struct {
 	lastPass time.Duration // arrival of the latest admission
 	// open holds, by the outcome they assert, the outcome assertions
 	// between their From and Until that no request contradicted yet.
-	open     [3][]*expState
-	groups   []*peakGroup  // the active ones
-	trackers []*selTracker // the active ones
-	used     bool
+	open   [3][]*expState
+	groups []*peakGroup // the active ones
+	used   bool
 }
 
 // expState is one expectation's measures.
@@ -112,22 +111,21 @@ type expState struct {
 	// passes requests on arrival), and for the others, at the edges, from
 	// the running cost (D = 0) or by trackers (see peakEdges).
 	group     *peakGroup
-	edges     [2]*selTracker // the trackers, when D > 0; nil when none
-	startCost int64          // sel.cost at From
-	early     int64          // D = 0: the cost passing in [From, min(From + window, Until))
-	earlyAt   time.Duration  // the last arrival among them
-	query     int32          // group.max's query for the windows ending in [From + window + D, Until), −1 when none
-	late      int64          // its answer, read at Until: the largest of those windows
-	lateAt    time.Duration  // the end of the first one that reached it
+	edges     [2]*edgeTracker // the trackers, when D > 0; nil when none
+	startCost int64           // sel.cost at From
+	early     int64           // D = 0: the cost passing in [From, min(From + window, Until))
+	earlyAt   time.Duration   // the last arrival among them
+	query     int32           // group.max's query for the windows ending in [From + window + D, Until), −1 when none
+	late      int64           // its answer, read at Until: the largest of those windows
+	lateAt    time.Duration   // the end of the first one that reached it
 }
 
 // checkEvent is something to do before the first request at or after at.
 type checkEvent struct {
 	at   time.Duration
-	key  int64 // at × 8 + kind, to sort by
 	kind uint8
-	x    *expState   // eventFrom, eventMid, eventUntil
-	tr   *selTracker // eventOn, eventOff
+	x    *expState    // eventFrom, eventMid, eventUntil
+	tr   *edgeTracker // eventOn, eventOff
 }
 
 const (
@@ -165,7 +163,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 	c.sels = make([]selection, len(s.Lanes)*c.slots)
 	defs := LanesOf(s)
 	groups := map[groupKey]*peakGroup{}
-	trackers := make(map[trackerKey]*selTracker, 2*peaks)
+	trackers := make(map[trackerKey]*edgeTracker, 2*peaks)
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		lane := laneIndex[e.Lane]
@@ -181,31 +179,35 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		c.events = append(c.events, checkEvent{at: from, kind: eventFrom, x: x})
 		if e.Peak != nil {
 			w, d := e.PeakWindow, maxDelay(defs[lane].Policy)
-			tracker := func(from, to time.Duration) *selTracker {
-				k := trackerKey{lane, slot, w, from, to}
+			group := func() *peakGroup {
+				k := groupKey{lane, slot, w}
+				if groups[k] == nil {
+					groups[k] = &peakGroup{window: w}
+				}
+				return groups[k]
+			}
+			tracker := func(lo, hi, on, off time.Duration) *edgeTracker {
+				k := trackerKey{lane, slot, w, lo, hi, on, off}
 				t := trackers[k]
 				if t == nil {
-					t = &selTracker{window: w, sel: sel}
+					t = &edgeTracker{g: x.group, lo: lo, hi: hi}
 					trackers[k] = t
-					c.events = append(c.events, checkEvent{at: from, kind: eventOn, tr: t}, checkEvent{at: to, kind: eventOff, tr: t})
+					c.events = append(c.events, checkEvent{at: on, kind: eventOn, tr: t}, checkEvent{at: off, kind: eventOff, tr: t})
 				}
 				return t
 			}
 			// edge = window + D, unless the range is no longer than that.
 			if edge := until - from; w < edge && d < edge-w {
 				edge = w + d
-				k := groupKey{lane, slot, w}
-				if groups[k] == nil {
-					groups[k] = &peakGroup{window: w}
-				}
-				x.group = groups[k]
+				x.group = group()
 				c.events = append(c.events, checkEvent{at: from + edge, kind: eventMid, x: x})
-				if d > 0 {
-					x.edges = [2]*selTracker{tracker(from, from+edge), tracker(until-edge, until)}
+				if d > 0 { // (until + d < 2 × until: no overflow)
+					x.edges = [2]*edgeTracker{tracker(from, endOfTime, from, from+edge), tracker(0, until, until-w, until+d)}
 				}
 			} else if d > 0 {
 				if from < until {
-					x.edges[0] = tracker(from, until)
+					x.group = group()
+					x.edges[0] = tracker(from, until, from, until+min(d, endOfTime-until))
 				}
 			} else { // the running cost measures every window that ends by Until
 				c.events = append(c.events, checkEvent{at: until, kind: eventMid, x: x})
@@ -215,13 +217,14 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 	}
 	// By time, and at one instant Froms, then Mids, then Untils: an
 	// expectation's own events stay in order (the others' order does not
-	// matter). Every time is in [0, scenarios.MaxTime + 1ns], under 2^55 ns,
-	// so that time and kind pack into one key.
-	for i := range c.events {
-		ev := &c.events[i]
-		ev.key = int64(ev.at)<<3 | int64(ev.kind)
-	}
-	slices.SortFunc(c.events, func(a, b checkEvent) int { return cmp.Compare(a.key, b.key) })
+	// matter). A tracker's eventOff may come at a release far past the last
+	// request (Until + D), so time and kind are compared apart.
+	slices.SortFunc(c.events, func(a, b checkEvent) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.kind, b.kind)
+	})
 	return c, nil
 }
 
@@ -231,25 +234,24 @@ type groupKey struct {
 }
 
 type trackerKey struct {
-	lane, slot          int
-	window, from, until time.Duration
+	lane, slot                 int
+	window, lo, hi, from, till time.Duration
 }
 
-// selTracker is a peak tracker fed the admissions of one selection that
-// arrive in [from, to) (its eventOn and eventOff), shared by the
-// expectations that need the same. At eventOff every release it still
-// waits for is known: it lets them pass and keeps only its peak.
-type selTracker struct {
-	window time.Duration
-	sel    *selection
-	pos    int        // its index in sel.trackers while on
+// edgeTracker measures an edge's windows (see peakEdges): it takes what
+// its group lets pass from its eventOn to its eventOff (release times) and
+// arrived in [lo, hi), shared by the expectations that need the same.
+type edgeTracker struct {
+	g      *peakGroup
+	lo, hi time.Duration
+	pos    int        // its index in g.edges while on
 	on     *edgeState // while on
 	peak   int64      // after eventOff
 	peakAt time.Duration
 }
 
-// edgeState is an on tracker's passages, peak and releases still due; the
-// checker reuses it for the next tracker that comes on. An edge is short
+// edgeState is an on tracker's window and peak; the checker reuses it for
+// the next tracker that comes on. An edge is short
 // (window + D of arrivals), so its window's passages are kept plainly, one
 // per instant, in win[head:], until they are more than edgePlain: then
 // they move to p's braid, which keeps a long window compressed.
@@ -259,23 +261,10 @@ type edgeState struct {
 	head  int
 	sum   int64 // the cost in win[head:]
 	braid bool
-	due   dueQueue
 }
 
 // edgePlain is a variable for the tests, which make edges move to a braid.
 var edgePlain = 1024
-
-func (t *selTracker) admit(at, delay time.Duration, cost int64) {
-	e := t.on
-	for e.due.dueBy(at, false) {
-		e.pass(e.due.pop())
-	}
-	if delay > 0 {
-		e.due.push(passage{at + delay, cost})
-		return
-	}
-	e.pass(passage{at, cost})
-}
 
 // pass lets x pass: the window ending at x.at holds it.
 func (e *edgeState) pass(x passage) {
@@ -311,27 +300,30 @@ func (e *edgeState) pass(x passage) {
 	}
 }
 
-// start readies t to take admissions, with free's last state if any.
-func (t *selTracker) start(free *[]*edgeState) {
+// start puts t on its group, with free's last state if any.
+func (t *edgeTracker) start(free *[]*edgeState) {
 	if n := len(*free); n > 0 {
 		t.on, *free = (*free)[n-1], (*free)[:n-1]
 	} else {
 		t.on = new(edgeState)
 	}
-	t.on.p.window = t.window
+	t.on.p.window = t.g.window
+	t.pos = len(t.g.edges)
+	t.g.edges = append(t.g.edges, t)
 }
 
-// stop ends t's admissions: what waits passes, the peak is kept and the
-// state goes to free, emptied but for its buffers.
-func (t *selTracker) stop(free *[]*edgeState) {
+// stop takes t off its group: the peak is kept and the state goes to free,
+// emptied but for its buffers.
+func (t *edgeTracker) stop(free *[]*edgeState) {
+	g := t.g
+	last := g.edges[len(g.edges)-1]
+	g.edges[t.pos], last.pos = last, t.pos
+	g.edges = g.edges[:len(g.edges)-1]
 	e := t.on
-	for e.due.dueBy(endOfTime, false) {
-		e.pass(e.due.pop())
-	}
 	t.peak, t.peakAt, t.on = e.p.peak, e.p.peakAt, nil
-	strands, loose, win, fifo, heap := e.p.kept.strands[:0], e.p.kept.loose.buf[:0], e.win[:0], e.due.fifo[:0], e.due.heap[:0]
+	strands, loose, win := e.p.kept.strands[:0], e.p.kept.loose.buf[:0], e.win[:0]
 	*e = edgeState{win: win}
-	e.p.kept.strands, e.p.kept.loose.buf, e.due.fifo, e.due.heap = strands, loose, fifo, heap
+	e.p.kept.strands, e.p.kept.loose.buf = strands, loose
 	*free = append(*free, e)
 }
 
@@ -339,12 +331,18 @@ func (t *selTracker) stop(free *[]*edgeState) {
 // come in time order (a leaky bucket releases each key's requests in
 // arrival order), in a heap those that come earlier than the latest queued.
 type dueQueue struct {
-	fifo []passage // fifo[head:], in time order
+	fifo []release // fifo[head:], in time order
 	head int
-	heap []passage // a min-heap by time
+	heap []release // a min-heap by time
 }
 
-func (q *dueQueue) push(x passage) {
+// release is an admission's passage, with its arrival.
+type release struct {
+	at, arrival time.Duration
+	cost        int64
+}
+
+func (q *dueQueue) push(x release) {
 	if n := len(q.fifo); n == q.head || q.fifo[n-1].at <= x.at {
 		if n == q.head {
 			q.fifo, q.head = q.fifo[:0], 0
@@ -354,7 +352,15 @@ func (q *dueQueue) push(x passage) {
 		q.fifo = append(q.fifo, x)
 		return
 	}
-	q.heap = heapPush(q.heap, x)
+	q.heap = append(q.heap, x)
+	for i := len(q.heap) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if q.heap[parent].at <= q.heap[i].at {
+			break
+		}
+		q.heap[parent], q.heap[i] = q.heap[i], q.heap[parent]
+		i = parent
+	}
 }
 
 // dueBy reports whether a release is due at or before t (before t when
@@ -376,11 +382,27 @@ func (q *dueQueue) dueBy(t time.Duration, strict bool) bool {
 }
 
 // pop removes and returns the earliest release; there must be one.
-func (q *dueQueue) pop() passage {
-	if len(q.heap) > 0 && (q.head == len(q.fifo) || q.heap[0].at < q.fifo[q.head].at) {
-		var x passage
-		x, q.heap = heapPop(q.heap)
-		return x
+func (q *dueQueue) pop() release {
+	if h := q.heap; len(h) > 0 && (q.head == len(q.fifo) || h[0].at < q.fifo[q.head].at) {
+		top, last := h[0], len(h)-1
+		h[0] = h[last]
+		h = h[:last]
+		for i := 0; ; {
+			small, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && h[l].at < h[small].at {
+				small = l
+			}
+			if r < len(h) && h[r].at < h[small].at {
+				small = r
+			}
+			if small == i {
+				break
+			}
+			h[i], h[small] = h[small], h[i]
+			i = small
+		}
+		q.heap = h
+		return top
 	}
 	q.head++
 	return q.fifo[q.head-1]
@@ -389,9 +411,9 @@ func (q *dueQueue) pop() passage {
 // peakGroup measures the peaks of the expectations on one lane, key and
 // window w whatever their From and Until. The group takes the selection's
 // admissions while one of its expectations is between From and Until and
-// lets them pass in release order (on a lane that delays, through a heap
+// lets them pass in release order (on a lane that delays, through a queue
 // of what is still due), keeping the sum of the window ending at each
-// passage.
+// passage, and handing each passage to the edge trackers on.
 //
 // A passage released in (t − w, t] arrived in (t − w − D, t], D the lane's
 // longest delay. So for t in [From + w + D, Until) every passage of the
@@ -407,28 +429,38 @@ type peakGroup struct {
 	window time.Duration
 	kept   braid
 	max    rangeMax
-	due    dueQueue // the releases still due
-	active int      // expectations between From and Until
+	due    dueQueue       // the releases still due
+	active int            // expectations between From and Until
+	edges  []*edgeTracker // the edge trackers on
 }
 
 // peakEdges: on a lane that delays by up to D, the windows of an
 // expectation's peak that end at t in [From, From + w + D) may miss a
 // passage arrived before From, and those ending at Until or later (up to
 // the last release, before Until + D) may count one arrived at Until or
-// later. A tracker fed the selection's admissions arriving in [From, From +
-// w + D) measures the first exactly (each passage in them arrived by t),
-// and one fed those arriving in [Until − w − D, Until) the second (each
-// arrived after t − w − D ≥ Until − w − D); every other window either
-// measures is a sum of selected passages only, never above the window's
-// true sum. So the largest of the trackers' peaks and the group's answer,
-// the earliest on a tie, is the expectation's peak. Each tracker takes w +
-// D of arrivals; a range no longer than that gets one tracker, fed the
-// whole range, and no query.
+// later. Two trackers measure them, each taking from the group what passes
+// over its edge and was selected: the first, from release From to From +
+// w + D, what arrived at From or later (a passage released by t arrived by
+// t, before Until), exactly; the second, from release Until − w to Until +
+// D, what arrived before Until (a passage released in (t − w, t], t ≥
+// Until, arrived after t − w − D > From), exactly for the windows ending
+// at Until or later. Every other window either measures is a sum of
+// selected passages only, never above the window's true sum. So the
+// largest of the trackers' peaks and the group's answer, the earliest on a
+// tie, is the expectation's peak. Each tracker takes w + D of releases; a
+// range no longer than that gets one tracker, from release From to Until +
+// D taking what arrived in [From, Until), and no query.
 
 // pass lets x pass: the window ending at x.at holds it.
-func (g *peakGroup) pass(x passage) {
-	g.kept.add(x, g.window)
+func (g *peakGroup) pass(x release) {
+	p := passage{x.at, x.cost}
+	g.kept.add(p, g.window)
 	g.max.push(g.kept.sum, x.at)
+	for _, t := range g.edges {
+		if t.lo <= x.arrival && x.arrival < t.hi {
+			t.on.pass(p)
+		}
+	}
 }
 
 // release lets pass the releases due at or before t (before t when strict).
@@ -482,13 +514,10 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 	for _, g := range sel.groups {
 		g.release(at, false)
 		if d.Delay > 0 {
-			g.due.push(passage{at + d.Delay, cost})
+			g.due.push(release{at + d.Delay, at, cost})
 		} else {
-			g.pass(passage{at, cost})
+			g.pass(release{at, at, cost})
 		}
-	}
-	for _, t := range sel.trackers {
-		t.admit(at, d.Delay, cost)
 	}
 }
 
@@ -497,16 +526,11 @@ func (c *checker) fire(t time.Duration) {
 	for ; c.next < len(c.events) && c.events[c.next].at <= t; c.next++ {
 		ev := c.events[c.next]
 		if tr := ev.tr; tr != nil {
-			sel := tr.sel
+			tr.g.release(ev.at, true) // what passes before the event's instant
 			if ev.kind == eventOn {
 				tr.start(&c.free)
-				tr.pos = len(sel.trackers)
-				sel.trackers = append(sel.trackers, tr)
 			} else {
 				tr.stop(&c.free)
-				last := sel.trackers[len(sel.trackers)-1]
-				sel.trackers[tr.pos], last.pos = last, tr.pos
-				sel.trackers = sel.trackers[:len(sel.trackers)-1]
 			}
 			continue
 		}

@@ -316,6 +316,18 @@ func TestCheckDelayingPeaksMatchBruteForce(t *testing.T) {
 					e.From, e.Until = e.Until, e.From
 				}
 			}
+			if rng.IntN(4) == 0 { // Until just after an arrival delayed by D: its release ends the last window
+				var maxed []time.Duration
+				for _, r := range recs {
+					if s.Lanes[r.Lane].Name == e.Lane && r.Decision.Delay == d && d > 0 {
+						maxed = append(maxed, r.Request.At)
+					}
+				}
+				if len(maxed) > 0 {
+					e.Until = maxed[rng.IntN(len(maxed))] + 1
+					e.From = min(e.From, e.Until)
+				}
+			}
 			s.Expect = append(s.Expect, e)
 			if rng.IntN(4) == 0 { // one overlapping it, sharing an edge
 				o := e
