@@ -112,6 +112,7 @@ type expState struct {
 	// the running cost (D = 0) or by trackers (see peakEdges).
 	group     *peakGroup
 	edges     [2]*edgeTracker // the trackers, when D > 0; nil when none
+	windowed  bool            // the group's window sums measure a part
 	startCost int64           // sel.cost at From
 	early     int64           // D = 0: the cost passing in [From, min(From + window, Until))
 	earlyAt   time.Duration   // the last arrival among them
@@ -199,7 +200,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 			// edge = window + D, unless the range is no longer than that.
 			if edge := until - from; w < edge && d < edge-w {
 				edge = w + d
-				x.group = group()
+				x.group, x.windowed = group(), true
 				c.events = append(c.events, checkEvent{at: from + edge, kind: eventMid, x: x})
 				if d > 0 { // (until + d < 2 × until: no overflow)
 					x.edges = [2]*edgeTracker{tracker(from, endOfTime, from, from+edge), tracker(0, until, until-w, until+d)}
@@ -432,6 +433,10 @@ type peakGroup struct {
 	due    dueQueue       // the releases still due
 	active int            // expectations between From and Until
 	edges  []*edgeTracker // the edge trackers on
+	// windowed counts the expectations between From and Until whose
+	// middle windows the group measures: the window is kept only then
+	// (each one's From is before its first window's start: From + D).
+	windowed int
 }
 
 // peakEdges: on a lane that delays by up to D, the windows of an
@@ -454,8 +459,10 @@ type peakGroup struct {
 // pass lets x pass: the window ending at x.at holds it.
 func (g *peakGroup) pass(x release) {
 	p := passage{x.at, x.cost}
-	g.kept.add(p, g.window)
-	g.max.push(g.kept.sum, x.at)
+	if g.windowed > 0 {
+		g.kept.add(p, g.window)
+		g.max.push(g.kept.sum, x.at)
+	}
 	for _, t := range g.edges {
 		if t.lo <= x.arrival && x.arrival < t.hi {
 			t.on.pass(p)
@@ -549,6 +556,9 @@ func (c *checker) fire(t time.Duration) {
 				if g.active++; g.active == 1 {
 					sel.groups = append(sel.groups, g)
 				}
+				if x.windowed {
+					g.windowed++
+				}
 			}
 		case eventMid:
 			if x.edges[0] == nil {
@@ -566,6 +576,9 @@ func (c *checker) fire(t time.Duration) {
 				x.late, x.lateAt = x.group.max.result(x.query)
 			}
 			if g := x.group; g != nil {
+				if x.windowed {
+					g.windowed--
+				}
 				if g.active--; g.active == 0 {
 					sel.groups = slices.DeleteFunc(sel.groups, func(h *peakGroup) bool { return h == g })
 				}
