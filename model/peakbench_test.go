@@ -317,7 +317,10 @@ expect:
 
 // BenchmarkCheckLeakyPeaks: check against run on a lane that delays, with
 // 3,000 peak expectations that differ in From (the issue asks check ≤ 2 ×
-// run whatever the number of expectations).
+// run whatever the number of expectations). A tracker per expectation fed
+// its whole range took 12.1s (run 11ms); the group for the middle windows
+// and trackers over the edges alone take about 16ms, run 9ms.
+// (`go test -run XXX -bench CheckLeakyPeaks -benchtime 10x ./model`)
 func BenchmarkCheckLeakyPeaks(b *testing.B) {
 	s := leakyPeaks(b, 3000)
 	b.Run("run", func(b *testing.B) {
