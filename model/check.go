@@ -343,6 +343,8 @@ type release struct {
 	cost        int64
 }
 
+func (x release) when() time.Duration { return x.at }
+
 func (q *dueQueue) push(x release) {
 	if n := len(q.fifo); n == q.head || q.fifo[n-1].at <= x.at {
 		if n == q.head {
@@ -353,15 +355,7 @@ func (q *dueQueue) push(x release) {
 		q.fifo = append(q.fifo, x)
 		return
 	}
-	q.heap = append(q.heap, x)
-	for i := len(q.heap) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if q.heap[parent].at <= q.heap[i].at {
-			break
-		}
-		q.heap[parent], q.heap[i] = q.heap[i], q.heap[parent]
-		i = parent
-	}
+	q.heap = heapPush(q.heap, x)
 }
 
 // dueBy reports whether a release is due at or before t (before t when
@@ -385,24 +379,8 @@ func (q *dueQueue) dueBy(t time.Duration, strict bool) bool {
 // pop removes and returns the earliest release; there must be one.
 func (q *dueQueue) pop() release {
 	if h := q.heap; len(h) > 0 && (q.head == len(q.fifo) || h[0].at < q.fifo[q.head].at) {
-		top, last := h[0], len(h)-1
-		h[0] = h[last]
-		h = h[:last]
-		for i := 0; ; {
-			small, l, r := i, 2*i+1, 2*i+2
-			if l < len(h) && h[l].at < h[small].at {
-				small = l
-			}
-			if r < len(h) && h[r].at < h[small].at {
-				small = r
-			}
-			if small == i {
-				break
-			}
-			h[i], h[small] = h[small], h[i]
-			i = small
-		}
-		q.heap = h
+		var top release
+		top, q.heap = heapPop(h)
 		return top
 	}
 	q.head++

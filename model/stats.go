@@ -176,12 +176,17 @@ func (p *peakTracker) peakBy(t time.Duration) (int64, time.Duration) {
 // push adds a delayed passage to the pending ones.
 func (p *peakTracker) push(x passage) { p.pending = heapPush(p.pending, x) }
 
+// timed is what a min-heap by time holds: a passage, a release.
+type timed interface{ when() time.Duration }
+
+func (x passage) when() time.Duration { return x.at }
+
 // heapPush and heapPop keep h a min-heap by time.
-func heapPush(h []passage, x passage) []passage {
+func heapPush[T timed](h []T, x T) []T {
 	h = append(h, x)
 	for i := len(h) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if h[parent].at <= h[i].at {
+		if h[parent].when() <= h[i].when() {
 			break
 		}
 		h[parent], h[i] = h[i], h[parent]
@@ -190,17 +195,17 @@ func heapPush(h []passage, x passage) []passage {
 	return h
 }
 
-func heapPop(h []passage) (passage, []passage) {
+func heapPop[T timed](h []T) (T, []T) {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
 	h = h[:last]
 	for i := 0; ; {
 		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].at < h[small].at {
+		if l < len(h) && h[l].when() < h[small].when() {
 			small = l
 		}
-		if r < len(h) && h[r].at < h[small].at {
+		if r < len(h) && h[r].when() < h[small].when() {
 			small = r
 		}
 		if small == i {
