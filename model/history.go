@@ -56,14 +56,14 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 	if a.reset != nil {
 		return l.undoReset(a), true
 	}
-	lo := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds[k].fired == a.serial })
+	lo := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds.list[k].fired == a.serial })
 	if lo < 0 { // unreachable: an action on the history has requests on the timeline
 		return Undone{}, false
 	}
 	u.Request = l.Request(lo)
 	l.rewrite(lo, 0, func(next func() (event, bool), push func(event) int) {
 		for e, ok := next(); ok; e, ok = next() {
-			if l.kinds[e.kind].fired == a.serial {
+			if l.kinds.list[e.kind].fired == a.serial {
 				u.N++
 			} else {
 				push(e)
@@ -74,7 +74,7 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 	l.end = a.end
 	l.replaceEvents(lo)
 	l.truncateKeys(a.keys)
-	l.truncateKinds(a.kinds)
+	l.kinds.truncate(a.kinds)
 	l.Seek(l.now)
 	return u, true
 }
@@ -84,12 +84,12 @@ func (l *Lab) Undo() (u Undone, ok bool) {
 // removed requests, Undo puts them back.
 func (l *Lab) Reset() {
 	if l.nFired > 0 {
-		r := &resetUndo{keys: slices.Clone(l.keys[l.baseKeys:]), nFired: l.nFired, now: l.now}
-		from := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds[k].fired != 0 })
+		r := &resetUndo{keys: slices.Clone(l.keys.list[l.baseKeys:]), nFired: l.nFired, now: l.now}
+		from := slices.IndexFunc(l.tl.kind, func(k uint32) bool { return l.kinds.list[k].fired != 0 })
 		l.rewrite(from, 0, func(next func() (event, bool), push func(event) int) {
 			i := from
 			for e, ok := next(); ok; e, ok = next() {
-				if l.kinds[e.kind].fired != 0 {
+				if l.kinds.list[e.kind].fired != 0 {
 					r.fired = append(r.fired, e)
 					r.at = append(r.at, i)
 				} else {
@@ -143,15 +143,12 @@ func (l *Lab) setKeys(extra []string) {
 // truncateKeys forgets every key after the first n, which no request may
 // name.
 func (l *Lab) truncateKeys(n int) {
-	for _, k := range l.keys[n:] {
-		delete(l.keyIndex, k)
-	}
 	for k := range l.admittedSums {
 		if int(k.key) >= n {
 			delete(l.admittedSums, k)
 		}
 	}
-	l.keys = l.keys[:n]
+	l.keys.truncate(n)
 }
 
 // rewrite replaces the timeline from index from on, in place: fn reads

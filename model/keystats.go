@@ -55,7 +55,7 @@ type peakStep struct {
 // until the clock passes what was prepared, which is then redone twice as
 // far.
 func (l *Lab) StatsFor(lane int, key string) Stats {
-	k, ok := l.keyIndex[key]
+	k, ok := l.keys.lookup(key)
 	if !ok {
 		return Stats{PeakWindow: l.peakWindow}
 	}
@@ -100,7 +100,7 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	if ks == nil {
 		ks = &keyStats{all: true}
 		for _, e := range l.tl.kind {
-			if l.kinds[e].key != k {
+			if l.kinds.list[e].key != k {
 				ks.all = false
 				break
 			}
@@ -114,7 +114,7 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	l.ensure(upto)
 	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.defs))}
 	for i, e := range l.tl.kind[:upto] {
-		if l.kinds[e].key == k {
+		if l.kinds.list[e].key == k {
 			ks.idx = append(ks.idx, int32(i))
 		}
 	}

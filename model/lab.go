@@ -72,15 +72,13 @@ type Lab struct {
 	peakChoice time.Duration // the peak window asked for; 0 for the default
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 
-	keys      []string
-	keyIndex  map[string]int32
-	baseKeys  int      // keys[:baseKeys] are the scenario's; later ones were fired
-	tl        timeline // the requests: time and kind
-	kinds     []kind
-	kindIndex map[kind]uint32
-	serial    uint32   // serial of the learner's latest fire action
-	nFired    int      // how many of the timeline's requests the learner fired
-	history   []action // what Undo takes back, latest last
+	keys     interned[string]
+	baseKeys int      // keys.list[:baseKeys] are the scenario's; later ones were fired
+	tl       timeline // the requests: time and kind
+	kinds    interned[kind]
+	serial   uint32   // serial of the learner's latest fire action
+	nFired   int      // how many of the timeline's requests the learner fired
+	history  []action // what Undo takes back, latest last
 
 	// outcomes[lane][i] is lane's verdict on events[i], for i < computed.
 	// frontier is every lane's state after events[:computed], and each
@@ -134,8 +132,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration,
-		keyIndex: map[string]int32{}, kindIndex: map[kind]uint32{}}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration}
 	l.tl.reserve(int(s.RequestCount()) + slack(int(s.RequestCount())))
 	for r := range s.Requests() {
 		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
@@ -143,7 +140,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 	for _, k := range s.Keys() {
 		l.intern(k)
 	}
-	l.baseKeys = len(l.keys)
+	l.baseKeys = len(l.keys.list)
 	if err := l.rebuild(); err != nil {
 		return nil, err
 	}
@@ -176,37 +173,12 @@ func (l *Lab) rebuild() error {
 }
 
 // kindOf interns k.
-func (l *Lab) kindOf(k kind) uint32 {
-	if i, ok := l.kindIndex[k]; ok {
-		return i
-	}
-	i := uint32(len(l.kinds))
-	l.kinds = append(l.kinds, k)
-	l.kindIndex[k] = i
-	return i
-}
-
-// truncateKinds forgets every kind after the first n, which no request may
-// have.
-func (l *Lab) truncateKinds(n int) {
-	for _, k := range l.kinds[n:] {
-		delete(l.kindIndex, k)
-	}
-	l.kinds = l.kinds[:n]
-}
+func (l *Lab) kindOf(k kind) uint32 { return uint32(l.kinds.of(k)) }
 
 // kind is the kind of events[i].
-func (l *Lab) kind(i int) kind { return l.kinds[l.tl.kind[i]] }
+func (l *Lab) kind(i int) kind { return l.kinds.list[l.tl.kind[i]] }
 
-func (l *Lab) intern(key string) int32 {
-	if i, ok := l.keyIndex[key]; ok {
-		return i
-	}
-	i := int32(len(l.keys))
-	l.keys = append(l.keys, key)
-	l.keyIndex[key] = i
-	return i
-}
+func (l *Lab) intern(key string) int32 { return l.keys.of(key) }
 
 // Scenario is the scenario the lab was built from.
 func (l *Lab) Scenario() *scenarios.Scenario { return l.scenario }
@@ -215,7 +187,7 @@ func (l *Lab) Scenario() *scenarios.Scenario { return l.scenario }
 func (l *Lab) Lanes() []Lane { return l.defs }
 
 // Keys are the request keys seen so far, in order of first appearance.
-func (l *Lab) Keys() []string { return l.keys }
+func (l *Lab) Keys() []string { return l.keys.list }
 
 // PeakWindow is the window over which Stats.Peak is measured.
 func (l *Lab) PeakWindow() time.Duration { return l.peakWindow }
@@ -275,7 +247,7 @@ func (l *Lab) Len() int { return l.tl.len() }
 // Request is the i-th request of the timeline, 0 ≤ i < Len.
 func (l *Lab) Request(i int) Request {
 	k := l.kind(i)
-	return Request{At: l.tl.at(i), Key: l.keys[k.key], Cost: k.cost}
+	return Request{At: l.tl.at(i), Key: l.keys.list[k.key], Cost: k.cost}
 }
 
 // Fired reports whether the i-th request was fired by the learner.
@@ -535,7 +507,7 @@ func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
 // estimates. It reads running sums over blocks of requests, so it costs the
 // same however many requests the window holds.
 func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64 {
-	k, ok := l.keyIndex[key]
+	k, ok := l.keys.lookup(key)
 	if !ok {
 		return 0
 	}
@@ -671,7 +643,7 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 		return nil, err
 	}
 	l.serial++
-	l.history = append(l.history, action{serial: l.serial, end: l.end, keys: len(l.keys), kinds: len(l.kinds), fire: f})
+	l.history = append(l.history, action{serial: l.serial, end: l.end, keys: len(l.keys.list), kinds: len(l.kinds.list), fire: f})
 	l.nFired += f.n
 	e := event{at: f.at, kind: l.kindOf(kind{cost: f.cost, key: l.intern(f.key), fired: l.serial})}
 	first := l.Search(f.at)

@@ -17,7 +17,7 @@ type keyVerdicts struct {
 // (among the first Pos), and that request's index; ok is false when key has
 // sent none by then. For the key of the latest request it is LastDecision.
 func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
-	k, known := l.keyIndex[key]
+	k, known := l.keys.lookup(key)
 	if !known {
 		return Record{}, false
 	}
