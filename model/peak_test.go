@@ -272,23 +272,8 @@ func TestTrailUnevenBurstKeepsABitAPassage(t *testing.T) {
 func TestBraidMergedStreamsKeepNoBytes(t *testing.T) {
 	w := 8784 * time.Hour
 	periods := []time.Duration{18 * time.Second, 12750 * time.Millisecond, 8250 * time.Millisecond, 7250 * time.Millisecond, 4250 * time.Millisecond}
-	next := make([]time.Duration, len(periods))
-	for i := range next {
-		next[i] = time.Duration(i) * time.Millisecond
-	}
-	var b braid
-	var n int64
-	for n < 1_000_000 {
-		i := 0
-		for j := range next {
-			if next[j] < next[i] {
-				i = j
-			}
-		}
-		b.add(passage{next[i], 1}, w)
-		next[i] += periods[i]
-		n++
-	}
+	n := int64(1_000_000)
+	b := mergedBraid(periods, n, w)
 	if b.sum != n || len(b.strands) != len(periods) || b.bytes() > 200 {
 		t.Fatalf("%d passages: sum %d, %d strands, %d bytes encoded", n, b.sum, len(b.strands), b.bytes())
 	}
@@ -347,25 +332,32 @@ func TestBraidFewMergedStreamsKeepNoBytes(t *testing.T) {
 		{7 * time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond},
 		{7 * time.Millisecond, 5 * time.Millisecond, 3 * time.Millisecond, 11 * time.Millisecond},
 	} {
-		next := make([]time.Duration, len(periods))
-		for i := range next {
-			next[i] = time.Duration(i) * time.Millisecond
-		}
-		var b braid
-		var n int64
-		for n < 100_000 {
-			i := 0
-			for j := range next {
-				if next[j] < next[i] {
-					i = j
-				}
-			}
-			b.add(passage{next[i], 1}, w)
-			next[i] += periods[i]
-			n++
-		}
+		n := int64(100_000)
+		b := mergedBraid(periods, n, w)
 		if b.sum != n || b.bytes() > 200 {
 			t.Fatalf("periods %v, %d passages: sum %d, %d strands, %d bytes encoded", periods, n, b.sum, len(b.strands), b.bytes())
 		}
 	}
+}
+
+// mergedBraid feeds a braid of window w with n passages of cost 1 from
+// periodic streams of the given periods, the i-th starting at i ms, merged
+// in time order.
+func mergedBraid(periods []time.Duration, n int64, w time.Duration) *braid {
+	next := make([]time.Duration, len(periods))
+	for i := range next {
+		next[i] = time.Duration(i) * time.Millisecond
+	}
+	b := &braid{}
+	for range n {
+		i := 0
+		for j := range next {
+			if next[j] < next[i] {
+				i = j
+			}
+		}
+		b.add(passage{next[i], 1}, w)
+		next[i] += periods[i]
+	}
+	return b
 }
