@@ -24,8 +24,11 @@ import (
 // sentence that comes first (the quiz's explanation of a moment just
 // answered).
 func whyBlock(st *styles, views []laneView, focus, w, h, label int, extra string) []string {
+	if extra == "" {
+		return whyBody(st, views, focus, w, h, label)
+	}
 	room := h - whyFocusRows(st, views, focus, w)
-	if extra == "" || room < 1 {
+	if room < 1 {
 		return whyBody(st, views, focus, w, h, label)
 	}
 	// The extra sentence goes under the heading, in the rows the focused
