@@ -162,12 +162,15 @@ func TestPerKeyLabels(t *testing.T) {
 	requireScreen(t, a, "all keys")
 	press(a, "k")
 	out := screen(a)
-	if !strings.Contains(out, "key "+a.key()) {
-		t.Fatalf("a pinned key's totals are not labelled:\n%s", out)
+	// The log's totals line: the pinned key's own counts and peak, then
+	// every key's.
+	mine, all := a.lab.StatsFor(1, a.key()), a.lab.Stats(1)
+	want := "key " + a.key() + " ✓" + itoa(mine.Admitted-mine.Delayed) + " ✗" + itoa(mine.Rejected) + " · peak " + itoa(mine.Peak)
+	if !strings.Contains(out, want) || !strings.Contains(out, "✓"+itoa(all.Admitted-all.Delayed)+" ✗"+itoa(all.Rejected)+" · peak "+itoa(all.Peak)) {
+		t.Errorf("the log's totals do not show %q beside every key's:\n%s", want, out)
 	}
-	stats := a.lab.StatsFor(1, a.key())
-	if !strings.Contains(out, "peak "+itoa(stats.Peak)) {
-		t.Errorf("the pinned key's peak %d is not shown:\n%s", stats.Peak, out)
+	if mine.Peak == all.Peak {
+		t.Fatalf("the lesson should give the key a peak apart from every key's (%d)", all.Peak)
 	}
 }
 
