@@ -188,6 +188,7 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	case "quiz":
 		p.pause()
 		p.askQuiz(to)
+		say.clear() // the question speaks for itself; "playing to …" would not be true
 		return nil
 	case "note":
 		lab.Seek(stop)

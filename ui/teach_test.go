@@ -465,6 +465,9 @@ func TestQuizThroughALesson(t *testing.T) {
 			t.Fatalf("the quiz asks about request %d with %d decided", a.quiz.index, a.lab.Pos())
 		}
 		requireScreen(t, a, "quiz", "What will")
+		if a.status.text != "" {
+			t.Errorf("the status line says %q over a question", a.status.text)
+		}
 		for a.quiz.asking() {
 			if a.quiz.stage == quizRetry {
 				answer(a, "1s")
