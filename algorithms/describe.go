@@ -1,7 +1,9 @@
 package algorithms
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -16,7 +18,38 @@ const (
 	Duration
 	// RateKind: N/D, a Rate (bounded by Rate.Validate).
 	RateKind
+	// Flag: true or false, a bool; false is the same as absent.
+	Flag
 )
+
+// Family is what kind of lane an algorithm makes: the textbook's exact
+// rule, a library's rule as that library implements it, or a classic
+// mistake shown beside its exact twin.
+type Family int
+
+const (
+	// Textbook: an exact algorithm or variant of the lessons, integer
+	// arithmetic throughout.
+	Textbook Family = iota
+	// Library: the rule a named library implements, with its parameter
+	// names and its own arithmetic (which may round or use floats: its
+	// description says so).
+	Library
+	// Mistake: a way the lessons warn a limiter goes wrong, as code that
+	// makes it would behave.
+	Mistake
+)
+
+// String is "textbook", "library" or "mistake".
+func (f Family) String() string {
+	switch f {
+	case Library:
+		return "library"
+	case Mistake:
+		return "mistake"
+	}
+	return "textbook"
+}
 
 // Param is one parameter of an algorithm, as scenario files write it.
 type Param struct {
@@ -27,9 +60,22 @@ type Param struct {
 	// Want says what a value must be, in the words errors use: "a positive
 	// whole number of tokens".
 	Want string
+	// Optional parameters may be left out, which is the same as their zero
+	// (a Count of 0, a Flag false): Want says what that means. A Count that
+	// is optional may be written 0. Whether a parameter is optional is the
+	// algorithm's choice (see Optional): nginx's burst may be left out,
+	// GCRA's may not.
+	Optional bool
 	// field is the Policy field holding the value: *int64 for a Count,
-	// *time.Duration for a Duration, *Rate for a RateKind.
+	// *time.Duration for a Duration, *Rate for a RateKind, *bool for a Flag.
 	field func(p *Policy) any
+}
+
+// Optional is q as an optional parameter, with want saying what leaving it
+// out means ("a whole number of requests beyond the first, 0 if left out").
+func Optional(q Param, want string) Param {
+	q.Optional, q.Want = true, want
+	return q
 }
 
 // CountOf is where p holds a Count parameter's value.
@@ -41,6 +87,9 @@ func (q Param) DurationOf(p *Policy) *time.Duration { return q.field(p).(*time.D
 // RateOf is where p holds a RateKind parameter's value.
 func (q Param) RateOf(p *Policy) *Rate { return q.field(p).(*Rate) }
 
+// FlagOf is where p holds a Flag parameter's value.
+func (q Param) FlagOf(p *Policy) *bool { return q.field(p).(*bool) }
+
 // IsSet reports whether p gives the parameter a value (a non-zero one).
 func (q Param) IsSet(p Policy) bool {
 	switch v := q.field(&p).(type) {
@@ -50,6 +99,8 @@ func (q Param) IsSet(p Policy) bool {
 		return *v != 0
 	case *Rate:
 		return *v != Rate{}
+	case *bool:
+		return *v
 	}
 	return false
 }
@@ -71,10 +122,23 @@ var (
 // registers its own (register, from an init function).
 type Description struct {
 	Algorithm Algorithm
+	// Family says whether it is a textbook algorithm, a library's rule or a
+	// mistake.
+	Family Family
+	// Source is what a Library or Mistake lane follows, for its why text
+	// and the documentation: "nginx src/http/modules/ngx_http_limit_req_module.c".
+	// Empty for a textbook algorithm.
+	Source string
+	// Status is the HTTP status a rejection answers with: 0 for the usual
+	// 429 Too Many Requests, else the library's own (nginx's limit_req
+	// answers 503 unless limit_req_status says otherwise).
+	Status int
 	// Params are the parameters it takes, in the order files write them.
 	Params []Param
 	// Size is the Count parameter that bounds a request's cost ("limit",
-	// "capacity", ...), one of Params.
+	// "capacity", ...), one of Params; empty for a rule that bounds no cost
+	// (Guava grants any number of permits and makes the next caller pay),
+	// whose MaxCost is then MaxCount.
 	Size string
 	// InFlight is how much MaxCost exceeds Size: 1 for the leaky bucket (one
 	// request in the pipe beside a full queue), else 0.
@@ -83,6 +147,8 @@ type Description struct {
 	Rule string
 	// MaxDelay bounds the delay the policy can give an admitted request; nil
 	// for an algorithm that never delays (it admits at once or rejects).
+	// A shaper whose queue is unbounded (a reservation that puts the bucket
+	// into debt) returns Never.
 	MaxDelay func(p Policy) time.Duration
 	// Horizon is how long a policy remembers (see Policy.Horizon).
 	Horizon func(p Policy) time.Duration
@@ -123,24 +189,52 @@ func (d *Description) Takes(name string) bool {
 	return ok
 }
 
-// size is p's value of the parameter that bounds its cost.
+// size is p's value of the parameter that bounds its cost, MaxCount for
+// an algorithm that bounds none.
 func (d *Description) size(p Policy) int64 {
-	q, _ := d.param(d.Size)
+	q, ok := d.param(d.Size)
+	if !ok {
+		return MaxCount
+	}
 	return *q.CountOf(&p)
+}
+
+// RejectStatus is the HTTP status a rejection answers with: Status, or 429.
+func (d *Description) RejectStatus() int {
+	if d.Status != 0 {
+		return d.Status
+	}
+	return 429
 }
 
 var descriptions = map[Algorithm]*Description{}
 
 // register adds an algorithm's description; each algorithm's file calls it
-// once, from init. Algorithms lists the registered ones in order.
+// once, from init. Algorithms lists the registered ones: the six textbook
+// algorithms in their order, then the others by family and name.
 func register(d Description) {
 	if _, dup := descriptions[d.Algorithm]; dup {
 		panic("algorithms: two descriptions of " + string(d.Algorithm))
 	}
-	if q, ok := d.param(d.Size); !ok || q.Kind != Count {
+	if q, ok := d.param(d.Size); d.Size != "" && (!ok || q.Kind != Count) {
 		panic("algorithms: " + string(d.Algorithm) + "'s size is not one of its count parameters")
 	}
+	for _, q := range d.Params {
+		for _, other := range descriptions {
+			if o, ok := other.param(q.Name); ok && o.Kind != q.Kind {
+				panic("algorithms: parameter " + q.Name + " has two kinds")
+			}
+		}
+	}
 	descriptions[d.Algorithm] = &d
+	if slices.Contains(Algorithms, d.Algorithm) {
+		return // one of the six, listed in its place
+	}
+	Algorithms = append(Algorithms, d.Algorithm)
+	tail := Algorithms[len(textbookOrder):]
+	slices.SortStableFunc(tail, func(a, b Algorithm) int {
+		return cmp.Or(cmp.Compare(descriptions[a].Family, descriptions[b].Family), cmp.Compare(a, b))
+	})
 }
 
 // Describe is a's description, or nil for an unknown algorithm.

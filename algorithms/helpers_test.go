@@ -268,20 +268,61 @@ func boundCheck(p Policy) func(Policy, []req, []Decision) error {
 }
 
 // randPolicy draws a small valid policy for alg whose timescale makes random
-// traces hit both sides of the limit.
+// traces hit both sides of the limit. Its parameters are drawn by kind, from
+// the description alone; an algorithm whose parameters must agree with each
+// other (nginx's rate in r/s or r/m) fixes its draw in policyFixups.
 func randPolicy(r *rand.Rand, alg Algorithm) Policy {
-	size := []int64{1, 2, 3, 5, 10, 1 + r.Int64N(40)}[r.IntN(6)]
-	if Describe(alg).Takes("window") {
+	d := Describe(alg)
+	for range 1000 {
+		size := []int64{1, 2, 3, 5, 10, 1 + r.Int64N(40)}[r.IntN(6)]
 		w := []time.Duration{7, time.Millisecond, 3 * time.Millisecond, time.Second, time.Minute, time.Duration(1 + r.Int64N(1e9))}[r.IntN(6)]
-		return Policy{Algorithm: alg, Limit: size, Window: w}
+		p := Policy{Algorithm: alg}
+		for _, q := range d.Params {
+			if q.Optional && r.IntN(3) == 0 {
+				continue
+			}
+			switch q.Kind {
+			case Count:
+				if q.Name == d.Size {
+					*q.CountOf(&p) = size
+				} else {
+					*q.CountOf(&p) = []int64{1, 2, 3, 5, 1 + r.Int64N(10)}[r.IntN(5)]
+				}
+			case Duration:
+				*q.DurationOf(&p) = w
+			case RateKind:
+				*q.RateOf(&p) = Rate{
+					N:   []int64{1, 2, 3, 7, 10, 1000, 1 + r.Int64N(100)}[r.IntN(7)],
+					Per: []time.Duration{1, 10, time.Millisecond, 100 * time.Millisecond, time.Second, 3 * time.Second, time.Duration(1 + r.Int64N(1e9))}[r.IntN(7)],
+				}
+			case Flag:
+				*q.FlagOf(&p) = r.IntN(2) == 0
+			}
+		}
+		if fix := policyFixups[alg]; fix != nil {
+			fix(r, &p)
+		}
+		if p.Validate() == nil {
+			return p
+		}
 	}
-	rate := Rate{
-		N:   []int64{1, 2, 3, 7, 10, 1000, 1 + r.Int64N(100)}[r.IntN(7)],
-		Per: []time.Duration{1, 10, time.Millisecond, 100 * time.Millisecond, time.Second, 3 * time.Second, time.Duration(1 + r.Int64N(1e9))}[r.IntN(7)],
+	panic("randPolicy: no valid policy of " + string(alg) + " drawn; add a fixup to policyFixups")
+}
+
+// policyFixups adjust randPolicy's draw for algorithms whose parameters
+// constrain each other; each algorithm's test file adds its own, from init.
+var policyFixups = map[Algorithm]func(r *rand.Rand, p *Policy){}
+
+// textbook is the algorithms of the Textbook family: those the reference
+// implementations and bound checkers of the property tests know.
+func textbook() []Algorithm {
+	var out []Algorithm
+	for _, a := range Algorithms {
+		if Describe(a).Family == Textbook {
+			out = append(out, a)
+		}
 	}
-	p := Policy{Algorithm: alg, Rate: rate}
-	setSize(&p, size)
-	return p
+	return out
 }
 
 // setSize sets the parameter of a policy that bounds a request's cost
@@ -295,10 +336,18 @@ func setSize(p *Policy, size int64) {
 // unit is p's natural spacing: the interval between units at the policy's
 // pace, at least 1ns.
 func unit(p Policy) time.Duration {
-	if Describe(p.Algorithm).Takes("window") {
+	d := Describe(p.Algorithm)
+	switch {
+	case d.Takes("window") && d.Takes("limit"):
 		return max(1, p.Window/time.Duration(p.Limit))
+	case d.Takes("rate"):
+		return max(1, p.Rate.Per/time.Duration(p.Rate.N))
+	case d.Takes("fill_interval") && d.Takes("tokens_per_fill"):
+		return max(1, p.FillInterval/time.Duration(p.TokensPerFill))
+	case d.Takes("period") && d.Takes("count_per_period"):
+		return max(1, p.Period/time.Duration(p.CountPerPeriod))
 	}
-	return max(1, p.Rate.Per/time.Duration(p.Rate.N))
+	panic("unit: no pace known for " + string(p.Algorithm))
 }
 
 // randTrace draws n requests: bursts at one instant, gaps around p's pace,

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -9,14 +10,20 @@ import (
 type Algorithm string
 
 // Algorithms lists every algorithm in the order the documentation presents
-// them. Each is declared in its own file, with its rule on its constant and
-// its Description registered there (Describe). Each rule is stated for one
+// them: the six textbook algorithms, then the variants, the libraries' rules
+// and the mistakes, each family by name. Each is declared in its own file,
+// with its rule on its constant and its Description registered there
+// (Describe), which adds it here. Each rule is stated for one
 // key, a request of cost c at time now; a rejection changes no count or
 // balance, and its RetryAfter is the shortest wait after which the same
 // request would be admitted if nothing else were, rounded up to a whole
 // nanosecond; a cost above the policy's MaxCost is always rejected with
 // RetryAfter Never.
-var Algorithms = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
+var Algorithms = slices.Clone(textbookOrder)
+
+// textbookOrder is the order of the six textbook algorithms, first in
+// Algorithms.
+var textbookOrder = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
 
 // Policy is one limiter's configuration. Which fields matter depends on the
 // algorithm, as its Description's Params say:
@@ -35,6 +42,21 @@ type Policy struct {
 	Burst     int64
 	Queue     int64
 	Rate      Rate
+
+	// The parameters of variants and libraries, each named as the
+	// description that takes it says.
+	SubWindows     int64         // sub_windows: a sliding counter's window in N parts
+	StartsEmpty    bool          // starts_empty: a bucket that starts with no tokens
+	TokensPerFill  int64         // tokens_per_fill: tokens added at each fill
+	FillInterval   time.Duration // fill_interval: time between fills
+	MaxTokens      int64         // max_tokens: Envoy's bucket size
+	NoDelay        bool          // nodelay: nginx admits the burst at once
+	Delay          int64         // delay: nginx's requests admitted before it delays
+	MaxWait        time.Duration // max_wait: the longest wait a reservation accepts
+	Timeout        time.Duration // timeout: Guava's tryAcquire timeout
+	MaxBurst       int64         // max_burst: redis-cell's burst beyond the first
+	CountPerPeriod int64         // count_per_period: redis-cell's requests per period
+	Period         time.Duration // period: redis-cell's period
 }
 
 // Validate reports the first thing wrong with p, as its Description says: an unknown algorithm, a
@@ -50,9 +72,10 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("unknown algorithm %q (want one of %v)", p.Algorithm, Algorithms)
 	}
 	for _, q := range Params() {
-		use, set := d.Takes(q.Name), q.IsSet(p)
+		own, use := d.param(q.Name)
+		set := q.IsSet(p)
 		switch {
-		case use && !set:
+		case use && !set && !own.Optional:
 			return fmt.Errorf("%s needs %s", p.Algorithm, q.Name)
 		case !use && set:
 			return fmt.Errorf("%s takes no %s", p.Algorithm, q.Name)

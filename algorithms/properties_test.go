@@ -16,7 +16,7 @@ import (
 // admits, 1ns earlier rejects.
 func TestRandomTraces(t *testing.T) {
 	const policies, length = 120, 120
-	for ai, alg := range Algorithms {
+	for ai, alg := range textbook() {
 		t.Run(string(alg), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(42, uint64(ai)))
 			var counts [3]int

@@ -160,5 +160,9 @@ func DefaultPeakWindow(defs []Lane) time.Duration {
 
 // maxDelay bounds the delay a policy can give an admitted request, as its
 // algorithm's description says (for the leaky bucket Queue × I rounded up,
-// the time to drain a full queue); 0 for one that never delays.
-func maxDelay(p algorithms.Policy) time.Duration { return p.MaxDelay() }
+// the time to drain a full queue); 0 for one that never delays. A shaper
+// with an unbounded queue (x/time/rate's Reserve, Guava's acquire) says
+// Never; the lab's times all lie within scenarios.MaxTime, so a request
+// released in a span of the axis arrived at most MaxTime before it, and the
+// bound is cut there (which keeps sums of it from overflowing).
+func maxDelay(p algorithms.Policy) time.Duration { return min(p.MaxDelay(), scenarios.MaxTime) }

@@ -972,19 +972,28 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		}
 	}
 	for _, q := range desc.Params {
-		if !f.has(q.Name) {
+		if !f.has(q.Name) && !q.Optional {
 			return Lane{}, d.errorf(f.at(q.Name), path, "%s needs %s, %s", alg, q.Name, q.Want)
 		}
 	}
 	for _, q := range desc.Params {
+		if !f.has(q.Name) {
+			continue // optional: its zero
+		}
 		var err error
 		switch q.Kind {
 		case algorithms.Count:
-			*q.CountOf(&p), _, err = f.integer(q.Name, 1, algorithms.MaxCount)
+			lo := int64(1)
+			if q.Optional {
+				lo = 0
+			}
+			*q.CountOf(&p), _, err = f.integer(q.Name, lo, algorithms.MaxCount)
 		case algorithms.Duration:
-			*q.DurationOf(&p), _, err = f.duration(q.Name, true)
+			*q.DurationOf(&p), _, err = f.duration(q.Name, !q.Optional)
 		case algorithms.RateKind:
 			*q.RateOf(&p), err = f.rate(q.Name)
+		case algorithms.Flag:
+			*q.FlagOf(&p), err = f.flag(q.Name)
 		}
 		if err != nil {
 			return Lane{}, err
@@ -994,6 +1003,19 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		return Lane{}, d.errorf(n, path, "%s", oneLine(err.Error()))
 	}
 	return Lane{Name: name, Policy: p}, nil
+}
+
+// flag reads true or false.
+func (f *fields) flag(name string) (bool, error) {
+	n, err := f.scalar(name)
+	if err != nil {
+		return false, err
+	}
+	b, ok := n.(*ast.BoolNode)
+	if !ok {
+		return false, f.errorf(name, "want true or false, got %s", describe(n))
+	}
+	return b.Value, nil
 }
 
 func (f *fields) rate(name string) (algorithms.Rate, error) {

@@ -28,7 +28,14 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 			case algorithms.RateKind:
 				*q.RateOf(&p) = algorithms.Rate{N: 2, Per: time.Second}
 				fields = append(fields, q.Name+": 2/s")
+			case algorithms.Flag:
+				*q.FlagOf(&p) = true
+				fields = append(fields, q.Name+": true")
 			}
+		}
+		if err := p.Validate(); err != nil {
+			t.Errorf("%s: the values 3, 2s, 2/s and true make no valid policy (%v): choose ones that do for it here", a, err)
+			continue
 		}
 		s := &Scenario{Title: "t", Step: time.Second, Duration: time.Minute, Lanes: []Lane{{Name: "lane", Policy: p}}}
 		back := roundTrip(t, s, nil)
@@ -37,6 +44,9 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 		}
 		// Each parameter left out is asked for in its description's words.
 		for i, q := range algorithms.Describe(a).Params {
+			if q.Optional {
+				continue // left out is its zero
+			}
 			rest := append(append([]string{}, fields[:i]...), fields[i+1:]...)
 			src := "title: t\nlimiters:\n  - {name: lane, algorithm: " + string(a) + ", " + strings.Join(rest, ", ") + "}\n"
 			_, err := Parse("x.yaml", []byte(src))

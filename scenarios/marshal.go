@@ -57,6 +57,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		// Its parameters in the order its description lists them (the
 		// size first, then the window or rate).
 		for _, q := range algorithms.Describe(p.Algorithm).Params {
+			if q.Optional && !q.IsSet(p) {
+				continue // left out reads back as its zero
+			}
 			switch q.Kind {
 			case algorithms.Count:
 				fmt.Fprintf(&b, ", %s: %d", q.Name, *q.CountOf(&p))
@@ -64,6 +67,8 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 				fmt.Fprintf(&b, ", %s: %s", q.Name, algorithms.FormatDuration(*q.DurationOf(&p)))
 			case algorithms.RateKind:
 				fmt.Fprintf(&b, ", %s: %s", q.Name, *q.RateOf(&p))
+			case algorithms.Flag:
+				fmt.Fprintf(&b, ", %s: %t", q.Name, *q.FlagOf(&p))
 			}
 		}
 		b.WriteString("}\n")
