@@ -12,14 +12,18 @@ import (
 	"ratelab/algorithms"
 )
 
-// pictureCases put each algorithm's lane at a moment with something to
+// pictureCase puts one algorithm's lane at a moment with something to
 // show: a balance part spent, a window part full, a queue waiting.
-var pictureCases = []struct {
+type pictureCase struct {
 	alg    algorithms.Algorithm
 	lane   string
 	at     time.Duration
 	notice string // a word the full form must show
-}{
+}
+
+// pictureCases are the textbook algorithms'; each other algorithm's picture
+// test file appends its own from init.
+var pictureCases = []pictureCase{
 	{algorithms.TokenBucket, "{name: bucket, algorithm: token-bucket, capacity: 10, rate: 2/s}", 1500 * time.Millisecond, "tokens"},
 	{algorithms.GCRA, "{name: gcra, algorithm: gcra, burst: 10, rate: 2/s}", 1500 * time.Millisecond, "TAT"},
 	{algorithms.FixedWindow, "{name: fixed, algorithm: fixed-window, limit: 12, window: 10s}", 1500 * time.Millisecond, "this window"},
