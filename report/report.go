@@ -137,9 +137,12 @@ type jsonRecord struct {
 	RetryAfterNs int64  `json:"retry_after_ns"`
 	// RetryAfterS is the HTTP Retry-After header in whole seconds, rounded
 	// up; -1 when the request can never fit (RetryAfterNs is then -1 too).
-	RetryAfterS int64  `json:"retry_after_s"`
-	Index       int    `json:"index"`
-	Why         string `json:"why"`
+	RetryAfterS int64 `json:"retry_after_s"`
+	// Status is the HTTP status of a rejection: 429, or the lane's
+	// library's own (nginx's limit_req: 503); absent for an admission.
+	Status int    `json:"status,omitempty"`
+	Index  int    `json:"index"`
+	Why    string `json:"why"`
 }
 
 type jsonWriter struct {
@@ -153,10 +156,14 @@ func (j *jsonWriter) Record(r model.Record) error {
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
+	status := 0
+	if d.Outcome == algorithms.Rejected {
+		status = algorithms.Describe(j.lanes[r.Lane].Policy.Algorithm).RejectStatus()
+	}
 	line, err := json.Marshal(jsonRecord{
 		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
 		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
-		RetryAfterS: d.RetryAfterSeconds(), Index: r.Index, Why: d.Explain(),
+		RetryAfterS: d.RetryAfterSeconds(), Status: status, Index: r.Index, Why: d.Explain(),
 	})
 	if err != nil {
 		return err

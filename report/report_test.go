@@ -64,7 +64,7 @@ func TestJSONNeverIsMinusOne(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["retry_after_ns"] != -1.0 || got["retry_after_s"] != -1.0 || got["outcome"] != "rejected" || got["at_ns"] != 1e9 {
+	if got["retry_after_ns"] != -1.0 || got["retry_after_s"] != -1.0 || got["outcome"] != "rejected" || got["at_ns"] != 1e9 || got["status"] != 429.0 {
 		t.Fatalf("%s", out.String())
 	}
 }

@@ -125,7 +125,7 @@ func (a *App) helpText(w int) string {
 		st.title.Render("marks"),
 		st.allowed.Render("✓") + " allowed: admitted now",
 		st.delayed.Render("◷") + " delayed: admitted, released later by a queue",
-		st.rejected.Render("✗") + " rejected: the server answers 429 Too Many Requests",
+		st.rejected.Render("✗") + " rejected: the server answers 429 Too Many Requests (nginx's limit_req: 503)",
 		st.mixed.Render("±") + " some admitted, some rejected in one timeline column",
 		st.upcoming.Render("·") + " a request the clock has not reached yet",
 		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead",
@@ -254,7 +254,7 @@ func (a *App) panelText(w int) string {
 		d := v.last.Decision
 		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
 		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+d.Explain(), w) + "\n")
-		b.WriteString(hanging("    ", replyTexts(st, v.last, v.now)[0], w) + "\n")
+		b.WriteString(hanging("    ", replyTexts(st, v.policy, v.last, v.now)[0], w) + "\n")
 		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n\n")
 	}
 	b.WriteString(st.muted.Render("e or esc returns to the lab · ↑/↓ pgup/pgdn scroll"))

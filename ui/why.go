@@ -75,7 +75,7 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(l, w))
 	}
 	if h >= 3 {
-		lines = append(lines, fit(first(replyTexts(st, v.last, v.now), w), w))
+		lines = append(lines, fit(first(replyTexts(st, v.policy, v.last, v.now), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
 	if rest <= 0 || others == 0 {
@@ -111,10 +111,11 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 }
 
 // replyTexts are what the client sees, longest first: the request goes
-// through now, later, or comes back as a 429 with Retry-After (whole
-// seconds, rounded up), the exact wait, and when a retry fits as a time and
-// as a wait from the clock.
-func replyTexts(st *styles, rec model.Record, now time.Duration) []string {
+// through now, later, or comes back as a 429 (or the status the lane's
+// library answers with, nginx's 503) with Retry-After (whole seconds,
+// rounded up), the exact wait, and when a retry fits as a time and as a
+// wait from the clock.
+func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Duration) []string {
 	d := rec.Decision
 	switch d.Outcome {
 	case algorithms.Allowed:
@@ -122,11 +123,12 @@ func replyTexts(st *styles, rec model.Record, now time.Duration) []string {
 	case algorithms.Delayed:
 		return []string{st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
+	status := "← " + rejectStatus(p)
 	s := d.RetryAfterSeconds()
 	if s < 0 {
-		return []string{st.http.Render("← 429 Too Many Requests") + st.muted.Render(" (no Retry-After: this cost can never fit)")}
+		return []string{st.http.Render(status) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
 	}
-	head := st.http.Render("← 429 Too Many Requests · Retry-After: " + strconv.FormatInt(s, 10))
+	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
 	retry := retryText(rec, now)
 	return []string{
 		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+", rounded up) · "+retry),
@@ -145,4 +147,21 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 	}
 	d := views[focus].last.Decision
 	return 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+}
+
+// rejectStatus is the HTTP status line of a rejection by p's lane: 429 Too
+// Many Requests unless its algorithm's description names another (nginx's
+// limit_req answers 503 by default).
+func rejectStatus(p algorithms.Policy) string {
+	code := 429
+	if d := algorithms.Describe(p.Algorithm); d != nil {
+		code = d.RejectStatus()
+	}
+	switch code {
+	case 429:
+		return "429 Too Many Requests"
+	case 503:
+		return "503 Service Unavailable"
+	}
+	return strconv.Itoa(code)
 }
