@@ -99,6 +99,20 @@ func policyWords(p algorithms.Policy) string {
 	return p.String()
 }
 
+// familyWords says, for a lane that is not a textbook algorithm, whose
+// rule it runs: " (nginx's rule, as src/http/…/ngx_http_limit_req_module.c
+// has it)" for a library, " (a mistake: …)" for a mistake; "" otherwise.
+func familyWords(p algorithms.Policy) string {
+	d := algorithms.Describe(p.Algorithm)
+	switch {
+	case d == nil || d.Source == "":
+		return ""
+	case d.Family == algorithms.Mistake:
+		return " (a classic mistake, as " + d.Source + " makes it)"
+	}
+	return " (the library's own rule: " + d.Source + ")"
+}
+
 // canDelay reports whether p's algorithm holds requests back rather than
 // reject them, as its description says: its lane then has a row of releases
 // on the timeline and a count of delayed requests.
