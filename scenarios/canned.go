@@ -29,6 +29,7 @@ var teachingOrder = []string{
 	"retries-refill",
 	"gcra-is-token-bucket",
 	"float-drift",
+	"accounts-together",
 }
 
 // Info names a canned scenario.

@@ -44,6 +44,8 @@ var moreLessons = []struct {
 	{"retries-refill", 900 * time.Millisecond},
 	// The float lane's moment: 100ms.
 	{"float-drift", 100 * time.Millisecond},
+	// Twelve accounts spend their saved tokens together.
+	{"accounts-together", 30 * time.Second},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
