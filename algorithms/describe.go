@@ -129,6 +129,10 @@ type Description struct {
 	// and the documentation: "nginx src/http/modules/ngx_http_limit_req_module.c".
 	// Empty for a textbook algorithm.
 	Source string
+	// Twin is, for a Mistake, the exact algorithm it gets wrong: it takes
+	// the same parameters, and a lane of it beside the mistake's shows what
+	// the mistake changes. Empty for the other families.
+	Twin Algorithm
 	// Status is the HTTP status a rejection answers with: 0 for the usual
 	// 429 Too Many Requests, else the library's own (nginx's limit_req
 	// answers 503 unless limit_req_status says otherwise).
@@ -235,6 +239,17 @@ func register(d Description) {
 	slices.SortStableFunc(tail, func(a, b Algorithm) int {
 		return cmp.Or(cmp.Compare(descriptions[a].Family, descriptions[b].Family), cmp.Compare(a, b))
 	})
+}
+
+// MistakesOf lists the mistakes whose twin is a, in Algorithms' order.
+func MistakesOf(a Algorithm) []Algorithm {
+	var out []Algorithm
+	for _, m := range Algorithms {
+		if d := descriptions[m]; d != nil && d.Family == Mistake && d.Twin == a {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Describe is a's description, or nil for an unknown algorithm.

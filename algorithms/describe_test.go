@@ -19,6 +19,16 @@ func TestEveryAlgorithmDescribed(t *testing.T) {
 			t.Errorf("%s is in Algorithms but has no description (register one from its file)", a)
 			continue
 		}
+		if d.Family == Mistake {
+			twin := Describe(d.Twin)
+			if twin == nil || twin.Family != Textbook || !sameRequired(d, twin) {
+				t.Errorf("%s: a mistake's twin %q must be a textbook algorithm taking its parameters (and others only if optional)", a, d.Twin)
+			} else if !slices.Contains(MistakesOf(d.Twin), a) {
+				t.Errorf("%s: MistakesOf(%s) leaves it out", a, d.Twin)
+			}
+		} else if d.Twin != "" {
+			t.Errorf("%s: only a mistake has a twin", a)
+		}
 		if (d.Family == Textbook) != (d.Source == "") {
 			t.Errorf("%s: a %s algorithm with source %q: a library's rule or a mistake names what it follows, a textbook one nothing", a, d.Family, d.Source)
 		}
@@ -132,4 +142,21 @@ func TestDescriptionsMatchBehaviour(t *testing.T) {
 func containsNumber(w string, p Policy) bool {
 	_, size := p.sizeParam()
 	return strings.Contains(w, " "+strconv.FormatInt(size, 10))
+}
+
+// sameRequired reports whether a mistake's policy is a valid policy of its
+// twin once its algorithm is changed: the twin takes every parameter of the
+// mistake, and needs no other.
+func sameRequired(mistake, twin *Description) bool {
+	for _, q := range mistake.Params {
+		if !twin.Takes(q.Name) {
+			return false
+		}
+	}
+	for _, q := range twin.Params {
+		if !mistake.Takes(q.Name) && !q.Optional {
+			return false
+		}
+	}
+	return true
 }

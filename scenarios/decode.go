@@ -949,8 +949,8 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 	if err != nil {
 		return Lane{}, err
 	}
-	if len(name) > maxNameLen || strings.IndexFunc(name, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }) >= 0 {
-		return Lane{}, f.errorf("name", "want %s (at most %d characters), got %s", wantName, maxNameLen, strconv.Quote(shorten(name)))
+	if len(name) > MaxNameLen || strings.IndexFunc(name, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }) >= 0 {
+		return Lane{}, f.errorf("name", "want %s (at most %d characters), got %s", wantName, MaxNameLen, strconv.Quote(shorten(name)))
 	}
 	for _, l := range before {
 		if l.Name == name {

@@ -30,8 +30,8 @@ const (
 	MaxLanes = 8
 	// MaxTime bounds every time and duration in a file: a leap year.
 	MaxTime = 366 * 24 * time.Hour
-	// maxNameLen and maxKeyLen bound lane names and request keys.
-	maxNameLen = 32
+	// MaxNameLen bounds lane names (a–z, 0–9 and -), maxKeyLen request keys.
+	MaxNameLen = 32
 	maxKeyLen  = 64
 )
 

@@ -289,6 +289,8 @@ func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openPrompt(promptPeakWindow)
 	case key.Matches(msg, k.Quiz):
 		a.toggleQuiz()
+	case key.Matches(msg, k.Mistakes):
+		return a.toggleMistakes()
 
 	case key.Matches(msg, k.Fire):
 		a.fire(1, 0)

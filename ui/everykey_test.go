@@ -205,6 +205,17 @@ var everyKey = map[string]keyCase{
 			}
 		},
 	},
+	"M": {
+		// GCRA has no mistake lanes: M says so and changes nothing. (The
+		// lanes M adds are tested in mistakes_test.go.)
+		scenario: "gcra-is-token-bucket",
+		setup:    func(a *App) { a.focus = 1 },
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if len(a.lab.Lanes()) != 2 || !strings.Contains(a.status.text, "a gcra has no mistake lanes") {
+				t.Errorf("M on gcra: %d lanes, status %q", len(a.lab.Lanes()), a.status.text)
+			}
+		},
+	},
 	"w": {
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
 			if a.prompt.kind != promptPeakWindow {

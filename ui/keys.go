@@ -10,7 +10,7 @@ type keyMap struct {
 	NextReq, PrevReq, NextSplit, PrevSplit key.Binding
 	NextNote, PrevNote, Start, End         key.Binding
 	Play, ToMoment, Faster, Slower         key.Binding
-	StopNotes, Quiz                        key.Binding
+	StopNotes, Quiz, Mistakes              key.Binding
 	Undo, Reset                            key.Binding
 	FocusNext, FocusPrev, ZoomIn, ZoomOut  key.Binding
 	Expand, PeakWindow                     key.Binding
@@ -52,6 +52,7 @@ func newKeyMap() keyMap {
 		Slower:    b(k("-", "_"), "-", "slower"),
 		StopNotes: b(k("m"), "m", "stop at notes on/off"),
 		Quiz:      b(k("t"), "t", "quiz: predict, then see"),
+		Mistakes:  b(k("M"), "M", "mistake lanes of this lane on/off"),
 
 		Undo:  b(k("u"), "u", "undo last fire or reset"),
 		Reset: b(k("r"), "r", "reset"),
@@ -105,7 +106,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.StepFwd, k.StepBack, k.LeapFwd, k.LeapBack, k.NextReq, k.PrevReq, k.NextSplit, k.PrevSplit, k.NextNote, k.PrevNote, k.Start, k.End},
 		{k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes, k.Quiz, k.Fire, k.Burst, k.Cost, k.NextKey, k.NewKey, k.Undo, k.Reset},
-		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.Expand, k.PeakWindow, k.About, k.Open, k.Save, k.Help, k.Quit},
+		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.Expand, k.PeakWindow, k.Mistakes, k.About, k.Open, k.Save, k.Help, k.Quit},
 	}
 }
 

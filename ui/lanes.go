@@ -29,6 +29,11 @@ type laneView struct {
 	// trailing window, which the counter only estimates.
 	exact   int64
 	focused bool
+	// twin is, for a mistake lane, the name of the lane running its exact
+	// twin ("" when none does), and twinStats that lane's totals (of the
+	// pinned key when one is pinned).
+	twin      string
+	twinStats model.Stats
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -49,6 +54,12 @@ func laneViews(ctx *programContext) []laneView {
 			v.keyStats = lab.StatsFor(i, key)
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
+		if t, ok := lab.TwinOf(i); ok {
+			v.twin, v.twinStats = lanes[t].Name, lab.Stats(t)
+			if v.pinned {
+				v.twinStats = lab.StatsFor(t, key)
+			}
+		}
 		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
 			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
 		}
@@ -121,6 +132,32 @@ func retryText(rec model.Record, now time.Duration) string {
 // a number). With several keys they say whose: every key's ("all keys"),
 // and with a key pinned that key's first.
 func totalsTexts(st *styles, v laneView) []string {
+	texts := plainTotalsTexts(st, v)
+	if v.twin == "" {
+		return texts
+	}
+	// A mistake lane says first how far it is off its exact twin.
+	return append([]string{texts[0] + " · " + twinText(v), texts[len(texts)-1] + " · " + twinText(v)}, texts...)
+}
+
+// twinText is how many more (or fewer) requests a mistake lane admitted than
+// its exact twin: "2 more than bucket", "same as bucket".
+func twinText(v laneView) string {
+	mine, exact := v.stats.Admitted, v.twinStats.Admitted
+	if v.pinned {
+		mine = v.keyStats.Admitted
+	}
+	switch {
+	case mine > exact:
+		return itoa(mine-exact) + " more than " + v.twin
+	case mine < exact:
+		return itoa(exact-mine) + " fewer than " + v.twin
+	}
+	return "same as " + v.twin
+}
+
+// plainTotalsTexts are totalsTexts without a mistake's difference.
+func plainTotalsTexts(st *styles, v laneView) []string {
 	all := tallyCounts(st, v.policy, v.stats)
 	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
 	per := " per " + secs(v.stats.PeakWindow)

@@ -122,18 +122,32 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	if m.path != a.watch.path {
 		return nil
 	}
+	words, cmd, err := a.rebase(m.s, "the reloaded file")
+	if err != nil {
+		a.status.setError(err.Error() + " · still showing the last good version")
+		return nil
+	}
+	a.status.set("reloaded " + m.path + words)
+	return cmd
+}
+
+// rebase replaces the lab by one of s that carries the learner's requests
+// over (Lab.Rebase), keeping the shown key and the zoom, and returning to the
+// clock's time (in slices, for a long timeline). words say what became of
+// the requests, the cost and the quiz, to follow a status message; on an
+// error nothing changes.
+func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.Cmd, err error) {
 	// The new lab starts where the clock is parked, at 0, and the clock
-	// goes back in slices: a reload of a long timeline does not freeze.
+	// goes back in slices: a rebase of a long timeline does not freeze.
 	t := a.lab.Now()
 	if a.job != nil {
 		a.job = nil // its work was for the timeline being replaced
 	}
 	a.lab.Seek(0)
-	lab, kept, dropped, err := a.lab.Rebase(m.s)
+	lab, kept, dropped, err := a.lab.Rebase(s)
 	if err != nil {
 		a.lab.Seek(t)
-		a.status.setError(err.Error() + " · still showing the last good version")
-		return nil
+		return "", nil, err
 	}
 	shown, pinned, zoom, quizzing := a.key(), a.pinned(), a.tl.zoom, a.quiz.on
 	a.lab = lab
@@ -147,23 +161,37 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 	a.endQuestion()
 	a.quiz.reset()
 	a.relayout()
-	msg := "reloaded " + m.path
 	if lab.CheckCost(a.cost) != nil {
 		a.cost = 1
-		msg += " (the cost is back to 1: the edited lanes cannot admit the old one)"
+		words += " (the cost is back to 1: the new lanes cannot admit the old one)"
 	}
 	if quizzing {
-		msg += " · the quiz ended (t starts it again)"
-	}
-	if cmd := a.returnTo("the reloaded file", t); cmd != nil {
-		return cmd
+		words += " · the quiz ended (t starts it again)"
 	}
 	if kept+dropped > 0 {
-		msg += ": your " + requestCount(kept) + " kept"
+		words += ": your " + requestCount(kept) + " kept"
 		if dropped > 0 {
-			msg += ", " + requestCount(dropped) + " dropped (they no longer fit)"
+			words += ", " + requestCount(dropped) + " dropped (they no longer fit)"
 		}
 	}
-	a.status.set(msg)
-	return nil
+	return words, a.returnTo(what, t), nil
+}
+
+// toggleMistakes switches the mistake lanes of the focused lane on or off
+// (model.ToggleMistakes): a token bucket gains its float and whole-token
+// twins beside it, and M on one of them takes it away.
+func (a *App) toggleMistakes() tea.Cmd {
+	name := a.lab.Lanes()[a.focus].Name
+	s, what, err := model.ToggleMistakes(a.lab.Scenario(), name)
+	if err != nil {
+		a.status.setError(err.Error())
+		return nil
+	}
+	words, cmd, err := a.rebase(s, "the new lanes")
+	if err != nil {
+		a.status.setError(err.Error())
+		return nil
+	}
+	a.status.set(what + words + " · M again switches them off")
+	return cmd
 }
