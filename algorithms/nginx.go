@@ -337,6 +337,12 @@ func explainNginx(d *Decision) string {
 		if d.Cost > 1 {
 			fmt.Fprintf(&b, " + (%d − 1) × 1.000 = %s", d.Cost, NginxMilli(e))
 		}
+	} else if elapsed == 0 {
+		fmt.Fprintf(&b, "same ms as the node (%d ms): excess = %s + 1.000", ms, NginxMilli(excess))
+		if d.Cost > 1 {
+			fmt.Fprintf(&b, ", + (%d − 1) × 1.000", d.Cost)
+		}
+		fmt.Fprintf(&b, " = %s", NginxMilli(e))
 	} else {
 		drained := g.rate * elapsed / 1000 // nginx's own product: it fits
 		fmt.Fprintf(&b, "%d ms since the node's %d ms: excess = %s − %s×%d/1000 (%s) + 1.000",

@@ -97,7 +97,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 				{at: 0, cost: 1, want: Allowed,
 					explain: "no node yet at 0 ms: nginx makes one with excess 0.000 ≤ burst 0 → allowed at once: excess ≤ delay 0 (nginx ngx_http_limit_req_module.c)"},
 				{at: 0, cost: 1, want: Rejected, retry: 500 * ms,
-					explain: "0 ms since the node's 0 ms: excess = 0.000 − 2.000×0/1000 (0.000) + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 500 ms, retry after 0.5s (nginx ngx_http_limit_req_module.c)"},
+					explain: "same ms as the node (0 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 500 ms, retry after 0.5s (nginx ngx_http_limit_req_module.c)"},
 				{at: 499 * ms, cost: 1, want: Rejected, retry: ms,
 					explain: "499 ms since the node's 0 ms: excess = 0.000 − 2.000×499/1000 (0.998) + 1.000 = 0.002 > burst 0 → rejected with 503, the node left as it was; admitted from 500 ms, retry after 0.001s (nginx ngx_http_limit_req_module.c)"},
 				{at: 500 * ms, cost: 1, want: Allowed},
@@ -163,7 +163,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: 0, cost: 1, want: Allowed},
 				{at: 0, cost: 1, want: Delayed, delay: 333 * ms,
-					explain: "0 ms since the node's 0 ms: excess = 0.000 − 3.000×0/1000 (0.000) + 1.000 = 1.000 ≤ burst 5 → delayed (1.000 − delay 0) × 1000 / 3.000 = 333 ms (nginx ngx_http_limit_req_module.c)"},
+					explain: "same ms as the node (0 ms): excess = 0.000 + 1.000 = 1.000 ≤ burst 5 → delayed (1.000 − delay 0) × 1000 / 3.000 = 333 ms (nginx ngx_http_limit_req_module.c)"},
 				// 3000 × 333 / 1000 = 999: excess 1.000 − 0.999 + 1 = 1.001,
 				// delayed 1 × 1000 / 3000 = 0.333 → 333 ms.
 				{at: 333 * ms, cost: 1, want: Delayed, delay: 333 * ms},
@@ -192,7 +192,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: sec, cost: 1, want: Allowed},
 				{at: 200 * ms, cost: 1, want: Rejected, retry: 1300 * ms,
-					explain: "arrived at 0.2s, before this key's latest request: decided as at 1s; 0 ms since the node's 1000 ms: excess = 0.000 − 2.000×0/1000 (0.000) + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 1500 ms, retry after 0.5s, 1.3s after arrival (nginx ngx_http_limit_req_module.c)"},
+					explain: "arrived at 0.2s, before this key's latest request: decided as at 1s; same ms as the node (1000 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 1500 ms, retry after 0.5s, 1.3s after arrival (nginx ngx_http_limit_req_module.c)"},
 			},
 		},
 	}

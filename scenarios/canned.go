@@ -29,6 +29,7 @@ var teachingOrder = []string{
 	"retries-refill",
 	"gcra-is-token-bucket",
 	"float-drift",
+	"nginx-config",
 }
 
 // Info names a canned scenario.

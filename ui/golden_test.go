@@ -44,6 +44,8 @@ var moreLessons = []struct {
 	{"retries-refill", 900 * time.Millisecond},
 	// The float lane's moment: 100ms.
 	{"float-drift", 100 * time.Millisecond},
+	// nginx's three configs just after the reload: one admitted, nine 503.
+	{"nginx-config", 30250 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}

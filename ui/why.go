@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -123,11 +124,26 @@ func replyTexts(st *styles, rec model.Record, now time.Duration) []string {
 		return []string{st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
 	s := d.RetryAfterSeconds()
-	if s < 0 {
-		return []string{st.http.Render("← 429 Too Many Requests") + st.muted.Render(" (no Retry-After: this cost can never fit)")}
+	status := 429
+	if desc := algorithms.Describe(d.Policy().Algorithm); desc != nil {
+		status = desc.RejectStatus()
 	}
-	head := st.http.Render("← 429 Too Many Requests · Retry-After: " + strconv.FormatInt(s, 10))
+	reply := "← " + strconv.Itoa(status) + " " + http.StatusText(status)
+	if s < 0 {
+		return []string{st.http.Render(reply) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
+	}
 	retry := retryText(rec, now)
+	if status != 429 {
+		// A library answering with its own status (nginx's 503) sends no
+		// Retry-After: only the exact wait is shown.
+		head := st.http.Render(reply)
+		return []string{
+			head + st.muted.Render(" (no Retry-After) · "+retry),
+			head + st.muted.Render(" · "+retry),
+			head,
+		}
+	}
+	head := st.http.Render(reply + " · Retry-After: " + strconv.FormatInt(s, 10))
 	return []string{
 		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+", rounded up) · "+retry),
 		head + st.muted.Render(" · "+retry),
