@@ -228,12 +228,9 @@ func TestNginxSnapshot(t *testing.T) {
 	// At 1.25s: 10.000 − 2.500 = 7.500 left; a request would find 8.500
 	// and wait (8.500 − 0) × 1000 / 2000 = 4250 ms.
 	want = base
-	want.Now, want.Node, want.Excess, want.Left, want.Next, want.NextDelay = 1250*ms, true, 10000, 7500, 8500, 4250*ms
-	if got := l.Snapshot(1250*ms+999_999, "k"); !reflect.DeepEqual(got, NginxLimitReqSnapshot(want)) {
-		want.Now = 1250*ms + 999_999
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("at 1.250999999s (nginx's 1250 ms):\n got  %+v\n want %+v", got, want)
-		}
+	want.Now, want.Node, want.Excess, want.Left, want.Next, want.NextDelay = 1250*ms+999_999, true, 10000, 7500, 8500, 4250*ms
+	if got := l.Snapshot(1250*ms+999_999, "k"); !reflect.DeepEqual(got, want) {
+		t.Errorf("at 1.250999999s (nginx's 1250 ms):\n got  %+v\n want %+v", got, want)
 	}
 	// A full node rejects the next request: no delay shown.
 	if got := l.Snapshot(0, "k").(NginxLimitReqSnapshot); got.Next != 11000 || got.NextDelay != 0 || got.Left != 10000 {
@@ -415,6 +412,13 @@ func TestNginxProperties(t *testing.T) {
 // delay.
 func TestNginxIsABucketOfBurstPlusOne(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
+	var counts [3]int
+	defer func() {
+		if counts[Allowed] == 0 || counts[Delayed] == 0 || counts[Rejected] == 0 {
+			t.Errorf("outcomes allowed/delayed/rejected = %v: traces too tame", counts)
+		}
+		t.Logf("outcomes allowed/delayed/rejected = %v", counts)
+	}()
 	for range 300 {
 		n := []int64{1, 2, 4, 5, 10, 20, 25, 100, 1000}[r.IntN(9)]
 		burst := []int64{0, 1, 2, 5, 10, r.Int64N(30)}[r.IntN(6)]
@@ -437,9 +441,49 @@ func TestNginxIsABucketOfBurstPlusOne(t *testing.T) {
 		a, b := mustNew(t, p), mustNew(t, twin)
 		for i, rq := range reqs {
 			got, want := a.Decide(rq.at, "k", rq.cost), b.Decide(rq.at, "k", rq.cost)
+			counts[got.Outcome]++
 			if got.Outcome != want.Outcome || got.Delay != want.Delay {
 				t.Fatalf("%v vs %v, request %d (%v, cost %d): %v delay %v, want %v delay %v\n%s\n%s",
 					p, twin, i, rq.at, rq.cost, got.Outcome, got.Delay, want.Outcome, want.Delay, got.Explain(), want.Explain())
+			}
+		}
+	}
+}
+
+// TestNginxCostIsRequestsInOneMillisecond: ratelab's generalisation. A
+// request of cost c is decided as c requests of cost 1 in the same
+// millisecond would be by nginx: admitted iff all c would be, leaving the
+// node as they would, delayed as the last of them; rejected iff one of
+// them would be, leaving the node untouched.
+func TestNginxCostIsRequestsInOneMillisecond(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 2))
+	for range 300 {
+		p := randPolicy(r, NginxLimitReq)
+		a, b := mustNew(t, p), mustNew(t, p)
+		for i, rq := range randTrace(r, p, 120, false) {
+			if rq.cost > p.MaxCost() {
+				continue
+			}
+			got := a.Decide(rq.at, "k", rq.cost)
+			units := b.Clone()
+			var last Decision
+			all := true
+			for range rq.cost {
+				if last = units.Decide(rq.at, "k", 1); last.Outcome == Rejected {
+					all = false
+					break
+				}
+			}
+			switch {
+			case got.Outcome.Admitted() != all:
+				t.Fatalf("%v request %d (cost %d at %v): %s; as %d requests, all admitted: %v", p, i, rq.cost, rq.at, got.Explain(), rq.cost, all)
+			case all && got.Delay != last.Delay:
+				t.Fatalf("%v request %d: delay %v, the last of %d requests %v", p, i, got.Delay, rq.cost, last.Delay)
+			case all:
+				b = units
+			}
+			if sa, sb := a.Snapshot(rq.at, "k"), b.Snapshot(rq.at, "k"); !reflect.DeepEqual(sa, sb) {
+				t.Fatalf("%v request %d: node %+v, as requests of cost 1 %+v", p, i, sa, sb)
 			}
 		}
 	}
