@@ -65,14 +65,21 @@ func init() {
 		},
 		Words: func(p Policy) string {
 			g := newNginx(p)
-			w := fmt.Sprintf("nginx limit_req: %s, burst %d: %d at once", nginxRate(p.Rate), p.Burst, p.Burst+1)
+			w := fmt.Sprintf("nginx limit_req: %s, burst %d", nginxRate(p.Rate), p.Burst)
+			if p.NoDelay {
+				w += " nodelay"
+			} else if p.Delay > 0 {
+				w += fmt.Sprintf(" delay=%d", p.Delay)
+			}
+			w += fmt.Sprintf(": admits %d in one instant", p.Burst+1)
 			switch {
+			case p.Burst == 0:
 			case g.threshold() >= p.Burst*1000:
-				w += ", none delayed"
+				w += ", all passed now"
 			case p.Delay > 0:
-				w += fmt.Sprintf(", the first %d at once, the rest delayed to the rate", p.Delay+1)
-			case p.Burst > 0:
-				w += ", all but the first delayed to the rate"
+				w += fmt.Sprintf(", passes the first %d now and holds the rest back to the rate", p.Delay+1)
+			default:
+				w += ", passes the first now and holds the rest back to the rate"
 			}
 			return w + "; 503 beyond"
 		},

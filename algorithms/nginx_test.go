@@ -281,13 +281,13 @@ func TestNginxDescription(t *testing.T) {
 		maxDelay time.Duration
 	}{
 		{nginxPolicy(Rate{2, sec}, 10, 0, false), "nginx-limit-req rate=2r/s burst=10",
-			"nginx limit_req: 2r/s, burst 10: 11 at once, all but the first delayed to the rate; 503 beyond", 11, 5500 * ms, 5 * sec},
+			"nginx limit_req: 2r/s, burst 10: admits 11 in one instant, passes the first now and holds the rest back to the rate; 503 beyond", 11, 5500 * ms, 5 * sec},
 		{nginxPolicy(Rate{2, sec}, 10, 0, true), "nginx-limit-req rate=2r/s burst=10 nodelay",
-			"nginx limit_req: 2r/s, burst 10: 11 at once, none delayed; 503 beyond", 11, 5500 * ms, 0},
+			"nginx limit_req: 2r/s, burst 10 nodelay: admits 11 in one instant, all passed now; 503 beyond", 11, 5500 * ms, 0},
 		{nginxPolicy(Rate{2, sec}, 10, 5, false), "nginx-limit-req rate=2r/s burst=10 delay=5",
-			"nginx limit_req: 2r/s, burst 10: 11 at once, the first 6 at once, the rest delayed to the rate; 503 beyond", 11, 5500 * ms, 2500 * ms},
+			"nginx limit_req: 2r/s, burst 10 delay=5: admits 11 in one instant, passes the first 6 now and holds the rest back to the rate; 503 beyond", 11, 5500 * ms, 2500 * ms},
 		{nginxPolicy(Rate{30, time.Minute}, 0, 0, false), "nginx-limit-req rate=30r/m",
-			"nginx limit_req: 30r/m, burst 0: 1 at once, none delayed; 503 beyond", 1, 2 * sec, 0},
+			"nginx limit_req: 30r/m, burst 0: admits 1 in one instant; 503 beyond", 1, 2 * sec, 0},
 		// 1r/m: 16 thousandths a second; 1000 drains in ⌈1e6/16⌉ = 62500 ms.
 		{nginxPolicy(Rate{1, time.Minute}, 0, 0, false), "nginx-limit-req rate=1r/m", "", 1, 62500 * ms, 0},
 		// 3r/s: (5000 × 1000) / 3000 = 1666 ms, truncated; 6000 drains in 2000 ms.
