@@ -11,7 +11,9 @@ import (
 // src/http/modules/ngx_http_limit_req_module.c implements it. The rate is
 // kept in thousandths of a request per second, truncated (2r/s is 2000,
 // 30r/m is 30 × 1000 / 60 = 500, 1r/m is 16); the clock is whole
-// milliseconds (ratelab's nanosecond time, truncated). Each key has a node
+// milliseconds: ratelab's nanosecond time, truncated (nginx reads a clock
+// cached once per pass of its event loop; ratelab takes each request's own
+// millisecond). Each key has a node
 // holding excess (thousandths of a request) and last (the millisecond of its
 // last update). A key's first request makes its node with excess 0 and is
 // admitted. Otherwise, with ms = now − last:
