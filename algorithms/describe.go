@@ -150,7 +150,8 @@ type Description struct {
 	// Rule is the admission rule in one line, with the parameters' names.
 	Rule string
 	// MaxDelay bounds the delay the policy can give an admitted request; nil
-	// for an algorithm that never delays (it admits at once or rejects).
+	// for an algorithm that never delays (it admits at once or rejects), and
+	// 0 for a policy that never does (nginx's nodelay).
 	// A shaper whose queue is unbounded (a reservation that puts the bucket
 	// into debt) returns Never.
 	MaxDelay func(p Policy) time.Duration

@@ -29,11 +29,20 @@ var perUnits = map[string]time.Duration{
 
 // ParseRate reads "N/D": N a positive integer, D a unit name (ns, us, ms, s,
 // sec, second, m, min, minute, h, hour) or a positive Go duration ("500ms",
-// "1m30s").
+// "1m30s"). It also reads nginx's spelling, "Nr/s" and "Nr/m" (N requests a
+// second or a minute), so that a limit_req_zone's rate= can be pasted.
 func ParseRate(s string) (Rate, error) {
 	num, per, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
 		return Rate{}, fmt.Errorf("rate %q: want N/D, such as 2/s, 120/min or 1/500ms", s)
+	}
+	if n, isR := strings.CutSuffix(strings.TrimSpace(num), "r"); isR {
+		switch strings.TrimSpace(per) {
+		case "s", "m":
+			num = n
+		default:
+			return Rate{}, fmt.Errorf("rate %q: nginx's spelling is Nr/s or Nr/m, such as 2r/s or 30r/m", s)
+		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n <= 0 {

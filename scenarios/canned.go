@@ -30,6 +30,7 @@ var teachingOrder = []string{
 	"gcra-is-token-bucket",
 	"float-drift",
 	"accounts-together",
+	"nginx-config",
 }
 
 // Info names a canned scenario.

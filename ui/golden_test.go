@@ -46,6 +46,8 @@ var moreLessons = []struct {
 	{"float-drift", 100 * time.Millisecond},
 	// Twelve accounts spend their saved tokens together.
 	{"accounts-together", 30 * time.Second},
+	// nginx's three configs just after the reload: one admitted, nine 503.
+	{"nginx-config", 30250 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}

@@ -128,8 +128,18 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 	if s < 0 {
 		return []string{st.http.Render(status) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
 	}
-	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
 	retry := retryText(rec, now)
+	if rejectCode(p) != 429 {
+		// A library answering with its own status (nginx's 503) sends no
+		// Retry-After: only the exact wait is shown.
+		head := st.http.Render(status)
+		return []string{
+			head + st.muted.Render(" (no Retry-After) · "+retry),
+			head + st.muted.Render(" · "+retry),
+			head,
+		}
+	}
+	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
 	return []string{
 		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+", rounded up) · "+retry),
 		head + st.muted.Render(" · "+retry),
@@ -153,10 +163,7 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 // Many Requests unless its algorithm's description names another (nginx's
 // limit_req answers 503 by default).
 func rejectStatus(p algorithms.Policy) string {
-	code := 429
-	if d := algorithms.Describe(p.Algorithm); d != nil {
-		code = d.RejectStatus()
-	}
+	code := rejectCode(p)
 	switch code {
 	case 429:
 		return "429 Too Many Requests"
@@ -164,4 +171,12 @@ func rejectStatus(p algorithms.Policy) string {
 		return "503 Service Unavailable"
 	}
 	return strconv.Itoa(code)
+}
+
+// rejectCode is the HTTP status code of a rejection by p's lane.
+func rejectCode(p algorithms.Policy) int {
+	if d := algorithms.Describe(p.Algorithm); d != nil {
+		return d.RejectStatus()
+	}
+	return 429
 }
