@@ -269,7 +269,7 @@ func explainGuava(d *Decision) string {
 	}
 	free := s.nextFree
 	wait, spent := g.reserve(&s, us, d.Cost)
-	pay := fmt.Sprintf("%d permits: %s stored + %s fresh × %sµs; next free %dµs (%s)", d.Cost, FormatFloat(spent),
+	pay := fmt.Sprintf("acquire(%d): %s stored + %s fresh × %sµs; next free %dµs (%s)", d.Cost, FormatFloat(spent),
 		FormatFloat(float64(d.Cost)-spent), FormatFloat(g.interval), s.nextFree, FormatSeconds(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
 		return fmt.Sprintf("%s; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; %s: the next caller pays",

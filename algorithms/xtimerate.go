@@ -292,7 +292,14 @@ func (x *xtimerate) tables(s *xtimerateState) int64 {
 // FormatFloat writes a float64 as the shortest decimal that reads back as
 // it: 0.30000000000000004 stays so, for the lanes whose arithmetic is a
 // library's floats.
-func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// Between 1e-4 and 1e15 it is written without an exponent (1000000, not
+// 1e+06).
+func FormatFloat(f float64) string {
+	if a := math.Abs(f); a == 0 || a >= 1e-4 && a < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
 
 // explainXTimeRate: v = {tokens at the decision before it (float64 bits),
 // time decided at, the reservation's wait from then, tokens after (bits)}.
@@ -303,6 +310,9 @@ func explainXTimeRate(d *Decision) string {
 	head := fmt.Sprintf("%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
 		lateNote(d, eff), FormatSeconds(eff), FormatFloat(before), p.Rate, p.Burst)
 	short := fmt.Sprintf("(%d − %s) / %s", d.Cost, FormatFloat(before), p.Rate)
+	if before < 0 {
+		short = fmt.Sprintf("(%d + %s) / %s", d.Cost, FormatFloat(-before), p.Rate)
+	}
 	if p.Algorithm == XTimeRate {
 		if d.Outcome == Allowed {
 			return fmt.Sprintf("%s ≥ n %d → allowed by AllowN; %s left", head, d.Cost, FormatFloat(after))

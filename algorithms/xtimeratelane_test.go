@@ -256,7 +256,7 @@ func TestXTimeRateExplain(t *testing.T) {
 	r.Decide(0, "k", 1)
 	r.Decide(0, "k", 1)
 	got = r.Decide(0, "k", 1).Explain()
-	want = "TokensAt(0s) = -2 (float64, at 2/s up to burst 1) < n 1: the reservation would wait (1 − -2) / 2/s = 1.5s > max_wait 1s → rejected, nothing reserved; retry after 1.5s − 1s = 0.5s"
+	want = "TokensAt(0s) = -2 (float64, at 2/s up to burst 1) < n 1: the reservation would wait (1 + 2) / 2/s = 1.5s > max_wait 1s → rejected, nothing reserved; retry after 1.5s − 1s = 0.5s"
 	if got != want {
 		t.Errorf("explanation:\n got  %s\n want %s", got, want)
 	}

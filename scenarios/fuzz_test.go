@@ -174,7 +174,7 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("expect[%d] asserts nothing", i)
 		case e.Peak != nil && e.PeakWindow <= 0:
 			t.Errorf("expect[%d]: peak window %v", i, e.PeakWindow)
-		case lane.Policy.Algorithm != algorithms.LeakyBucket && (e.Delayed != nil && *e.Delayed > 0 || e.Outcome != nil && *e.Outcome == algorithms.Delayed):
+		case !algorithms.Describe(lane.Policy.Algorithm).Delays() && (e.Delayed != nil && *e.Delayed > 0 || e.Outcome != nil && *e.Outcome == algorithms.Delayed):
 			t.Errorf("expect[%d]: delayed on a %s", i, lane.Policy.Algorithm)
 		}
 	}
