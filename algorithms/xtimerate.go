@@ -223,7 +223,13 @@ func (x *xtimerate) decide(s *xtimerateState, m *mem, now time.Duration, cost in
 	if d.Outcome != Rejected && d.Delay > 0 {
 		d.Outcome = Delayed
 	}
-	d.v[3] = int64(math.Float64bits(s.lim.TokensAt(t)))
+	// What TokensAt(t) would now say, without asking: reserveN left
+	// advance(t) − n (a refusal, advance(t)), and no time has passed.
+	after := before
+	if d.Outcome != Rejected {
+		after -= float64(n)
+	}
+	d.v[3] = int64(math.Float64bits(after))
 	return d
 }
 

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -334,6 +335,27 @@ func TestXTimeRateReserveSpacing(t *testing.T) {
 		for i := 1; i < len(reqs); i++ {
 			if reqs[i].at < reqs[i-1].at {
 				t.Fatalf("%v: released out of order: %v after %v", p, reqs[i].at, reqs[i-1].at)
+			}
+		}
+	}
+}
+
+// TestXTimeRateExplainBalance: the balance an explanation says is left is
+// the library's own TokensAt just after the decision.
+func TestXTimeRateExplainBalance(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 100 {
+		alg := []Algorithm{XTimeRate, XTimeRateReserve}[r.IntN(2)]
+		p := randPolicy(r, alg)
+		l := mustNew(t, p)
+		for _, q := range randTrace(r, p, 50, false) {
+			d := l.Decide(q.at, "k", q.cost)
+			if d.RetryAfter == Never {
+				continue
+			}
+			after := math.Float64frombits(uint64(d.v[3]))
+			if got := l.Snapshot(q.at, "k").(XTimeRateSnapshot).Tokens; got != after {
+				t.Fatalf("%v: the explanation's balance %v, TokensAt %v: %s", p, after, got, d.Explain())
 			}
 		}
 	}
