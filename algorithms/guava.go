@@ -46,7 +46,7 @@ func init() {
 			Params:    []Param{RateParam},
 			Rule:      "SmoothBursty: stored ≤ 1s of permits, starting at 0; a request waits max(nextFree − now, 0) µs whatever it costs, then pushes nextFree by the permits stored ones do not cover × 1e6/rate µs",
 			Words: func(p Policy) string {
-				return "Guava RateLimiter at " + p.Rate.String() + ": starts empty, stores up to 1s of permits; grants any cost at once and makes the next caller wait"
+				return "Guava RateLimiter at " + p.Rate.String() + ": grants at once, the next caller pays"
 			},
 			Line:     func(p Policy) string { return fmt.Sprintf("%s rate %s", p.Algorithm, p.Rate) },
 			MaxDelay: func(Policy) time.Duration { return Never }, // a large acquire makes the next one wait as long as it takes
@@ -66,7 +66,7 @@ func init() {
 			d.Params = []Param{RateParam, TimeoutParam}
 			d.Rule = "tryAcquire: refused, changing nothing, iff nextFree − timeout > now; else acquired as by acquire (stored ≤ 1s of permits, starting at 0), waiting max(nextFree − now, 0) ≤ timeout"
 			d.Words = func(p Policy) string {
-				return "Guava tryAcquire at " + p.Rate.String() + ", timeout " + FormatSeconds(p.Timeout) + ": starts empty, stores up to 1s of permits; refuses while the last caller's debt is not paid within the timeout"
+				return "Guava tryAcquire at " + p.Rate.String() + ", timeout " + FormatSeconds(p.Timeout) + ": refused until next free is that near"
 			}
 			d.Line = func(p Policy) string {
 				s := fmt.Sprintf("%s rate %s", p.Algorithm, p.Rate)

@@ -77,9 +77,9 @@ func init() {
 			d.Params = []Param{xtimerateBurst, RateParam, MaxWaitParam}
 			d.Rule = "ReserveN: every c ≤ burst is granted; tokens −= c may go negative, and it waits until they are back to 0 (refused, changing nothing, if that exceeds max_wait)"
 			d.Words = func(p Policy) string {
-				w := "x/time/rate ReserveN: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + "; tokens go into debt and the request waits"
+				w := "x/time/rate ReserveN: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + "; into debt, the request waits"
 				if p.MaxWait > 0 {
-					w += ", at most " + FormatSeconds(p.MaxWait)
+					w += " ≤ " + FormatSeconds(p.MaxWait)
 				}
 				return w
 			}

@@ -360,3 +360,54 @@ func TestXTimeRateExplainBalance(t *testing.T) {
 		}
 	}
 }
+
+// TestXTimeRateClonesOfClones: each key's *rate.Limiter is copied when a
+// clone first changes it, so clones of clones, deciding in turn, each decide
+// and show every key as a limiter fed only their own history would; and the
+// limiters are counted in Memory.
+func TestXTimeRateClonesOfClones(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 21))
+	for _, p := range []Policy{
+		{Algorithm: XTimeRate, Burst: 3, Rate: Rate{300, sec}},
+		{Algorithm: XTimeRateReserve, Burst: 3, Rate: Rate{300, sec}, MaxWait: 5 * ms},
+	} {
+		type line struct {
+			lim  Limiter
+			hist []sharing
+		}
+		var at time.Duration
+		lines := []*line{{lim: mustNew(t, p)}}
+		for step := range 400 {
+			l := lines[r.IntN(len(lines))]
+			if r.IntN(10) == 0 {
+				lines = append(lines, &line{lim: l.lim.Clone(), hist: append([]sharing(nil), l.hist...)})
+				continue
+			}
+			at += time.Duration(r.Int64N(int64(2 * ms)))
+			q := sharing{max(at, lastAt(l.hist)), fmt.Sprintf("k%d", r.IntN(20)), 1 + r.Int64N(3)}
+			l.lim.Decide(q.at, q.key, q.cost)
+			l.hist = append(l.hist, q)
+			for i, o := range lines {
+				ref := mustNew(t, p)
+				for _, h := range o.hist {
+					ref.Decide(h.at, h.key, h.cost)
+				}
+				for _, key := range []string{"k0", "k7", "k19", q.key} {
+					if got, want := o.lim.Snapshot(q.at, key), ref.Snapshot(q.at, key); got != want {
+						t.Fatalf("%v step %d, line %d key %s: %+v, want %+v", p, step, i, key, got, want)
+					}
+				}
+			}
+		}
+		if m := lines[0].lim.Memory(); m.State < 20*xtimeratePair {
+			t.Errorf("%v: 20 keys' limiters in %d bytes of state", p, m.State)
+		}
+	}
+}
+
+func lastAt(h []sharing) time.Duration {
+	if len(h) == 0 {
+		return 0
+	}
+	return h[len(h)-1].at
+}
