@@ -262,14 +262,14 @@ func explainGuava(d *Decision) string {
 	before := s
 	g.resync(&s, us)
 	if s.stored != before.stored {
-		head += fmt.Sprintf("; idle since it: stored = min(%s, %s + %d / %s) = %s",
+		head += fmt.Sprintf("; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
 			FormatFloat(g.maxPermits), FormatFloat(before.stored), us-before.nextFree, FormatFloat(g.interval), FormatFloat(s.stored))
 	} else {
-		head += fmt.Sprintf("; stored %s", FormatFloat(s.stored))
+		head += fmt.Sprintf("; stored %s (a double)", FormatFloat(s.stored))
 	}
 	free := s.nextFree
 	wait, spent := g.reserve(&s, us, d.Cost)
-	pay := fmt.Sprintf("acquire(%d): %s stored + %s fresh × %sµs; next free %dµs (%s)", d.Cost, FormatFloat(spent),
+	pay := fmt.Sprintf("acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, FormatFloat(spent),
 		FormatFloat(float64(d.Cost)-spent), FormatFloat(g.interval), s.nextFree, FormatSeconds(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
 		return fmt.Sprintf("%s; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; %s: the next caller pays",

@@ -109,12 +109,12 @@ func TestGuavaExplain(t *testing.T) {
 	l := mustNew(t, Policy{Algorithm: Guava, Rate: Rate{5, sec}})
 	l.Decide(0, "k", 1)
 	got := l.Decide(10*sec, "k", 7).Explain()
-	want := "now 10000000µs on the key's stopwatch (started at 0s), next free 200000µs; idle since it: stored = min(5, 0 + 9800000 / 200000) = 5; it waits max(10000000 − 10000000, 0) = 0 → allowed at once, whatever it costs; acquire(7): 5 stored + 2 fresh × 200000µs; next free 10400000µs (10.4s): the next caller pays"
+	want := "now 10000000µs on the key's stopwatch (started at 0s), next free 200000µs; idle since it: stored = min(5, 0 + 9800000 / 200000) = 5 (doubles); it waits max(10000000 − 10000000, 0) = 0 → allowed at once, whatever it costs; acquire(7): 5 stored + 2 fresh × 200000µs, cast to a long; next free 10400000µs (10.4s): the next caller pays"
 	if got != want {
 		t.Errorf("explanation:\n got  %s\n want %s", got, want)
 	}
 	got = l.Decide(10*sec, "k", 1).Explain()
-	want = "now 10000000µs on the key's stopwatch (started at 0s), next free 10400000µs; stored 0; it waits max(10400000 − 10000000, 0) = 400000µs → delayed 0.4s (paying for the caller before it); acquire(1): 0 stored + 1 fresh × 200000µs; next free 10600000µs (10.6s)"
+	want = "now 10000000µs on the key's stopwatch (started at 0s), next free 10400000µs; stored 0 (a double); it waits max(10400000 − 10000000, 0) = 400000µs → delayed 0.4s (paying for the caller before it); acquire(1): 0 stored + 1 fresh × 200000µs, cast to a long; next free 10600000µs (10.6s)"
 	if got != want {
 		t.Errorf("explanation:\n got  %s\n want %s", got, want)
 	}
