@@ -73,6 +73,9 @@ func (d Decision) Explain() string {
 	case d.RetryAfter == Never:
 		desc := Describe(d.policy.Algorithm)
 		bound := fmt.Sprintf("%s %d", desc.Size, desc.size(*d.policy))
+		if desc.Size == "" {
+			bound = fmt.Sprintf("%d, the largest cost ratelab takes", MaxCount) // a rule that bounds no cost
+		}
 		if desc.InFlight > 0 {
 			bound += fmt.Sprintf(" + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
 		}

@@ -1,0 +1,280 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Guava: Guava's RateLimiter.create(permitsPerSecond), a SmoothBursty,
+// acquire(c), in Guava's own arithmetic (double permits, long
+// microseconds; floating point decides here, as in the library). One
+// RateLimiter per key, made at the key's first request, whose stopwatch
+// reads whole microseconds since then (truncated). permitsPerSecond = N /
+// Per in seconds; stableInterval = 1e6 / permitsPerSecond µs; it stores at
+// most maxPermits = 1.0 × permitsPerSecond permits (one second's) and starts
+// with none. On each request: resync (if now > nextFree, stored = min(max,
+// stored + (now − nextFree) / stableInterval) and nextFree = now); the
+// request waits max(nextFree − now, 0), whatever it costs; then it spends
+// min(c, stored) stored permits and pushes nextFree by (long)(fresh ×
+// stableInterval) for the rest: it pays later, the next caller waits.
+// Always admitted: Allowed, or Delayed by that wait (µs × 1000).
+const Guava Algorithm = "guava"
+
+// GuavaTry: the same RateLimiter's tryAcquire(c, timeout): refused, changing
+// nothing, unless nextFree − timeout ≤ now (canAcquire, which looks at
+// nextFree before any resync); else acquired as Guava's acquire, waiting at
+// most timeout. timeout is Timeout in whole microseconds (truncated), 0
+// when left out: tryAcquire(c). RetryAfter: until nextFree − timeout, on the
+// microsecond clock.
+const GuavaTry Algorithm = "guava-try"
+
+// guavaSource is the file both lanes follow.
+const guavaSource = "Guava guava/src/com/google/common/util/concurrent/SmoothRateLimiter.java (SmoothBursty) and RateLimiter.java"
+
+// TimeoutParam is Guava's tryAcquire timeout.
+var TimeoutParam = Param{Name: "timeout", Kind: Duration,
+	Want:  "a Go duration such as 500ms: how long tryAcquire may wait (whole microseconds); left out or 0s, tryAcquire(permits), no wait",
+	field: func(p *Policy) any { return &p.Timeout }, Optional: true}
+
+func init() {
+	for _, try := range []bool{false, true} {
+		d := Description{
+			Algorithm: Guava,
+			Family:    Library,
+			Source:    guavaSource,
+			Params:    []Param{RateParam},
+			Rule:      "SmoothBursty: stored ≤ 1s of permits, starting at 0; a request waits max(nextFree − now, 0) µs whatever it costs, then pushes nextFree by the permits stored ones do not cover × 1e6/rate µs",
+			Words: func(p Policy) string {
+				return "Guava RateLimiter at " + p.Rate.String() + ": grants at once, the next caller pays"
+			},
+			Line:     func(p Policy) string { return fmt.Sprintf("%s rate %s", p.Algorithm, p.Rate) },
+			MaxDelay: func(Policy) time.Duration { return Never }, // a large acquire makes the next one wait as long as it takes
+			CostBound: func(Policy) string {
+				return fmt.Sprintf("ratelab takes costs up to %d (Guava grants any number of permits, a Java int, and the next caller pays)", int64(MaxCount))
+			},
+			Horizon: func(p Policy) time.Duration {
+				return max(time.Second, time.Duration(ceilDiv(int64(p.Rate.Per), p.Rate.N)))
+			},
+			check: func(p Policy) error { return p.Rate.Validate() },
+			new: func(p Policy, ks *Keys) Limiter {
+				return newKeyed[guavaState](newGuava(p, false), ks)
+			},
+		}
+		if try {
+			d.Algorithm = GuavaTry
+			d.Params = []Param{RateParam, TimeoutParam}
+			d.Rule = "tryAcquire: refused, changing nothing, iff nextFree − timeout > now; else acquired as by acquire (stored ≤ 1s of permits, starting at 0), waiting max(nextFree − now, 0) ≤ timeout"
+			d.Words = func(p Policy) string {
+				return "Guava tryAcquire at " + p.Rate.String() + ", timeout " + FormatSeconds(p.Timeout) + ": refused until next free is that near"
+			}
+			d.Line = func(p Policy) string {
+				s := fmt.Sprintf("%s rate %s", p.Algorithm, p.Rate)
+				if p.Timeout > 0 {
+					s += ", timeout " + FormatDuration(p.Timeout)
+				}
+				return s
+			}
+			// It waits at most the timeout; at least 1ns, as it says it can
+			// delay (a late request waits from its arrival).
+			d.MaxDelay = func(p Policy) time.Duration { return max(p.Timeout, 1) }
+			d.check = func(p Policy) error {
+				if p.Timeout < 0 {
+					return fmt.Errorf("timeout %s must not be negative", FormatDuration(p.Timeout))
+				}
+				return p.Rate.Validate()
+			}
+			d.new = func(p Policy, ks *Keys) Limiter {
+				return newKeyed[guavaState](newGuava(p, true), ks)
+			}
+		}
+		register(d)
+	}
+}
+
+// guava: a SmoothBursty RateLimiter per key. Its numbers are Guava's:
+// permits are doubles, times longs of microseconds on a stopwatch started
+// at the key's first request. A wait of w µs releases the request w µs
+// after it called (the stopwatch's sleep), that is w × 1000 ns.
+type guava struct {
+	p Policy
+	// permitsPerSecond, stableInterval (µs) and maxPermits as Guava's
+	// setRate computes them.
+	pps, interval, maxPermits float64
+	timeout                   int64 // µs, truncated
+	try                       bool
+}
+
+type guavaState struct {
+	start    time.Duration // when the key's RateLimiter was made: its stopwatch's 0
+	last     time.Duration // the latest time decided at
+	nextFree int64         // nextFreeTicketMicros
+	stored   float64       // storedPermits
+}
+
+func newGuava(p Policy, try bool) *guava {
+	pps := float64(p.Rate.N) / p.Rate.Per.Seconds()
+	return &guava{p: p, pps: pps, interval: 1e6 / pps, maxPermits: 1.0 * pps,
+		timeout: int64(p.Timeout / time.Microsecond), try: try}
+}
+
+func (g *guava) policy() *Policy { return &g.p }
+
+// start: storedPermits 0 (SmoothBursty's initial state), nextFree 0 on a
+// stopwatch started now.
+func (g *guava) start(now time.Duration) guavaState { return guavaState{start: now, last: now} }
+
+// micros is the stopwatch's reading at t: whole microseconds since start.
+func (s *guavaState) micros(t time.Duration) int64 { return int64(t-s.start) / 1e3 }
+
+// javaLong is Java's (long) cast of a double: truncation toward zero,
+// saturating, NaN to 0.
+func javaLong(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// saturatedAdd is Guava's LongMath.saturatedAdd.
+func saturatedAdd(a, b int64) int64 {
+	s := a + b
+	if (a^b) >= 0 && (a^s) < 0 { // same signs in, another out: overflow
+		if a < 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	return s
+}
+
+// resync is SmoothRateLimiter.resync: idle time since nextFree becomes
+// stored permits, up to maxPermits.
+func (g *guava) resync(s *guavaState, now int64) {
+	if now > s.nextFree {
+		s.stored = math.Min(g.maxPermits, s.stored+float64(now-s.nextFree)/g.interval)
+		s.nextFree = now
+	}
+}
+
+// reserve is reserveAndGetWaitLength: it moves s and returns the µs the
+// caller waits, and how many stored permits it spent.
+func (g *guava) reserve(s *guavaState, now, permits int64) (wait int64, spent float64) {
+	g.resync(s, now)
+	free := s.nextFree
+	spent = math.Min(float64(permits), s.stored)
+	fresh := float64(permits) - spent
+	s.nextFree = saturatedAdd(s.nextFree, javaLong(fresh*g.interval))
+	s.stored -= spent
+	return max(free-now, 0), spent
+}
+
+// nanos is a time on the key's stopwatch, µs after start, as a virtual
+// time in ns, capped at 2^62 (a saturated nextFree lies beyond any time).
+func (s *guavaState) nanos(us int64) time.Duration {
+	if us >= (1<<62-int64(s.start))/1e3 {
+		return 1 << 62
+	}
+	return s.start + time.Duration(us)*time.Microsecond
+}
+
+func (g *guava) decide(s *guavaState, _ *mem, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	s.last = eff
+	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainGuava,
+		v: [4]int64{s.nextFree, int64(math.Float64bits(s.stored)), int64(eff), int64(s.start)}}
+	if cost > MaxCount {
+		d.Outcome, d.RetryAfter = Rejected, Never
+		return d
+	}
+	us := s.micros(eff)
+	if g.try && s.nextFree-g.timeout > us { // !canAcquire
+		d.Outcome, d.RetryAfter = Rejected, s.nanos(s.nextFree-g.timeout)-now
+		return d
+	}
+	wait, _ := g.reserve(s, us, cost)
+	d.Delay = min(time.Duration(wait), (1<<62)/time.Microsecond)*time.Microsecond + eff - now
+	if d.Delay > 0 {
+		d.Outcome = Delayed
+	}
+	return d
+}
+
+// GuavaSnapshot shows a Guava RateLimiter's stored permits and the time
+// its next request is free.
+type GuavaSnapshot struct {
+	Now  time.Duration
+	Rate Rate
+	// PermitsPerSecond, StableInterval (µs) and MaxPermits are Guava's
+	// doubles: N / Per in seconds, 1e6 / PermitsPerSecond, and one second's
+	// permits.
+	PermitsPerSecond, StableInterval, MaxPermits float64
+	// Try is true for the tryAcquire lane, whose Timeout is its timeout.
+	Try     bool
+	Timeout time.Duration
+	// Start is when the key's RateLimiter was made (its stopwatch's 0).
+	Start time.Duration
+	// Stored is storedPermits as a resync at Now would leave it.
+	Stored float64
+	// NextFree is when the next request is free (nextFreeTicketMicros as
+	// a virtual time, at least Now): until then a caller waits, whatever
+	// it asks for.
+	NextFree time.Duration
+}
+
+func (s GuavaSnapshot) Moment() time.Duration { return s.Now }
+
+func (g *guava) snapshot(s guavaState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	us := s.micros(now)
+	g.resync(&s, us) // on the copy
+	return GuavaSnapshot{
+		Now: now, Rate: g.p.Rate, PermitsPerSecond: g.pps, StableInterval: g.interval, MaxPermits: g.maxPermits,
+		Try: g.try, Timeout: g.p.Timeout, Start: s.start, Stored: s.stored, NextFree: max(s.nanos(s.nextFree), now),
+	}
+}
+
+func (g *guava) clone(s *guavaState, _ *mem) guavaState { return *s }
+
+func (g *guava) tables(*guavaState) int64 { return 0 }
+
+// explainGuava: v = {nextFree before (µs), stored before (float64 bits),
+// time decided at, the stopwatch's start}.
+func explainGuava(d *Decision) string {
+	p := d.policy
+	g := newGuava(*p, p.Algorithm == GuavaTry)
+	s := guavaState{nextFree: d.v[0], stored: math.Float64frombits(uint64(d.v[1])), start: time.Duration(d.v[3])}
+	eff := time.Duration(d.v[2])
+	us := s.micros(eff)
+	head := lateNote(d, eff) + fmt.Sprintf("now %dµs on the key's stopwatch (started at %s), next free %dµs", us, FormatSeconds(s.start), s.nextFree)
+	if d.Outcome == Rejected {
+		return fmt.Sprintf("%s: %d − timeout %dµs > now %d → rejected by tryAcquire, nothing changes; retry after %s",
+			head, s.nextFree, g.timeout, us, retryFrom(d, eff))
+	}
+	if g.try {
+		head += fmt.Sprintf(" − timeout %dµs ≤ now: tryAcquire may wait", g.timeout)
+	}
+	before := s
+	g.resync(&s, us)
+	if s.stored != before.stored {
+		head += fmt.Sprintf("; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
+			FormatFloat(g.maxPermits), FormatFloat(before.stored), us-before.nextFree, FormatFloat(g.interval), FormatFloat(s.stored))
+	} else {
+		head += fmt.Sprintf("; stored %s (a double)", FormatFloat(s.stored))
+	}
+	free := s.nextFree
+	wait, spent := g.reserve(&s, us, d.Cost)
+	pay := fmt.Sprintf("acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, FormatFloat(spent),
+		FormatFloat(float64(d.Cost)-spent), FormatFloat(g.interval), s.nextFree, FormatSeconds(s.nanos(s.nextFree)))
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; %s: the next caller pays",
+			head, free, us, pay)
+	}
+	return fmt.Sprintf("%s; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); %s",
+		head, free, us, wait, FormatSeconds(d.Delay), pay)
+}

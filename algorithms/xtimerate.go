@@ -1,0 +1,342 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/time/rate"
+)
+
+// XTimeRate: the real golang.org/x/time/rate Limiter, one per key, asked
+// AllowN(t, c) with t = a fixed epoch + now. It is a token bucket of Burst
+// tokens, starting full, refilled at rate.Limit = N / Per-in-seconds tokens
+// per second, all in float64: admitted iff c ≤ Burst and the float balance
+// covers c with a wait that truncates to 0ns. RetryAfter: the delay a
+// Reservation for the same c would give (ReserveN on a copy of the key's
+// limiter, DelayFrom); Never for c > Burst. Burst 0 admits nothing.
+// Floating point decides here: it is the library's own arithmetic.
+const XTimeRate Algorithm = "x-time-rate"
+
+// XTimeRateReserve: the same library's ReserveN(t, c): every c ≤ Burst is
+// granted, Delayed by r.DelayFrom(t) while the float balance goes negative
+// (into debt: a shaper whose queue is unbounded). With MaxWait set, a
+// reservation whose delay would exceed it is refused and changes nothing,
+// as WaitN with a context deadline MaxWait away refuses it (the library's
+// reserveN with maxFutureReserve); RetryAfter is then the delay it would
+// have had less MaxWait. Floating point decides: the library's arithmetic.
+const XTimeRateReserve Algorithm = "x-time-rate-reserve"
+
+// xtimerateSource is the file both lanes follow.
+const xtimerateSource = "golang.org/x/time/rate rate.go"
+
+// MaxWaitParam is the longest wait a reservation accepts.
+var MaxWaitParam = Param{Name: "max_wait", Kind: Duration,
+	Want:  "a Go duration such as 500ms: the longest wait a reservation accepts (a WaitN deadline); left out or 0s, no limit",
+	field: func(p *Policy) any { return &p.MaxWait }, Optional: true}
+
+// xtimerateBurst is x/time/rate's burst: the library allows 0, which admits
+// nothing.
+var xtimerateBurst = Optional(BurstParam, "a whole number of tokens (the bucket's size and the largest n); 0 if left out, which admits nothing")
+
+// xtimerateEpoch is the wall time the virtual clock's 0 maps to.
+var xtimerateEpoch = time.Unix(0, 0)
+
+func init() {
+	for _, reserve := range []bool{false, true} {
+		d := Description{
+			Algorithm: XTimeRate,
+			Family:    Library,
+			Source:    xtimerateSource + " (Limiter.AllowN)",
+			Params:    []Param{xtimerateBurst, RateParam},
+			Size:      "burst",
+			Rule:      "the library's float64 bucket: tokens = min(burst, tokens + elapsed × rate); AllowN admits iff c ≤ burst and tokens ≥ c (to the ns), then tokens −= c",
+			Words: func(p Policy) string {
+				return "x/time/rate AllowN: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + ", float64 tokens, starts full"
+			},
+			Line: func(p Policy) string {
+				return fmt.Sprintf("%s burst %d, rate %s", p.Algorithm, p.Burst, p.Rate)
+			},
+			CostBound: func(p Policy) string {
+				return fmt.Sprintf("x/time/rate refuses any n above its burst, %d", p.Burst)
+			},
+			Horizon: func(p Policy) time.Duration {
+				return time.Duration(ceilDiv(max(p.Burst, 1)*int64(p.Rate.Per), p.Rate.N))
+			},
+			check: checkXTimeRate,
+			new: func(p Policy, ks *Keys) Limiter {
+				return newKeyed[xtimerateState](newXTimeRate(p, false), ks)
+			},
+		}
+		if reserve {
+			d.Algorithm = XTimeRateReserve
+			d.Source = xtimerateSource + " (Limiter.ReserveN, reserveN's maxFutureReserve)"
+			d.Params = []Param{xtimerateBurst, RateParam, MaxWaitParam}
+			d.Rule = "ReserveN: every c ≤ burst is granted; tokens −= c may go negative, and it waits until they are back to 0 (refused, changing nothing, if that exceeds max_wait)"
+			d.Words = func(p Policy) string {
+				w := "x/time/rate ReserveN: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + "; into debt, the request waits"
+				if p.MaxWait > 0 {
+					w += " ≤ " + FormatSeconds(p.MaxWait)
+				}
+				return w
+			}
+			d.Line = func(p Policy) string {
+				s := fmt.Sprintf("%s burst %d, rate %s", p.Algorithm, p.Burst, p.Rate)
+				if p.MaxWait > 0 {
+					s += ", max_wait " + FormatDuration(p.MaxWait)
+				}
+				return s
+			}
+			d.MaxDelay = func(p Policy) time.Duration {
+				if p.MaxWait > 0 {
+					return p.MaxWait
+				}
+				return Never // the debt has no bound
+			}
+			d.new = func(p Policy, ks *Keys) Limiter {
+				return newKeyed[xtimerateState](newXTimeRate(p, true), ks)
+			}
+		}
+		register(d)
+	}
+}
+
+func checkXTimeRate(p Policy) error {
+	if err := p.Rate.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case p.Burst < 0:
+		return fmt.Errorf("burst %d must not be negative", p.Burst)
+	case p.Burst > MaxCount:
+		return fmt.Errorf("burst %d is too large (at most 2^40)", p.Burst)
+	case !mulFits(max(p.Burst, 1), int64(p.Rate.Per)):
+		return fmt.Errorf("burst %d × rate period %s is too large (at most 2^62 ns)", p.Burst, FormatDuration(p.Rate.Per))
+	case p.MaxWait < 0:
+		return fmt.Errorf("max_wait %s must not be negative", FormatDuration(p.MaxWait))
+	}
+	return nil
+}
+
+// xtimerate: each key holds a real *rate.Limiter, made as
+// rate.NewLimiter(rate.Limit(N / Per.Seconds()), Burst), and a spare one
+// beside it (one allocation of two limiters per key). Virtual time now is
+// the wall time xtimerateEpoch + now; times never go backwards for a key (a
+// late request is given the key's latest time, which the library would
+// otherwise take as a new "last" and refill twice).
+//
+// A rejection's RetryAfter is what a Reservation would say: the key's
+// limiter is copied into the spare, ReserveN(t, c) asked of the spare, and
+// its DelayFrom read; the key's own limiter is untouched. With max_wait the
+// reservation is made on the spare the same way, and kept (the two swap)
+// only if its delay is within max_wait: the library's reserveN with a
+// maxFutureReserve, which only WaitN reaches, on the wall clock.
+//
+// The copies are struct copies through reflect (a rate.Limiter holds a
+// sync.Mutex, never locked when copied: a Limiter is not for concurrent
+// use), which allocate nothing.
+type xtimerate struct {
+	p       Policy
+	limit   rate.Limit
+	reserve bool
+	// fresh is rate.NewLimiter(limit, Burst), the state every key starts
+	// from. It is only ever copied, never used, so that clones deciding in
+	// several goroutines may share it.
+	fresh *rate.Limiter
+}
+
+type xtimerateState struct {
+	lim, spare *rate.Limiter // the key's limiter and its scratch copy; nil until its first decision
+	last       time.Duration // the latest time decided at
+}
+
+// xtimeratePair is what a key's two limiters take.
+const xtimeratePair = int64(unsafe.Sizeof([2]rate.Limiter{}))
+
+func newXTimeRate(p Policy, reserve bool) *xtimerate {
+	limit := rate.Limit(float64(p.Rate.N) / p.Rate.Per.Seconds())
+	return &xtimerate{p: p, limit: limit, reserve: reserve, fresh: rate.NewLimiter(limit, int(p.Burst))}
+}
+
+// copyLimiter makes *dst a copy of *src, the mutex (unlocked) included.
+func copyLimiter(dst, src *rate.Limiter) {
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
+}
+
+func (x *xtimerate) policy() *Policy { return &x.p }
+
+func (x *xtimerate) start(now time.Duration) xtimerateState { return xtimerateState{last: now} }
+
+// own gives s its two limiters, the first a fresh one, on its first decision.
+func (x *xtimerate) own(s *xtimerateState, m *mem) {
+	if s.lim != nil {
+		return
+	}
+	pair := new([2]rate.Limiter)
+	copyLimiter(&pair[0], x.fresh)
+	s.lim, s.spare = &pair[0], &pair[1]
+	m.bytes += xtimeratePair
+}
+
+func (x *xtimerate) decide(s *xtimerateState, m *mem, now time.Duration, cost int64) (d Decision) {
+	x.own(s, m)
+	eff := max(now, s.last)
+	s.last = eff
+	t, arrived := xtimerateEpoch.Add(eff), xtimerateEpoch.Add(now)
+	before := s.lim.TokensAt(t)
+	d = Decision{At: now, Cost: cost, policy: &x.p, explain: explainXTimeRate,
+		v: [4]int64{int64(math.Float64bits(before)), int64(eff)}}
+	if cost > x.p.Burst {
+		d.Outcome, d.RetryAfter = Rejected, Never
+		return d
+	}
+	n := int(cost)
+	switch {
+	case !x.reserve:
+		if s.lim.AllowN(t, n) {
+			d.Outcome = Allowed
+			break
+		}
+		copyLimiter(s.spare, s.lim)
+		r := s.spare.ReserveN(t, n)
+		d.Outcome, d.RetryAfter = Rejected, r.DelayFrom(arrived)
+		d.v[2] = int64(r.DelayFrom(t))
+	case x.p.MaxWait == 0:
+		r := s.lim.ReserveN(t, n)
+		d.Delay = r.DelayFrom(arrived)
+		d.v[2] = int64(r.DelayFrom(t))
+	default:
+		copyLimiter(s.spare, s.lim)
+		r := s.spare.ReserveN(t, n)
+		wait := r.DelayFrom(t)
+		d.v[2] = int64(wait)
+		if wait > x.p.MaxWait {
+			d.Outcome, d.RetryAfter = Rejected, wait-x.p.MaxWait+eff-now
+			break
+		}
+		s.lim, s.spare = s.spare, s.lim
+		d.Delay = r.DelayFrom(arrived)
+	}
+	if d.Outcome != Rejected && d.Delay > 0 {
+		d.Outcome = Delayed
+	}
+	// What TokensAt(t) would now say, without asking: reserveN left
+	// advance(t) − n (a refusal, advance(t)), and no time has passed.
+	after := before
+	if d.Outcome != Rejected {
+		after -= float64(n)
+	}
+	d.v[3] = int64(math.Float64bits(after))
+	return d
+}
+
+// XTimeRateSnapshot shows an x/time/rate Limiter's float64 balance.
+type XTimeRateSnapshot struct {
+	Now   time.Duration
+	Burst int64
+	Rate  Rate
+	// Limit is the library's rate.Limit, N / Per in seconds, tokens per
+	// second as a float64.
+	Limit float64
+	// Reserve is true for the ReserveN lane, whose Tokens may be negative
+	// (reserved ahead: a debt the next requests wait for); MaxWait is its
+	// max_wait, 0 for none.
+	Reserve bool
+	MaxWait time.Duration
+	// Tokens is the library's TokensAt(now): the float64 balance, refill
+	// included.
+	Tokens float64
+	// FullAt is when the balance reaches Burst if nothing is taken, and
+	// PaidAt when a debt is paid off (the balance back to 0; Now when there
+	// is none): from the float balance, rounded up, for display only.
+	FullAt, PaidAt time.Duration
+}
+
+func (s XTimeRateSnapshot) Moment() time.Duration { return s.Now }
+
+func (x *xtimerate) snapshot(s xtimerateState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	tokens := float64(x.p.Burst) // a key not yet decided holds a fresh limiter
+	if s.lim != nil {
+		tokens = s.lim.TokensAt(xtimerateEpoch.Add(now))
+	}
+	after := func(short float64) time.Duration {
+		if short <= 0 {
+			return now
+		}
+		return now + time.Duration(math.Ceil(short/float64(x.limit)*1e9))
+	}
+	return XTimeRateSnapshot{
+		Now: now, Burst: x.p.Burst, Rate: x.p.Rate, Limit: float64(x.limit),
+		Reserve: x.reserve, MaxWait: x.p.MaxWait, Tokens: tokens,
+		FullAt: after(float64(x.p.Burst) - tokens), PaidAt: after(-tokens),
+	}
+}
+
+// clone gives the copy limiters of its own.
+func (x *xtimerate) clone(s *xtimerateState, m *mem) xtimerateState {
+	c := xtimerateState{last: s.last}
+	if s.lim != nil {
+		pair := new([2]rate.Limiter)
+		copyLimiter(&pair[0], s.lim)
+		c.lim, c.spare = &pair[0], &pair[1]
+		m.bytes += xtimeratePair
+	}
+	return c
+}
+
+func (x *xtimerate) tables(s *xtimerateState) int64 {
+	if s.lim == nil {
+		return 0
+	}
+	return xtimeratePair
+}
+
+// FormatFloat writes a float64 as the shortest decimal that reads back as
+// it: 0.30000000000000004 stays so, for the lanes whose arithmetic is a
+// library's floats.
+// Between 1e-4 and 1e15 it is written without an exponent (1000000, not
+// 1e+06).
+func FormatFloat(f float64) string {
+	if a := math.Abs(f); a == 0 || a >= 1e-4 && a < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// explainXTimeRate: v = {tokens at the decision before it (float64 bits),
+// time decided at, the reservation's wait from then, tokens after (bits)}.
+func explainXTimeRate(d *Decision) string {
+	p := d.policy
+	before, eff := math.Float64frombits(uint64(d.v[0])), time.Duration(d.v[1])
+	wait, after := time.Duration(d.v[2]), math.Float64frombits(uint64(d.v[3]))
+	head := fmt.Sprintf("%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
+		lateNote(d, eff), FormatSeconds(eff), FormatFloat(before), p.Rate, p.Burst)
+	short := fmt.Sprintf("(%d − %s) / %s", d.Cost, FormatFloat(before), p.Rate)
+	if before < 0 {
+		short = fmt.Sprintf("(%d + %s) / %s", d.Cost, FormatFloat(-before), p.Rate)
+	}
+	if p.Algorithm == XTimeRate {
+		if d.Outcome == Allowed {
+			return fmt.Sprintf("%s ≥ n %d → allowed by AllowN; %s left", head, d.Cost, FormatFloat(after))
+		}
+		return fmt.Sprintf("%s < n %d → rejected by AllowN, nothing taken; a reservation on a copy would wait %s = %s (truncated to the ns): retry after %s",
+			head, d.Cost, short, FormatSeconds(wait), retryFrom(d, eff))
+	}
+	switch d.Outcome {
+	case Allowed:
+		return fmt.Sprintf("%s ≥ n %d → allowed by ReserveN at once; %s left", head, d.Cost, FormatFloat(after))
+	case Delayed:
+		if wait == 0 {
+			return fmt.Sprintf("%s ≥ n %d → granted by ReserveN at once when decided, delayed %s from arrival; %s left",
+				head, d.Cost, FormatSeconds(d.Delay), FormatFloat(after))
+		}
+		return fmt.Sprintf("%s < n %d: ReserveN takes them anyway, leaving %s, and waits %s = %s → delayed %s; the next caller waits behind it",
+			head, d.Cost, FormatFloat(after), short, FormatSeconds(wait), FormatSeconds(d.Delay))
+	}
+	return fmt.Sprintf("%s < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
+		head, d.Cost, short, FormatSeconds(wait), FormatSeconds(p.MaxWait), FormatSeconds(wait), FormatSeconds(p.MaxWait), retryFrom(d, eff))
+}

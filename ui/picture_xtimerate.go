@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"math"
+	"strconv"
+
+	"ratelab/algorithms"
+)
+
+func init() {
+	register(algorithms.XTimeRate, xtimeratePicture{})
+	register(algorithms.XTimeRateReserve, xtimeratePicture{})
+}
+
+// xtimeratePicture shows golang.org/x/time/rate's float64 balance: a gauge
+// of the tokens against the burst, and for ReserveN the debt the reserved
+// requests left and when it is paid off.
+type xtimeratePicture struct{}
+
+// floatCell writes a library's float64 for a lane: exactly when three
+// decimals show it, else rounded with "≈" (the why panel shows every digit).
+func floatCell(f float64) string {
+	r := math.Round(f*1000) / 1000
+	s := strconv.FormatFloat(r, 'f', -1, 64)
+	if r == 0 {
+		s = "0"
+	}
+	if r != f {
+		return "≈" + s
+	}
+	return s
+}
+
+func (xtimeratePicture) state(st *styles, v laneView, w, n int) []string {
+	s := v.snap.(algorithms.XTimeRateSnapshot)
+	bal := floatCell(s.Tokens) + " of " + itoa(s.Burst) + " tokens"
+	full := "full"
+	if s.FullAt > s.Now {
+		full = "full at " + secs(s.FullAt)
+	}
+	rule := []string{"AllowN: admit if tokens ≥ n (float64)", "AllowN: tokens ≥ n"}
+	last := "a rejection takes nothing"
+	if s.Reserve {
+		if s.Tokens < 0 {
+			bal = "debt " + floatCell(-s.Tokens) + " of " + itoa(s.Burst) + " tokens"
+			full = "debt paid at " + secs(s.PaidAt)
+		}
+		rule = []string{"ReserveN: take n now, wait out the debt", "ReserveN: wait out the debt"}
+		last = "waits as long as it takes"
+		if s.MaxWait > 0 {
+			last = "refuses a wait over " + secs(s.MaxWait)
+		}
+	}
+	lines := []string{
+		gaugeLine(st, math.Max(s.Tokens, 0)/float64(max(s.Burst, 1)), bal, w),
+		first([]string{"refill " + s.Rate.String() + " · " + full, full}, w),
+		st.muted.Render(first(rule, w)),
+		st.muted.Render(last),
+	}
+	if n == 2 {
+		return lines[:2]
+	}
+	return lines
+}
+
+func (xtimeratePicture) row(v laneView) (fill float64, numbers string) {
+	s := v.snap.(algorithms.XTimeRateSnapshot)
+	return math.Max(s.Tokens, 0) / float64(max(s.Burst, 1)), floatCell(s.Tokens) + "/" + itoa(s.Burst) + " tokens"
+}
+
+func (xtimeratePicture) titles(p algorithms.Policy) []string {
+	t := sizedTitles(p, "burst", p.Burst)
+	if p.MaxWait > 0 {
+		t = append([]string{t[0] + " wait≤" + algorithms.FormatDuration(p.MaxWait)}, t...)
+	}
+	return t
+}
+
+func (xtimeratePicture) glossary() []string {
+	return []string{
+		"x/time/rate: Go's golang.org/x/time/rate Limiter, the real library run on the virtual clock: a token bucket starting full whose balance is a float64, refilled at rate.Limit = N ÷ the period in seconds. AllowN admits n iff the balance covers it; the lane's retry is what a Reservation would say.",
+		"x/time/rate ReserveN: takes n ≤ burst whatever the balance, which may go negative (a debt), and the request waits until the refill pays it off: a shaper with no bound on its queue. max_wait refuses, changing nothing, a reservation that would wait longer, as WaitN with a context deadline does.",
+	}
+}
