@@ -29,6 +29,9 @@ type laneView struct {
 	// trailing window, which the counter only estimates.
 	exact   int64
 	focused bool
+	// keyBytes is the size of the lane's state for the shown key at the
+	// clock (model.Lab.KeyStateBytes).
+	keyBytes int64
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -49,6 +52,7 @@ func laneViews(ctx *programContext) []laneView {
 			v.keyStats = lab.StatsFor(i, key)
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
+		v.keyBytes = lab.KeyStateBytes(i, key)
 		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
 			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
 		}
@@ -121,6 +125,17 @@ func retryText(rec model.Record, now time.Duration) string {
 // a number). With several keys they say whose: every key's ("all keys"),
 // and with a key pinned that key's first.
 func totalsTexts(st *styles, v laneView) []string {
+	texts := countTexts(st, v)
+	// Where there is room for every total, the state the lane keeps for
+	// the shown key.
+	return append([]string{texts[0] + st.muted.Render(" · state "+stateText(v))}, texts...)
+}
+
+// stateText is the lane's state for the shown key: "48 B/key".
+func stateText(v laneView) string { return model.FormatBytes(v.keyBytes) + "/key" }
+
+// countTexts are the totals without the state, longest first.
+func countTexts(st *styles, v laneView) []string {
 	all := tallyCounts(st, v.policy, v.stats)
 	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
 	per := " per " + secs(v.stats.PeakWindow)
