@@ -227,7 +227,15 @@ func explainSubWindows(d *Decision) string {
 		fmt.Fprintf(&b, " ≤ limit %d → allowed", p.Limit)
 		return b.String()
 	}
-	fmt.Fprintf(&b, " > limit %d → rejected; retry after %s, when enough of the oldest sub-windows have slid out for cost %d to fit",
-		p.Limit, retryFrom(d, eff), d.Cost)
+	fmt.Fprintf(&b, " > limit %d → rejected; retry after %s", p.Limit, retryFrom(d, eff))
+	if e2 := e + int64(d.RetryAfter-(eff-d.At)); e2 < s {
+		// Within this sub-window: only the oldest's weight has fallen.
+		then := (cur+middle)*s + oldest*(s-e2)
+		fmt.Fprintf(&b, ", when the oldest weighs %d × (%s − %s)/%s and estimate = %s, + cost %d ≤ %d",
+			oldest, FormatSeconds(time.Duration(s)), FormatSeconds(time.Duration(e2)), FormatSeconds(time.Duration(s)),
+			exactish(then, s), d.Cost, p.Limit)
+	} else {
+		fmt.Fprintf(&b, ", when enough of the oldest sub-windows have slid out for cost %d to fit", d.Cost)
+	}
 	return b.String()
 }

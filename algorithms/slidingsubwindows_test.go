@@ -51,7 +51,8 @@ func TestSubWindowsExamples(t *testing.T) {
 				{at: 5 * sec, cost: 10, want: Allowed},
 				// Sub-window 3 at e = 5s: 0 + 10 × 15s/20s = 7.5; + 3 > 10.
 				// 10 × (20s − e') ≤ 7 × 20s from e' = 6s: 1s later.
-				{at: 65 * sec, cost: 3, want: Rejected, retry: sec},
+				{at: 65 * sec, cost: 3, want: Rejected, retry: sec,
+					explain: "3 sub-windows of 20s; estimate = current 0 + 0 in the 2 before + oldest 10 × (20s − 5s)/20s = 7.5; 7.5 + cost 3 = 10.5 > limit 10 → rejected; retry after 1s, when the oldest weighs 10 × (20s − 6s)/20s and estimate = 7, + cost 3 ≤ 10"},
 				{at: 66 * sec, cost: 3, want: Allowed},
 				// 3 + 10 × 14/20 = 10: full. A cost of 1 waits till the
 				// oldest's weight is ≤ 0.6: e' ≥ 8s, 2s later.

@@ -47,7 +47,10 @@ func subWindowLines(st *styles, v laneView, s algorithms.SlidingCounterSnapshot,
 	case 1:
 		return []string{est}
 	case 2:
-		return []string{est, formula + " · exact " + itoa(v.exact)}
+		// The counts show where the estimate's error lies (an old burst
+		// in the oldest part); the exact count beside them.
+		tail := " · exact " + itoa(v.exact)
+		return []string{est, subCountsLine(st, s, w-ansi.StringWidth(tail)) + tail}
 	case 3:
 		return []string{est, formula, subCountsLine(st, s, w)}
 	case 4:
