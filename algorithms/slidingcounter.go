@@ -12,6 +12,13 @@ import (
 // Admitted iff estimate + c ≤ Limit, compared exactly. RetryAfter: until
 // the estimate, falling as time passes, lets c fit; that may be in the
 // next window (current becomes previous) or the one after (both zero).
+//
+// With SubWindows N > 1 the window is counted in N sub-windows of S =
+// Window / N (N must divide Window, at most MaxSubWindows), aligned to t =
+// 0: estimate = the N most recent sub-windows' cost (the current one and
+// the N − 1 before it) + the cost of the one before them × (S − elapsed in
+// the current) / S, admitted iff estimate + c ≤ Limit, compared exactly
+// (see subWindowCounter). N = 1, or SubWindows left out, is the rule above.
 const SlidingCounter Algorithm = "sliding-counter"
 
 // SubWindowsParam is the sliding counter's number of sub-windows: the

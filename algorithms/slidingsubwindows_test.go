@@ -283,3 +283,24 @@ func TestKeyBytes(t *testing.T) {
 }
 
 func unsafeSizeOf[T any]() int64 { return sizeOf[T]() }
+
+// TestKeyBytesFixedParts: the fixed state per key the README lists.
+func TestKeyBytesFixedParts(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		want int64
+	}{
+		{Policy{Algorithm: FixedWindow, Limit: 1, Window: sec}, 32},
+		{Policy{Algorithm: SlidingCounter, Limit: 1, Window: sec}, 32},
+		{Policy{Algorithm: SlidingCounter, Limit: 1, Window: sec, SubWindows: 10}, 48},
+		{Policy{Algorithm: SlidingLog, Limit: 1, Window: sec}, 56},
+		{Policy{Algorithm: TokenBucket, Capacity: 1, Rate: Rate{1, sec}}, 16},
+		{Policy{Algorithm: GCRA, Burst: 1, Rate: Rate{1, sec}}, 24},
+		{Policy{Algorithm: LeakyBucket, Queue: 1, Rate: Rate{1, sec}}, 56},
+	} {
+		k, _ := NewKeys().Lookup("k")
+		if got := mustNew(t, c.p).KeyBytes(0, k); got != c.want {
+			t.Errorf("%v: a fresh key takes %d B, the README says %d", c.p, got, c.want)
+		}
+	}
+}
