@@ -117,7 +117,7 @@ type stateChunk[S any] struct {
 type keyed[S any] struct {
 	alg algorithm[S]
 	// held is alg's own holder method, nil if it has none (see KeyBytes).
-	held func(s *S, now time.Duration) int64
+	held func(s S, now time.Duration) int64
 	// ids numbers the keys, the same numbers for the limiter and every
 	// clone of it (whichever saw a key first): a clone needs no copy of a
 	// map.
@@ -143,7 +143,7 @@ func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
 // bytes at now (≥ the state's last request), counting only what must still
 // be kept then. See Limiter.KeyBytes.
 type holder[S any] interface {
-	held(s *S, now time.Duration) int64
+	held(s S, now time.Duration) int64
 }
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
@@ -247,7 +247,7 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 	}
 	n := int64(unsafe.Sizeof(st))
 	if k.held != nil {
-		n += k.held(&st, now)
+		n += k.held(st, now) // by value: a pointer passed to a func value would escape
 	}
 	return n
 }

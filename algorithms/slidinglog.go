@@ -168,7 +168,7 @@ func (l *slidingLog) clone(s *slidingLogState, _ *mem) slidingLogState { return 
 func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
 
 // held is the logged admissions still inside the window at now.
-func (l *slidingLog) held(s *slidingLogState, now time.Duration) int64 {
+func (l *slidingLog) held(s slidingLogState, now time.Duration) int64 {
 	live := s.log.len() // at last, decide has dropped every expired entry
 	if now > s.last {
 		limit := now - l.p.Window

@@ -202,7 +202,7 @@ func (c *subWindowCounter) clone(st *subWindowState, m *mem) subWindowState {
 func (c *subWindowCounter) tables(st *subWindowState) int64 { return int64(cap(st.counts)) * 8 }
 
 // held is the counts: N + 1 of them once the key has admitted something.
-func (c *subWindowCounter) held(st *subWindowState, _ time.Duration) int64 {
+func (c *subWindowCounter) held(st subWindowState, _ time.Duration) int64 {
 	if st.counts == nil {
 		return 0
 	}

@@ -304,3 +304,23 @@ func TestKeyBytesFixedParts(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyBytesAllocates nothing, just after a decision and later.
+func TestKeyBytesAllocatesNothing(t *testing.T) {
+	for _, p := range benchPolicies {
+		l := mustNew(t, p)
+		ks := NewKeys()
+		k := ks.Key("k")
+		step := unit(p) / 2
+		var now time.Duration
+		for range 1000 {
+			now += step
+			l.Decide(now, "k", 1)
+		}
+		for _, at := range []time.Duration{now, now + p.Horizon()/2} {
+			if allocs := testing.AllocsPerRun(100, func() { l.KeyBytes(at, k) }); allocs != 0 {
+				t.Errorf("%v: KeyBytes at %v allocates %v times", p, at, allocs)
+			}
+		}
+	}
+}
