@@ -324,3 +324,38 @@ func TestKeyBytesAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSubWindowsErrorWithinTheOldest: the exact admitted cost of the
+// trailing window (now − W, now] lies between the N most recent
+// sub-windows' cost and that plus the oldest's, and so does the estimate:
+// a counter is never further from the truth than what it admitted in one
+// sub-window, W/N long. Finer sub-windows, smaller uncertainty.
+func TestSubWindowsErrorWithinTheOldest(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 2))
+	for range 200 {
+		p := randPolicy(r, SlidingCounter)
+		reqs := randTrace(r, p, 150, r.IntN(4) == 0)
+		l := mustNew(t, p)
+		eff := effTimes(reqs)
+		var adm []req
+		for i, q := range reqs {
+			if l.Decide(q.at, "k", q.cost).Outcome.Admitted() {
+				adm = append(adm, req{eff[i], q.cost})
+			}
+			s := l.Snapshot(eff[i], "k").(SlidingCounterSnapshot)
+			var exact int64
+			for _, a := range adm {
+				if a.at > eff[i]-p.Window {
+					exact += a.cost
+				}
+			}
+			inner := s.Current + s.Middle
+			w := s.Estimate.Den
+			if exact < inner || exact > inner+s.Previous ||
+				!mul128(inner, w).le(mul128(s.Estimate.Num, 1)) || !mul128(s.Estimate.Num, 1).le(mul128(inner+s.Previous, w)) {
+				t.Fatalf("%v after request %d at %v: exact %d, estimate %v, N most recent %d, oldest %d",
+					p, i, eff[i], exact, s.Estimate, inner, s.Previous)
+			}
+		}
+	}
+}
