@@ -41,7 +41,8 @@ type Limiter interface {
 	// requests released by now count nothing even if not yet dropped, and
 	// the spare capacity of the chunks holding them, the key's name and its
 	// share of the tables of keys are not counted. A key never seen is
-	// measured in its initial state; key may come from Keys.Lookup.
+	// measured in its initial state. key is numbered by the Keys the
+	// limiter was made with (Keys.Key, or Keys.Lookup, which numbers none).
 	KeyBytes(now time.Duration, key Key) int64
 }
 
@@ -238,6 +239,8 @@ func (k *keyed[S]) Snapshot(now time.Duration, key string) Snapshot {
 	return k.alg.snapshot(k.alg.start(now), now)
 }
 
+// KeyBytes is the struct's size plus what the algorithm's holder method, if
+// it has one, says the state keeps beside it; see Limiter.KeyBytes.
 func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 	var st S
 	if key.id >= 0 && key.id/keyChunk < len(k.chunks) && k.chunks[key.id/keyChunk].slots[key.id%keyChunk].seen {
