@@ -387,6 +387,7 @@ limiters:
   - {name: fixed, algorithm: fixed-window, limit: 2, window: 10s}
 `)
 	foot := "peak: the largest admitted cost passing in any trailing 10s window (a delayed request passes on release)"
+	stateFoot := "state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)"
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -394,10 +395,11 @@ limiters:
 		{[]string{"run", path}, []string{"             t  lane   key  cost  outcome   wait          why"}},
 		{[]string{"run", "--format", "json", path}, nil},
 		{[]string{"run", "--format", "summary", path}, []string{
-			"lane   policy                             requests  admitted  delayed  rejected  peak per 10s",
-			"b      token-bucket capacity 1, rate 1/s         0         0        0         0  0",
-			"fixed  fixed-window limit 2 per 10s              0         0        0         0  0",
+			"lane   policy                             requests  admitted  delayed  rejected  peak per 10s  state/key",
+			"b      token-bucket capacity 1, rate 1/s         0         0        0         0  0                   0 B",
+			"fixed  fixed-window limit 2 per 10s              0         0        0         0  0                   0 B",
 			foot,
+			stateFoot,
 		}},
 		{[]string{"run", "--format", "summary", "--by-key", path}, []string{
 			"lane  key  policy  requests  admitted  delayed  rejected  peak per 10s",
@@ -495,7 +497,7 @@ func TestUntilZeroRunsNoRequest(t *testing.T) {
 		}
 	}
 	code, out, _ := ratelab(t, "run", "--until", "0", "--format", "summary", "boundary")
-	if code != 0 || !regexpLine(out, `fixed\s+fixed-window limit 120 per 60s\s+0\s+0\s+0\s+0\s+0$`) {
+	if code != 0 || !regexpLine(out, `fixed\s+fixed-window limit 120 per 60s\s+0\s+0\s+0\s+0\s+0\s+0 B$`) {
 		t.Errorf("summary: exit %d\n%s", code, out)
 	}
 }

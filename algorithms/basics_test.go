@@ -333,7 +333,7 @@ func TestSnapshotUnseenKey(t *testing.T) {
 	want := map[Algorithm]Snapshot{
 		FixedWindow:    FixedWindowSnapshot{Now: 2500 * ms, Limit: 3, Window: sec, Start: 2 * sec, End: 3 * sec},
 		SlidingLog:     SlidingLogSnapshot{Now: 2500 * ms, Limit: 3, Window: sec},
-		SlidingCounter: SlidingCounterSnapshot{Now: 2500 * ms, Limit: 3, Window: sec, Start: 2 * sec, Weight: Quantity{5e8, 1e9}, Estimate: Quantity{0, 1e9}},
+		SlidingCounter: SlidingCounterSnapshot{Now: 2500 * ms, Limit: 3, Window: sec, SubWindows: 1, SubWindow: sec, Start: 2 * sec, Weight: Quantity{5e8, 1e9}, Estimate: Quantity{0, 1e9}},
 		TokenBucket:    TokenBucketSnapshot{Now: 2500 * ms, Capacity: 3, Rate: Rate{3, sec}, Available: Quantity{3e9, 1e9}, FullAt: 2500 * ms},
 		GCRA:           GCRASnapshot{Now: 2500 * ms, Burst: 3, Rate: Rate{3, sec}, Interval: Quantity{1e9, 3}, Tolerance: Quantity{3e9, 3}, TAT: 2500 * ms, Available: Quantity{3e9, 1e9}},
 		LeakyBucket:    LeakyBucketSnapshot{Now: 2500 * ms, Queue: 3, Rate: Rate{3, sec}, Interval: Quantity{1e9, 3}, NextFree: 2500 * ms},

@@ -66,7 +66,7 @@ func TestEveryAlgorithmDescribed(t *testing.T) {
 	for _, q := range Params() {
 		names = append(names, q.Name)
 	}
-	if want := []string{"limit", "window", "capacity", "burst", "queue"}; !slices.Equal(names[:len(want)], want) || names[len(names)-1] != "rate" {
+	if want := []string{"limit", "window", "sub_windows", "capacity", "burst", "queue"}; !slices.Equal(names[:len(want)], want) || names[len(names)-1] != "rate" {
 		t.Errorf("Params() = %v, want %v first and rate last (the order of validation's and the format's errors)", names, want)
 	}
 	if !slices.Equal(Algorithms[:len(textbookOrder)], textbookOrder) {

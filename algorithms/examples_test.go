@@ -273,7 +273,7 @@ func TestSnapshots(t *testing.T) {
 			p:    Policy{Algorithm: SlidingCounter, Limit: 120, Window: time.Minute},
 			reqs: []req{{0, 120}, {90 * sec, 20}},
 			at:   90 * sec,
-			want: SlidingCounterSnapshot{Now: 90 * sec, Limit: 120, Window: time.Minute,
+			want: SlidingCounterSnapshot{Now: 90 * sec, Limit: 120, Window: time.Minute, SubWindows: 1, SubWindow: time.Minute,
 				Start: time.Minute, Current: 20, Previous: 120,
 				Weight: Quantity{30e9, 60e9}, Estimate: Quantity{80 * 60e9, 60e9}},
 		},

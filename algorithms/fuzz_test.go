@@ -24,10 +24,17 @@ func fuzzPolicy(alg Algorithm, a, b, c uint64) Policy {
 	switch alg {
 	case FixedWindow, SlidingLog, SlidingCounter:
 		w := min(pick(b, 62), maxScaled/size)
+		p := Policy{Algorithm: alg, Limit: size}
 		if alg == SlidingCounter {
 			w = min(w, maxScaled/2)
+			// c picks the sub-windows, 1 to 1000, half the time 1 (left out).
+			if c&(1<<12) != 0 {
+				p.SubWindows = min(pick(c>>13, 10), MaxSubWindows)
+				w = max(w/p.SubWindows, 1) * p.SubWindows
+			}
 		}
-		return Policy{Algorithm: alg, Limit: size, Window: time.Duration(w)}
+		p.Window = time.Duration(w)
+		return p
 	}
 	per := min(pick(b, 62), maxScaled/size)
 	p := Policy{Algorithm: alg, Rate: Rate{N: pick(c, 31), Per: time.Duration(per)}}

@@ -192,22 +192,35 @@ func checkLogBound(p Policy, reqs []req, ds []Decision) error {
 	return nil
 }
 
-// counterEstimate is Current × W + Previous × (W − elapsed) at t, from the
-// admissions so far, as a 128-bit number.
-func counterEstimate(p Policy, perWin map[int64]int64, t time.Duration) u128 {
-	w := int64(p.Window)
-	k := floorDiv(int64(t), w)
-	e := int64(t) - k*w
-	return mul128(perWin[k], w).add(mul128(perWin[k-1], w-e))
+// counterEstimate is the sliding counter's estimate at t times S, from the
+// admitted cost per sub-window of S = Window / N: the N most recent
+// sub-windows × S + the one before × (S − elapsed), as a 128-bit number.
+// With N = 1 it is Current × W + Previous × (W − elapsed).
+func counterEstimate(p Policy, perSub map[int64]int64, t time.Duration) u128 {
+	n := max(p.SubWindows, 1)
+	s := int64(p.Window) / n
+	k := floorDiv(int64(t), s)
+	e := int64(t) - k*s
+	var inner int64
+	for age := range n {
+		inner += perSub[k-age]
+	}
+	return mul128(inner, s).add(mul128(perSub[k-n], s-e))
+}
+
+// subWindow is the index of the sliding counter's sub-window holding t.
+func subWindow(p Policy, t time.Duration) int64 {
+	return floorDiv(int64(t), int64(p.Window)/max(p.SubWindows, 1))
 }
 
 // checkCounterBound: after every admission the sliding-counter estimate,
 // recomputed from the admissions, is at most Limit.
 func checkCounterBound(p Policy, reqs []req, ds []Decision) error {
-	perWin := map[int64]int64{}
+	perSub := map[int64]int64{}
+	s := int64(p.Window) / max(p.SubWindows, 1)
 	for _, a := range admitted(reqs, ds) {
-		perWin[floorDiv(int64(a.at), int64(p.Window))] += a.cost
-		if !counterEstimate(p, perWin, a.at).le(mul128(p.Limit, int64(p.Window))) {
+		perSub[subWindow(p, a.at)] += a.cost
+		if !counterEstimate(p, perSub, a.at).le(mul128(p.Limit, s)) {
 			return fmt.Errorf("estimate above %d after the admission at %v", p.Limit, a.at)
 		}
 	}

@@ -27,6 +27,16 @@ func (ks *Keys) lookup(key string) (int, bool) {
 	return i, ok
 }
 
+// Lookup is key with its number if it has one; otherwise ok is false and
+// the Key stands for a key no limiter has seen.
+func (ks *Keys) Lookup(key string) (k Key, ok bool) {
+	i, ok := ks.index[key]
+	if !ok {
+		return Key{key, -1}, false
+	}
+	return Key{key, i}, true
+}
+
 // Key is a request key and its number in a Keys.
 type Key struct {
 	name string

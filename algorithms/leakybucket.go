@@ -143,6 +143,15 @@ func (l *leakyBucket) clone(s *leakyBucketState, _ *mem) leakyBucketState { retu
 
 func (l *leakyBucket) tables(*leakyBucketState) int64 { return 0 }
 
+// held is the requests still waiting at now.
+func (l *leakyBucket) held(s leakyBucketState, now time.Duration) int64 {
+	waiting := s.queue.len() // at last, decide has dropped every released one
+	if now > s.last {
+		waiting -= s.queue.search(func(r *Release) bool { return r.At > now })
+	}
+	return int64(waiting) * sizeOf[Release]()
+}
+
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
 // requests waiting after the decision}.
 func explainLeakyBucket(d *Decision) string {

@@ -33,6 +33,17 @@ type Limiter interface {
 	Clone() Limiter
 	// Memory is what the state takes, shared with clones or not.
 	Memory() Memory
+	// KeyBytes is the size of key's state at now (≥ its last request), in
+	// bytes: the fixed part every key has (its algorithm's state struct),
+	// plus what it must still keep beside it at now: a sliding log's
+	// admissions still inside the window, a leaky bucket's requests not yet
+	// released, a sub-window counter's counts. Admissions expired and
+	// requests released by now count nothing even if not yet dropped, and
+	// the spare capacity of the chunks holding them, the key's name and its
+	// share of the tables of keys are not counted. A key never seen is
+	// measured in its initial state. key is numbered by the Keys the
+	// limiter was made with (Keys.Key, or Keys.Lookup, which numbers none).
+	KeyBytes(now time.Duration, key Key) int64
 }
 
 // New makes the Limiter for p, or says why p is invalid.
@@ -106,6 +117,8 @@ type stateChunk[S any] struct {
 // with the others of its chunk, when first changed after a Clone.
 type keyed[S any] struct {
 	alg algorithm[S]
+	// held is alg's own holder method, nil if it has none (see KeyBytes).
+	held func(s S, now time.Duration) int64
 	// ids numbers the keys, the same numbers for the limiter and every
 	// clone of it (whichever saw a key first): a clone needs no copy of a
 	// map.
@@ -119,7 +132,19 @@ type keyed[S any] struct {
 }
 
 func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
-	return &keyed[S]{alg: alg, ids: ids, last: -1, m: mem{epoch: newEpoch()}}
+	k := &keyed[S]{alg: alg, ids: ids, last: -1, m: mem{epoch: newEpoch()}}
+	if h, ok := alg.(holder[S]); ok {
+		k.held = h.held
+	}
+	return k
+}
+
+// holder is an algorithm whose key state keeps items beside its struct
+// (logged admissions, waiting requests, a table of counts): held is their
+// bytes at now (≥ the state's last request), counting only what must still
+// be kept then. See Limiter.KeyBytes.
+type holder[S any] interface {
+	held(s S, now time.Duration) int64
 }
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
@@ -214,11 +239,27 @@ func (k *keyed[S]) Snapshot(now time.Duration, key string) Snapshot {
 	return k.alg.snapshot(k.alg.start(now), now)
 }
 
+// KeyBytes is the struct's size plus what the algorithm's holder method, if
+// it has one, says the state keeps beside it; see Limiter.KeyBytes.
+func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
+	var st S
+	if key.id >= 0 && key.id/keyChunk < len(k.chunks) && k.chunks[key.id/keyChunk].slots[key.id%keyChunk].seen {
+		st = k.chunks[key.id/keyChunk].slots[key.id%keyChunk].s
+	} else {
+		st = k.alg.start(now)
+	}
+	n := int64(unsafe.Sizeof(st))
+	if k.held != nil {
+		n += k.held(st, now) // by value: a pointer passed to a func value would escape
+	}
+	return n
+}
+
 // Clone shares every state with k: both take a new epoch, so that each
 // copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen,
+	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen,
 		lastKey: k.lastKey, last: k.last}
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
 	return c

@@ -28,7 +28,9 @@ var textbookOrder = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBu
 // Policy is one limiter's configuration. Which fields matter depends on the
 // algorithm, as its Description's Params say:
 //
-//	fixed-window, sliding-log, sliding-counter: Limit per Window
+//	fixed-window, sliding-log, sliding-counter: Limit per Window (and for
+//	                                            sliding-counter SubWindows,
+//	                                            optional)
 //	token-bucket:                               Capacity, refilled at Rate
 //	gcra:                                       Burst, at Rate
 //	leaky-bucket:                               Queue, drained at Rate
@@ -64,7 +66,8 @@ type Policy struct {
 // arithmetic could overflow: a limit, capacity, burst or queue above 2^40, a
 // rate's N above 2^31, limit × window or size × rate period above 2^62 ns
 // (for the leaky bucket, (queue + 1) × period, since queue + 1 units can be
-// in flight; for the sliding counter also 2 × window, its memory). Within
+// in flight; for the sliding counter also 2 × window, its memory, and
+// sub_windows from 1 to 1000 dividing the window). Within
 // these bounds every finite wait a limiter reports is at most 2^62 ns.
 func (p Policy) Validate() error {
 	d := Describe(p.Algorithm)

@@ -108,11 +108,26 @@ func checkSnapshot(p Policy, s Snapshot, now time.Duration) error {
 			return bad("count or expiry wrong")
 		}
 	case SlidingCounterSnapshot:
-		w := int64(p.Window)
+		n := max(p.SubWindows, 1)
+		w := int64(p.Window) / n
 		e := int64(now - s.Start)
+		if s.SubWindows != n || s.SubWindow != time.Duration(w) || (n > 1) != (s.Counts != nil) {
+			return bad("sub-windows wrong")
+		}
+		if n > 1 {
+			var middle int64
+			for _, c := range s.Counts[1:n] {
+				middle += c
+			}
+			if int64(len(s.Counts)) != n+1 || s.Counts[0] != s.Previous || s.Counts[n] != s.Current || middle != s.Middle {
+				return bad("counts disagree")
+			}
+		} else if s.Middle != 0 {
+			return bad("middle count with one sub-window")
+		}
 		if e < 0 || e >= w || s.Weight != (Quantity{w - e, w}) || s.Estimate.Den != w ||
-			!mul128(s.Current, w).add(mul128(s.Previous, w-e)).le(mul128(s.Estimate.Num, 1)) ||
-			!mul128(s.Estimate.Num, 1).le(mul128(s.Current, w).add(mul128(s.Previous, w-e))) ||
+			!mul128(s.Current+s.Middle, w).add(mul128(s.Previous, w-e)).le(mul128(s.Estimate.Num, 1)) ||
+			!mul128(s.Estimate.Num, 1).le(mul128(s.Current+s.Middle, w).add(mul128(s.Previous, w-e))) ||
 			s.Estimate.Num > p.Limit*w {
 			return bad("estimate wrong or above the limit")
 		}

@@ -20,7 +20,7 @@ func newRef(p Policy) refModel {
 	case SlidingLog:
 		return &logRef{p: p}
 	case SlidingCounter:
-		return &counterRef{p: p, perWin: map[int64]int64{}}
+		return &counterRef{p: p, perSub: map[int64]int64{}}
 	case TokenBucket, GCRA:
 		// GCRA must decide exactly as a token bucket of capacity Burst.
 		_, size := p.sizeParam()
@@ -87,11 +87,12 @@ func (m *logRef) decide(now time.Duration, cost int64) (Outcome, time.Duration, 
 
 type counterRef struct {
 	p      Policy
-	perWin map[int64]int64
+	perSub map[int64]int64 // admitted cost per sub-window (per window when N = 1)
 }
 
 func (m *counterRef) fits(t time.Duration, cost int64) bool {
-	return counterEstimate(m.p, m.perWin, t).add(mul128(cost, int64(m.p.Window))).le(mul128(m.p.Limit, int64(m.p.Window)))
+	s := int64(m.p.Window) / max(m.p.SubWindows, 1)
+	return counterEstimate(m.p, m.perSub, t).add(mul128(cost, s)).le(mul128(m.p.Limit, s))
 }
 
 func (m *counterRef) decide(now time.Duration, cost int64) (Outcome, time.Duration, time.Duration) {
@@ -99,14 +100,14 @@ func (m *counterRef) decide(now time.Duration, cost int64) (Outcome, time.Durati
 		return Rejected, 0, Never
 	}
 	if m.fits(now, cost) {
-		m.perWin[floorDiv(int64(now), int64(m.p.Window))] += cost
+		m.perSub[subWindow(m.p, now)] += cost
 		return Allowed, 0, 0
 	}
 	// The estimate only falls while nothing is admitted: binary search for
-	// the first instant that fits, within two windows.
-	lo, hi := time.Duration(1), 2*m.p.Window
+	// the first instant that fits, within a window and a sub-window.
+	lo, hi := time.Duration(1), m.p.Horizon()
 	if !m.fits(now+hi, cost) {
-		panic("sliding-counter reference: does not fit two windows later")
+		panic("sliding-counter reference: does not fit a horizon later")
 	}
 	for lo < hi {
 		mid := lo + (hi-lo)/2

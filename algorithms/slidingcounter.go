@@ -12,24 +12,67 @@ import (
 // Admitted iff estimate + c ≤ Limit, compared exactly. RetryAfter: until
 // the estimate, falling as time passes, lets c fit; that may be in the
 // next window (current becomes previous) or the one after (both zero).
+//
+// With SubWindows N > 1 the window is counted in N sub-windows of S =
+// Window / N (N must divide Window, at most MaxSubWindows), aligned to t =
+// 0: estimate = the N most recent sub-windows' cost (the current one and
+// the N − 1 before it) + the cost of the one before them × (S − elapsed in
+// the current) / S, admitted iff estimate + c ≤ Limit, compared exactly
+// (see subWindowCounter). N = 1, or SubWindows left out, is the rule above.
 const SlidingCounter Algorithm = "sliding-counter"
 
+// SubWindowsParam is the sliding counter's number of sub-windows: the
+// window is counted in that many equal parts.
+var SubWindowsParam = Param{Name: "sub_windows", Kind: Count, Want: "a positive whole number of sub-windows",
+	field: func(p *Policy) any { return &p.SubWindows }}
+
+// MaxSubWindows bounds sub_windows: each key keeps sub_windows + 1 counts.
+const MaxSubWindows = 1000
+
+// subWindows is p's number of sub-windows, 1 when left out.
+func subWindows(p Policy) int64 { return max(p.SubWindows, 1) }
+
 func init() {
-	register(windowedDescription(Description{
+	d := windowedDescription(Description{
 		Algorithm: SlidingCounter,
-		Rule:      "admitted iff current + previous × (window − elapsed) / window + c ≤ limit, compared exactly",
+		Rule:      "S = window / sub_windows; admitted iff the last sub_windows sub-window counts + the one before × (S − elapsed) / S + c ≤ limit, compared exactly",
 		Words: func(p Policy) string {
+			if n := subWindows(p); n > 1 {
+				return "sliding counter: at most " + strconv.FormatInt(p.Limit, 10) + " per " + FormatSeconds(p.Window) + ", estimated from " + strconv.FormatInt(n+1, 10) + " sub-window counts of " + FormatSeconds(p.Window/time.Duration(n))
+			}
 			return "sliding counter: at most " + strconv.FormatInt(p.Limit, 10) + " per " + FormatSeconds(p.Window) + ", estimated from two window counts"
 		},
-		Horizon: func(p Policy) time.Duration { return 2 * p.Window }, // the previous window still weighs until then
+		// The oldest sub-window still weighs until one sub-window past a
+		// whole window (the previous window, for one sub-window).
+		Horizon: func(p Policy) time.Duration { return p.Window + p.Window/time.Duration(subWindows(p)) },
 		check: func(p Policy) error {
 			if !mulFits(2, int64(p.Window)) {
 				return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", FormatDuration(p.Window))
 			}
+			if p.SubWindows < 0 || p.SubWindows > MaxSubWindows {
+				return fmt.Errorf("sub_windows %d must be from 1 to %d", p.SubWindows, MaxSubWindows)
+			}
+			if n := subWindows(p); int64(p.Window)%n != 0 {
+				return fmt.Errorf("window %s is not a whole number of nanoseconds %d times over: sub_windows must divide it", FormatDuration(p.Window), n)
+			}
 			return nil
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newSlidingCounter(p), ks) },
-	}))
+		new: func(p Policy, ks *Keys) Limiter {
+			if subWindows(p) > 1 {
+				return newKeyed[subWindowState](newSubWindowCounter(p), ks)
+			}
+			return newKeyed[windowCounts](newSlidingCounter(p), ks)
+		},
+	})
+	d.Params = append(d.Params, Optional(SubWindowsParam, "a positive whole number of sub-windows dividing the window, at most 1000; 1 (a current and a previous window) if left out"))
+	line := d.Line
+	d.Line = func(p Policy) string {
+		if n := subWindows(p); n > 1 {
+			return fmt.Sprintf("%s, %d sub-windows", line(p), n)
+		}
+		return line(p)
+	}
+	register(d)
 }
 
 // slidingCounter: aligned windows as in the fixed window, but the previous
@@ -117,13 +160,15 @@ func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
 	start := s.win * w
 	rem := w - (int64(s.last) - start)
 	return SlidingCounterSnapshot{
-		Now:      s.last,
-		Limit:    c.p.Limit,
-		Window:   c.p.Window,
-		Start:    time.Duration(start),
-		Current:  s.cur,
-		Previous: s.prev,
-		Weight:   Quantity{rem, w},
+		Now:        s.last,
+		Limit:      c.p.Limit,
+		Window:     c.p.Window,
+		SubWindows: 1,
+		SubWindow:  c.p.Window,
+		Start:      time.Duration(start),
+		Current:    s.cur,
+		Previous:   s.prev,
+		Weight:     Quantity{rem, w},
 		// Every admission keeps the estimate ≤ Limit and it only falls
 		// with time, so this is at most Limit × Window ≤ 2^62.
 		Estimate: Quantity{s.cur*w + s.prev*rem, w},

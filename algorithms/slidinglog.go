@@ -167,6 +167,16 @@ func (l *slidingLog) clone(s *slidingLogState, _ *mem) slidingLogState { return 
 
 func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
 
+// held is the logged admissions still inside the window at now.
+func (l *slidingLog) held(s slidingLogState, now time.Duration) int64 {
+	live := s.log.len() // at last, decide has dropped every expired entry
+	if now > s.last {
+		limit := now - l.p.Window
+		live -= s.log.search(func(x *logItem) bool { return x.at > limit })
+	}
+	return int64(live) * sizeOf[logItem]()
+}
+
 // explainSlidingLog: v = {recent cost before, time decided at, and for a
 // rejection: the time of the admission whose expiry makes room, the cost
 // freed by then}.

@@ -70,20 +70,32 @@ type SlidingLogSnapshot struct {
 	OldestExpiresAt time.Duration
 }
 
-// SlidingCounterSnapshot shows the two counters and the weighted estimate.
+// SlidingCounterSnapshot shows the counters and the weighted estimate. The
+// window is counted in SubWindows sub-windows of SubWindow each (one of
+// Window, the classic current and previous windows, when sub_windows is
+// left out).
 type SlidingCounterSnapshot struct {
 	Now    time.Duration
 	Limit  int64
 	Window time.Duration
-	// Start is the start of the current aligned window.
+	// SubWindows is the number N of sub-windows, SubWindow their length
+	// Window / N.
+	SubWindows int64
+	SubWindow  time.Duration
+	// Start is the start of the current aligned (sub-)window.
 	Start time.Duration
-	// Current and Previous are the admitted cost in the current and the
-	// previous window.
-	Current, Previous int64
-	// Weight is the previous window's share still counted: (Window −
-	// elapsed) / Window.
+	// Current is the admitted cost in the current sub-window, Middle in the
+	// N − 1 whole sub-windows before it (0 when N = 1), and Previous in the
+	// oldest one, before those, of which only the share Weight still
+	// counts.
+	Current, Middle, Previous int64
+	// Counts are, when N > 1, the N + 1 sub-windows' counts, oldest
+	// (Previous) first, current last; nil when N = 1. The slice is a copy.
+	Counts []int64
+	// Weight is the oldest sub-window's share still counted: (SubWindow −
+	// elapsed) / SubWindow.
 	Weight Quantity
-	// Estimate is Current + Previous × Weight.
+	// Estimate is Current + Middle + Previous × Weight, over SubWindow.
 	Estimate Quantity
 }
 

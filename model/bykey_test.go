@@ -59,6 +59,9 @@ func TestRunByKeyIsEachKeyRunAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for lane := range wantKey {
+				wantKey[lane].KeyBytes = 0 // one key's totals among several leave it out
+			}
 			if !slices.Equal(ks.Lanes, wantKey) {
 				t.Errorf("%s, key %s: %+v, alone %+v", s.Name, ks.Key, ks.Lanes, wantKey)
 			}

@@ -26,7 +26,7 @@ const endOfTime = time.Duration(math.MaxInt64)
 // request, lane order, calling emit (if not nil) with every decision. It
 // holds no more than the lanes' state: a run of millions of requests needs
 // no more memory than one of ten. It returns each lane's final totals, or
-// the first error from emit.
+// the first error from emit. Only Run measures Stats.KeyBytes.
 func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, error) {
 	defs := LanesOf(s)
 	if opt.PeakWindow <= 0 {
@@ -38,12 +38,17 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	}
 	index := 0
 	var d algorithms.Decision
+	keyBytes := make([]int64, len(defs))
 	for r := range s.Requests() {
 		if opt.Until > 0 && r.At >= opt.Until {
 			break
 		}
 		for lane := range defs {
 			ls.decideInto(lane, r, &d)
+			// A key's state grows only when it admits, or first appears.
+			if d.Outcome.Admitted() || keyBytes[lane] == 0 {
+				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
+			}
 			if emit != nil {
 				if err := emit(Record{Index: index, Lane: lane, Request: r, Decision: d}); err != nil {
 					return nil, err
@@ -55,6 +60,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	stats := make([]Stats, len(defs))
 	for lane := range defs {
 		stats[lane] = ls.statsAt(lane, endOfTime)
+		stats[lane].KeyBytes = keyBytes[lane]
 	}
 	return stats, nil
 }

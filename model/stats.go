@@ -25,6 +25,12 @@ type Stats struct {
 	Peak       int64
 	PeakAt     time.Duration
 	PeakWindow time.Duration
+	// KeyBytes is the largest state one key held just after a decided
+	// request, in bytes, as algorithms.Limiter.KeyBytes measures it: what
+	// the limiter must keep for its busiest key. Only Run measures it; the
+	// Lab's totals leave it 0 (Lab.KeyStateBytes tells a key's state at
+	// the clock), and so do the totals of one key among several (RunByKey).
+	KeyBytes int64
 }
 
 // Requests is the number of requests decided.

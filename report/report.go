@@ -186,18 +186,20 @@ func (s *summaryWriter) Close(stats []model.Stats) error {
 	return s.w.Flush()
 }
 
-// WriteSummary prints per lane the requests, admitted, delayed, rejected and
-// the peak admitted cost in any trailing window.
+// WriteSummary prints per lane the requests, admitted, delayed, rejected,
+// the peak admitted cost in any trailing window, and the state per key: the
+// most bytes one key's state took after a request (model.Stats.KeyBytes).
 func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	var window time.Duration
 	if len(stats) > 0 {
 		window = stats[0].PeakWindow
 	}
-	rows := [][]string{summaryHead(nil, window)}
+	rows := [][]string{append(summaryHead(nil, window), "state/key")}
 	for i, l := range lanes {
-		rows = append(rows, summaryRow(l, nil, stats[i]))
+		rows = append(rows, append(summaryRow(l, nil, stats[i]), model.FormatBytes(stats[i].KeyBytes)))
 	}
 	writeSummaryRows(w, rows, window)
+	fmt.Fprintln(w, "state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)")
 }
 
 // WriteSummaryByKey prints the summary with one row per lane per key, after
@@ -233,8 +235,9 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 		itoa(st.Delayed), itoa(st.Rejected), peak})
 }
 
-// writeSummaryRows aligns the columns, numbers (the four before the peak) to
-// the right, and adds the peak's footnote.
+// writeSummaryRows aligns the columns, the four counts (after the policy)
+// and a state column after the peak to the right, and adds the peak's
+// footnote.
 func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
@@ -242,12 +245,13 @@ func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
 	}
+	policy := slices.Index(rows[0], "policy")
 	last := len(widths) - 1
 	for _, row := range rows {
 		var b strings.Builder
 		for c, cell := range row {
 			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
-			if c >= last-4 && c < last { // numbers align right
+			if c > policy && c <= policy+4 || c > policy+5 { // numbers align right
 				b.WriteString(pad + cell)
 			} else {
 				b.WriteString(cell + pad)

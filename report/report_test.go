@@ -10,6 +10,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/model"
+	"ratelab/scenarios"
 )
 
 func TestWait(t *testing.T) {
@@ -100,10 +101,11 @@ func TestNoRecordsStillHeads(t *testing.T) {
 	}{
 		{Table, []string{"             t  lane    key  cost  outcome   wait          why"}},
 		{Summary, []string{
-			"lane    policy                             requests  admitted  delayed  rejected  peak per 1s",
-			"b       token-bucket capacity 2, rate 1/s         0         0        0         0  0",
-			"second  token-bucket capacity 2, rate 1/s         0         0        0         0  0",
+			"lane    policy                             requests  admitted  delayed  rejected  peak per 1s  state/key",
+			"b       token-bucket capacity 2, rate 1/s         0         0        0         0  0                  0 B",
+			"second  token-bucket capacity 2, rate 1/s         0         0        0         0  0                  0 B",
 			"peak: the largest admitted cost passing in any trailing 1s window (a delayed request passes on release)",
+			"state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)",
 		}},
 		{JSON, nil},
 	} {
@@ -117,6 +119,43 @@ func TestNoRecordsStillHeads(t *testing.T) {
 		}
 		if out.String() != want {
 			t.Errorf("%s prints\n%q\nwant\n%q", c.f, out.String(), want)
+		}
+	}
+}
+
+// TestSummaryStateColumn: the state per key, right-aligned after the peak;
+// a sliding log's grows with its limit under the same overload, a
+// counter's does not.
+func TestSummaryStateColumn(t *testing.T) {
+	src := `title: t
+limiters:
+  - {name: log10, algorithm: sliding-log, limit: 10, window: 60s}
+  - {name: log1000, algorithm: sliding-log, limit: 1000, window: 60s}
+  - {name: counter10, algorithm: sliding-counter, limit: 10, window: 60s}
+  - {name: counter1000, algorithm: sliding-counter, limit: 1000, window: 60s}
+traffic:
+  - {every: 10ms, until: 60s}
+`
+	s, err := scenarios.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes := model.LanesOf(s)
+	stats, err := model.Run(s, model.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	WriteSummary(&out, lanes, stats)
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasSuffix(lines[0], "  state/key") {
+		t.Fatalf("no state column:\n%s", out.String())
+	}
+	cell := func(i int) string { f := strings.Fields(lines[i+1]); return f[len(f)-2] + " " + f[len(f)-1] }
+	// 56 bytes of state and 24 a logged admission: 10 and 1000 of them.
+	for i, want := range []string{"296 B", "23.5 KiB", "32 B", "32 B"} {
+		if got := cell(i); got != want {
+			t.Errorf("%s: state %q, want %q\n%s", lanes[i].Name, got, want, out.String())
 		}
 	}
 }

@@ -34,6 +34,9 @@ type laneView struct {
 	// pinned key when one is pinned).
 	twin      string
 	twinStats model.Stats
+	// keyBytes is the size of the lane's state for the shown key at the
+	// clock (model.Lab.KeyStateBytes).
+	keyBytes int64
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -60,6 +63,7 @@ func laneViews(ctx *programContext) []laneView {
 				v.twinStats = lab.StatsFor(t, key)
 			}
 		}
+		v.keyBytes = lab.KeyStateBytes(i, key)
 		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
 			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
 		}
@@ -132,13 +136,18 @@ func retryText(rec model.Record, now time.Duration) string {
 // a number). With several keys they say whose: every key's ("all keys"),
 // and with a key pinned that key's first.
 func totalsTexts(st *styles, v laneView) []string {
-	texts := plainTotalsTexts(st, v)
-	if v.twin == "" {
-		return texts
+	texts := countTexts(st, v)
+	if v.twin != "" {
+		// A mistake lane says first how far it is off its exact twin.
+		texts = append([]string{texts[0] + " · " + twinText(v), texts[len(texts)-1] + " · " + twinText(v)}, texts...)
 	}
-	// A mistake lane says first how far it is off its exact twin.
-	return append([]string{texts[0] + " · " + twinText(v), texts[len(texts)-1] + " · " + twinText(v)}, texts...)
+	// Where there is room for every total, the state the lane keeps for
+	// the shown key.
+	return append([]string{texts[0] + st.muted.Render(" · state "+stateText(v))}, texts...)
 }
+
+// stateText is the lane's state for the shown key: "48 B/key".
+func stateText(v laneView) string { return model.FormatBytes(v.keyBytes) + "/key" }
 
 // twinText is how many more (or fewer) requests a mistake lane admitted than
 // its exact twin: "2 more than bucket", "same as bucket".
@@ -156,8 +165,9 @@ func twinText(v laneView) string {
 	return "same as " + v.twin
 }
 
-// plainTotalsTexts are totalsTexts without a mistake's difference.
-func plainTotalsTexts(st *styles, v laneView) []string {
+// countTexts are the totals without the state or a mistake's difference,
+// longest first.
+func countTexts(st *styles, v laneView) []string {
 	all := tallyCounts(st, v.policy, v.stats)
 	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
 	per := " per " + secs(v.stats.PeakWindow)

@@ -57,9 +57,11 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	}
 	r := v.last.Request
 	d := v.last.Decision
-	head += st.muted.Render(" · request at "+secs(r.At)+", cost "+itoa(r.Cost)+", key "+keyText(r.Key)) +
-		st.muted.Render("  (tab: next lane)")
-	lines := []string{fit(head, w)}
+	head += st.muted.Render(" · request at " + secs(r.At) + ", cost " + itoa(r.Cost) + ", key " + keyText(r.Key))
+	// The state the lane keeps for the key, where the heading has room,
+	// before the hint.
+	state, hint := st.muted.Render(" · state "+stateText(v)), st.muted.Render("  (tab: next lane)")
+	lines := []string{fit(first([]string{head + state + hint, head + state, head + hint}, w), w)}
 	if h == 1 {
 		return lines
 	}
