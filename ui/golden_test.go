@@ -42,8 +42,8 @@ var moreLessons = []struct {
 	{"costly-requests", 4 * time.Second},
 	// The client hammering: rejections spend nothing.
 	{"retries-refill", 900 * time.Millisecond},
-	// The float lane's moment: 100ms.
-	{"float-drift", 100 * time.Millisecond},
+	// The float lane's moment: its first miss, at 300ms.
+	{"float-drift", 300 * time.Millisecond},
 	// Twelve accounts spend their saved tokens together.
 	{"accounts-together", 30 * time.Second},
 	// nginx's three configs just after the reload: one admitted, nine 503.
