@@ -132,7 +132,7 @@ func (s AttemptLogSnapshot) Moment() time.Duration { return s.Now }
 func explainAttemptLog(d *Decision) string {
 	p := d.policy
 	tried, adm, eff := d.v[0], d.v[1], time.Duration(d.v[2])
-	head := fmt.Sprintf("%sattempts in (%s, %s] = %d (only %d admitted); %d + cost %d = %d",
+	head := fmt.Sprintf("%sattempts in (%s, %s] = %d (%d of them admitted); %d + cost %d = %d",
 		lateNote(d, eff), FormatSeconds(eff-p.Window), FormatSeconds(eff), tried, adm, tried, d.Cost, tried+d.Cost)
 	if d.Outcome == Allowed {
 		return fmt.Sprintf("%s ≤ limit %d → allowed; logged", head, p.Limit)

@@ -127,11 +127,11 @@ func TestMistakeWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: 0, cost: 1, want: Allowed},
 				{at: sec, cost: 1, want: Allowed},
-				{at: 2 * sec, cost: 1, want: Allowed, explain: "attempts in (-8s, 2s] = 2 (only 2 admitted); 2 + cost 1 = 3 ≤ limit 3 → allowed; logged"},
+				{at: 2 * sec, cost: 1, want: Allowed, explain: "attempts in (-8s, 2s] = 2 (2 of them admitted); 2 + cost 1 = 3 ≤ limit 3 → allowed; logged"},
 				{at: 3 * sec, cost: 1, want: Rejected, retry: 8 * sec,
-					explain: "attempts in (-7s, 3s] = 3 (only 3 admitted); 3 + cost 1 = 4 > limit 3 → rejected, and logged all the same: it now counts against the next try; retry after 8s, when the attempts up to 1s have expired — each retry sooner is logged and pushes this further"},
+					explain: "attempts in (-7s, 3s] = 3 (3 of them admitted); 3 + cost 1 = 4 > limit 3 → rejected, and logged all the same: it now counts against the next try; retry after 8s, when the attempts up to 1s have expired — each retry sooner is logged and pushes this further"},
 				{at: 10 * sec, cost: 1, want: Rejected, retry: 2 * sec,
-					explain: "attempts in (0s, 10s] = 3 (only 2 admitted); 3 + cost 1 = 4 > limit 3 → rejected, and logged all the same: it now counts against the next try; retry after 2s, when the attempts up to 2s have expired — each retry sooner is logged and pushes this further"},
+					explain: "attempts in (0s, 10s] = 3 (2 of them admitted); 3 + cost 1 = 4 > limit 3 → rejected, and logged all the same: it now counts against the next try; retry after 2s, when the attempts up to 2s have expired — each retry sooner is logged and pushes this further"},
 				{at: 12 * sec, cost: 1, want: Allowed},
 				{at: 12 * sec, cost: 4, want: Rejected, retry: Never},
 				{at: 13 * sec, cost: 1, want: Allowed}, // the cost-4 attempt was never logged

@@ -111,7 +111,7 @@ func explainResetting(d *Decision) string {
 	p := d.policy
 	count, expires, eff, since := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
 	key := "no key (none yet, or none since an attempt " + FormatSeconds(p.Window) + " ago or more): count starts at 0"
-	if since != eff {
+	if count > 0 { // a key lives: every attempt it counted cost ≥ 1
 		key = fmt.Sprintf("key alive since %s, expiring at %s", FormatSeconds(since), FormatSeconds(expires))
 	}
 	head := fmt.Sprintf("%s%s; count %d + cost %d = %d", lateNote(d, eff), key, count, d.Cost, count+d.Cost)
