@@ -235,7 +235,9 @@ func twin(p Policy, alg Algorithm) Policy {
 //   - whole-token-bucket: it earns at most what the exact bucket earns, so
 //     an exact bucket fed only its admissions admits every one of them;
 //   - collapsing-log: on traces with no two requests in one millisecond,
-//     at whole milliseconds, it decides exactly as the sliding log.
+//     at whole milliseconds, it decides exactly as the sliding log;
+//   - resetting-window: with unit costs at multiples of the window, it
+//     decides exactly as the fixed window.
 func TestMistakesAgainstTheirTwins(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 11))
 	subset := func(p Policy, reqs []req, small, big Algorithm) error {
@@ -273,6 +275,27 @@ func TestMistakesAgainstTheirTwins(t *testing.T) {
 		for i := range ms0 {
 			if c[i].Outcome != s[i].Outcome || c[i].RetryAfter != s[i].RetryAfter {
 				t.Fatalf("%v request %d at %v: collapsing %s, sliding %s", p, i, ms0[i].at, c[i].Explain(), s[i].Explain())
+			}
+		}
+	}
+	// Resetting window: with unit costs and every request at a multiple of
+	// the window, each instant begins a fresh key and a fresh clock window,
+	// and counting attempts or admissions rejects the same requests.
+	for range 300 {
+		p := randPolicy(r, ResettingWindow)
+		var reqs []req
+		var k int64
+		for range 100 {
+			k += r.Int64N(3)
+			if k*int64(p.Window) >= 1<<62 {
+				break
+			}
+			reqs = append(reqs, req{time.Duration(k) * p.Window, 1})
+		}
+		a, b := run(mustNew(t, p), reqs), run(mustNew(t, twin(p, FixedWindow)), reqs)
+		for i := range reqs {
+			if a[i].Outcome != b[i].Outcome {
+				t.Fatalf("%v request %d at %v: resetting %s, fixed %s", p, i, reqs[i].at, a[i].Explain(), b[i].Explain())
 			}
 		}
 	}

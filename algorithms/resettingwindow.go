@@ -8,7 +8,9 @@ import (
 
 // ResettingWindow: a counter kept as INCRBY key c then EXPIRE key Window on
 // every attempt, rejected ones too. The key is gone at Window after the
-// latest attempt (at exactly that time it has expired), which starts the
+// latest attempt (at exactly that time it has expired, ratelab's boundary
+// convention, as for the sliding log; Redis keeps a key through the
+// millisecond its expiry names), which starts the
 // count again from 0. Admitted iff the count after adding c ≤ Limit (a
 // request whose cost exceeds Limit is refused outright and counts nothing).
 // The "window" is the time since the latest attempt, not a clock window: a
