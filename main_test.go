@@ -476,7 +476,7 @@ func TestUntilZeroRunsNoRequest(t *testing.T) {
 	// float-drift's first requests arrive at 0s: --until 1ns runs them.
 	_, upTo1ns, _ := ratelab(t, "run", "--until", "1ns", "float-drift")
 	lines := strings.SplitAfter(upTo1ns, "\n")
-	if len(lines) != 4 || !strings.Contains(lines[1], "0s  bucket") {
+	if len(lines) != 5 || !strings.Contains(lines[1], "0s  bucket") {
 		t.Fatalf("--until 1ns float-drift:\n%s", upTo1ns)
 	}
 	header := lines[0]

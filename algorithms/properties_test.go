@@ -235,33 +235,25 @@ func checkGCRAEqualsTokenBucket(g Policy, reqs []req) error {
 	return nil
 }
 
-// TestFloatDrift: capacity 1 at 10/s, a request at 0 then one every 10ms.
-// Adding 0.1 token ten times in float64 falls short of 1, so a float
-// bucket would still reject at 100ms; the exact bucket holds exactly 1.
+// TestFloatDrift: capacity 1 at 10/s, a request at 0 then one every 10ms
+// up to 300ms (the float-drift lesson). The exact lanes admit at exactly
+// 100ms, 200ms and 300ms, rejecting each request between with the exact
+// wait to the next tenth; the lesson's float64 admit() first misses at
+// 300ms (TestFloatBucketFirstMisfiresAt300ms).
 func TestFloatDrift(t *testing.T) {
-	var float float64
-	for range 10 {
-		float += 0.1
-	}
-	if float >= 1 {
-		t.Fatalf("float64 sum of ten 0.1 is %v; the premise of this test is gone", float)
-	}
-	t.Logf("float64: 0.1 added ten times = %.17g < 1", float)
-
 	for _, alg := range []Algorithm{TokenBucket, GCRA} {
 		p := Policy{Algorithm: alg, Rate: Rate{10, time.Second}}
 		setSize(&p, 1)
 		l := mustNew(t, p)
-		if d := l.Decide(0, "k", 1); d.Outcome != Allowed {
-			t.Fatalf("%s at 0: %s", alg, d.Explain())
-		}
-		for at := 10 * time.Millisecond; at < 100*time.Millisecond; at += 10 * time.Millisecond {
-			if d := l.Decide(at, "k", 1); d.Outcome != Rejected || d.RetryAfter != 100*time.Millisecond-at {
-				t.Fatalf("%s at %v: %v retry %v, want rejected retry %v", alg, at, d.Outcome, d.RetryAfter, 100*time.Millisecond-at)
+		for _, rq := range floatDriftTrace() {
+			d := l.Decide(rq.at, "k", 1)
+			next := rq.at - rq.at%(100*time.Millisecond) + 100*time.Millisecond
+			switch {
+			case rq.at%(100*time.Millisecond) == 0 && d.Outcome != Allowed:
+				t.Fatalf("%s at %v: %s, want allowed", alg, rq.at, d.Explain())
+			case rq.at%(100*time.Millisecond) != 0 && (d.Outcome != Rejected || d.RetryAfter != next-rq.at):
+				t.Fatalf("%s at %v: %v retry %v, want rejected retry %v", alg, rq.at, d.Outcome, d.RetryAfter, next-rq.at)
 			}
-		}
-		if d := l.Decide(100*time.Millisecond, "k", 1); d.Outcome != Allowed {
-			t.Fatalf("%s at 100ms: %s, want allowed", alg, d.Explain())
 		}
 	}
 }

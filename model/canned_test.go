@@ -171,5 +171,11 @@ func TestCannedLessonsTellTheTruth(t *testing.T) {
 		ls := openLesson(t, "float-drift")
 		ls.says(ls.at("bucket", key, ms(90), ms(91))[0], "= 0.9 < cost 1")
 		ls.says(ls.at("bucket", key, ms(100), ms(101))[0], "= 1 ≥ cost 1")
+		// "At 300ms ... it holds 0.9999999999999998 tokens ... and rejects".
+		ls.says(ls.at("float", key, ms(100), ms(101))[0], "= 1 ≥ cost 1")
+		ls.says(ls.at("float", key, ms(290), ms(291))[0], "= 0.8999999999999997 < cost 1")
+		ls.says(ls.at("float", key, ms(300), ms(301))[0], "(0.3 − 0.29) × 10) = 0.9999999999999998 < cost 1", "float64 rounding, not time")
+		ls.says(ls.at("bucket", key, ms(300), ms(301))[0], "= 1 ≥ cost 1")
+		ls.says(ls.at("float", key, ms(400), ms(401))[0], "= 0.9000000000000002 < cost 1")
 	})
 }

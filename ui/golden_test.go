@@ -42,12 +42,20 @@ var moreLessons = []struct {
 	{"costly-requests", 4 * time.Second},
 	// The client hammering: rejections spend nothing.
 	{"retries-refill", 900 * time.Millisecond},
-	// The float lane's moment: 100ms.
-	{"float-drift", 100 * time.Millisecond},
+	// The float lane's moment: its first miss, at 300ms.
+	{"float-drift", 300 * time.Millisecond},
 	// Twelve accounts spend their saved tokens together.
 	{"accounts-together", 30 * time.Second},
 	// nginx's three configs just after the reload: one admitted, nine 503.
 	{"nginx-config", 30250 * time.Millisecond},
+	// The whole-token bucket dropping 0.8 a poll while the bucket admits.
+	{"whole-token-refill", 2 * time.Second},
+	// The attempts lane holding 9 rejected retries when the log admits.
+	{"attempts-counted", 10 * time.Second},
+	// The clock window restarting while the resetting key lives on.
+	{"expiry-reset", 10 * time.Second},
+	// Twenty admissions at one instant, one member.
+	{"collapsing-members", 0},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}

@@ -1,0 +1,158 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// CollapsingLog: a sliding log kept as a sorted set whose member is the
+// admission's own timestamp in whole milliseconds, as in ZADD key ms ms with
+// ms = ⌊now / 1ms⌋. A member at ms m counts while m × 1ms > now − Window.
+// Admitted iff the cost of the members still counting + c ≤ Limit; then the
+// member ⌊now/1ms⌋ is added with cost c — unless that member is already in
+// the set, when adding it changes nothing. So every admission after the
+// first within one millisecond is free: a burst at one instant passes
+// whole. RetryAfter: until enough of the oldest members have stopped
+// counting for c to fit.
+const CollapsingLog Algorithm = "collapsing-log"
+
+func init() {
+	register(windowedDescription(Description{
+		Algorithm: CollapsingLog,
+		Family:    Mistake,
+		Twin:      SlidingLog,
+		Source:    "a Redis sorted-set log whose member is the timestamp in milliseconds (the lesson warns that timestamp-as-member collapses admissions of one instant)",
+		Rule:      "member = ⌊now/1ms⌋; admitted iff the cost of members with member × 1ms > now − window, + c ≤ limit; a member already present is not added again",
+		Words: func(p Policy) string {
+			return "collapsing log: at most " + strconv.FormatInt(p.Limit, 10) + " members in any " + FormatSeconds(p.Window) + ", one member per millisecond however many are admitted in it"
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[collapsingLogState](newCollapsingLog(p), ks) },
+	}))
+}
+
+// collapsingLog is a sliding log of members at whole milliseconds.
+type collapsingLog struct {
+	log slidingLog
+}
+
+type collapsingLogState struct {
+	set slidingLogState // the members, at ms × 1ms, each with the cost of the admission that added it
+	// admitted and added count admissions and members ever added: the
+	// difference is how many collapsed into a member already there.
+	admitted, added int64
+}
+
+func newCollapsingLog(p Policy) *collapsingLog { return &collapsingLog{log: slidingLog{p: p}} }
+
+func (c *collapsingLog) policy() *Policy { return &c.log.p }
+
+func (c *collapsingLog) start(now time.Duration) collapsingLogState {
+	return collapsingLogState{set: slidingLogState{last: now}}
+}
+
+// member is the member, and score, of an admission at t: t in whole ms,
+// back as a time.
+func member(t time.Duration) time.Duration { return t - t%time.Millisecond }
+
+func (c *collapsingLog) decide(s *collapsingLogState, m *mem, now time.Duration, cost int64) (d Decision) {
+	p := &c.log.p
+	eff := max(now, s.set.last)
+	s.set.last = eff
+	if n := c.log.expired(&s.set, eff); n > 0 {
+		s.set.base = s.set.log.at(n - 1).cum
+		s.set.log.drop(m, n)
+	}
+	recent := s.set.total - s.set.base
+	ms := member(eff)
+	present := s.set.log.len() > 0 && s.set.log.at(s.set.log.len()-1).at == ms
+	d = Decision{At: now, Cost: cost, policy: p, explain: explainCollapsingLog, v: [4]int64{recent, int64(eff), int64(s.set.log.len())}}
+	switch {
+	case cost > p.Limit:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case recent+cost <= p.Limit:
+		d.Outcome = Allowed
+		s.admitted++
+		if present {
+			d.v[3] = 1 // collapsed
+		} else {
+			s.added++
+			s.set.push(m, ms, cost)
+		}
+	default:
+		d.Outcome = Rejected
+		target := s.set.base + recent + cost - p.Limit
+		e := s.set.log.at(s.set.firstCum(target))
+		d.v[3] = int64(e.at)
+		d.RetryAfter = p.Window - (eff - e.at) + eff - now
+	}
+	return d
+}
+
+func (c *collapsingLog) snapshot(s collapsingLogState, now time.Duration) Snapshot {
+	now = max(now, s.set.last)
+	recent := s.set.log.items(c.log.expired(&s.set, now))
+	snap := CollapsingLogSnapshot{Now: now, Limit: c.log.p.Limit, Window: c.log.p.Window, Collapsed: s.admitted - s.added}
+	if len(recent) == 0 {
+		return snap
+	}
+	snap.Members = make([]LogEntry, len(recent))
+	for i, e := range recent {
+		snap.Members[i] = LogEntry{At: e.at, Cost: e.cost}
+		snap.Count += e.cost
+	}
+	snap.OldestExpiresAt = recent[0].at + c.log.p.Window
+	return snap
+}
+
+func (c *collapsingLog) clone(s *collapsingLogState, _ *mem) collapsingLogState { return *s }
+
+func (c *collapsingLog) tables(*collapsingLogState) int64 { return 0 }
+
+// CollapsingLogSnapshot shows the members inside (Now − Window, Now].
+type CollapsingLogSnapshot struct {
+	Now    time.Duration
+	Limit  int64
+	Window time.Duration
+	// Members are the recent members, oldest first, At the whole
+	// millisecond each stands for. The slice is a copy.
+	Members []LogEntry
+	// Count is the members' cost, which the limit is held against.
+	Count int64
+	// Collapsed is how many admissions so far added no member, their
+	// millisecond being in the set already.
+	Collapsed int64
+	// OldestExpiresAt is when the oldest member stops counting; zero when
+	// there is none.
+	OldestExpiresAt time.Duration
+}
+
+func (s CollapsingLogSnapshot) Moment() time.Duration { return s.Now }
+
+// explainCollapsingLog: v = {members' cost before, time decided at, members
+// before, and 1 for an admission whose member was there already, or for a
+// rejection the member whose expiry makes room}.
+func explainCollapsingLog(d *Decision) string {
+	p := d.policy
+	recent, eff, members := d.v[0], time.Duration(d.v[1]), d.v[2]
+	head := fmt.Sprintf("%s%s in (%s, %s], counting %d; %d + cost %d = %d",
+		lateNote(d, eff), plural(members, "member"), FormatSeconds(eff-p.Window), FormatSeconds(eff), recent, recent, d.Cost, recent+d.Cost)
+	ms := FormatSeconds(member(eff))
+	if d.Outcome == Allowed {
+		if d.v[3] == 1 {
+			return fmt.Sprintf("%s ≤ limit %d → allowed; member %s is already in the set, so this admission adds nothing: it is never counted", head, p.Limit, ms)
+		}
+		return fmt.Sprintf("%s ≤ limit %d → allowed; member %s added (any more admissions in that millisecond will collapse into it)", head, p.Limit, ms)
+	}
+	oldest := time.Duration(d.v[3])
+	return fmt.Sprintf("%s > limit %d → rejected; retry after %s, when the members up to %s have expired",
+		head, p.Limit, retryFrom(d, eff), FormatSeconds(oldest))
+}
+
+// plural is "1 member" or "n members".
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.FormatInt(n, 10) + " " + word + "s"
+}

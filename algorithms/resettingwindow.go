@@ -1,0 +1,126 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ResettingWindow: a counter kept as INCRBY key c then EXPIRE key Window on
+// every attempt, rejected ones too. The key is gone at Window after the
+// latest attempt (at exactly that time it has expired, ratelab's boundary
+// convention, as for the sliding log; Redis keeps a key through the
+// millisecond its expiry names), which starts the
+// count again from 0. Admitted iff the count after adding c ≤ Limit (a
+// request whose cost exceeds Limit is refused outright and counts nothing).
+// The "window" is the time since the latest attempt, not a clock window: a
+// client that calls at least once per Window never sees it end.
+// RetryAfter: Window (from the decision), the first time the key has
+// expired if nothing else came; each retry sooner counts and pushes the
+// expiry out by a whole Window.
+const ResettingWindow Algorithm = "resetting-window"
+
+func init() {
+	register(windowedDescription(Description{
+		Algorithm: ResettingWindow,
+		Family:    Mistake,
+		Twin:      FixedWindow,
+		Source:    "a Redis fixed-window counter that calls INCR then EXPIRE on every attempt (the lesson warns against resetting the expiry on every attempt)",
+		Rule:      "count = 0 if window has passed since the latest attempt; count += c and the expiry is reset to now + window on every attempt; admitted iff count ≤ limit",
+		Words: func(p Policy) string {
+			return "resetting window: at most " + strconv.FormatInt(p.Limit, 10) + " attempts until " + FormatSeconds(p.Window) + " pass with none, the expiry pushed back by every attempt"
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[resettingState](newResettingWindow(p), ks) },
+	}))
+}
+
+// resettingWindow: one counter and its expiry per key.
+type resettingWindow struct {
+	p Policy
+}
+
+type resettingState struct {
+	count   int64         // the counter, attempts' cost since the key was made
+	expires time.Duration // when the key is gone: the latest attempt + Window
+	last    time.Duration
+	since   time.Duration // when the key was made: the first attempt of this run
+}
+
+func newResettingWindow(p Policy) *resettingWindow { return &resettingWindow{p: p} }
+
+func (r *resettingWindow) policy() *Policy { return &r.p }
+
+func (r *resettingWindow) start(now time.Duration) resettingState {
+	return resettingState{last: now, expires: now, since: now}
+}
+
+func (r *resettingWindow) decide(s *resettingState, _ *mem, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	s.last = eff
+	count, lived := s.count, eff < s.expires
+	if !lived {
+		count, s.since = 0, eff
+	}
+	d = Decision{At: now, Cost: cost, policy: &r.p, explain: explainResetting, v: [4]int64{count, int64(s.expires), int64(eff), int64(s.since)}}
+	if cost > r.p.Limit {
+		d.Outcome, d.RetryAfter = Rejected, Never
+		return d
+	}
+	// count ≤ MaxCount × attempts would need 2^22 attempts of the largest
+	// cost to pass 2^62: saturate, the decision is a rejection either way.
+	s.count = min(count+cost, maxScaled)
+	s.expires = eff + r.p.Window
+	if s.count <= r.p.Limit {
+		d.Outcome = Allowed
+		return d
+	}
+	d.Outcome = Rejected
+	d.RetryAfter = r.p.Window + eff - now
+	return d
+}
+
+func (r *resettingWindow) snapshot(s resettingState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	snap := ResettingWindowSnapshot{Now: now, Limit: r.p.Limit, Window: r.p.Window}
+	if now < s.expires {
+		snap.Count, snap.ExpiresAt, snap.Since = s.count, s.expires, s.since
+	}
+	return snap
+}
+
+func (r *resettingWindow) clone(s *resettingState, _ *mem) resettingState { return *s }
+
+func (r *resettingWindow) tables(*resettingState) int64 { return 0 }
+
+// ResettingWindowSnapshot shows the counter and when its key expires.
+type ResettingWindowSnapshot struct {
+	Now    time.Duration
+	Limit  int64
+	Window time.Duration
+	// Count is the attempts' cost counted since Since, when the key was
+	// made; ExpiresAt is when it will be gone if no attempt comes first
+	// (the latest attempt + Window). All zero when there is no key.
+	Count     int64
+	Since     time.Duration
+	ExpiresAt time.Duration
+}
+
+func (s ResettingWindowSnapshot) Moment() time.Duration { return s.Now }
+
+// explainResetting: v = {count before, expiry before, time decided at, when
+// the key was made}.
+func explainResetting(d *Decision) string {
+	p := d.policy
+	count, expires, eff, since := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
+	key := "no key (none yet, or none since an attempt " + FormatSeconds(p.Window) + " ago or more): count starts at 0"
+	if count > 0 { // a key lives: every attempt it counted cost ≥ 1
+		key = fmt.Sprintf("key alive since %s, expiring at %s", FormatSeconds(since), FormatSeconds(expires))
+	}
+	head := fmt.Sprintf("%s%s; count %d + cost %d = %d", lateNote(d, eff), key, count, d.Cost, count+d.Cost)
+	reset := fmt.Sprintf("expiry reset to %s + %s = %s", FormatSeconds(eff), FormatSeconds(p.Window), FormatSeconds(eff+p.Window))
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≤ limit %d → allowed; %s", head, p.Limit, reset)
+	}
+	return fmt.Sprintf("%s > limit %d → rejected, counted all the same; %s; retry after %s — only a pause of a whole %s with no attempt clears it: each retry sooner counts and resets the expiry again",
+		head, p.Limit, reset, retryFrom(d, eff), FormatSeconds(p.Window))
+}

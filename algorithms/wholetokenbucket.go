@@ -1,0 +1,161 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"time"
+)
+
+// WholeTokenBucket: a token bucket whose refill is rounded down to whole
+// tokens while its clock moves on to every request, admitted or not: tokens
+// = min(Capacity, tokens + ⌊(now − last) × Rate⌋), last = now. The fraction
+// of a token earned since the last request is thrown away each time, so a
+// client that calls more often than one token's refill time earns nothing
+// at all. Admitted iff tokens ≥ c, which is then spent. RetryAfter: ⌈(c −
+// tokens) / Rate⌉, the wait that earns the missing tokens whole (a retry
+// sooner than that earns nothing and restarts the wait).
+const WholeTokenBucket Algorithm = "whole-token-bucket"
+
+func init() {
+	register(sizedDescription(CapacityParam, Description{
+		Algorithm: WholeTokenBucket,
+		Family:    Mistake,
+		Twin:      TokenBucket,
+		Source:    "a token bucket whose refill is rounded down to whole tokens on every arrival (the lesson warns this discards elapsed-time credit)",
+		Rule:      "tokens = min(capacity, tokens + ⌊elapsed × rate⌋), the clock moved to now even when a fraction is left; admitted iff tokens ≥ c, then c is spent; starts full",
+		Words: func(p Policy) string {
+			return "whole-token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + " in whole tokens, fractions dropped at each request"
+		},
+		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
+		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[wholeBucketState](newWholeBucket(p), ks) },
+	}))
+}
+
+// wholeBucket keeps a whole number of tokens and the time of the last
+// request. Exact integers throughout: the rounding is the mistake itself.
+type wholeBucket struct {
+	p    Policy
+	fill time.Duration // time to earn the whole capacity from empty, rounded up
+}
+
+type wholeBucketState struct {
+	tokens int64
+	last   time.Duration
+	// lost is the refill thrown away so far, in tokens × Per (saturating):
+	// the fractions dropped when the bucket was not capped.
+	lost int64
+}
+
+func newWholeBucket(p Policy) *wholeBucket {
+	return &wholeBucket{p: p, fill: time.Duration(ceilDiv(p.Capacity*int64(p.Rate.Per), p.Rate.N))}
+}
+
+func (b *wholeBucket) policy() *Policy { return &b.p }
+
+func (b *wholeBucket) start(now time.Duration) wholeBucketState {
+	return wholeBucketState{tokens: b.p.Capacity, last: now}
+}
+
+// refill is the whole tokens elapsed earns and the fraction it drops, in
+// tokens × Per; capped reports that the bucket fills (nothing then counts
+// as lost).
+func (b *wholeBucket) refill(tokens int64, elapsed time.Duration) (next, dropped int64, capped bool) {
+	if elapsed >= b.fill {
+		return b.p.Capacity, 0, true
+	}
+	// elapsed < capacity × Per / N + 1, so elapsed × N < capacity × Per + N ≤ 2^62 + 2^31.
+	scaled := int64(elapsed) * b.p.Rate.N
+	per := int64(b.p.Rate.Per)
+	add := scaled / per
+	if add >= b.p.Capacity-tokens {
+		return b.p.Capacity, 0, true
+	}
+	return tokens + add, scaled % per, false
+}
+
+func (b *wholeBucket) decide(s *wholeBucketState, _ *mem, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	elapsed := eff - s.last
+	next, dropped, _ := b.refill(s.tokens, elapsed)
+	d = Decision{At: now, Cost: cost, policy: &b.p, explain: explainWholeBucket, v: [4]int64{s.tokens, int64(elapsed), next, int64(eff)}}
+	if sum, carry := bits.Add64(uint64(s.lost), uint64(dropped), 0); carry == 0 && sum <= maxScaled {
+		s.lost = int64(sum)
+	} else {
+		s.lost = maxScaled
+	}
+	s.tokens, s.last = next, eff
+	switch {
+	case cost > b.p.Capacity:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case next >= cost:
+		d.Outcome = Allowed
+		s.tokens -= cost
+	default:
+		d.Outcome = Rejected
+		d.RetryAfter = time.Duration(ceilDiv((cost-next)*int64(b.p.Rate.Per), b.p.Rate.N)) + eff - now
+	}
+	return d
+}
+
+func (b *wholeBucket) snapshot(s wholeBucketState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	next, dropped, _ := b.refill(s.tokens, now-s.last)
+	return WholeTokenBucketSnapshot{
+		Now:      now,
+		Capacity: b.p.Capacity,
+		Rate:     b.p.Rate,
+		Tokens:   s.tokens,
+		Since:    now - s.last,
+		Next:     next,
+		Pending:  Quantity{dropped, int64(b.p.Rate.Per)},
+		Lost:     Quantity{s.lost, int64(b.p.Rate.Per)},
+	}
+}
+
+func (b *wholeBucket) clone(s *wholeBucketState, _ *mem) wholeBucketState { return *s }
+
+func (b *wholeBucket) tables(*wholeBucketState) int64 { return 0 }
+
+// WholeTokenBucketSnapshot shows a whole-token bucket: what it holds, what
+// a request now would add, and the fraction it would drop.
+type WholeTokenBucketSnapshot struct {
+	Now      time.Duration
+	Capacity int64
+	Rate     Rate
+	// Tokens is the whole balance as the last request left it.
+	Tokens int64
+	// Since is the time since the last request; Next is the balance a
+	// request at Now would see: min(Capacity, Tokens + ⌊Since × Rate⌋).
+	Since time.Duration
+	Next  int64
+	// Pending is the fraction of a token Since has earned beyond Next, which
+	// a request at Now would drop; Lost is what was dropped so far.
+	Pending, Lost Quantity
+}
+
+func (s WholeTokenBucketSnapshot) Moment() time.Duration { return s.Now }
+
+// explainWholeBucket: v = {tokens before, elapsed, tokens after the whole
+// refill, time decided at}.
+func explainWholeBucket(d *Decision) string {
+	p := d.policy
+	before, elapsed, next, eff := d.v[0], time.Duration(d.v[1]), d.v[2], time.Duration(d.v[3])
+	per := int64(p.Rate.Per)
+	earned := "" // the exact refill and what is dropped, when not capped
+	if next < p.Capacity {
+		scaled := int64(elapsed) * p.Rate.N
+		earned = fmt.Sprintf(" (%s × %s = %s earned", FormatSeconds(elapsed), p.Rate, exactish(scaled, per))
+		if frac := scaled % per; frac != 0 {
+			earned += fmt.Sprintf("; %s of it dropped as the clock moves on", exactish(frac, per))
+		}
+		earned += ")"
+	}
+	head := fmt.Sprintf("%stokens = min(%d, %d + ⌊%s × %s⌋) = %d%s", lateNote(d, eff),
+		p.Capacity, before, FormatSeconds(elapsed), p.Rate, next, earned)
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≥ cost %d → allowed; %d left", head, d.Cost, next-d.Cost)
+	}
+	return fmt.Sprintf("%s < cost %d → rejected; retry after ⌈(%d − %d) / %s⌉ = %s — a request sooner earns only a fraction, which it drops",
+		head, d.Cost, d.Cost, next, p.Rate, retryFrom(d, eff))
+}
