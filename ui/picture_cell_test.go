@@ -14,3 +14,16 @@ func init() {
 		pictureCase{algorithms.RedisRate, "{name: rrate, algorithm: redis-rate, rate: 2/s, burst: 10}", 1500 * time.Millisecond, "burst_offset"},
 	)
 }
+
+func init() {
+	type lesson = struct {
+		name string
+		at   time.Duration
+	}
+	moreLessons = append(moreLessons,
+		// The fill at 7s: 5 more on top of the burst at 6.9s.
+		lesson{"lumpy-refill", 7 * time.Second},
+		// The request at 0.25s: half a token in both buckets.
+		lesson{"empty-start", 250 * time.Millisecond},
+	)
+}
