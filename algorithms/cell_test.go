@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -359,15 +360,6 @@ func TestRedisRateExamples(t *testing.T) {
 // its truncated emission interval. Each also keeps every decision's
 // invariants, and its retry-afters are exact.
 func TestLibraryLanesMatchTheirTextbookTwins(t *testing.T) {
-	twin := func(p Policy) Policy {
-		switch p.Algorithm {
-		case EnvoyLocal:
-			return Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens, Rate: Rate{p.TokensPerFill, p.FillInterval}}
-		case RedisRate:
-			return Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate}
-		}
-		return Policy{Algorithm: GCRA, Burst: p.MaxBurst + 1, Rate: Rate{1, cellInterval(p)}}
-	}
 	r := rand.New(rand.NewPCG(3, 14))
 	for _, alg := range []Algorithm{EnvoyLocal, RedisRate, RedisCell} {
 		t.Run(string(alg), func(t *testing.T) {
@@ -375,18 +367,10 @@ func TestLibraryLanesMatchTheirTextbookTwins(t *testing.T) {
 			for range 150 {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, 150, r.IntN(4) == 0)
-				l, tw := mustNew(t, p), mustNew(t, twin(p))
-				for i, rq := range reqs {
-					d, w := l.Decide(rq.at, "k", rq.cost), tw.Decide(rq.at, "k", rq.cost)
+				for _, d := range run(mustNew(t, p), reqs) {
 					counts[d.Outcome]++
-					if err := checkDecision(p, rq, d); err != nil {
-						t.Fatalf("%v request %d: %v", p, i, err)
-					}
-					if d.Outcome != w.Outcome || d.RetryAfter != w.RetryAfter {
-						t.Fatalf("%v request %d at %v cost %d:\n lane: %s\n twin: %s", p, i, rq.at, rq.cost, d.Explain(), w.Explain())
-					}
 				}
-				if err := checkRetryExact(p, reqs); err != nil {
+				if err := checkTwin(p, reqs); err != nil {
 					t.Fatalf("%v: %v", p, err)
 				}
 			}
@@ -426,3 +410,72 @@ func TestLibraryWordsNameTheirRule(t *testing.T) {
 		}
 	}
 }
+
+// twinOf is the textbook policy a library lane decides exactly as.
+func twinOf(p Policy) Policy {
+	switch p.Algorithm {
+	case EnvoyLocal:
+		return Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens, Rate: Rate{p.TokensPerFill, p.FillInterval}}
+	case RedisRate:
+		return Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate}
+	}
+	return Policy{Algorithm: GCRA, Burst: p.MaxBurst + 1, Rate: Rate{1, cellInterval(p)}}
+}
+
+// checkTwin runs reqs through p and its twin and reports the first request
+// they decide differently, or a decision that breaks the invariants.
+func checkTwin(p Policy, reqs []req) error {
+	l, err := New(p)
+	if err != nil {
+		return err
+	}
+	tw, err := New(twinOf(p))
+	if err != nil {
+		return fmt.Errorf("twin %v: %v", twinOf(p), err)
+	}
+	for i, rq := range reqs {
+		d, w := l.Decide(rq.at, "k", rq.cost), tw.Decide(rq.at, "k", rq.cost)
+		if err := checkDecision(p, rq, d); err != nil {
+			return fmt.Errorf("request %d: %v", i, err)
+		}
+		if d.Outcome != w.Outcome || d.RetryAfter != w.RetryAfter {
+			return fmt.Errorf("request %d at %v cost %d:\n lane: %s\n twin: %s", i, rq.at, rq.cost, d.Explain(), w.Explain())
+		}
+		_ = l.Snapshot(rq.at, "k")
+	}
+	return checkRetryExact(p, reqs)
+}
+
+// fuzzLibrary builds a valid policy of a library lane from three numbers,
+// up to the extremes its check allows, and checks it against its twin.
+func fuzzLibrary(f *testing.F, alg Algorithm) {
+	busy := []byte{0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 1, 0, 3, 1, 0, 0, 0, 1, 6, 3, 0, 1, 7, 0, 4, 0, 8, 3, 2, 0, 0, 0, 0, 0, 0, 0}
+	f.Add(uint64(3<<6|2), uint64(1000<<6|10), uint64(2<<6|2), busy)
+	f.Add(uint64(10<<6|4), uint64(1<<6|1), uint64(3<<6|2), busy)
+	f.Add(uint64(63), uint64(63), uint64(63), busy)
+	f.Add(uint64(0), uint64(0), uint64(0), busy)
+	f.Fuzz(func(t *testing.T, a, b, c uint64, data []byte) {
+		size := pick(a, 40)
+		var p Policy
+		switch alg {
+		case EnvoyLocal:
+			every := max(envoyMinFill, time.Duration(min(pick(b, 62), maxScaled/size)))
+			p = Policy{Algorithm: alg, MaxTokens: min(size, maxScaled/int64(every)), TokensPerFill: pick(c, 40), FillInterval: every}
+		case RedisRate:
+			p = Policy{Algorithm: alg, Burst: size, Rate: Rate{N: pick(c, 31), Per: time.Duration(min(pick(b, 62), maxScaled/size))}}
+		case RedisCell:
+			period := time.Duration(min(pick(b, 32), maxScaled/int64(sec)/(size+1))) * sec
+			p = Policy{Algorithm: alg, MaxBurst: size - 1, CountPerPeriod: min(pick(c, 40), int64(period)), Period: period}
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("made an invalid policy %+v: %v", p, err)
+		}
+		if err := checkTwin(p, fuzzTrace(p, data)); err != nil {
+			t.Fatalf("%v: %v", p, err)
+		}
+	})
+}
+
+func FuzzEnvoyLocal(f *testing.F) { fuzzLibrary(f, EnvoyLocal) }
+func FuzzRedisRate(f *testing.F)  { fuzzLibrary(f, RedisRate) }
+func FuzzRedisCell(f *testing.F)  { fuzzLibrary(f, RedisCell) }
