@@ -86,7 +86,7 @@ func TestIntervalBucketExamples(t *testing.T) {
 	if got := l.Decide(4*sec, "k", 1).Explain(); got != "tokens = min(10, 0 + 1 fill(s) × 5) = 5 ≥ cost 1 → allowed; 4 left" {
 		t.Errorf("explanation %q", got)
 	}
-	if got := l.Decide(4200*ms, "k", 5).Explain(); got != "tokens = 4 (no fill since the last request; the next at 5s) < cost 5 → rejected; 1 more fill(s) of 5 needed, the last at 5s: retry after 0.8s" {
+	if got := l.Decide(4200*ms, "k", 5).Explain(); got != "tokens = 4 (no new fill; the next at 5s) < cost 5 → rejected; 1 more fill(s) of 5 needed, the last at 5s: retry after 0.8s" {
 		t.Errorf("explanation %q", got)
 	}
 
@@ -183,7 +183,7 @@ func TestEnvoyLocalExamples(t *testing.T) {
 	}
 	l = mustNew(t, q)
 	l.Decide(0, "k", 4)
-	if got := l.Decide(250*ms, "k", 1).Explain(); got != "tokens = min(max_tokens 4, 0 + 0.25s × 2/1s) = 0.5 < cost 1 → rejected, 429 with no Retry-After (Envoy sends none); it would fit after (1 − 0.5) / 2/1s = 0.25s" {
+	if got := l.Decide(250*ms, "k", 1).Explain(); got != "tokens = min(max_tokens 4, 0 + 0.25s × 2/1s) = 0.5 < cost 1 → rejected, 429 with no Retry-After; it would fit after (1 − 0.5) / 2/1s = 0.25s (Envoy 1.31 on refills continuously; its old timer added 2 at once every 1s)" {
 		t.Errorf("explanation %q", got)
 	}
 	if err := (Policy{Algorithm: EnvoyLocal, MaxTokens: 100, TokensPerFill: 1, FillInterval: 49 * ms}).Validate(); err == nil || !strings.Contains(err.Error(), "50ms") {

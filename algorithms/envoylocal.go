@@ -99,9 +99,8 @@ func explainEnvoyLocal(d *Decision) string {
 	head := fmt.Sprintf("%stokens = min(max_tokens %d, %s + %s × %s) = %s", lateNote(d, eff),
 		p.MaxTokens, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), rate, exactish(d.v[2], per))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left (Envoy refills continuously since 1.31; before, %d at once every %s)",
-			head, d.Cost, exactish(d.v[2]-d.Cost*per, per), p.TokensPerFill, FormatSeconds(p.FillInterval))
+		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
 	}
-	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After (Envoy sends none); it would fit after (%d − %s) / %s = %s",
-		head, d.Cost, d.Cost, exactish(d.v[2], per), rate, retryFrom(d, eff))
+	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s)",
+		head, d.Cost, d.Cost, exactish(d.v[2], per), rate, retryFrom(d, eff), p.TokensPerFill, FormatSeconds(p.FillInterval))
 }

@@ -187,7 +187,7 @@ func explainIntervalBucket(d *Decision) string {
 	avail := (&intervalBucket{p: *p}).fill(d.v[0], 0, d.v[1])
 	var head string
 	if d.v[1] == 0 {
-		head = fmt.Sprintf("%stokens = %d (no fill since the last request; the next at %s)", lateNote(d, eff), avail, FormatSeconds(time.Duration(d.v[2])))
+		head = fmt.Sprintf("%stokens = %d (no new fill; the next at %s)", lateNote(d, eff), avail, FormatSeconds(time.Duration(d.v[2])))
 	} else {
 		head = fmt.Sprintf("%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
 	}

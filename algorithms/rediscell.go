@@ -227,6 +227,6 @@ func explainRedisCell(d *Decision) string {
 		return fmt.Sprintf("%s ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d]",
 			head, r.limit, r.remaining, cellSeconds(r.reset))
 	}
-	return fmt.Sprintf("%s > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (seconds: %s rounded up only for a whole millisecond)",
+	return fmt.Sprintf("%s > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over)",
 		head, retryFrom(d, eff), r.limit, r.remaining, cellSeconds(r.retry), cellSeconds(r.reset), FormatSeconds(r.retry))
 }
