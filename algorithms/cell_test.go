@@ -479,3 +479,32 @@ func fuzzLibrary(f *testing.F, alg Algorithm) {
 func FuzzEnvoyLocal(f *testing.F) { fuzzLibrary(f, EnvoyLocal) }
 func FuzzRedisRate(f *testing.F)  { fuzzLibrary(f, RedisRate) }
 func FuzzRedisCell(f *testing.F)  { fuzzLibrary(f, RedisCell) }
+
+// TestCellSnapshotUnseenKey: a key never seen is shown as a fresh one at
+// now (full, or empty when it starts so), without making state.
+func TestCellSnapshotUnseenKey(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		want Snapshot
+	}{
+		{Policy{Algorithm: IntervalBucket, Capacity: 3, TokensPerFill: 1, FillInterval: sec},
+			IntervalBucketSnapshot{Now: 2500 * ms, Capacity: 3, TokensPerFill: 1, FillInterval: sec, Tokens: 3, LastFill: 2500 * ms, NextFill: 3500 * ms, FullAt: 2500 * ms}},
+		{Policy{Algorithm: IntervalBucket, Capacity: 3, TokensPerFill: 2, FillInterval: sec, StartsEmpty: true},
+			IntervalBucketSnapshot{Now: 2500 * ms, Capacity: 3, TokensPerFill: 2, FillInterval: sec, Tokens: 0, LastFill: 2500 * ms, NextFill: 3500 * ms, FullAt: 4500 * ms}},
+		{Policy{Algorithm: EnvoyLocal, MaxTokens: 3, TokensPerFill: 3, FillInterval: sec},
+			TokenBucketSnapshot{Now: 2500 * ms, Capacity: 3, Rate: Rate{3, sec}, Available: Quantity{3e9, 1e9}, FullAt: 2500 * ms}},
+		{Policy{Algorithm: RedisRate, Burst: 3, Rate: Rate{3, sec}},
+			GCRASnapshot{Now: 2500 * ms, Burst: 3, Rate: Rate{3, sec}, Interval: Quantity{1e9, 3}, Tolerance: Quantity{3e9, 3}, TAT: 2500 * ms, Available: Quantity{3e9, 1e9}}},
+		{Policy{Algorithm: RedisCell, MaxBurst: 2, CountPerPeriod: 3, Period: sec},
+			RedisCellSnapshot{Now: 2500 * ms, MaxBurst: 2, CountPerPeriod: 3, Period: sec, Limit: 3, Interval: 333333333, Tolerance: 999999999, TAT: 2500 * ms, Available: Quantity{999999999, 333333333}, Remaining: 3}},
+	} {
+		l := mustNew(t, c.p)
+		l.Decide(0, "seen", 1)
+		if got := l.Snapshot(2500*ms, "unseen"); got != c.want {
+			t.Errorf("%v unseen key:\n got  %+v\n want %+v", c.p, got, c.want)
+		}
+		if k := l.(interface{ keys() int }).keys(); k != 1 {
+			t.Errorf("%v: Snapshot of an unseen key made state: %d keys", c.p, k)
+		}
+	}
+}
