@@ -183,7 +183,7 @@ func TestEnvoyLocalExamples(t *testing.T) {
 	}
 	l = mustNew(t, q)
 	l.Decide(0, "k", 4)
-	if got := l.Decide(250*ms, "k", 1).Explain(); got != "tokens = min(max_tokens 4, 0 + 0.25s × 2/1s) = 0.5 < cost 1 → rejected, 429 with no Retry-After; it would fit after (1 − 0.5) / 2/1s = 0.25s (Envoy 1.31 on refills continuously; its old timer added 2 at once every 1s)" {
+	if got := l.Decide(250*ms, "k", 1).Explain(); got != "tokens = min(max_tokens 4, 0 + 0.25s × 2/1s) = 0.5 < cost 1 → rejected, 429 with no Retry-After; it would fit after (1 − 0.5) / 2/1s = 0.25s (Envoy 1.31 on refills continuously; its old timer added 2 at once every 1s; token_bucket_impl.cc)" {
 		t.Errorf("explanation %q", got)
 	}
 	if err := (Policy{Algorithm: EnvoyLocal, MaxTokens: 100, TokensPerFill: 1, FillInterval: 49 * ms}).Validate(); err == nil || !strings.Contains(err.Error(), "50ms") {
@@ -240,7 +240,7 @@ func TestRedisCellExamples(t *testing.T) {
 		t.Errorf("peek %+v, want remaining 4 of 5", s)
 	}
 	d := mustNew(t, p).Decide(0, "k", 1)
-	if got := d.Explain(); got != "T = 1s; DVT = T × (max_burst 4 + 1) = 5s; allow_at = max(tat 0s, now 0s) + 1×T − DVT = -4s ≤ now → allowed; CL.THROTTLE replies [0, limit 5, remaining 4, retry_after -1, reset_after 1]" {
+	if got := d.Explain(); got != "T = 1s; DVT = T × (max_burst 4 + 1) = 5s; allow_at = max(tat 0s, now 0s) + 1×T − DVT = -4s ≤ now → allowed; CL.THROTTLE replies [0, limit 5, remaining 4, retry_after -1, reset_after 1] (redis-cell lib.rs)" {
 		t.Errorf("explanation %q", got)
 	}
 }
@@ -348,7 +348,7 @@ func TestRedisRateExamples(t *testing.T) {
 	if r := rateReplyOf(&d); d.RetryAfter != 50*ms || r.retry != at(50*ms) || r.reset != at(950*ms) {
 		t.Errorf("at 50ms: retry %v, reply %+v: %s", d.RetryAfter, r, d.Explain())
 	}
-	if got := d.Explain(); got != "emission_interval T = 1s/10 = 0.1s; allow_at = max(tat 1s, now 0.05s) + 1×T − burst 10×T = 0.1s > now → rejected; retry after 0.05s; Result{Allowed 0, Remaining 0, RetryAfter 0.05s, ResetAfter 0.95s}" {
+	if got := d.Explain(); got != "emission_interval T = 1s/10 = 0.1s; allow_at = max(tat 1s, now 0.05s) + 1×T − burst 10×T = 0.1s > now → rejected; retry after 0.05s; Result{Allowed 0, Remaining 0, RetryAfter 0.05s, ResetAfter 0.95s} (redis_rate lua.go)" {
 		t.Errorf("explanation %q", got)
 	}
 }
@@ -388,9 +388,9 @@ func TestLibraryWordsNameTheirRule(t *testing.T) {
 		p     Policy
 		words []string
 	}{
-		{Policy{Algorithm: RedisCell, MaxBurst: 10, CountPerPeriod: 10, Period: sec}, []string{"DVT", "max_burst 10", "CL.THROTTLE replies", "limit 11"}},
-		{Policy{Algorithm: RedisRate, Burst: 10, Rate: Rate{10, sec}}, []string{"emission_interval", "burst 10", "Result{"}},
-		{Policy{Algorithm: EnvoyLocal, MaxTokens: 10, TokensPerFill: 1, FillInterval: 100 * ms}, []string{"max_tokens 10", "continuously"}},
+		{Policy{Algorithm: RedisCell, MaxBurst: 10, CountPerPeriod: 10, Period: sec}, []string{"DVT", "max_burst 10", "CL.THROTTLE replies", "limit 11", "lib.rs"}},
+		{Policy{Algorithm: RedisRate, Burst: 10, Rate: Rate{10, sec}}, []string{"emission_interval", "burst 10", "Result{", "lua.go"}},
+		{Policy{Algorithm: EnvoyLocal, MaxTokens: 10, TokensPerFill: 1, FillInterval: 100 * ms}, []string{"max_tokens 10", "continuously", "token_bucket_impl.cc"}},
 	} {
 		l := mustNew(t, c.p)
 		ex := l.Decide(0, "k", 1).Explain()

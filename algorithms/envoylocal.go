@@ -99,8 +99,8 @@ func explainEnvoyLocal(d *Decision) string {
 	head := fmt.Sprintf("%stokens = min(max_tokens %d, %s + %s × %s) = %s", lateNote(d, eff),
 		p.MaxTokens, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), rate, exactish(d.v[2], per))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
+		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left (Envoy token_bucket_impl.cc)", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
 	}
-	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s)",
+	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
 		head, d.Cost, d.Cost, exactish(d.v[2], per), rate, retryFrom(d, eff), p.TokensPerFill, FormatSeconds(p.FillInterval))
 }

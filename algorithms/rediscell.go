@@ -224,9 +224,9 @@ func explainRedisCell(d *Decision) string {
 		lateNote(d, eff), FormatSeconds(t), p.MaxBurst, FormatSeconds(dvt), FormatSeconds(tat), FormatSeconds(eff), d.Cost, FormatSeconds(allowAt))
 	r := replyOf(d)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d]",
+		return fmt.Sprintf("%s ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d] (redis-cell lib.rs)",
 			head, r.limit, r.remaining, cellSeconds(r.reset))
 	}
-	return fmt.Sprintf("%s > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over)",
+	return fmt.Sprintf("%s > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over; redis-cell lib.rs)",
 		head, retryFrom(d, eff), r.limit, r.remaining, cellSeconds(r.retry), cellSeconds(r.reset), FormatSeconds(r.retry))
 }

@@ -117,9 +117,9 @@ func explainRedisRate(d *Decision) string {
 		lateNote(d, eff), FormatSeconds(p.Rate.Per), n, gridSeconds(per, n), instantSeconds(tat, n), FormatSeconds(eff), d.Cost, p.Burst, instantSeconds(allowAt, n))
 	r := rateReplyOf(d)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once)",
+		return fmt.Sprintf("%s ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
 			head, r.allowed, r.remaining, instantSeconds(r.reset, n), p.Burst, p.Burst)
 	}
-	return fmt.Sprintf("%s > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s}",
+	return fmt.Sprintf("%s > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
 		head, retryFrom(d, eff), instantSeconds(r.retry, n), instantSeconds(r.reset, n))
 }
