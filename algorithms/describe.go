@@ -145,7 +145,8 @@ type Description struct {
 	// whose MaxCost is then MaxCount.
 	Size string
 	// InFlight is how much MaxCost exceeds Size: 1 for the leaky bucket (one
-	// request in the pipe beside a full queue), else 0.
+	// request in the pipe beside a full queue) and for redis-cell (whose
+	// max_burst counts the requests beyond the first), else 0.
 	InFlight int64
 	// Rule is the admission rule in one line, with the parameters' names.
 	Rule string

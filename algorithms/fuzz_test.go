@@ -35,12 +35,19 @@ func fuzzPolicy(alg Algorithm, a, b, c uint64) Policy {
 		}
 		p.Window = time.Duration(w)
 		return p
+	case IntervalBucket:
+		// c's low bits give tokens_per_fill, its top bit starts_empty.
+		every := min(pick(b, 62), maxScaled/size)
+		return Policy{Algorithm: alg, Capacity: size, TokensPerFill: pick(c, 40), FillInterval: time.Duration(every), StartsEmpty: c>>63 == 1}
 	}
 	per := min(pick(b, 62), maxScaled/size)
 	p := Policy{Algorithm: alg, Rate: Rate{N: pick(c, 31), Per: time.Duration(per)}}
 	setSize(&p, size)
 	if alg == LeakyBucket {
 		p.Rate.Per = min(p.Rate.Per, time.Duration(maxScaled/(size+1)))
+	}
+	if alg == TokenBucket {
+		p.StartsEmpty = c>>63 == 1 // pick reads c's low 37 bits only
 	}
 	return p
 }
@@ -99,6 +106,7 @@ func fuzzAlgorithm(f *testing.F, alg Algorithm) {
 	f.Add(uint64(0), uint64(63), uint64(0), busy)   // size 1, period 2^62
 	f.Add(uint64(1<<6|1), uint64(62), uint64(62), []byte{5, 61, 0, 5, 61, 0, 5, 61, 1, 4, 0, 2, 0, 0, 0})
 	f.Add(uint64(5<<6|3), uint64(3<<6|2), uint64(0), []byte{3, 200, 0, 6, 255, 2, 1, 255, 10, 7, 255, 3, 0, 0, 8})
+	f.Add(uint64(10<<6|4), uint64(1000<<6|10), uint64(1<<63|3<<6|2), busy) // starts empty, where a policy takes it
 	f.Fuzz(func(t *testing.T, a, b, c uint64, data []byte) {
 		p := fuzzPolicy(alg, a, b, c)
 		if err := p.Validate(); err != nil {
@@ -122,6 +130,7 @@ func FuzzSlidingCounter(f *testing.F) { fuzzAlgorithm(f, SlidingCounter) }
 func FuzzTokenBucket(f *testing.F)    { fuzzAlgorithm(f, TokenBucket) }
 func FuzzGCRA(f *testing.F)           { fuzzAlgorithm(f, GCRA) }
 func FuzzLeakyBucket(f *testing.F)    { fuzzAlgorithm(f, LeakyBucket) }
+func FuzzIntervalBucket(f *testing.F) { fuzzAlgorithm(f, IntervalBucket) }
 
 // FuzzParseRate: ParseRate never panics, and what it accepts is valid and
 // round-trips through String.

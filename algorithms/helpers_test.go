@@ -147,6 +147,18 @@ func checkRateBound(p Policy, reqs []req, ds []Decision) error {
 	_, size := p.sizeParam()
 	per, n := int64(p.Rate.Per), p.Rate.N
 	adm := admitted(reqs, ds)
+	if p.StartsEmpty && len(reqs) > 0 {
+		// Nothing before the first request: admitted cost up to t is at
+		// most (t − first) × N / Per.
+		first := effTimes(reqs)[0]
+		var sum int64
+		for _, a := range adm {
+			sum += a.cost
+			if !mul128(sum, per).le(mul128(n, int64(a.at-first))) {
+				return fmt.Errorf("starting empty at %v, admitted %d by %v, more than %v × %s", first, sum, a.at, a.at-first, p.Rate)
+			}
+		}
+	}
 	for i := range adm {
 		var sum int64
 		for j := i; j < len(adm); j++ {
@@ -276,6 +288,8 @@ func boundCheck(p Policy) func(Policy, []req, []Decision) error {
 		return checkCounterBound
 	case LeakyBucket:
 		return checkLeakyBound
+	case IntervalBucket:
+		return checkIntervalBound
 	}
 	return checkRateBound
 }
@@ -402,4 +416,40 @@ func (q *fifo[T]) held() int {
 		n += cap(q.tail.items)
 	}
 	return n
+}
+
+// checkIntervalBound: admitted cost in any [a, b] is at most capacity +
+// tokens_per_fill × the fills in (a, b], and from the key's first request
+// to b at most its start (capacity, or 0 if it starts empty) + the fills in
+// (first, b] × tokens_per_fill.
+func checkIntervalBound(p Policy, reqs []req, ds []Decision) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	first := effTimes(reqs)[0]
+	fills := func(a, b time.Duration) int64 {
+		return int64(b-first)/int64(p.FillInterval) - int64(a-first)/int64(p.FillInterval)
+	}
+	start := p.Capacity
+	if p.StartsEmpty {
+		start = 0
+	}
+	adm := admitted(reqs, ds)
+	var total int64
+	for j := range adm {
+		total += adm[j].cost
+		if !mul128(total, 1).le(mul128(start, 1).add(mul128(fills(first, adm[j].at), p.TokensPerFill))) {
+			return fmt.Errorf("admitted %d from the first request at %v to %v: more than %d + %d fills × %d", total, first, adm[j].at, start, fills(first, adm[j].at), p.TokensPerFill)
+		}
+	}
+	for i := range adm {
+		var sum int64
+		for j := i; j < len(adm); j++ {
+			sum += adm[j].cost
+			if !mul128(sum, 1).le(mul128(p.Capacity, 1).add(mul128(fills(adm[i].at, adm[j].at), p.TokensPerFill))) {
+				return fmt.Errorf("admitted %d in [%v, %v], more than %d + %d fills × %d", sum, adm[i].at, adm[j].at, p.Capacity, fills(adm[i].at, adm[j].at), p.TokensPerFill)
+			}
+		}
+	}
+	return nil
 }

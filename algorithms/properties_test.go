@@ -136,6 +136,11 @@ func checkSnapshot(p Policy, s Snapshot, now time.Duration) error {
 		if s.Available.Den != per || s.Available.Num < 0 || s.Available.Num > p.Capacity*per || s.FullAt < now {
 			return bad("balance out of bounds")
 		}
+	case IntervalBucketSnapshot:
+		if s.Tokens < 0 || s.Tokens > p.Capacity || s.LastFill > now || s.NextFill <= now || s.NextFill-s.LastFill != p.FillInterval ||
+			s.FullAt < now || (s.FullAt == now) != (s.Tokens == p.Capacity) {
+			return bad("balance or fills out of bounds")
+		}
 	case GCRASnapshot:
 		per := int64(p.Rate.Per)
 		if s.Available.Den != per || s.Available.Num < 0 || s.Available.Num > p.Burst*per || s.TAT < now {

@@ -27,6 +27,8 @@ func newRef(p Policy) refModel {
 		return &bucketRef{p: p, size: size}
 	case LeakyBucket:
 		return &leakyRef{p: p}
+	case IntervalBucket:
+		return &intervalRef{p: p}
 	}
 	panic("no reference for " + p.Algorithm)
 }
@@ -133,6 +135,9 @@ func (m *bucketRef) decide(now time.Duration, cost int64) (Outcome, time.Duratio
 	capacity := big.NewRat(m.size, 1)
 	if m.balance == nil {
 		m.balance, m.last = capacity, now
+		if m.p.StartsEmpty {
+			m.balance = new(big.Rat)
+		}
 	}
 	refill := new(big.Rat).Mul(rate, big.NewRat(int64(now-m.last), 1))
 	m.balance = new(big.Rat).Add(m.balance, refill)
@@ -150,6 +155,66 @@ func (m *bucketRef) decide(now time.Duration, cost int64) (Outcome, time.Duratio
 	}
 	wait := new(big.Rat).Quo(new(big.Rat).Sub(c, m.balance), rate)
 	return Rejected, 0, ceilRat(wait)
+}
+
+// intervalRef is the interval bucket with big.Int tokens: the fills in
+// (last, now] are the instants first + k × fill_interval in it, and a
+// rejection's wait is found by a binary search over time for the first
+// instant whose fills cover the cost.
+type intervalRef struct {
+	p      Policy
+	tokens *big.Int
+	first  time.Duration
+	last   time.Duration
+}
+
+// fillsIn counts the fill instants first + k × interval (k ≥ 1) in (a, b].
+func (m *intervalRef) fillsIn(a, b time.Duration) *big.Int {
+	i := big.NewInt(int64(m.p.FillInterval))
+	ka := new(big.Int).Div(big.NewInt(int64(a-m.first)), i)
+	kb := new(big.Int).Div(big.NewInt(int64(b-m.first)), i)
+	return kb.Sub(kb, ka)
+}
+
+// at is the balance at t ≥ last, from tokens at last.
+func (m *intervalRef) at(t time.Duration) *big.Int {
+	add := new(big.Int).Mul(m.fillsIn(m.last, t), big.NewInt(m.p.TokensPerFill))
+	sum := add.Add(add, m.tokens)
+	if c := big.NewInt(m.p.Capacity); sum.Cmp(c) > 0 {
+		return c
+	}
+	return sum
+}
+
+func (m *intervalRef) decide(now time.Duration, cost int64) (Outcome, time.Duration, time.Duration) {
+	if m.tokens == nil {
+		m.first, m.last, m.tokens = now, now, big.NewInt(m.p.Capacity)
+		if m.p.StartsEmpty {
+			m.tokens = new(big.Int)
+		}
+	}
+	m.tokens, m.last = m.at(now), now
+	if cost > m.p.Capacity {
+		return Rejected, 0, Never
+	}
+	c := big.NewInt(cost)
+	if m.tokens.Cmp(c) >= 0 {
+		m.tokens.Sub(m.tokens, c)
+		return Allowed, 0, 0
+	}
+	lo, hi := time.Duration(1), time.Duration(m.p.Capacity)*m.p.FillInterval+m.p.FillInterval
+	if m.at(now+hi).Cmp(c) < 0 {
+		panic("interval-bucket reference: does not fit after capacity fills")
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if m.at(now+mid).Cmp(c) >= 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return Rejected, 0, lo
 }
 
 // leakyRef is the leaky bucket with a big.Rat next-free instant.

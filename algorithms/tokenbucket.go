@@ -7,29 +7,46 @@ import (
 	"time"
 )
 
-// TokenBucket: Capacity tokens, starting full, refilled continuously at
-// Rate. Admitted iff the balance ≥ c, which is then spent. RetryAfter:
-// (c − balance) / Rate.
+// TokenBucket: Capacity tokens, starting full (or, with StartsEmpty, with
+// none), refilled continuously at Rate. Admitted iff the balance ≥ c, which
+// is then spent. RetryAfter: (c − balance) / Rate.
 const TokenBucket Algorithm = "token-bucket"
 
 // CapacityParam is the token bucket's size.
 var CapacityParam = Param{Name: "capacity", Kind: Count, Want: "a positive whole number of tokens",
 	field: func(p *Policy) any { return &p.Capacity }}
 
+// StartsEmptyParam: a bucket whose key starts with no tokens instead of a
+// full bucket (Guava's SmoothBursty; the lessons' empty bucket).
+var StartsEmptyParam = Param{Name: "starts_empty", Kind: Flag, Want: "true or false",
+	field: func(p *Policy) any { return &p.StartsEmpty }}
+
 func init() {
-	register(sizedDescription(CapacityParam, Description{
+	d := sizedDescription(CapacityParam, Description{
 		Algorithm: TokenBucket,
-		Rule:      "admitted iff min(capacity, tokens + elapsed × rate) ≥ c, then c is spent; starts full",
+		Rule:      "admitted iff min(capacity, tokens + elapsed × rate) ≥ c, then c is spent; starts full (starts_empty: with 0 tokens)",
 		Words: func(p Policy) string {
-			return "token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + "; a request spends its cost"
+			return "token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + emptyWords(p) + "; a request spends its cost"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newTokenBucket(p), ks) },
-	}))
+	})
+	d.Params = append(d.Params, Optional(StartsEmptyParam, "true for a bucket that starts with no tokens; false or left out, it starts full"))
+	line := d.Line
+	d.Line = func(p Policy) string { return line(p) + emptyWords(p) }
+	register(d)
+}
+
+// emptyWords is ", starting empty" for a bucket that does, else nothing.
+func emptyWords(p Policy) string {
+	if p.StartsEmpty {
+		return ", starting empty"
+	}
+	return ""
 }
 
 // tokenBucket: a bucket of Capacity tokens, refilled continuously at Rate and
-// starting full. A request is admitted iff the balance, refill included,
+// starting full, or empty with StartsEmpty. A request is admitted iff the balance, refill included,
 // covers its cost; then the cost is spent. A rejection spends nothing.
 //
 // Balances are kept in tokens × Rate.Per ("scaled"), so that refilling for
@@ -37,6 +54,7 @@ func init() {
 type tokenBucket struct {
 	p         Policy
 	capScaled int64 // Capacity × Per
+	initial   int64 // a new key's balance: capScaled, or 0 if it starts empty
 }
 
 type tokenBucketState struct {
@@ -45,13 +63,17 @@ type tokenBucketState struct {
 }
 
 func newTokenBucket(p Policy) *tokenBucket {
-	return &tokenBucket{p: p, capScaled: p.Capacity * int64(p.Rate.Per)}
+	b := &tokenBucket{p: p, capScaled: p.Capacity * int64(p.Rate.Per)}
+	if !p.StartsEmpty {
+		b.initial = b.capScaled
+	}
+	return b
 }
 
 func (b *tokenBucket) policy() *Policy { return &b.p }
 
 func (b *tokenBucket) start(now time.Duration) tokenBucketState {
-	return tokenBucketState{scaled: b.capScaled, last: now}
+	return tokenBucketState{scaled: b.initial, last: now}
 }
 
 // refill is min(capacity, scaled + elapsed × N), for elapsed ≥ 0 and a

@@ -32,7 +32,8 @@ import (
 // tol is 1e-12 token per unit of capacity: far above float64's error over
 // a trace, far below a token. Any other disagreement fails. After a
 // tolerated one the two balances differ by a whole cost, so both limiters
-// restart from full.
+// restart from full. A quarter of the buckets start empty, x/time/rate's
+// then drained of its capacity at the first request.
 func TestAgainstXTimeRate(t *testing.T) {
 	r := rand.New(rand.NewPCG(2015, 11))
 	epoch := time.Unix(0, 0)
@@ -41,7 +42,10 @@ func TestAgainstXTimeRate(t *testing.T) {
 		n := []int64{1, 2, 3, 7, 10, 30, 1000}[r.IntN(7)]
 		per := []time.Duration{100 * ms, sec, 3 * sec, time.Minute, time.Hour}[r.IntN(5)]
 		capacity := 1 + r.Int64N(20)
-		p := Policy{Algorithm: TokenBucket, Capacity: capacity, Rate: Rate{n, per}}
+		// A quarter start empty: x/time/rate's limiter is then drained of
+		// its capacity at the key's first request.
+		p := Policy{Algorithm: TokenBucket, Capacity: capacity, Rate: Rate{n, per}, StartsEmpty: r.IntN(4) == 0}
+		fresh := true
 		limit := rate.Limit(float64(n) / per.Seconds())
 		ours, theirs := mustNew(t, p), rate.NewLimiter(limit, int(capacity))
 		// Steps on coarse grids land exactly on thresholds, where float
@@ -58,6 +62,10 @@ func TestAgainstXTimeRate(t *testing.T) {
 			if r.IntN(5) == 0 {
 				cost = 1 + r.Int64N(capacity+1)
 			}
+			if fresh && p.StartsEmpty {
+				theirs.AllowN(epoch.Add(now), int(capacity))
+			}
+			fresh = false
 			before := ours.Snapshot(now, "k").(TokenBucketSnapshot).Available.Num
 			d := ours.Decide(now, "k", cost)
 			ok := theirs.AllowN(epoch.Add(now), int(cost))
@@ -83,7 +91,7 @@ func TestAgainstXTimeRate(t *testing.T) {
 				t.Fatalf("%v at %v cost %d: x/time/rate says %v, we say %s (exact balance %s, x/time/rate %.17g)",
 					p, now, cost, ok, d.Explain(), exactish(before, int64(per)), theirs.TokensAt(epoch.Add(now)))
 			}
-			ours, theirs = mustNew(t, p), rate.NewLimiter(limit, int(capacity))
+			ours, theirs, fresh = mustNew(t, p), rate.NewLimiter(limit, int(capacity)), true
 		}
 	}
 	t.Logf("%d decisions: %d sub-ns truncations, %d at the 1ns edge, %d float rejections; all else equal", decisions, subNs, edge, float)

@@ -28,11 +28,15 @@ func (tokenBucketPicture) row(v laneView) (fill float64, numbers string) {
 }
 
 func (tokenBucketPicture) titles(p algorithms.Policy) []string {
-	return sizedTitles(p, "cap", p.Capacity)
+	t := sizedTitles(p, "cap", p.Capacity)
+	if p.StartsEmpty {
+		t = append([]string{t[0] + " empty"}, t...)
+	}
+	return t
 }
 
 func (tokenBucketPicture) glossary() []string {
-	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends."}
+	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends. It starts full, or with starts_empty with no tokens."}
 }
 
 // sizedTitles are the titles of a policy with a size and a rate:

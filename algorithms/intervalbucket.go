@@ -1,0 +1,200 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// IntervalBucket: a bucket of Capacity tokens refilled in lumps:
+// TokensPerFill tokens at each instant first + k × FillInterval (k ≥ 1),
+// where first is the key's first request, capped at Capacity; between fills
+// nothing refills. It starts full, or with StartsEmpty with no tokens.
+// Admitted iff the balance ≥ c, which is then spent. RetryAfter: until the
+// fill after which the balance covers c: ⌈(c − balance) / TokensPerFill⌉
+// fills after the last one. This is Envoy's timer bucket (before 1.31) and
+// Bucket4j's interval refill; all integers.
+const IntervalBucket Algorithm = "interval-bucket"
+
+// TokensPerFillParam and FillIntervalParam are a lumpy bucket's refill:
+// tokens_per_fill tokens every fill_interval.
+var (
+	TokensPerFillParam = Param{Name: "tokens_per_fill", Kind: Count, Want: "a positive whole number of tokens added at each fill",
+		field: func(p *Policy) any { return &p.TokensPerFill }}
+	FillIntervalParam = Param{Name: "fill_interval", Kind: Duration, Want: "a positive Go duration between fills, such as 1s",
+		field: func(p *Policy) any { return &p.FillInterval }}
+)
+
+func init() {
+	register(Description{
+		Algorithm: IntervalBucket,
+		Params: []Param{CapacityParam, TokensPerFillParam, FillIntervalParam,
+			Optional(StartsEmptyParam, "true for a bucket that starts with no tokens; false or left out, it starts full")},
+		Size: "capacity",
+		Rule: "at first + k × fill_interval, tokens = min(capacity, tokens + tokens_per_fill); admitted iff tokens ≥ c, then c is spent; starts full (starts_empty: with 0 tokens)",
+		Words: func(p Policy) string {
+			return "interval bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", " + strconv.FormatInt(p.TokensPerFill, 10) +
+				" tokens added every " + FormatSeconds(p.FillInterval) + " at once" + emptyWords(p) + "; a request spends its cost"
+		},
+		Line: func(p Policy) string {
+			return fmt.Sprintf("%s capacity %d, %d tokens every %s%s", p.Algorithm, p.Capacity, p.TokensPerFill, FormatDuration(p.FillInterval), emptyWords(p))
+		},
+		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
+		Horizon: func(p Policy) time.Duration {
+			return time.Duration(ceilDiv(p.Capacity, p.TokensPerFill)) * p.FillInterval
+		},
+		check: func(p Policy) error { return checkLumps("capacity", p.Capacity, p.TokensPerFill, p.FillInterval) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[intervalBucketState](newIntervalBucket(p), ks) },
+	})
+}
+
+// checkLumps checks a bucket of size tokens refilled tokens_per_fill every
+// fill_interval: each positive, and size × fill_interval (the longest wait
+// for fills) within 2^62 ns.
+func checkLumps(size string, n, perFill int64, every time.Duration) error {
+	if err := checkCount(size, n); err != nil {
+		return err
+	}
+	if err := checkCount("tokens_per_fill", perFill); err != nil {
+		return err
+	}
+	if every <= 0 {
+		return fmt.Errorf("fill_interval %s must be positive", FormatDuration(every))
+	}
+	if !mulFits(n, int64(every)) {
+		return fmt.Errorf("%s %d × fill_interval %s is too large for exact arithmetic (at most 2^62 ns)", size, n, FormatDuration(every))
+	}
+	return nil
+}
+
+// intervalBucket: a bucket of Capacity whole tokens. Fills come at first +
+// k × FillInterval for k = 1, 2, …, first being the key's first request;
+// each adds TokensPerFill, up to Capacity. A request is admitted iff the
+// balance covers its cost, which is then spent; a rejection spends nothing.
+// Balances are whole tokens: there is nothing to scale.
+type intervalBucket struct {
+	p       Policy
+	initial int64
+}
+
+type intervalBucketState struct {
+	tokens int64         // balance after the fills counted
+	first  time.Duration // the key's first request: fills are counted from it
+	fills  int64         // fills counted so far (k of the last one)
+	last   time.Duration // time of the last request
+}
+
+func newIntervalBucket(p Policy) *intervalBucket {
+	b := &intervalBucket{p: p}
+	if !p.StartsEmpty {
+		b.initial = p.Capacity
+	}
+	return b
+}
+
+func (b *intervalBucket) policy() *Policy { return &b.p }
+
+func (b *intervalBucket) start(now time.Duration) intervalBucketState {
+	return intervalBucketState{tokens: b.initial, first: now, last: now}
+}
+
+// fill is the balance after the fills up to k, from tokens after fills done:
+// min(capacity, tokens + (k − done) × per fill), without overflow.
+func (b *intervalBucket) fill(tokens, done, k int64) int64 {
+	room := b.p.Capacity - tokens
+	if k <= done || room <= 0 {
+		return tokens
+	}
+	if k-done >= ceilDiv(room, b.p.TokensPerFill) {
+		return b.p.Capacity
+	}
+	return tokens + (k-done)*b.p.TokensPerFill // < room: no overflow
+}
+
+func (b *intervalBucket) decide(s *intervalBucketState, _ *mem, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	s.last = eff
+	k := int64(eff-s.first) / int64(b.p.FillInterval)
+	avail := b.fill(s.tokens, s.fills, k)
+	next := s.first + time.Duration(k+1)*b.p.FillInterval
+	d = Decision{At: now, Cost: cost, policy: &b.p, explain: explainIntervalBucket, v: [4]int64{s.tokens, k - s.fills, int64(next), int64(eff)}}
+	s.tokens, s.fills = avail, k
+	switch {
+	case cost > b.p.Capacity:
+		d.Outcome, d.RetryAfter = Rejected, Never
+	case avail >= cost:
+		d.Outcome = Allowed
+		s.tokens -= cost
+	default:
+		d.Outcome = Rejected
+		// The m-th fill from now's covers it; k × interval ≤ eff − first
+		// and m × interval ≤ capacity × interval ≤ 2^62: no overflow.
+		m := ceilDiv(cost-avail, b.p.TokensPerFill)
+		at := s.first + time.Duration(k)*b.p.FillInterval + time.Duration(m)*b.p.FillInterval
+		d.RetryAfter = at - now
+	}
+	return d
+}
+
+func (b *intervalBucket) snapshot(s intervalBucketState, now time.Duration) Snapshot {
+	now = max(now, s.last)
+	k := int64(now-s.first) / int64(b.p.FillInterval)
+	avail := b.fill(s.tokens, s.fills, k)
+	at := s.first + time.Duration(k)*b.p.FillInterval
+	full := now
+	if avail < b.p.Capacity {
+		full = at + time.Duration(ceilDiv(b.p.Capacity-avail, b.p.TokensPerFill))*b.p.FillInterval
+	}
+	return IntervalBucketSnapshot{
+		Now:           now,
+		Capacity:      b.p.Capacity,
+		TokensPerFill: b.p.TokensPerFill,
+		FillInterval:  b.p.FillInterval,
+		Tokens:        avail,
+		LastFill:      at,
+		NextFill:      at + b.p.FillInterval,
+		FullAt:        full,
+	}
+}
+
+func (b *intervalBucket) clone(s *intervalBucketState, _ *mem) intervalBucketState { return *s }
+
+func (b *intervalBucket) tables(*intervalBucketState) int64 { return 0 }
+
+// IntervalBucketSnapshot shows a lumpy bucket's whole tokens and its fills.
+type IntervalBucketSnapshot struct {
+	Now           time.Duration
+	Capacity      int64
+	TokensPerFill int64
+	FillInterval  time.Duration
+	// Tokens is the balance at Now, the fills up to Now included.
+	Tokens int64
+	// LastFill is the latest fill instant at or before Now (the key's first
+	// request when no fill has come yet); NextFill the next one.
+	LastFill, NextFill time.Duration
+	// FullAt is the fill that will make the bucket full if nothing is
+	// spent; Now when it is full already.
+	FullAt time.Duration
+}
+
+func (s IntervalBucketSnapshot) Moment() time.Duration { return s.Now }
+
+// explainIntervalBucket: v = {tokens before, fills since, next fill, time
+// decided at}.
+func explainIntervalBucket(d *Decision) string {
+	p := d.policy
+	eff := time.Duration(d.v[3])
+	avail := (&intervalBucket{p: *p}).fill(d.v[0], 0, d.v[1])
+	var head string
+	if d.v[1] == 0 {
+		head = fmt.Sprintf("%stokens = %d (no new fill; the next at %s)", lateNote(d, eff), avail, FormatSeconds(time.Duration(d.v[2])))
+	} else {
+		head = fmt.Sprintf("%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
+	}
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≥ cost %d → allowed; %d left", head, d.Cost, avail-d.Cost)
+	}
+	m := ceilDiv(d.Cost-avail, p.TokensPerFill)
+	return fmt.Sprintf("%s < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
+		head, d.Cost, m, p.TokensPerFill, FormatSeconds(d.At+d.RetryAfter), retryFrom(d, eff))
+}

@@ -1,0 +1,125 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// RedisRate: go-redis/redis_rate's AllowN (v10), a GCRA run as a Lua script
+// in Redis. Limit{Rate, Burst, Period}: emission_interval T = Period/Rate,
+// burst_offset = Burst × T; new_tat = max(tat, now) + c × T, allow_at =
+// new_tat − burst_offset; admitted iff now ≥ allow_at (diff = now −
+// allow_at ≥ 0), then tat = new_tat. Burst N admits N at once, exactly the
+// textbook GCRA of burst N. RetryAfter: allow_at − now. The script computes
+// in double seconds with Redis' TIME (microseconds, seconds since 2017) and
+// stores the TAT as a string of 14 significant digits; on the virtual clock
+// this lane takes the virtual time and decides exactly, which differs from
+// the script only by those roundings, at microsecond boundaries.
+const RedisRate Algorithm = "redis-rate"
+
+func init() {
+	register(Description{
+		Algorithm: RedisRate,
+		Family:    Library,
+		Source:    "go-redis/redis_rate lua.go (allowN) and rate.go (Limit, AllowN)",
+		Params:    []Param{RateParam, BurstParam},
+		Size:      "burst",
+		Rule:      "T = period/rate; new_tat = max(tat, now) + c×T; admitted iff now ≥ new_tat − burst×T, then tat = new_tat (burst N admits N)",
+		Words: func(p Policy) string {
+			return "redis_rate: " + strconv.FormatInt(p.Rate.N, 10) + " per " + FormatSeconds(p.Rate.Per) + ", burst " + strconv.FormatInt(p.Burst, 10) +
+				" (admits " + strconv.FormatInt(p.Burst, 10) + " at once)"
+		},
+		Line: func(p Policy) string {
+			return fmt.Sprintf("%s rate %s, burst %d", p.Algorithm, p.Rate, p.Burst)
+		},
+		CostBound: func(p Policy) string { return fmt.Sprintf("its burst is %d, the most it admits at once", p.Burst) },
+		Horizon: func(p Policy) time.Duration {
+			return time.Duration(ceilDiv(p.Burst*int64(p.Rate.Per), p.Rate.N))
+		},
+		check: func(p Policy) error {
+			if err := p.Rate.Validate(); err != nil {
+				return err
+			}
+			if err := checkCount("burst", p.Burst); err != nil {
+				return err
+			}
+			if !mulFits(p.Burst, int64(p.Rate.Per)) {
+				return fmt.Errorf("burst %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", p.Burst, FormatDuration(p.Rate.Per))
+			}
+			return nil
+		},
+		new: func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newRedisRate(p), ks) },
+	})
+}
+
+// redisRate is the textbook GCRA of the same burst and rate, with
+// redis_rate's names and why text.
+type redisRate struct {
+	p Policy
+	g *gcra
+}
+
+func newRedisRate(p Policy) *redisRate {
+	return &redisRate{p: p, g: newGCRA(Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate})}
+}
+
+func (r *redisRate) policy() *Policy { return &r.p }
+
+func (r *redisRate) start(now time.Duration) gcraState { return r.g.start(now) }
+
+func (r *redisRate) decide(s *gcraState, m *mem, now time.Duration, cost int64) Decision {
+	d := r.g.decide(s, m, now, cost)
+	d.policy, d.explain = &r.p, explainRedisRate
+	return d
+}
+
+func (r *redisRate) snapshot(s gcraState, now time.Duration) Snapshot { return r.g.snapshot(s, now) }
+
+func (r *redisRate) clone(s *gcraState, _ *mem) gcraState { return *s }
+
+func (r *redisRate) tables(*gcraState) int64 { return 0 }
+
+// rateReply is what redis_rate's AllowN returns for the decision d of a
+// redis-rate lane, on the grid of 1/N ns: remaining = diff / T (Redis
+// truncates the Lua number to an integer), retry_after = −diff for a
+// rejection (−1 when admitted), reset_after = new_tat − now when admitted,
+// tat − now when not.
+type rateReply struct {
+	allowed, remaining int64
+	retry, reset       instant // retry is meaningless when allowed
+}
+
+func rateReplyOf(d *Decision) rateReply {
+	p := d.policy
+	per, n := int64(p.Rate.Per), p.Rate.N
+	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
+	t := at(eff)
+	base := max2(tat, t)
+	allowAt := base.sub((p.Burst-d.Cost)*per, n)
+	if d.Outcome == Allowed {
+		return rateReply{allowed: d.Cost, remaining: t.minus(allowAt, n).scaled(n) / per, reset: allowAt.add(p.Burst*per, n).minus(t, n)}
+	}
+	r := rateReply{retry: allowAt.minus(t, n)}
+	if t.before(tat) {
+		r.reset = tat.minus(t, n)
+	}
+	return r
+}
+
+// explainRedisRate: v as GCRA's, {TAT before (ns, frac), time decided at}.
+func explainRedisRate(d *Decision) string {
+	p := d.policy
+	per, n := int64(p.Rate.Per), p.Rate.N
+	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
+	allowAt := max2(tat, at(eff)).sub((p.Burst-d.Cost)*per, n)
+	head := fmt.Sprintf("%semission_interval T = %s/%d = %s; allow_at = max(tat %s, now %s) + %d×T − burst %d×T = %s",
+		lateNote(d, eff), FormatSeconds(p.Rate.Per), n, gridSeconds(per, n), instantSeconds(tat, n), FormatSeconds(eff), d.Cost, p.Burst, instantSeconds(allowAt, n))
+	r := rateReplyOf(d)
+	if d.Outcome == Allowed {
+		return fmt.Sprintf("%s ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
+			head, r.allowed, r.remaining, instantSeconds(r.reset, n), p.Burst, p.Burst)
+	}
+	return fmt.Sprintf("%s > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
+		head, retryFrom(d, eff), instantSeconds(r.retry, n), instantSeconds(r.reset, n))
+}
