@@ -141,3 +141,9 @@ func explainAttemptLog(d *Decision) string {
 	return fmt.Sprintf("%s > limit %d → rejected, and logged all the same: it now counts against the next try; retry after %s, when the attempts up to %s have expired — each retry sooner is logged and pushes this further",
 		head, p.Limit, retryFrom(d, eff), FormatSeconds(oldest))
 }
+
+// held is both logs' entries still inside the window at now: the attempts,
+// which decide, and the admissions kept beside them to show.
+func (a *attemptLog) held(s attemptLogState, now time.Duration) int64 {
+	return a.log.held(s.tried, now) + a.log.held(s.adm, now)
+}

@@ -156,3 +156,8 @@ func plural(n int64, word string) string {
 	}
 	return strconv.FormatInt(n, 10) + " " + word + "s"
 }
+
+// held is the set's members still inside the window at now.
+func (c *collapsingLog) held(s collapsingLogState, now time.Duration) int64 {
+	return c.log.held(s.set, now)
+}

@@ -137,6 +137,10 @@ type Description struct {
 	// 429 Too Many Requests, else the library's own (nginx's limit_req
 	// answers 503 unless limit_req_status says otherwise).
 	Status int
+	// NoRetryAfter says the library's rejection carries no Retry-After
+	// header (nginx's limit_req, Envoy's local rate limit): the explorer then
+	// shows only the exact wait.
+	NoRetryAfter bool
 	// Params are the parameters it takes, in the order files write them.
 	Params []Param
 	// Size is the Count parameter that bounds a request's cost ("limit",

@@ -30,12 +30,13 @@ const envoyMinFill = 50 * time.Millisecond
 
 func init() {
 	register(Description{
-		Algorithm: EnvoyLocal,
-		Family:    Library,
-		Source:    "Envoy source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc with source/common/common/token_bucket_impl.cc (AtomicTokenBucketImpl)",
-		Params:    []Param{MaxTokensParam, TokensPerFillParam, FillIntervalParam},
-		Size:      "max_tokens",
-		Rule:      "fill rate = tokens_per_fill / fill_interval; admitted iff min(max_tokens, tokens + elapsed × fill rate) ≥ c, then c is spent; starts full",
+		Algorithm:    EnvoyLocal,
+		Family:       Library,
+		NoRetryAfter: true, // it answers 429 with x-envoy-ratelimited, not Retry-After
+		Source:       "Envoy source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc with source/common/common/token_bucket_impl.cc (AtomicTokenBucketImpl)",
+		Params:       []Param{MaxTokensParam, TokensPerFillParam, FillIntervalParam},
+		Size:         "max_tokens",
+		Rule:         "fill rate = tokens_per_fill / fill_interval; admitted iff min(max_tokens, tokens + elapsed × fill rate) ≥ c, then c is spent; starts full",
 		Words: func(p Policy) string {
 			return "Envoy local rate limit: max_tokens " + strconv.FormatInt(p.MaxTokens, 10) + ", " + strconv.FormatInt(p.TokensPerFill, 10) +
 				" per " + FormatSeconds(p.FillInterval) + " refilled continuously (Envoy 1.31 on); a request spends its cost"

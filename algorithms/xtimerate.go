@@ -340,3 +340,12 @@ func explainXTimeRate(d *Decision) string {
 	return fmt.Sprintf("%s < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
 		head, d.Cost, short, FormatSeconds(wait), FormatSeconds(p.MaxWait), FormatSeconds(wait), FormatSeconds(p.MaxWait), retryFrom(d, eff))
 }
+
+// held is the key's two rate.Limiters (its own and the spare a rejection's
+// reservation is tried on), once its first decision has made them.
+func (x *xtimerate) held(s xtimerateState, _ time.Duration) int64 {
+	if s.lim == nil {
+		return 0
+	}
+	return xtimeratePair
+}

@@ -123,7 +123,9 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 	case algorithms.Allowed:
 		return []string{st.allowed.Render("→ passed to the service now")}
 	case algorithms.Delayed:
-		return []string{st.delayed.Render("→ held in the queue " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
+		// A shaper's queue, or a caller told to wait (x/time/rate's
+		// reservation, Guava's acquire): either way it goes on later.
+		return []string{st.delayed.Render("→ held back " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
 	status := "← " + rejectStatus(p)
 	s := d.RetryAfterSeconds()
@@ -131,9 +133,9 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		return []string{st.http.Render(status) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
 	}
 	retry := retryText(rec, now)
-	if rejectCode(p) != 429 {
-		// A library answering with its own status (nginx's 503) sends no
-		// Retry-After: only the exact wait is shown.
+	if d := algorithms.Describe(p.Algorithm); d != nil && d.NoRetryAfter {
+		// A library whose rejection carries no Retry-After (nginx's 503,
+		// Envoy's 429): only the exact wait is shown.
 		head := st.http.Render(status)
 		return []string{
 			head + st.muted.Render(" (no Retry-After) · "+retry),
