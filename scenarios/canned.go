@@ -18,19 +18,31 @@ var cannedFS embed.FS
 // Default is the canned scenario the explorer opens when given none.
 const Default = "boundary"
 
-// teachingOrder is the order List presents the canned lessons in; a canned
-// file missing here comes after these, by name.
+// teachingOrder is the order List presents the canned lessons in: the
+// textbook's algorithms, then the libraries' rules, then the mistakes and
+// what no single limiter protects. A canned file missing here would come
+// after these, by name; TestCanned requires every file to be placed.
 var teachingOrder = []string{
 	"boundary",
 	"dashboard",
 	"counter-blind-spot",
+	"finer-sub-windows",
+	"memory-price",
 	"shaping-vs-policing",
 	"costly-requests",
 	"retries-refill",
 	"gcra-is-token-bucket",
-	"float-drift",
-	"accounts-together",
+	"empty-start",
+	"lumpy-refill",
+	"burst-admits-eleven",
 	"nginx-config",
+	"pay-later",
+	"float-drift",
+	"whole-token-refill",
+	"attempts-counted",
+	"collapsing-members",
+	"expiry-reset",
+	"accounts-together",
 }
 
 // Info names a canned scenario.

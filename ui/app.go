@@ -181,6 +181,9 @@ func shapeOf(lab *model.Lab) shape {
 			sh.releases++
 		}
 	}
+	for _, n := range lab.Scenario().Notes {
+		sh.notes = append(sh.notes, noteLine(n))
+	}
 	return sh
 }
 

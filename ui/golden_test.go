@@ -46,6 +46,8 @@ var moreLessons = []struct {
 	{"float-drift", 300 * time.Millisecond},
 	// Twelve accounts spend their saved tokens together.
 	{"accounts-together", 30 * time.Second},
+	// Just after the page load through five bursts of 10: 10 or 11.
+	{"burst-admits-eleven", 250 * time.Millisecond},
 	// nginx's three configs just after the reload: one admitted, nine 503.
 	{"nginx-config", 30250 * time.Millisecond},
 	// The whole-token bucket dropping 0.8 a poll while the bucket admits.

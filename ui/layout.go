@@ -62,6 +62,7 @@ const (
 	whyExplain = 3
 	whyOther   = 2
 	noteMax    = 6
+	noteBoxed  = 3
 )
 
 // stateLines is how many state lines a lane cell shows in each mode, tall
@@ -96,6 +97,20 @@ type shape struct {
 	lanes    int
 	releases int
 	longest  int
+	// notes are the scenario's notes as the note panel writes them: the
+	// richer lane modes leave room for the longest of them (up to
+	// noteBoxed rows) rather than cut it to a line.
+	notes []string
+}
+
+// noteRows is how many rows the longest note needs at width w, at most
+// noteBoxed; 1 when there are no notes.
+func (sh shape) noteRows(w int) int {
+	rows := 1
+	for _, n := range sh.notes {
+		rows = max(rows, min(len(wrap(n, w, noteBoxed)), noteBoxed))
+	}
+	return rows
 }
 
 // label is the width of the column of lane names: the longest name and a
@@ -161,17 +176,23 @@ func layoutFor(width, height int, sh shape) layout {
 		// Boxes are worth less than the lesson: boxed lanes are drawn only
 		// when the why panel keeps its whole explanation, else a taller
 		// terminal would cut the explanation that a shorter one showed.
-		why := 3
-		if mode == laneBoxed {
+		// Nor at the cost of the notes: boxed and compact lanes leave
+		// room for the longest note (up to noteBoxed rows) rather than cut
+		// it to one line.
+		why, note := 3, sh.noteRows(width)
+		switch mode {
+		case laneBoxed:
 			why = 1 + whyExplain + 1
+		case laneRow:
+			note = 1
 		}
-		fixed := 2 + lanes + timeline + sh.releases + 1 + why + 1 + 1
+		fixed := 2 + lanes + timeline + sh.releases + note + why + 1 + 1
 		if fixed > height {
 			continue
 		}
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
 		l.releases = sh.releases > 0
-		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, 1, why, 1
+		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, note, why, 1
 		l.grow(height-fixed, n)
 		return l
 	}

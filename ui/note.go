@@ -66,6 +66,8 @@ func noteRows(notes []scenarios.Note, now time.Duration, w int) int {
 	if cur < 0 {
 		return 1
 	}
-	n := notes[cur]
-	return len(wrap("◆ "+secs(n.At)+"  "+n.Text, w, noteMax))
+	return len(wrap(noteLine(notes[cur]), w, noteMax))
 }
+
+// noteLine is a note as the note panel writes it: "◆ 60s  A new minute…".
+func noteLine(n scenarios.Note) string { return "◆ " + secs(n.At) + "  " + n.Text }

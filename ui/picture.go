@@ -113,12 +113,13 @@ func familyWords(p algorithms.Policy) string {
 	return " (the library's own rule: " + d.Source + ")"
 }
 
-// canDelay reports whether p's algorithm holds requests back rather than
-// reject them, as its description says: its lane then has a row of releases
-// on the timeline and a count of delayed requests.
+// canDelay reports whether p holds requests back rather than reject them,
+// as its description's MaxDelay says for these parameters (nginx with
+// nodelay never does): its lane then has a row of releases on the timeline
+// and a count of delayed requests.
 func canDelay(p algorithms.Policy) bool {
 	d := algorithms.Describe(p.Algorithm)
-	return d != nil && d.Delays()
+	return d != nil && d.Delays() && p.MaxDelay() > 0
 }
 
 // maxGauge is the widest a gauge grows on a wide lane.
