@@ -13,10 +13,12 @@ import (
 // policy is lane's with the algorithm its description names as the twin.
 // ok is false when lane is not a mistake, or the lab has no such lane.
 func (l *Lab) TwinOf(lane int) (twin int, ok bool) {
-	return twinIn(l.defs, lane)
+	return TwinIn(l.defs, lane)
 }
 
-func twinIn(defs []Lane, lane int) (int, bool) {
+// TwinIn is TwinOf among defs: the lane of defs running the exact twin of
+// lane's mistake.
+func TwinIn(defs []Lane, lane int) (int, bool) {
 	d := algorithms.Describe(defs[lane].Policy.Algorithm)
 	if d == nil || d.Family != algorithms.Mistake {
 		return 0, false

@@ -200,6 +200,23 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	writeSummaryRows(w, rows, window)
 	fmt.Fprintln(w, "state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)")
+	for i, l := range lanes {
+		if t, ok := model.TwinIn(lanes, i); ok {
+			fmt.Fprintf(w, "%s, a mistake, admitted %s %s, its exact twin\n", l.Name, twinDifference(stats[i].Admitted, stats[t].Admitted), lanes[t].Name)
+		}
+	}
+}
+
+// twinDifference is how a mistake's admissions compare with its twin's:
+// "3 more than", "2 fewer than", "as many as".
+func twinDifference(mine, exact int64) string {
+	switch {
+	case mine > exact:
+		return itoa(mine-exact) + " more than"
+	case mine < exact:
+		return itoa(exact-mine) + " fewer than"
+	}
+	return "as many as"
 }
 
 // WriteSummaryByKey prints the summary with one row per lane per key, after

@@ -193,3 +193,17 @@ func TestEmitSkipsRecordsForTheSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNamesAMistakesTwin: a mistake lane run beside its exact twin
+// gets a line saying how many more or fewer it admitted.
+func TestSummaryNamesAMistakesTwin(t *testing.T) {
+	bucket := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 5, Rate: algorithms.Rate{N: 2, Per: time.Second}}
+	whole := bucket
+	whole.Algorithm = algorithms.WholeTokenBucket
+	lanes := []model.Lane{{Name: "bucket", Policy: bucket}, {Name: "whole", Policy: whole}}
+	var out bytes.Buffer
+	WriteSummary(&out, lanes, []model.Stats{{Admitted: 31}, {Admitted: 16}})
+	if !strings.Contains(out.String(), "whole, a mistake, admitted 15 fewer than bucket, its exact twin") || strings.Contains(out.String(), "bucket, a mistake") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+}
