@@ -86,20 +86,11 @@ func (a *attemptLog) decide(s *attemptLogState, m *mem, now time.Duration, cost 
 
 func (a *attemptLog) snapshot(s attemptLogState, now time.Duration) Snapshot {
 	now = max(now, s.tried.last)
-	recent := s.tried.log.items(a.log.expired(&s.tried, now))
 	snap := AttemptLogSnapshot{Now: now, Limit: a.log.p.Limit, Window: a.log.p.Window}
 	for _, e := range s.adm.log.items(a.log.expired(&s.adm, now)) {
 		snap.Admitted += e.cost
 	}
-	if len(recent) == 0 {
-		return snap
-	}
-	snap.Attempts = make([]LogEntry, len(recent))
-	for i, e := range recent {
-		snap.Attempts[i] = LogEntry{At: e.at, Cost: e.cost}
-		snap.Count += e.cost
-	}
-	snap.OldestExpiresAt = recent[0].at + a.log.p.Window
+	snap.Attempts, snap.Count, snap.OldestExpiresAt = a.log.recent(&s.tried, now)
 	return snap
 }
 

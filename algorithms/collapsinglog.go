@@ -91,17 +91,8 @@ func (c *collapsingLog) decide(s *collapsingLogState, m *mem, now time.Duration,
 
 func (c *collapsingLog) snapshot(s collapsingLogState, now time.Duration) Snapshot {
 	now = max(now, s.set.last)
-	recent := s.set.log.items(c.log.expired(&s.set, now))
 	snap := CollapsingLogSnapshot{Now: now, Limit: c.log.p.Limit, Window: c.log.p.Window, Collapsed: s.admitted - s.added}
-	if len(recent) == 0 {
-		return snap
-	}
-	snap.Members = make([]LogEntry, len(recent))
-	for i, e := range recent {
-		snap.Members[i] = LogEntry{At: e.at, Cost: e.cost}
-		snap.Count += e.cost
-	}
-	snap.OldestExpiresAt = recent[0].at + c.log.p.Window
+	snap.Members, snap.Count, snap.OldestExpiresAt = c.log.recent(&s.set, now)
 	return snap
 }
 

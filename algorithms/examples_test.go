@@ -22,6 +22,23 @@ type step struct {
 	explain string
 }
 
+// playSteps decides steps in order for one key of a fresh limiter of p and
+// requires each outcome, delay and retry, and each explanation given.
+func playSteps(t *testing.T, p Policy, steps []step) {
+	t.Helper()
+	l := mustNew(t, p)
+	for i, s := range steps {
+		d := l.Decide(s.at, "k", s.cost)
+		if d.Outcome != s.want || d.Delay != s.delay || d.RetryAfter != s.retry {
+			t.Fatalf("step %d at %v cost %d: %v delay %v retry %v, want %v delay %v retry %v\n%s",
+				i, s.at, s.cost, d.Outcome, d.Delay, d.RetryAfter, s.want, s.delay, s.retry, d.Explain())
+		}
+		if s.explain != "" && d.Explain() != s.explain {
+			t.Errorf("step %d explanation:\n got  %s\n want %s", i, d.Explain(), s.explain)
+		}
+	}
+}
+
 // TestWorkedExamples plays the lesson's examples and asserts every
 // decision, wait and explanation exactly.
 func TestWorkedExamples(t *testing.T) {
@@ -184,19 +201,7 @@ func TestWorkedExamples(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := mustNew(t, tt.p)
-			for i, s := range tt.steps {
-				d := l.Decide(s.at, "k", s.cost)
-				if d.Outcome != s.want || d.Delay != s.delay || d.RetryAfter != s.retry {
-					t.Fatalf("step %d at %v cost %d: %v delay %v retry %v, want %v delay %v retry %v\n%s",
-						i, s.at, s.cost, d.Outcome, d.Delay, d.RetryAfter, s.want, s.delay, s.retry, d.Explain())
-				}
-				if s.explain != "" && d.Explain() != s.explain {
-					t.Errorf("step %d explanation:\n got  %s\n want %s", i, d.Explain(), s.explain)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { playSteps(t, tt.p, tt.steps) })
 	}
 }
 

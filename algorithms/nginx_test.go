@@ -197,19 +197,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := mustNew(t, tt.p)
-			for i, s := range tt.steps {
-				d := l.Decide(s.at, "k", s.cost)
-				if d.Outcome != s.want || d.Delay != s.delay || d.RetryAfter != s.retry {
-					t.Fatalf("step %d (%v, cost %d): %v delay %v retry %v, want %v delay %v retry %v: %s",
-						i, s.at, s.cost, d.Outcome, d.Delay, d.RetryAfter, s.want, s.delay, s.retry, d.Explain())
-				}
-				if s.explain != "" && d.Explain() != s.explain {
-					t.Errorf("step %d explanation:\n got  %s\n want %s", i, d.Explain(), s.explain)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { playSteps(t, tt.p, tt.steps) })
 	}
 }
 

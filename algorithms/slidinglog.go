@@ -148,18 +148,26 @@ func (s *slidingLogState) firstCum(target int64) int {
 
 func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	now = max(now, s.last)
-	recent := s.log.items(l.expired(&s, now))
 	snap := SlidingLogSnapshot{Now: now, Limit: l.p.Limit, Window: l.p.Window}
-	if len(recent) == 0 {
-		return snap
-	}
-	snap.Entries = make([]LogEntry, len(recent))
-	for i, e := range recent {
-		snap.Entries[i] = LogEntry{At: e.at, Cost: e.cost}
-		snap.Count += e.cost
-	}
-	snap.OldestExpiresAt = recent[0].at + l.p.Window
+	snap.Entries, snap.Count, snap.OldestExpiresAt = l.recent(&s, now)
 	return snap
+}
+
+// recent copies the entries of s still inside the window at now (≥ its
+// last request), oldest first, with their total cost and when the oldest
+// leaves; nil, 0, 0 when there are none. The snapshots of the sliding log
+// and of the logs that get it wrong (attempts, collapsing members) show it.
+func (l *slidingLog) recent(s *slidingLogState, now time.Duration) (entries []LogEntry, count int64, oldestExpiresAt time.Duration) {
+	items := s.log.items(l.expired(s, now))
+	if len(items) == 0 {
+		return nil, 0, 0
+	}
+	entries = make([]LogEntry, len(items))
+	for i, e := range items {
+		entries[i] = LogEntry{At: e.at, Cost: e.cost}
+		count += e.cost
+	}
+	return entries, count, items[0].at + l.p.Window
 }
 
 // clone shares the log: see fifo.
