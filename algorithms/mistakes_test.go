@@ -108,7 +108,7 @@ func TestMistakeWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: 0, cost: 3, want: Allowed, explain: "tokens = min(3, 3 + ⌊0s × 2/s⌋) = 3 ≥ cost 3 → allowed; 0 left"},
 				{at: 300 * ms, cost: 1, want: Rejected, retry: 500 * ms,
-					explain: "tokens = min(3, 0 + ⌊0.3s × 2/s⌋) = 0 (0.3s × 2/s = 0.6 earned; 0.6 of it dropped as the clock moves on) < cost 1 → rejected; retry after ⌈(1 − 0) / 2/s⌉ = 0.5s — a request sooner earns only a fraction, which it drops"},
+					explain: "tokens = min(3, 0 + ⌊0.3s × 2/s⌋) = 0 (0.3s × 2/s = 0.6 earned; 0.6 of it dropped as the clock moves on) < cost 1 → rejected; retry after (1 − 0) / 2/s = 0.5s, rounded up to the ns — a request sooner earns only a fraction, which it drops"},
 				{at: 600 * ms, cost: 1, want: Rejected, retry: 500 * ms},
 				{at: 900 * ms, cost: 1, want: Rejected, retry: 500 * ms},
 				{at: 1500 * ms, cost: 1, want: Allowed,

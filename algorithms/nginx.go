@@ -366,7 +366,7 @@ func explainNginx(d *Decision) string {
 		fmt.Fprintf(&b, " = %s", NginxMilli(e))
 	}
 	if d.Outcome == Rejected {
-		fmt.Fprintf(&b, " > burst %d → rejected with 503, the node left as it was; admitted from %d ms, retry after %s",
+		fmt.Fprintf(&b, " > burst %d → rejected with 503 and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
 			d.policy.Burst, msOf(d.At+d.RetryAfter), retryFrom(d, eff))
 		return b.String() + nginxCite
 	}

@@ -97,9 +97,9 @@ func TestNginxWorkedExamples(t *testing.T) {
 				{at: 0, cost: 1, want: Allowed,
 					explain: "no node yet at 0 ms: nginx makes one with excess 0.000 ≤ burst 0 → allowed at once: excess ≤ delay 0 (nginx ngx_http_limit_req_module.c)"},
 				{at: 0, cost: 1, want: Rejected, retry: 500 * ms,
-					explain: "same ms as the node (0 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 500 ms, retry after 0.5s (nginx ngx_http_limit_req_module.c)"},
+					explain: "same ms as the node (0 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 500 ms, after 0.5s (nginx ngx_http_limit_req_module.c)"},
 				{at: 499 * ms, cost: 1, want: Rejected, retry: ms,
-					explain: "499 ms since the node's 0 ms: excess = 0.000 − 2.000×499/1000 (0.998) + 1.000 = 0.002 > burst 0 → rejected with 503, the node left as it was; admitted from 500 ms, retry after 0.001s (nginx ngx_http_limit_req_module.c)"},
+					explain: "499 ms since the node's 0 ms: excess = 0.000 − 2.000×499/1000 (0.998) + 1.000 = 0.002 > burst 0 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 500 ms, after 0.001s (nginx ngx_http_limit_req_module.c)"},
 				{at: 500 * ms, cost: 1, want: Allowed},
 				{at: 500 * ms, cost: 2, want: Rejected, retry: Never,
 					explain: "cost 2 > burst 0 + 1 → rejected; this request can never fit"},
@@ -142,7 +142,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 				// An exact token bucket of 11 at 0.5/s would admit from
 				// 2000ms: 11 − 10 × 0.0005 drained… nginx drained nothing.
 				{at: 2000 * ms, cost: 1, want: Rejected, retry: 10 * ms,
-					explain: "1990 ms since the node's 10 ms: excess = 10.000 − 0.500×1990/1000 (0.995) + 1.000 = 10.005 > burst 10 → rejected with 503, the node left as it was; admitted from 2010 ms, retry after 0.01s (nginx ngx_http_limit_req_module.c)"},
+					explain: "1990 ms since the node's 10 ms: excess = 10.000 − 0.500×1990/1000 (0.995) + 1.000 = 10.005 > burst 10 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 2010 ms, after 0.01s (nginx ngx_http_limit_req_module.c)"},
 				{at: 2010*ms - 1, cost: 1, want: Rejected, retry: 1},
 				{at: 2010 * ms, cost: 1, want: Allowed},
 			},
@@ -153,7 +153,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: 0, cost: 1, want: Allowed},
 				{at: 60 * sec, cost: 1, want: Rejected, retry: 2500 * ms,
-					explain: "60000 ms since the node's 0 ms: excess = 0.000 − 0.016×60000/1000 (0.960) + 1.000 = 0.040 > burst 0 → rejected with 503, the node left as it was; admitted from 62500 ms, retry after 2.5s (nginx ngx_http_limit_req_module.c)"},
+					explain: "60000 ms since the node's 0 ms: excess = 0.000 − 0.016×60000/1000 (0.960) + 1.000 = 0.040 > burst 0 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 62500 ms, after 2.5s (nginx ngx_http_limit_req_module.c)"},
 				{at: 62500 * ms, cost: 1, want: Allowed},
 			},
 		},
@@ -182,7 +182,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 				{at: 0, cost: 11, want: Delayed, delay: 5 * sec,
 					explain: "no node yet at 0 ms: nginx makes one with excess 0.000, + (11 − 1) × 1.000 = 10.000 ≤ burst 10 → delayed (10.000 − delay 0) × 1000 / 2.000 = 5000 ms (nginx ngx_http_limit_req_module.c)"},
 				{at: sec, cost: 3, want: Rejected, retry: 500 * ms,
-					explain: "1000 ms since the node's 0 ms: excess = 10.000 − 2.000×1000/1000 (2.000) + 1.000, + (3 − 1) × 1.000 = 11.000 > burst 10 → rejected with 503, the node left as it was; admitted from 1500 ms, retry after 0.5s (nginx ngx_http_limit_req_module.c)"},
+					explain: "1000 ms since the node's 0 ms: excess = 10.000 − 2.000×1000/1000 (2.000) + 1.000, + (3 − 1) × 1.000 = 11.000 > burst 10 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 1500 ms, after 0.5s (nginx ngx_http_limit_req_module.c)"},
 				{at: sec, cost: 2, want: Delayed, delay: 5 * sec},
 			},
 		},
@@ -192,7 +192,7 @@ func TestNginxWorkedExamples(t *testing.T) {
 			steps: []step{
 				{at: sec, cost: 1, want: Allowed},
 				{at: 200 * ms, cost: 1, want: Rejected, retry: 1300 * ms,
-					explain: "arrived at 0.2s, before this key's latest request: decided as at 1s; same ms as the node (1000 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503, the node left as it was; admitted from 1500 ms, retry after 0.5s, 1.3s after arrival (nginx ngx_http_limit_req_module.c)"},
+					explain: "arrived at 0.2s, before this key's latest request: decided as at 1s; same ms as the node (1000 ms): excess = 0.000 + 1.000 = 1.000 > burst 0 → rejected with 503 and no Retry-After, the node left as it was; it would fit from 1500 ms, after 0.5s, 1.3s after arrival (nginx ngx_http_limit_req_module.c)"},
 			},
 		},
 	}

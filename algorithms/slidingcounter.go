@@ -50,7 +50,7 @@ func init() {
 				return fmt.Errorf("window %s is too large: a sliding counter remembers two windows, at most 2^62 ns", FormatDuration(p.Window))
 			}
 			if p.SubWindows < 0 || p.SubWindows > MaxSubWindows {
-				return fmt.Errorf("sub_windows %d must be from 1 to %d", p.SubWindows, MaxSubWindows)
+				return fmt.Errorf("sub_windows %d must be from 1 to %d (0, like leaving it out, is 1)", p.SubWindows, MaxSubWindows)
 			}
 			if n := subWindows(p); int64(p.Window)%n != 0 {
 				return fmt.Errorf("window %s is not a whole number of nanoseconds %d times over: sub_windows must divide it", FormatDuration(p.Window), n)

@@ -12,8 +12,8 @@ import (
 // = min(Capacity, tokens + ⌊(now − last) × Rate⌋), last = now. The fraction
 // of a token earned since the last request is thrown away each time, so a
 // client that calls more often than one token's refill time earns nothing
-// at all. Admitted iff tokens ≥ c, which is then spent. RetryAfter: ⌈(c −
-// tokens) / Rate⌉, the wait that earns the missing tokens whole (a retry
+// at all. Admitted iff tokens ≥ c, which is then spent. RetryAfter: (c −
+// tokens) / Rate rounded up to the ns, the wait that earns the missing tokens whole (a retry
 // sooner than that earns nothing and restarts the wait).
 const WholeTokenBucket Algorithm = "whole-token-bucket"
 
@@ -156,6 +156,6 @@ func explainWholeBucket(d *Decision) string {
 	if d.Outcome == Allowed {
 		return fmt.Sprintf("%s ≥ cost %d → allowed; %d left", head, d.Cost, next-d.Cost)
 	}
-	return fmt.Sprintf("%s < cost %d → rejected; retry after ⌈(%d − %d) / %s⌉ = %s — a request sooner earns only a fraction, which it drops",
+	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %d) / %s = %s, rounded up to the ns — a request sooner earns only a fraction, which it drops",
 		head, d.Cost, d.Cost, next, p.Rate, retryFrom(d, eff))
 }

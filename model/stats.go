@@ -285,9 +285,6 @@ type cursor struct {
 	pointCost int64
 }
 
-// empty reports whether nothing is left.
-func (c *cursor) empty() bool { return c.head.n == 0 && c.tail.n == 0 && c.pointCost == 0 }
-
 // add puts x, no earlier than any passage kept, in the window (x.at − w,
 // x.at] and drops what leaves it.
 func (t *trail) add(x passage, w time.Duration) {

@@ -137,6 +137,9 @@ type jsonRecord struct {
 	RetryAfterNs int64  `json:"retry_after_ns"`
 	// RetryAfterS is the HTTP Retry-After header in whole seconds, rounded
 	// up; -1 when the request can never fit (RetryAfterNs is then -1 too).
+	// Lanes whose library sends no such header (nginx, Envoy) or replies
+	// with its own rounding (redis-cell) still get this figure: their why
+	// text says what the library itself tells the client.
 	RetryAfterS int64 `json:"retry_after_s"`
 	// Status is the HTTP status of a rejection: 429, or the lane's
 	// library's own (nginx's limit_req: 503); absent for an admission.

@@ -40,3 +40,18 @@ func TestMistakesSwitchOn(t *testing.T) {
 		t.Errorf("M on bucket-whole: %d lanes, status %q", n, a.status.text)
 	}
 }
+
+// TestAboutNamesWhatALaneFollows: the about page says whose rule a library
+// or mistake lane runs, and where it comes from.
+func TestAboutNamesWhatALaneFollows(t *testing.T) {
+	for _, c := range []struct{ lesson, want string }{
+		{"nginx-config", "the library's own rule: nginx src/http/modules/ngx_http_limit_req_module.c"},
+		{"attempts-counted", "(a classic mistake, as "},
+	} {
+		a := newTestApp(t, c.lesson, 120, 60)
+		press(a, "a")
+		if out := strings.Join(strings.Fields(screen(a)), " "); !strings.Contains(out, c.want) {
+			t.Errorf("%s's about page lacks %q:\n%s", c.lesson, c.want, screen(a))
+		}
+	}
+}

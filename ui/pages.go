@@ -163,7 +163,7 @@ func (a *App) aboutText(w int) string {
 	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
-		b.WriteString(hanging("  "+l.Name+": ", policyWords(l.Policy), w) + "\n")
+		b.WriteString(hanging("  "+l.Name+": ", policyWords(l.Policy)+familyWords(l.Policy), w) + "\n")
 	}
 	b.WriteString("\n" + st.title.Render("words") + "\n")
 	for _, g := range glossaryOf(a.lab) {
