@@ -355,7 +355,8 @@ func TestRedisRateExamples(t *testing.T) {
 
 // TestLibraryLanesMatchTheirTextbookTwins: on random traces envoy-local
 // decides as the token bucket of capacity max_tokens refilled
-// tokens_per_fill per fill_interval; redis-rate as GCRA of the same burst
+// tokens_per_fill per fill_interval (with timer, as the interval bucket of
+// the same lumps, for keys first seen at 0); redis-rate as GCRA of the same burst
 // and rate; redis-cell as GCRA of burst max_burst + 1 at one request per
 // its truncated emission interval. Each also keeps every decision's
 // invariants, and its retry-afters are exact.
@@ -367,6 +368,11 @@ func TestLibraryLanesMatchTheirTextbookTwins(t *testing.T) {
 			for range 150 {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, 150, r.IntN(4) == 0)
+				if p.Timer {
+					// Envoy's timer counts fills from 0, the interval
+					// bucket from the key's first request: start both at 0.
+					reqs = append([]req{{0, 1}}, reqs...)
+				}
 				for _, d := range run(mustNew(t, p), reqs) {
 					counts[d.Outcome]++
 				}
@@ -415,6 +421,9 @@ func TestLibraryWordsNameTheirRule(t *testing.T) {
 func twinOf(p Policy) Policy {
 	switch p.Algorithm {
 	case EnvoyLocal:
+		if p.Timer {
+			return envoyAsInterval(p) // equal when the key's first request is at 0
+		}
 		return Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens, Rate: Rate{p.TokensPerFill, p.FillInterval}}
 	case RedisRate:
 		return Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate}

@@ -17,13 +17,19 @@ import (
 // only at a boundary, by a double's rounding. Envoy before 1.31 (and up to
 // its removal, with the runtime guard
 // envoy.reloadable_features.no_timer_based_rate_limit_token_bucket false)
-// refilled on a timer, tokens_per_fill at once every fill_interval: that is
-// the interval-bucket lane. Envoy refuses a fill_interval below 50ms.
+// refilled on a timer, tokens_per_fill at once every fill_interval, one
+// timer for every bucket from the filter's start: with Timer (`timer:
+// true`) the lane does that, the interval bucket's lumps counted from t = 0.
+// Envoy refuses a fill_interval below 50ms.
 const EnvoyLocal Algorithm = "envoy-local"
 
 // MaxTokensParam is Envoy's bucket size.
 var MaxTokensParam = Param{Name: "max_tokens", Kind: Count, Want: "a positive whole number of tokens (the bucket's size and its start)",
 	field: func(p *Policy) any { return &p.MaxTokens }}
+
+// TimerParam makes the lane Envoy's timer bucket, before 1.31.
+var TimerParam = Param{Name: "timer", Kind: Flag, Want: "true or false",
+	field: func(p *Policy) any { return &p.Timer }}
 
 // envoyMinFill is the shortest fill_interval Envoy accepts.
 const envoyMinFill = 50 * time.Millisecond
@@ -34,15 +40,24 @@ func init() {
 		Family:       Library,
 		NoRetryAfter: true, // it answers 429 with x-envoy-ratelimited, not Retry-After
 		Source:       "Envoy source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc with source/common/common/token_bucket_impl.cc (AtomicTokenBucketImpl)",
-		Params:       []Param{MaxTokensParam, TokensPerFillParam, FillIntervalParam},
-		Size:         "max_tokens",
-		Rule:         "fill rate = tokens_per_fill / fill_interval; admitted iff min(max_tokens, tokens + elapsed × fill rate) ≥ c, then c is spent; starts full",
+		Params: []Param{MaxTokensParam, TokensPerFillParam, FillIntervalParam,
+			Optional(TimerParam, "true for Envoy before 1.31, which added tokens_per_fill at once every fill_interval on one timer from t = 0; false or left out, the continuous refill of Envoy 1.31 on")},
+		Size: "max_tokens",
+		Rule: "fill rate = tokens_per_fill / fill_interval; admitted iff min(max_tokens, tokens + elapsed × fill rate) ≥ c, then c is spent; starts full (timer: tokens_per_fill at once at each k × fill_interval instead)",
 		Words: func(p Policy) string {
+			how := " refilled continuously (Envoy 1.31 on)"
+			if p.Timer {
+				how = " added at once by its fill timer (Envoy before 1.31)"
+			}
 			return "Envoy local rate limit: max_tokens " + strconv.FormatInt(p.MaxTokens, 10) + ", " + strconv.FormatInt(p.TokensPerFill, 10) +
-				" per " + FormatSeconds(p.FillInterval) + " refilled continuously (Envoy 1.31 on); a request spends its cost"
+				" per " + FormatSeconds(p.FillInterval) + how + "; a request spends its cost"
 		},
 		Line: func(p Policy) string {
-			return fmt.Sprintf("%s max_tokens %d, %d per %s", p.Algorithm, p.MaxTokens, p.TokensPerFill, FormatDuration(p.FillInterval))
+			timer := ""
+			if p.Timer {
+				timer = ", timer"
+			}
+			return fmt.Sprintf("%s max_tokens %d, %d per %s%s", p.Algorithm, p.MaxTokens, p.TokensPerFill, FormatDuration(p.FillInterval), timer)
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most max_tokens, %d tokens", p.MaxTokens) },
 		Horizon: func(p Policy) time.Duration {
@@ -57,7 +72,12 @@ func init() {
 			}
 			return nil
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newEnvoyLocal(p), ks) },
+		new: func(p Policy, ks *Keys) Limiter {
+			if p.Timer {
+				return newKeyed[intervalBucketState](newEnvoyTimer(p), ks)
+			}
+			return newKeyed[tokenBucketState](newEnvoyLocal(p), ks)
+		},
 	})
 }
 
@@ -104,4 +124,54 @@ func explainEnvoyLocal(d *Decision) string {
 	}
 	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
 		head, d.Cost, d.Cost, exactish(d.v[2], per), rate, retryFrom(d, eff), p.TokensPerFill, FormatSeconds(p.FillInterval))
+}
+
+// envoyTimer is Envoy's local rate limit before 1.31: the interval bucket
+// of MaxTokens, starting full, whose fills of TokensPerFill come from one
+// timer every FillInterval since the filter started (t = 0), for every key
+// alike.
+type envoyTimer struct {
+	p  Policy
+	ib *intervalBucket
+}
+
+func newEnvoyTimer(p Policy) *envoyTimer {
+	ib := newIntervalBucket(envoyAsInterval(p))
+	ib.fromZero = true
+	return &envoyTimer{p: p, ib: ib}
+}
+
+// envoyAsInterval is the interval bucket an Envoy timer policy runs.
+func envoyAsInterval(p Policy) Policy {
+	return Policy{Algorithm: IntervalBucket, Capacity: p.MaxTokens, TokensPerFill: p.TokensPerFill, FillInterval: p.FillInterval}
+}
+
+func (e *envoyTimer) policy() *Policy { return &e.p }
+
+func (e *envoyTimer) start(now time.Duration) intervalBucketState { return e.ib.start(now) }
+
+func (e *envoyTimer) decide(s *intervalBucketState, m *mem, now time.Duration, cost int64) Decision {
+	d := e.ib.decide(s, m, now, cost)
+	d.policy, d.explain = &e.p, explainEnvoyTimer
+	return d
+}
+
+func (e *envoyTimer) snapshot(s intervalBucketState, now time.Duration) Snapshot {
+	return e.ib.snapshot(s, now)
+}
+
+func (e *envoyTimer) clone(s *intervalBucketState, _ *mem) intervalBucketState { return *s }
+
+func (e *envoyTimer) tables(*intervalBucketState) int64 { return 0 }
+
+// explainEnvoyTimer is the interval bucket's words on Envoy's numbers.
+func explainEnvoyTimer(d *Decision) string {
+	q := envoyAsInterval(*d.policy)
+	in := *d
+	in.policy = &q
+	text := explainIntervalBucket(&in)
+	if d.Outcome == Rejected {
+		text += " (429, no Retry-After)"
+	}
+	return text + " (Envoy before 1.31: one fill timer from the filter's start; local_ratelimit_impl.cc)"
 }

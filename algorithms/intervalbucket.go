@@ -75,6 +75,9 @@ func checkLumps(size string, n, perFill int64, every time.Duration) error {
 type intervalBucket struct {
 	p       Policy
 	initial int64
+	// fromZero counts the fills from t = 0 for every key, one timer for
+	// all (Envoy's fill timer), instead of from each key's first request.
+	fromZero bool
 }
 
 type intervalBucketState struct {
@@ -95,6 +98,11 @@ func newIntervalBucket(p Policy) *intervalBucket {
 func (b *intervalBucket) policy() *Policy { return &b.p }
 
 func (b *intervalBucket) start(now time.Duration) intervalBucketState {
+	if b.fromZero {
+		// The fills before now found the bucket as it starts: counted
+		// done, they add nothing to it.
+		return intervalBucketState{tokens: b.initial, fills: int64(now / b.p.FillInterval), last: now}
+	}
 	return intervalBucketState{tokens: b.initial, first: now, last: now}
 }
 

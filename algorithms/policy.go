@@ -53,6 +53,7 @@ type Policy struct {
 	FillInterval   time.Duration // fill_interval: time between fills
 	MaxTokens      int64         // max_tokens: Envoy's bucket size
 	NoDelay        bool          // nodelay: nginx admits the burst at once
+	Timer          bool          // timer: Envoy's fill timer (before 1.31)
 	Delay          int64         // delay: nginx's requests admitted before it delays
 	MaxWait        time.Duration // max_wait: the longest wait a reservation accepts
 	Timeout        time.Duration // timeout: Guava's tryAcquire timeout

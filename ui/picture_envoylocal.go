@@ -10,6 +10,15 @@ func init() { register(algorithms.EnvoyLocal, envoyLocalPicture{}) }
 type envoyLocalPicture struct{}
 
 func (envoyLocalPicture) state(st *styles, v laneView, w, n int) []string {
+	if s, ok := v.snap.(algorithms.IntervalBucketSnapshot); ok {
+		// timer: true, Envoy before 1.31: the lumps of its fill timer.
+		return []string{
+			gaugeLine(st, fraction(s.Tokens, s.Capacity), itoa(s.Tokens)+" of max_tokens "+itoa(s.Capacity), w),
+			first([]string{"fill timer: +" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill), "+" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill)}, w),
+			st.muted.Render("admit if tokens ≥ cost; 429, no Retry-After"),
+			st.muted.Render("Envoy before 1.31: one timer from t = 0"),
+		}
+	}
 	s := v.snap.(algorithms.TokenBucketSnapshot)
 	full := "full"
 	if s.FullAt > s.Now {
@@ -25,15 +34,21 @@ func (envoyLocalPicture) state(st *styles, v laneView, w, n int) []string {
 }
 
 func (envoyLocalPicture) row(v laneView) (fill float64, numbers string) {
+	if s, ok := v.snap.(algorithms.IntervalBucketSnapshot); ok {
+		return fraction(s.Tokens, s.Capacity), itoa(s.Tokens) + "/" + itoa(s.Capacity) + " next " + secs(s.NextFill)
+	}
 	s := v.snap.(algorithms.TokenBucketSnapshot)
 	return ratio(s.Available, s.Capacity), qty(s.Available) + "/" + itoa(s.Capacity) + " tokens"
 }
 
 func (envoyLocalPicture) titles(p algorithms.Policy) []string {
 	name, n, fill := string(p.Algorithm), itoa(p.MaxTokens), " "+itoa(p.TokensPerFill)+"/"+secs(p.FillInterval)
+	if p.Timer {
+		fill += " timer"
+	}
 	return []string{name + " max " + n + fill, name + " " + n + fill, name + " " + n}
 }
 
 func (envoyLocalPicture) glossary() []string {
-	return []string{"envoy-local: Envoy's local rate limit, a bucket of max_tokens that starts full and, since Envoy 1.31, refills continuously at tokens_per_fill per fill_interval; older Envoy added tokens_per_fill at once on a timer (the interval-bucket lane)."}
+	return []string{"envoy-local: Envoy's local rate limit, a bucket of max_tokens that starts full and, since Envoy 1.31, refills continuously at tokens_per_fill per fill_interval; older Envoy (timer: true) added tokens_per_fill at once on one fill timer from the filter's start."}
 }
