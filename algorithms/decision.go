@@ -53,6 +53,15 @@ type Decision struct {
 	// request would be admitted if nothing else arrived meanwhile, rounded up
 	// to a whole nanosecond (Never if it can never fit); zero otherwise.
 	RetryAfter time.Duration
+	// Gateway is, for a lane of several gateways (package fleet), the one
+	// that took the request, from 0; 0 for a plain limiter.
+	Gateway uint16
+	// Beyond is, for a lane of several gateways, how this decision moves
+	// its admissions away from one shared atomic limiter's on the same
+	// traffic (the yardstick): +1 when the lane admitted what the yardstick
+	// refused, −1 for the reverse, 0 otherwise. Their sum is the lane's
+	// admissions beyond the policy.
+	Beyond int8
 
 	// explain turns the numbers below into words, for any decision but a
 	// rejection with RetryAfter Never, which Explain words itself. It is a

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -60,6 +61,11 @@ type Param struct {
 	// Want says what a value must be, in the words errors use: "a positive
 	// whole number of tokens".
 	Want string
+	// Amount marks a Count that is an amount of allowance (a limit, a
+	// capacity, a burst, tokens per fill): what a gateway's share of the
+	// policy divides (SplitPolicy). A Count that shapes the rule instead
+	// (sub_windows) is not one.
+	Amount bool
 	// Optional parameters may be left out, which is the same as their zero
 	// (a Count of 0, a Flag false): Want says what that means. A Count that
 	// is optional may be written 0. Whether a parameter is optional is the
@@ -108,7 +114,7 @@ func (q Param) IsSet(p Policy) bool {
 // The parameters several algorithms share; an algorithm's own parameters
 // are declared in its file.
 var (
-	LimitParam = Param{Name: "limit", Kind: Count, Want: "a positive whole number of requests per window",
+	LimitParam = Param{Name: "limit", Kind: Count, Amount: true, Want: "a positive whole number of requests per window",
 		field: func(p *Policy) any { return &p.Limit }}
 	WindowParam = Param{Name: "window", Kind: Duration, Want: "a positive Go duration such as 60s",
 		field: func(p *Policy) any { return &p.Window }}
@@ -353,4 +359,39 @@ func sizedDescription(size Param, d Description) Description {
 func (p Policy) sizeParam() (string, int64) {
 	d := Describe(p.Algorithm)
 	return d.Size, d.size(p)
+}
+
+// SplitPolicy is 1/n of p, for each of n gateways that enforce a share of
+// it apart (as Envoy's cluster-aware local rate limit does): every Amount
+// divided by n, rounded up (so that the n shares together allow at least
+// p), and the rate exactly n times slower (Per × n). A zero optional
+// amount stays 0. The result may be invalid (a period too long for exact
+// arithmetic, or a period nginx cannot write): Validate it. The rate keeps
+// its period when n divides N, becomes per minute when that divides, and
+// is otherwise Per × n.
+func SplitPolicy(p Policy, n int64) Policy {
+	d := Describe(p.Algorithm)
+	if d == nil || n <= 1 {
+		return p
+	}
+	for _, q := range d.Params {
+		switch {
+		case q.Kind == Count && q.Amount:
+			v := q.CountOf(&p)
+			*v = ceilDiv(*v, n)
+		case q.Kind == RateKind:
+			r := q.RateOf(&p)
+			switch hi, lo := bits.Mul64(uint64(r.Per), uint64(n)); {
+			case r.N%n == 0: // the same period, as a rule in r/s keeps it
+				r.N /= n
+			case r.Per == time.Second && r.N*60%n == 0: // per minute
+				r.N, r.Per = r.N*60/n, time.Minute
+			case hi != 0 || lo > 1<<62:
+				r.Per = 1 << 62 // too slow to be exact: Validate refuses it
+			default:
+				r.Per = time.Duration(lo)
+			}
+		}
+	}
+	return p
 }

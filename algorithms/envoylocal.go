@@ -24,7 +24,7 @@ import (
 const EnvoyLocal Algorithm = "envoy-local"
 
 // MaxTokensParam is Envoy's bucket size.
-var MaxTokensParam = Param{Name: "max_tokens", Kind: Count, Want: "a positive whole number of tokens (the bucket's size and its start)",
+var MaxTokensParam = Param{Name: "max_tokens", Kind: Count, Amount: true, Want: "a positive whole number of tokens (the bucket's size and its start)",
 	field: func(p *Policy) any { return &p.MaxTokens }}
 
 // TimerParam makes the lane Envoy's timer bucket, before 1.31.

@@ -14,7 +14,7 @@ import (
 const GCRA Algorithm = "gcra"
 
 // BurstParam is GCRA's burst: how many requests may come at once.
-var BurstParam = Param{Name: "burst", Kind: Count, Want: "a positive whole number of requests",
+var BurstParam = Param{Name: "burst", Kind: Count, Amount: true, Want: "a positive whole number of requests",
 	field: func(p *Policy) any { return &p.Burst }}
 
 func init() {

@@ -19,7 +19,7 @@ const IntervalBucket Algorithm = "interval-bucket"
 // TokensPerFillParam and FillIntervalParam are a lumpy bucket's refill:
 // tokens_per_fill tokens every fill_interval.
 var (
-	TokensPerFillParam = Param{Name: "tokens_per_fill", Kind: Count, Want: "a positive whole number of tokens added at each fill",
+	TokensPerFillParam = Param{Name: "tokens_per_fill", Kind: Count, Amount: true, Want: "a positive whole number of tokens added at each fill",
 		field: func(p *Policy) any { return &p.TokensPerFill }}
 	FillIntervalParam = Param{Name: "fill_interval", Kind: Duration, Want: "a positive Go duration between fills, such as 1s",
 		field: func(p *Policy) any { return &p.FillInterval }}

@@ -45,3 +45,7 @@ type Key struct {
 
 // String is the key itself.
 func (k Key) String() string { return k.name }
+
+// ID is k's number in its Keys, from 0 in order of first appearance; −1
+// for a key a Lookup did not find.
+func (k Key) ID() int { return k.id }

@@ -15,7 +15,7 @@ import (
 const LeakyBucket Algorithm = "leaky-bucket"
 
 // QueueParam is the leaky bucket's queue: how many may wait.
-var QueueParam = Param{Name: "queue", Kind: Count, Want: "a positive whole number of waiting requests",
+var QueueParam = Param{Name: "queue", Kind: Count, Amount: true, Want: "a positive whole number of waiting requests",
 	field: func(p *Policy) any { return &p.Queue }}
 
 func init() {

@@ -42,7 +42,7 @@ var (
 	NoDelayParam = Param{Name: "nodelay", Kind: Flag, Optional: true,
 		Want:  "true to admit the whole burst at once (nginx's nodelay); false or left out to delay it",
 		field: func(p *Policy) any { return &p.NoDelay }}
-	DelayParam = Param{Name: "delay", Kind: Count, Optional: true,
+	DelayParam = Param{Name: "delay", Kind: Count, Amount: true, Optional: true,
 		Want:  "a whole number of excess requests admitted before nginx delays; 0 or left out delays all",
 		field: func(p *Policy) any { return &p.Delay }}
 )

@@ -23,9 +23,9 @@ const RedisCell Algorithm = "redis-cell"
 
 // The parameters of CL.THROTTLE.
 var (
-	MaxBurstParam = Param{Name: "max_burst", Kind: Count, Want: "a whole number of requests beyond the first (max_burst N admits N + 1 at once), 0 if left out",
+	MaxBurstParam = Param{Name: "max_burst", Kind: Count, Amount: true, Want: "a whole number of requests beyond the first (max_burst N admits N + 1 at once), 0 if left out",
 		Optional: true, field: func(p *Policy) any { return &p.MaxBurst }}
-	CountPerPeriodParam = Param{Name: "count_per_period", Kind: Count, Want: "a positive whole number of requests per period",
+	CountPerPeriodParam = Param{Name: "count_per_period", Kind: Count, Amount: true, Want: "a positive whole number of requests per period",
 		field: func(p *Policy) any { return &p.CountPerPeriod }}
 	PeriodParam = Param{Name: "period", Kind: Duration, Want: "a positive whole number of seconds such as 60s",
 		field: func(p *Policy) any { return &p.Period }}

@@ -13,7 +13,7 @@ import (
 const TokenBucket Algorithm = "token-bucket"
 
 // CapacityParam is the token bucket's size.
-var CapacityParam = Param{Name: "capacity", Kind: Count, Want: "a positive whole number of tokens",
+var CapacityParam = Param{Name: "capacity", Kind: Count, Amount: true, Want: "a positive whole number of tokens",
 	field: func(p *Policy) any { return &p.Capacity }}
 
 // StartsEmptyParam: a bucket whose key starts with no tokens instead of a

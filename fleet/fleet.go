@@ -1,0 +1,348 @@
+// Package fleet makes a lane of several gateways behind a balancer out of
+// the algorithms' limiters: which gateway takes each request (Route), and
+// where the gateways keep their state (Store). A lane of one gateway is the
+// plain limiter; so is a shared store, whatever the gateways.
+//
+// Every decision also runs through the yardstick, the lane's policy on one
+// shared atomic store fed the same requests, so that a lane can say how
+// many requests it admitted beyond its policy (algorithms.Decision.Beyond).
+// Like the algorithms, a fleet reads no clock and draws no random number:
+// the random route hashes the scenario's seed with the request's serial
+// number, so a run repeats exactly, and a clone routes as the original.
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Store is where a lane's gateways keep their state.
+type Store string
+
+const (
+	// Local: each gateway keeps its own limiter with the lane's whole
+	// policy, so n gateways admit up to n times its burst and its rate.
+	Local Store = "local"
+	// Split: each gateway enforces 1/n of the policy (every amount divided
+	// by n, rounded up: algorithms.SplitPolicy), which is right when the
+	// balancer spreads a key's requests evenly and wrong when it does not.
+	Split Store = "split"
+	// Shared: one state for all gateways, each decision one atomic step
+	// (what a single script in a shared store gives): the plain limiter.
+	Shared Store = "shared"
+)
+
+// Stores are the store modes, in the order the format documents them.
+var Stores = []Store{Local, Split, Shared}
+
+// Route is how the balancer picks the gateway for a request.
+type Route string
+
+const (
+	// RoundRobin sends the i-th request of the lane (from 0) to gateway
+	// i mod n, whatever its key.
+	RoundRobin Route = "round-robin"
+	// ByKey sends every request of a key to one gateway: FNV-1a of the key
+	// mod n. A hot key then loads one gateway alone.
+	ByKey Route = "by-key"
+	// Random sends the i-th request to the gateway FNV-1a(seed, i) mod n
+	// picks: spread like chance, the same on every run of one seed.
+	Random Route = "random"
+)
+
+// Routes are the routes, in the order the format documents them.
+var Routes = []Route{RoundRobin, ByKey, Random}
+
+// MaxGateways bounds a lane's gateways.
+const MaxGateways = 64
+
+// Config is a lane's gateways. Its zero value is one gateway: the plain
+// lane.
+type Config struct {
+	// Gateways is how many gateways the lane stands for; 0 or 1 is one.
+	Gateways int
+	// Route picks each request's gateway; empty is RoundRobin.
+	Route Route
+	// Store is where they keep their state; empty is Local.
+	Store Store
+	// Seed is the scenario's seed, for the Random route.
+	Seed uint64
+}
+
+// Plain reports whether c is one gateway deciding as the plain limiter.
+func (c Config) Plain() bool { return c.Gateways <= 1 }
+
+// route and store are c's, defaults filled in.
+func (c Config) route() Route { return cmpOr(c.Route, RoundRobin) }
+func (c Config) store() Store { return cmpOr(c.Store, Local) }
+
+func cmpOr[T ~string](v, def T) T {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Validate reports what is wrong with c for a lane of policy p: a count of
+// gateways out of range, an unknown route or store, or a split share that
+// is no valid policy.
+func (c Config) Validate(p algorithms.Policy) error {
+	if c.Gateways < 0 || c.Gateways > MaxGateways {
+		return fmt.Errorf("gateways %d must be from 1 to %d", c.Gateways, MaxGateways)
+	}
+	if !slices.Contains(Routes, c.route()) {
+		return fmt.Errorf("route %q: want one of %s", c.Route, join(Routes))
+	}
+	if !slices.Contains(Stores, c.store()) {
+		return fmt.Errorf("store %q: want one of %s", c.Store, join(Stores))
+	}
+	if c.store() == Split && !c.Plain() {
+		share := algorithms.SplitPolicy(p, int64(c.Gateways))
+		if err := share.Validate(); err != nil {
+			return fmt.Errorf("split over %d gateways: each gateway's share %v: %v", c.Gateways, share, err)
+		}
+	}
+	return nil
+}
+
+func join[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Words say what c does in a line: "4 gateways, round-robin, each with its
+// own limiter (local)". Empty for one gateway.
+func (c Config) Words() string {
+	if c.Plain() {
+		return ""
+	}
+	var store string
+	switch c.store() {
+	case Local:
+		store = "each with its own limiter of the whole policy (local)"
+	case Split:
+		store = fmt.Sprintf("each enforcing 1/%d of the policy (split)", c.Gateways)
+	case Shared:
+		store = "one shared state, each decision atomic (shared)"
+	}
+	return fmt.Sprintf("%d gateways, %s, %s", c.Gateways, c.route(), store)
+}
+
+// Short is c in a few words for a lane's title: "×4 local"; empty for one
+// gateway.
+func (c Config) Short() string {
+	if c.Plain() {
+		return ""
+	}
+	return fmt.Sprintf("×%d %s", c.Gateways, c.store())
+}
+
+// Limiter is a lane of c.Gateways gateways deciding p: an
+// algorithms.Limiter whose every Decision names its gateway and how it
+// moves the lane off the yardstick. It is not safe for concurrent use.
+type Limiter struct {
+	cfg Config
+	p   algorithms.Policy
+	ids *algorithms.Keys
+	// gws is one limiter per gateway (local, split), or the one all share.
+	gws []algorithms.Limiter
+	// yard is the policy on one shared atomic store, fed every request: the
+	// yardstick. nil when the store is shared (it is gws[0]).
+	yard algorithms.Limiter
+	// serial counts the requests routed: the round-robin's and the random
+	// route's position.
+	serial uint64
+	// latest is the gateway of each key's latest request, by key number,
+	// so that a key's state is shown from the gateway that last decided it.
+	latest []uint16
+}
+
+// New makes the lane of p with gateways c, numbering keys by ids (shared
+// with the other lanes). c must not be Plain; p and c must be valid.
+func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) {
+	if err := c.Validate(p); err != nil {
+		return nil, err
+	}
+	l := &Limiter{cfg: c, p: p, ids: ids}
+	share, n := p, c.Gateways
+	switch c.store() {
+	case Shared:
+		n = 1
+	case Split:
+		share = algorithms.SplitPolicy(p, int64(c.Gateways))
+	}
+	for range n {
+		g, err := algorithms.NewWithKeys(share, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.gws = append(l.gws, g)
+	}
+	if c.store() != Shared {
+		y, err := algorithms.NewWithKeys(p, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.yard = y
+	}
+	return l, nil
+}
+
+// Config is the lane's gateways.
+func (l *Limiter) Config() Config { return l.cfg }
+
+// Policy is the lane's policy (each gateway's whole policy, or the policy
+// split gateways share out).
+func (l *Limiter) Policy() algorithms.Policy { return l.p }
+
+// route picks the gateway of the next request, of key k.
+func (l *Limiter) route(k algorithms.Key) int {
+	n := uint64(l.cfg.Gateways)
+	defer func() { l.serial++ }()
+	switch l.cfg.route() {
+	case ByKey:
+		return int(fnv1a(fnvOffset, k.String()) % n)
+	case Random:
+		h := fnvOffset
+		for i := range 8 {
+			h = fnvByte(h, byte(l.cfg.Seed>>(8*i)))
+		}
+		for i := range 8 {
+			h = fnvByte(h, byte(l.serial>>(8*i)))
+		}
+		return int(h % n)
+	}
+	return int(l.serial % n)
+}
+
+// Decide is DecideKey for a key by name.
+func (l *Limiter) Decide(now time.Duration, key string, cost int64) algorithms.Decision {
+	return l.DecideKey(now, l.ids.Key(key), cost)
+}
+
+// DecideKey routes the request to its gateway, which decides it, and runs
+// it through the yardstick.
+func (l *Limiter) DecideKey(now time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
+	var d algorithms.Decision
+	l.DecideInto(&d, now, key, cost)
+	return d
+}
+
+// DecideInto is DecideKey writing the decision into *d.
+func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	g := l.route(key)
+	store := 0
+	if len(l.gws) > 1 {
+		store = g
+	}
+	l.gws[store].DecideInto(d, now, key, cost)
+	d.Gateway, d.Beyond = uint16(g), 0
+	if l.yard != nil {
+		y := l.yard.DecideKey(now, key, cost)
+		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
+		case a && !b:
+			d.Beyond = 1
+		case b && !a:
+			d.Beyond = -1
+		}
+	}
+	if id := key.ID(); id >= 0 {
+		for len(l.latest) <= id {
+			l.latest = append(l.latest, 0)
+		}
+		l.latest[id] = uint16(g)
+	}
+}
+
+// Gateways is how many gateways the lane has.
+func (l *Limiter) Gateways() int { return max(l.cfg.Gateways, 1) }
+
+// LatestGateway is the gateway that took key's latest request (0 for a
+// key never seen).
+func (l *Limiter) LatestGateway(key string) int {
+	k, ok := l.ids.Lookup(key)
+	if !ok || k.ID() >= len(l.latest) {
+		return 0
+	}
+	return int(l.latest[k.ID()])
+}
+
+// Snapshot is key's state on the gateway that took its latest request:
+// what that gateway sees of it (for a shared store, the one state).
+func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
+	return l.GatewaySnapshot(l.LatestGateway(key), now, key)
+}
+
+// GatewaySnapshot is key's state as gateway g sees it.
+func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
+	if len(l.gws) == 1 {
+		g = 0
+	}
+	return l.gws[g].Snapshot(now, key)
+}
+
+// Clone copies every gateway, the yardstick and the route's position.
+func (l *Limiter) Clone() algorithms.Limiter {
+	c := *l
+	c.gws = make([]algorithms.Limiter, len(l.gws))
+	for i, g := range l.gws {
+		c.gws[i] = g.Clone()
+	}
+	if l.yard != nil {
+		c.yard = l.yard.Clone()
+	}
+	c.latest = slices.Clone(l.latest)
+	return &c
+}
+
+// Memory adds up the gateways' and the yardstick's.
+func (l *Limiter) Memory() algorithms.Memory {
+	var m algorithms.Memory
+	add := func(x algorithms.Memory) {
+		m.State += x.State
+		m.Clone += x.Clone
+		m.Dropped += x.Dropped
+	}
+	for _, g := range l.gws {
+		add(g.Memory())
+	}
+	if l.yard != nil {
+		add(l.yard.Memory())
+	}
+	m.State += int64(cap(l.latest)) * 2
+	m.Clone += int64(len(l.latest)) * 2
+	return m
+}
+
+// KeyBytes is what the gateways keep for key: one state each (local,
+// split), or the one they share. The yardstick is ratelab's measure, not
+// the lane's state, and is not counted.
+func (l *Limiter) KeyBytes(now time.Duration, key algorithms.Key) int64 {
+	var n int64
+	for _, g := range l.gws {
+		n += g.KeyBytes(now, key)
+	}
+	return n
+}
+
+// FNV-1a, 64 bits, inline: the routes hash without allocating.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvByte(h uint64, b byte) uint64 { return (h ^ uint64(b)) * fnvPrime }
+
+func fnv1a(h uint64, s string) uint64 {
+	for i := range len(s) {
+		h = fnvByte(h, s[i])
+	}
+	return h
+}
