@@ -90,7 +90,20 @@ func reference(t testing.TB, s *scenarios.Scenario, until time.Duration) (recs [
 func TestLabMatchesAFreshRunWhateverPathTheClockTook(t *testing.T) {
 	t.Run("all six", func(t *testing.T) { labMatchesAFreshRun(t, randomScenario(t, 1, 3*CheckpointEvery+100)) })
 	t.Run("shapers", func(t *testing.T) { labMatchesAFreshRun(t, randomTraffic(t, 12, 2*CheckpointEvery+100, shapers, 2)) })
+	t.Run("gateways", func(t *testing.T) {
+		labMatchesAFreshRun(t, randomTraffic(t, 13, 2*CheckpointEvery+100, gatewayLanes, 2))
+	})
 }
+
+// gatewayLanes are lanes of several gateways, each store and route, beside
+// the plain lane they are measured against.
+const gatewayLanes = `
+  - {name: plain,  algorithm: token-bucket, capacity: 4, rate: 20/s}
+  - {name: local,  algorithm: token-bucket, capacity: 4, rate: 20/s, gateways: 3, route: random}
+  - {name: split,  algorithm: sliding-log,  limit: 9, window: 400ms, gateways: 3, store: split, route: by-key}
+  - {name: shared, algorithm: leaky-bucket, queue: 3, rate: 20/s, gateways: 4, store: shared}
+  - {name: rr,     algorithm: fixed-window, limit: 6, window: 300ms, gateways: 2}
+`
 
 // labMatchesAFreshRun checks every outcome, then reaches random times by
 // random paths and compares the stats (peak included) and the last

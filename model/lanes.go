@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 	"ratelab/scenarios"
 )
 
@@ -12,6 +13,9 @@ import (
 type Lane struct {
 	Name   string
 	Policy algorithms.Policy
+	// Fleet is the gateways the lane stands for (zero: one, the plain
+	// limiter).
+	Fleet fleet.Config
 }
 
 // Request is one request on the timeline: its arrival, key and cost.
@@ -43,7 +47,7 @@ type lanes struct {
 func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
 	ls := &lanes{keys: algorithms.NewKeys()}
 	for _, def := range defs {
-		lim, err := algorithms.NewWithKeys(def.Policy, ls.keys)
+		lim, err := newLimiter(def, ls.keys)
 		if err != nil {
 			return nil, fmt.Errorf("lane %s: %w", def.Name, err)
 		}
@@ -52,6 +56,14 @@ func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
 		ls.peaks = append(ls.peaks, peakTracker{window: peakWindow})
 	}
 	return ls, nil
+}
+
+// newLimiter makes def's limiter: the plain one, or its gateways'.
+func newLimiter(def Lane, keys *algorithms.Keys) (algorithms.Limiter, error) {
+	if def.Fleet.Plain() {
+		return algorithms.NewWithKeys(def.Policy, keys)
+	}
+	return fleet.New(def.Policy, def.Fleet, keys)
 }
 
 // decide runs one request through lane i and updates its totals.
@@ -134,7 +146,7 @@ func (ls *lanes) dropped() int64 {
 func LanesOf(s *scenarios.Scenario) []Lane {
 	defs := make([]Lane, len(s.Lanes))
 	for i, l := range s.Lanes {
-		defs[i] = Lane{Name: l.Name, Policy: l.Policy}
+		defs[i] = Lane{Name: l.Name, Policy: l.Policy, Fleet: l.Fleet}
 	}
 	return defs
 }

@@ -31,13 +31,20 @@ type Stats struct {
 	// Lab's totals leave it 0 (Lab.KeyStateBytes tells a key's state at
 	// the clock), and so do the totals of one key among several (RunByKey).
 	KeyBytes int64
+	// Beyond is, for a lane of several gateways, how many more requests it
+	// admitted than its policy on one shared atomic store admits on the
+	// same traffic (negative if fewer); 0 for a plain lane.
+	Beyond int64
 }
 
 // Requests is the number of requests decided.
 func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 
 // count adds one decision to the totals, not to the peak.
-func (s *Stats) count(d *algorithms.Decision) { s.add(d.Outcome, d.Cost) }
+func (s *Stats) count(d *algorithms.Decision) {
+	s.add(d.Outcome, d.Cost)
+	s.Beyond += int64(d.Beyond)
+}
 
 // add counts one request of the given cost with outcome o, not in the peak.
 func (s *Stats) add(o algorithms.Outcome, cost int64) {

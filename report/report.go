@@ -143,9 +143,14 @@ type jsonRecord struct {
 	RetryAfterS int64 `json:"retry_after_s"`
 	// Status is the HTTP status of a rejection: 429, or the lane's
 	// library's own (nginx's limit_req: 503); absent for an admission.
-	Status int    `json:"status,omitempty"`
-	Index  int    `json:"index"`
-	Why    string `json:"why"`
+	Status int `json:"status,omitempty"`
+	// Gateway is the gateway that took the request (0-based; 0 for a lane
+	// of one), and By what decided: "limiter" (a fallback during a store
+	// outage is yet to come).
+	Gateway int    `json:"gateway"`
+	By      string `json:"by"`
+	Index   int    `json:"index"`
+	Why     string `json:"why"`
 }
 
 type jsonWriter struct {
@@ -166,7 +171,7 @@ func (j *jsonWriter) Record(r model.Record) error {
 	line, err := json.Marshal(jsonRecord{
 		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
 		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
-		RetryAfterS: d.RetryAfterSeconds(), Status: status, Index: r.Index, Why: d.Explain(),
+		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: "limiter", Index: r.Index, Why: d.Explain(),
 	})
 	if err != nil {
 		return err
@@ -197,17 +202,41 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	if len(stats) > 0 {
 		window = stats[0].PeakWindow
 	}
-	rows := [][]string{append(summaryHead(nil, window), "state/key")}
+	gateways := slices.ContainsFunc(lanes, func(l model.Lane) bool { return !l.Fleet.Plain() })
+	head := append(summaryHead(nil, window), "state/key")
+	if gateways {
+		head = append(head, "beyond")
+	}
+	rows := [][]string{head}
 	for i, l := range lanes {
-		rows = append(rows, append(summaryRow(l, nil, stats[i]), model.FormatBytes(stats[i].KeyBytes)))
+		row := append(summaryRow(l, nil, stats[i]), model.FormatBytes(stats[i].KeyBytes))
+		if gateways {
+			row = append(row, beyondText(l, stats[i].Beyond))
+		}
+		rows = append(rows, row)
 	}
 	writeSummaryRows(w, rows, window)
 	fmt.Fprintln(w, "state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)")
+	if gateways {
+		fmt.Fprintln(w, "beyond: requests a lane of several gateways admitted beyond its policy on one shared atomic store, fed the same traffic")
+	}
 	for i, l := range lanes {
 		if t, ok := model.TwinIn(lanes, i); ok {
 			fmt.Fprintf(w, "%s, a mistake, admitted %s %s, its exact twin\n", l.Name, twinDifference(stats[i].Admitted, stats[t].Admitted), lanes[t].Name)
 		}
 	}
+}
+
+// beyondText is a lane's admissions beyond its policy, "+30", "0", or "–"
+// for a lane of one gateway (its own yardstick).
+func beyondText(l model.Lane, n int64) string {
+	switch {
+	case l.Fleet.Plain():
+		return "–"
+	case n > 0:
+		return "+" + itoa(n)
+	}
+	return itoa(n)
 }
 
 // twinDifference is how a mistake's admissions compare with its twin's:
@@ -251,7 +280,11 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 	if st.Peak > 0 {
 		peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
 	}
-	return slices.Concat([]string{l.Name}, extra, []string{l.Policy.String(), itoa(st.Requests()), itoa(st.Admitted),
+	policy := l.Policy.String()
+	if !l.Fleet.Plain() {
+		policy += " " + l.Fleet.Short()
+	}
+	return slices.Concat([]string{l.Name}, extra, []string{policy, itoa(st.Requests()), itoa(st.Admitted),
 		itoa(st.Delayed), itoa(st.Rejected), peak})
 }
 

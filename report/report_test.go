@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 	"ratelab/model"
 	"ratelab/scenarios"
 )
@@ -205,5 +206,41 @@ func TestSummaryNamesAMistakesTwin(t *testing.T) {
 	WriteSummary(&out, lanes, []model.Stats{{Admitted: 31}, {Admitted: 16}})
 	if !strings.Contains(out.String(), "whole, a mistake, admitted 15 fewer than bucket, its exact twin") || strings.Contains(out.String(), "bucket, a mistake") {
 		t.Errorf("summary:\n%s", out.String())
+	}
+}
+
+// TestGatewaysInTheOutput: every JSON line names its gateway and what
+// decided; the summary gains a beyond column only when a lane has several
+// gateways, and names their store.
+func TestGatewaysInTheOutput(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 2, Rate: algorithms.Rate{N: 1, Per: time.Second}}
+	four := model.Lane{Name: "four", Policy: p, Fleet: fleet.Config{Gateways: 4}}
+	lim, err := fleet.New(p, four.Fleet, algorithms.NewKeys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim.Decide(0, "k", 1)
+	r := model.Request{At: 0, Key: "k", Cost: 1}
+	var out bytes.Buffer
+	w := New(JSON, &out, []model.Lane{four}, []string{"k"})
+	if err := w.Record(model.Record{Request: r, Decision: lim.Decide(0, "k", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got["gateway"] != 1.0 || got["by"] != "limiter" {
+		t.Fatalf("%s (%v)", out.String(), err)
+	}
+	out.Reset()
+	WriteSummary(&out, []model.Lane{{Name: "one", Policy: p}, four}, []model.Stats{{Admitted: 2}, {Admitted: 8, Beyond: 6}})
+	if s := out.String(); !strings.Contains(s, "beyond") || !strings.Contains(s, "×4 local") || !strings.Contains(s, "+6") {
+		t.Errorf("summary:\n%s", s)
+	}
+	out.Reset()
+	WriteSummary(&out, []model.Lane{{Name: "one", Policy: p}}, []model.Stats{{Admitted: 2}})
+	if strings.Contains(out.String(), "beyond") {
+		t.Errorf("a plain summary has a beyond column:\n%s", out.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/bits"
 	"os"
 	"slices"
@@ -24,6 +25,7 @@ import (
 	"github.com/goccy/go-yaml/token"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 )
 
 // Error is a problem with a scenario file, in one line:
@@ -349,8 +351,9 @@ func oneLine(s string) string {
 
 // Field names, as the format documents them.
 var (
-	topFields     = []string{"title", "about", "step", "duration", "limiters", "traffic", "notes", "quiz", "expect"}
-	laneFields    = append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...)
+	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
+	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
+	gatewayFields = []string{"gateways", "route", "store"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
@@ -832,6 +835,11 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	if seed, _, err := f.integer("seed", 0, math.MaxInt64); err != nil {
+		return nil, err
+	} else {
+		s.Seed = uint64(seed)
+	}
 
 	lanes, err := f.list("limiters", "a list of 1 to 8 limiters")
 	if err != nil {
@@ -850,6 +858,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
+		lane.Fleet.Seed = s.Seed
 		s.Lanes = append(s.Lanes, lane)
 	}
 
@@ -966,7 +975,7 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlgorithm, strconv.Quote(shorten(alg)))
 	}
 	p := algorithms.Policy{Algorithm: algorithms.Algorithm(alg)}
-	for _, name := range laneFields[2:] {
+	for _, name := range laneFields[2 : len(laneFields)-len(gatewayFields)] {
 		if f.present(name) && !desc.Takes(name) {
 			return Lane{}, f.keyErrorf(name, "%s takes no %s (it takes %s)", alg, name, andList(paramNames(desc.Params)))
 		}
@@ -1002,7 +1011,56 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 	if err := p.Validate(); err != nil {
 		return Lane{}, d.errorf(n, path, "%s", oneLine(err.Error()))
 	}
-	return Lane{Name: name, Policy: p}, nil
+	fl, err := d.gateways(f, p)
+	if err != nil {
+		return Lane{}, err
+	}
+	return Lane{Name: name, Policy: p, Fleet: fl}, nil
+}
+
+// gateways reads a lane's gateways, route and store (package fleet).
+func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error) {
+	var c fleet.Config
+	n, _, err := f.integer("gateways", 1, fleet.MaxGateways)
+	if err != nil {
+		return c, err
+	}
+	c.Gateways = int(n)
+	for _, w := range []struct {
+		name  string
+		to    *string
+		among []string
+	}{
+		{"route", (*string)(&c.Route), words(fleet.Routes)},
+		{"store", (*string)(&c.Store), words(fleet.Stores)},
+	} {
+		v, ok, err := f.text(w.name, "one of "+strings.Join(w.among, ", "), false)
+		if err != nil {
+			return c, err
+		}
+		if !ok {
+			continue
+		}
+		if !slices.Contains(w.among, v) {
+			return c, f.errorf(w.name, "want one of %s, got %s", strings.Join(w.among, ", "), strconv.Quote(shorten(v)))
+		}
+		if c.Gateways <= 1 {
+			return c, f.keyErrorf(w.name, "%s needs gateways: 2 or more (one gateway has nothing to route or share)", w.name)
+		}
+		*w.to = v
+	}
+	if err := c.Validate(p); err != nil {
+		return c, f.errorf("gateways", "%s", oneLine(err.Error()))
+	}
+	return c, nil
+}
+
+func words[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // flag reads true or false.

@@ -134,7 +134,7 @@ func TestParseInlineErrors(t *testing.T) {
 		{"key too long", oneLane + "traffic:\n  - {at: 1s, key: " + strings.Repeat("k", 65) + "}\n",
 			`x.yaml:5:19: traffic[0].key: want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
 		{"unknown field like no known one", oneLane + "zzzzzzzz: 1\n",
-			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, limiters, traffic, notes, quiz, expect"},
+			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, seed, limiters, traffic, notes, quiz, expect"},
 		{"note without at", oneLane + "notes:\n  - {text: x}\n", "x.yaml:5:5: notes[0]: missing at: want the time to show the note, such as 60s"},
 		{"costs above 2^62", "title: t\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1099511627776, rate: 1/1ns}\n" +
 			"traffic:\n  - {at: 0s, count: 4194304, cost: 1099511627776}\n  - {at: 1s}\n", // 2^22 × 2^40, then one more
@@ -239,12 +239,12 @@ func TestParseScenario(t *testing.T) {
 		Step:     250 * ms,
 		Duration: 90 * time.Second,
 		Lanes: []Lane{
-			{"fixed", algorithms.Policy{Algorithm: algorithms.FixedWindow, Limit: 120, Window: time.Minute}},
-			{"log", algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 10, Window: 1500 * ms}},
-			{"counter", algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: 5, Window: time.Second}},
-			{"bucket-1", algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 10, Rate: algorithms.Rate{N: 120, Per: time.Minute}}},
-			{"gcra", algorithms.Policy{Algorithm: algorithms.GCRA, Burst: 10, Rate: algorithms.Rate{N: 1, Per: 500 * ms}}},
-			{"shaper", algorithms.Policy{Algorithm: algorithms.LeakyBucket, Queue: 4, Rate: algorithms.Rate{N: 3, Per: 2 * time.Second}}},
+			{Name: "fixed", Policy: algorithms.Policy{Algorithm: algorithms.FixedWindow, Limit: 120, Window: time.Minute}},
+			{Name: "log", Policy: algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 10, Window: 1500 * ms}},
+			{Name: "counter", Policy: algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: 5, Window: time.Second}},
+			{Name: "bucket-1", Policy: algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 10, Rate: algorithms.Rate{N: 120, Per: time.Minute}}},
+			{Name: "gcra", Policy: algorithms.Policy{Algorithm: algorithms.GCRA, Burst: 10, Rate: algorithms.Rate{N: 1, Per: 500 * ms}}},
+			{Name: "shaper", Policy: algorithms.Policy{Algorithm: algorithms.LeakyBucket, Queue: 4, Rate: algorithms.Rate{N: 3, Per: 2 * time.Second}}},
 		},
 		Traffic: []Traffic{
 			{Form: Single, At: 0, Count: 1, Key: DefaultKey, Cost: 1, Line: 17},

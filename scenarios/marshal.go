@@ -46,6 +46,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "step: %s\n", algorithms.FormatDuration(s.Step))
 	fmt.Fprintf(&b, "duration: %s\n", algorithms.FormatDuration(duration))
+	if s.Seed != 0 {
+		fmt.Fprintf(&b, "seed: %d\n", s.Seed)
+	}
 
 	b.WriteString("limiters:\n")
 	for _, l := range s.Lanes {
@@ -69,6 +72,15 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 				fmt.Fprintf(&b, ", %s: %s", q.Name, *q.RateOf(&p))
 			case algorithms.Flag:
 				fmt.Fprintf(&b, ", %s: %t", q.Name, *q.FlagOf(&p))
+			}
+		}
+		if c := l.Fleet; !c.Plain() {
+			fmt.Fprintf(&b, ", gateways: %d", c.Gateways)
+			if c.Route != "" {
+				fmt.Fprintf(&b, ", route: %s", c.Route)
+			}
+			if c.Store != "" {
+				fmt.Fprintf(&b, ", store: %s", c.Store)
 			}
 		}
 		b.WriteString("}\n")

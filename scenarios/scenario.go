@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 )
 
 // Limits that keep a runaway file from eating the machine.
@@ -55,12 +56,18 @@ type Scenario struct {
 	Notes    []Note        // sorted by At, stable
 	Quiz     []QuizMark    // sorted by At, then Request, stable
 	Expect   []Expectation // in file order
+	// Seed is the scenario's seed for what is drawn at random (a lane's
+	// random route), so that a run repeats exactly; 0 if not given.
+	Seed uint64
 }
 
 // Lane is one limiter of the scenario. Every request goes to every lane.
 type Lane struct {
 	Name   string
 	Policy algorithms.Policy
+	// Fleet is the gateways the lane stands for; its zero value is one
+	// gateway, the plain limiter.
+	Fleet fleet.Config
 }
 
 // Form tells the three kinds of traffic item apart.
