@@ -48,7 +48,7 @@ func (c *checker) run(s *scenarios.Scenario) error {
 	lims := make([]algorithms.Limiter, len(defs))
 	for i, def := range defs {
 		var err error
-		if lims[i], err = algorithms.NewWithKeys(def.Policy, keys); err != nil {
+		if lims[i], err = newLimiter(def, keys); err != nil {
 			return fmt.Errorf("lane %s: %w", def.Name, err)
 		}
 	}

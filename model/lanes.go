@@ -178,3 +178,21 @@ func DefaultPeakWindow(defs []Lane) time.Duration {
 // released in a span of the axis arrived at most MaxTime before it, and the
 // bound is cut there (which keeps sums of it from overflowing).
 func maxDelay(p algorithms.Policy) time.Duration { return min(p.MaxDelay(), scenarios.MaxTime) }
+
+// Gateways is how many gateways lane stands for (1 for a plain lane).
+func (l *Lab) Gateways(lane int) int {
+	if f, ok := l.live.limiters[lane].(*fleet.Limiter); ok {
+		return f.Gateways()
+	}
+	return 1
+}
+
+// GatewaySnapshot is key's state at Now as gateway g of lane sees it (its
+// own limiter, or the one state its gateways share); for a plain lane, the
+// lane's state.
+func (l *Lab) GatewaySnapshot(lane, g int, key string) algorithms.Snapshot {
+	if f, ok := l.live.limiters[lane].(*fleet.Limiter); ok {
+		return f.GatewaySnapshot(g, l.now, key)
+	}
+	return l.Snapshot(lane, key)
+}

@@ -43,6 +43,7 @@ var teachingOrder = []string{
 	"collapsing-members",
 	"expiry-reset",
 	"accounts-together",
+	"four-gateways",
 }
 
 // Info names a canned scenario.

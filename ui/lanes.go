@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 	"ratelab/model"
 )
 
@@ -34,6 +35,11 @@ type laneView struct {
 	// pinned key when one is pinned).
 	twin      string
 	twinStats model.Stats
+	// fleet is the gateways the lane stands for, and gateways each one's
+	// view of the shown key (its row numbers: "9/10 tokens"), when they keep
+	// states of their own (local, split); nil otherwise.
+	fleet    fleet.Config
+	gateways []string
 	// keyBytes is the size of the lane's state for the shown key at the
 	// clock (model.Lab.KeyStateBytes).
 	keyBytes int64
@@ -57,6 +63,15 @@ func laneViews(ctx *programContext) []laneView {
 			v.keyStats = lab.StatsFor(i, key)
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
+		v.fleet = l.Fleet
+		if !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared {
+			for g := range lab.Gateways(i) {
+				gv := v
+				gv.snap = lab.GatewaySnapshot(i, g, key)
+				_, numbers := pictureOf(l.Policy).row(gv)
+				v.gateways = append(v.gateways, numbers)
+			}
+		}
 		if t, ok := lab.TwinOf(i); ok {
 			v.twin, v.twinStats = lanes[t].Name, lab.Stats(t)
 			if v.pinned {
@@ -137,6 +152,10 @@ func retryText(rec model.Record, now time.Duration) string {
 // and with a key pinned that key's first.
 func totalsTexts(st *styles, v laneView) []string {
 	texts := countTexts(st, v)
+	if !v.fleet.Plain() {
+		// A lane of gateways says first how far it went beyond its policy.
+		texts = append([]string{texts[0] + " · " + beyondText(v.stats.Beyond)}, texts...)
+	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.
 		texts = append([]string{texts[0] + " · " + twinText(v), texts[len(texts)-1] + " · " + twinText(v)}, texts...)
@@ -144,6 +163,15 @@ func totalsTexts(st *styles, v laneView) []string {
 	// Where there is room for every total, the state the lane keeps for
 	// the shown key.
 	return append([]string{texts[0] + st.muted.Render(" · state "+stateText(v))}, texts...)
+}
+
+// beyondText is a lane of gateways' admissions beyond its policy on one
+// shared atomic store: "beyond +30", "beyond 0".
+func beyondText(n int64) string {
+	if n > 0 {
+		return "beyond +" + itoa(n)
+	}
+	return "beyond " + itoa(n)
 }
 
 // stateText is the lane's state for the shown key: "48 B/key".
@@ -222,6 +250,11 @@ func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 // lines; label and rc are the columns of the row form.
 func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc rowColumns) []string {
 	policies := policyTexts(v.policy)
+	if short := v.fleet.Short(); short != "" {
+		for i := range policies {
+			policies[i] += " " + short
+		}
+	}
 	switch mode {
 	case laneBoxed:
 		inner := w - 4

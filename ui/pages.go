@@ -163,7 +163,11 @@ func (a *App) aboutText(w int) string {
 	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
-		b.WriteString(hanging("  "+l.Name+": ", policyWords(l.Policy)+familyWords(l.Policy), w) + "\n")
+		words := policyWords(l.Policy) + familyWords(l.Policy)
+		if fw := l.Fleet.Words(); fw != "" {
+			words += "; " + fw
+		}
+		b.WriteString(hanging("  "+l.Name+": ", words, w) + "\n")
 	}
 	b.WriteString("\n" + st.title.Render("words") + "\n")
 	for _, g := range glossaryOf(a.lab) {

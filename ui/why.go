@@ -58,6 +58,9 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	r := v.last.Request
 	d := v.last.Decision
 	head += st.muted.Render(" · request at " + secs(r.At) + ", cost " + itoa(r.Cost) + ", key " + keyText(r.Key))
+	if n := v.fleet.Gateways; n > 1 {
+		head += st.muted.Render(" · gateway " + itoa(int64(d.Gateway)+1) + " of " + itoa(int64(n)))
+	}
 	// The state the lane keeps for the key, where the heading has room,
 	// before the hint.
 	state, hint := st.muted.Render(" · state "+stateText(v)), st.muted.Render("  (tab: next lane)")
@@ -80,6 +83,19 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(first(replyTexts(st, v.policy, v.last, v.now), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
+	if len(v.gateways) > 0 && rest > 0 {
+		// Each gateway's own view of the key, the one that decided marked.
+		var parts []string
+		for g, numbers := range v.gateways {
+			mark := ""
+			if g == int(d.Gateway) {
+				mark = "▸"
+			}
+			parts = append(parts, mark+"g"+itoa(int64(g)+1)+" "+numbers)
+		}
+		lines = append(lines, fit(st.muted.Render("  each gateway: "+strings.Join(parts, " · ")), w))
+		rest--
+	}
 	if rest <= 0 || others == 0 {
 		return lines
 	}
