@@ -154,7 +154,8 @@ func totalsTexts(st *styles, v laneView) []string {
 	texts := countTexts(st, v)
 	if !v.fleet.Plain() {
 		// A lane of gateways says first how far it went beyond its policy.
-		texts = append([]string{texts[0] + " · " + beyondText(v.stats.Beyond)}, texts...)
+		b := " · " + beyondText(v.stats.Beyond)
+		texts = append([]string{texts[0] + b, texts[len(texts)-1] + b}, texts...)
 	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.
@@ -251,9 +252,13 @@ func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc rowColumns) []string {
 	policies := policyTexts(v.policy)
 	if short := v.fleet.Short(); short != "" {
-		for i := range policies {
-			policies[i] += " " + short
+		// The gateways matter more than the policy's last words: a title
+		// that cannot hold both keeps the algorithm and the store.
+		withShort := make([]string, 0, len(policies)+2)
+		for _, p := range policies {
+			withShort = append(withShort, p+" "+short)
 		}
+		policies = append(withShort, string(v.policy.Algorithm)+" "+short, short)
 	}
 	switch mode {
 	case laneBoxed:
