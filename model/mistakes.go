@@ -114,7 +114,7 @@ func mistakeLane(lane scenarios.Lane, m algorithms.Algorithm) scenarios.Lane {
 			clearParam(q, &p) // an optional parameter the mistake lacks
 		}
 	}
-	return scenarios.Lane{Name: base + "-" + word, Policy: p}
+	return scenarios.Lane{Name: base + "-" + word, Policy: p, Fleet: lane.Fleet}
 }
 
 // clearParam sets q's value in p to its zero.

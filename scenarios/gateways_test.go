@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"ratelab/fleet"
+)
+
+// TestGatewaysFields: a lane's gateways, route and store and the scenario's
+// seed are read, written back, and refused when wrong.
+func TestGatewaysFields(t *testing.T) {
+	src := `title: t
+seed: 7
+limiters:
+  - {name: one, algorithm: token-bucket, capacity: 10, rate: 2/s}
+  - {name: four, algorithm: token-bucket, capacity: 10, rate: 2/s, gateways: 4, route: random, store: split}
+traffic:
+  - {at: 0s}
+`
+	s, err := Parse("g.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fleet.Config{Gateways: 4, Route: fleet.Random, Store: fleet.Split, Seed: 7}
+	if s.Seed != 7 || !s.Lanes[0].Fleet.Plain() || s.Lanes[1].Fleet != want {
+		t.Fatalf("seed %d, lanes %+v", s.Seed, s.Lanes)
+	}
+	if back := roundTrip(t, s, nil); back.Seed != 7 || !reflect.DeepEqual(back.Lanes, s.Lanes) {
+		t.Errorf("read back %+v seed %d", back.Lanes, back.Seed)
+	}
+	for _, c := range []struct{ lane, want string }{
+		{"gateways: 0", "want a whole number from 1 to 64"},
+		{"gateways: 65", "want a whole number from 1 to 64"},
+		{"gateways: 2, route: sticky", "want one of round-robin, by-key, random"},
+		{"gateways: 2, store: redis", "want one of local, split, shared"},
+		{"store: shared", "store needs gateways: 2 or more"},
+		{"gateways: 7, store: split, algorithm: nginx-limit-req, rate: 1r/s", "split over 7 gateways"},
+	} {
+		lane := "{name: l, algorithm: token-bucket, capacity: 10, rate: 2/s, " + c.lane + "}"
+		if strings.Contains(c.lane, "algorithm:") {
+			lane = "{name: l, " + c.lane + "}"
+		}
+		_, err := Parse("g.yaml", []byte("title: t\nlimiters:\n  - "+lane+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.lane, err, c.want)
+		}
+	}
+}
