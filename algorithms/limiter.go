@@ -270,3 +270,28 @@ func (k *keyed[S]) Memory() Memory {
 	const self = int64(unsafe.Sizeof(keyed[S]{}))
 	return Memory{State: k.m.bytes + self, Clone: int64(len(k.chunks))*8 + self, Dropped: k.m.dropped}
 }
+
+// KeyCopier is a Limiter that can take one key's state from another
+// limiter of the same policy and Keys (a clone of it, or the limiter it was
+// cloned from): what a store does when a gateway writes back the state it
+// decided on (package fleet's racy store).
+type KeyCopier interface {
+	// CopyKey sets key's state to src's; a key src never saw is left as it
+	// is. src must have been made by the same algorithm and policy.
+	CopyKey(src Limiter, key Key)
+}
+
+// CopyKey takes key's state from src, which must be a keyed limiter of the
+// same algorithm: a copy of its own, as a clone's first change of it
+// would make.
+func (k *keyed[S]) CopyKey(src Limiter, key Key) {
+	s := src.(*keyed[S])
+	c := key.id / keyChunk
+	if key.id < 0 || c >= len(s.chunks) || !s.chunks[c].slots[key.id%keyChunk].seen {
+		return
+	}
+	from := s.chunks[c].slots[key.id%keyChunk].s
+	dst := k.slot(key.id, 0)
+	k.m.release(k.alg.tables(dst), k.m.epoch)
+	*dst = k.alg.clone(&from, &k.m)
+}

@@ -34,10 +34,17 @@ const (
 	// Shared: one state for all gateways, each decision one atomic step
 	// (what a single script in a shared store gives): the plain limiter.
 	Shared Store = "shared"
+	// Racy: one state, but a gateway reads it, decides on its copy, and
+	// writes the key's state back Latency later (last write wins): every
+	// request read while an earlier write is in flight sees the state
+	// before it, so two gateways can spend the same token. A write lands
+	// at its instant: a read at that instant sees it. With Latency 0 it is
+	// Shared.
+	Racy Store = "racy"
 )
 
 // Stores are the store modes, in the order the format documents them.
-var Stores = []Store{Local, Split, Shared}
+var Stores = []Store{Local, Split, Shared, Racy}
 
 // Route is how the balancer picks the gateway for a request.
 type Route string
@@ -71,6 +78,9 @@ type Config struct {
 	Store Store
 	// Seed is the scenario's seed, for the Random route.
 	Seed uint64
+	// Latency is, for the Racy store, how long after its read a gateway's
+	// write lands.
+	Latency time.Duration
 }
 
 // Plain reports whether c is one gateway deciding as the plain limiter.
@@ -99,6 +109,9 @@ func (c Config) Validate(p algorithms.Policy) error {
 	}
 	if !slices.Contains(Stores, c.store()) {
 		return fmt.Errorf("store %q: want one of %s", c.Store, join(Stores))
+	}
+	if c.Latency < 0 || c.Latency > 0 && c.store() != Racy {
+		return fmt.Errorf("store_latency %s: want 0 or more, and only with store: racy", algorithms.FormatDuration(c.Latency))
 	}
 	if c.store() == Split && !c.Plain() {
 		share := algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -131,6 +144,8 @@ func (c Config) Words() string {
 		store = fmt.Sprintf("each enforcing 1/%d of the policy (split)", c.Gateways)
 	case Shared:
 		store = "one shared state, each decision atomic (shared)"
+	case Racy:
+		store = "one shared state read, decided on apart and written back " + algorithms.FormatDuration(c.Latency) + " later (racy)"
 	}
 	return fmt.Sprintf("%d gateways, %s, %s", c.Gateways, c.route(), store)
 }
@@ -162,6 +177,17 @@ type Limiter struct {
 	// latest is the gateway of each key's latest request, by key number,
 	// so that a key's state is shown from the gateway that last decided it.
 	latest []uint16
+	// pending are the racy store's writes in flight, in the order they
+	// land (each Latency after its read, and reads come in time order).
+	pending []write
+}
+
+// write is a racy gateway's write of key's state, as it decided it on its
+// copy from, landing at at.
+type write struct {
+	at   time.Duration
+	key  algorithms.Key
+	from algorithms.Limiter
 }
 
 // New makes the lane of p with gateways c, numbering keys by ids (shared
@@ -173,7 +199,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 	l := &Limiter{cfg: c, p: p, ids: ids}
 	share, n := p, c.Gateways
 	switch c.store() {
-	case Shared:
+	case Shared, Racy:
 		n = 1
 	case Split:
 		share = algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -242,7 +268,11 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if len(l.gws) > 1 {
 		store = g
 	}
-	l.gws[store].DecideInto(d, now, key, cost)
+	if l.cfg.store() == Racy {
+		l.decideRacy(d, now, key, cost)
+	} else {
+		l.gws[store].DecideInto(d, now, key, cost)
+	}
 	d.Gateway, d.Beyond = uint16(g), 0
 	if l.yard != nil {
 		y := l.yard.DecideKey(now, key, cost)
@@ -259,6 +289,47 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		}
 		l.latest[id] = uint16(g)
 	}
+}
+
+// decideRacy reads the shared state (a copy of it, after the writes landed
+// by now), decides on the copy, and sends the key's new state back to land
+// Latency later.
+func (l *Limiter) decideRacy(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	l.land(l.gws[0], now)
+	read := l.gws[0].Clone()
+	read.DecideInto(d, now, key, cost)
+	if l.cfg.Latency == 0 {
+		l.gws[0].(algorithms.KeyCopier).CopyKey(read, key)
+		return
+	}
+	l.pending = append(l.pending, write{at: now + l.cfg.Latency, key: key, from: read})
+}
+
+// land applies to store the writes in flight that have landed by now, and
+// forgets them when store is the lane's own.
+func (l *Limiter) land(store algorithms.Limiter, now time.Duration) {
+	n := 0
+	for _, w := range l.pending {
+		if w.at > now {
+			break
+		}
+		store.(algorithms.KeyCopier).CopyKey(w.from, w.key)
+		n++
+	}
+	if store == l.gws[0] {
+		l.pending = l.pending[n:]
+	}
+}
+
+// InFlight is how many racy writes have not landed by now.
+func (l *Limiter) InFlight(now time.Duration) int {
+	n := 0
+	for _, w := range l.pending {
+		if w.at > now {
+			n++
+		}
+	}
+	return n
 }
 
 // Gateways is how many gateways the lane has.
@@ -285,6 +356,13 @@ func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorith
 	if len(l.gws) == 1 {
 		g = 0
 	}
+	if len(l.pending) > 0 && l.pending[0].at <= now {
+		// The racy store as it stands at now: the writes landed since the
+		// last request, on a copy (a snapshot changes nothing).
+		c := l.gws[0].Clone()
+		l.land(c, now)
+		return c.Snapshot(now, key)
+	}
 	return l.gws[g].Snapshot(now, key)
 }
 
@@ -299,6 +377,9 @@ func (l *Limiter) Clone() algorithms.Limiter {
 		c.yard = l.yard.Clone()
 	}
 	c.latest = slices.Clone(l.latest)
+	// The writes in flight share their copies: nothing decides on them
+	// again, and landing one only reads it.
+	c.pending = slices.Clone(l.pending)
 	return &c
 }
 

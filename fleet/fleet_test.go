@@ -227,3 +227,45 @@ func TestNoAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestRacyWithoutLatencyIsShared: a racy store whose writes land at once
+// decides as the plain limiter, whatever the route.
+func TestRacyWithoutLatencyIsShared(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 9))
+	for _, p := range policies {
+		want, got := plain(t, p), lane(t, p, Config{Gateways: 3, Store: Racy, Route: Random, Seed: 1})
+		for i, q := range trace(r, 300) {
+			w, g := want.Decide(q.at, q.key, q.cost), got.Decide(q.at, q.key, q.cost)
+			if !same(w, g) || g.Beyond != 0 {
+				t.Fatalf("%v request %d: %v, plain %v", p, i, g.Outcome, w.Outcome)
+			}
+		}
+	}
+}
+
+// TestRacyDoubleSpends: every read before the first write lands sees the
+// full bucket, so all of a burst is admitted; the writes then land, last
+// one winning (the bucket less one token), and a read after them sees it.
+func TestRacyDoubleSpends(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 5, Rate: algorithms.Rate{N: 1, Per: sec}}
+	l := lane(t, p, Config{Gateways: 2, Store: Racy, Latency: 50 * time.Millisecond})
+	beyond := 0
+	for i := range 10 {
+		d := l.Decide(time.Duration(i)*time.Millisecond, "k", 1)
+		if d.Outcome != algorithms.Allowed {
+			t.Fatalf("request %d of the burst: %v; every read should see 5 tokens", i, d.Outcome)
+		}
+		beyond += int(d.Beyond)
+	}
+	if beyond != 5 || l.InFlight(9*time.Millisecond) != 10 {
+		t.Errorf("beyond %d (want 5), in flight %d (want 10)", beyond, l.InFlight(9*time.Millisecond))
+	}
+	// The last write, from the read at 9ms, left 4 tokens at 9ms.
+	snap := l.Snapshot(60*time.Millisecond, "k").(algorithms.TokenBucketSnapshot)
+	if want := (algorithms.Quantity{}); snap.Available == want || snap.Available.Float64() < 4.05 || snap.Available.Float64() > 4.06 {
+		t.Errorf("after the writes landed: %v tokens, want 4 + 0.051", snap.Available.Float64())
+	}
+	if err := (Config{Gateways: 2, Store: Shared, Latency: sec}).Validate(p); err == nil {
+		t.Errorf("store_latency without a racy store is valid")
+	}
+}

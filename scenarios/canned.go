@@ -44,6 +44,7 @@ var teachingOrder = []string{
 	"expiry-reset",
 	"accounts-together",
 	"four-gateways",
+	"racy-store",
 }
 
 // Info names a canned scenario.

@@ -353,7 +353,7 @@ func oneLine(s string) string {
 var (
 	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
-	gatewayFields = []string{"gateways", "route", "store"}
+	gatewayFields = []string{"gateways", "route", "store", "store_latency"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
@@ -1048,6 +1048,12 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 			return c, f.keyErrorf(w.name, "%s needs gateways: 2 or more (one gateway has nothing to route or share)", w.name)
 		}
 		*w.to = v
+	}
+	if c.Latency, _, err = f.duration("store_latency", false); err != nil {
+		return c, err
+	}
+	if f.present("store_latency") && c.Store != fleet.Racy {
+		return c, f.keyErrorf("store_latency", "store_latency belongs to store: racy (the delay before a gateway's write lands)")
 	}
 	if err := c.Validate(p); err != nil {
 		return c, f.errorf("gateways", "%s", oneLine(err.Error()))

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/fleet"
 )
@@ -16,6 +17,7 @@ seed: 7
 limiters:
   - {name: one, algorithm: token-bucket, capacity: 10, rate: 2/s}
   - {name: four, algorithm: token-bucket, capacity: 10, rate: 2/s, gateways: 4, route: random, store: split}
+  - {name: race, algorithm: sliding-log, limit: 5, window: 1s, gateways: 2, store: racy, store_latency: 30ms}
 traffic:
   - {at: 0s}
 `
@@ -24,7 +26,8 @@ traffic:
 		t.Fatal(err)
 	}
 	want := fleet.Config{Gateways: 4, Route: fleet.Random, Store: fleet.Split, Seed: 7}
-	if s.Seed != 7 || !s.Lanes[0].Fleet.Plain() || s.Lanes[1].Fleet != want {
+	race := fleet.Config{Gateways: 2, Store: fleet.Racy, Latency: 30 * time.Millisecond, Seed: 7}
+	if s.Seed != 7 || !s.Lanes[0].Fleet.Plain() || s.Lanes[1].Fleet != want || s.Lanes[2].Fleet != race {
 		t.Fatalf("seed %d, lanes %+v", s.Seed, s.Lanes)
 	}
 	if back := roundTrip(t, s, nil); back.Seed != 7 || !reflect.DeepEqual(back.Lanes, s.Lanes) {
@@ -34,7 +37,8 @@ traffic:
 		{"gateways: 0", "want a whole number from 1 to 64"},
 		{"gateways: 65", "want a whole number from 1 to 64"},
 		{"gateways: 2, route: sticky", "want one of round-robin, by-key, random"},
-		{"gateways: 2, store: redis", "want one of local, split, shared"},
+		{"gateways: 2, store: redis", "want one of local, split, shared, racy"},
+		{"gateways: 2, store: local, store_latency: 5ms", "store_latency belongs to store: racy"},
 		{"store: shared", "store needs gateways: 2 or more"},
 		{"gateways: 7, store: split, algorithm: nginx-limit-req, rate: 1r/s", "split over 7 gateways"},
 	} {

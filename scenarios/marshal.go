@@ -82,6 +82,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			if c.Store != "" {
 				fmt.Fprintf(&b, ", store: %s", c.Store)
 			}
+			if c.Latency > 0 {
+				fmt.Fprintf(&b, ", store_latency: %s", algorithms.FormatDuration(c.Latency))
+			}
 		}
 		b.WriteString("}\n")
 	}

@@ -48,6 +48,8 @@ var moreLessons = []struct {
 	{"accounts-together", 30 * time.Second},
 	// Four gateways just after the burst: 10, 40, 12 and 3 admitted.
 	{"four-gateways", 125 * time.Millisecond},
+	// The racy store's burst, all admitted.
+	{"racy-store", 10 * time.Millisecond},
 	// Just after the page load through five bursts of 10: 10 or 11.
 	{"burst-admits-eleven", 250 * time.Millisecond},
 	// nginx's three configs just after the reload: one admitted, nine 503.
