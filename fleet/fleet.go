@@ -41,10 +41,18 @@ const (
 	// at its instant: a read at that instant sees it. With Latency 0 it is
 	// Shared.
 	Racy Store = "racy"
+	// Synced: each gateway decides on its own view of the shared state,
+	// and at every multiple of SyncEvery the shared state takes in what
+	// the gateways admitted before it (each admission decided again on it,
+	// in time order, as far as the policy lets it count) and every view is
+	// reset to it: asynchronous counters. Between syncs the gateways spend
+	// the same allowance apart, so the lane admits up to what they spend
+	// between syncs beyond the policy.
+	Synced Store = "synced"
 )
 
 // Stores are the store modes, in the order the format documents them.
-var Stores = []Store{Local, Split, Shared, Racy}
+var Stores = []Store{Local, Split, Shared, Racy, Synced}
 
 // Route is how the balancer picks the gateway for a request.
 type Route string
@@ -81,6 +89,9 @@ type Config struct {
 	// Latency is, for the Racy store, how long after its read a gateway's
 	// write lands.
 	Latency time.Duration
+	// SyncEvery is, for the Synced store, the time between syncs (the
+	// first at SyncEvery).
+	SyncEvery time.Duration
 }
 
 // Plain reports whether c is one gateway deciding as the plain limiter.
@@ -112,6 +123,9 @@ func (c Config) Validate(p algorithms.Policy) error {
 	}
 	if c.Latency < 0 || c.Latency > 0 && c.store() != Racy {
 		return fmt.Errorf("store_latency %s: want 0 or more, and only with store: racy", algorithms.FormatDuration(c.Latency))
+	}
+	if c.store() == Synced && c.SyncEvery <= 0 || c.store() != Synced && c.SyncEvery != 0 {
+		return fmt.Errorf("sync_every %s: a positive time between syncs, with store: synced and only with it", algorithms.FormatDuration(c.SyncEvery))
 	}
 	if c.store() == Split && !c.Plain() {
 		share := algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -146,6 +160,8 @@ func (c Config) Words() string {
 		store = "one shared state, each decision atomic (shared)"
 	case Racy:
 		store = "one shared state read, decided on apart and written back " + algorithms.FormatDuration(c.Latency) + " later (racy)"
+	case Synced:
+		store = "each deciding on its own view, synced with the shared state every " + algorithms.FormatDuration(c.SyncEvery) + " (synced)"
 	}
 	return fmt.Sprintf("%d gateways, %s, %s", c.Gateways, c.route(), store)
 }
@@ -180,6 +196,19 @@ type Limiter struct {
 	// pending are the racy store's writes in flight, in the order they
 	// land (each Latency after its read, and reads come in time order).
 	pending []write
+	// views are the synced store's gateways' own views (gws[0] is the
+	// shared state), unsynced the admissions they made since the last
+	// sync, in time order, and synced the number of syncs done.
+	views    []algorithms.Limiter
+	unsynced []admission
+	synced   int64
+}
+
+// admission is a request a synced gateway admitted, for the next sync.
+type admission struct {
+	at   time.Duration
+	key  algorithms.Key
+	cost int64
 }
 
 // write is a racy gateway's write of key's state, as it decided it on its
@@ -199,7 +228,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 	l := &Limiter{cfg: c, p: p, ids: ids}
 	share, n := p, c.Gateways
 	switch c.store() {
-	case Shared, Racy:
+	case Shared, Racy, Synced:
 		n = 1
 	case Split:
 		share = algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -210,6 +239,11 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 			return nil, err
 		}
 		l.gws = append(l.gws, g)
+	}
+	if c.store() == Synced {
+		for range c.Gateways {
+			l.views = append(l.views, l.gws[0].Clone())
+		}
 	}
 	if c.store() != Shared {
 		y, err := algorithms.NewWithKeys(p, ids)
@@ -268,9 +302,16 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if len(l.gws) > 1 {
 		store = g
 	}
-	if l.cfg.store() == Racy {
+	switch l.cfg.store() {
+	case Racy:
 		l.decideRacy(d, now, key, cost)
-	} else {
+	case Synced:
+		l.sync(now)
+		l.views[g].DecideInto(d, now, key, cost)
+		if d.Outcome.Admitted() {
+			l.unsynced = append(l.unsynced, admission{now, key, cost})
+		}
+	default:
 		l.gws[store].DecideInto(d, now, key, cost)
 	}
 	d.Gateway, d.Beyond = uint16(g), 0
@@ -321,6 +362,42 @@ func (l *Limiter) land(store algorithms.Limiter, now time.Duration) {
 	}
 }
 
+// sync runs the syncs due by now: each takes the admissions made before it
+// into the shared state and resets every view to it.
+func (l *Limiter) sync(now time.Duration) {
+	every := l.cfg.SyncEvery
+	due := int64(now / every) // the syncs at every, 2 × every, … ≤ now
+	for l.synced < due {
+		next := time.Duration(l.synced+1) * every
+		if len(l.unsynced) == 0 || l.unsynced[0].at >= next {
+			// Syncs with nothing to take in change nothing but the
+			// views, which only rejections (which change nothing) have
+			// touched since the last: skip to the one that has some.
+			skip := due
+			if len(l.unsynced) > 0 {
+				skip = min(due, int64(l.unsynced[0].at/every))
+			}
+			if skip > l.synced {
+				l.synced = skip
+				continue
+			}
+		}
+		n := 0
+		for _, a := range l.unsynced {
+			if a.at >= next {
+				break
+			}
+			l.gws[0].DecideKey(a.at, a.key, a.cost)
+			n++
+		}
+		l.unsynced = append(l.unsynced[:0], l.unsynced[n:]...)
+		for g := range l.views {
+			l.views[g] = l.gws[0].Clone()
+		}
+		l.synced++
+	}
+}
+
 // InFlight is how many racy writes have not landed by now.
 func (l *Limiter) InFlight(now time.Duration) int {
 	n := 0
@@ -356,6 +433,9 @@ func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorith
 	if len(l.gws) == 1 {
 		g = 0
 	}
+	if l.views != nil {
+		return l.views[g].Snapshot(now, key)
+	}
 	if len(l.pending) > 0 && l.pending[0].at <= now {
 		// The racy store as it stands at now: the writes landed since the
 		// last request, on a copy (a snapshot changes nothing).
@@ -380,6 +460,13 @@ func (l *Limiter) Clone() algorithms.Limiter {
 	// The writes in flight share their copies: nothing decides on them
 	// again, and landing one only reads it.
 	c.pending = slices.Clone(l.pending)
+	if l.views != nil {
+		c.views = make([]algorithms.Limiter, len(l.views))
+		for i, v := range l.views {
+			c.views[i] = v.Clone()
+		}
+		c.unsynced = slices.Clone(l.unsynced)
+	}
 	return &c
 }
 

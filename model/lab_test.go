@@ -104,6 +104,7 @@ const gatewayLanes = `
   - {name: shared, algorithm: leaky-bucket, queue: 3, rate: 20/s, gateways: 4, store: shared}
   - {name: rr,     algorithm: fixed-window, limit: 6, window: 300ms, gateways: 2}
   - {name: racy,   algorithm: token-bucket, capacity: 3, rate: 20/s, gateways: 3, store: racy, store_latency: 25ms}
+  - {name: synced, algorithm: sliding-log, limit: 6, window: 300ms, gateways: 3, store: synced, sync_every: 70ms}
 `
 
 // labMatchesAFreshRun checks every outcome, then reaches random times by

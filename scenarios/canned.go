@@ -45,6 +45,7 @@ var teachingOrder = []string{
 	"accounts-together",
 	"four-gateways",
 	"racy-store",
+	"synced-counters",
 }
 
 // Info names a canned scenario.

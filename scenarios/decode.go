@@ -353,7 +353,7 @@ func oneLine(s string) string {
 var (
 	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
-	gatewayFields = []string{"gateways", "route", "store", "store_latency"}
+	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
@@ -1054,6 +1054,15 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 	}
 	if f.present("store_latency") && c.Store != fleet.Racy {
 		return c, f.keyErrorf("store_latency", "store_latency belongs to store: racy (the delay before a gateway's write lands)")
+	}
+	if c.SyncEvery, _, err = f.duration("sync_every", true); err != nil {
+		return c, err
+	}
+	switch {
+	case f.present("sync_every") && c.Store != fleet.Synced:
+		return c, f.keyErrorf("sync_every", "sync_every belongs to store: synced (the time between syncs)")
+	case c.Store == fleet.Synced && !f.has("sync_every"):
+		return c, f.missing("sync_every", "the time between a synced store's syncs, such as 1s")
 	}
 	if err := c.Validate(p); err != nil {
 		return c, f.errorf("gateways", "%s", oneLine(err.Error()))

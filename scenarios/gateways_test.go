@@ -18,6 +18,7 @@ limiters:
   - {name: one, algorithm: token-bucket, capacity: 10, rate: 2/s}
   - {name: four, algorithm: token-bucket, capacity: 10, rate: 2/s, gateways: 4, route: random, store: split}
   - {name: race, algorithm: sliding-log, limit: 5, window: 1s, gateways: 2, store: racy, store_latency: 30ms}
+  - {name: sync, algorithm: fixed-window, limit: 5, window: 1s, gateways: 3, store: synced, sync_every: 250ms}
 traffic:
   - {at: 0s}
 `
@@ -27,7 +28,8 @@ traffic:
 	}
 	want := fleet.Config{Gateways: 4, Route: fleet.Random, Store: fleet.Split, Seed: 7}
 	race := fleet.Config{Gateways: 2, Store: fleet.Racy, Latency: 30 * time.Millisecond, Seed: 7}
-	if s.Seed != 7 || !s.Lanes[0].Fleet.Plain() || s.Lanes[1].Fleet != want || s.Lanes[2].Fleet != race {
+	sync := fleet.Config{Gateways: 3, Store: fleet.Synced, SyncEvery: 250 * time.Millisecond, Seed: 7}
+	if s.Seed != 7 || !s.Lanes[0].Fleet.Plain() || s.Lanes[1].Fleet != want || s.Lanes[2].Fleet != race || s.Lanes[3].Fleet != sync {
 		t.Fatalf("seed %d, lanes %+v", s.Seed, s.Lanes)
 	}
 	if back := roundTrip(t, s, nil); back.Seed != 7 || !reflect.DeepEqual(back.Lanes, s.Lanes) {
@@ -37,7 +39,9 @@ traffic:
 		{"gateways: 0", "want a whole number from 1 to 64"},
 		{"gateways: 65", "want a whole number from 1 to 64"},
 		{"gateways: 2, route: sticky", "want one of round-robin, by-key, random"},
-		{"gateways: 2, store: redis", "want one of local, split, shared, racy"},
+		{"gateways: 2, store: redis", "want one of local, split, shared, racy, synced"},
+		{"gateways: 2, store: synced", "missing sync_every"},
+		{"gateways: 2, sync_every: 1s", "sync_every belongs to store: synced"},
 		{"gateways: 2, store: local, store_latency: 5ms", "store_latency belongs to store: racy"},
 		{"store: shared", "store needs gateways: 2 or more"},
 		{"gateways: 7, store: split, algorithm: nginx-limit-req, rate: 1r/s", "split over 7 gateways"},

@@ -85,6 +85,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			if c.Latency > 0 {
 				fmt.Fprintf(&b, ", store_latency: %s", algorithms.FormatDuration(c.Latency))
 			}
+			if c.SyncEvery > 0 {
+				fmt.Fprintf(&b, ", sync_every: %s", algorithms.FormatDuration(c.SyncEvery))
+			}
 		}
 		b.WriteString("}\n")
 	}

@@ -50,6 +50,8 @@ var moreLessons = []struct {
 	{"four-gateways", 125 * time.Millisecond},
 	// The racy store's burst, all admitted.
 	{"racy-store", 10 * time.Millisecond},
+	// The synced counters just before the first sync.
+	{"synced-counters", 975 * time.Millisecond},
 	// Just after the page load through five bursts of 10: 10 or 11.
 	{"burst-admits-eleven", 250 * time.Millisecond},
 	// nginx's three configs just after the reload: one admitted, nine 503.
