@@ -62,6 +62,9 @@ type Decision struct {
 	// refused, −1 for the reverse, 0 otherwise. Their sum is the lane's
 	// admissions beyond the policy.
 	Beyond int8
+	// Fallback is what decided when the lane's store did not answer
+	// (package fleet's outages); NoFallback when the limiter did.
+	Fallback Fallback
 
 	// explain turns the numbers below into words, for any decision but a
 	// rejection with RetryAfter Never, which Explain words itself. It is a
@@ -72,10 +75,48 @@ type Decision struct {
 	v       [4]int64
 }
 
+// Fallback is what a gateway does while its store does not answer.
+type Fallback uint8
+
+const (
+	// NoFallback: the store answered; the limiter decided.
+	NoFallback Fallback = iota
+	// FallbackOpen admits every request (fail open).
+	FallbackOpen
+	// FallbackClosed refuses every request with 503 Service Unavailable
+	// (fail closed): an outage, not a client over its limit.
+	FallbackClosed
+	// FallbackLocalCap decides on a conservative local limiter of 1/N of
+	// the policy on each gateway.
+	FallbackLocalCap
+)
+
+// String is "open", "closed", "local-cap", or "" for NoFallback.
+func (f Fallback) String() string {
+	switch f {
+	case FallbackOpen:
+		return "open"
+	case FallbackClosed:
+		return "closed"
+	case FallbackLocalCap:
+		return "local-cap"
+	}
+	return ""
+}
+
 // Explain says why, with the numbers substituted into the algorithm's rule:
 //
 //	available = min(10, 0 + 0.25s × 2/s) = 0.5 < cost 1 → rejected; retry after (1 − 0.5) / 2/s = 0.25s
 func (d Decision) Explain() string {
+	switch d.Fallback {
+	case FallbackOpen:
+		return "the store did not answer: the gateway fails open and admits every request until it is back"
+	case FallbackClosed:
+		return "the store did not answer: the gateway fails closed and refuses every request with 503 Service Unavailable (an outage, not a client over its limit) until it is back"
+	case FallbackLocalCap:
+		d.Fallback = NoFallback
+		return "the store did not answer: the gateway's own cap of 1/N of the policy decides; " + d.Explain()
+	}
 	switch {
 	case d.explain == nil:
 		return d.Outcome.String()

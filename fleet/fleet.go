@@ -92,10 +92,27 @@ type Config struct {
 	// SyncEvery is, for the Synced store, the time between syncs (the
 	// first at SyncEvery).
 	SyncEvery time.Duration
+	// Outages are when the shared store (Shared or Racy) does not answer,
+	// in time order, apart; Fallback decides meanwhile.
+	Outages  []Outage
+	Fallback algorithms.Fallback
 }
 
-// Plain reports whether c is one gateway deciding as the plain limiter.
-func (c Config) Plain() bool { return c.Gateways <= 1 }
+// Outage is a span [From, Until) in which the store does not answer.
+// LoseState: it comes back empty (a restart), every key's state as new.
+type Outage struct {
+	From, Until time.Duration
+	LoseState   bool
+}
+
+// Fallbacks name the fallbacks as files write them.
+var Fallbacks = []algorithms.Fallback{algorithms.FallbackOpen, algorithms.FallbackClosed, algorithms.FallbackLocalCap}
+
+// Plain reports whether c is one gateway deciding as the plain limiter:
+// one gateway, its store always answering and never racing itself.
+func (c Config) Plain() bool {
+	return c.Gateways <= 1 && len(c.Outages) == 0 && (c.store() != Racy || c.Latency == 0)
+}
 
 // route and store are c's, defaults filled in.
 func (c Config) route() Route { return cmpOr(c.Route, RoundRobin) }
@@ -126,6 +143,26 @@ func (c Config) Validate(p algorithms.Policy) error {
 	}
 	if c.store() == Synced && c.SyncEvery <= 0 || c.store() != Synced && c.SyncEvery != 0 {
 		return fmt.Errorf("sync_every %s: a positive time between syncs, with store: synced and only with it", algorithms.FormatDuration(c.SyncEvery))
+	}
+	if len(c.Outages) > 0 {
+		if c.store() != Shared && c.store() != Racy {
+			return fmt.Errorf("outages need a shared store (store: shared or racy); a %s store has none to lose", c.store())
+		}
+		if c.Fallback == algorithms.NoFallback {
+			return fmt.Errorf("outages need a fallback: open, closed or local-cap")
+		}
+		for i, o := range c.Outages {
+			if o.Until <= o.From || o.From < 0 || i > 0 && o.From < c.Outages[i-1].Until {
+				return fmt.Errorf("outage %d [%s, %s): want from < until, in time order, apart", i+1, algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
+			}
+		}
+		if c.Fallback == algorithms.FallbackLocalCap {
+			if err := algorithms.SplitPolicy(p, int64(max(c.Gateways, 1))).Validate(); err != nil {
+				return fmt.Errorf("fallback local-cap over %d gateways: %v", c.Gateways, err)
+			}
+		}
+	} else if c.Fallback != algorithms.NoFallback {
+		return fmt.Errorf("fallback %s without outages decides nothing", c.Fallback)
 	}
 	if c.store() == Split && !c.Plain() {
 		share := algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -163,7 +200,19 @@ func (c Config) Words() string {
 	case Synced:
 		store = "each deciding on its own view, synced with the shared state every " + algorithms.FormatDuration(c.SyncEvery) + " (synced)"
 	}
-	return fmt.Sprintf("%d gateways, %s, %s", c.Gateways, c.route(), store)
+	words := fmt.Sprintf("%d gateways, %s, %s", max(c.Gateways, 1), c.route(), store)
+	if len(c.Outages) > 0 {
+		var spans []string
+		for _, o := range c.Outages {
+			span := "[" + algorithms.FormatDuration(o.From) + ", " + algorithms.FormatDuration(o.Until) + ")"
+			if o.LoseState {
+				span += " coming back empty"
+			}
+			spans = append(spans, span)
+		}
+		words += fmt.Sprintf("; the store does not answer in %s, and the gateways fail %s meanwhile", strings.Join(spans, ", "), c.Fallback)
+	}
+	return words
 }
 
 // Short is c in a few words for a lane's title: "×4 local"; empty for one
@@ -172,7 +221,11 @@ func (c Config) Short() string {
 	if c.Plain() {
 		return ""
 	}
-	return fmt.Sprintf("×%d %s", c.Gateways, c.store())
+	s := fmt.Sprintf("×%d %s", max(c.Gateways, 1), c.store())
+	if len(c.Outages) > 0 {
+		s += ", fails " + c.Fallback.String()
+	}
+	return s
 }
 
 // Limiter is a lane of c.Gateways gateways deciding p: an
@@ -202,6 +255,12 @@ type Limiter struct {
 	views    []algorithms.Limiter
 	unsynced []admission
 	synced   int64
+	// over counts the outages whose end has passed (a lost state is
+	// reset then); caps are the local-cap fallback's limiters of the
+	// outage capsFor (−1: none yet).
+	over    int
+	caps    []algorithms.Limiter
+	capsFor int
 }
 
 // admission is a request a synced gateway admitted, for the next sync.
@@ -225,7 +284,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 	if err := c.Validate(p); err != nil {
 		return nil, err
 	}
-	l := &Limiter{cfg: c, p: p, ids: ids}
+	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1}
 	share, n := p, c.Gateways
 	switch c.store() {
 	case Shared, Racy, Synced:
@@ -233,7 +292,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 	case Split:
 		share = algorithms.SplitPolicy(p, int64(c.Gateways))
 	}
-	for range n {
+	for range max(n, 1) {
 		g, err := algorithms.NewWithKeys(share, ids)
 		if err != nil {
 			return nil, err
@@ -241,7 +300,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 		l.gws = append(l.gws, g)
 	}
 	if c.store() == Synced {
-		for range c.Gateways {
+		for range max(c.Gateways, 1) {
 			l.views = append(l.views, l.gws[0].Clone())
 		}
 	}
@@ -264,7 +323,7 @@ func (l *Limiter) Policy() algorithms.Policy { return l.p }
 
 // route picks the gateway of the next request, of key k.
 func (l *Limiter) route(k algorithms.Key) int {
-	n := uint64(l.cfg.Gateways)
+	n := uint64(l.Gateways())
 	defer func() { l.serial++ }()
 	switch l.cfg.route() {
 	case ByKey:
@@ -302,17 +361,10 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if len(l.gws) > 1 {
 		store = g
 	}
-	switch l.cfg.store() {
-	case Racy:
-		l.decideRacy(d, now, key, cost)
-	case Synced:
-		l.sync(now)
-		l.views[g].DecideInto(d, now, key, cost)
-		if d.Outcome.Admitted() {
-			l.unsynced = append(l.unsynced, admission{now, key, cost})
-		}
-	default:
-		l.gws[store].DecideInto(d, now, key, cost)
+	if o, ok := l.outage(now); ok {
+		l.fallback(d, now, key, cost, g, o)
+	} else {
+		l.decide(d, now, key, cost, g, store)
 	}
 	d.Gateway, d.Beyond = uint16(g), 0
 	if l.yard != nil {
@@ -330,6 +382,64 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		}
 		l.latest[id] = uint16(g)
 	}
+}
+
+// decide has the lane's limiter decide: gateway g's, or the shared store.
+func (l *Limiter) decide(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64, g, store int) {
+	switch l.cfg.store() {
+	case Racy:
+		l.decideRacy(d, now, key, cost)
+	case Synced:
+		l.sync(now)
+		l.views[g].DecideInto(d, now, key, cost)
+		if d.Outcome.Admitted() {
+			l.unsynced = append(l.unsynced, admission{now, key, cost})
+		}
+	default:
+		l.gws[store].DecideInto(d, now, key, cost)
+	}
+	d.Fallback = algorithms.NoFallback
+}
+
+// outage is the outage the store is in at now, if any; an outage whose end
+// has passed is over, and one that lost the state leaves the store empty.
+func (l *Limiter) outage(now time.Duration) (Outage, bool) {
+	for l.over < len(l.cfg.Outages) && l.cfg.Outages[l.over].Until <= now {
+		if l.cfg.Outages[l.over].LoseState {
+			fresh, _ := algorithms.NewWithKeys(l.gws[0].Policy(), l.ids)
+			l.gws[0] = fresh // a restart: every key as new
+			l.pending = nil  // writes in flight found no store
+		}
+		l.over++
+	}
+	if l.over < len(l.cfg.Outages) && l.cfg.Outages[l.over].From <= now {
+		return l.cfg.Outages[l.over], true
+	}
+	return Outage{}, false
+}
+
+// fallback decides while the store does not answer: open admits, closed
+// refuses until the outage ends (503, not 429), local-cap asks gateway g's
+// own limiter of 1/N of the policy, made fresh when the outage began.
+func (l *Limiter) fallback(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64, g int, o Outage) {
+	switch l.cfg.Fallback {
+	case algorithms.FallbackOpen:
+		*d = algorithms.Decision{Outcome: algorithms.Allowed, At: now, Cost: cost}
+	case algorithms.FallbackClosed:
+		*d = algorithms.Decision{Outcome: algorithms.Rejected, At: now, Cost: cost, RetryAfter: o.Until - now}
+	case algorithms.FallbackLocalCap:
+		if l.capsFor != l.over {
+			share := algorithms.SplitPolicy(l.p, int64(l.Gateways()))
+			l.caps = l.caps[:0]
+			for range l.Gateways() {
+				c, _ := algorithms.NewWithKeys(share, l.ids)
+				l.caps = append(l.caps, c)
+			}
+			l.capsFor = l.over
+		}
+		l.caps[g].DecideInto(d, now, key, cost)
+	}
+	d.Fallback = l.cfg.Fallback
 }
 
 // decideRacy reads the shared state (a copy of it, after the writes landed
@@ -460,6 +570,12 @@ func (l *Limiter) Clone() algorithms.Limiter {
 	// The writes in flight share their copies: nothing decides on them
 	// again, and landing one only reads it.
 	c.pending = slices.Clone(l.pending)
+	if l.caps != nil {
+		c.caps = make([]algorithms.Limiter, len(l.caps))
+		for i, x := range l.caps {
+			c.caps[i] = x.Clone()
+		}
+	}
 	if l.views != nil {
 		c.views = make([]algorithms.Limiter, len(l.views))
 		for i, v := range l.views {

@@ -320,3 +320,57 @@ func TestSyncedSpendsApart(t *testing.T) {
 		t.Errorf("a synced store without sync_every is valid")
 	}
 }
+
+// TestOutages: in an outage, open admits everything and closed nothing
+// (each marked as the fallback's, a closed refusal told to come back when
+// the store does); outside it the lane is the plain limiter; a store that
+// comes back empty grants a full allowance again; local-cap gives each
+// gateway 1/N.
+func TestOutages(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 9))
+	out := []Outage{{From: 3 * sec, Until: 6 * sec}, {From: 9 * sec, Until: 11 * sec}}
+	for _, p := range policies {
+		for _, fb := range []algorithms.Fallback{algorithms.FallbackOpen, algorithms.FallbackClosed} {
+			l := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: out, Fallback: fb})
+			want := plain(t, p)
+			for i, q := range trace(r, 300) {
+				d := l.Decide(q.at, q.key, q.cost)
+				down := q.at >= 3*sec && q.at < 6*sec || q.at >= 9*sec && q.at < 11*sec
+				if !down {
+					if w := want.Decide(q.at, q.key, q.cost); !same(d, w) || d.Fallback != algorithms.NoFallback {
+						t.Fatalf("%v %s request %d at %v, the store up: %v, plain %v", p, fb, i, q.at, d.Outcome, w.Outcome)
+					}
+					continue
+				}
+				switch {
+				case d.Fallback != fb:
+					t.Fatalf("%v request %d at %v in an outage: decided by %q", p, i, q.at, d.Fallback)
+				case fb == algorithms.FallbackOpen && d.Outcome != algorithms.Allowed:
+					t.Fatalf("%v: open refused at %v", p, q.at)
+				case fb == algorithms.FallbackClosed && (d.Outcome != algorithms.Rejected || q.at+d.RetryAfter != 6*sec && q.at+d.RetryAfter != 11*sec):
+					t.Fatalf("%v: closed at %v: %v, retry at %v", p, q.at, d.Outcome, q.at+d.RetryAfter)
+				}
+			}
+		}
+	}
+	// A bucket of 5 spent at 0s, its store restarted empty at 2s: 5 more
+	// at 2s where the policy refills 2 × 1/s = 2.
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 5, Rate: algorithms.Rate{N: 1, Per: sec}}
+	count := func(l *Limiter, at time.Duration) (n int) {
+		for range 8 {
+			if l.Decide(at, "k", 1).Outcome.Admitted() {
+				n++
+			}
+		}
+		return n
+	}
+	lost := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec, LoseState: true}}, Fallback: algorithms.FallbackClosed})
+	kept := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec}}, Fallback: algorithms.FallbackClosed})
+	if a, b := count(lost, 0)+count(lost, 2*sec), count(kept, 0)+count(kept, 2*sec); a != 10 || b != 7 {
+		t.Errorf("a restart that forgets: %d admitted (want 10); one that remembers: %d (want 7)", a, b)
+	}
+	capped := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec}}, Fallback: algorithms.FallbackLocalCap})
+	if n := count(capped, sec); n != 6 {
+		t.Errorf("local-cap: two gateways of 3 (5/2 rounded up) admit %d of 8, want 6", n)
+	}
+}

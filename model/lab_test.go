@@ -105,6 +105,7 @@ const gatewayLanes = `
   - {name: rr,     algorithm: fixed-window, limit: 6, window: 300ms, gateways: 2}
   - {name: racy,   algorithm: token-bucket, capacity: 3, rate: 20/s, gateways: 3, store: racy, store_latency: 25ms}
   - {name: synced, algorithm: sliding-log, limit: 6, window: 300ms, gateways: 3, store: synced, sync_every: 70ms}
+  - {name: down,   algorithm: token-bucket, capacity: 3, rate: 20/s, gateways: 2, store: shared, outages: [{from: 1s, until: 3s, lose_state: true}, {from: 5s, until: 9s}], fallback: local-cap}
 `
 
 // labMatchesAFreshRun checks every outcome, then reaches random times by

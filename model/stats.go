@@ -35,6 +35,10 @@ type Stats struct {
 	// admitted than its policy on one shared atomic store admits on the
 	// same traffic (negative if fewer); 0 for a plain lane.
 	Beyond int64
+	// FallbackAdmitted and FallbackRejected count the requests a fallback
+	// decided while the lane's store did not answer (counted in Admitted
+	// and Rejected too): its 503s are FallbackRejected, not the limiter's.
+	FallbackAdmitted, FallbackRejected int64
 }
 
 // Requests is the number of requests decided.
@@ -44,6 +48,13 @@ func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 func (s *Stats) count(d *algorithms.Decision) {
 	s.add(d.Outcome, d.Cost)
 	s.Beyond += int64(d.Beyond)
+	if d.Fallback != algorithms.NoFallback {
+		if d.Outcome.Admitted() {
+			s.FallbackAdmitted++
+		} else {
+			s.FallbackRejected++
+		}
+	}
 }
 
 // add counts one request of the given cost with outcome o, not in the peak.

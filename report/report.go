@@ -145,8 +145,8 @@ type jsonRecord struct {
 	// library's own (nginx's limit_req: 503); absent for an admission.
 	Status int `json:"status,omitempty"`
 	// Gateway is the gateway that took the request (0-based; 0 for a lane
-	// of one), and By what decided: "limiter" (a fallback during a store
-	// outage is yet to come).
+	// of one), and By what decided: "limiter", or "fallback" while its
+	// store did not answer.
 	Gateway int    `json:"gateway"`
 	By      string `json:"by"`
 	Index   int    `json:"index"`
@@ -164,14 +164,21 @@ func (j *jsonWriter) Record(r model.Record) error {
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
-	status := 0
-	if d.Outcome == algorithms.Rejected {
+	status, by := 0, "limiter"
+	if d.Fallback != algorithms.NoFallback {
+		by = "fallback"
+	}
+	switch {
+	case d.Outcome != algorithms.Rejected:
+	case d.Fallback != algorithms.NoFallback:
+		status = 503 // the store is down: an outage, not a client over its limit
+	default:
 		status = algorithms.Describe(j.lanes[r.Lane].Policy.Algorithm).RejectStatus()
 	}
 	line, err := json.Marshal(jsonRecord{
 		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
 		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
-		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: "limiter", Index: r.Index, Why: d.Explain(),
+		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: by, Index: r.Index, Why: d.Explain(),
 	})
 	if err != nil {
 		return err
@@ -203,9 +210,13 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 		window = stats[0].PeakWindow
 	}
 	gateways := slices.ContainsFunc(lanes, func(l model.Lane) bool { return !l.Fleet.Plain() })
+	outages := slices.ContainsFunc(lanes, func(l model.Lane) bool { return len(l.Fleet.Outages) > 0 })
 	head := append(summaryHead(nil, window), "state/key")
 	if gateways {
 		head = append(head, "beyond")
+	}
+	if outages {
+		head = append(head, "fallback ✓", "fallback ✗")
 	}
 	rows := [][]string{head}
 	for i, l := range lanes {
@@ -213,12 +224,18 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 		if gateways {
 			row = append(row, beyondText(l, stats[i].Beyond))
 		}
+		if outages {
+			row = append(row, itoa(stats[i].FallbackAdmitted), itoa(stats[i].FallbackRejected))
+		}
 		rows = append(rows, row)
 	}
 	writeSummaryRows(w, rows, window)
 	fmt.Fprintln(w, "state/key: the most bytes one key's state took after a request (a sliding log's grows with its recent admissions)")
 	if gateways {
 		fmt.Fprintln(w, "beyond: requests a lane of several gateways admitted beyond its policy on one shared atomic store, fed the same traffic")
+	}
+	if outages {
+		fmt.Fprintln(w, "fallback: requests decided while the lane's store did not answer (its refusals are 503s, not 429s), counted in admitted and rejected too")
 	}
 	for i, l := range lanes {
 		if t, ok := model.TwinIn(lanes, i); ok {

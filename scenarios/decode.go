@@ -353,7 +353,8 @@ func oneLine(s string) string {
 var (
 	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
-	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every"}
+	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback"}
+	outageFields  = []string{"from", "until", "lose_state"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
@@ -1044,8 +1045,8 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 		if !slices.Contains(w.among, v) {
 			return c, f.errorf(w.name, "want one of %s, got %s", strings.Join(w.among, ", "), strconv.Quote(shorten(v)))
 		}
-		if c.Gateways <= 1 {
-			return c, f.keyErrorf(w.name, "%s needs gateways: 2 or more (one gateway has nothing to route or share)", w.name)
+		if c.Gateways <= 1 && w.name == "route" {
+			return c, f.keyErrorf(w.name, "route needs gateways: 2 or more (one gateway has nothing to route)")
 		}
 		*w.to = v
 	}
@@ -1064,10 +1065,51 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 	case c.Store == fleet.Synced && !f.has("sync_every"):
 		return c, f.missing("sync_every", "the time between a synced store's syncs, such as 1s")
 	}
+	if c.Outages, _, err = listOf(f, "outages", "a list of outages such as {from: 5s, until: 8s}", d.outage); err != nil {
+		return c, err
+	}
+	if len(c.Outages) == 0 {
+		c.Outages = nil // none, as a lane without the field has
+	}
+	if v, ok, err := f.text("fallback", "one of open, closed, local-cap", false); err != nil {
+		return c, err
+	} else if ok {
+		i := slices.IndexFunc(fleet.Fallbacks, func(fb algorithms.Fallback) bool { return fb.String() == v })
+		if i < 0 {
+			return c, f.errorf("fallback", "want one of open, closed, local-cap, got %s", strconv.Quote(shorten(v)))
+		}
+		c.Fallback = fleet.Fallbacks[i]
+	}
 	if err := c.Validate(p); err != nil {
 		return c, f.errorf("gateways", "%s", oneLine(err.Error()))
 	}
 	return c, nil
+}
+
+// outage reads one of a lane's outages: {from, until, lose_state}.
+func (d *decoder) outage(n ast.Node, path string) (fleet.Outage, *fields, error) {
+	f, err := d.fields(n, path, "an outage such as {from: 5s, until: 8s, lose_state: true}", outageFields)
+	if err != nil {
+		return fleet.Outage{}, nil, err
+	}
+	var o fleet.Outage
+	var ok bool
+	if o.From, ok, err = f.duration("from", false); err != nil {
+		return o, nil, err
+	} else if !ok {
+		return o, nil, f.missing("from", "when the store stops answering, such as 5s")
+	}
+	if o.Until, ok, err = f.duration("until", true); err != nil {
+		return o, nil, err
+	} else if !ok {
+		return o, nil, f.missing("until", "when it answers again (exclusive), such as 8s")
+	}
+	if f.has("lose_state") {
+		if o.LoseState, err = f.flag("lose_state"); err != nil {
+			return o, nil, err
+		}
+	}
+	return o, f, nil
 }
 
 func words[T ~string](vs []T) []string {

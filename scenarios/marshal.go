@@ -75,7 +75,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			}
 		}
 		if c := l.Fleet; !c.Plain() {
-			fmt.Fprintf(&b, ", gateways: %d", c.Gateways)
+			if c.Gateways > 1 {
+				fmt.Fprintf(&b, ", gateways: %d", c.Gateways)
+			}
 			if c.Route != "" {
 				fmt.Fprintf(&b, ", route: %s", c.Route)
 			}
@@ -87,6 +89,20 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 			}
 			if c.SyncEvery > 0 {
 				fmt.Fprintf(&b, ", sync_every: %s", algorithms.FormatDuration(c.SyncEvery))
+			}
+			if len(c.Outages) > 0 {
+				b.WriteString(", outages: [")
+				for i, o := range c.Outages {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "{from: %s, until: %s", algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
+					if o.LoseState {
+						b.WriteString(", lose_state: true")
+					}
+					b.WriteString("}")
+				}
+				fmt.Fprintf(&b, "], fallback: %s", c.Fallback)
 			}
 		}
 		b.WriteString("}\n")

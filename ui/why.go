@@ -143,6 +143,11 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		// reservation, Guava's acquire): either way it goes on later.
 		return []string{st.delayed.Render("→ held back " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
+	if d.Fallback != algorithms.NoFallback {
+		// The store is down: an outage answers 503, not the limiter's 429.
+		head := st.http.Render("← 503 Service Unavailable · Retry-After: " + strconv.FormatInt(d.RetryAfterSeconds(), 10))
+		return []string{head + st.muted.Render(" (the store is down, not the client over its limit)"), head}
+	}
 	status := "← " + rejectStatus(p)
 	s := d.RetryAfterSeconds()
 	if s < 0 {
