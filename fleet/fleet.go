@@ -238,7 +238,8 @@ type Limiter struct {
 	// gws is one limiter per gateway (local, split), or the one all share.
 	gws []algorithms.Limiter
 	// yard is the policy on one shared atomic store, fed every request: the
-	// yardstick. nil when the store is shared (it is gws[0]).
+	// yardstick. nil when the store is shared and never fails (it is
+	// gws[0]).
 	yard algorithms.Limiter
 	// serial counts the requests routed: the round-robin's and the random
 	// route's position.
@@ -304,7 +305,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 			l.views = append(l.views, l.gws[0].Clone())
 		}
 	}
-	if c.store() != Shared {
+	if c.store() != Shared || len(c.Outages) > 0 {
 		y, err := algorithms.NewWithKeys(p, ids)
 		if err != nil {
 			return nil, err

@@ -46,6 +46,7 @@ var teachingOrder = []string{
 	"four-gateways",
 	"racy-store",
 	"synced-counters",
+	"store-outage",
 }
 
 // Info names a canned scenario.

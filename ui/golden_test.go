@@ -52,6 +52,8 @@ var moreLessons = []struct {
 	{"racy-store", 10 * time.Millisecond},
 	// The synced counters just before the first sync.
 	{"synced-counters", 975 * time.Millisecond},
+	// Inside the store's outage: 503s and the fallbacks.
+	{"store-outage", 5250 * time.Millisecond},
 	// Just after the page load through five bursts of 10: 10 or 11.
 	{"burst-admits-eleven", 250 * time.Millisecond},
 	// nginx's three configs just after the reload: one admitted, nine 503.
