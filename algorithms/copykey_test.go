@@ -43,3 +43,34 @@ func TestCopyKey(t *testing.T) {
 		})
 	}
 }
+
+// TestForgetKey: a forgotten key decides as a fresh limiter's would, from
+// then on, and another key is untouched.
+func TestForgetKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 4))
+	for _, alg := range Algorithms {
+		for range 20 {
+			p := randPolicy(r, alg)
+			reqs := randTrace(r, p, 80, false)
+			ks := NewKeys()
+			a, _ := NewWithKeys(p, ks)
+			k, other := ks.Key("k"), ks.Key("other")
+			for _, q := range reqs[:40] {
+				a.DecideKey(q.at, k, q.cost)
+				a.DecideKey(q.at, other, q.cost)
+			}
+			ref := a.Clone()
+			a.(KeyCopier).ForgetKey(k)
+			fresh := mustNew(t, p)
+			for i, q := range reqs[40:] {
+				x, y := a.DecideKey(q.at, k, q.cost), fresh.Decide(q.at, "k", q.cost)
+				if x.Outcome != y.Outcome || x.RetryAfter != y.RetryAfter || x.Delay != y.Delay {
+					t.Fatalf("%v request %d after forgetting: %v, a fresh limiter %v", p, i, x.Outcome, y.Outcome)
+				}
+				if o, w := a.DecideKey(q.at, other, q.cost), ref.DecideKey(q.at, other, q.cost); o.Outcome != w.Outcome {
+					t.Fatalf("%v: forgetting one key changed another", p)
+				}
+			}
+		}
+	}
+}

@@ -279,6 +279,8 @@ type KeyCopier interface {
 	// CopyKey sets key's state to src's; a key src never saw is left as it
 	// is. src must have been made by the same algorithm and policy.
 	CopyKey(src Limiter, key Key)
+	// ForgetKey drops key's state (see keyed.ForgetKey).
+	ForgetKey(key Key)
 }
 
 // CopyKey takes key's state from src, which must be a keyed limiter of the
@@ -294,4 +296,21 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 	dst := k.slot(key.id, 0)
 	k.m.release(k.alg.tables(dst), k.m.epoch)
 	*dst = k.alg.clone(&from, &k.m)
+}
+
+// ForgetKey drops key's state, as a store's expiry of an idle key does: its
+// next request finds it as new. A key never seen is left as it is.
+func (k *keyed[S]) ForgetKey(key Key) {
+	c := key.id / keyChunk
+	if key.id < 0 || c >= len(k.chunks) || !k.chunks[c].slots[key.id%keyChunk].seen {
+		return
+	}
+	if k.chunks[c].epoch != k.m.epoch {
+		k.own(c)
+	}
+	s := &k.chunks[c].slots[key.id%keyChunk]
+	k.m.release(k.alg.tables(&s.s), k.m.epoch)
+	var zero S
+	s.s, s.seen = zero, false
+	k.seen--
 }

@@ -96,6 +96,13 @@ type Config struct {
 	// in time order, apart; Fallback decides meanwhile.
 	Outages  []Outage
 	Fallback algorithms.Fallback
+	// ExpireIdle drops a key's state when no request has touched it for
+	// this long (a store's key expiry): its next request finds it new.
+	// 0: never.
+	ExpireIdle time.Duration
+	// Skew is each gateway's clock offset: gateway g decides a request
+	// arriving at now as at now + Skew[g] (at least 0). Empty: none.
+	Skew []time.Duration
 }
 
 // Outage is a span [From, Until) in which the store does not answer.
@@ -111,8 +118,14 @@ var Fallbacks = []algorithms.Fallback{algorithms.FallbackOpen, algorithms.Fallba
 // Plain reports whether c is one gateway deciding as the plain limiter:
 // one gateway, its store always answering and never racing itself.
 func (c Config) Plain() bool {
-	return c.Gateways <= 1 && len(c.Outages) == 0 && (c.store() != Racy || c.Latency == 0)
+	return c.Gateways <= 1 && len(c.Outages) == 0 && (c.store() != Racy || c.Latency == 0) &&
+		c.ExpireIdle == 0 && !slices.ContainsFunc(c.Skew, func(d time.Duration) bool { return d != 0 })
 }
+
+// SafeExpiry is the shortest idle expiry that changes nothing for p: its
+// horizon, after which an idle key's state is back to its initial value
+// anyway.
+func SafeExpiry(p algorithms.Policy) time.Duration { return p.Horizon() }
 
 // route and store are c's, defaults filled in.
 func (c Config) route() Route { return cmpOr(c.Route, RoundRobin) }
@@ -163,6 +176,12 @@ func (c Config) Validate(p algorithms.Policy) error {
 		}
 	} else if c.Fallback != algorithms.NoFallback {
 		return fmt.Errorf("fallback %s without outages decides nothing", c.Fallback)
+	}
+	if c.ExpireIdle < 0 {
+		return fmt.Errorf("expire_idle %s must not be negative", algorithms.FormatDuration(c.ExpireIdle))
+	}
+	if len(c.Skew) > 0 && len(c.Skew) != max(c.Gateways, 1) {
+		return fmt.Errorf("clock_skew has %d offsets for %d gateways: give one each", len(c.Skew), max(c.Gateways, 1))
 	}
 	if c.store() == Split && !c.Plain() {
 		share := algorithms.SplitPolicy(p, int64(c.Gateways))
@@ -215,6 +234,41 @@ func (c Config) Words() string {
 	return words
 }
 
+// ExpiryWords say a lane's idle expiry beside its policy's safe one:
+// "keys idle for 2s expire (safe: 5s, so a paused key comes back with
+// allowance it had not earned)"; empty without expiry.
+func (c Config) ExpiryWords(p algorithms.Policy) string {
+	if c.ExpireIdle == 0 {
+		return ""
+	}
+	safe := SafeExpiry(p)
+	w := fmt.Sprintf("keys idle for %s expire (safe: %s", algorithms.FormatDuration(c.ExpireIdle), algorithms.FormatDuration(safe))
+	if c.ExpireIdle < safe {
+		return w + ", so a paused key comes back with allowance it had not earned)"
+	}
+	return w + ", so nothing changes)"
+}
+
+// SkewWords say each gateway's clock offset: "clocks off by 0s, +40ms,
+// -25ms"; empty when every clock is right.
+func (c Config) SkewWords() string {
+	if !slices.ContainsFunc(c.Skew, func(d time.Duration) bool { return d != 0 }) {
+		return ""
+	}
+	parts := make([]string, len(c.Skew))
+	for i, d := range c.Skew {
+		switch {
+		case d > 0:
+			parts[i] = "+" + algorithms.FormatDuration(d)
+		case d < 0:
+			parts[i] = "-" + algorithms.FormatDuration(-d)
+		default:
+			parts[i] = "0s"
+		}
+	}
+	return "gateway clocks off by " + strings.Join(parts, ", ")
+}
+
 // Short is c in a few words for a lane's title: "×4 local"; empty for one
 // gateway.
 func (c Config) Short() string {
@@ -224,6 +278,12 @@ func (c Config) Short() string {
 	s := fmt.Sprintf("×%d %s", max(c.Gateways, 1), c.store())
 	if len(c.Outages) > 0 {
 		s += ", fails " + c.Fallback.String()
+	}
+	if c.ExpireIdle > 0 {
+		s += ", expires " + algorithms.FormatDuration(c.ExpireIdle)
+	}
+	if c.SkewWords() != "" {
+		s += ", skewed"
 	}
 	return s
 }
@@ -238,8 +298,8 @@ type Limiter struct {
 	// gws is one limiter per gateway (local, split), or the one all share.
 	gws []algorithms.Limiter
 	// yard is the policy on one shared atomic store, fed every request: the
-	// yardstick. nil when the store is shared and never fails (it is
-	// gws[0]).
+	// yardstick. nil when the store is shared, never fails, expires
+	// nothing and every clock is right (it is gws[0]).
 	yard algorithms.Limiter
 	// serial counts the requests routed: the round-robin's and the random
 	// route's position.
@@ -262,11 +322,15 @@ type Limiter struct {
 	over    int
 	caps    []algorithms.Limiter
 	capsFor int
+	// touched is, with ExpireIdle, when each store's keys were last
+	// touched: touched[store][key id], −1 never.
+	touched [][]time.Duration
 }
 
 // admission is a request a synced gateway admitted, for the next sync.
 type admission struct {
-	at   time.Duration
+	at   time.Duration // when it arrived, which orders the syncs
+	t    time.Duration // when the gateway's clock said it came
 	key  algorithms.Key
 	cost int64
 }
@@ -305,7 +369,11 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 			l.views = append(l.views, l.gws[0].Clone())
 		}
 	}
-	if c.store() != Shared || len(c.Outages) > 0 {
+	exact := c
+	exact.Gateways, exact.Store, exact.Route = 1, Shared, ""
+	if c.store() != Shared || !exact.Plain() {
+		// The yardstick: whatever can take the lane off its policy (local
+		// gateways, races, outages, expiry, skew) needs one to measure by.
 		y, err := algorithms.NewWithKeys(p, ids)
 		if err != nil {
 			return nil, err
@@ -362,14 +430,23 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if len(l.gws) > 1 {
 		store = g
 	}
-	if o, ok := l.outage(now); ok {
+	arrived := now
+	if len(l.cfg.Skew) > 0 {
+		now = max(now+l.cfg.Skew[g], 0) // the gateway's clock
+	}
+	if l.cfg.ExpireIdle > 0 {
+		l.expire(store, arrived, key)
+	}
+	// The store's events (outages, writes landing, syncs) keep real time;
+	// the gateway decides on its own clock.
+	if o, ok := l.outage(arrived); ok {
 		l.fallback(d, now, key, cost, g, o)
 	} else {
-		l.decide(d, now, key, cost, g, store)
+		l.decide(d, now, arrived, key, cost, g, store)
 	}
 	d.Gateway, d.Beyond = uint16(g), 0
 	if l.yard != nil {
-		y := l.yard.DecideKey(now, key, cost)
+		y := l.yard.DecideKey(arrived, key, cost)
 		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
 		case a && !b:
 			d.Beyond = 1
@@ -385,16 +462,41 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	}
 }
 
+// expire drops key's state in store (and in the views that read it) when
+// it has been idle for ExpireIdle by now, and marks it touched now.
+func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
+	for len(l.touched) <= store {
+		l.touched = append(l.touched, nil)
+	}
+	id := key.ID()
+	if id < 0 {
+		return
+	}
+	t := l.touched[store]
+	for len(t) <= id {
+		t = append(t, -1)
+	}
+	if last := t[id]; last >= 0 && now-last >= l.cfg.ExpireIdle {
+		l.gws[store].(algorithms.KeyCopier).ForgetKey(key)
+		for _, v := range l.views {
+			v.(algorithms.KeyCopier).ForgetKey(key)
+		}
+	}
+	t[id] = now
+	l.touched[store] = t
+}
+
 // decide has the lane's limiter decide: gateway g's, or the shared store.
-func (l *Limiter) decide(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64, g, store int) {
+// now is the gateway's clock, arrived the real time of the request.
+func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
 	switch l.cfg.store() {
 	case Racy:
-		l.decideRacy(d, now, key, cost)
+		l.decideRacy(d, now, arrived, key, cost)
 	case Synced:
-		l.sync(now)
+		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)
 		if d.Outcome.Admitted() {
-			l.unsynced = append(l.unsynced, admission{now, key, cost})
+			l.unsynced = append(l.unsynced, admission{arrived, now, key, cost})
 		}
 	default:
 		l.gws[store].DecideInto(d, now, key, cost)
@@ -446,15 +548,15 @@ func (l *Limiter) fallback(d *algorithms.Decision, now time.Duration, key algori
 // decideRacy reads the shared state (a copy of it, after the writes landed
 // by now), decides on the copy, and sends the key's new state back to land
 // Latency later.
-func (l *Limiter) decideRacy(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
-	l.land(l.gws[0], now)
+func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64) {
+	l.land(l.gws[0], arrived)
 	read := l.gws[0].Clone()
 	read.DecideInto(d, now, key, cost)
 	if l.cfg.Latency == 0 {
 		l.gws[0].(algorithms.KeyCopier).CopyKey(read, key)
 		return
 	}
-	l.pending = append(l.pending, write{at: now + l.cfg.Latency, key: key, from: read})
+	l.pending = append(l.pending, write{at: arrived + l.cfg.Latency, key: key, from: read})
 }
 
 // land applies to store the writes in flight that have landed by now, and
@@ -498,7 +600,7 @@ func (l *Limiter) sync(now time.Duration) {
 			if a.at >= next {
 				break
 			}
-			l.gws[0].DecideKey(a.at, a.key, a.cost)
+			l.gws[0].DecideKey(a.t, a.key, a.cost)
 			n++
 		}
 		l.unsynced = append(l.unsynced[:0], l.unsynced[n:]...)
@@ -571,6 +673,12 @@ func (l *Limiter) Clone() algorithms.Limiter {
 	// The writes in flight share their copies: nothing decides on them
 	// again, and landing one only reads it.
 	c.pending = slices.Clone(l.pending)
+	if l.touched != nil {
+		c.touched = make([][]time.Duration, len(l.touched))
+		for i, t := range l.touched {
+			c.touched[i] = slices.Clone(t)
+		}
+	}
 	if l.caps != nil {
 		c.caps = make([]algorithms.Limiter, len(l.caps))
 		for i, x := range l.caps {

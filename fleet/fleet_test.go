@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -372,5 +373,71 @@ func TestOutages(t *testing.T) {
 	capped := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec}}, Fallback: algorithms.FallbackLocalCap})
 	if n := count(capped, sec); n != 6 {
 		t.Errorf("local-cap: two gateways of 3 (5/2 rounded up) admit %d of 8, want 6", n)
+	}
+}
+
+// TestExpireIdle: an expiry at or above the policy's safe expiry changes
+// nothing; a shorter one hands a key that paused a fresh state, admitted
+// beyond the policy.
+func TestExpireIdle(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for _, p := range policies {
+		for _, extra := range []time.Duration{0, 1, sec} {
+			c := Config{Gateways: 2, Store: Shared, ExpireIdle: SafeExpiry(p) + extra}
+			want, got := plain(t, p), lane(t, p, c)
+			for i, q := range trace(r, 300) {
+				w, g := want.Decide(q.at, q.key, q.cost), got.Decide(q.at, q.key, q.cost)
+				if !same(w, g) || g.Beyond != 0 {
+					t.Fatalf("%v expire %v (safe %v) request %d: %v, plain %v", p, c.ExpireIdle, SafeExpiry(p), i, g.Outcome, w.Outcome)
+				}
+			}
+		}
+	}
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 5, Rate: algorithms.Rate{N: 1, Per: sec}}
+	if SafeExpiry(p) != 5*sec {
+		t.Fatalf("safe expiry of %v: %v, want 5s", p, SafeExpiry(p))
+	}
+	l := lane(t, p, Config{Gateways: 2, Store: Shared, ExpireIdle: sec})
+	for range 5 {
+		l.Decide(0, "k", 1)
+	}
+	n, beyond := 0, 0
+	for range 5 {
+		d := l.Decide(2*sec, "k", 1)
+		if d.Outcome.Admitted() {
+			n++
+		}
+		beyond += int(d.Beyond)
+	}
+	if n != 5 || beyond != 3 {
+		t.Errorf("after 2s idle with a 1s expiry: %d admitted (want 5, a fresh bucket), %d beyond (want 3: the policy refilled 2)", n, beyond)
+	}
+}
+
+// TestClockSkew: a shared store whose gateways' clocks are off decides as
+// the plain limiter fed each request at its gateway's reading; a request
+// read earlier than the key's latest update is decided as at that update.
+func TestClockSkew(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 1, Rate: algorithms.Rate{N: 1, Per: sec}}
+	l := lane(t, p, Config{Gateways: 2, Store: Shared, Skew: []time.Duration{0, -400 * time.Millisecond}})
+	want := plain(t, p)
+	for i, at := range []time.Duration{0, sec, 1300 * time.Millisecond, 2 * sec, 2200 * time.Millisecond, 3 * sec} {
+		d := l.Decide(at, "k", 1)
+		seen := at
+		if d.Gateway == 1 {
+			seen = max(at-400*time.Millisecond, 0)
+		}
+		if w := want.Decide(seen, "k", 1); !same(d, w) {
+			t.Fatalf("request %d at %v on gateway %d: %v, plain at %v: %v", i, at, d.Gateway, d.Outcome, seen, w.Outcome)
+		}
+	}
+	late := lane(t, p, Config{Gateways: 2, Store: Shared, Skew: []time.Duration{0, -400 * time.Millisecond}})
+	late.Decide(sec, "k", 1)                        // gateway 1 at 1s: the key's latest update
+	d := late.Decide(1200*time.Millisecond, "k", 1) // gateway 2 reads 0.8s
+	if !strings.Contains(d.Explain(), "arrived at 0.8s, before this key's latest request: decided as at 1s") {
+		t.Errorf("the clamp is not told: %s", d.Explain())
+	}
+	if err := (Config{Gateways: 3, Skew: []time.Duration{0, sec}}).Validate(p); err == nil {
+		t.Errorf("2 offsets for 3 gateways is valid")
 	}
 }

@@ -93,6 +93,13 @@ func TestLabMatchesAFreshRunWhateverPathTheClockTook(t *testing.T) {
 	t.Run("gateways", func(t *testing.T) {
 		labMatchesAFreshRun(t, randomTraffic(t, 13, 2*CheckpointEvery+100, gatewayLanes, 2))
 	})
+	t.Run("expiry and skew", func(t *testing.T) {
+		labMatchesAFreshRun(t, randomTraffic(t, 14, 2*CheckpointEvery+100, `
+  - {name: expire, algorithm: sliding-log, limit: 4, window: 300ms, gateways: 2, store: shared, expire_idle: 60ms}
+  - {name: skew,   algorithm: token-bucket, capacity: 3, rate: 20/s, gateways: 3, store: racy, store_latency: 10ms, clock_skew: [0s, 15ms, -20ms]}
+  - {name: both,   algorithm: gcra, burst: 2, rate: 10/s, gateways: 2, store: synced, sync_every: 50ms, expire_idle: 100ms, clock_skew: [5ms, -5ms]}
+`, 2))
+	})
 }
 
 // gatewayLanes are lanes of several gateways, each store and route, beside

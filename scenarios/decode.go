@@ -353,7 +353,7 @@ func oneLine(s string) string {
 var (
 	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
-	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback"}
+	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
 	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
 	noteFields    = []string{"at", "text"}
@@ -1071,6 +1071,20 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 	if len(c.Outages) == 0 {
 		c.Outages = nil // none, as a lane without the field has
 	}
+	if c.ExpireIdle, _, err = f.duration("expire_idle", true); err != nil {
+		return c, err
+	}
+	skews, err := f.list("clock_skew", "a list of one clock offset per gateway, such as [0s, 40ms, -25ms]")
+	if err != nil {
+		return c, err
+	}
+	for i, n := range skews {
+		d, err := d.signedDuration(n, index(child(f.path, "clock_skew"), i))
+		if err != nil {
+			return c, err
+		}
+		c.Skew = append(c.Skew, d)
+	}
 	if v, ok, err := f.text("fallback", "one of open, closed, local-cap", false); err != nil {
 		return c, err
 	} else if ok {
@@ -1084,6 +1098,33 @@ func (d *decoder) gateways(f *fields, p algorithms.Policy) (fleet.Config, error)
 		return c, f.errorf("gateways", "%s", oneLine(err.Error()))
 	}
 	return c, nil
+}
+
+// signedDuration reads a clock offset: a Go duration, negative allowed
+// ("-25ms"), at most a year either way.
+func (d *decoder) signedDuration(n ast.Node, path string) (time.Duration, error) {
+	n, err := d.plain(n, path)
+	if err != nil {
+		return 0, err
+	}
+	const want = "a Go duration such as 40ms or -25ms"
+	var v time.Duration
+	switch x := n.(type) {
+	case *ast.StringNode:
+		if v, err = time.ParseDuration(strings.TrimSpace(x.Value)); err != nil {
+			return 0, d.errorf(n, path, "want %s, got %s", want, describe(n))
+		}
+	case *ast.IntegerNode:
+		if w, isInt := wholeNumber(x); !isInt || w != 0 {
+			return 0, d.errorf(n, path, "want %s (a number needs a unit), got %s", want, describe(n))
+		}
+	default:
+		return 0, d.errorf(n, path, "want %s, got %s", want, describe(n))
+	}
+	if v > MaxTime || v < -MaxTime {
+		return 0, d.errorf(n, path, "want %s of at most %s either way, got %s", want, algorithms.FormatDuration(MaxTime), describe(n))
+	}
+	return v, nil
 }
 
 // outage reads one of a lane's outages: {from, until, lose_state}.

@@ -21,6 +21,7 @@ limiters:
   - {name: race, algorithm: sliding-log, limit: 5, window: 1s, gateways: 2, store: racy, store_latency: 30ms}
   - {name: sync, algorithm: fixed-window, limit: 5, window: 1s, gateways: 3, store: synced, sync_every: 250ms}
   - {name: down, algorithm: gcra, burst: 3, rate: 1/s, store: shared, outages: [{from: 1s, until: 2s}, {from: 4s, until: 6s, lose_state: true}], fallback: local-cap}
+  - {name: skew, algorithm: token-bucket, capacity: 3, rate: 1/s, gateways: 3, store: shared, expire_idle: 2s, clock_skew: [0s, 40ms, -25ms]}
 traffic:
   - {at: 0s}
 `
@@ -38,6 +39,9 @@ traffic:
 	if down.Plain() || down.Fallback != algorithms.FallbackLocalCap || len(down.Outages) != 2 || !down.Outages[1].LoseState || down.Outages[0].Until != 2*time.Second {
 		t.Errorf("outages read as %+v", down)
 	}
+	if sk := s.Lanes[5].Fleet; sk.ExpireIdle != 2*time.Second || !reflect.DeepEqual(sk.Skew, []time.Duration{0, 40 * time.Millisecond, -25 * time.Millisecond}) {
+		t.Errorf("expiry and skew read as %+v", sk)
+	}
 	if back := roundTrip(t, s, nil); back.Seed != 7 || !reflect.DeepEqual(back.Lanes, s.Lanes) {
 		t.Errorf("read back %+v seed %d", back.Lanes, back.Seed)
 	}
@@ -50,6 +54,9 @@ traffic:
 		{"gateways: 2, sync_every: 1s", "sync_every belongs to store: synced"},
 		{"gateways: 2, store: local, store_latency: 5ms", "store_latency belongs to store: racy"},
 		{"route: by-key", "route needs gateways: 2 or more"},
+		{"gateways: 2, clock_skew: [0s]", "clock_skew has 1 offsets for 2 gateways"},
+		{"gateways: 2, clock_skew: [0s, 5]", "a number needs a unit"},
+		{"expire_idle: -1s", "want a positive Go duration"},
 		{"gateways: 2, store: shared, outages: [{from: 5s, until: 3s}], fallback: open", "want from < until"},
 		{"gateways: 2, store: local, outages: [{from: 1s, until: 3s}], fallback: open", "outages need a shared store"},
 		{"gateways: 2, store: shared, outages: [{from: 1s, until: 3s}]", "outages need a fallback"},

@@ -104,6 +104,23 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 				}
 				fmt.Fprintf(&b, "], fallback: %s", c.Fallback)
 			}
+			if c.ExpireIdle > 0 {
+				fmt.Fprintf(&b, ", expire_idle: %s", algorithms.FormatDuration(c.ExpireIdle))
+			}
+			if len(c.Skew) > 0 {
+				b.WriteString(", clock_skew: [")
+				for i, d := range c.Skew {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					if d < 0 {
+						b.WriteString("-" + algorithms.FormatDuration(-d))
+					} else {
+						b.WriteString(algorithms.FormatDuration(d))
+					}
+				}
+				b.WriteString("]")
+			}
 		}
 		b.WriteString("}\n")
 	}

@@ -164,8 +164,10 @@ func (a *App) aboutText(w int) string {
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
 		words := policyWords(l.Policy) + familyWords(l.Policy)
-		if fw := l.Fleet.Words(); fw != "" {
-			words += "; " + fw
+		for _, fw := range []string{l.Fleet.Words(), l.Fleet.ExpiryWords(l.Policy), l.Fleet.SkewWords()} {
+			if fw != "" {
+				words += "; " + fw
+			}
 		}
 		b.WriteString(hanging("  "+l.Name+": ", words, w) + "\n")
 	}
