@@ -47,6 +47,8 @@ var teachingOrder = []string{
 	"racy-store",
 	"synced-counters",
 	"store-outage",
+	"idle-expiry",
+	"clock-skew",
 }
 
 // Info names a canned scenario.

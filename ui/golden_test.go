@@ -54,6 +54,10 @@ var moreLessons = []struct {
 	{"synced-counters", 975 * time.Millisecond},
 	// Inside the store's outage: 503s and the fallbacks.
 	{"store-outage", 5250 * time.Millisecond},
+	// The paused client's bucket, expired too soon.
+	{"idle-expiry", 4250 * time.Millisecond},
+	// The slow gateway's request clamped to the latest update.
+	{"clock-skew", 700 * time.Millisecond},
 	// Just after the page load through five bursts of 10: 10 or 11.
 	{"burst-admits-eleven", 250 * time.Millisecond},
 	// nginx's three configs just after the reload: one admitted, nine 503.
