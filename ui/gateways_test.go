@@ -24,3 +24,19 @@ func TestGatewaysOnScreen(t *testing.T) {
 		t.Errorf("the about page does not say what the gateways do:\n%s", screen(a))
 	}
 }
+
+// TestFallbackAndBeyondMarked: a lane's verdict says when the store was
+// down (503, not a rate-limit refusal) and when an admission went beyond
+// the policy.
+func TestFallbackAndBeyondMarked(t *testing.T) {
+	a := newTestApp(t, "store-outage", 160, 48)
+	a.lab.Seek(5250 * time.Millisecond)
+	if out := screen(a); !strings.Contains(out, "rejected 503 (store down)") || !strings.Contains(out, "(store down, fails open)") {
+		t.Errorf("the outage's decisions are not marked:\n%s", out)
+	}
+	b := newTestApp(t, "racy-store", 160, 48)
+	b.lab.Seek(10 * time.Millisecond)
+	if out := screen(b); !strings.Contains(out, "beyond the policy") {
+		t.Errorf("the double spend is not marked:\n%s", out)
+	}
+}

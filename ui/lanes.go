@@ -115,6 +115,17 @@ func verdictTexts(st *styles, v laneView) []string {
 	}
 	d := v.last.Decision
 	word := outcomeWord(st, d.Outcome)
+	// Marked where it happens: a fallback's decision (the store was down:
+	// 503, not 429) and an admission beyond the policy (a double spend, a
+	// lost or expired state, a copy counting apart).
+	switch {
+	case d.Fallback != algorithms.NoFallback && d.Outcome == algorithms.Rejected:
+		word += st.http.Render(" 503 (store down)")
+	case d.Fallback != algorithms.NoFallback:
+		word += st.muted.Render(" (store down, fails " + d.Fallback.String() + ")")
+	case d.Beyond > 0:
+		word += st.http.Render(" beyond the policy")
+	}
 	at := " at " + secs(v.last.Request.At)
 	whose := ""
 	if v.multiKey {
