@@ -695,7 +695,8 @@ func (l *Limiter) Clone() algorithms.Limiter {
 	return &c
 }
 
-// Memory adds up the gateways' and the yardstick's.
+// Memory adds up the gateways', their views and caps, the writes in
+// flight and the yardstick's.
 func (l *Limiter) Memory() algorithms.Memory {
 	var m algorithms.Memory
 	add := func(x algorithms.Memory) {
@@ -705,6 +706,12 @@ func (l *Limiter) Memory() algorithms.Memory {
 	}
 	for _, g := range l.gws {
 		add(g.Memory())
+	}
+	for _, x := range append(append([]algorithms.Limiter(nil), l.views...), l.caps...) {
+		add(x.Memory())
+	}
+	for _, w := range l.pending {
+		add(w.from.Memory())
 	}
 	if l.yard != nil {
 		add(l.yard.Memory())
