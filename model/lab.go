@@ -88,7 +88,10 @@ type Lab struct {
 	// gave to events[:computed], those not zero; nil for the other lanes.
 	outcomes [][]algorithms.Outcome
 	delays   []*delayLog
-	blocks   [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
+	// marks[lane] are a lane of gateways' marked requests (markLog); nil
+	// for a plain lane.
+	marks  []*markLog
+	blocks [][]Tally // blocks[lane][b] tallies events[b*tallyBlock:(b+1)*tallyBlock]
 	// releases[lane] indexes the release times of the requests a delaying
 	// lane delayed, by the same blocks; empty for the other lanes.
 	releases []releaseBlocks
@@ -155,6 +158,7 @@ func (l *Lab) rebuild() error {
 	}
 	l.outcomes = make([][]algorithms.Outcome, len(l.defs))
 	l.delays = make([]*delayLog, len(l.defs))
+	l.marks = make([]*markLog, len(l.defs))
 	l.admittedSums = map[laneKey][]int64{}
 	l.blocks = make([][]Tally, len(l.defs))
 	l.releases = make([]releaseBlocks, len(l.defs))
@@ -162,6 +166,9 @@ func (l *Lab) rebuild() error {
 		l.outcomes[i] = make([]algorithms.Outcome, l.tl.len(), cap(l.tl.kind))
 		if maxDelay(def.Policy) > 0 {
 			l.delays[i] = &delayLog{}
+		}
+		if !def.Fleet.Plain() {
+			l.marks[i] = &markLog{}
 		}
 	}
 	l.checkpoints = []checkpoint{{pos: 0, ls: start.clone(nil), cost: start.cloneBytes()}}
@@ -327,6 +334,9 @@ func (l *Lab) ensure(n int) {
 			if d.Delay != 0 && l.delays[lane] != nil {
 				l.delays[lane].add(l.computed, d.Delay)
 			}
+			if l.marks[lane] != nil {
+				l.marks[lane].add(l.computed, d)
+			}
 		}
 		l.computed++
 		if l.computed%tallyBlock == 0 {
@@ -445,6 +455,9 @@ func (l *Lab) invalidate(i int) {
 			l.releases[lane].truncate(l.computed / tallyBlock)
 			if l.delays[lane] != nil {
 				l.delays[lane].truncate(l.computed)
+			}
+			if l.marks[lane] != nil {
+				l.marks[lane].truncate(l.computed)
 			}
 		}
 	}

@@ -127,6 +127,7 @@ func (a *App) helpText(w int) string {
 		st.delayed.Render("◷") + " delayed: admitted, released later by a queue",
 		st.rejected.Render("✗") + " rejected: the server answers 429 Too Many Requests (nginx's limit_req: 503)",
 		st.mixed.Render("±") + " some admitted, some rejected in one timeline column",
+		st.http.Render("⊘") + " (a lane of gateways) refused by its fallback while the store was down: 503, not 429; " + st.http.Render("+") + " admitted beyond the policy (a double spend, counting apart, a lost or expired state)",
 		st.upcoming.Render("·") + " a request the clock has not reached yet",
 		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead",
 		st.delayed.Render("↦") + " (row \"↦ out\" under a shaper) a delayed request leaving the queue for the service; " + st.upcoming.Render("·") + " one due later",

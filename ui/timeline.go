@@ -131,9 +131,28 @@ const (
 	markNoteAhead
 	markReleased
 	markReleaseAhead
+	// A lane of gateways' marks: every refusal in the column was a
+	// fallback's while the store was down (503, not 429); or the column
+	// admitted something beyond the policy (a double spend, a copy
+	// counting apart, a lost or expired state, failing open).
+	markStoreDown
+	markBeyond
 )
 
-var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇", "↦", "·"}
+var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇", "↦", "·", "⊘", "+"}
+
+// gatewayMark refines m, a column's mark from its tally t, with what a lane
+// of gateways marked in it: down refusals by a fallback, beyond admissions
+// beyond the policy.
+func gatewayMark(m mark, t model.Tally, down, beyond int) mark {
+	switch {
+	case down > 0 && down == t.Rejected && t.Rejected == t.Total():
+		return markStoreDown
+	case beyond > 0 && t.Rejected == 0:
+		return markBeyond
+	}
+	return m
+}
 
 func markOf(t model.Tally) mark {
 	switch {
@@ -163,6 +182,8 @@ func (st *styles) markStyle(m mark) ink {
 		return st.upcoming
 	case markReleased:
 		return st.delayed
+	case markStoreDown, markBeyond:
+		return st.http
 	case markNote:
 		return st.note
 	}
@@ -241,7 +262,12 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 			past := min(hi, decided)
 			switch {
 			case lo < past:
-				marks[c] = markOf(lab.Tally(lane, lo, past))
+				t := lab.Tally(lane, lo, past)
+				marks[c] = markOf(t)
+				if !def.Fleet.Plain() {
+					down, beyond := lab.Marked(lane, lo, past)
+					marks[c] = gatewayMark(marks[c], t, down, beyond)
+				}
 			case lo < hi:
 				marks[c] = markUpcoming
 			default:
