@@ -62,6 +62,11 @@ type Decision struct {
 	// refused, −1 for the reverse, 0 otherwise. Their sum is the lane's
 	// admissions beyond the policy.
 	Beyond int8
+	// Forgot is, for a lane whose store expires idle keys or loses its
+	// state, how this decision moves it away from the same lane that
+	// forgets nothing: +1 admitted where that one refused, −1 the reverse.
+	// Their sum is what the lane admitted through expiry or a lost state.
+	Forgot int8
 	// Fallback is what decided when the lane's store did not answer
 	// (package fleet's outages); NoFallback when the limiter did.
 	Fallback Fallback

@@ -325,6 +325,10 @@ type Limiter struct {
 	// touched is, with ExpireIdle, when each store's keys were last
 	// touched: touched[store][key id], −1 never.
 	touched [][]time.Duration
+	// remembering is the same lane with no expiry and no lost state, fed
+	// the same requests: what the lane would decide if it forgot nothing
+	// (Decision.Forgot). nil when the lane forgets nothing.
+	remembering *Limiter
 }
 
 // admission is a request a synced gateway admitted, for the next sync.
@@ -350,6 +354,13 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 		return nil, err
 	}
 	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1}
+	if keep, forgets := c.remembering(); forgets {
+		r, err := New(p, keep, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.remembering = r
+	}
 	share, n := p, c.Gateways
 	switch c.store() {
 	case Shared, Racy, Synced:
@@ -385,6 +396,25 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 
 // Config is the lane's gateways.
 func (l *Limiter) Config() Config { return l.cfg }
+
+// Forgets reports whether c ever forgets a key's state (an idle expiry, a
+// store that comes back empty), with c as it would be if it did not.
+func (c Config) Forgets() (Config, bool) { return c.remembering() }
+
+// remembering is c without idle expiry and with every outage keeping the
+// state, and whether that differs from c.
+func (c Config) remembering() (Config, bool) {
+	keep := c
+	keep.ExpireIdle = 0
+	keep.Outages = slices.Clone(c.Outages)
+	forgets := c.ExpireIdle > 0
+	for i := range keep.Outages {
+		if keep.Outages[i].LoseState {
+			keep.Outages[i].LoseState, forgets = false, true
+		}
+	}
+	return keep, forgets
+}
 
 // Policy is the lane's policy (each gateway's whole policy, or the policy
 // split gateways share out).
@@ -444,7 +474,17 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	} else {
 		l.decide(d, now, arrived, key, cost, g, store)
 	}
-	d.Gateway, d.Beyond = uint16(g), 0
+	d.Gateway, d.Beyond, d.Forgot = uint16(g), 0, 0
+	if l.remembering != nil {
+		var r algorithms.Decision
+		l.remembering.DecideInto(&r, arrived, key, cost)
+		switch a, b := d.Outcome.Admitted(), r.Outcome.Admitted(); {
+		case a && !b:
+			d.Forgot = 1
+		case b && !a:
+			d.Forgot = -1
+		}
+	}
 	if l.yard != nil {
 		y := l.yard.DecideKey(arrived, key, cost)
 		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
@@ -679,6 +719,9 @@ func (l *Limiter) Clone() algorithms.Limiter {
 			c.touched[i] = slices.Clone(t)
 		}
 	}
+	if l.remembering != nil {
+		c.remembering = l.remembering.Clone().(*Limiter)
+	}
 	if l.caps != nil {
 		c.caps = make([]algorithms.Limiter, len(l.caps))
 		for i, x := range l.caps {
@@ -715,6 +758,9 @@ func (l *Limiter) Memory() algorithms.Memory {
 	}
 	if l.yard != nil {
 		add(l.yard.Memory())
+	}
+	if l.remembering != nil {
+		add(l.remembering.Memory())
 	}
 	m.State += int64(cap(l.latest)) * 2
 	m.Clone += int64(len(l.latest)) * 2

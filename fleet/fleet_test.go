@@ -367,6 +367,16 @@ func TestOutages(t *testing.T) {
 	}
 	lost := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec, LoseState: true}}, Fallback: algorithms.FallbackClosed})
 	kept := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec}}, Fallback: algorithms.FallbackClosed})
+	var forgot int
+	forgetful := lane(t, p, Config{Gateways: 2, Store: Shared, Outages: []Outage{{From: sec, Until: 2 * sec, LoseState: true}}, Fallback: algorithms.FallbackClosed})
+	for _, at := range []time.Duration{0, 2 * sec} {
+		for range 8 {
+			forgot += int(forgetful.Decide(at, "k", 1).Forgot)
+		}
+	}
+	if forgot != 3 {
+		t.Errorf("the restart that forgot admitted %d more than one that remembers, want 3", forgot)
+	}
 	if a, b := count(lost, 0)+count(lost, 2*sec), count(kept, 0)+count(kept, 2*sec); a != 10 || b != 7 {
 		t.Errorf("a restart that forgets: %d admitted (want 10); one that remembers: %d (want 7)", a, b)
 	}
@@ -401,16 +411,17 @@ func TestExpireIdle(t *testing.T) {
 	for range 5 {
 		l.Decide(0, "k", 1)
 	}
-	n, beyond := 0, 0
+	n, beyond, forgot := 0, 0, 0
 	for range 5 {
 		d := l.Decide(2*sec, "k", 1)
 		if d.Outcome.Admitted() {
 			n++
 		}
 		beyond += int(d.Beyond)
+		forgot += int(d.Forgot)
 	}
-	if n != 5 || beyond != 3 {
-		t.Errorf("after 2s idle with a 1s expiry: %d admitted (want 5, a fresh bucket), %d beyond (want 3: the policy refilled 2)", n, beyond)
+	if n != 5 || beyond != 3 || forgot != 3 {
+		t.Errorf("after 2s idle with a 1s expiry: %d admitted (want 5, a fresh bucket), %d beyond (want 3: the policy refilled 2), %d through the expiry (want 3)", n, beyond, forgot)
 	}
 }
 

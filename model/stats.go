@@ -39,6 +39,10 @@ type Stats struct {
 	// decided while the lane's store did not answer (counted in Admitted
 	// and Rejected too): its 503s are FallbackRejected, not the limiter's.
 	FallbackAdmitted, FallbackRejected int64
+	// Forgot is how many more requests the lane admitted through an idle
+	// expiry or a store that came back empty than the same lane
+	// forgetting nothing, on the same traffic (part of Beyond).
+	Forgot int64
 }
 
 // Requests is the number of requests decided.
@@ -48,6 +52,7 @@ func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 func (s *Stats) count(d *algorithms.Decision) {
 	s.add(d.Outcome, d.Cost)
 	s.Beyond += int64(d.Beyond)
+	s.Forgot += int64(d.Forgot)
 	if d.Fallback != algorithms.NoFallback {
 		if d.Outcome.Admitted() {
 			s.FallbackAdmitted++

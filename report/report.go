@@ -211,12 +211,16 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	gateways := slices.ContainsFunc(lanes, func(l model.Lane) bool { return !l.Fleet.Plain() })
 	outages := slices.ContainsFunc(lanes, func(l model.Lane) bool { return len(l.Fleet.Outages) > 0 })
+	forgets := slices.ContainsFunc(lanes, func(l model.Lane) bool { _, f := l.Fleet.Forgets(); return f })
 	head := append(summaryHead(nil, window), "state/key")
 	if gateways {
 		head = append(head, "beyond")
 	}
 	if outages {
 		head = append(head, "fallback ✓", "fallback ✗")
+	}
+	if forgets {
+		head = append(head, "forgot")
 	}
 	rows := [][]string{head}
 	for i, l := range lanes {
@@ -227,6 +231,13 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 		if outages {
 			row = append(row, itoa(stats[i].FallbackAdmitted), itoa(stats[i].FallbackRejected))
 		}
+		if forgets {
+			if _, f := l.Fleet.Forgets(); f {
+				row = append(row, beyondText(l, stats[i].Forgot))
+			} else {
+				row = append(row, "–")
+			}
+		}
 		rows = append(rows, row)
 	}
 	writeSummaryRows(w, rows, window)
@@ -236,6 +247,9 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	if outages {
 		fmt.Fprintln(w, "fallback: requests decided while the lane's store did not answer (its refusals are 503s, not 429s), counted in admitted and rejected too")
+	}
+	if forgets {
+		fmt.Fprintln(w, "forgot: requests admitted through an idle expiry or a store that came back empty, beyond the same lane forgetting nothing (part of beyond)")
 	}
 	for i, l := range lanes {
 		if t, ok := model.TwinIn(lanes, i); ok {

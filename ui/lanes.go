@@ -166,6 +166,9 @@ func totalsTexts(st *styles, v laneView) []string {
 	if !v.fleet.Plain() {
 		// A lane of gateways says first how far it went beyond its policy.
 		b := " · " + beyondText(v.stats.Beyond)
+		if _, forgets := v.fleet.Forgets(); forgets {
+			b += ", forgot " + signed(v.stats.Forgot)
+		}
 		texts = append([]string{texts[0] + b, texts[len(texts)-1] + b}, texts...)
 	}
 	if v.twin != "" {
@@ -179,11 +182,14 @@ func totalsTexts(st *styles, v laneView) []string {
 
 // beyondText is a lane of gateways' admissions beyond its policy on one
 // shared atomic store: "beyond +30", "beyond 0".
-func beyondText(n int64) string {
+func beyondText(n int64) string { return "beyond " + signed(n) }
+
+// signed is n with its sign: "+30", "0", "-2".
+func signed(n int64) string {
 	if n > 0 {
-		return "beyond +" + itoa(n)
+		return "+" + itoa(n)
 	}
-	return "beyond " + itoa(n)
+	return itoa(n)
 }
 
 // stateText is the lane's state for the shown key: "48 B/key".
