@@ -308,11 +308,15 @@ type Limiter struct {
 	// so that a key's state is shown from the gateway that last decided it.
 	latest []uint16
 	// pending are the racy store's writes in flight, in the order they
-	// land (each Latency after its read, and reads come in time order).
+	// land (each Latency after its read, and reads come in time order);
+	// reads[g] is gateway g's latest read, what it last saw of the store
+	// (nil before its first).
 	pending []write
+	reads   []algorithms.Limiter
 	// views are the synced store's gateways' own views (gws[0] is the
 	// shared state), unsynced the admissions they made since the last
 	// sync, in time order, and synced the number of syncs done.
+	lastRead algorithms.Limiter
 	views    []algorithms.Limiter
 	unsynced []admission
 	synced   int64
@@ -532,6 +536,10 @@ func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key
 	switch l.cfg.store() {
 	case Racy:
 		l.decideRacy(d, now, arrived, key, cost)
+		for len(l.reads) <= g {
+			l.reads = append(l.reads, nil)
+		}
+		l.reads[g] = l.lastRead
 	case Synced:
 		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)
@@ -592,6 +600,7 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	l.land(l.gws[0], arrived)
 	read := l.gws[0].Clone()
 	read.DecideInto(d, now, key, cost)
+	l.lastRead = read
 	if l.cfg.Latency == 0 {
 		l.gws[0].(algorithms.KeyCopier).CopyKey(read, key)
 		return
@@ -678,25 +687,37 @@ func (l *Limiter) LatestGateway(key string) int {
 // Snapshot is key's state on the gateway that took its latest request:
 // what that gateway sees of it (for a shared store, the one state).
 func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
+	if l.cfg.store() == Racy {
+		return l.storeSnapshot(now, key) // the store, not a gateway's read
+	}
 	return l.GatewaySnapshot(l.LatestGateway(key), now, key)
 }
 
-// GatewaySnapshot is key's state as gateway g sees it.
+// GatewaySnapshot is key's state as gateway g sees it: its own limiter, its
+// view of a synced store, or what it last read of a racy one (and decided
+// on); the shared state otherwise.
 func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
-	if len(l.gws) == 1 {
-		g = 0
-	}
-	if l.views != nil {
+	switch {
+	case l.views != nil:
 		return l.views[g].Snapshot(now, key)
+	case g < len(l.reads) && l.reads[g] != nil:
+		return l.reads[g].Snapshot(now, key)
+	case len(l.gws) > 1:
+		return l.gws[g].Snapshot(now, key)
 	}
+	return l.storeSnapshot(now, key)
+}
+
+// storeSnapshot is key's state in the shared store at now: for a racy one,
+// with the writes landed since the last request (on a copy: a snapshot
+// changes nothing).
+func (l *Limiter) storeSnapshot(now time.Duration, key string) algorithms.Snapshot {
 	if len(l.pending) > 0 && l.pending[0].at <= now {
-		// The racy store as it stands at now: the writes landed since the
-		// last request, on a copy (a snapshot changes nothing).
 		c := l.gws[0].Clone()
 		l.land(c, now)
 		return c.Snapshot(now, key)
 	}
-	return l.gws[g].Snapshot(now, key)
+	return l.gws[0].Snapshot(now, key)
 }
 
 // Clone copies every gateway, the yardstick and the route's position.
@@ -713,6 +734,7 @@ func (l *Limiter) Clone() algorithms.Limiter {
 	// The writes in flight share their copies: nothing decides on them
 	// again, and landing one only reads it.
 	c.pending = slices.Clone(l.pending)
+	c.reads = slices.Clone(l.reads) // never decided on again: shared
 	if l.touched != nil {
 		c.touched = make([][]time.Duration, len(l.touched))
 		for i, t := range l.touched {

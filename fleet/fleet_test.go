@@ -261,6 +261,13 @@ func TestRacyDoubleSpends(t *testing.T) {
 	if beyond != 5 || l.InFlight(9*time.Millisecond) != 10 {
 		t.Errorf("beyond %d (want 5), in flight %d (want 10)", beyond, l.InFlight(9*time.Millisecond))
 	}
+	// Before the writes land the store still holds 5 tokens; each gateway
+	// saw 5 on its last read and spent 1 of them.
+	store := l.Snapshot(9*time.Millisecond, "k").(algorithms.TokenBucketSnapshot)
+	read := l.GatewaySnapshot(1, 9*time.Millisecond, "k").(algorithms.TokenBucketSnapshot)
+	if store.Available.Float64() < 5 || read.Available.Float64() < 4 || read.Available.Float64() >= 4.01 {
+		t.Errorf("at 9ms the store holds %v tokens (want 5), gateway 2's last read %v (want 4)", store.Available.Float64(), read.Available.Float64())
+	}
 	// The last write, from the read at 9ms, left 4 tokens at 9ms.
 	snap := l.Snapshot(60*time.Millisecond, "k").(algorithms.TokenBucketSnapshot)
 	if want := (algorithms.Quantity{}); snap.Available == want || snap.Available.Float64() < 4.05 || snap.Available.Float64() > 4.06 {

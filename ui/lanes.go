@@ -64,7 +64,7 @@ func laneViews(ctx *programContext) []laneView {
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
 		v.fleet = l.Fleet
-		if !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared {
+		if !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared && lab.Gateways(i) > 1 {
 			for g := range lab.Gateways(i) {
 				gv := v
 				gv.snap = lab.GatewaySnapshot(i, g, key)
