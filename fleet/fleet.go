@@ -352,7 +352,8 @@ type write struct {
 }
 
 // New makes the lane of p with gateways c, numbering keys by ids (shared
-// with the other lanes). c must not be Plain; p and c must be valid.
+// with the other lanes). p must be valid; c is validated. A Plain c decides
+// as the plain limiter, at a fleet's cost (the model makes those plain).
 func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) {
 	if err := c.Validate(p); err != nil {
 		return nil, err
