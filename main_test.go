@@ -71,15 +71,18 @@ func writeFile(t *testing.T, name, text string) string {
 	return path
 }
 
-func TestCheckFailsWithAReason(t *testing.T) {
-	path := writeFile(t, "wrong.yaml", `title: wrong
-limiters:
+// failingCheck is a scenario's lanes, traffic and one expectation that
+// does not hold (a fixed window of 2 asked to admit 3), after its title.
+const failingCheck = `limiters:
   - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}
 traffic:
   - {at: 0s, count: 3}
 expect:
   - {lane: fixed, admitted: 3}
-`)
+`
+
+func TestCheckFailsWithAReason(t *testing.T) {
+	path := writeFile(t, "wrong.yaml", "title: wrong\n"+failingCheck)
 	code, out, _ := ratelab(t, "check", path)
 	if code != 1 || !strings.Contains(out, "FAIL "+path+":7: expected fixed until 1s: admitted 3; got admitted 2") {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -508,14 +511,7 @@ func TestUntilZeroRunsNoRequest(t *testing.T) {
 // rest).
 func TestCheckGoesOnPastABrokenFile(t *testing.T) {
 	broken := writeFile(t, "broken.yaml", "title: broken\n")
-	failing := writeFile(t, "failing.yaml", `title: failing
-limiters:
-  - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}
-traffic:
-  - {at: 0s, count: 3}
-expect:
-  - {lane: fixed, admitted: 3}
-`)
+	failing := writeFile(t, "failing.yaml", "title: failing\n"+failingCheck)
 	for _, c := range []struct {
 		args          []string
 		code          int

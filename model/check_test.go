@@ -68,6 +68,37 @@ func checkBruteForce(t *testing.T, s *scenarios.Scenario) []string {
 	return gots
 }
 
+// trafficShape bounds writeRandomTraffic's items: times in ms.
+type trafficShape struct {
+	items, maxCost              int
+	burstAt, burstCount, spread int    // a burst: at < burstAt, 1 to burstCount requests over < spread
+	every                       [2]int // a periodic item's step, in [every[0], every[1])
+	from, span                  int    // its from < from, until from + 1 to span later
+	singleAt                    int    // a single request: at < singleAt
+}
+
+// writeRandomTraffic writes a traffic list of sh.items random items —
+// bursts, periodic items and single requests on keys a, b and c, of costs 1
+// to sh.maxCost (single requests cost 1) — as the random check scenarios
+// use.
+func writeRandomTraffic(b *strings.Builder, rng *rand.Rand, sh trafficShape) {
+	ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rng.IntN(hi-lo)) }
+	b.WriteString("traffic:\n")
+	keys := []string{"a", "b", "c"}
+	for range sh.items {
+		key, cost := keys[rng.IntN(3)], 1+rng.IntN(sh.maxCost)
+		switch rng.IntN(3) {
+		case 0:
+			fmt.Fprintf(b, "  - {at: %s, count: %d, spread: %s, key: %s, cost: %d}\n", ms(0, sh.burstAt), 1+rng.IntN(sh.burstCount), ms(0, sh.spread), key, cost)
+		case 1:
+			from := rng.IntN(sh.from)
+			fmt.Fprintf(b, "  - {every: %s, from: %dms, until: %dms, key: %s, cost: %d}\n", ms(sh.every[0], sh.every[1]), from, from+1+rng.IntN(sh.span), key, cost)
+		default:
+			fmt.Fprintf(b, "  - {at: %s, key: %s}\n", ms(0, sh.singleAt), key)
+		}
+	}
+}
+
 // randomCheckScenario is a small scenario of every kind of lane and
 // traffic, with n random expectations that all fail (each asserts a count
 // of −1 beside what it measures), so that Check reports what it measured
@@ -81,20 +112,8 @@ func randomCheckScenario(t *testing.T, rng *rand.Rand, n int) *scenarios.Scenari
 	b.WriteString("  - {name: log, algorithm: sliding-log, limit: " + fmt.Sprint(3+rng.IntN(6)) + ", window: " + ms(50, 400) + "}\n")
 	b.WriteString("  - {name: bucket, algorithm: token-bucket, capacity: " + fmt.Sprint(3+rng.IntN(4)) + ", rate: " + fmt.Sprint(5+rng.IntN(30)) + "/s}\n")
 	b.WriteString("  - {name: shaper, algorithm: leaky-bucket, queue: " + fmt.Sprint(2+rng.IntN(5)) + ", rate: " + fmt.Sprint(5+rng.IntN(30)) + "/s}\n")
-	b.WriteString("traffic:\n")
-	keys := []string{"a", "b", "c"}
-	for range 1 + rng.IntN(5) {
-		key, cost := keys[rng.IntN(3)], 1+rng.IntN(3)
-		switch rng.IntN(3) {
-		case 0:
-			fmt.Fprintf(&b, "  - {at: %s, count: %d, spread: %s, key: %s, cost: %d}\n", ms(0, 2500), 1+rng.IntN(20), ms(0, 300), key, cost)
-		case 1:
-			from := rng.IntN(1500)
-			fmt.Fprintf(&b, "  - {every: %s, from: %dms, until: %dms, key: %s, cost: %d}\n", ms(5, 60), from, from+1+rng.IntN(1500), key, cost)
-		default:
-			fmt.Fprintf(&b, "  - {at: %s, key: %s}\n", ms(0, 2900), key)
-		}
-	}
+	writeRandomTraffic(&b, rng, trafficShape{items: 1 + rng.IntN(5), maxCost: 3, burstAt: 2500, burstCount: 20, spread: 300,
+		every: [2]int{5, 60}, from: 1500, span: 1500, singleAt: 2900})
 	s := parse(t, b.String())
 	lanes := []string{"fixed", "log", "bucket", "shaper"}
 	minus := int64(-1)
@@ -237,20 +256,8 @@ func TestCheckDelayingPeaksMatchBruteForce(t *testing.T) {
 		fmt.Fprintf(&b, "  - {name: s1, algorithm: leaky-bucket, queue: %d, rate: %d/s}\n", 1+rng.IntN(8), 5+rng.IntN(60))
 		fmt.Fprintf(&b, "  - {name: s2, algorithm: leaky-bucket, queue: %d, rate: 1/%s}\n", 1+rng.IntN(4), ms(20, 300))
 		b.WriteString("  - {name: log, algorithm: sliding-log, limit: 5, window: 200ms}\n")
-		b.WriteString("traffic:\n")
-		keys := []string{"a", "b", "c"}
-		for range 2 + rng.IntN(6) {
-			key, cost := keys[rng.IntN(3)], 1+rng.IntN(2)
-			switch rng.IntN(3) {
-			case 0:
-				fmt.Fprintf(&b, "  - {at: %s, count: %d, spread: %s, key: %s, cost: %d}\n", ms(0, 10000), 1+rng.IntN(30), ms(0, 500), key, cost)
-			case 1:
-				from := rng.IntN(8000)
-				fmt.Fprintf(&b, "  - {every: %s, from: %dms, until: %dms, key: %s, cost: %d}\n", ms(3, 80), from, from+1+rng.IntN(4000), key, cost)
-			default:
-				fmt.Fprintf(&b, "  - {at: %s, key: %s}\n", ms(0, 11000), key)
-			}
-		}
+		writeRandomTraffic(&b, rng, trafficShape{items: 2 + rng.IntN(6), maxCost: 2, burstAt: 10000, burstCount: 30, spread: 500,
+			every: [2]int{3, 80}, from: 8000, span: 4000, singleAt: 11000})
 		s := parse(t, b.String())
 		defs := LanesOf(s)
 		var recs []Record

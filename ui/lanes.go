@@ -35,9 +35,9 @@ type laneView struct {
 	// pinned key when one is pinned).
 	twin      string
 	twinStats model.Stats
-	// fleet is the gateways the lane stands for, and gateways each one's
-	// view of the shown key (its row numbers: "9/10 tokens"), when they keep
-	// states of their own (local, split); nil otherwise.
+	// fleet is the gateways the lane stands for, and gateways, for the
+	// focused lane, each gateway's view of the shown key (its row numbers:
+	// "9/10 tokens") when they see different states; nil otherwise.
 	fleet    fleet.Config
 	gateways []string
 	// keyBytes is the size of the lane's state for the shown key at the
@@ -64,7 +64,9 @@ func laneViews(ctx *programContext) []laneView {
 		}
 		v.last, v.hasLast = lab.LastDecisionFor(i, key)
 		v.fleet = l.Fleet
-		if !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared && lab.Gateways(i) > 1 {
+		// Each gateway's view is read for the focused lane only: the why
+		// panel shows no other lane's.
+		if i == ctx.focus && !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared && lab.Gateways(i) > 1 {
 			for g := range lab.Gateways(i) {
 				gv := v
 				gv.snap = lab.GatewaySnapshot(i, g, key)
