@@ -30,8 +30,9 @@ func init() {
 	}))
 }
 
-// attemptLog keeps two logs: the attempts, which decide, and the
-// admissions among them, which only the picture and the why text show.
+// attemptLog is the sliding log's arithmetic on two logs per key
+// (attemptLogState): the attempts, which decide, and the admissions among
+// them, which only the picture and the why text show.
 type attemptLog struct {
 	log slidingLog // its policy is the attempt log's
 }
@@ -48,20 +49,11 @@ func (a *attemptLog) start(now time.Duration) attemptLogState {
 	return attemptLogState{tried: slidingLogState{last: now}, adm: slidingLogState{last: now}}
 }
 
-// expire drops what no longer counts at now from a log.
-func (a *attemptLog) expire(s *slidingLogState, m *mem, now time.Duration) {
-	s.last = now
-	if n := a.log.expired(s, now); n > 0 {
-		s.base = s.log.at(n - 1).cum
-		s.log.drop(m, n)
-	}
-}
-
 func (a *attemptLog) decide(s *attemptLogState, m *mem, now time.Duration, cost int64) (d Decision) {
 	p := &a.log.p
 	eff := max(now, s.tried.last)
-	a.expire(&s.tried, m, eff)
-	a.expire(&s.adm, m, eff)
+	a.log.expire(&s.tried, m, eff)
+	a.log.expire(&s.adm, m, eff)
 	tried, adm := s.tried.total-s.tried.base, s.adm.total-s.adm.base
 	d = Decision{At: now, Cost: cost, policy: p, explain: explainAttemptLog, v: [4]int64{tried, adm, int64(eff)}}
 	if cost > p.Limit {
@@ -77,10 +69,9 @@ func (a *attemptLog) decide(s *attemptLogState, m *mem, now time.Duration, cost 
 	d.Outcome = Rejected
 	// The same request fits once the oldest attempts, this one included,
 	// have freed (tried + cost) + cost − Limit ≤ tried + cost.
-	target := s.tried.base + tried + 2*cost - p.Limit
-	e := s.tried.log.at(s.tried.firstCum(target))
+	var e *logItem
+	e, d.RetryAfter = a.log.freeing(&s.tried, s.tried.base+tried+2*cost-p.Limit, eff, now)
 	d.v[3] = int64(e.at)
-	d.RetryAfter = p.Window - (eff - e.at) + eff - now
 	return d
 }
 

@@ -58,11 +58,7 @@ func member(t time.Duration) time.Duration { return t - t%time.Millisecond }
 func (c *collapsingLog) decide(s *collapsingLogState, m *mem, now time.Duration, cost int64) (d Decision) {
 	p := &c.log.p
 	eff := max(now, s.set.last)
-	s.set.last = eff
-	if n := c.log.expired(&s.set, eff); n > 0 {
-		s.set.base = s.set.log.at(n - 1).cum
-		s.set.log.drop(m, n)
-	}
+	c.log.expire(&s.set, m, eff)
 	recent := s.set.total - s.set.base
 	ms := member(eff)
 	present := s.set.log.len() > 0 && s.set.log.at(s.set.log.len()-1).at == ms
@@ -81,10 +77,9 @@ func (c *collapsingLog) decide(s *collapsingLogState, m *mem, now time.Duration,
 		}
 	default:
 		d.Outcome = Rejected
-		target := s.set.base + recent + cost - p.Limit
-		e := s.set.log.at(s.set.firstCum(target))
+		var e *logItem
+		e, d.RetryAfter = c.log.freeing(&s.set, s.set.base+recent+cost-p.Limit, eff, now)
 		d.v[3] = int64(e.at)
-		d.RetryAfter = p.Window - (eff - e.at) + eff - now
 	}
 	return d
 }

@@ -155,8 +155,8 @@ type Description struct {
 	// whose MaxCost is then MaxCount.
 	Size string
 	// InFlight is how much MaxCost exceeds Size: 1 for the leaky bucket (one
-	// request in the pipe beside a full queue) and for redis-cell (whose
-	// max_burst counts the requests beyond the first), else 0.
+	// request in the pipe beside a full queue), and for nginx and
+	// redis-cell (whose burst counts the requests beyond the first), else 0.
 	InFlight int64
 	// Rule is the admission rule in one line, with the parameters' names.
 	Rule string
@@ -353,12 +353,6 @@ func sizedDescription(size Param, d Description) Description {
 		return nil
 	}
 	return d
-}
-
-// sizeParam names the parameter that bounds p's cost, and its value.
-func (p Policy) sizeParam() (string, int64) {
-	d := Describe(p.Algorithm)
-	return d.Size, d.size(p)
 }
 
 // SplitPolicy is 1/n of p, for each of n gateways that enforce a share of

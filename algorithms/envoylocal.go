@@ -74,42 +74,19 @@ func init() {
 		},
 		new: func(p Policy, ks *Keys) Limiter {
 			if p.Timer {
-				return newKeyed[intervalBucketState](newEnvoyTimer(p), ks)
+				return newKeyed[intervalBucketState](envoyTimer(p), ks)
 			}
-			return newKeyed[tokenBucketState](newEnvoyLocal(p), ks)
+			return newKeyed[tokenBucketState](envoyLocal(p), ks)
 		},
 	})
 }
 
 // envoyLocal is the token bucket of capacity MaxTokens at TokensPerFill per
 // FillInterval, with Envoy's names and why text.
-type envoyLocal struct {
-	p  Policy
-	tb *tokenBucket
+func envoyLocal(p Policy) *renamed[tokenBucketState] {
+	tb := newTokenBucket(Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens, Rate: Rate{N: p.TokensPerFill, Per: p.FillInterval}})
+	return &renamed[tokenBucketState]{p: p, alg: tb, explain: explainEnvoyLocal}
 }
-
-func newEnvoyLocal(p Policy) *envoyLocal {
-	return &envoyLocal{p: p, tb: newTokenBucket(Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens,
-		Rate: Rate{N: p.TokensPerFill, Per: p.FillInterval}})}
-}
-
-func (e *envoyLocal) policy() *Policy { return &e.p }
-
-func (e *envoyLocal) start(now time.Duration) tokenBucketState { return e.tb.start(now) }
-
-func (e *envoyLocal) decide(s *tokenBucketState, m *mem, now time.Duration, cost int64) Decision {
-	d := e.tb.decide(s, m, now, cost)
-	d.policy, d.explain = &e.p, explainEnvoyLocal
-	return d
-}
-
-func (e *envoyLocal) snapshot(s tokenBucketState, now time.Duration) Snapshot {
-	return e.tb.snapshot(s, now)
-}
-
-func (e *envoyLocal) clone(s *tokenBucketState, _ *mem) tokenBucketState { return *s }
-
-func (e *envoyLocal) tables(*tokenBucketState) int64 { return 0 }
 
 // explainEnvoyLocal: v as the token bucket's, balances × fill_interval.
 func explainEnvoyLocal(d *Decision) string {
@@ -130,39 +107,16 @@ func explainEnvoyLocal(d *Decision) string {
 // of MaxTokens, starting full, whose fills of TokensPerFill come from one
 // timer every FillInterval since the filter started (t = 0), for every key
 // alike.
-type envoyTimer struct {
-	p  Policy
-	ib *intervalBucket
-}
-
-func newEnvoyTimer(p Policy) *envoyTimer {
+func envoyTimer(p Policy) *renamed[intervalBucketState] {
 	ib := newIntervalBucket(envoyAsInterval(p))
 	ib.fromZero = true
-	return &envoyTimer{p: p, ib: ib}
+	return &renamed[intervalBucketState]{p: p, alg: ib, explain: explainEnvoyTimer}
 }
 
 // envoyAsInterval is the interval bucket an Envoy timer policy runs.
 func envoyAsInterval(p Policy) Policy {
 	return Policy{Algorithm: IntervalBucket, Capacity: p.MaxTokens, TokensPerFill: p.TokensPerFill, FillInterval: p.FillInterval}
 }
-
-func (e *envoyTimer) policy() *Policy { return &e.p }
-
-func (e *envoyTimer) start(now time.Duration) intervalBucketState { return e.ib.start(now) }
-
-func (e *envoyTimer) decide(s *intervalBucketState, m *mem, now time.Duration, cost int64) Decision {
-	d := e.ib.decide(s, m, now, cost)
-	d.policy, d.explain = &e.p, explainEnvoyTimer
-	return d
-}
-
-func (e *envoyTimer) snapshot(s intervalBucketState, now time.Duration) Snapshot {
-	return e.ib.snapshot(s, now)
-}
-
-func (e *envoyTimer) clone(s *intervalBucketState, _ *mem) intervalBucketState { return *s }
-
-func (e *envoyTimer) tables(*intervalBucketState) int64 { return 0 }
 
 // explainEnvoyTimer is the interval bucket's words on Envoy's numbers.
 func explainEnvoyTimer(d *Decision) string {

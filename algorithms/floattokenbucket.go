@@ -67,7 +67,7 @@ func newFloatBucket(p Policy) *floatBucket {
 	return &floatBucket{
 		p:        p,
 		capacity: float64(p.Capacity),
-		rate:     float64(p.Rate.N) / (float64(p.Rate.Per) / 1e9),
+		rate:     floatRate(p.Rate),
 		exact:    newTokenBucket(p),
 	}
 }
@@ -189,7 +189,7 @@ func explainFloatBucket(d *Decision) string {
 	if d.v[3] < 0 {
 		eff, differs = time.Duration(^d.v[3]), true
 	}
-	rate := float64(p.Rate.N) / (float64(p.Rate.Per) / 1e9)
+	rate := floatRate(p.Rate)
 	ts := max(floatSeconds(eff), updated)
 	head := fmt.Sprintf("%sin float64: available = min(%d, %s + (%s − %s) × %s) = %s", lateNote(d, eff),
 		p.Capacity, FormatFloat(before), FormatFloat(ts), FormatFloat(updated), FormatFloat(rate), FormatFloat(avail))
@@ -207,3 +207,7 @@ func explainFloatBucket(d *Decision) string {
 	return fmt.Sprintf("%s < cost %d → rejected%s; retry after %s (when this float64 arithmetic first admits it)",
 		head, d.Cost, tail, retryFrom(d, eff))
 }
+
+// floatRate is r in tokens per second as the lesson's code holds it, a
+// float64: N / (Per in seconds).
+func floatRate(r Rate) float64 { return float64(r.N) / (float64(r.Per) / 1e9) }

@@ -453,3 +453,9 @@ func checkIntervalBound(p Policy, reqs []req, ds []Decision) error {
 	}
 	return nil
 }
+
+// sizeParam names the parameter that bounds p's cost, and its value.
+func (p Policy) sizeParam() (string, int64) {
+	d := Describe(p.Algorithm)
+	return d.Size, d.size(p)
+}

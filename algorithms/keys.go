@@ -21,12 +21,6 @@ func (ks *Keys) Key(key string) Key {
 	return Key{key, i}
 }
 
-// lookup is key's number, if it has one.
-func (ks *Keys) lookup(key string) (int, bool) {
-	i, ok := ks.index[key]
-	return i, ok
-}
-
 // Lookup is key with its number if it has one; otherwise ok is false and
 // the Key stands for a key no limiter has seen.
 func (ks *Keys) Lookup(key string) (k Key, ok bool) {

@@ -96,6 +96,38 @@ type algorithm[S any] interface {
 	tables(s *S) int64
 }
 
+// renamed is an algorithm that decides exactly as alg under another
+// policy's names: a library whose rule is a textbook algorithm's (Envoy's
+// buckets, redis_rate's GCRA). Its decisions carry its policy and its
+// explanation; everything else is alg's.
+type renamed[S any] struct {
+	p       Policy
+	alg     algorithm[S]
+	explain func(d *Decision) string
+}
+
+func (r *renamed[S]) policy() *Policy           { return &r.p }
+func (r *renamed[S]) start(now time.Duration) S { return r.alg.start(now) }
+func (r *renamed[S]) clone(s *S, m *mem) S      { return r.alg.clone(s, m) }
+func (r *renamed[S]) tables(s *S) int64         { return r.alg.tables(s) }
+func (r *renamed[S]) snapshot(s S, now time.Duration) Snapshot {
+	return r.alg.snapshot(s, now)
+}
+
+func (r *renamed[S]) decide(s *S, m *mem, now time.Duration, cost int64) Decision {
+	d := r.alg.decide(s, m, now, cost)
+	d.policy, d.explain = &r.p, r.explain
+	return d
+}
+
+// held is alg's, when it keeps items beside its state.
+func (r *renamed[S]) held(s S, now time.Duration) int64 {
+	if h, ok := r.alg.(holder[S]); ok {
+		return h.held(s, now)
+	}
+	return 0
+}
+
 // keyChunk is how many keys' states one chunk holds.
 const keyChunk = 16
 
@@ -162,11 +194,9 @@ func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
 }
 
 func (k *keyed[S]) DecideKey(now time.Duration, key Key, cost int64) Decision {
-	if cost < 1 {
-		panic("algorithms: cost must be at least 1")
-	}
-	k.lastKey, k.last = key.name, key.id
-	return k.alg.decide(k.slot(key.id, now), &k.m, now, cost)
+	var d Decision
+	k.DecideInto(&d, now, key, cost)
+	return d
 }
 
 func (k *keyed[S]) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
@@ -222,12 +252,21 @@ func (k *keyed[S]) own(c int) {
 
 // state is key's state, or nil for a key never decided.
 func (k *keyed[S]) state(key string) *S {
-	i, ok := k.ids.lookup(key)
-	if !ok || i/keyChunk >= len(k.chunks) {
+	id, _ := k.ids.Lookup(key)
+	if s := k.seenSlot(id.id); s != nil {
+		return &s.s
+	}
+	return nil
+}
+
+// seenSlot is the slot of the key numbered id if it has a state (in a
+// chunk possibly shared with clones: read it, do not change it), else nil.
+func (k *keyed[S]) seenSlot(id int) *slot[S] {
+	if id < 0 || id/keyChunk >= len(k.chunks) {
 		return nil
 	}
-	if s := &k.chunks[i/keyChunk].slots[i%keyChunk]; s.seen {
-		return &s.s
+	if s := &k.chunks[id/keyChunk].slots[id%keyChunk]; s.seen {
+		return s
 	}
 	return nil
 }
@@ -243,8 +282,8 @@ func (k *keyed[S]) Snapshot(now time.Duration, key string) Snapshot {
 // it has one, says the state keeps beside it; see Limiter.KeyBytes.
 func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 	var st S
-	if key.id >= 0 && key.id/keyChunk < len(k.chunks) && k.chunks[key.id/keyChunk].slots[key.id%keyChunk].seen {
-		st = k.chunks[key.id/keyChunk].slots[key.id%keyChunk].s
+	if s := k.seenSlot(key.id); s != nil {
+		st = s.s
 	} else {
 		st = k.alg.start(now)
 	}
@@ -287,12 +326,11 @@ type KeyCopier interface {
 // same algorithm: a copy of its own, as a clone's first change of it
 // would make.
 func (k *keyed[S]) CopyKey(src Limiter, key Key) {
-	s := src.(*keyed[S])
-	c := key.id / keyChunk
-	if key.id < 0 || c >= len(s.chunks) || !s.chunks[c].slots[key.id%keyChunk].seen {
+	s := src.(*keyed[S]).seenSlot(key.id)
+	if s == nil {
 		return
 	}
-	from := s.chunks[c].slots[key.id%keyChunk].s
+	from := s.s
 	dst := k.slot(key.id, 0)
 	k.m.release(k.alg.tables(dst), k.m.epoch)
 	*dst = k.alg.clone(&from, &k.m)
@@ -301,10 +339,10 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 // ForgetKey drops key's state, as a store's expiry of an idle key does: its
 // next request finds it as new. A key never seen is left as it is.
 func (k *keyed[S]) ForgetKey(key Key) {
-	c := key.id / keyChunk
-	if key.id < 0 || c >= len(k.chunks) || !k.chunks[c].slots[key.id%keyChunk].seen {
+	if k.seenSlot(key.id) == nil {
 		return
 	}
+	c := key.id / keyChunk
 	if k.chunks[c].epoch != k.m.epoch {
 		k.own(c)
 	}

@@ -26,7 +26,7 @@ var Algorithms = slices.Clone(textbookOrder)
 var textbookOrder = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBucket, GCRA, LeakyBucket}
 
 // Policy is one limiter's configuration. Which fields matter depends on the
-// algorithm, as its Description's Params say:
+// algorithm, as its Description's Params say; for the six textbook ones:
 //
 //	fixed-window, sliding-log, sliding-counter: Limit per Window (and for
 //	                                            sliding-counter SubWindows,
@@ -35,7 +35,8 @@ var textbookOrder = []Algorithm{FixedWindow, SlidingLog, SlidingCounter, TokenBu
 //	gcra:                                       Burst, at Rate
 //	leaky-bucket:                               Queue, drained at Rate
 //
-// The other fields must be zero.
+// The others' fields are named after their parameters (below). Every field
+// an algorithm does not take must be zero.
 type Policy struct {
 	Algorithm Algorithm
 	Limit     int64
@@ -107,11 +108,13 @@ func (p Policy) MaxCost() int64 {
 	return d.size(p) + d.InFlight
 }
 
-// Horizon is how long p remembers: the window (two windows for the sliding
-// counter, whose previous window still weighs), or for the rate-based
-// algorithms the time to refill or drain completely (size × Per / N, rounded
-// up). A scenario's default duration reaches this far past its last request.
-// p must be valid.
+// Horizon is how long p remembers, as its description says: for the
+// textbook algorithms the window (for the sliding counter a window and one
+// sub-window, the part of an old window that still weighs), or the time to
+// refill or drain completely (size × Per / N, rounded up); the others say
+// their own (an interval bucket's fills, Guava's second of permits). After
+// it, an idle key's state is back to its start. A scenario's default
+// duration reaches this far past its last request. p must be valid.
 func (p Policy) Horizon() time.Duration { return Describe(p.Algorithm).Horizon(p) }
 
 // MaxDelay bounds the delay p can give an admitted request: 0 for an
@@ -125,7 +128,7 @@ func (p Policy) MaxDelay() time.Duration {
 }
 
 // String describes p in a line: "token-bucket capacity 10, rate 2/s", or
-// for a windowed algorithm "fixed-window limit 120 per 1m0s".
+// for a windowed algorithm "fixed-window limit 120 per 60s".
 func (p Policy) String() string {
 	d := Describe(p.Algorithm)
 	if d == nil {

@@ -213,11 +213,11 @@ func (q *fifo[T]) push(m *mem, x T) {
 	q.pushSlow(m, x)
 }
 
+// pushSlow is push when the tail has no room of its own to append in place
+// (push's fast path has ruled that out).
 func (q *fifo[T]) pushSlow(m *mem, x T) {
 	t := q.tail
 	switch {
-	case t != nil && int(q.tailN) == len(t.items) && len(t.items) < cap(t.items):
-		// Append in place: no other view reaches this far.
 	case t != nil && q.hi == q.lo && t.epoch == m.epoch && int(q.tailN) == len(t.items) && q.head > 0 && 2*q.head >= q.tailN:
 		// A full tail of this instance's own, at least half taken: move
 		// the live items to its front.

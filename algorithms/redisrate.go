@@ -19,66 +19,30 @@ import (
 const RedisRate Algorithm = "redis-rate"
 
 func init() {
-	register(Description{
+	// A GCRA's parameters, bounds and horizon (sizedDescription), with
+	// redis_rate's order (Limit{Rate, Burst}) and words.
+	d := sizedDescription(BurstParam, Description{
 		Algorithm: RedisRate,
 		Family:    Library,
 		Source:    "go-redis/redis_rate lua.go (allowN) and rate.go (Limit, AllowN)",
-		Params:    []Param{RateParam, BurstParam},
-		Size:      "burst",
 		Rule:      "T = period/rate; new_tat = max(tat, now) + c×T; admitted iff now ≥ new_tat − burst×T, then tat = new_tat (burst N admits N)",
 		Words: func(p Policy) string {
 			return "redis_rate: " + strconv.FormatInt(p.Rate.N, 10) + " per " + FormatSeconds(p.Rate.Per) + ", burst " + strconv.FormatInt(p.Burst, 10) +
 				" (admits " + strconv.FormatInt(p.Burst, 10) + " at once)"
 		},
-		Line: func(p Policy) string {
-			return fmt.Sprintf("%s rate %s, burst %d", p.Algorithm, p.Rate, p.Burst)
-		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("its burst is %d, the most it admits at once", p.Burst) },
-		Horizon: func(p Policy) time.Duration {
-			return time.Duration(ceilDiv(p.Burst*int64(p.Rate.Per), p.Rate.N))
-		},
-		check: func(p Policy) error {
-			if err := p.Rate.Validate(); err != nil {
-				return err
-			}
-			if err := checkCount("burst", p.Burst); err != nil {
-				return err
-			}
-			if !mulFits(p.Burst, int64(p.Rate.Per)) {
-				return fmt.Errorf("burst %d × rate period %s is too large for exact arithmetic (at most 2^62 ns)", p.Burst, FormatDuration(p.Rate.Per))
-			}
-			return nil
-		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newRedisRate(p), ks) },
+		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](redisRate(p), ks) },
 	})
+	d.Params = []Param{RateParam, BurstParam}
+	d.Line = func(p Policy) string { return fmt.Sprintf("%s rate %s, burst %d", p.Algorithm, p.Rate, p.Burst) }
+	register(d)
 }
 
 // redisRate is the textbook GCRA of the same burst and rate, with
 // redis_rate's names and why text.
-type redisRate struct {
-	p Policy
-	g *gcra
+func redisRate(p Policy) *renamed[gcraState] {
+	return &renamed[gcraState]{p: p, alg: newGCRA(Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate}), explain: explainRedisRate}
 }
-
-func newRedisRate(p Policy) *redisRate {
-	return &redisRate{p: p, g: newGCRA(Policy{Algorithm: GCRA, Burst: p.Burst, Rate: p.Rate})}
-}
-
-func (r *redisRate) policy() *Policy { return &r.p }
-
-func (r *redisRate) start(now time.Duration) gcraState { return r.g.start(now) }
-
-func (r *redisRate) decide(s *gcraState, m *mem, now time.Duration, cost int64) Decision {
-	d := r.g.decide(s, m, now, cost)
-	d.policy, d.explain = &r.p, explainRedisRate
-	return d
-}
-
-func (r *redisRate) snapshot(s gcraState, now time.Duration) Snapshot { return r.g.snapshot(s, now) }
-
-func (r *redisRate) clone(s *gcraState, _ *mem) gcraState { return *s }
-
-func (r *redisRate) tables(*gcraState) int64 { return 0 }
 
 // rateReply is what redis_rate's AllowN returns for the decision d of a
 // redis-rate lane, on the grid of 1/N ns: remaining = diff / T (Redis

@@ -99,13 +99,28 @@ func (s *slidingLogState) push(m *mem, at time.Duration, cost int64) {
 	s.log.push(m, logItem{at: at, cost: cost, cum: s.total})
 }
 
-func (l *slidingLog) decide(s *slidingLogState, m *mem, now time.Duration, cost int64) (d Decision) {
-	eff := max(now, s.last)
-	s.last = eff
-	if n := l.expired(s, eff); n > 0 {
+// expire moves s to now (not before its last request) and drops the
+// entries that no longer count then.
+func (l *slidingLog) expire(s *slidingLogState, m *mem, now time.Duration) {
+	s.last = now
+	if n := l.expired(s, now); n > 0 {
 		s.base = s.log.at(n - 1).cum
 		s.log.drop(m, n)
 	}
+}
+
+// freeing is the oldest entry whose leaving brings the running total of s
+// to target, and the wait from now until it leaves, the request having been
+// decided at eff: e.at + Window − now, written Window − age so as not to
+// overflow. The entry exists when target ≤ the total.
+func (l *slidingLog) freeing(s *slidingLogState, target int64, eff, now time.Duration) (*logItem, time.Duration) {
+	e := s.log.at(s.firstCum(target))
+	return e, l.p.Window - (eff - e.at) + eff - now
+}
+
+func (l *slidingLog) decide(s *slidingLogState, m *mem, now time.Duration, cost int64) (d Decision) {
+	eff := max(now, s.last)
+	l.expire(s, m, eff)
 	recent := s.total - s.base
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainSlidingLog, v: [4]int64{recent, int64(eff)}}
 	switch {
@@ -118,11 +133,9 @@ func (l *slidingLog) decide(s *slidingLogState, m *mem, now time.Duration, cost 
 		d.Outcome = Rejected
 		// The first entry whose running total frees enough; it exists
 		// because cost ≤ Limit means need ≤ recent.
-		target := s.base + recent + cost - l.p.Limit
-		e := s.log.at(s.firstCum(target))
+		var e *logItem
+		e, d.RetryAfter = l.freeing(s, s.base+recent+cost-l.p.Limit, eff, now)
 		d.v[2], d.v[3] = int64(e.at), e.cum-s.base
-		// e.at + Window − now, as Window − age so as not to overflow.
-		d.RetryAfter = l.p.Window - (eff - e.at) + eff - now
 	}
 	return d
 }

@@ -35,8 +35,8 @@ func init() {
 // wholeBucket keeps a whole number of tokens and the time of the last
 // request. Exact integers throughout: the rounding is the mistake itself.
 type wholeBucket struct {
-	p    Policy
-	fill time.Duration // time to earn the whole capacity from empty, rounded up
+	p     Policy
+	exact *tokenBucket // the exact refill, which this one floors
 }
 
 type wholeBucketState struct {
@@ -48,7 +48,7 @@ type wholeBucketState struct {
 }
 
 func newWholeBucket(p Policy) *wholeBucket {
-	return &wholeBucket{p: p, fill: time.Duration(ceilDiv(p.Capacity*int64(p.Rate.Per), p.Rate.N))}
+	return &wholeBucket{p: p, exact: newTokenBucket(p)}
 }
 
 func (b *wholeBucket) policy() *Policy { return &b.p }
@@ -57,27 +57,19 @@ func (b *wholeBucket) start(now time.Duration) wholeBucketState {
 	return wholeBucketState{tokens: b.p.Capacity, last: now}
 }
 
-// refill is the whole tokens elapsed earns and the fraction it drops, in
-// tokens × Per; capped reports that the bucket fills (nothing then counts
-// as lost).
-func (b *wholeBucket) refill(tokens int64, elapsed time.Duration) (next, dropped int64, capped bool) {
-	if elapsed >= b.fill {
-		return b.p.Capacity, 0, true
-	}
-	// elapsed < capacity × Per / N + 1, so elapsed × N < capacity × Per + N ≤ 2^62 + 2^31.
-	scaled := int64(elapsed) * b.p.Rate.N
+// refill is the whole tokens elapsed earns from tokens, up to the
+// capacity (the exact bucket's refill, floored), and the fraction of a
+// token it drops, in tokens × Per (0 once the bucket is full).
+func (b *wholeBucket) refill(tokens int64, elapsed time.Duration) (next, dropped int64) {
 	per := int64(b.p.Rate.Per)
-	add := scaled / per
-	if add >= b.p.Capacity-tokens {
-		return b.p.Capacity, 0, true
-	}
-	return tokens + add, scaled % per, false
+	scaled := b.exact.refill(tokens*per, elapsed)
+	return scaled / per, scaled % per
 }
 
 func (b *wholeBucket) decide(s *wholeBucketState, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	elapsed := eff - s.last
-	next, dropped, _ := b.refill(s.tokens, elapsed)
+	next, dropped := b.refill(s.tokens, elapsed)
 	d = Decision{At: now, Cost: cost, policy: &b.p, explain: explainWholeBucket, v: [4]int64{s.tokens, int64(elapsed), next, int64(eff)}}
 	if sum, carry := bits.Add64(uint64(s.lost), uint64(dropped), 0); carry == 0 && sum <= maxScaled {
 		s.lost = int64(sum)
@@ -100,7 +92,7 @@ func (b *wholeBucket) decide(s *wholeBucketState, _ *mem, now time.Duration, cos
 
 func (b *wholeBucket) snapshot(s wholeBucketState, now time.Duration) Snapshot {
 	now = max(now, s.last)
-	next, dropped, _ := b.refill(s.tokens, now-s.last)
+	next, dropped := b.refill(s.tokens, now-s.last)
 	return WholeTokenBucketSnapshot{
 		Now:      now,
 		Capacity: b.p.Capacity,
