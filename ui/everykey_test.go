@@ -221,7 +221,9 @@ var everyKey = map[string]keyCase{
 			if a.prompt.kind != promptPeakWindow {
 				t.Fatalf("w: prompt %v", a.prompt.kind)
 			}
-			answer(a, "1s")
+			// Typed as it comes, with no clearing: the field starts empty.
+			typeText(a, "1s")
+			press(a, "enter")
 			if a.lab.PeakWindow() != time.Second {
 				t.Errorf("w 1s: peak window %v", a.lab.PeakWindow())
 			}

@@ -171,7 +171,11 @@ func totalsTexts(st *styles, v laneView) []string {
 		if _, forgets := v.fleet.Forgets(); forgets {
 			b += ", forgot " + signed(v.stats.Forgot)
 		}
-		texts = append([]string{texts[0] + b, texts[len(texts)-1] + b}, texts...)
+		withBeyond := make([]string, 0, 2*len(texts))
+		for _, t := range texts {
+			withBeyond = append(withBeyond, t+b)
+		}
+		texts = append(withBeyond, texts...)
 	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.

@@ -252,7 +252,8 @@ func (a *App) panelText(w int) string {
 		if i == a.focus {
 			mark = "▶ "
 		}
-		b.WriteString(st.title.Render(mark+v.name) + " " + st.muted.Render(policyWords(v.policy)) + "\n")
+		// Wrapped under the name: the panel cuts nothing.
+		b.WriteString(hanging(st.title.Render(mark+v.name)+" ", st.muted.Render(policyWords(v.policy)), w) + "\n")
 		if !v.hasLast {
 			b.WriteString("    no request yet\n\n")
 			continue

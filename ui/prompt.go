@@ -122,8 +122,10 @@ func (a *App) openPrompt(kind promptKind) tea.Cmd {
 		p.input.Prompt = "fire one request at " + secs(a.lab.Now()) + " as key: "
 		p.input.SetValue("")
 	case promptPeakWindow:
-		p.input.Prompt = "peak window (e.g. 1s; empty for the default)? "
-		p.input.SetValue(algorithms.FormatDuration(a.lab.PeakWindow()))
+		// Empty, the current window named beside it: typing "1s" gives 1s,
+		// where after a value left in place it would give "60s1s".
+		p.input.Prompt = "peak window, now " + algorithms.FormatDuration(a.lab.PeakWindow()) + " (e.g. 1s; empty for the default)? "
+		p.input.SetValue("")
 	case promptOpen:
 		p.input.Prompt = "open file: "
 		p.input.SetValue("")

@@ -334,11 +334,23 @@ func (t *timeline) view(sp span) []string {
 			st.rejected.Render("✗") + " rejected " + st.mixed.Render("±") + " mixed " +
 			st.upcoming.Render("·") + " ahead " + st.cursor.Render(" ") + " now"
 		zoom := st.muted.Render("z/Z zoom")
-		// Without its title at 80 columns, so that the zoom key stays.
-		out = append(out, fit(first([]string{
+		variants := []string{
 			st.title.Render("timeline") + " " + st.muted.Render(secs(sp.dt)+"/column") + "  " + marks + "  " + zoom,
+			// Without its title at 80 columns, so that the zoom key stays.
 			st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + zoom,
-		}, l.width), l.width))
+		}
+		if hasGateways(t.ctx.lab) {
+			// Lanes of gateways add two marks, which come first.
+			gw := st.http.Render("+") + " beyond the policy " + st.http.Render("⊘") + " 503 store down "
+			short := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±") + " " +
+				st.http.Render("+") + " beyond " + st.http.Render("⊘") + " 503 store down " + st.upcoming.Render("·") + " ahead"
+			variants = []string{
+				st.title.Render("timeline") + " " + st.muted.Render(secs(sp.dt)+"/column") + "  " + marks + " " + gw + zoom,
+				st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + gw + zoom,
+				st.muted.Render(secs(sp.dt)+"/column") + " " + short + " " + zoom,
+			}
+		}
+		out = append(out, fit(first(variants, l.width), l.width))
 	}
 	out = append(out, t.notesRow(sp))
 	out = append(out, t.laneRows(sp, l.releases)...)
@@ -396,4 +408,15 @@ func axis(sp span, cursor int) string {
 		row[cursor] = '▲'
 	}
 	return string(row)
+}
+
+// hasGateways reports whether some lane of lab stands for several gateways
+// (and so may mark + and ⊘ on the timeline).
+func hasGateways(lab *model.Lab) bool {
+	for _, l := range lab.Lanes() {
+		if !l.Fleet.Plain() {
+			return true
+		}
+	}
+	return false
 }
