@@ -45,7 +45,7 @@ func TestCopyKey(t *testing.T) {
 }
 
 // TestForgetKey: a forgotten key decides as a fresh limiter's would, from
-// then on, and another key is untouched.
+// then on; another key is untouched, and so is a clone taken before.
 func TestForgetKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 4))
 	for _, alg := range Algorithms {
@@ -61,6 +61,20 @@ func TestForgetKey(t *testing.T) {
 			}
 			ref := a.Clone()
 			a.(KeyCopier).ForgetKey(k)
+			// The clone taken before keeps k's state: forgetting is the
+			// original's own change (copy on write), as a witness that
+			// decided the same requests and forgot nothing shows.
+			witness := mustNew(t, p)
+			for _, q := range reqs[:40] {
+				witness.Decide(q.at, "k", q.cost)
+			}
+			for _, q := range reqs[40:] {
+				x, y := ref.DecideKey(q.at, k, q.cost), witness.Decide(q.at, "k", q.cost)
+				if x.Outcome != y.Outcome || x.RetryAfter != y.RetryAfter || x.Delay != y.Delay {
+					t.Fatalf("%v: forgetting k in the original changed a clone's k", p)
+				}
+			}
+			ref = a.Clone() // for other, below: ref's k has moved on
 			fresh := mustNew(t, p)
 			for i, q := range reqs[40:] {
 				x, y := a.DecideKey(q.at, k, q.cost), fresh.Decide(q.at, "k", q.cost)

@@ -39,6 +39,25 @@ func playSteps(t *testing.T, p Policy, steps []step) {
 	}
 }
 
+// shortStep is a step with no explanation to check, for tables written
+// positionally: {at, cost, outcome, delay, retry}.
+type shortStep struct {
+	at           time.Duration
+	cost         int64
+	o            Outcome
+	delay, retry time.Duration
+}
+
+// playShortSteps is playSteps for shortSteps.
+func playShortSteps(t *testing.T, p Policy, steps []shortStep) {
+	t.Helper()
+	full := make([]step, len(steps))
+	for i, s := range steps {
+		full[i] = step{at: s.at, cost: s.cost, want: s.o, delay: s.delay, retry: s.retry}
+	}
+	playSteps(t, p, full)
+}
+
 // TestWorkedExamples plays the lesson's examples and asserts every
 // decision, wait and explanation exactly.
 func TestWorkedExamples(t *testing.T) {

@@ -26,13 +26,7 @@ func init() {
 // doc's acquire(1000) example, the 1qps T0…T3 example in create, and
 // "bursts of up to permitsPerSecond permits will be allowed" after idling).
 func TestGuavaExamples(t *testing.T) {
-	type step struct {
-		at    time.Duration
-		cost  int64
-		o     Outcome
-		delay time.Duration
-		retry time.Duration
-	}
+	type step = shortStep
 	us := time.Microsecond
 	tests := []struct {
 		name  string
@@ -91,16 +85,7 @@ func TestGuavaExamples(t *testing.T) {
 			[]step{{0, MaxCount + 1, Rejected, 0, Never}, {0, MaxCount, Allowed, 0, 0}}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := mustNew(t, tt.p)
-			for i, s := range tt.steps {
-				d := l.Decide(s.at, "k", s.cost)
-				if d.Outcome != s.o || d.Delay != s.delay || d.RetryAfter != s.retry {
-					t.Fatalf("step %d (%v cost %d): %v delay %v retry %v, want %v delay %v retry %v\n%s",
-						i, s.at, s.cost, d.Outcome, d.Delay, d.RetryAfter, s.o, s.delay, s.retry, d.Explain())
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { playShortSteps(t, tt.p, tt.steps) })
 	}
 }
 

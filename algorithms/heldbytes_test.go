@@ -36,5 +36,14 @@ func TestHeldBytesOfTheNewLanes(t *testing.T) {
 		if got := l.KeyBytes(last, ks.Key("k")) - unseen; got != c.held {
 			t.Errorf("%v: %d bytes held beside the struct, want %d", c.p, got, c.held)
 		}
+		// A window later the logs hold nothing any more; x/time/rate
+		// keeps its limiters.
+		after, want := l.KeyBytes(last+sec, ks.Key("k"))-unseen, int64(0)
+		if c.p.Algorithm == XTimeRate {
+			want = xtimeratePair
+		}
+		if after != want {
+			t.Errorf("%v: %d bytes held a window after the last request, want %d", c.p, after, want)
+		}
 	}
 }

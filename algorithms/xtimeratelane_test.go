@@ -178,13 +178,7 @@ func checkXTimeRateDecision(p Policy, d Decision) error {
 // allows no events"; WaitN's doc: it fails if "the expected wait time
 // exceeds the Context's Deadline" (reserveN's maxFutureReserve).
 func TestXTimeRateExamples(t *testing.T) {
-	type step struct {
-		at    time.Duration
-		cost  int64
-		o     Outcome
-		delay time.Duration
-		retry time.Duration
-	}
+	type step = shortStep
 	tests := []struct {
 		name  string
 		p     Policy
@@ -229,16 +223,7 @@ func TestXTimeRateExamples(t *testing.T) {
 			}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := mustNew(t, tt.p)
-			for i, s := range tt.steps {
-				d := l.Decide(s.at, "k", s.cost)
-				if d.Outcome != s.o || d.Delay != s.delay || d.RetryAfter != s.retry {
-					t.Fatalf("step %d (%v cost %d): %v delay %v retry %v, want %v delay %v retry %v\n%s",
-						i, s.at, s.cost, d.Outcome, d.Delay, d.RetryAfter, s.o, s.delay, s.retry, d.Explain())
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { playShortSteps(t, tt.p, tt.steps) })
 	}
 }
 

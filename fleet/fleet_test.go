@@ -191,21 +191,36 @@ func TestSplitShares(t *testing.T) {
 	}
 }
 
-// TestCloneRoutesOn: a clone decides and routes exactly as the original
-// from the point it was made, independently of it.
+// TestCloneRoutesOn: two clones made at one point decide and route alike
+// from there, whatever the original does meanwhile, for every store, with
+// outages, expiry and skew: a clone shares nothing it changes.
 func TestCloneRoutesOn(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
+	configs := []Config{
+		{Gateways: 3, Route: Random, Seed: 5},
+		{Gateways: 3, Store: Synced, SyncEvery: 700 * time.Millisecond, ExpireIdle: 900 * time.Millisecond},
+		{Gateways: 2, Store: Racy, Latency: 40 * time.Millisecond, Skew: []time.Duration{0, -30 * time.Millisecond}},
+		{Gateways: 2, Store: Shared, ExpireIdle: 1500 * time.Millisecond, Fallback: algorithms.FallbackLocalCap,
+			Outages: []Outage{{From: 20 * sec, Until: 30 * sec, LoseState: true}, {From: 60 * sec, Until: 80 * sec}}},
+	}
 	for _, p := range policies {
-		l := lane(t, p, Config{Gateways: 3, Route: Random, Seed: 5})
-		reqs := trace(r, 200)
-		for _, q := range reqs[:100] {
-			l.Decide(q.at, q.key, q.cost)
-		}
-		c := l.Clone()
-		for i, q := range reqs[100:] {
-			a, b := l.Decide(q.at, q.key, q.cost), c.Decide(q.at, q.key, q.cost)
-			if !same(a, b) || a.Gateway != b.Gateway || a.Beyond != b.Beyond {
-				t.Fatalf("%v request %d: original %v on %d, clone %v on %d", p, i, a.Outcome, a.Gateway, b.Outcome, b.Gateway)
+		for _, c := range configs {
+			l := lane(t, p, c)
+			reqs := trace(r, 200)
+			for _, q := range reqs[:100] {
+				l.Decide(q.at, q.key, q.cost)
+			}
+			a, b := l.Clone(), l.Clone()
+			// The original goes its own way: nothing it does may reach
+			// the clones.
+			for _, q := range trace(r, 100) {
+				l.Decide(reqs[99].at+q.at, q.key, q.cost)
+			}
+			for i, q := range reqs[100:] {
+				x, y := a.Decide(q.at, q.key, q.cost), b.Decide(q.at, q.key, q.cost)
+				if !same(x, y) || x.Gateway != y.Gateway || x.Beyond != y.Beyond || x.Forgot != y.Forgot || x.Fallback != y.Fallback {
+					t.Fatalf("%v %+v request %d: two clones disagree: %v on %d, %v on %d", p, c, i, x.Outcome, x.Gateway, y.Outcome, y.Gateway)
+				}
 			}
 		}
 	}
@@ -457,5 +472,65 @@ func TestClockSkew(t *testing.T) {
 	}
 	if err := (Config{Gateways: 3, Skew: []time.Duration{0, sec}}).Validate(p); err == nil {
 		t.Errorf("2 offsets for 3 gateways is valid")
+	}
+}
+
+// TestBelowThePolicy: a lane that refuses what the yardstick admits says
+// so, −1 a decision: one hot key routed to one split gateway gets 3 of a
+// bucket of 10, and the other 7 the policy grants are refused.
+func TestBelowThePolicy(t *testing.T) {
+	l := lane(t, policies[0], Config{Gateways: 4, Store: Split, Route: ByKey})
+	below := 0
+	for range 12 {
+		if d := l.Decide(0, "hot", 1); d.Beyond == -1 {
+			below++
+		} else if d.Beyond != 0 {
+			t.Fatalf("beyond %d", d.Beyond)
+		}
+	}
+	if below != 7 {
+		t.Errorf("%d decisions below the policy, want 7", below)
+	}
+}
+
+// TestOutageEdges: each outage gives local-cap fresh caps; a racy store
+// that comes back empty loses the writes still in flight; and a key's
+// state is shown from the gateway that took its latest request.
+func TestOutageEdges(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 4, Rate: algorithms.Rate{N: 1, Per: time.Hour}}
+	capped := lane(t, p, Config{Gateways: 2, Store: Shared, Fallback: algorithms.FallbackLocalCap,
+		Outages: []Outage{{From: sec, Until: 2 * sec}, {From: 3 * sec, Until: 4 * sec}}})
+	count := func(l *Limiter, at time.Duration, n int) (admitted int) {
+		for range n {
+			if l.Decide(at, "k", 1).Outcome.Admitted() {
+				admitted++
+			}
+		}
+		return admitted
+	}
+	if a, b := count(capped, sec, 10), count(capped, 3*sec, 10); a != 4 || b != 4 {
+		t.Errorf("local-cap: %d admitted in the first outage and %d in the second, want two caps of 2 each time", a, b)
+	}
+	racy := lane(t, p, Config{Gateways: 2, Store: Racy, Latency: 500 * time.Millisecond, Fallback: algorithms.FallbackClosed,
+		Outages: []Outage{{From: 100 * time.Millisecond, Until: 200 * time.Millisecond, LoseState: true}}})
+	count(racy, 0, 3) // three writes in flight, landing at 0.5s
+	if racy.InFlight(0) != 3 {
+		t.Fatalf("%d writes in flight", racy.InFlight(0))
+	}
+	// Every read after the restart sees the new, full bucket (no write of
+	// them has landed); the three writes of before are gone with the store.
+	if n := count(racy, 300*time.Millisecond, 10); n != 10 || racy.InFlight(300*time.Millisecond) != 10 {
+		t.Errorf("after the restart: %d admitted (want 10), %d in flight (want the 10 new writes only)", n, racy.InFlight(300*time.Millisecond))
+	}
+	local := lane(t, p, Config{Gateways: 3})
+	for i := range 5 {
+		local.Decide(time.Duration(i)*sec, "k", 1)
+	}
+	if g := local.LatestGateway("k"); g != 1 {
+		t.Fatalf("the 5th request went to gateway %d, want 1 (round-robin)", g)
+	}
+	want := local.GatewaySnapshot(1, 5*sec, "k").(algorithms.TokenBucketSnapshot)
+	if got := local.Snapshot(5*sec, "k").(algorithms.TokenBucketSnapshot); got != want || got == local.GatewaySnapshot(0, 5*sec, "k").(algorithms.TokenBucketSnapshot) {
+		t.Errorf("the lane shows %+v, gateway 2's state is %+v", got, want)
 	}
 }

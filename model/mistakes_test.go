@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 	"ratelab/scenarios"
 )
 
@@ -73,6 +74,45 @@ expect:
 	named.Expect = append(slices.Clone(named.Expect), scenarios.Expectation{Lane: "log-attempt", Line: 9})
 	if _, _, err := ToggleMistakes(&named, "log"); err == nil || !strings.Contains(err.Error(), "log-attempt stays") {
 		t.Errorf("taking away a lane an expectation names: %v", err)
+	}
+	// Taking one twin away and switching the mistakes on again puts it
+	// back in its place, after the bucket and its other twin.
+	again, _, err := ToggleMistakes(one, "bucket")
+	if err != nil || !slices.Equal(laneNamesOf(again), []string{"bucket", "bucket-float", "bucket-whole", "log"}) {
+		t.Errorf("M after taking bucket-whole away: %v %v", laneNamesOf(again), err)
+	}
+	// A quiz question, like an expectation, keeps its lane.
+	quizzed := *logOn
+	quizzed.Quiz = append(slices.Clone(quizzed.Quiz), scenarios.QuizMark{Lane: "log-collapsing", Line: 12})
+	if _, _, err := ToggleMistakes(&quizzed, "log-collapsing"); err == nil || !strings.Contains(err.Error(), "quiz question") {
+		t.Errorf("taking away a lane a quiz question names: %v", err)
+	}
+	// A mistake keeps its lane's gateways, and leaves out a parameter it
+	// does not take (the bucket's starts_empty).
+	gw := *s
+	gw.Lanes = slices.Clone(s.Lanes)
+	gw.Lanes[0].Policy.StartsEmpty = true
+	gw.Lanes[0].Fleet = fleet.Config{Gateways: 3}
+	withGW, _, err := ToggleMistakes(&gw, "bucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := withGW.Lanes[1]; f.Fleet.Gateways != 3 || f.Policy.StartsEmpty || f.Policy.Validate() != nil {
+		t.Errorf("the float twin of a starts-empty bucket on 3 gateways: %+v (%v)", f, f.Policy.Validate())
+	}
+	// A long name is cut to leave room for the mistake's word.
+	long := *s
+	long.Lanes = slices.Clone(s.Lanes)
+	long.Lanes[0].Name = strings.Repeat("b", scenarios.MaxNameLen)
+	cut, _, err := ToggleMistakes(&long, long.Lanes[0].Name)
+	if err != nil || len(cut.Lanes[1].Name) > scenarios.MaxNameLen || !strings.HasSuffix(cut.Lanes[1].Name, "-float") {
+		t.Errorf("a mistake of a %d-letter lane: %q %v", scenarios.MaxNameLen, cut.Lanes[1].Name, err)
+	}
+	// A lane already called like the mistake, that is not it, is an error.
+	clash := *s
+	clash.Lanes = append(slices.Clone(s.Lanes), scenarios.Lane{Name: "bucket-float", Policy: s.Lanes[1].Policy})
+	if _, _, err := ToggleMistakes(&clash, "bucket"); err == nil || !strings.Contains(err.Error(), "already there") {
+		t.Errorf("a name clash: %v", err)
 	}
 	if _, _, err := ToggleMistakes(s, "nope"); err == nil {
 		t.Errorf("no error for a lane that is not there")

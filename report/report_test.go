@@ -239,6 +239,20 @@ func TestGatewaysInTheOutput(t *testing.T) {
 		t.Errorf("summary:\n%s", s)
 	}
 	out.Reset()
+	down := model.Lane{Name: "down", Policy: p, Fleet: fleet.Config{Gateways: 2, Store: fleet.Shared, ExpireIdle: time.Second,
+		Outages: []fleet.Outage{{From: time.Second, Until: 2 * time.Second}}, Fallback: algorithms.FallbackClosed}}
+	WriteSummary(&out, []model.Lane{{Name: "one", Policy: p}, down}, []model.Stats{{Admitted: 2}, {Admitted: 5, Beyond: 2, Forgot: 3, FallbackRejected: 4}})
+	rows := strings.Split(out.String(), "\n")
+	if head := rows[0]; !strings.Contains(head, "fallback ✓  fallback ✗") || !strings.HasSuffix(head, "forgot") {
+		t.Errorf("head %q lacks the fallback and forgot columns", head)
+	}
+	if one := strings.Fields(rows[1]); one[len(one)-4] != "–" || one[len(one)-1] != "–" {
+		t.Errorf("a plain lane's beyond and forgot are not '–': %q", rows[1])
+	}
+	if d := strings.Fields(rows[2]); d[len(d)-4] != "+2" || d[len(d)-2] != "4" || d[len(d)-1] != "+3" {
+		t.Errorf("the failing, forgetting lane's row: %q", rows[2])
+	}
+	out.Reset()
 	WriteSummary(&out, []model.Lane{{Name: "one", Policy: p}}, []model.Stats{{Admitted: 2}})
 	if strings.Contains(out.String(), "beyond") {
 		t.Errorf("a plain summary has a beyond column:\n%s", out.String())
