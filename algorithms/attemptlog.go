@@ -18,11 +18,12 @@ const AttemptLog Algorithm = "attempt-log"
 
 func init() {
 	register(windowedDescription(Description{
-		Algorithm: AttemptLog,
-		Family:    Mistake,
-		Twin:      SlidingLog,
-		Source:    "a sliding log that appends rejected requests too (the lesson's log counts admissions; counting attempts is the policy it warns against)",
-		Rule:      "admitted iff the cost of attempts (rejected ones too) at times > now − window, + c ≤ limit; every attempt is logged",
+		Algorithm:       AttemptLog,
+		KeepsRejections: true,
+		Family:          Mistake,
+		Twin:            SlidingLog,
+		Source:          "a sliding log that appends rejected requests too (the lesson's log counts admissions; counting attempts is the policy it warns against)",
+		Rule:            "admitted iff the cost of attempts (rejected ones too) at times > now − window, + c ≤ limit; every attempt is logged",
 		Words: func(p Policy) string {
 			return "attempt log: at most " + strconv.FormatInt(p.Limit, 10) + " attempts in any " + FormatSeconds(p.Window) + ", rejected ones counted too"
 		},

@@ -147,6 +147,23 @@ func (d Decision) Policy() Policy {
 	return *d.policy
 }
 
+// Status is the HTTP status of d, a decision of a lane of policy p: 0 for an
+// admission; for a rejection 503 Service Unavailable when a fallback refused
+// it (the store was down: an outage, not a client over its limit), else
+// what p's library answers (429 unless its description says otherwise).
+func (d Decision) Status(p Policy) int {
+	switch {
+	case d.Outcome != Rejected:
+		return 0
+	case d.Fallback != NoFallback:
+		return 503
+	}
+	if desc := Describe(p.Algorithm); desc != nil {
+		return desc.RejectStatus()
+	}
+	return 429
+}
+
 // RetryAfterSeconds is the Retry-After header a server would send with this
 // rejection: whole seconds, rounded up; -1 when the request can never fit.
 func (d Decision) RetryAfterSeconds() int64 { return RetryAfterHeader(d.RetryAfter) }

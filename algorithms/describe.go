@@ -143,6 +143,10 @@ type Description struct {
 	// 429 Too Many Requests, else the library's own (nginx's limit_req
 	// answers 503 unless limit_req_status says otherwise).
 	Status int
+	// KeepsRejections says a rejection can make a key's state larger (the
+	// attempt log logs rejected attempts too); otherwise only an admission
+	// can, which lets a run measure the state after admissions alone.
+	KeepsRejections bool
 	// NoRetryAfter says the library's rejection carries no Retry-After
 	// header (nginx's limit_req, Envoy's local rate limit): the explorer then
 	// shows only the exact wait.

@@ -164,3 +164,27 @@ func sameRequired(mistake, twin *Description) bool {
 	}
 	return true
 }
+
+// TestDecisionStatus: an admission has none; a refusal by a fallback is a
+// 503 whatever the library; the limiter's own is its library's (nginx 503,
+// the others 429).
+func TestDecisionStatus(t *testing.T) {
+	bucket := Policy{Algorithm: TokenBucket, Capacity: 1, Rate: Rate{1, sec}}
+	nginx := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, sec}}
+	for _, c := range []struct {
+		d    Decision
+		p    Policy
+		want int
+	}{
+		{Decision{Outcome: Allowed}, bucket, 0},
+		{Decision{Outcome: Delayed}, nginx, 0},
+		{Decision{Outcome: Rejected}, bucket, 429},
+		{Decision{Outcome: Rejected}, nginx, 503},
+		{Decision{Outcome: Rejected, Fallback: FallbackClosed}, bucket, 503},
+		{Decision{Outcome: Allowed, Fallback: FallbackOpen}, bucket, 0},
+	} {
+		if got := c.d.Status(c.p); got != c.want {
+			t.Errorf("%v by %s on %s: status %d, want %d", c.d.Outcome, c.d.Fallback, c.p.Algorithm, got, c.want)
+		}
+	}
+}

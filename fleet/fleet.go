@@ -333,6 +333,7 @@ type Limiter struct {
 	// the same requests: what the lane would decide if it forgot nothing
 	// (Decision.Forgot). nil when the lane forgets nothing.
 	remembering *Limiter
+	scratch     algorithms.Decision // remembering's decision, kept off the heap
 }
 
 // admission is a request a synced gateway admitted, for the next sync.
@@ -364,6 +365,7 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 		if err != nil {
 			return nil, err
 		}
+		r.yard = nil // it is measured by its decisions, not by beyond
 		l.remembering = r
 	}
 	share, n := p, c.Gateways
@@ -402,9 +404,11 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 // Config is the lane's gateways.
 func (l *Limiter) Config() Config { return l.cfg }
 
-// Forgets reports whether c ever forgets a key's state (an idle expiry, a
-// store that comes back empty), with c as it would be if it did not.
-func (c Config) Forgets() (Config, bool) { return c.remembering() }
+// Forgets reports whether c ever forgets a key's state: an idle expiry, or
+// a store that comes back empty.
+func (c Config) Forgets() bool {
+	return c.ExpireIdle > 0 || slices.ContainsFunc(c.Outages, func(o Outage) bool { return o.LoseState })
+}
 
 // remembering is c without idle expiry and with every outage keeping the
 // state, and whether that differs from c.
@@ -412,13 +416,10 @@ func (c Config) remembering() (Config, bool) {
 	keep := c
 	keep.ExpireIdle = 0
 	keep.Outages = slices.Clone(c.Outages)
-	forgets := c.ExpireIdle > 0
 	for i := range keep.Outages {
-		if keep.Outages[i].LoseState {
-			keep.Outages[i].LoseState, forgets = false, true
-		}
+		keep.Outages[i].LoseState = false
 	}
-	return keep, forgets
+	return keep, c.Forgets()
 }
 
 // Policy is the lane's policy (each gateway's whole policy, or the policy
@@ -427,8 +428,8 @@ func (l *Limiter) Policy() algorithms.Policy { return l.p }
 
 // route picks the gateway of the next request, of key k.
 func (l *Limiter) route(k algorithms.Key) int {
-	n := uint64(l.Gateways())
-	defer func() { l.serial++ }()
+	n, serial := uint64(l.Gateways()), l.serial
+	l.serial++
 	switch l.cfg.route() {
 	case ByKey:
 		return int(fnv1a(fnvOffset, k.String()) % n)
@@ -438,11 +439,11 @@ func (l *Limiter) route(k algorithms.Key) int {
 			h = fnvByte(h, byte(l.cfg.Seed>>(8*i)))
 		}
 		for i := range 8 {
-			h = fnvByte(h, byte(l.serial>>(8*i)))
+			h = fnvByte(h, byte(serial>>(8*i)))
 		}
 		return int(h % n)
 	}
-	return int(l.serial % n)
+	return int(serial % n)
 }
 
 // Decide is DecideKey for a key by name.
@@ -481,8 +482,8 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	}
 	d.Gateway, d.Beyond, d.Forgot = uint16(g), 0, 0
 	if l.remembering != nil {
-		var r algorithms.Decision
-		l.remembering.DecideInto(&r, arrived, key, cost)
+		r := &l.scratch
+		l.remembering.DecideInto(r, arrived, key, cost)
 		switch a, b := d.Outcome.Admitted(), r.Outcome.Admitted(); {
 		case a && !b:
 			d.Forgot = 1
@@ -499,7 +500,9 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 			d.Beyond = -1
 		}
 	}
-	if id := key.ID(); id >= 0 {
+	// Which gateway took a key's latest request matters only where the
+	// gateways see different states.
+	if id := key.ID(); id >= 0 && (len(l.gws) > 1 || l.views != nil || l.cfg.store() == Racy) {
 		for len(l.latest) <= id {
 			l.latest = append(l.latest, 0)
 		}
@@ -713,10 +716,12 @@ func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorith
 // with the writes landed since the last request (on a copy: a snapshot
 // changes nothing).
 func (l *Limiter) storeSnapshot(now time.Duration, key string) algorithms.Snapshot {
-	if len(l.pending) > 0 && l.pending[0].at <= now {
-		c := l.gws[0].Clone()
-		l.land(c, now)
-		return c.Snapshot(now, key)
+	// The last write to land wins: the key's latest one landed by now, if
+	// any, is its state in the store.
+	for i := len(l.pending) - 1; i >= 0; i-- {
+		if w := l.pending[i]; w.at <= now && w.key.String() == key {
+			return w.from.Snapshot(now, key)
+		}
 	}
 	return l.gws[0].Snapshot(now, key)
 }
@@ -773,7 +778,10 @@ func (l *Limiter) Memory() algorithms.Memory {
 	for _, g := range l.gws {
 		add(g.Memory())
 	}
-	for _, x := range append(append([]algorithms.Limiter(nil), l.views...), l.caps...) {
+	for _, x := range l.views {
+		add(x.Memory())
+	}
+	for _, x := range l.caps {
 		add(x.Memory())
 	}
 	for _, w := range l.pending {
@@ -785,8 +793,13 @@ func (l *Limiter) Memory() algorithms.Memory {
 	if l.remembering != nil {
 		add(l.remembering.Memory())
 	}
+	// The per-key tables every clone copies whole.
 	m.State += int64(cap(l.latest)) * 2
 	m.Clone += int64(len(l.latest)) * 2
+	for _, t := range l.touched {
+		m.State += int64(cap(t)) * 8
+		m.Clone += int64(len(t)) * 8
+	}
 	return m
 }
 

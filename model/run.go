@@ -39,14 +39,19 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	index := 0
 	var d algorithms.Decision
 	keyBytes := make([]int64, len(defs))
+	// A key's state can only grow when a lane admits (or, for one that
+	// keeps rejections, decides at all): the figure is measured then.
+	grows := make([]bool, len(defs))
+	for i, def := range defs {
+		grows[i] = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
+	}
 	for r := range s.Requests() {
 		if opt.Until > 0 && r.At >= opt.Until {
 			break
 		}
 		for lane := range defs {
 			ls.decideInto(lane, r, &d)
-			// A key's state grows only when it admits, or first appears.
-			if d.Outcome.Admitted() || keyBytes[lane] == 0 {
+			if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
 				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
 			}
 			if emit != nil {

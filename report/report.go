@@ -164,16 +164,9 @@ func (j *jsonWriter) Record(r model.Record) error {
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
-	status, by := 0, "limiter"
+	status, by := d.Status(j.lanes[r.Lane].Policy), "limiter"
 	if d.Fallback != algorithms.NoFallback {
 		by = "fallback"
-	}
-	switch {
-	case d.Outcome != algorithms.Rejected:
-	case d.Fallback != algorithms.NoFallback:
-		status = 503 // the store is down: an outage, not a client over its limit
-	default:
-		status = algorithms.Describe(j.lanes[r.Lane].Policy.Algorithm).RejectStatus()
 	}
 	line, err := json.Marshal(jsonRecord{
 		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
@@ -211,7 +204,7 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	gateways := slices.ContainsFunc(lanes, func(l model.Lane) bool { return !l.Fleet.Plain() })
 	outages := slices.ContainsFunc(lanes, func(l model.Lane) bool { return len(l.Fleet.Outages) > 0 })
-	forgets := slices.ContainsFunc(lanes, func(l model.Lane) bool { _, f := l.Fleet.Forgets(); return f })
+	forgets := slices.ContainsFunc(lanes, func(l model.Lane) bool { return l.Fleet.Forgets() })
 	head := append(summaryHead(nil, window), "state/key")
 	if gateways {
 		head = append(head, "beyond")
@@ -232,7 +225,7 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 			row = append(row, itoa(stats[i].FallbackAdmitted), itoa(stats[i].FallbackRejected))
 		}
 		if forgets {
-			if _, f := l.Fleet.Forgets(); f {
+			if l.Fleet.Forgets() {
 				row = append(row, beyondText(l, stats[i].Forgot))
 			} else {
 				row = append(row, "–")

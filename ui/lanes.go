@@ -168,7 +168,7 @@ func totalsTexts(st *styles, v laneView) []string {
 	if !v.fleet.Plain() {
 		// A lane of gateways says first how far it went beyond its policy.
 		b := " · " + beyondText(v.stats.Beyond)
-		if _, forgets := v.fleet.Forgets(); forgets {
+		if v.fleet.Forgets() {
 			b += ", forgot " + signed(v.stats.Forgot)
 		}
 		withBeyond := make([]string, 0, 2*len(texts))

@@ -143,12 +143,12 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		// reservation, Guava's acquire): either way it goes on later.
 		return []string{st.delayed.Render("→ held back " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
+	status := "← " + httpStatus(d.Status(p))
 	if d.Fallback != algorithms.NoFallback {
 		// The store is down: an outage answers 503, not the limiter's 429.
-		head := st.http.Render("← 503 Service Unavailable · Retry-After: " + strconv.FormatInt(d.RetryAfterSeconds(), 10))
+		head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(d.RetryAfterSeconds(), 10))
 		return []string{head + st.muted.Render(" (the store is down, not the client over its limit)"), head}
 	}
-	status := "← " + rejectStatus(p)
 	s := d.RetryAfterSeconds()
 	if s < 0 {
 		return []string{st.http.Render(status) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
@@ -184,11 +184,9 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 	return 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
 }
 
-// rejectStatus is the HTTP status line of a rejection by p's lane: 429 Too
-// Many Requests unless its algorithm's description names another (nginx's
-// limit_req answers 503 by default).
-func rejectStatus(p algorithms.Policy) string {
-	code := rejectCode(p)
+// httpStatus is an HTTP status with its reason phrase: "429 Too Many
+// Requests", "503 Service Unavailable" (the two a rejection answers).
+func httpStatus(code int) string {
 	switch code {
 	case 429:
 		return "429 Too Many Requests"
@@ -196,12 +194,4 @@ func rejectStatus(p algorithms.Policy) string {
 		return "503 Service Unavailable"
 	}
 	return strconv.Itoa(code)
-}
-
-// rejectCode is the HTTP status code of a rejection by p's lane.
-func rejectCode(p algorithms.Policy) int {
-	if d := algorithms.Describe(p.Algorithm); d != nil {
-		return d.RejectStatus()
-	}
-	return 429
 }
