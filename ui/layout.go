@@ -234,7 +234,10 @@ func (l *layout) grow(spare, n int) {
 		l.gaps = true
 		spare -= l.gapRows()
 	}
-	l.spare = spare
+	// What is left goes to the notes: the lesson so far, whole, rather
+	// than blank rows.
+	l.note += spare
+	l.spare = 0
 }
 
 // gapRows is how many blank rows separate the panels when l.gaps: one

@@ -43,9 +43,15 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 	for i := range body {
 		body[i] = fit(st.note.Render(body[i]), w)
 	}
+	// Earlier notes above it, latest first: whole while they fit, the one
+	// that does not cut where the rows end.
 	var earlier []string
 	for i := cur - 1; i >= 0 && len(earlier)+len(body) < h; i-- {
-		earlier = append([]string{fit(st.muted.Render("◆ "+secs(notes[i].At)+"  "+notes[i].Text), w)}, earlier...)
+		lines := wrapMore("◆ "+secs(notes[i].At)+"  "+notes[i].Text, w, h-len(earlier)-len(body))
+		for j := range lines {
+			lines[j] = fit(st.muted.Render(lines[j]), w)
+		}
+		earlier = append(lines, earlier...)
 	}
 	return pad(append(earlier, body...), w, h)
 }
