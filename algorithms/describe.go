@@ -182,6 +182,10 @@ type Description struct {
 	// CostBound says why a cost above MaxCost can never be admitted: "it
 	// holds at most its capacity, 10 tokens".
 	CostBound func(p Policy) string
+	// State is the whole numbers a key's state is written as (StateCodec),
+	// for a store outside the process; its Fields are nil for an algorithm
+	// whose state cannot be (a library kept as the library's own object).
+	State StateForm
 	// check reports values too large for exact arithmetic, once every
 	// parameter is present (Validate).
 	check func(p Policy) error

@@ -43,3 +43,16 @@ func (k Key) String() string { return k.name }
 // ID is k's number in its Keys, from 0 in order of first appearance; −1
 // for a key a Lookup did not find.
 func (k Key) ID() int { return k.id }
+
+// Len is how many keys are numbered.
+func (ks *Keys) Len() int { return len(ks.index) }
+
+// All calls yield with every numbered key, in no particular order, until it
+// returns false.
+func (ks *Keys) All(yield func(Key) bool) {
+	for name, i := range ks.index {
+		if !yield(Key{name, i}) {
+			return
+		}
+	}
+}

@@ -120,6 +120,13 @@ func (r *renamed[S]) decide(s *S, m *mem, now time.Duration, cost int64) Decisio
 	return d
 }
 
+// encode and decode are alg's, whose description's StateForm the renamed
+// algorithm's repeats.
+func (r *renamed[S]) encode(s *S) State { return r.alg.(codec[S]).encode(s) }
+func (r *renamed[S]) decode(st State, m *mem) (S, error) {
+	return r.alg.(codec[S]).decode(st, m)
+}
+
 // held is alg's, when it keeps items beside its state.
 func (r *renamed[S]) held(s S, now time.Duration) int64 {
 	if h, ok := r.alg.(holder[S]); ok {
@@ -322,11 +329,21 @@ type KeyCopier interface {
 	ForgetKey(key Key)
 }
 
-// CopyKey takes key's state from src, which must be a keyed limiter of the
-// same algorithm: a copy of its own, as a clone's first change of it
-// would make.
+// CopyKey takes key's state from src: from a keyed limiter of the same
+// algorithm, a copy of its own, as a clone's first change of it would make;
+// from any other (a store outside the process), through its StateCodec. It
+// panics if src's state is not one of k's policy.
 func (k *keyed[S]) CopyKey(src Limiter, key Key) {
-	s := src.(*keyed[S]).seenSlot(key.id)
+	other, ok := src.(*keyed[S])
+	if !ok {
+		if st, ok := src.(StateCodec).ExportKey(key); ok {
+			if err := k.ImportKey(key, st); err != nil {
+				panic("algorithms: CopyKey: " + err.Error())
+			}
+		}
+		return
+	}
+	s := other.seenSlot(key.id)
 	if s == nil {
 		return
 	}
@@ -352,3 +369,8 @@ func (k *keyed[S]) ForgetKey(key Key) {
 	s.s, s.seen = zero, false
 	k.seen--
 }
+
+// Maker makes the limiter of a valid policy, its keys numbered by ks:
+// NewWithKeys, which keeps states in memory, or a store's, which keeps them
+// outside the process (package redisstore).
+type Maker func(p Policy, ks *Keys) (Limiter, error)

@@ -30,6 +30,7 @@ func init() {
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newTokenBucket(p), ks) },
+		State:     tokenBucketForm,
 	})
 	d.Params = append(d.Params, Optional(StartsEmptyParam, "true for a bucket that starts with no tokens; false or left out, it starts full"))
 	line := d.Line
@@ -120,6 +121,22 @@ func (b *tokenBucket) snapshot(s tokenBucketState, now time.Duration) Snapshot {
 }
 
 func (b *tokenBucket) clone(s *tokenBucketState, _ *mem) tokenBucketState { return *s }
+
+// tokenBucketForm: the balance in tokens × the rate's period in ns (the
+// scaled balance, exact), and the time of the last request.
+var tokenBucketForm = StateForm{Fields: []string{"balance", "last"}}
+
+func (b *tokenBucket) encode(s *tokenBucketState) State {
+	return State{Fields: []int64{s.scaled, int64(s.last)}}
+}
+
+func (b *tokenBucket) decode(st State, _ *mem) (tokenBucketState, error) {
+	s := tokenBucketState{scaled: st.Fields[0], last: time.Duration(st.Fields[1])}
+	if s.scaled < 0 || s.scaled > b.capScaled || s.last < 0 {
+		return s, fmt.Errorf("token bucket state %v out of range", st.Fields)
+	}
+	return s, nil
+}
 
 func (b *tokenBucket) tables(*tokenBucketState) int64 { return 0 }
 

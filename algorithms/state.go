@@ -1,0 +1,97 @@
+package algorithms
+
+import "fmt"
+
+// StateForm names the whole numbers a key's state is written as, for a
+// store outside the process (package redisstore keeps them in one Redis
+// hash a key): scalar fields, then, for a state that keeps items beside
+// them (a log's admissions, a queue's requests), a list of items of a few
+// numbers each. Every number is a whole number; times are nanoseconds from
+// the scenario's start.
+type StateForm struct {
+	// Fields name State.Fields, in order.
+	Fields []string
+	// Log names the list of items, "" for a state that keeps none.
+	Log string
+	// Item names the numbers of one item of Log, in order: State.Log holds
+	// len(Item) numbers an item, oldest item first.
+	Item []string
+}
+
+// State is one key's state as whole numbers, in its algorithm's StateForm.
+// Two limiters of one policy whose States of a key are equal decide that
+// key's next requests alike: a State holds what decides, not how the
+// process happens to keep it (a log's running totals, a table's spare
+// room), so it is the form two stores of a key are compared in.
+type State struct {
+	Fields []int64
+	Log    []int64
+}
+
+// StateCodec is a Limiter whose keys' states can be written as whole
+// numbers and read back: every limiter of an algorithm whose Description
+// has a StateForm.
+type StateCodec interface {
+	// ExportKey is key's state, or false for a key the limiter has no
+	// state for (never seen, or forgotten).
+	ExportKey(key Key) (State, bool)
+	// ImportKey sets key's state, or says why st is not a state of the
+	// limiter's policy (wrong lengths, a value out of range).
+	ImportKey(key Key, st State) error
+}
+
+// codec is an algorithm whose states can be written as whole numbers.
+type codec[S any] interface {
+	// encode writes s in the algorithm's StateForm.
+	encode(s *S) State
+	// decode is the state st stands for, its tables (a log's chunks)
+	// accounted to m, or why st is not one.
+	decode(st State, m *mem) (S, error)
+}
+
+// checkShape reports whether st has the lengths form asks for.
+func (form *StateForm) checkShape(st State) error {
+	if len(st.Fields) != len(form.Fields) {
+		return fmt.Errorf("state has %d fields, want %d (%v)", len(st.Fields), len(form.Fields), form.Fields)
+	}
+	if form.Log == "" && len(st.Log) > 0 || len(form.Item) > 0 && len(st.Log)%len(form.Item) != 0 {
+		return fmt.Errorf("state's %s has %d numbers, not whole items of %v", form.Log, len(st.Log), form.Item)
+	}
+	return nil
+}
+
+// ExportKey is key's state in the algorithm's StateForm; false for a key
+// without one. It panics for an algorithm without a StateForm.
+func (k *keyed[S]) ExportKey(key Key) (State, bool) {
+	s := k.seenSlot(key.id)
+	if s == nil {
+		return State{}, false
+	}
+	return k.alg.(codec[S]).encode(&s.s), true
+}
+
+// ImportKey sets key's state from st, as CopyKey does from a limiter.
+func (k *keyed[S]) ImportKey(key Key, st State) error {
+	c, ok := k.alg.(codec[S])
+	if !ok {
+		return fmt.Errorf("%s has no whole-number form of its state", k.alg.policy().Algorithm)
+	}
+	if err := Describe(k.alg.policy().Algorithm).State.checkShape(st); err != nil {
+		return err
+	}
+	if key.id < 0 {
+		return fmt.Errorf("key %q has no number", key.name)
+	}
+	s, err := c.decode(st, &k.m)
+	if err != nil {
+		return err
+	}
+	dst := k.slot(key.id, 0)
+	k.m.release(k.alg.tables(dst), k.m.epoch)
+	*dst = s
+	return nil
+}
+
+// HasStateForm reports whether limiters of a can write their states as
+// whole numbers (StateCodec).
+func (d *Description) HasStateForm() bool { return d.State.Fields != nil }

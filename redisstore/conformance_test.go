@@ -1,0 +1,151 @@
+package redisstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// extraPolicies are policies beside the canned lessons' that an
+// algorithm's test file adds (from init) so that every parameter's variant
+// is tried: starts_empty, sub_windows, nodelay, ...
+var extraPolicies = map[algorithms.Algorithm][]algorithms.Policy{}
+
+// testPolicies are every policy of the canned lessons whose algorithm has
+// a script, each once, and the extra ones, by algorithm.
+func testPolicies(t *testing.T) map[algorithms.Algorithm][]algorithms.Policy {
+	t.Helper()
+	out := map[algorithms.Algorithm][]algorithms.Policy{}
+	seen := map[string]bool{}
+	for a, ps := range extraPolicies {
+		for _, p := range ps {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("extra policy %s: %v", p, err)
+			}
+			seen[p.String()] = true
+			out[a] = append(out[a], p)
+		}
+	}
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range s.Lanes {
+			if p := l.Policy; Supports(p.Algorithm) && !seen[p.String()] {
+				seen[p.String()] = true
+				out[p.Algorithm] = append(out[p.Algorithm], p)
+			}
+		}
+	}
+	return out
+}
+
+// request is one request of a trace.
+type request struct {
+	at   time.Duration
+	key  string
+	cost int64
+}
+
+// randomTrace is n requests for p: several keys, costs mostly 1 and now
+// and then beyond the policy's size, gaps from none to past its horizon,
+// and a few late ones (before their key's latest).
+func randomTrace(r *rand.Rand, p algorithms.Policy, n int) []request {
+	keys := []string{"alice", "bob", "carol"}
+	h := max(p.Horizon(), time.Millisecond)
+	var out []request
+	at := time.Duration(0)
+	for range n {
+		switch x := r.IntN(20); {
+		case x < 8:
+			at += time.Duration(r.Int64N(int64(h)/8 + 1))
+		case x < 10:
+			at += time.Duration(r.Int64N(int64(h)*2 + 1))
+		}
+		t := at
+		if r.IntN(25) == 0 {
+			t = max(0, at-time.Duration(r.Int64N(int64(h)/4+1)))
+		}
+		cost := int64(1)
+		if r.IntN(6) == 0 {
+			cost = 1 + r.Int64N(max(2, p.MaxCost()+1))
+		}
+		out = append(out, request{t, keys[r.IntN(len(keys))], cost})
+	}
+	return out
+}
+
+// replay decides trace on a memory limiter and on one in Redis, failing
+// at the first decision (verdict or why) or state that differs. Halfway,
+// the server's scripts are flushed: the next calls load them again.
+func replay(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []request) {
+	t.Helper()
+	until := trace[len(trace)-1].at + 1
+	for _, r := range trace {
+		until = max(until, r.at+1)
+	}
+	ks := algorithms.NewKeys()
+	mem, err := algorithms.NewWithKeys(p, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, err := st.Maker(lane, until)(p, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := lim.(*Limiter)
+	for i, r := range trace {
+		if i == len(trace)/2 {
+			st.flushScripts(t)
+		}
+		k := ks.Key(r.key)
+		want := mem.DecideKey(r.at, k, r.cost)
+		got := red.DecideKey(r.at, k, r.cost)
+		if err := st.Err(); err != nil {
+			t.Fatalf("%s: request %d (%s at %s cost %d): %v", p, i, r.key, algorithms.FormatSeconds(r.at), r.cost, err)
+		}
+		if got.Explain() != want.Explain() {
+			t.Fatalf("%s: request %d: why %q, want %q", p, i, got.Explain(), want.Explain())
+		}
+		held, found, err := red.read(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine, ok := mem.(algorithms.StateCodec).ExportKey(k)
+		if found != ok || !sameState(held, mine) {
+			t.Fatalf("%s: after request %d (%s at %s cost %d): Redis holds %v, memory %v",
+				p, i, r.key, algorithms.FormatSeconds(r.at), r.cost, held, mine)
+		}
+	}
+}
+
+// TestConformance: every canned policy with a script, on random traffic,
+// decides in Redis exactly as in memory, its state the same after every
+// request, on every server the test has.
+func TestConformance(t *testing.T) {
+	policies := testPolicies(t)
+	for _, srv := range servers(t) {
+		t.Run(srv.name, func(t *testing.T) {
+			st := open(t, srv)
+			for _, a := range algorithms.Algorithms {
+				if !Supports(a) {
+					continue
+				}
+				if len(policies[a]) == 0 {
+					t.Errorf("%s has a script but no policy to test it with", a)
+				}
+				for i, p := range policies[a] {
+					r := rand.New(rand.NewPCG(uint64(i), 7))
+					t.Run(fmt.Sprintf("%s-%d", a, i), func(t *testing.T) {
+						replay(t, st, fmt.Sprintf("conf-%s-%d", a, i), p, randomTrace(r, p, 400))
+					})
+				}
+			}
+		})
+	}
+}

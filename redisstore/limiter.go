@@ -1,0 +1,301 @@
+package redisstore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Maker is the algorithms.Maker of lane's limiters in s, for a scenario
+// that ends at until. Each limiter it makes starts from a clean key space:
+// the lane's hashes are cleared first (a store that restarts empty, or a
+// run that starts again).
+func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
+	return func(p algorithms.Policy, ks *algorithms.Keys) (algorithms.Limiter, error) {
+		if err := Check(lane, p, until); err != nil {
+			return nil, err
+		}
+		shadow, err := algorithms.NewWithKeys(p, ks)
+		if err != nil {
+			return nil, err
+		}
+		if s.err != nil {
+			return nil, s.err
+		}
+		if _, err := s.ClearLane(lane); err != nil {
+			s.fail(err)
+			return nil, err
+		}
+		l := &Limiter{st: s, lane: lane, shadow: shadow, ids: ks, script: scripts[p.Algorithm],
+			form: &algorithms.Describe(p.Algorithm).State}
+		for _, v := range l.script.args(p) {
+			l.args = append(l.args, v)
+		}
+		s.wrote(lane, &l.seen)
+		return l, nil
+	}
+}
+
+// Limiter is a lane's limiter deciding in Redis, the same limiter in
+// memory (its shadow) beside it; see the package's doc. It implements
+// algorithms.Limiter, KeyCopier and StateCodec.
+type Limiter struct {
+	st     *Store
+	lane   string
+	shadow algorithms.Limiter
+	ids    *algorithms.Keys
+	script *script
+	form   *algorithms.StateForm
+	args   []any // the policy's numbers
+	// seen is the lane's generation after this instance's latest write.
+	seen uint64
+}
+
+// call is a decision's call, as the explorer shows it.
+type call struct {
+	script    string
+	now, cost time.Duration
+	write     bool // a plain write (a racy gateway's, a copy), not a script
+}
+
+var (
+	_ algorithms.Limiter    = (*Limiter)(nil)
+	_ algorithms.KeyCopier  = (*Limiter)(nil)
+	_ algorithms.StateCodec = (*Limiter)(nil)
+)
+
+func (l *Limiter) Policy() algorithms.Policy { return l.shadow.Policy() }
+
+func (l *Limiter) Decide(now time.Duration, key string, cost int64) algorithms.Decision {
+	return l.DecideKey(now, l.ids.Key(key), cost)
+}
+
+func (l *Limiter) DecideKey(now time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
+	var d algorithms.Decision
+	l.DecideInto(&d, now, key, cost)
+	return d
+}
+
+// DecideInto has the script decide in Redis and the shadow in memory; the
+// shadow's decision (with its explanation) is the answer, and a verdict of
+// the server's that differs fails the store.
+func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	l.shadow.DecideInto(d, now, key, cost)
+	if !l.own() {
+		return
+	}
+	ctx, cancel := l.st.ctx()
+	defer cancel()
+	hash := HashKey(l.lane, key.String())
+	args := make([]any, 0, 3+len(l.args))
+	args = append(args, int64(now), cost, gcTTL.Milliseconds())
+	args = append(args, l.args...)
+	reply, err := l.script.lua.Run(ctx, l.st.client, []string{hash}, args...).Int64Slice()
+	if err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s, at %s: %w", l.lane, key, algorithms.FormatSeconds(now), l.st.explain(err)))
+		return
+	}
+	l.st.wrote(l.lane, &l.seen)
+	l.st.last[hash] = call{script: l.script.file, now: now, cost: time.Duration(cost)}
+	if err := agree(reply, d); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s %v, but in memory: %w", l.lane, key,
+			algorithms.FormatSeconds(now), l.script.file, reply, err))
+	}
+}
+
+// agree reports how a script's reply {outcome, delay, retry after} differs
+// from d's verdict.
+func agree(reply []int64, d *algorithms.Decision) error {
+	if len(reply) != 3 {
+		return fmt.Errorf("a reply of %d numbers, want 3", len(reply))
+	}
+	retry := int64(d.RetryAfter)
+	if d.RetryAfter == algorithms.Never {
+		retry = -1
+	}
+	if reply[0] != int64(d.Outcome) || reply[1] != int64(d.Delay) || reply[2] != retry {
+		return fmt.Errorf("%s, delay %d, retry after %d", d.Outcome, d.Delay, retry)
+	}
+	return nil
+}
+
+// own makes Redis hold this instance's states of the lane, writing them
+// back if another instance (a clone the lab decided on) wrote the lane
+// since this one's latest write. False once the store has failed.
+func (l *Limiter) own() bool {
+	if l.st.err != nil {
+		return false
+	}
+	if l.st.lanes[l.lane] == l.seen {
+		return true
+	}
+	if _, err := l.st.ClearLane(l.lane); err != nil {
+		l.st.fail(err)
+		return false
+	}
+	codec := l.shadow.(algorithms.StateCodec)
+	for k := range l.ids.All {
+		if st, ok := codec.ExportKey(k); ok {
+			if err := l.write(k, st); err != nil {
+				return false
+			}
+		}
+	}
+	l.st.wrote(l.lane, &l.seen)
+	return true
+}
+
+// write puts key's state st into its hash with a plain write: the fields,
+// the log (its numbers joined by spaces), and the TTL.
+func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
+	ctx, cancel := l.st.ctx()
+	defer cancel()
+	hash := HashKey(l.lane, key.String())
+	fields := make([]any, 0, 2*len(st.Fields)+2)
+	for i, name := range l.form.Fields {
+		fields = append(fields, name, st.Fields[i])
+	}
+	if l.form.Log != "" {
+		fields = append(fields, l.form.Log, joinInts(st.Log))
+	}
+	pipe := l.st.client.TxPipeline()
+	pipe.Del(ctx, hash)
+	pipe.HSet(ctx, hash, fields...)
+	pipe.PExpire(ctx, hash, gcTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
+		return err
+	}
+	return nil
+}
+
+// read is key's state as its hash holds it (a plain read), false if it has
+// none.
+func (l *Limiter) read(key algorithms.Key) (algorithms.State, bool, error) {
+	ctx, cancel := l.st.ctx()
+	defer cancel()
+	m, err := l.st.client.HGetAll(ctx, HashKey(l.lane, key.String())).Result()
+	if err != nil {
+		return algorithms.State{}, false, l.st.explain(err)
+	}
+	if len(m) == 0 {
+		return algorithms.State{}, false, nil
+	}
+	st := algorithms.State{Fields: make([]int64, len(l.form.Fields))}
+	for i, name := range l.form.Fields {
+		v, ok := m[name]
+		if !ok {
+			return st, false, fmt.Errorf("hash %s has no field %s", HashKey(l.lane, key.String()), name)
+		}
+		if st.Fields[i], err = strconv.ParseInt(v, 10, 64); err != nil {
+			return st, false, fmt.Errorf("hash %s: field %s is %q, not a whole number", HashKey(l.lane, key.String()), name, v)
+		}
+	}
+	if l.form.Log != "" {
+		for _, f := range strings.Fields(m[l.form.Log]) {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return st, false, fmt.Errorf("hash %s: %s holds %q, not a whole number", HashKey(l.lane, key.String()), l.form.Log, f)
+			}
+			st.Log = append(st.Log, v)
+		}
+	}
+	return st, true, nil
+}
+
+func joinInts(vs []int64) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatInt(v, 10))
+	}
+	return b.String()
+}
+
+// ExportKey reads key's state from its hash (a plain read: what a racy
+// gateway reads). A state the hash holds that is not the shadow's fails
+// the store, which then answers the shadow's.
+func (l *Limiter) ExportKey(key algorithms.Key) (algorithms.State, bool) {
+	mine, ok := l.shadow.(algorithms.StateCodec).ExportKey(key)
+	if !l.own() {
+		return mine, ok
+	}
+	st, found, err := l.read(key)
+	if err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, err))
+		return mine, ok
+	}
+	if found != ok || found && !sameState(st, mine) {
+		l.st.fail(fmt.Errorf("lane %s, key %s: Redis holds %v, memory %v", l.lane, key, st, mine))
+		return mine, ok
+	}
+	return st, found
+}
+
+func sameState(a, b algorithms.State) bool {
+	return fmt.Sprint(a.Fields) == fmt.Sprint(b.Fields) && fmt.Sprint(a.Log) == fmt.Sprint(b.Log)
+}
+
+// ImportKey sets key's state, in memory and (a plain write) in Redis.
+func (l *Limiter) ImportKey(key algorithms.Key, st algorithms.State) error {
+	if err := l.shadow.(algorithms.StateCodec).ImportKey(key, st); err != nil {
+		return err
+	}
+	if l.own() && l.write(key, st) == nil {
+		l.st.wrote(l.lane, &l.seen)
+		l.st.last[HashKey(l.lane, key.String())] = call{write: true}
+	}
+	return nil
+}
+
+// CopyKey takes key's state from src (a racy gateway's write landing): a
+// plain write.
+func (l *Limiter) CopyKey(src algorithms.Limiter, key algorithms.Key) {
+	st, ok := src.(algorithms.StateCodec).ExportKey(key)
+	if !ok {
+		return
+	}
+	if err := l.ImportKey(key, st); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, err))
+	}
+}
+
+// ForgetKey drops key's state: its hash is deleted.
+func (l *Limiter) ForgetKey(key algorithms.Key) {
+	l.shadow.(algorithms.KeyCopier).ForgetKey(key)
+	if !l.own() {
+		return
+	}
+	ctx, cancel := l.st.ctx()
+	defer cancel()
+	hash := HashKey(l.lane, key.String())
+	if err := l.st.client.Unlink(ctx, hash).Err(); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
+		return
+	}
+	l.st.wrote(l.lane, &l.seen)
+	delete(l.st.last, hash)
+}
+
+func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
+	return l.shadow.Snapshot(now, key)
+}
+
+// Clone is an instance of its own: its shadow a clone, Redis written back
+// to it when it next decides after another instance did.
+func (l *Limiter) Clone() algorithms.Limiter {
+	c := *l
+	c.shadow = l.shadow.Clone()
+	return &c
+}
+
+func (l *Limiter) Memory() algorithms.Memory { return l.shadow.Memory() }
+
+func (l *Limiter) KeyBytes(now time.Duration, key algorithms.Key) int64 {
+	return l.shadow.KeyBytes(now, key)
+}

@@ -1,0 +1,107 @@
+package redisstore
+
+import (
+	"embed"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"ratelab/algorithms"
+)
+
+//go:embed lua/*.lua
+var luaFiles embed.FS
+
+// MaxExact is 2^53: every whole number below it is a double, so a Lua
+// script computes exactly with it; the next ones are not all.
+const MaxExact = 1 << 53
+
+// script is one algorithm's Lua script and what it needs of a policy.
+type script struct {
+	// file is the script's file under lua/, prelude.lua run before it.
+	file string
+	lua  *redis.Script
+	// args are the policy's numbers, the script's arg(1), arg(2), ...
+	args func(p algorithms.Policy) []int64
+	// bounds are the largest numbers the script computes with for p,
+	// beside the times (each below MaxExact for p to run).
+	bounds func(p algorithms.Policy) []quantity
+}
+
+// quantity is a number a script computes with, named as the refusal of a
+// policy that takes it past MaxExact says it.
+type quantity struct {
+	what string
+	v    *big.Int
+}
+
+// product is the quantity a × b × ..., named what.
+func product(what string, vs ...int64) quantity {
+	q := big.NewInt(1)
+	for _, v := range vs {
+		q.Mul(q, big.NewInt(v))
+	}
+	return quantity{what, q}
+}
+
+// sum is a + b + ... for quantities.
+func sum(what string, qs ...quantity) quantity {
+	q := new(big.Int)
+	for _, x := range qs {
+		q.Add(q, x.v)
+	}
+	return quantity{what, q}
+}
+
+var scripts = map[algorithms.Algorithm]*script{}
+
+// register adds algorithm a's script, from its own file's init.
+func register(a algorithms.Algorithm, s *script) {
+	if _, dup := scripts[a]; dup {
+		panic("redisstore: two scripts for " + string(a))
+	}
+	if !algorithms.Describe(a).HasStateForm() {
+		panic("redisstore: " + string(a) + " has a script but no state form")
+	}
+	prelude, err := luaFiles.ReadFile("lua/prelude.lua")
+	if err != nil {
+		panic(err)
+	}
+	body, err := luaFiles.ReadFile("lua/" + s.file)
+	if err != nil {
+		panic(err)
+	}
+	s.lua = redis.NewScript(string(prelude) + "\n" + string(body))
+	scripts[a] = s
+}
+
+// Supports reports whether lanes of a can decide in Redis.
+func Supports(a algorithms.Algorithm) bool { return scripts[a] != nil }
+
+// Check reports why a lane of p, running until until (the scenario's end),
+// cannot decide exactly in Redis: an algorithm without a script, or a
+// number past 2^53.
+func Check(lane string, p algorithms.Policy, until time.Duration) error {
+	s := scripts[p.Algorithm]
+	if s == nil {
+		return fmt.Errorf("lane %s: %s has no Redis script yet (its state is a library's own object, or its arithmetic is a float's)", lane, p.Algorithm)
+	}
+	// Times: the scenario's end, plus the longest wait a decision reports
+	// and the furthest instant a state keeps (each at most a horizon, or
+	// the longest delay, past the request).
+	reach := p.Horizon()
+	if d := p.MaxDelay(); d > 0 && d != algorithms.Never {
+		reach = max(reach, d)
+	}
+	qs := append([]quantity{sum("the scenario's end plus twice the policy's horizon, in ns",
+		product("", int64(until)), product("", 2, int64(reach)))}, s.bounds(p)...)
+	for _, q := range qs {
+		if q.v.Cmp(big.NewInt(MaxExact)) >= 0 {
+			return fmt.Errorf("lane %s: %s is %s, past 2^53 (%d), the largest whole number Lua computes exactly: Redis cannot decide this lane exactly",
+				lane, q.what, q.v, int64(MaxExact))
+		}
+	}
+	return nil
+}
