@@ -186,6 +186,10 @@ type Description struct {
 	// for a store outside the process; its Fields are nil for an algorithm
 	// whose state cannot be (a library kept as the library's own object).
 	State StateForm
+	// StateFor, when set, is the StateForm of a policy whose state differs
+	// with its parameters (Envoy's timer buckets keep fills, its continuous
+	// ones a balance); State is then unused. See Policy.StateForm.
+	StateFor func(p Policy) StateForm
 	// check reports values too large for exact arithmetic, once every
 	// parameter is present (Validate).
 	check func(p Policy) error

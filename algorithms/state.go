@@ -76,7 +76,8 @@ func (k *keyed[S]) ImportKey(key Key, st State) error {
 	if !ok {
 		return fmt.Errorf("%s has no whole-number form of its state", k.alg.policy().Algorithm)
 	}
-	if err := Describe(k.alg.policy().Algorithm).State.checkShape(st); err != nil {
+	form := k.alg.policy().StateForm()
+	if err := form.checkShape(st); err != nil {
 		return err
 	}
 	if key.id < 0 {
@@ -92,6 +93,16 @@ func (k *keyed[S]) ImportKey(key Key, st State) error {
 	return nil
 }
 
-// HasStateForm reports whether limiters of a can write their states as
-// whole numbers (StateCodec).
-func (d *Description) HasStateForm() bool { return d.State.Fields != nil }
+// HasStateForm reports whether limiters of the algorithm can write their
+// states as whole numbers (StateCodec).
+func (d *Description) HasStateForm() bool { return d.State.Fields != nil || d.StateFor != nil }
+
+// StateForm is the form p's limiters write a key's state in (StateCodec);
+// its Fields are nil for an algorithm without one. p must be valid.
+func (p Policy) StateForm() StateForm {
+	d := Describe(p.Algorithm)
+	if d.StateFor != nil {
+		return d.StateFor(p)
+	}
+	return d.State
+}

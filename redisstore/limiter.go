@@ -29,8 +29,8 @@ func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
 			s.fail(err)
 			return nil, err
 		}
-		l := &Limiter{st: s, lane: lane, shadow: shadow, ids: ks, script: scripts[p.Algorithm],
-			form: &algorithms.Describe(p.Algorithm).State}
+		form := p.StateForm()
+		l := &Limiter{st: s, lane: lane, shadow: shadow, ids: ks, script: scripts[p.Algorithm], form: &form}
 		for _, v := range l.script.args(p) {
 			l.args = append(l.args, v)
 		}
