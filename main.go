@@ -7,7 +7,9 @@
 //	                                   (flags before or after SCENARIO; -- ends them)
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //
-// SCENARIO is a canned scenario's name or a YAML file's path.
+// SCENARIO is a canned scenario's name or a YAML file's path. With
+// --store redis://HOST:PORT/DB, the explorer, run and check have every lane
+// decide in that Redis server (package redisstore).
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"unicode"
 
 	"ratelab/model"
+	"ratelab/redisstore"
 	"ratelab/report"
 	"ratelab/scenarios"
 	"ratelab/ui"
@@ -31,7 +34,7 @@ import (
 const usage = `ratelab — explore rate-limiting algorithms side by side
 
 usage:
-  ratelab [SCENARIO]            open the explorer (default: %s)
+  ratelab [--store URL] [SCENARIO]  open the explorer (default: %s)
   ratelab list                  list the canned scenarios
   ratelab show NAME             print a canned scenario's YAML
   ratelab run [flags] SCENARIO  print every lane's decision on every request
@@ -39,11 +42,17 @@ usage:
       --by-key                      with --format summary: one row per lane per key
       --until DURATION              stop before the first request at or after it
       --peak-window DURATION        window of the "peak" statistic (default: longest lane window)
-  ratelab check SCENARIO...     run the scenarios' expectations; exit 1 if any fails
+      --store URL                   decide in Redis (below)
+  ratelab check [--store URL] SCENARIO...
+                                run the scenarios' expectations; exit 1 if any fails
 
 SCENARIO is a canned scenario's name or the path of a YAML file. Flags may
 come before or after it; -- ends the flags. A DURATION is written as in a
 scenario file, with a unit: 61s, 1m1s, 500ms.
+
+--store redis://[:PASSWORD@]HOST:PORT/DB (or redis-cluster://HOST:PORT) has
+every lane decide in that Redis, by one Lua script a request, under keys
+rl:v1:{LANE:KEY}; the password may instead be in REDIS_PASSWORD.
 `
 
 // errUsage marks bad input: exit status 2.
@@ -106,7 +115,7 @@ func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
 
 func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	if len(args) == 0 {
-		return explore(scenarios.Default, stdout.w)
+		return explore(scenarios.Default, storeFlag{}, stdout.w)
 	}
 	switch args[0] {
 	case "help":
@@ -120,17 +129,52 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	case "check":
 		return check(args[1:], stdout, stderr)
 	}
-	operands, err := parseArgs("", args)
+	var store storeFlag
+	operands, err := parseArgs("", args, store.flag())
 	if err != nil {
 		return err
 	}
 	switch len(operands) {
 	case 0:
-		return explore(scenarios.Default, stdout.w)
+		return explore(scenarios.Default, store, stdout.w)
 	case 1:
-		return explore(operands[0], stdout.w)
+		return explore(operands[0], store, stdout.w)
 	}
 	return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", operands[0])}
+}
+
+// storeFlag is --store URL: the lanes decide in that Redis.
+type storeFlag struct{ url string }
+
+func (f *storeFlag) flag() flagDef {
+	return flagDef{name: "store", set: func(v string) error {
+		if v == "" {
+			return errors.New("want a URL such as redis://127.0.0.1:6379/0")
+		}
+		f.url = v
+		return nil
+	}}
+}
+
+// open connects to the store, or returns nils without --store. The
+// caller closes it.
+func (f storeFlag) open() (*redisstore.Store, model.Store, error) {
+	if f.url == "" {
+		return nil, nil, nil
+	}
+	st, err := redisstore.Open(f.url)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Maker, nil
+}
+
+// failed is the store's failure, if it has one.
+func failed(st *redisstore.Store) error {
+	if st == nil {
+		return nil
+	}
+	return st.Err()
 }
 
 // errHelp asks for the usage text on stdout, with exit status 0.
@@ -223,13 +267,14 @@ func show(args []string, stdout io.Writer) error {
 }
 
 // runUsage is the one-line usage of run.
-const runUsage = "usage: ratelab run [--format table|json|summary] [--by-key] [--until DURATION] [--peak-window DURATION] SCENARIO"
+const runUsage = "usage: ratelab run [--format table|json|summary] [--by-key] [--until DURATION] [--peak-window DURATION] [--store URL] SCENARIO"
 
 func runCommand(args []string, stdout io.Writer) error {
 	format := report.Table
 	var until, peak time.Duration
 	byKey, hasUntil := false, false
-	operands, err := parseArgs("run", args,
+	var store storeFlag
+	operands, err := parseArgs("run", args, store.flag(),
 		flagDef{name: "format", set: func(v string) (err error) {
 			format, err = report.ParseFormat(v)
 			return err
@@ -277,9 +322,31 @@ func runCommand(args []string, stdout io.Writer) error {
 	if peak == 0 {
 		peak = model.DefaultPeakWindow(lanes)
 	}
-	opt := model.Options{Until: until, PeakWindow: peak}
+	st, backend, err := store.open()
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	opt := model.Options{Until: until, PeakWindow: peak, Store: backend}
+	// A store that failed stops the run at the next record.
+	stopped := func(emit func(model.Record) error) func(model.Record) error {
+		return func(r model.Record) error {
+			if err := failed(st); err != nil {
+				return err
+			}
+			if emit == nil {
+				return nil
+			}
+			return emit(r)
+		}
+	}
 	if byKey {
-		_, keys, err := model.RunByKey(s, opt, nil)
+		_, keys, err := model.RunByKey(s, opt, stopped(nil))
+		if err == nil {
+			err = failed(st)
+		}
 		if err != nil {
 			return err
 		}
@@ -288,7 +355,10 @@ func runCommand(args []string, stdout io.Writer) error {
 		return w.Flush()
 	}
 	w := report.New(format, stdout, lanes, keys)
-	stats, err := model.Run(s, opt, report.Emit(w))
+	stats, err := model.Run(s, opt, stopped(report.Emit(w)))
+	if err == nil {
+		err = failed(st)
+	}
 	if err != nil {
 		return err
 	}
@@ -312,38 +382,49 @@ func (b brokenFiles) Error() string { return fmt.Sprintf("%d scenarios could not
 // check checks every scenario named, even after one that cannot be loaded:
 // each such one gets its error on stderr, and the exit status is then 2.
 func check(args []string, stdout, stderr io.Writer) error {
-	args, err := parseArgs("check", args)
+	var store storeFlag
+	args, err := parseArgs("check", args, store.flag())
 	if err != nil {
 		return err
 	}
 	if len(args) == 0 {
-		return errUsage{errors.New("usage: ratelab check SCENARIO...")}
+		return errUsage{errors.New("usage: ratelab check [--store URL] SCENARIO...")}
 	}
-	failed, broken := 0, 0
+	st, backend, err := store.open()
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	failures, broken := 0, 0
 	for _, arg := range args {
 		s, err := scenarios.Open(arg)
-		var failures []model.Failure
+		var fails []model.Failure
 		if err == nil {
-			failures, err = model.Check(s)
+			fails, err = model.CheckOn(s, backend)
+		}
+		if err == nil {
+			err = failed(st)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "ratelab:", oneLine(err.Error()))
 			broken++
 			continue
 		}
-		for _, f := range failures {
+		for _, f := range fails {
 			fmt.Fprintln(stdout, "FAIL", oneLine(f.Error()))
 		}
-		if len(failures) == 0 {
+		if len(fails) == 0 {
 			fmt.Fprintf(stdout, "ok   %s: %d expectations hold, %d quiz moments exist\n", oneLine(s.Name), len(s.Expect), len(s.Quiz))
 		}
-		failed += len(failures)
+		failures += len(fails)
 	}
 	switch {
 	case broken > 0:
 		return brokenFiles{broken}
-	case failed > 0:
-		return checkFailed{failed}
+	case failures > 0:
+		return checkFailed{failures}
 	}
 	return nil
 }
@@ -370,10 +451,20 @@ func oneLine(s string) string {
 }
 
 // explore opens the explorer on a scenario, starting on its about text.
-func explore(name string, stdout io.Writer) error {
+func explore(name string, store storeFlag, stdout io.Writer) error {
 	s, err := scenarios.Open(name)
 	if err != nil {
 		return errUsage{err}
 	}
-	return ui.Run(s, ui.Options{About: true, Output: stdout})
+	st, backend, err := store.open()
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
+	if err := ui.Run(s, ui.Options{About: true, Output: stdout, Store: backend}); err != nil {
+		return err
+	}
+	return failed(st)
 }

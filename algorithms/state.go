@@ -106,3 +106,29 @@ func (p Policy) StateForm() StateForm {
 	}
 	return d.State
 }
+
+// StoreView is where a key's state lives in a store outside the process,
+// as the explorer shows it. Every string is the store's own words: its
+// key, its contents, the command it ran.
+type StoreView struct {
+	// Store names the store: "redis 127.0.0.1:6379/0".
+	Store string
+	// Key is the store's key for the lane's key: "rl:v1:{bucket:alice}".
+	Key string
+	// Contents are what the store holds under Key now, a line a field in
+	// the StateForm's order ("balance 119000000000"); none for a key it
+	// holds nothing under.
+	Contents []string
+	// Last is the command the key's latest decision or write ran, empty
+	// before the first.
+	Last string
+	// Err is the store's failure, if it has failed: then the lane decides
+	// in memory only.
+	Err error
+}
+
+// Inspector is a Limiter whose state lives in a store outside the
+// process (package redisstore), which can show where a key's is.
+type Inspector interface {
+	Inspect(key string) StoreView
+}

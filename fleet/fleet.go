@@ -312,11 +312,17 @@ type Limiter struct {
 	// reads[g] is gateway g's latest read, what it last saw of the store
 	// (nil before its first).
 	pending []write
-	reads   []algorithms.Limiter
+	reads   []racyRead
+	// blank is the policy's limiter with no key, never decided on: a racy
+	// read is a clone of it holding the one key read.
+	blank algorithms.Limiter
+	// store makes the shared store's limiter (NewWithKeys, or one whose
+	// state lives in a server: redisstore), again when it restarts empty.
+	store algorithms.Maker
 	// views are the synced store's gateways' own views (gws[0] is the
 	// shared state), unsynced the admissions they made since the last
 	// sync, in time order, and synced the number of syncs done.
-	lastRead algorithms.Limiter
+	lastRead racyRead
 	views    []algorithms.Limiter
 	unsynced []admission
 	synced   int64
@@ -344,6 +350,13 @@ type admission struct {
 	cost int64
 }
 
+// racyRead is what a racy gateway read of key: a limiter holding key's
+// state as the store had it, which the gateway then decided on.
+type racyRead struct {
+	key  algorithms.Key
+	from algorithms.Limiter
+}
+
 // write is a racy gateway's write of key's state, as it decided it on its
 // copy from, landing at at.
 type write struct {
@@ -356,10 +369,23 @@ type write struct {
 // with the other lanes). p must be valid; c is validated. A Plain c decides
 // as the plain limiter, at a fleet's cost (the model makes those plain).
 func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) {
+	return NewOn(p, c, ids, algorithms.NewWithKeys)
+}
+
+// NewOn is New with the shared store (Shared, Racy) made by store: a
+// server's (package redisstore), whose limiters can copy a key's state in
+// and out (algorithms.KeyCopier, StateCodec). Everything else a lane keeps
+// is ratelab's and stays in memory: local and split gateways' own state, a
+// synced store's views, the fallback's caps, the yardstick and the
+// remembering copy.
+func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms.Maker) (*Limiter, error) {
 	if err := c.Validate(p); err != nil {
 		return nil, err
 	}
-	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1}
+	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1, store: algorithms.NewWithKeys}
+	if s := c.store(); s == Shared || s == Racy {
+		l.store = store
+	}
 	if keep, forgets := c.remembering(); forgets {
 		r, err := New(p, keep, ids)
 		if err != nil {
@@ -376,11 +402,18 @@ func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) 
 		share = algorithms.SplitPolicy(p, int64(c.Gateways))
 	}
 	for range max(n, 1) {
-		g, err := algorithms.NewWithKeys(share, ids)
+		g, err := l.store(share, ids)
 		if err != nil {
 			return nil, err
 		}
 		l.gws = append(l.gws, g)
+	}
+	if c.store() == Racy {
+		blank, err := algorithms.NewWithKeys(p, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.blank = blank
 	}
 	if c.store() == Synced {
 		for range max(c.Gateways, 1) {
@@ -541,7 +574,7 @@ func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key
 	case Racy:
 		l.decideRacy(d, now, arrived, key, cost)
 		for len(l.reads) <= g {
-			l.reads = append(l.reads, nil)
+			l.reads = append(l.reads, racyRead{})
 		}
 		l.reads[g] = l.lastRead
 	case Synced:
@@ -561,9 +594,10 @@ func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key
 func (l *Limiter) outage(now time.Duration) (Outage, bool) {
 	for l.over < len(l.cfg.Outages) && l.cfg.Outages[l.over].Until <= now {
 		if l.cfg.Outages[l.over].LoseState {
-			fresh, _ := algorithms.NewWithKeys(l.gws[0].Policy(), l.ids)
-			l.gws[0] = fresh // a restart: every key as new
-			l.pending = nil  // writes in flight found no store
+			if fresh, err := l.store(l.gws[0].Policy(), l.ids); err == nil {
+				l.gws[0] = fresh // a restart: every key as new
+			}
+			l.pending = nil // writes in flight found no store
 		}
 		l.over++
 	}
@@ -597,14 +631,15 @@ func (l *Limiter) fallback(d *algorithms.Decision, now time.Duration, key algori
 	d.Fallback = l.cfg.Fallback
 }
 
-// decideRacy reads the shared state (a copy of it, after the writes landed
-// by now), decides on the copy, and sends the key's new state back to land
-// Latency later.
+// decideRacy reads key's state from the shared store (a plain read, after
+// the writes landed by now) into a limiter of its own, decides on it, and
+// sends the key's new state back to land Latency later (a plain write).
 func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64) {
 	l.land(l.gws[0], arrived)
-	read := l.gws[0].Clone()
+	read := l.blank.Clone()
+	read.(algorithms.KeyCopier).CopyKey(l.gws[0], key)
 	read.DecideInto(d, now, key, cost)
-	l.lastRead = read
+	l.lastRead = racyRead{key, read}
 	if l.cfg.Latency == 0 {
 		l.gws[0].(algorithms.KeyCopier).CopyKey(read, key)
 		return
@@ -698,14 +733,14 @@ func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 }
 
 // GatewaySnapshot is key's state as gateway g sees it: its own limiter, its
-// view of a synced store, or what it last read of a racy one (and decided
-// on); the shared state otherwise.
+// view of a synced store, or what it last read of key from a racy one (and
+// decided on); the shared state otherwise.
 func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
 	switch {
 	case l.views != nil:
 		return l.views[g].Snapshot(now, key)
-	case g < len(l.reads) && l.reads[g] != nil:
-		return l.reads[g].Snapshot(now, key)
+	case g < len(l.reads) && l.reads[g].from != nil && l.reads[g].key.String() == key:
+		return l.reads[g].from.Snapshot(now, key)
 	case len(l.gws) > 1:
 		return l.gws[g].Snapshot(now, key)
 	}
@@ -724,6 +759,16 @@ func (l *Limiter) storeSnapshot(now time.Duration, key string) algorithms.Snapsh
 		}
 	}
 	return l.gws[0].Snapshot(now, key)
+}
+
+// Inspect is where the shared store keeps key's state, for a store
+// outside the process; see NewOn. A lane whose gateways keep their own
+// state has an empty view.
+func (l *Limiter) Inspect(key string) algorithms.StoreView {
+	if in, ok := l.gws[0].(algorithms.Inspector); ok {
+		return in.Inspect(key)
+	}
+	return algorithms.StoreView{}
 }
 
 // Clone copies every gateway, the yardstick and the route's position.

@@ -22,12 +22,15 @@ import (
 // selection that has another outcome; peaks are measured once per lane, key
 // and window (see peakGroup), and on a lane that delays also by a tracker
 // per distinct edge of a range, alive only over that edge (see peakEdges).
-func Check(s *scenarios.Scenario) ([]Failure, error) {
+func Check(s *scenarios.Scenario) ([]Failure, error) { return CheckOn(s, nil) }
+
+// CheckOn is Check with the lanes' state kept by store.
+func CheckOn(s *scenarios.Scenario, store Store) ([]Failure, error) {
 	c, err := newChecker(s)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.run(s); err != nil {
+	if err := c.run(s, store); err != nil {
 		return nil, err
 	}
 	failures := make([]Failure, 0, len(c.exps))
@@ -42,13 +45,13 @@ func Check(s *scenarios.Scenario) ([]Failure, error) {
 
 // run decides every request of s in every lane, as Run does but without
 // Run's totals and peaks, which no expectation reads, and measures.
-func (c *checker) run(s *scenarios.Scenario) error {
+func (c *checker) run(s *scenarios.Scenario, store Store) error {
 	defs := LanesOf(s)
 	keys := algorithms.NewKeys()
 	lims := make([]algorithms.Limiter, len(defs))
 	for i, def := range defs {
 		var err error
-		if lims[i], err = newLimiter(def, keys); err != nil {
+		if lims[i], err = newLimiter(def, keys, store, s.Duration); err != nil {
 			return fmt.Errorf("lane %s: %w", def.Name, err)
 		}
 	}

@@ -42,7 +42,7 @@ func seekPosMatchesAFreshRun(t *testing.T, s *scenarios.Scenario) {
 	l := newLab(t, s)
 	all, _ := reference(t, s, 0)
 	lanes := len(s.Lanes)
-	fresh, err := newLanes(LanesOf(s), l.PeakWindow())
+	fresh, err := newLanes(LanesOf(s), l.PeakWindow(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // peak again by a sort and sweep.
 func keyAlone(t *testing.T, l *Lab, lane int, key string) (Stats, int64, time.Duration) {
 	t.Helper()
-	ls, err := newLanes(l.Lanes(), l.PeakWindow())
+	ls, err := newLanes(l.Lanes(), l.PeakWindow(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,7 @@ type Lab struct {
 	peakWindow time.Duration
 	peakChoice time.Duration // the peak window asked for; 0 for the default
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
+	store      Store         // keeps the lanes' state; nil: memory
 
 	keys     interned[string]
 	baseKeys int      // keys.list[:baseKeys] are the scenario's; later ones were fired
@@ -130,12 +131,19 @@ type Lab struct {
 // New builds the lab for s with the clock at 0. peakWindow is the window of
 // Stats.Peak; 0 means DefaultPeakWindow.
 func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
+	return NewOn(s, peakWindow, nil)
+}
+
+// NewOn is New with the lanes' state kept by store: every decision the
+// lab computes, and every one it computes again after a rewind, goes
+// through it.
+func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, error) {
 	defs := LanesOf(s)
 	choice := max(peakWindow, 0)
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration, store: store}
 	l.tl.reserve(int(s.RequestCount()) + slack(int(s.RequestCount())))
 	for r := range s.Requests() {
 		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
@@ -152,7 +160,7 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 
 // rebuild discards every computed decision and starts again from t = 0.
 func (l *Lab) rebuild() error {
-	start, err := newLanes(l.defs, l.peakWindow)
+	start, err := newLanes(l.defs, l.peakWindow, l.store, l.end+explorerReach)
 	if err != nil {
 		return err
 	}
@@ -498,6 +506,17 @@ func (l *Lab) Stats(lane int) Stats { return l.live.statsAt(lane, l.now) }
 // Snapshot is lane's state for key at Now, after the decided requests.
 func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
 	return l.live.limiters[lane].Snapshot(l.now, key)
+}
+
+// StoreView is where lane keeps key's state outside the process, as it is
+// at the clock; false for a lane whose state is in memory.
+func (l *Lab) StoreView(lane int, key string) (algorithms.StoreView, bool) {
+	in, ok := l.live.limiters[lane].(algorithms.Inspector)
+	if !ok {
+		return algorithms.StoreView{}, false
+	}
+	v := in.Inspect(key)
+	return v, v.Store != ""
 }
 
 // StateBytes is about how many bytes lane's state takes at the clock (every

@@ -44,10 +44,10 @@ type lanes struct {
 	peaks    []peakTracker
 }
 
-func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
+func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Duration) (*lanes, error) {
 	ls := &lanes{keys: algorithms.NewKeys()}
 	for _, def := range defs {
-		lim, err := newLimiter(def, ls.keys)
+		lim, err := newLimiter(def, ls.keys, store, until)
 		if err != nil {
 			return nil, fmt.Errorf("lane %s: %w", def.Name, err)
 		}
@@ -58,12 +58,27 @@ func newLanes(defs []Lane, peakWindow time.Duration) (*lanes, error) {
 	return ls, nil
 }
 
-// newLimiter makes def's limiter: the plain one, or its gateways'.
-func newLimiter(def Lane, keys *algorithms.Keys) (algorithms.Limiter, error) {
-	if def.Fleet.Plain() {
-		return algorithms.NewWithKeys(def.Policy, keys)
+// Store is where lanes keep their state: for each lane's name, the maker
+// of its limiters (its shared store's, for a lane of gateways), for a
+// scenario whose requests all come before until. nil keeps every state in
+// memory. The model does not know what is behind it.
+type Store func(lane string, until time.Duration) algorithms.Maker
+
+// explorerReach is how far past a scenario's end the lab may be asked to
+// decide (requests fired after it), for a Store's bounds.
+const explorerReach = 24 * time.Hour
+
+// newLimiter makes def's limiter: the plain one, or its gateways', its
+// state kept by store.
+func newLimiter(def Lane, keys *algorithms.Keys, store Store, until time.Duration) (algorithms.Limiter, error) {
+	maker := algorithms.Maker(algorithms.NewWithKeys)
+	if store != nil {
+		maker = store(def.Name, until)
 	}
-	return fleet.New(def.Policy, def.Fleet, keys)
+	if def.Fleet.Plain() {
+		return maker(def.Policy, keys)
+	}
+	return fleet.NewOn(def.Policy, def.Fleet, keys, maker)
 }
 
 // decide runs one request through lane i and updates its totals.

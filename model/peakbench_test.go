@@ -208,7 +208,7 @@ func holdAll(b testing.TB, s *scenarios.Scenario) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := c.run(s); err != nil {
+	if err := c.run(s, nil); err != nil {
 		b.Fatal(err)
 	}
 	for i := range c.exps {

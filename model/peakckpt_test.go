@@ -29,7 +29,7 @@ func bothPeakPaths(t *testing.T, f func(t *testing.T)) {
 func freshStats(t *testing.T, s *scenarios.Scenario, window, by time.Duration) []Stats {
 	t.Helper()
 	defs := LanesOf(s)
-	ls, err := newLanes(defs, window)
+	ls, err := newLanes(defs, window, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func TestReleasedMatchesALoop(t *testing.T) {
 // timeline order then lane order.
 func freshRun(t testing.TB, l *Lab) []Record {
 	t.Helper()
-	ls, err := newLanes(l.Lanes(), l.PeakWindow())
+	ls, err := newLanes(l.Lanes(), l.PeakWindow(), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ type Options struct {
 	Until time.Duration
 	// PeakWindow is the window of Stats.Peak; zero means DefaultPeakWindow.
 	PeakWindow time.Duration
+	// Store keeps the lanes' state; nil: memory.
+	Store Store
 }
 
 // endOfTime is later than any request: the peak counted "by" it includes
@@ -32,7 +34,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	if opt.PeakWindow <= 0 {
 		opt.PeakWindow = DefaultPeakWindow(defs)
 	}
-	ls, err := newLanes(defs, opt.PeakWindow)
+	ls, err := newLanes(defs, opt.PeakWindow, opt.Store, s.Duration)
 	if err != nil {
 		return nil, err
 	}

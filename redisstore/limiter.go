@@ -15,7 +15,7 @@ import (
 // run that starts again).
 func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
 	return func(p algorithms.Policy, ks *algorithms.Keys) (algorithms.Limiter, error) {
-		if err := Check(lane, p, until); err != nil {
+		if err := Check(p, until); err != nil {
 			return nil, err
 		}
 		shadow, err := algorithms.NewWithKeys(p, ks)
@@ -54,11 +54,12 @@ type Limiter struct {
 	seen uint64
 }
 
-// call is a decision's call, as the explorer shows it.
+// call is the latest call on a hash, as the explorer shows it: a script's
+// (its arguments), or a plain write.
 type call struct {
-	script    string
-	now, cost time.Duration
-	write     bool // a plain write (a racy gateway's, a copy), not a script
+	script *script
+	args   []any // ARGV
+	write  bool  // a plain write (a racy gateway's write landing)
 }
 
 var (
@@ -99,7 +100,7 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		return
 	}
 	l.st.wrote(l.lane, &l.seen)
-	l.st.last[hash] = call{script: l.script.file, now: now, cost: time.Duration(cost)}
+	l.st.last[hash] = call{script: l.script, args: args}
 	if err := agree(reply, d); err != nil {
 		l.st.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s %v, but in memory: %w", l.lane, key,
 			algorithms.FormatSeconds(now), l.script.file, reply, err))
@@ -280,6 +281,50 @@ func (l *Limiter) ForgetKey(key algorithms.Key) {
 	}
 	l.st.wrote(l.lane, &l.seen)
 	delete(l.st.last, hash)
+}
+
+// Inspect reads key's hash as it is now, after writing back this
+// instance's states if another instance wrote the lane since (so that it
+// shows the lab's state at its clock), and the call its latest decision
+// ran.
+func (l *Limiter) Inspect(key string) algorithms.StoreView {
+	hash := HashKey(l.lane, key)
+	v := algorithms.StoreView{Store: "redis " + l.st.where, Key: hash}
+	if l.own() {
+		k, _ := l.ids.Lookup(key)
+		st, found, err := l.read(k)
+		switch {
+		case err != nil:
+			l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, err))
+		case found:
+			for i, name := range l.form.Fields {
+				v.Contents = append(v.Contents, name+" "+strconv.FormatInt(st.Fields[i], 10))
+			}
+			if l.form.Log != "" {
+				v.Contents = append(v.Contents, l.form.Log+" "+joinInts(st.Log))
+			}
+		}
+	}
+	if c, ok := l.st.last[hash]; ok {
+		v.Last = c.String(hash)
+	}
+	v.Err = l.st.err
+	return v
+}
+
+// String is the call as redis-cli would send it: the script by its SHA
+// (and file), or the write.
+func (c call) String(hash string) string {
+	if c.write {
+		return "DEL " + hash + "; HSET " + hash + " …; PEXPIRE (a plain write)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "EVALSHA %s… 1 %s", c.script.lua.Hash()[:12], hash)
+	for _, a := range c.args {
+		fmt.Fprintf(&b, " %v", a)
+	}
+	fmt.Fprintf(&b, "  (%s)", c.script.file)
+	return b.String()
 }
 
 func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {

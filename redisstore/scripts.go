@@ -83,10 +83,10 @@ func Supports(a algorithms.Algorithm) bool { return scripts[a] != nil }
 // Check reports why a lane of p, running until until (the scenario's end),
 // cannot decide exactly in Redis: an algorithm without a script, or a
 // number past 2^53.
-func Check(lane string, p algorithms.Policy, until time.Duration) error {
+func Check(p algorithms.Policy, until time.Duration) error {
 	s := scripts[p.Algorithm]
 	if s == nil {
-		return fmt.Errorf("lane %s: %s has no Redis script yet (its state is a library's own object, or its arithmetic is a float's)", lane, p.Algorithm)
+		return fmt.Errorf("%s has no Redis script (its state is the library's own object): it cannot run with --store", p.Algorithm)
 	}
 	// Times: the scenario's end, plus the longest wait a decision reports
 	// and the furthest instant a state keeps (each at most a horizon, or
@@ -99,8 +99,8 @@ func Check(lane string, p algorithms.Policy, until time.Duration) error {
 		product("", int64(until)), product("", 2, int64(reach)))}, s.bounds(p)...)
 	for _, q := range qs {
 		if q.v.Cmp(big.NewInt(MaxExact)) >= 0 {
-			return fmt.Errorf("lane %s: %s is %s, past 2^53 (%d), the largest whole number Lua computes exactly: Redis cannot decide this lane exactly",
-				lane, q.what, q.v, int64(MaxExact))
+			return fmt.Errorf("%s is %s, past 2^53 (%d), the largest whole number Lua computes exactly: Redis cannot decide this lane exactly",
+				q.what, q.v, int64(MaxExact))
 		}
 	}
 	return nil

@@ -38,13 +38,16 @@ type Options struct {
 	// program's standard input and output.
 	Input  io.Reader
 	Output io.Writer
+	// Store keeps the lanes' state (ratelab --store); nil: memory. The
+	// why panel then shows where the focused key's state is kept.
+	Store model.Store
 }
 
 // Run opens the explorer on s and returns when the learner quits. The
 // terminal is restored on every exit, a panic included (Bubble Tea
 // recovers it, restores the terminal and reports it as an error).
 func Run(s *scenarios.Scenario, opts Options) error {
-	lab, err := model.New(s, 0)
+	lab, err := model.NewOn(s, 0, opts.Store)
 	if err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ func (a *App) load(name string) {
 		a.status.setError(err.Error())
 		return
 	}
-	lab, err := model.New(s, 0)
+	lab, err := model.NewOn(s, 0, a.opts.Store)
 	if err != nil {
 		a.status.setError(err.Error())
 		return

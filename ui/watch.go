@@ -105,7 +105,7 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 		return nil
 	}
 	if !m.reload {
-		lab, err := model.New(m.s, 0)
+		lab, err := model.NewOn(m.s, 0, a.opts.Store)
 		if err != nil {
 			a.status.setError("not opened: " + err.Error())
 			return nil
