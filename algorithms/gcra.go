@@ -26,6 +26,7 @@ func init() {
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it admits at most its burst, %d at once", p.Burst) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newGCRA(p), ks) },
+		State:     gcraForm,
 	}))
 }
 
@@ -108,6 +109,32 @@ func (g *gcra) snapshot(s gcraState, now time.Duration) Snapshot {
 func (g *gcra) clone(s *gcraState, _ *mem) gcraState { return *s }
 
 func (g *gcra) tables(*gcraState) int64 { return 0 }
+
+// gcraForm: the TAT on the grid of 1/N ns, as whole nanoseconds tat_ns plus
+// tat_frac/N ns (0 ≤ tat_frac < N), and last, the time of the latest
+// request in ns. A TAT before last decides as one at last (an idle key), so
+// it is written as last: the written TAT is never before last, and at most
+// burst × T after it.
+var gcraForm = StateForm{Fields: []string{"tat_ns", "tat_frac", "last"}}
+
+func (g *gcra) encode(s *gcraState) State {
+	tat := max2(s.tat, at(s.last))
+	return State{Fields: []int64{tat.ns, tat.frac, int64(s.last)}}
+}
+
+func (g *gcra) decode(st State, _ *mem) (gcraState, error) {
+	s := gcraState{tat: instant{st.Fields[0], st.Fields[1]}, last: time.Duration(st.Fields[2])}
+	per, n := int64(g.p.Rate.Per), g.p.Rate.N
+	switch {
+	case s.last < 0 || s.tat.ns < 0:
+		return s, fmt.Errorf("gcra state %v: a time before the scenario's start", st.Fields)
+	case s.tat.frac < 0 || s.tat.frac >= n:
+		return s, fmt.Errorf("gcra state %v: tat_frac %d is not in [0, %d)", st.Fields, s.tat.frac, n)
+	case at(s.last).before(s.tat) && instant{}.add(g.p.Burst*per, n).before(s.tat.minus(at(s.last), n)):
+		return s, fmt.Errorf("gcra state %v: the TAT is more than burst %d × T past last", st.Fields, g.p.Burst)
+	}
+	return s, nil
+}
 
 // explainGCRA: v = {TAT before (ns, frac), time decided at}.
 func explainGCRA(d *Decision) string {

@@ -104,6 +104,7 @@ func init() {
 		},
 		check: checkNginx,
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[nginxState](newNginx(p), ks) },
+		State: nginxForm,
 	})
 }
 
@@ -314,6 +315,39 @@ func (g *nginx) snapshot(s nginxState, now time.Duration) Snapshot {
 func (g *nginx) clone(s *nginxState, _ *mem) nginxState { return *s }
 
 func (g *nginx) tables(*nginxState) int64 { return 0 }
+
+// nginxForm: node, 1 once nginx has made the key's node (its first request
+// admitted), else 0; the node's excess, in thousandths of a request, and
+// last_ms, nginx's lr->last: the millisecond of its latest admission (both
+// 0 without a node); and latest, the time of the latest request in ns
+// (a rejection moves it, not the node).
+var nginxForm = StateForm{Fields: []string{"node", "excess", "last_ms", "latest"}}
+
+func (g *nginx) encode(s *nginxState) State {
+	node := int64(0)
+	if s.node {
+		node = 1
+	}
+	return State{Fields: []int64{node, s.excess, s.last, int64(s.at)}}
+}
+
+func (g *nginx) decode(st State, _ *mem) (nginxState, error) {
+	f := st.Fields
+	s := nginxState{node: f[0] == 1, excess: f[1], last: f[2], at: time.Duration(f[3])}
+	switch {
+	case f[0] != 0 && f[0] != 1:
+		return s, fmt.Errorf("nginx state %v: node %d is neither 0 nor 1", f, f[0])
+	case s.at < 0:
+		return s, fmt.Errorf("nginx state %v: latest %d before the scenario's start", f, f[3])
+	case !s.node && (s.excess != 0 || s.last != 0):
+		return s, fmt.Errorf("nginx state %v: no node, yet an excess or a last_ms", f)
+	case s.excess < 0 || s.excess > g.burst:
+		return s, fmt.Errorf("nginx state %v: excess %s not in [0, burst %d]", f, NginxMilli(s.excess), g.p.Burst)
+	case s.last < 0 || s.last > msOf(s.at):
+		return s, fmt.Errorf("nginx state %v: last_ms %d not in [0, latest's %d ms]", f, s.last, msOf(s.at))
+	}
+	return s, nil
+}
 
 // NginxMilli writes thousandths of a request as nginx's log does: "7.500".
 func NginxMilli(v int64) string {

@@ -69,7 +69,8 @@ func init() {
 			}
 			return nil
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[redisCellState](newRedisCell(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[redisCellState](newRedisCell(p), ks) },
+		State: redisCellForm,
 	})
 }
 
@@ -186,6 +187,25 @@ func (c *redisCell) snapshot(s redisCellState, now time.Duration) Snapshot {
 func (c *redisCell) clone(s *redisCellState, _ *mem) redisCellState { return *s }
 
 func (c *redisCell) tables(*redisCellState) int64 { return 0 }
+
+// redisCellForm: tat, the theoretical arrival time in ns (redis-cell keeps
+// it as the key's value, in ns since the epoch), and last, the time of the
+// latest request in ns. A TAT before last decides as one at last (an idle
+// key; redis-cell's key has expired), so it is written as last: the written
+// tat is never before last, and at most DVT after it.
+var redisCellForm = StateForm{Fields: []string{"tat", "last"}}
+
+func (c *redisCell) encode(s *redisCellState) State {
+	return State{Fields: []int64{int64(max(s.tat, s.last)), int64(s.last)}}
+}
+
+func (c *redisCell) decode(st State, _ *mem) (redisCellState, error) {
+	s := redisCellState{tat: time.Duration(st.Fields[0]), last: time.Duration(st.Fields[1])}
+	if s.tat < 0 || s.last < 0 || s.tat-s.last > time.Duration(c.dvt) {
+		return s, fmt.Errorf("redis-cell state %v out of range (tat at most DVT %s past last)", st.Fields, FormatSeconds(time.Duration(c.dvt)))
+	}
+	return s, nil
+}
 
 // cellReply is what CL.THROTTLE replies, before its rounding to seconds:
 // [limited, limit, remaining, retry_after, reset_after], retry_after and

@@ -32,6 +32,7 @@ func init() {
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("its burst is %d, the most it admits at once", p.Burst) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](redisRate(p), ks) },
+		State:     gcraForm, // the GCRA's: redisRate is one, renamed
 	})
 	d.Params = []Param{RateParam, BurstParam}
 	d.Line = func(p Policy) string { return fmt.Sprintf("%s rate %s, burst %d", p.Algorithm, p.Rate, p.Burst) }

@@ -1,0 +1,156 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gcraFamily are the algorithms whose state forms this file tests: GCRA and
+// its libraries (redis_rate, redis-cell), and nginx's limit_req.
+var gcraFamily = []Algorithm{GCRA, RedisRate, RedisCell, NginxLimitReq}
+
+// TestGCRAFamilyStateRoundTrip: after every request of random traffic on
+// several keys, each key's state written and read back into another
+// limiter writes the same, and that limiter decides the next request as
+// the original does.
+func TestGCRAFamilyStateRoundTrip(t *testing.T) {
+	extra := []Policy{
+		{Algorithm: GCRA, Burst: 3, Rate: Rate{7, time.Second}},
+		{Algorithm: RedisRate, Burst: 1, Rate: Rate{3, 700 * time.Millisecond}},
+		{Algorithm: RedisCell, CountPerPeriod: 7, Period: time.Second},
+		{Algorithm: RedisCell, MaxBurst: 4, CountPerPeriod: 3, Period: 2 * time.Second},
+		{Algorithm: NginxLimitReq, Rate: Rate{30, time.Minute}, Burst: 3},
+		{Algorithm: NginxLimitReq, Rate: Rate{7, time.Second}, Burst: 5, Delay: 2},
+		{Algorithm: NginxLimitReq, Rate: Rate{2, time.Second}, Burst: 4, NoDelay: true},
+	}
+	for _, a := range gcraFamily {
+		r := rand.New(rand.NewPCG(11, uint64(len(a))))
+		ps := []Policy{}
+		for _, p := range extra {
+			if p.Algorithm == a {
+				ps = append(ps, p)
+			}
+		}
+		for range 40 {
+			ps = append(ps, randPolicy(r, a))
+		}
+		for _, p := range ps {
+			if err := gcraFamilyRoundTrip(r, p); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+	}
+}
+
+func gcraFamilyRoundTrip(r *rand.Rand, p Policy) error {
+	ks := NewKeys()
+	orig, err := NewWithKeys(p, ks)
+	if err != nil {
+		return err
+	}
+	copied, err := NewWithKeys(p, ks)
+	if err != nil {
+		return err
+	}
+	a, b := orig.(StateCodec), copied.(StateCodec)
+	keys := []Key{ks.Key("alice"), ks.Key("bob"), ks.Key("carol")}
+	for i, q := range randTrace(r, p, 300, true) {
+		k := keys[r.IntN(len(keys))]
+		st, ok := a.ExportKey(k)
+		if ok {
+			if err := b.ImportKey(k, st); err != nil {
+				return fmt.Errorf("request %d: state %v of the limiter's own refused: %v", i, st, err)
+			}
+			back, ok := b.ExportKey(k)
+			if !ok || fmt.Sprint(back) != fmt.Sprint(st) {
+				return fmt.Errorf("request %d: state %v read back as %v", i, st, back)
+			}
+		} else if _, ok := b.ExportKey(k); ok {
+			return fmt.Errorf("request %d: key %s has a state in the copy only", i, k)
+		}
+		want := orig.DecideKey(q.at, k, q.cost)
+		got := copied.DecideKey(q.at, k, q.cost)
+		if got.Outcome != want.Outcome || got.Delay != want.Delay || got.RetryAfter != want.RetryAfter {
+			return fmt.Errorf("request %d (at %s cost %d) after importing %v: %s delay %s retry %s, the original %s delay %s retry %s",
+				i, FormatSeconds(q.at), q.cost, st, got.Outcome, got.Delay, got.RetryAfter, want.Outcome, want.Delay, want.RetryAfter)
+		}
+	}
+	return nil
+}
+
+// TestGCRAFamilyStateRefused: a state no limiter of the policy can be in is
+// refused, with a reason.
+func TestGCRAFamilyStateRefused(t *testing.T) {
+	gcra := Policy{Algorithm: GCRA, Burst: 3, Rate: Rate{7, time.Second}} // T = 1/7 s: 3T = 3e9/7 ns
+	rate := Policy{Algorithm: RedisRate, Burst: 3, Rate: Rate{7, time.Second}}
+	cell := Policy{Algorithm: RedisCell, MaxBurst: 2, CountPerPeriod: 7, Period: time.Second} // T = 142857142 ns, DVT 3T
+	ngx := Policy{Algorithm: NginxLimitReq, Rate: Rate{2, time.Second}, Burst: 3}
+	for _, c := range []struct {
+		p    Policy
+		st   []int64
+		want string // "" for a state accepted
+	}{
+		{gcra, []int64{5, 6, 5}, ""},
+		{gcra, []int64{5, 0, 5, 1}, "4 fields"},
+		{gcra, []int64{5, 7, 5}, "tat_frac 7"},
+		{gcra, []int64{5, -1, 5}, "tat_frac -1"},
+		{gcra, []int64{-1, 0, 5}, "before the scenario's start"},
+		{gcra, []int64{5, 0, -5}, "before the scenario's start"},
+		{gcra, []int64{5 + 428571428, 4, 5}, ""}, // exactly 3T past last
+		{gcra, []int64{5 + 428571428, 5, 5}, "more than burst 3"},
+		{rate, []int64{5 + 428571428, 5, 5}, "more than burst 3"},
+		{gcra, []int64{1, 0, 5}, ""}, // a TAT before last: an idle key
+		{cell, []int64{10, 10}, ""},
+		{cell, []int64{10 + 3*142857142, 10}, ""},
+		{cell, []int64{11 + 3*142857142, 10}, "out of range"},
+		{cell, []int64{-1, 10}, "out of range"},
+		{ngx, []int64{0, 0, 0, 7}, ""},
+		{ngx, []int64{1, 3000, 7, 7_000_000}, ""},
+		{ngx, []int64{2, 0, 0, 7}, "neither 0 nor 1"},
+		{ngx, []int64{0, 500, 0, 7}, "no node"},
+		{ngx, []int64{1, 3001, 7, 7_000_000}, "not in [0, burst 3]"},
+		{ngx, []int64{1, -1, 7, 7_000_000}, "not in [0, burst 3]"},
+		{ngx, []int64{1, 0, 8, 7_999_999}, "last_ms 8"},
+		{ngx, []int64{1, 0, 0, -1}, "latest -1"},
+	} {
+		l, err := NewWithKeys(c.p, NewKeys())
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = l.(StateCodec).ImportKey(Key{name: "k", id: 0}, State{Fields: c.st})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: state %v refused: %v", c.p, c.st, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: state %v: error %v, want one saying %q", c.p, c.st, err, c.want)
+		}
+	}
+}
+
+// TestGCRAFamilyIdleTAT: a TAT left behind by time is written as the
+// latest request's time, so that two idle keys write alike.
+func TestGCRAFamilyIdleTAT(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		want []int64
+	}{
+		{Policy{Algorithm: GCRA, Burst: 2, Rate: Rate{3, time.Second}}, []int64{int64(5 * time.Second), 0, int64(5 * time.Second)}},
+		{Policy{Algorithm: RedisCell, MaxBurst: 1, CountPerPeriod: 3, Period: time.Second}, []int64{int64(5 * time.Second), int64(5 * time.Second)}},
+	} {
+		ks := NewKeys()
+		l, err := NewWithKeys(c.p, ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := ks.Key("k")
+		l.DecideKey(0, k, 1)
+		l.DecideKey(5*time.Second, k, 100) // never fits: decided, state unchanged but for the time
+		st, _ := l.(StateCodec).ExportKey(k)
+		if fmt.Sprint(st.Fields) != fmt.Sprint(c.want) {
+			t.Errorf("%s: state %v, want %v", c.p, st.Fields, c.want)
+		}
+	}
+}
