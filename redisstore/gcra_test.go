@@ -22,11 +22,11 @@ func init() {
 func TestGCRACheck(t *testing.T) {
 	for _, a := range []algorithms.Algorithm{algorithms.GCRA, algorithms.RedisRate} {
 		p := algorithms.Policy{Algorithm: a, Burst: 1_000_000, Rate: algorithms.Rate{N: 1_000_000, Per: 10 * time.Second}}
-		if err := Check("l", p, time.Minute); err == nil || !strings.Contains(err.Error(), "burst × rate period in ns") {
+		if err := Check(p, time.Minute); err == nil || !strings.Contains(err.Error(), "burst × rate period in ns") {
 			t.Errorf("%s: Check says %v", p, err)
 		}
 		p.Rate.Per = time.Second
-		if err := Check("l", p, time.Minute); err != nil {
+		if err := Check(p, time.Minute); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
