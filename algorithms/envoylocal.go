@@ -72,6 +72,7 @@ func init() {
 			}
 			return nil
 		},
+		StateFor: envoyForm,
 		new: func(p Policy, ks *Keys) Limiter {
 			if p.Timer {
 				return newKeyed[intervalBucketState](envoyTimer(p), ks)
@@ -79,6 +80,17 @@ func init() {
 			return newKeyed[tokenBucketState](envoyLocal(p), ks)
 		},
 	})
+}
+
+// envoyForm is the form of the bucket p runs: the token bucket's (its
+// balance in tokens × fill_interval in ns, and the last request's time), or
+// with Timer the timer bucket's (whole tokens and the last request's time;
+// the fills are counted from t = 0).
+func envoyForm(p Policy) StateForm {
+	if p.Timer {
+		return timerBucketForm
+	}
+	return tokenBucketForm
 }
 
 // envoyLocal is the token bucket of capacity MaxTokens at TokensPerFill per

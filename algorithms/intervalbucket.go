@@ -45,6 +45,7 @@ func init() {
 		},
 		check: func(p Policy) error { return checkLumps("capacity", p.Capacity, p.TokensPerFill, p.FillInterval) },
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[intervalBucketState](newIntervalBucket(p), ks) },
+		State: intervalBucketForm,
 	})
 }
 
@@ -168,6 +169,39 @@ func (b *intervalBucket) snapshot(s intervalBucketState, now time.Duration) Snap
 func (b *intervalBucket) clone(s *intervalBucketState, _ *mem) intervalBucketState { return *s }
 
 func (b *intervalBucket) tables(*intervalBucketState) int64 { return 0 }
+
+// intervalBucketForm: the whole tokens after the fills up to the last
+// request, the key's first request (fills come at first + k ×
+// fill_interval) and the last request's time. The fills counted are not
+// kept: decide counts them up to the last request, ⌊(last − first) /
+// fill_interval⌋.
+var intervalBucketForm = StateForm{Fields: []string{"tokens", "first", "last"}}
+
+// timerBucketForm: the interval bucket counting its fills from t = 0 (Envoy's
+// timer), whose first is 0 for every key: the tokens and the last request's
+// time.
+var timerBucketForm = StateForm{Fields: []string{"tokens", "last"}}
+
+func (b *intervalBucket) encode(s *intervalBucketState) State {
+	if b.fromZero {
+		return State{Fields: []int64{s.tokens, int64(s.last)}}
+	}
+	return State{Fields: []int64{s.tokens, int64(s.first), int64(s.last)}}
+}
+
+func (b *intervalBucket) decode(st State, _ *mem) (intervalBucketState, error) {
+	var s intervalBucketState
+	if b.fromZero {
+		s.tokens, s.last = st.Fields[0], time.Duration(st.Fields[1])
+	} else {
+		s.tokens, s.first, s.last = st.Fields[0], time.Duration(st.Fields[1]), time.Duration(st.Fields[2])
+	}
+	if s.tokens < 0 || s.tokens > b.p.Capacity || s.first < 0 || s.last < s.first {
+		return s, fmt.Errorf("interval bucket state %v out of range", st.Fields)
+	}
+	s.fills = int64(s.last-s.first) / int64(b.p.FillInterval)
+	return s, nil
+}
 
 // IntervalBucketSnapshot shows a lumpy bucket's whole tokens and its fills.
 type IntervalBucketSnapshot struct {

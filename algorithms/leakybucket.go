@@ -37,7 +37,8 @@ func init() {
 			}
 			return nil
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[leakyBucketState](newLeakyBucket(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[leakyBucketState](newLeakyBucket(p), ks) },
+		State: leakyBucketForm,
 	}))
 }
 
@@ -142,6 +143,50 @@ func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 func (l *leakyBucket) clone(s *leakyBucketState, _ *mem) leakyBucketState { return *s }
 
 func (l *leakyBucket) tables(*leakyBucketState) int64 { return 0 }
+
+// leakyBucketForm: the instant the pipe is next free, next_ns + next_frac/N
+// ns (N the rate's, 0 ≤ next_frac < N: the grid of 1/N ns that I = period/N
+// falls on), the time of the last request, and the queue of requests still
+// waiting at last, in release order: when each arrived, when it is released
+// (ns, rounded up) and its cost.
+var leakyBucketForm = StateForm{Fields: []string{"next_ns", "next_frac", "last"}, Log: "queue", Item: []string{"arrived", "at", "cost"}}
+
+func (l *leakyBucket) encode(s *leakyBucketState) State {
+	st := State{Fields: []int64{s.next.ns, s.next.frac, int64(s.last)}}
+	if n := s.queue.len(); n > 0 {
+		st.Log = make([]int64, 0, 3*n)
+		for i := range n {
+			r := s.queue.at(i)
+			st.Log = append(st.Log, int64(r.Arrived), int64(r.At), r.Cost)
+		}
+	}
+	return st
+}
+
+// decode checks what decide keeps true: the pipe free at most (queue + 1)
+// × I after last; every request waiting come at or before last, released
+// after last and by the time the pipe is free, in release order, of a cost
+// the queue admits.
+func (l *leakyBucket) decode(st State, m *mem) (leakyBucketState, error) {
+	s := leakyBucketState{next: instant{st.Fields[0], st.Fields[1]}, last: time.Duration(st.Fields[2])}
+	per, n := int64(l.p.Rate.Per), l.p.Rate.N
+	if s.next.ns < 0 || s.next.frac < 0 || s.next.frac >= n || s.last < 0 ||
+		at(s.last).add((l.p.Queue+1)*per, n).before(s.next) {
+		return s, fmt.Errorf("leaky bucket state %v out of range", st.Fields)
+	}
+	prev := s.last + 1 // the earliest release still waiting
+	for i := 0; i < len(st.Log); i += 3 {
+		r := Release{Arrived: time.Duration(st.Log[i]), At: time.Duration(st.Log[i+1]), Cost: st.Log[i+2]}
+		if r.Arrived < 0 || r.Arrived > s.last || r.At < prev || r.At > time.Duration(s.next.ceil()) || r.Cost < 1 || r.Cost > l.p.Queue+1 {
+			return s, fmt.Errorf("leaky bucket's queue: request %v out of range (last %d, next free %v)", st.Log[i:i+3], s.last, st.Fields[:2])
+		}
+		prev = r.At // release order (requests of less than 1ns each may share one)
+	}
+	for i := 0; i < len(st.Log); i += 3 {
+		s.queue.push(m, Release{Arrived: time.Duration(st.Log[i]), At: time.Duration(st.Log[i+1]), Cost: st.Log[i+2]})
+	}
+	return s, nil
+}
 
 // held is the requests still waiting at now.
 func (l *leakyBucket) held(s leakyBucketState, now time.Duration) int64 {

@@ -29,6 +29,7 @@ func init() {
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[wholeBucketState](newWholeBucket(p), ks) },
+		State:     wholeBucketForm,
 	}))
 }
 
@@ -108,6 +109,23 @@ func (b *wholeBucket) snapshot(s wholeBucketState, now time.Duration) Snapshot {
 func (b *wholeBucket) clone(s *wholeBucketState, _ *mem) wholeBucketState { return *s }
 
 func (b *wholeBucket) tables(*wholeBucketState) int64 { return 0 }
+
+// wholeBucketForm: the whole tokens the last request left and its time.
+// What was dropped so far (lost) decides nothing and is not kept: a state
+// read back starts counting it again from 0.
+var wholeBucketForm = StateForm{Fields: []string{"tokens", "last"}}
+
+func (b *wholeBucket) encode(s *wholeBucketState) State {
+	return State{Fields: []int64{s.tokens, int64(s.last)}}
+}
+
+func (b *wholeBucket) decode(st State, _ *mem) (wholeBucketState, error) {
+	s := wholeBucketState{tokens: st.Fields[0], last: time.Duration(st.Fields[1])}
+	if s.tokens < 0 || s.tokens > b.p.Capacity || s.last < 0 {
+		return s, fmt.Errorf("whole-token bucket state %v out of range", st.Fields)
+	}
+	return s, nil
+}
 
 // WholeTokenBucketSnapshot shows a whole-token bucket: what it holds, what
 // a request now would add, and the fraction it would drop.

@@ -1,0 +1,58 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+func init() {
+	extraPolicies[algorithms.LeakyBucket] = []algorithms.Policy{
+		{Algorithm: algorithms.LeakyBucket, Queue: 3, Rate: algorithms.Rate{N: 7, Per: time.Second}},
+		{Algorithm: algorithms.LeakyBucket, Queue: 5, Rate: algorithms.Rate{N: 3, Per: 700 * time.Millisecond}},
+		{Algorithm: algorithms.LeakyBucket, Queue: 1, Rate: algorithms.Rate{N: 1, Per: time.Minute}},
+		{Algorithm: algorithms.LeakyBucket, Queue: 2, Rate: algorithms.Rate{N: 1000, Per: 7}}, // I below 1ns: releases share an instant
+		{Algorithm: algorithms.LeakyBucket, Queue: 40, Rate: algorithms.Rate{N: 13, Per: 100 * time.Millisecond}},
+	}
+}
+
+// TestLeakyBucketHash: what HGETALL shows of a leaky bucket of 7/s after
+// two requests at 0 and one at 0.1s: the pipe next free at 3/7 s (428571428
+// + 4/7 ns), and the two requests still waiting, released at 1/7 s and 2/7
+// s (rounded up to the ns).
+func TestLeakyBucketHash(t *testing.T) {
+	for _, srv := range servers(t) {
+		t.Run(srv.name, func(t *testing.T) {
+			st := open(t, srv)
+			p := algorithms.Policy{Algorithm: algorithms.LeakyBucket, Queue: 3, Rate: algorithms.Rate{N: 7, Per: time.Second}}
+			ks := algorithms.NewKeys()
+			l, err := st.Maker("hash-leaky", time.Minute)(p, ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, at := range []time.Duration{0, 0, 100 * time.Millisecond} {
+				d := l.Decide(at, "alice", 1)
+				got = append(got, fmt.Sprintf("%s %d", d.Outcome, d.Delay))
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if want := "allowed 0, delayed 142857143, delayed 185714286"; strings.Join(got, ", ") != want {
+				t.Errorf("decisions %s, want %s", strings.Join(got, ", "), want)
+			}
+			h, err := st.client.HGetAll(context.Background(), HashKey("hash-leaky", "alice")).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"next_ns": "428571428", "next_frac": "4", "last": "100000000", "queue": "0 142857143 1 100000000 285714286 1"}
+			if fmt.Sprint(h) != fmt.Sprint(want) {
+				t.Errorf("HGETALL %v, want %v", h, want)
+			}
+		})
+	}
+}
