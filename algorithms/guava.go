@@ -119,6 +119,14 @@ func newGuava(p Policy, try bool) *guava {
 		timeout: int64(p.Timeout / time.Microsecond), try: try}
 }
 
+// GuavaDoubles are p's stableIntervalMicros and maxPermits, the doubles
+// Guava's setRate computes (for a store that decides in its own float64
+// arithmetic: package redisstore passes them to its script).
+func GuavaDoubles(p Policy) (interval, maxPermits float64) {
+	g := newGuava(p, false)
+	return g.interval, g.maxPermits
+}
+
 func (g *guava) policy() *Policy { return &g.p }
 
 // start: storedPermits 0 (SmoothBursty's initial state), nextFree 0 on a
