@@ -39,6 +39,7 @@ func init() {
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
 		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[floatBucketState](newFloatBucket(p), ks) },
+		State:     floatBucketForm,
 	}))
 }
 
@@ -162,6 +163,34 @@ func (b *floatBucket) snapshot(s floatBucketState, now time.Duration) Snapshot {
 func (b *floatBucket) clone(s *floatBucketState, _ *mem) floatBucketState { return *s }
 
 func (b *floatBucket) tables(*floatBucketState) int64 { return 0 }
+
+// floatBucketForm: the float64 balance as tokens_mant × 2^tokens_exp (see
+// FloatParts: the double exactly, as two whole numbers), the time of the
+// last request in ns, and the exact balance after the same admissions, in
+// tokens × the rate's period in ns (what the why text compares the float
+// one with; below 0 when float64 admitted more). The float time of the last
+// request is float64(last) / 1e9 and is not kept.
+var floatBucketForm = StateForm{Fields: []string{"tokens_mant", "tokens_exp", "last", "exact"}}
+
+func (b *floatBucket) encode(s *floatBucketState) State {
+	m, e := FloatParts(s.tokens)
+	return State{Fields: []int64{m, e, int64(s.last), s.scaled}}
+}
+
+// decode: updated is always floatSeconds(last) (the float time is
+// monotone in the time, and both move together), so it is derived.
+func (b *floatBucket) decode(st State, _ *mem) (floatBucketState, error) {
+	tokens, err := FromFloatParts(st.Fields[0], st.Fields[1])
+	if err != nil {
+		return floatBucketState{}, fmt.Errorf("float token bucket tokens: %w", err)
+	}
+	last := time.Duration(st.Fields[2])
+	s := floatBucketState{tokens: tokens, updated: floatSeconds(last), last: last, scaled: st.Fields[3]}
+	if !(tokens >= 0 && tokens <= b.capacity) || s.last < 0 || s.scaled < -b.exact.capScaled/2 || s.scaled > b.exact.capScaled {
+		return s, fmt.Errorf("float token bucket state %v out of range", st.Fields)
+	}
+	return s, nil
+}
 
 // FloatTokenBucketSnapshot shows the float balance of the lesson's admit()
 // and, beside it, the exact balance after the same admissions.

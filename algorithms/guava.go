@@ -60,6 +60,7 @@ func init() {
 			new: func(p Policy, ks *Keys) Limiter {
 				return newKeyed[guavaState](newGuava(p, false), ks)
 			},
+			State: guavaForm,
 		}
 		if try {
 			d.Algorithm = GuavaTry
@@ -116,6 +117,14 @@ func newGuava(p Policy, try bool) *guava {
 	pps := float64(p.Rate.N) / p.Rate.Per.Seconds()
 	return &guava{p: p, pps: pps, interval: 1e6 / pps, maxPermits: 1.0 * pps,
 		timeout: int64(p.Timeout / time.Microsecond), try: try}
+}
+
+// GuavaDoubles are p's stableIntervalMicros and maxPermits, the doubles
+// Guava's setRate computes (for a store that decides in its own float64
+// arithmetic: package redisstore passes them to its script).
+func GuavaDoubles(p Policy) (interval, maxPermits float64) {
+	g := newGuava(p, false)
+	return g.interval, g.maxPermits
 }
 
 func (g *guava) policy() *Policy { return &g.p }
@@ -242,6 +251,36 @@ func (g *guava) snapshot(s guavaState, now time.Duration) Snapshot {
 func (g *guava) clone(s *guavaState, _ *mem) guavaState { return *s }
 
 func (g *guava) tables(*guavaState) int64 { return 0 }
+
+// guavaForm: when the key's RateLimiter was made (its stopwatch's 0) and
+// the latest time decided at, in ns; nextFreeTicketMicros, a Java long of
+// µs that a large acquire pushes far past 2^53 (up to saturating at
+// 2^63 − 1), as next_free_s × 1e6 + next_free_us (whole seconds on the
+// stopwatch, then the µs past them, below 1e6); storedPermits, a double,
+// as stored_mant × 2^stored_exp (see FloatParts).
+var guavaForm = StateForm{Fields: []string{"start", "last", "next_free_s", "next_free_us", "stored_mant", "stored_exp"}}
+
+func (g *guava) encode(s *guavaState) State {
+	m, e := FloatParts(s.stored)
+	return State{Fields: []int64{int64(s.start), int64(s.last), s.nextFree / 1e6, s.nextFree % 1e6, m, e}}
+}
+
+func (g *guava) decode(st State, _ *mem) (guavaState, error) {
+	f := st.Fields
+	stored, err := FromFloatParts(f[4], f[5])
+	if err != nil {
+		return guavaState{}, fmt.Errorf("guava stored permits: %w", err)
+	}
+	s := guavaState{start: time.Duration(f[0]), last: time.Duration(f[1]), stored: stored}
+	if f[2] < 0 || f[3] < 0 || f[3] >= 1e6 || f[2] > math.MaxInt64/1_000_000 || f[2] == math.MaxInt64/1_000_000 && f[3] > math.MaxInt64%1_000_000 {
+		return s, fmt.Errorf("guava next free %d s + %d µs out of range", f[2], f[3])
+	}
+	s.nextFree = f[2]*1e6 + f[3]
+	if s.start < 0 || s.last < s.start || !(stored >= 0 && stored <= g.maxPermits) {
+		return s, fmt.Errorf("guava state %v out of range", f)
+	}
+	return s, nil
+}
 
 // explainGuava: v = {nextFree before (µs), stored before (float64 bits),
 // time decided at, the stopwatch's start}.

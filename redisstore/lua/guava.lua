@@ -1,0 +1,127 @@
+-- guava and guava-try: Guava's SmoothBursty RateLimiter, acquire(c) or
+-- tryAcquire(c, timeout), in Guava's own arithmetic as algorithms/guava.go
+-- follows it: storedPermits a double, nextFreeTicketMicros a Java long of
+-- µs on a stopwatch started at the key's first request.
+--
+-- Doubles: Lua's + − × / and comparisons round as Go's float64 does (one
+-- operation at a time, no fused multiply-add). storedPermits is kept as
+-- stored_mant × 2^stored_exp (math.frexp's fraction × 2^53 and its
+-- exponent − 53: whole numbers, the double exactly); the policy's doubles
+-- arrive so too. args: the largest cost (MaxCount), stableIntervalMicros
+-- (mant, exp), maxPermits (mant, exp), the timeout in whole µs, 1 for
+-- tryAcquire.
+--
+-- Longs: a large acquire pushes nextFree far past 2^53 µs (and Guava's
+-- saturatedAdd stops it at 2^63 − 1), and the waits it causes pass 2^53 ns,
+-- so those are kept as pairs {s, u} = s × 1e6 + u (0 ≤ u < 1e6): the hash's
+-- next_free_s and next_free_us, and the reply's delay and retry after
+-- written as decimal strings from the pair.
+local maxcount, timeout, try = arg(1), arg(6), arg(7) == 1
+local interval, maxpermits = math.ldexp(arg(2), arg(3)), math.ldexp(arg(4), arg(5))
+local E6 = 1000000
+
+local function parts(f)
+  if f == 0 then return 0, 0 end
+  local m, e = math.frexp(f)
+  return m * 9007199254740992, e - 53
+end
+
+-- pair is x as a pair, for a whole 0 ≤ x < 2^53.
+local function pair(x)
+  local s = fdiv(x, E6)
+  return {s, x - s * E6}
+end
+-- bigpair is x as a pair, for a whole double 0 ≤ x < 2^63 (past 2^53 a
+-- double holds only some whole numbers, but x is one): split at 2^32
+-- first (exact: a power of two), then 2^32 = 4294 × 1e6 + 967296.
+local function bigpair(x)
+  local h = math.floor(x / 4294967296)
+  local t = h * 967296 + (x - h * 4294967296)
+  local q = fdiv(t, E6)
+  return {h * 4294 + q, t - q * E6}
+end
+local function cmp(a, b)
+  if a[1] ~= b[1] then return a[1] < b[1] and -1 or 1 end
+  if a[2] ~= b[2] then return a[2] < b[2] and -1 or 1 end
+  return 0
+end
+local function add(a, b)
+  local u = a[2] + b[2]
+  if u >= E6 then return {a[1] + b[1] + 1, u - E6} end
+  return {a[1] + b[1], u}
+end
+local function sub(a, b) -- a ≥ b
+  local u = a[2] - b[2]
+  if u < 0 then return {a[1] - b[1] - 1, u + E6} end
+  return {a[1] - b[1], u}
+end
+-- plain is a pair below 2^53 as a number.
+local function plain(a) return a[1] * E6 + a[2] end
+-- thousand is x × 1000 as a pair, for a whole 0 ≤ x < 2^53.
+local function thousand(x)
+  local q = fdiv(x, 1000)
+  return {q, (x - q * 1000) * 1000}
+end
+local function str(a)
+  if a[1] == 0 then return int(a[2]) end
+  return int(a[1]) .. string.format('%06d', a[2])
+end
+local MAXLONG = {9223372036854, 775807}     -- 2^63 − 1
+local P62 = {4611686018427, 387904}         -- 2^62 ns, beyond any time
+local MAXWAIT = 4611686018427387            -- 2^62 ns / 1000, in µs
+
+local names = {'start', 'last', 'next_free_s', 'next_free_us', 'stored_mant', 'stored_exp'}
+local f = load(names)
+local start, last, nf, stored = now, now, {0, 0}, 0
+if f then start, last, nf, stored = f[1], f[2], {f[3], f[4]}, math.ldexp(f[5], f[6]) end
+local eff = math.max(now, last)
+last = eff
+
+local function finish(outcome, delay, retry)
+  local m, e = parts(stored)
+  save(names, {start, last, nf[1], nf[2], m, e})
+  return {outcome, delay, retry}
+end
+
+if cost > maxcount then return finish(REJECTED, 0, NEVER) end
+local us = fdiv(eff - start, 1000) -- the stopwatch: whole µs since start
+
+-- tryAcquire: refused, changing nothing, iff nextFree − timeout > now; it
+-- may retry at nextFree − timeout on the stopwatch, in ns (capped at 2^62).
+if try and cmp(nf, pair(us + timeout)) > 0 then
+  local x = sub(nf, pair(timeout))
+  local room = sub(P62, pair(start)) -- (2^62 − start) / 1000, truncated
+  local at = P62
+  if cmp(x, pair(room[1] * 1000 + fdiv(room[2], 1000))) < 0 then
+    at = add(pair(start), thousand(plain(x)))
+  end
+  return finish(REJECTED, 0, str(sub(at, pair(now))))
+end
+
+-- resync: idle time since nextFree becomes stored permits.
+if cmp(nf, pair(us)) < 0 then
+  stored = math.min(maxpermits, stored + (us - plain(nf)) / interval)
+  nf = pair(us)
+end
+-- reserve: it waits until the old nextFree; stored permits first, the
+-- fresh rest pushes nextFree by (long)(fresh × interval), saturating.
+local free = nf
+local spent = math.min(cost, stored)
+local push = (cost - spent) * interval
+if push >= 9223372036854775808 then -- 2^63: (long) saturates, and so does the sum
+  nf = MAXLONG
+else
+  nf = add(nf, bigpair(math.floor(push)))
+  if cmp(nf, MAXLONG) > 0 then nf = MAXLONG end
+end
+stored = stored - spent
+
+local wait = 0
+if cmp(free, pair(us)) > 0 then
+  local w = sub(free, pair(us))
+  if cmp(w, pair(MAXWAIT)) >= 0 then wait = MAXWAIT else wait = plain(w) end
+end
+local delay = add(thousand(wait), pair(eff - now))
+local outcome = ALLOWED
+if cmp(delay, {0, 0}) > 0 then outcome = DELAYED end
+return finish(outcome, str(delay), 0)
