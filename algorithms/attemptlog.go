@@ -27,7 +27,8 @@ func init() {
 		Words: func(p Policy) string {
 			return "attempt log: at most " + strconv.FormatInt(p.Limit, 10) + " attempts in any " + FormatSeconds(p.Window) + ", rejected ones counted too"
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[attemptLogState](newAttemptLog(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[attemptLogState](newAttemptLog(p), ks) },
+		State: attemptLogForm,
 	}))
 }
 
@@ -90,6 +91,65 @@ func (a *attemptLog) snapshot(s attemptLogState, now time.Duration) Snapshot {
 func (a *attemptLog) clone(s *attemptLogState, _ *mem) attemptLogState { return *s }
 
 func (a *attemptLog) tables(*attemptLogState) int64 { return 0 }
+
+// attemptLogForm: the time of the last request (ns), and the attempts still
+// counting then, oldest first, each its time (ns), its cost, and 1 if it
+// was admitted, else 0. The process keeps the admitted ones in a second log
+// of their own; both logs move to the same last and drop what no longer
+// counts at once, so the second is the first's admitted items, and one log
+// with a mark says both.
+var attemptLogForm = StateForm{Fields: []string{"last"}, Log: "log", Item: []string{"at", "cost", "admitted"}}
+
+func (a *attemptLog) encode(s *attemptLogState) State {
+	st := State{Fields: []int64{int64(s.tried.last)}, Log: make([]int64, 0, 3*s.tried.log.len())}
+	j, nadm := 0, s.adm.log.len()
+	for i := range s.tried.log.len() {
+		e := s.tried.log.at(i)
+		// The admissions are a subsequence of the attempts: the next
+		// one not yet matched is this attempt if it has its time and
+		// cost. Matching the first alike is exact: at one time, an
+		// attempt rejected is never followed by one alike admitted
+		// (the attempts' cost only grows there).
+		adm := int64(0)
+		if j < nadm {
+			if x := s.adm.log.at(j); x.at == e.at && x.cost == e.cost {
+				adm = 1
+				j++
+			}
+		}
+		st.Log = append(st.Log, int64(e.at), e.cost, adm)
+	}
+	return st
+}
+
+func (a *attemptLog) decode(st State, m *mem) (attemptLogState, error) {
+	last := time.Duration(st.Fields[0])
+	s := attemptLogState{tried: slidingLogState{last: last}, adm: slidingLogState{last: last}}
+	if err := a.log.checkLog(last, st.Log, 3, false, -1); err != nil {
+		return s, err
+	}
+	end := 0 // just past the last admitted attempt
+	for i := 0; i < len(st.Log); i += 3 {
+		switch st.Log[i+2] {
+		case 1:
+			end = i + 3
+		case 0:
+		default:
+			return s, fmt.Errorf("attempt log state: item %d's admitted mark is %d, not 0 or 1", i/3, st.Log[i+2])
+		}
+	}
+	// The attempts before the latest admission all counted when it was
+	// admitted (they are inside the window at last, and so at it).
+	if sum := logCost(st.Log, 3, end); sum > a.log.p.Limit {
+		return s, fmt.Errorf("attempt log state: the attempts up to the latest admission cost %d, past the limit %d", sum, a.log.p.Limit)
+	}
+	if logCost(st.Log, 3, len(st.Log)) > maxScaled {
+		return s, fmt.Errorf("attempt log state: the attempts cost more than %d", int64(maxScaled))
+	}
+	a.log.pushLog(&s.tried, m, st.Log, 3, nil)
+	a.log.pushLog(&s.adm, m, st.Log, 3, func(item []int64) bool { return item[2] == 1 })
+	return s, nil
+}
 
 // AttemptLogSnapshot shows the attempts inside (Now − Window, Now], rejected
 // ones included, and how much of them was admitted.

@@ -27,7 +27,8 @@ func init() {
 		Words: func(p Policy) string {
 			return "collapsing log: at most " + strconv.FormatInt(p.Limit, 10) + " members in any " + FormatSeconds(p.Window) + ", one member per millisecond however many are admitted in it"
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[collapsingLogState](newCollapsingLog(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[collapsingLogState](newCollapsingLog(p), ks) },
+		State: collapsingLogForm,
 	}))
 }
 
@@ -94,6 +95,49 @@ func (c *collapsingLog) snapshot(s collapsingLogState, now time.Duration) Snapsh
 func (c *collapsingLog) clone(s *collapsingLogState, _ *mem) collapsingLogState { return *s }
 
 func (c *collapsingLog) tables(*collapsingLogState) int64 { return 0 }
+
+// collapsingLogForm: the time of the last request (ns), how many
+// admissions there have been and how many of them added a member (the
+// rest collapsed), and the members still counting then, oldest first, each
+// its millisecond (a whole number of ms, as the sorted set's member) and
+// the cost of the admission that added it.
+var collapsingLogForm = StateForm{Fields: []string{"last", "admitted", "added"}, Log: "members", Item: []string{"ms", "cost"}}
+
+func (c *collapsingLog) encode(s *collapsingLogState) State {
+	st := State{Fields: []int64{int64(s.set.last), s.admitted, s.added}, Log: make([]int64, 0, 2*s.set.log.len())}
+	for i := range s.set.log.len() {
+		e := s.set.log.at(i)
+		st.Log = append(st.Log, int64(e.at/time.Millisecond), e.cost)
+	}
+	return st
+}
+
+func (c *collapsingLog) decode(st State, m *mem) (collapsingLogState, error) {
+	last := time.Duration(st.Fields[0])
+	s := collapsingLogState{set: slidingLogState{last: last}, admitted: st.Fields[1], added: st.Fields[2]}
+	members := len(st.Log) / 2
+	if s.added < int64(members) || s.admitted < s.added {
+		return s, fmt.Errorf("collapsing log state: %d admitted, %d added, %d members: want admitted ≥ added ≥ members", s.admitted, s.added, members)
+	}
+	log := make([]int64, len(st.Log))
+	copy(log, st.Log)
+	for i := 0; i < len(log); i += 2 {
+		if log[i] < 0 || log[i] > int64(last/time.Millisecond) {
+			return s, fmt.Errorf("collapsing log state: member %d is not a millisecond in [0, last]", log[i])
+		}
+		log[i] *= int64(time.Millisecond)
+	}
+	// A member is added at its request's millisecond, inside the window
+	// but for a window under 1ms: then the member of last may be outside.
+	if err := c.log.checkLog(last, log, 2, true, member(last)); err != nil {
+		return s, err
+	}
+	if sum := logCost(log, 2, len(log)); sum > c.log.p.Limit {
+		return s, fmt.Errorf("collapsing log state: the members' cost %d is past the limit %d", sum, c.log.p.Limit)
+	}
+	c.log.pushLog(&s.set, m, log, 2, nil)
+	return s, nil
+}
 
 // CollapsingLogSnapshot shows the members inside (Now − Window, Now].
 type CollapsingLogSnapshot struct {

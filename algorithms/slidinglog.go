@@ -19,7 +19,8 @@ func init() {
 		Words: func(p Policy) string {
 			return "sliding log: at most " + strconv.FormatInt(p.Limit, 10) + " in any " + FormatSeconds(p.Window) + ", every admission remembered"
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[slidingLogState](newSlidingLog(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[slidingLogState](newSlidingLog(p), ks) },
+		State: slidingLogForm,
 	}))
 }
 
@@ -187,6 +188,79 @@ func (l *slidingLog) recent(s *slidingLogState, now time.Duration) (entries []Lo
 func (l *slidingLog) clone(s *slidingLogState, _ *mem) slidingLogState { return *s }
 
 func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
+
+// slidingLogForm: the time of the last request (ns), and the admissions
+// still counting then, oldest first, each its time (ns) and cost. The
+// running totals the process keeps beside them are not written: they are
+// sums of the costs.
+var slidingLogForm = StateForm{Fields: []string{"last"}, Log: "log", Item: []string{"at", "cost"}}
+
+func (l *slidingLog) encode(s *slidingLogState) State {
+	st := State{Fields: []int64{int64(s.last)}, Log: make([]int64, 0, 2*s.log.len())}
+	for i := range s.log.len() {
+		e := s.log.at(i)
+		st.Log = append(st.Log, int64(e.at), e.cost)
+	}
+	return st
+}
+
+func (l *slidingLog) decode(st State, m *mem) (slidingLogState, error) {
+	s := slidingLogState{last: time.Duration(st.Fields[0])}
+	if err := l.checkLog(s.last, st.Log, 2, false, -1); err != nil {
+		return s, err
+	}
+	if sum := logCost(st.Log, 2, len(st.Log)); sum > l.p.Limit {
+		return s, fmt.Errorf("sliding log state: the log's cost %d is past the limit %d", sum, l.p.Limit)
+	}
+	l.pushLog(&s, m, st.Log, 2, nil)
+	return s, nil
+}
+
+// checkLog reports why log, items of stride numbers each starting with a
+// time and a cost, is not a log a key's state holds at last (≥ 0): times
+// in order (strictly, for a strict log), each inside the window at last —
+// or at also, a time a log may hold though outside it (−1 for none) — and
+// costs in [1, Limit].
+func (l *slidingLog) checkLog(last time.Duration, log []int64, stride int, strict bool, also time.Duration) error {
+	if last < 0 {
+		return fmt.Errorf("%s state: last %d is negative", l.p.Algorithm, last)
+	}
+	prev := time.Duration(-1)
+	for i := 0; i < len(log); i += stride {
+		at, cost := time.Duration(log[i]), log[i+1]
+		if at < 0 || at < prev || strict && at == prev || at > last || at <= last-l.p.Window && at != also {
+			return fmt.Errorf("%s state: item %d at %d is out of order or outside the window (%d, %d] at last", l.p.Algorithm, i/stride, at, last-l.p.Window, last)
+		}
+		if cost < 1 || cost > l.p.Limit {
+			return fmt.Errorf("%s state: item %d's cost %d is outside [1, %d]", l.p.Algorithm, i/stride, cost, l.p.Limit)
+		}
+		prev = at
+	}
+	return nil
+}
+
+// logCost is the cost of log's items, of stride numbers each (costs in
+// [1, Limit], checked), before index end; past maxScaled, maxScaled + 1.
+func logCost(log []int64, stride, end int) int64 {
+	var sum int64
+	for i := 0; i < end; i += stride {
+		if log[i+1] > maxScaled-sum {
+			return maxScaled + 1
+		}
+		sum += log[i+1]
+	}
+	return sum
+}
+
+// pushLog logs the items of log (stride numbers each: a time, a cost, ...)
+// into s, those keep says to when keep is set.
+func (l *slidingLog) pushLog(s *slidingLogState, m *mem, log []int64, stride int, keep func(item []int64) bool) {
+	for i := 0; i < len(log); i += stride {
+		if keep == nil || keep(log[i:i+stride]) {
+			s.push(m, time.Duration(log[i]), log[i+1])
+		}
+	}
+}
 
 // held is the logged admissions still inside the window at now.
 func (l *slidingLog) held(s slidingLogState, now time.Duration) int64 {
