@@ -18,7 +18,8 @@ func init() {
 		Words: func(p Policy) string {
 			return "fixed window: at most " + strconv.FormatInt(p.Limit, 10) + " per clock-aligned " + FormatSeconds(p.Window) + " window"
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newFixedWindow(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newFixedWindow(p), ks) },
+		State: windowCountsForm,
 	}))
 }
 
@@ -74,6 +75,12 @@ func (f *fixedWindow) snapshot(s windowCounts, now time.Duration) Snapshot {
 func (f *fixedWindow) clone(s *windowCounts, _ *mem) windowCounts { return *s }
 
 func (f *fixedWindow) tables(*windowCounts) int64 { return 0 }
+
+func (f *fixedWindow) encode(s *windowCounts) State { return s.encode() }
+
+func (f *fixedWindow) decode(st State, _ *mem) (windowCounts, error) {
+	return decodeWindowCounts(st, &f.p, nil)
+}
 
 // explainFixedWindow: v = {window start, count before, time decided at}.
 func explainFixedWindow(d *Decision) string {

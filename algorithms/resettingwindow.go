@@ -30,7 +30,8 @@ func init() {
 		Words: func(p Policy) string {
 			return "resetting window: at most " + strconv.FormatInt(p.Limit, 10) + " attempts until " + FormatSeconds(p.Window) + " pass with none, the expiry pushed back by every attempt"
 		},
-		new: func(p Policy, ks *Keys) Limiter { return newKeyed[resettingState](newResettingWindow(p), ks) },
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[resettingState](newResettingWindow(p), ks) },
+		State: resettingForm,
 	}))
 }
 
@@ -91,6 +92,42 @@ func (r *resettingWindow) snapshot(s resettingState, now time.Duration) Snapshot
 func (r *resettingWindow) clone(s *resettingState, _ *mem) resettingState { return *s }
 
 func (r *resettingWindow) tables(*resettingState) int64 { return 0 }
+
+// resettingForm: count, the counter (the attempts' cost since the key was
+// made); expires, when the key is gone, in ns (the latest counted attempt
+// + window); since, when it was made, in ns (the first attempt of its
+// run); last, the time of the latest request in ns (a late request is
+// decided at it). A key that has expired by last (expires ≤ last) decides
+// as no key at all: it is written count 0, expires 0, since 0.
+var resettingForm = StateForm{Fields: []string{"count", "expires", "since", "last"}}
+
+func (r *resettingWindow) encode(s *resettingState) State {
+	if s.expires <= s.last {
+		return State{Fields: []int64{0, 0, 0, int64(s.last)}}
+	}
+	return State{Fields: []int64{s.count, int64(s.expires), int64(s.since), int64(s.last)}}
+}
+
+// decode rejects an expired key written other than as encode writes it,
+// and a live one whose numbers no run makes: a count below 1 (every
+// counted attempt costs at least 1) or above its saturation, an expiry
+// more than a window after last, or a key made after its latest counted
+// attempt (expires − window).
+func (r *resettingWindow) decode(st State, _ *mem) (resettingState, error) {
+	f := st.Fields
+	s := resettingState{count: f[0], expires: time.Duration(f[1]), since: time.Duration(f[2]), last: time.Duration(f[3])}
+	switch {
+	case s.last < 0:
+		return s, fmt.Errorf("resetting window state %v: last before t = 0", f)
+	case s.expires <= s.last:
+		if s.count != 0 || s.expires != 0 || s.since != 0 {
+			return s, fmt.Errorf("resetting window state %v: an expired key is count 0, expires 0, since 0", f)
+		}
+	case s.count < 1 || s.count > maxScaled || s.expires-s.last > r.p.Window || s.since < 0 || s.since > s.expires-r.p.Window:
+		return s, fmt.Errorf("resetting window state %v out of range", f)
+	}
+	return s, nil
+}
 
 // ResettingWindowSnapshot shows the counter and when its key expires.
 type ResettingWindowSnapshot struct {

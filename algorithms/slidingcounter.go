@@ -63,6 +63,12 @@ func init() {
 			}
 			return newKeyed[windowCounts](newSlidingCounter(p), ks)
 		},
+		StateFor: func(p Policy) StateForm {
+			if subWindows(p) > 1 {
+				return subWindowForm
+			}
+			return windowCountsForm
+		},
 	})
 	d.Params = append(d.Params, Optional(SubWindowsParam, "a positive whole number of sub-windows dividing the window, at most 1000; 1 (a current and a previous window) if left out"))
 	line := d.Line
@@ -178,6 +184,12 @@ func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
 func (c *slidingCounter) clone(s *windowCounts, _ *mem) windowCounts { return *s }
 
 func (c *slidingCounter) tables(*windowCounts) int64 { return 0 }
+
+func (c *slidingCounter) encode(s *windowCounts) State { return s.encode() }
+
+func (c *slidingCounter) decode(st State, _ *mem) (windowCounts, error) {
+	return decodeWindowCounts(st, &c.p, c.fits)
+}
 
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
 func explainSlidingCounter(d *Decision) string {

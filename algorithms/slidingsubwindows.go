@@ -201,6 +201,63 @@ func (c *subWindowCounter) clone(st *subWindowState, m *mem) subWindowState {
 
 func (c *subWindowCounter) tables(st *subWindowState) int64 { return int64(cap(st.counts)) * 8 }
 
+// subWindowForm is the state of a sliding counter of N > 1 sub-windows:
+// last, the time of the latest request in ns (a late request is decided at
+// it; the current sub-window is number ⌊last / S⌋); counts, the cost
+// admitted in each of the N + 1 sub-windows up to the one holding last,
+// oldest first, the current one last; none until the key's first
+// admission. The sum of the N most recent (inner) is not kept: the counts
+// give it.
+var subWindowForm = StateForm{Fields: []string{"last"}, Log: "counts", Item: []string{"count"}}
+
+func (c *subWindowCounter) encode(st *subWindowState) State {
+	out := State{Fields: []int64{int64(st.last)}}
+	if st.counts != nil {
+		out.Log = make([]int64, c.n+1)
+		for age := range c.n + 1 {
+			out.Log[c.n-age] = c.count(st, age)
+		}
+	}
+	return out
+}
+
+// decode rejects counts below 0 or above the limit, counts of sub-windows
+// before t = 0, and a state whose estimate at last is above the limit
+// (every admission keeps it at most the limit, and it never rises with
+// time), the N most recent counts' sum included.
+func (c *subWindowCounter) decode(st State, m *mem) (subWindowState, error) {
+	last := st.Fields[0]
+	s := subWindowState{win: floorDiv(last, c.s), last: time.Duration(last)}
+	if last < 0 {
+		return s, fmt.Errorf("%s state: last %d before t = 0", c.p.Algorithm, last)
+	}
+	if len(st.Log) == 0 {
+		return s, nil
+	}
+	if int64(len(st.Log)) != c.n+1 {
+		return s, fmt.Errorf("%s state has %d sub-window counts, want none or %d", c.p.Algorithm, len(st.Log), c.n+1)
+	}
+	s.counts = make([]int64, c.n+1)
+	for i, v := range st.Log {
+		age := c.n - int64(i)
+		if v < 0 || v > c.p.Limit {
+			return s, fmt.Errorf("%s state: count %d out of range (0 to the limit %d)", c.p.Algorithm, v, c.p.Limit)
+		}
+		if v != 0 && age > s.win {
+			return s, fmt.Errorf("%s state: count %d in a sub-window before t = 0", c.p.Algorithm, v)
+		}
+		s.counts[(s.win+c.n+1-age)%(c.n+1)] = v
+		if age < c.n {
+			s.inner += v
+		}
+	}
+	if !c.fits(s.inner, c.count(&s, c.n), last-s.win*c.s, 0) {
+		return s, fmt.Errorf("%s state %v: the estimate at %s is above the limit %d", c.p.Algorithm, st.Log, FormatSeconds(s.last), c.p.Limit)
+	}
+	m.bytes += c.tables(&s)
+	return s, nil
+}
+
 // held is the counts: N + 1 of them once the key has admitted something.
 func (c *subWindowCounter) held(st subWindowState, _ time.Duration) int64 {
 	if st.counts == nil {

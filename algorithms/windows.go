@@ -1,6 +1,9 @@
 package algorithms
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // windowCounts is the state of a fixed window and of a sliding counter: the
 // admitted cost in the current window, aligned to t = 0, and in the one
@@ -28,4 +31,38 @@ func (s windowCounts) roll(now, window time.Duration) windowCounts {
 	}
 	s.win, s.last = w, now
 	return s
+}
+
+// windowCountsForm is the fixed window's and the two-window sliding
+// counter's state: count, the cost admitted in the window holding last
+// (window number ⌊last / window⌋, aligned to t = 0); prev, the cost
+// admitted in the window before that one; last, the time of the latest
+// request in ns (a late request is decided at it). The window's number is
+// not kept: last gives it. The fixed window decides on count alone; prev is
+// what its picture shows beside it.
+var windowCountsForm = StateForm{Fields: []string{"count", "prev", "last"}}
+
+func (s *windowCounts) encode() State {
+	return State{Fields: []int64{s.cur, s.prev, int64(s.last)}}
+}
+
+// decodeWindowCounts is the state st stands for under p, or why it cannot
+// be one: a count below 0 or above the limit, a previous window before t =
+// 0 with a count, or a state fits rejects (the sliding counter's estimate
+// at last above the limit: every admission keeps it at most the limit, and
+// it never rises with time).
+func decodeWindowCounts(st State, p *Policy, fits func(cur, prev, e, cost int64) bool) (windowCounts, error) {
+	s := windowCounts{cur: st.Fields[0], prev: st.Fields[1], last: time.Duration(st.Fields[2])}
+	if s.cur < 0 || s.cur > p.Limit || s.prev < 0 || s.prev > p.Limit || s.last < 0 {
+		return s, fmt.Errorf("%s state %v out of range: counts from 0 to the limit %d, last ≥ 0", p.Algorithm, st.Fields, p.Limit)
+	}
+	w := int64(p.Window)
+	s.win = floorDiv(int64(s.last), w)
+	if s.win == 0 && s.prev != 0 {
+		return s, fmt.Errorf("%s state %v: a previous window's count at %s, in the first window", p.Algorithm, st.Fields, FormatSeconds(s.last))
+	}
+	if fits != nil && !fits(s.cur, s.prev, int64(s.last)-s.win*w, 0) {
+		return s, fmt.Errorf("%s state %v: the estimate at %s is above the limit %d", p.Algorithm, st.Fields, FormatSeconds(s.last), p.Limit)
+	}
+	return s, nil
 }

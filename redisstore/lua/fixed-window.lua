@@ -1,0 +1,31 @@
+-- fixed-window: windows [k × window, (k + 1) × window) aligned to t = 0,
+-- each counting the cost admitted in it. args: limit, window (ns).
+-- State: count (admitted in the window holding last), prev (in the one
+-- before it: not deciding, the picture shows it), last (ns).
+local limit, window = arg(1), arg(2)
+local names = {'count', 'prev', 'last'}
+local f = load(names)
+local cur, prev, last = 0, 0, now
+if f then cur, prev, last = f[1], f[2], f[3] end
+local win = fdiv(last, window)
+local eff = math.max(now, last)
+-- Roll to eff's window: the current count becomes the previous one in the
+-- next window; both are 0 once a whole window has passed.
+local w = fdiv(eff, window)
+if w == win + 1 then
+  prev, cur = cur, 0
+elseif w ~= win then
+  prev, cur = 0, 0
+end
+local start = w * window
+local outcome, retry = ALLOWED, 0
+if cost > limit then
+  outcome, retry = REJECTED, NEVER
+elseif cur + cost <= limit then
+  cur = cur + cost
+else
+  -- Until the next window starts, counted from now.
+  outcome, retry = REJECTED, (window - (eff - start)) + eff - now
+end
+save(names, {cur, prev, eff})
+return {outcome, 0, retry}

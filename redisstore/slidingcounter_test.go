@@ -1,0 +1,99 @@
+package redisstore
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+func init() {
+	sc := func(limit int64, window time.Duration, n int64) algorithms.Policy {
+		return algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: limit, Window: window, SubWindows: n}
+	}
+	extraPolicies[algorithms.SlidingCounter] = []algorithms.Policy{
+		sc(7, time.Second, 0),
+		sc(3, 700*time.Millisecond, 0),
+		sc(1, 3, 0),                    // a window of 3ns
+		sc(2, time.Millisecond, 1),     // sub_windows 1: the two-window counter
+		sc(3, 700*time.Millisecond, 4), // sub-windows of 175ms
+		sc(7, 7*time.Second, 7),
+		sc(2, 9, 3), // sub-windows of 3ns
+		sc(5, 11*time.Millisecond, 11),
+		sc(50, time.Second, algorithms.MaxSubWindows),
+		sc(12000, time.Minute, 60),
+		sc(50_000, 24*time.Hour, 1000), // limit × sub-window 4.32e15: near 2^53
+	}
+}
+
+// TestSlidingCounterBound: the sliding counter's products are limit × the
+// (sub-)window; a policy taking them past 2^53 is refused, naming them,
+// and sub-windows bring them down.
+func TestSlidingCounterBound(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: 50_000, Window: 24 * time.Hour}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := Check("day", p, time.Hour)
+	if err == nil || !strings.Contains(err.Error(), "limit × window in ns, plus the limit is 4320000000000050000") {
+		t.Errorf("Check(%s) = %v", p, err)
+	}
+	p.SubWindows = 1000
+	if err := Check("day", p, time.Hour); err != nil {
+		t.Errorf("Check(%s) = %v", p, err)
+	}
+	p.SubWindows = 10
+	if err := Check("day", p, time.Hour); err == nil || !strings.Contains(err.Error(), "limit × sub-window (window / sub_windows) in ns, plus the limit") {
+		t.Errorf("Check(%s) = %v", p, err)
+	}
+}
+
+// TestSlidingCounterHash: what HGETALL shows of a key, with and without
+// sub-windows.
+func TestSlidingCounterHash(t *testing.T) {
+	sec := time.Second
+	for _, c := range []struct {
+		p    algorithms.Policy
+		want map[string]string
+	}{
+		{algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: 5, Window: 10 * sec},
+			map[string]string{"count": "1", "prev": "2", "last": "12000000000"}},
+		{algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: 5, Window: 10 * sec, SubWindows: 5},
+			map[string]string{"counts": "1 0 0 0 0 1", "last": "12000000000"}},
+	} {
+		st := open(t, servers(t)[0])
+		ks := algorithms.NewKeys()
+		lim, err := st.Maker("hash", time.Minute)(c.p, ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := ks.Key("k")
+		for _, at := range []time.Duration{sec, 2 * sec, 12 * sec} {
+			lim.DecideKey(at, k, 1)
+		}
+		if err := st.Err(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.client.HGetAll(t.Context(), HashKey("hash", "k")).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(sortedPairs(got), " ") != strings.Join(sortedPairs(c.want), " ") {
+			t.Errorf("%s: HGETALL %v, want %v", c.p, got, c.want)
+		}
+	}
+}
+
+func sortedPairs(m map[string]string) []string {
+	var out []string
+	for _, k := range []string{"count", "prev", "counts", "last"} {
+		if v, ok := m[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	if len(out) != len(m) {
+		out = append(out, "and more")
+	}
+	return out
+}
