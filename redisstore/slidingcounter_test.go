@@ -35,16 +35,16 @@ func TestSlidingCounterBound(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	err := Check("day", p, time.Hour)
+	err := Check(p, time.Hour)
 	if err == nil || !strings.Contains(err.Error(), "limit × window in ns, plus the limit is 4320000000000050000") {
 		t.Errorf("Check(%s) = %v", p, err)
 	}
 	p.SubWindows = 1000
-	if err := Check("day", p, time.Hour); err != nil {
+	if err := Check(p, time.Hour); err != nil {
 		t.Errorf("Check(%s) = %v", p, err)
 	}
 	p.SubWindows = 10
-	if err := Check("day", p, time.Hour); err == nil || !strings.Contains(err.Error(), "limit × sub-window (window / sub_windows) in ns, plus the limit") {
+	if err := Check(p, time.Hour); err == nil || !strings.Contains(err.Error(), "limit × sub-window (window / sub_windows) in ns, plus the limit") {
 		t.Errorf("Check(%s) = %v", p, err)
 	}
 }
