@@ -84,8 +84,11 @@ func (l *Limiter) DecideKey(now time.Duration, key algorithms.Key, cost int64) a
 // shadow's decision (with its explanation) is the answer, and a verdict of
 // the server's that differs fails the store.
 func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	// Redis must hold this instance's states before either decides: own
+	// writes the shadow's back if another instance wrote the lane since.
+	owned := l.own()
 	l.shadow.DecideInto(d, now, key, cost)
-	if !l.own() {
+	if !owned {
 		return
 	}
 	ctx, cancel := l.st.ctx()

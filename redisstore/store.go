@@ -51,6 +51,14 @@ const Timeout = 2 * time.Second
 // instants.
 const gcTTL = 24 * time.Hour
 
+// quiet drops go-redis's own log lines (a pool that failed to dial, ...):
+// ratelab reports each failure once, in its own words (Store.Err).
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quiet{}) }
+
 // Store is a connection to one Redis server or cluster, shared by every
 // lane of a run. It is not safe for concurrent use. Its first failure is
 // kept (Err): after it, limiters decide in memory only and make no more

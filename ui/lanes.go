@@ -43,6 +43,11 @@ type laneView struct {
 	// keyBytes is the size of the lane's state for the shown key at the
 	// clock (model.Lab.KeyStateBytes).
 	keyBytes int64
+	// store is, for the focused lane of a lab whose state lives in a store
+	// outside the process (ratelab --store), where the shown key's state
+	// is there and the call that last changed it; hasStore says there is one.
+	store    algorithms.StoreView
+	hasStore bool
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -81,6 +86,9 @@ func laneViews(ctx *programContext) []laneView {
 			}
 		}
 		v.keyBytes = lab.KeyStateBytes(i, key)
+		if i == ctx.focus {
+			v.store, v.hasStore = lab.StoreView(i, key)
+		}
 		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
 			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
 		}

@@ -96,6 +96,12 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(st.muted.Render("  each gateway: "+strings.Join(parts, " · ")), w))
 		rest--
 	}
+	if v.hasStore && rest > 0 {
+		for _, l := range storeLines(st, v.store, w, min(rest, 3)) {
+			lines = append(lines, l)
+			rest--
+		}
+	}
 	if rest <= 0 || others == 0 {
 		return lines
 	}
@@ -123,6 +129,34 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 				prefix = "  " + fit(o.name, label-2) + " " + outcomeGlyph(st, o.last.Decision.Outcome) + " "
 			}
 			lines = append(lines, fit(prefix+st.muted.Render(t), w))
+		}
+	}
+	return lines
+}
+
+// storeLines show, in at most h lines of width w, where the focused lane
+// keeps the key's state outside the process: the store's key and what it
+// holds now, the call that last changed it, or the store's failure.
+func storeLines(st *styles, v algorithms.StoreView, w, h int) []string {
+	var text []string
+	if v.Err != nil {
+		text = append(text, "  "+v.Store+" failed, so this lane decides in memory only: "+v.Err.Error())
+	} else {
+		held := "(no such key)"
+		if len(v.Contents) > 0 {
+			held = strings.Join(v.Contents, " · ")
+		}
+		text = append(text, "  "+v.Store+" · HGETALL "+v.Key+" → "+held)
+		if v.Last != "" {
+			text = append(text, "  last call: "+v.Last)
+		}
+	}
+	var lines []string
+	for _, t := range text {
+		for _, l := range wrap(t, w, max(h-len(lines)-(len(text)-1), 1)) {
+			if len(lines) < h {
+				lines = append(lines, fit(st.muted.Render(l), w))
+			}
 		}
 	}
 	return lines

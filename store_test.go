@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"ratelab/scenarios"
+)
+
+// storeURLs are the Redis servers the store tests run against: an
+// in-process miniredis, and the real server and the cluster .ci/run starts
+// (RATELAB_REDIS_URL, RATELAB_REDIS_CLUSTER) when set.
+func storeURLs(t *testing.T) []string {
+	t.Helper()
+	urls := []string{"redis://" + miniredis.RunT(t).Addr() + "/0"}
+	for _, env := range []string{"RATELAB_REDIS_URL", "RATELAB_REDIS_CLUSTER"} {
+		if u := os.Getenv(env); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
+// TestStoreRunsEveryLessonAlike: `run --format json --store URL` prints
+// every canned lesson byte for byte as the run in memory does, and
+// `check --store URL` passes them all.
+func TestStoreRunsEveryLessonAlike(t *testing.T) {
+	var names []string
+	for _, info := range scenarios.List() {
+		names = append(names, info.Name)
+	}
+	for _, url := range storeURLs(t) {
+		for _, name := range names {
+			_, want, _ := ratelab(t, "run", "--format", "json", name)
+			code, got, errs := ratelab(t, "run", "--format", "json", "--store", url, name)
+			if code != 0 || got != want {
+				t.Errorf("%s on %s: exit %d, %s; output the same as in memory: %v", name, url, code, strings.TrimSpace(errs), got == want)
+			}
+		}
+		code, out, errs := ratelab(t, append([]string{"check", "--store", url}, names...)...)
+		if code != 0 || strings.Count(out, "ok ") != len(names) {
+			t.Errorf("check --store %s: exit %d\n%s%s", url, code, out, errs)
+		}
+	}
+}
+
+// TestStoreErrorsAreOneLine: a store that cannot be reached, or a lane it
+// cannot decide exactly, is one line on stderr and exit 2.
+func TestStoreErrorsAreOneLine(t *testing.T) {
+	mini := miniredis.RunT(t)
+	big := writeFile(t, "big.yaml", `title: too big for Lua
+limiters:
+  - {name: huge, algorithm: token-bucket, capacity: 1000000, rate: 1000000/1h}
+traffic:
+  - {at: 0s}
+`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--store", "redis://127.0.0.1:1/0", "boundary"}, "refused the connection"},
+		{[]string{"check", "--store", "nonsense", "boundary"}, "want redis://HOST:PORT/DB"},
+		{[]string{"run", "--store", "redis://" + mini.Addr() + "/0", big}, "lane huge: capacity × rate period in ns, plus the rate's N is 3600000000001000000, past 2^53"},
+	} {
+		code, out, errs := ratelab(t, c.args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line saying %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
