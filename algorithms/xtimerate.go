@@ -67,6 +67,7 @@ func init() {
 				return time.Duration(ceilDiv(max(p.Burst, 1)*int64(p.Rate.Per), p.Rate.N))
 			},
 			check: checkXTimeRate,
+			State: xtimerateForm,
 			new: func(p Policy, ks *Keys) Limiter {
 				return newKeyed[xtimerateState](newXTimeRate(p, false), ks)
 			},
@@ -151,6 +152,10 @@ type xtimerate struct {
 type xtimerateState struct {
 	lim, spare *rate.Limiter // the key's limiter and its scratch copy; nil until its first decision
 	last       time.Duration // the latest time decided at
+	// at is the library's own last (Limiter.last, which its API does not
+	// show): when lim's tokens were last set, by a granted reservation.
+	// Only meaningful once lim is made.
+	at time.Duration
 }
 
 // xtimeratePair is what a key's two limiters take.
@@ -197,7 +202,7 @@ func (x *xtimerate) decide(s *xtimerateState, m *mem, now time.Duration, cost in
 	switch {
 	case !x.reserve:
 		if s.lim.AllowN(t, n) {
-			d.Outcome = Allowed
+			d.Outcome, s.at = Allowed, eff
 			break
 		}
 		copyLimiter(s.spare, s.lim)
@@ -206,7 +211,7 @@ func (x *xtimerate) decide(s *xtimerateState, m *mem, now time.Duration, cost in
 		d.v[2] = int64(r.DelayFrom(t))
 	case x.p.MaxWait == 0:
 		r := s.lim.ReserveN(t, n)
-		d.Delay = r.DelayFrom(arrived)
+		d.Delay, s.at = r.DelayFrom(arrived), eff
 		d.v[2] = int64(r.DelayFrom(t))
 	default:
 		copyLimiter(s.spare, s.lim)
@@ -217,7 +222,7 @@ func (x *xtimerate) decide(s *xtimerateState, m *mem, now time.Duration, cost in
 			d.Outcome, d.RetryAfter = Rejected, wait-x.p.MaxWait+eff-now
 			break
 		}
-		s.lim, s.spare = s.spare, s.lim
+		s.lim, s.spare, s.at = s.spare, s.lim, eff
 		d.Delay = r.DelayFrom(arrived)
 	}
 	if d.Outcome != Rejected && d.Delay > 0 {
@@ -278,7 +283,7 @@ func (x *xtimerate) snapshot(s xtimerateState, now time.Duration) Snapshot {
 
 // clone gives the copy limiters of its own.
 func (x *xtimerate) clone(s *xtimerateState, m *mem) xtimerateState {
-	c := xtimerateState{last: s.last}
+	c := xtimerateState{last: s.last, at: s.at}
 	if s.lim != nil {
 		pair := new([2]rate.Limiter)
 		copyLimiter(&pair[0], s.lim)
@@ -348,4 +353,141 @@ func (x *xtimerate) held(s xtimerateState, _ time.Duration) int64 {
 		return 0
 	}
 	return xtimeratePair
+}
+
+// xtimerateForm: the library's Limiter as it decides, which is its tokens
+// (a float64, kept as tokens_mant × 2^tokens_exp: see FloatParts, the
+// double exactly as two whole numbers) at its last (Limiter.last: when the
+// tokens were last set, in ns from the scenario's start), and latest, the
+// latest time a request of the key was decided at (ns; a late request is
+// decided then). Limit and burst are the policy's; the Limiter's
+// lastEvent only matters to a Reservation's Cancel, which the lanes never
+// call, and is not kept.
+//
+// Canonical form: a limiter that is full at latest (TokensAt(latest) ==
+// burst, a fresh key's included) stays full whatever its last was, and is
+// written as tokens burst at last = latest. Tokens may be negative: the
+// reserve lane's debt, and in the AllowN lane a shortfall so small that
+// its wait truncates to 0ns.
+var xtimerateForm = StateForm{Fields: []string{"tokens_mant", "tokens_exp", "last", "latest"}}
+
+func (x *xtimerate) encode(s *xtimerateState) State {
+	tokens, at := float64(x.p.Burst), s.last
+	// TokensAt at or before the library's last is its tokens, unchanged
+	// (advance adds nothing for no time).
+	if s.lim != nil && s.lim.TokensAt(xtimerateEpoch.Add(s.last)) < tokens {
+		tokens, at = s.lim.TokensAt(xtimerateEpoch.Add(s.at)), s.at
+	}
+	m, e := FloatParts(tokens)
+	return State{Fields: []int64{m, e, int64(at), int64(s.last)}}
+}
+
+// decode builds the key's Limiter through the library's public API only
+// (xtimerateLimiter), and checks it holds exactly the state's tokens.
+func (x *xtimerate) decode(st State, m *mem) (xtimerateState, error) {
+	tokens, err := FromFloatParts(st.Fields[0], st.Fields[1])
+	if err != nil {
+		return xtimerateState{}, fmt.Errorf("x/time/rate tokens: %w", err)
+	}
+	at, last := time.Duration(st.Fields[2]), time.Duration(st.Fields[3])
+	switch {
+	case at < 0 || last < at:
+		return xtimerateState{}, fmt.Errorf("x/time/rate state %v: want 0 ≤ last ≤ latest", st.Fields)
+	case tokens > float64(x.p.Burst):
+		return xtimerateState{}, fmt.Errorf("x/time/rate tokens %s past the burst %d", FormatFloat(tokens), x.p.Burst)
+	case tokens < 0 && !x.reserve && xtimerateWait(x.limit, -tokens) != 0:
+		return xtimerateState{}, fmt.Errorf("x/time/rate tokens %s: AllowN never leaves a shortfall whose wait is 1ns or more", FormatFloat(tokens))
+	case tokens < 0 && x.reserve && x.p.MaxWait > 0 && xtimerateWait(x.limit, -tokens) > x.p.MaxWait:
+		return xtimerateState{}, fmt.Errorf("x/time/rate tokens %s: a debt whose wait is past max_wait %s", FormatFloat(tokens), FormatSeconds(x.p.MaxWait))
+	case tokens < -(1 << 62):
+		return xtimerateState{}, fmt.Errorf("x/time/rate tokens %s: a debt past 2^62", FormatFloat(tokens))
+	}
+	pair := new([2]rate.Limiter)
+	if err := xtimerateLimiter(&pair[0], x.limit, int(x.p.Burst), tokens, xtimerateEpoch.Add(at)); err != nil {
+		return xtimerateState{}, err
+	}
+	m.bytes += xtimeratePair
+	return xtimerateState{lim: &pair[0], spare: &pair[1], last: last, at: at}, nil
+}
+
+// xtimerateWait is the library's durationFromTokens(short) for limit > 0.
+func xtimerateWait(limit rate.Limit, short float64) time.Duration {
+	d := (short / float64(limit)) * float64(time.Second)
+	if d > float64(math.MaxInt64) {
+		return rate.InfDuration
+	}
+	return time.Duration(d)
+}
+
+// xtimerateLimiter makes lim, a zero Limiter (limit 0, burst 0, tokens 0),
+// hold exactly tokens at last, then limit and burst, through the library's
+// public API only: its arithmetic is all there is to set tokens with.
+//
+// The moves: with the limit 0 nothing refills, so SetBurstAt and
+// SetLimitAt change no tokens; SetLimitAt(t, y) then SetLimitAt(t + 1s, 0)
+// adds y exactly (advance adds 1s.Seconds() × y = 1.0 × y, one rounding of
+// tokens + y); ReserveN(t, n) takes n (tokens − n, one rounding). Tokens
+// ≥ 0 are 0 + tokens. A debt −D takes n = ⌈D⌉ first; when n ≤ 2D (every
+// D ≥ 1/2) adding n − D, a double by Sterbenz's lemma, lands on −D
+// exactly. A smaller D hops from −1 through powers of two −2^k (adding
+// 2^j − 2^k, at most 53 bits, each step exact) down to the one within a
+// factor 2 of D, then adds 2^k − D, exact again: at most 21 hops down to
+// the smallest subnormal.
+func xtimerateLimiter(lim *rate.Limiter, limit rate.Limit, burst int, tokens float64, last time.Time) error {
+	type move struct {
+		add  float64 // add this many tokens (over 1s of the limit add)
+		take int     // or take this many (a reservation)
+	}
+	var moves []move
+	room := burst
+	if tokens >= 0 {
+		moves = append(moves, move{add: tokens})
+	} else {
+		debt := -tokens
+		n := math.Ceil(debt)
+		moves = append(moves, move{take: int(n)})
+		room = max(room, int(n))
+		v := n // the debt so far: n, then powers of two
+		for v > 2*debt {
+			// v = 2^j: hop to 2^k, k ≥ j − 52, the least power ≥ debt.
+			_, j := math.Frexp(v)
+			frac, e := math.Frexp(debt)
+			k := e
+			if frac == 0.5 {
+				k = e - 1
+			}
+			k = max(k, j-1-52)
+			next := math.Ldexp(1, k)
+			moves = append(moves, move{add: v - next})
+			v = next
+		}
+		if v != debt {
+			moves = append(moves, move{add: v - debt})
+		}
+	}
+	adds := 0
+	for _, mv := range moves {
+		if mv.take == 0 {
+			adds++
+		}
+	}
+	t := last.Add(-time.Duration(adds) * time.Second)
+	lim.SetBurstAt(t, room)
+	for _, mv := range moves {
+		if mv.take > 0 {
+			if r := lim.ReserveN(t, mv.take); !r.OK() {
+				return fmt.Errorf("x/time/rate: a reservation of %d refused while building a limiter", mv.take)
+			}
+			continue
+		}
+		lim.SetLimitAt(t, rate.Limit(mv.add))
+		t = t.Add(time.Second)
+		lim.SetLimitAt(t, 0)
+	}
+	lim.SetBurstAt(last, burst)
+	lim.SetLimitAt(last, limit)
+	if got := lim.TokensAt(last); math.Float64bits(got) != math.Float64bits(tokens) {
+		return fmt.Errorf("x/time/rate: a limiter built to hold %s tokens holds %s", FormatFloat(tokens), FormatFloat(got))
+	}
+	return nil
 }
