@@ -169,13 +169,20 @@ func (f storeFlag) open() (*redisstore.Store, model.Store, error) {
 	return st, st.Maker, nil
 }
 
-// failed is the store's failure, if it has one.
+// failed is the store's failure, if it has one, once the calls still
+// queued have been checked.
 func failed(st *redisstore.Store) error {
 	if st == nil {
 		return nil
 	}
-	return st.Err()
+	return st.Flush()
 }
+
+// pipelined is how many script calls run and check send to Redis at once:
+// nothing waits on a verdict there (the lane's answer is memory's, Redis's
+// checked against it), so a round trip a decision would only be slow. The
+// explorer sends each decision's at once.
+const pipelined = 256
 
 // errHelp asks for the usage text on stdout, with exit status 0.
 var errHelp = errors.New("help requested")
@@ -328,13 +335,14 @@ func runCommand(args []string, stdout io.Writer) error {
 	}
 	if st != nil {
 		defer st.Close()
+		st.Pipeline(pipelined)
 	}
 	opt := model.Options{Until: until, PeakWindow: peak, Store: backend}
 	// A store that failed stops the run at the next record.
 	stopped := func(emit func(model.Record) error) func(model.Record) error {
 		return func(r model.Record) error {
-			if err := failed(st); err != nil {
-				return err
+			if st != nil && st.Err() != nil {
+				return st.Err()
 			}
 			if emit == nil {
 				return nil
@@ -396,6 +404,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 	}
 	if st != nil {
 		defer st.Close()
+		st.Pipeline(pipelined)
 	}
 	failures, broken := 0, 0
 	for _, arg := range args {

@@ -183,8 +183,8 @@ type Description struct {
 	// holds at most its capacity, 10 tokens".
 	CostBound func(p Policy) string
 	// State is the whole numbers a key's state is written as (StateCodec),
-	// for a store outside the process; its Fields are nil for an algorithm
-	// whose state cannot be (a library kept as the library's own object).
+	// for a store outside the process. Every algorithm has one (a test
+	// holds them to it); its Fields are nil only before one is written.
 	State StateForm
 	// StateFor, when set, is the StateForm of a policy whose state differs
 	// with its parameters (Envoy's timer buckets keep fills, its continuous

@@ -149,3 +149,46 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestConformancePipelined: the same traces with the calls sent 64 at a
+// time, the scripts flushed from the server halfway (queued calls then
+// answer NOSCRIPT and are made again), every reply checked and the final
+// states equal.
+func TestConformancePipelined(t *testing.T) {
+	policies := testPolicies(t)
+	for _, srv := range servers(t) {
+		t.Run(srv.name, func(t *testing.T) {
+			st := open(t, srv)
+			st.Pipeline(64)
+			for _, a := range algorithms.Algorithms {
+				for i, p := range policies[a] {
+					trace := randomTrace(rand.New(rand.NewPCG(uint64(i), 11)), p, 300)
+					ks := algorithms.NewKeys()
+					mem, _ := algorithms.NewWithKeys(p, ks)
+					lim, err := st.Maker(fmt.Sprintf("pipe-%s-%d", a, i), trace[len(trace)-1].at+time.Hour)(p, ks)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for j, r := range trace {
+						if j == len(trace)/2 {
+							st.flushScripts(t)
+						}
+						mem.DecideKey(r.at, ks.Key(r.key), r.cost)
+						lim.DecideKey(r.at, ks.Key(r.key), r.cost)
+					}
+					if err := st.Flush(); err != nil {
+						t.Fatalf("%s: %v", p, err)
+					}
+					for _, name := range []string{"alice", "bob", "carol"} {
+						k := ks.Key(name)
+						held, found, err := lim.(*Limiter).read(k)
+						mine, ok := mem.(algorithms.StateCodec).ExportKey(k)
+						if err != nil || found != ok || !sameState(held, mine) {
+							t.Fatalf("%s, key %s: Redis holds %v (%v), memory %v", p, name, held, err, mine)
+						}
+					}
+				}
+			}
+		})
+	}
+}

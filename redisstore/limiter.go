@@ -60,6 +60,7 @@ type call struct {
 	script *script
 	args   []any // ARGV
 	write  bool  // a plain write (a racy gateway's write landing)
+	read   bool  // a plain read (a racy gateway's read)
 }
 
 var (
@@ -91,39 +92,23 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if !owned {
 		return
 	}
-	ctx, cancel := l.st.ctx()
-	defer cancel()
 	hash := HashKey(l.lane, key.String())
 	args := make([]any, 0, 3+len(l.args))
 	args = append(args, int64(now), cost, gcTTL.Milliseconds())
 	args = append(args, l.args...)
-	reply, err := l.script.lua.Run(ctx, l.st.client, []string{hash}, args...).Int64Slice()
-	if err != nil {
-		l.st.fail(fmt.Errorf("lane %s, key %s, at %s: %w", l.lane, key, algorithms.FormatSeconds(now), l.st.explain(err)))
-		return
-	}
 	l.st.wrote(l.lane, &l.seen)
 	l.st.last[hash] = call{script: l.script, args: args}
-	if err := agree(reply, d); err != nil {
-		l.st.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s %v, but in memory: %w", l.lane, key,
-			algorithms.FormatSeconds(now), l.script.file, reply, err))
-	}
+	l.st.run(&scriptCall{script: l.script, hash: hash, args: args, want: verdict(d), lane: l.lane, key: key.String(), now: now})
 }
 
-// agree reports how a script's reply {outcome, delay, retry after} differs
-// from d's verdict.
-func agree(reply []int64, d *algorithms.Decision) error {
-	if len(reply) != 3 {
-		return fmt.Errorf("a reply of %d numbers, want 3", len(reply))
-	}
+// verdict is d's outcome, delay and retry after as a script answers them
+// (−1 for never).
+func verdict(d *algorithms.Decision) [3]int64 {
 	retry := int64(d.RetryAfter)
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
-	if reply[0] != int64(d.Outcome) || reply[1] != int64(d.Delay) || reply[2] != retry {
-		return fmt.Errorf("%s, delay %d, retry after %d", d.Outcome, d.Delay, retry)
-	}
-	return nil
+	return [3]int64{int64(d.Outcome), int64(d.Delay), retry}
 }
 
 // own makes Redis hold this instance's states of the lane, writing them
@@ -135,6 +120,9 @@ func (l *Limiter) own() bool {
 	}
 	if l.st.lanes[l.lane] == l.seen {
 		return true
+	}
+	if l.st.Flush() != nil {
+		return false
 	}
 	if _, err := l.st.ClearLane(l.lane); err != nil {
 		l.st.fail(err)
@@ -226,7 +214,7 @@ func joinInts(vs []int64) string {
 // the store, which then answers the shadow's.
 func (l *Limiter) ExportKey(key algorithms.Key) (algorithms.State, bool) {
 	mine, ok := l.shadow.(algorithms.StateCodec).ExportKey(key)
-	if !l.own() {
+	if !l.own() || l.st.Flush() != nil {
 		return mine, ok
 	}
 	st, found, err := l.read(key)
@@ -238,6 +226,7 @@ func (l *Limiter) ExportKey(key algorithms.Key) (algorithms.State, bool) {
 		l.st.fail(fmt.Errorf("lane %s, key %s: Redis holds %v, memory %v", l.lane, key, st, mine))
 		return mine, ok
 	}
+	l.st.last[HashKey(l.lane, key.String())] = call{read: true}
 	return st, found
 }
 
@@ -250,7 +239,7 @@ func (l *Limiter) ImportKey(key algorithms.Key, st algorithms.State) error {
 	if err := l.shadow.(algorithms.StateCodec).ImportKey(key, st); err != nil {
 		return err
 	}
-	if l.own() && l.write(key, st) == nil {
+	if l.own() && l.st.Flush() == nil && l.write(key, st) == nil {
 		l.st.wrote(l.lane, &l.seen)
 		l.st.last[HashKey(l.lane, key.String())] = call{write: true}
 	}
@@ -272,7 +261,7 @@ func (l *Limiter) CopyKey(src algorithms.Limiter, key algorithms.Key) {
 // ForgetKey drops key's state: its hash is deleted.
 func (l *Limiter) ForgetKey(key algorithms.Key) {
 	l.shadow.(algorithms.KeyCopier).ForgetKey(key)
-	if !l.own() {
+	if !l.own() || l.st.Flush() != nil {
 		return
 	}
 	ctx, cancel := l.st.ctx()
@@ -293,7 +282,7 @@ func (l *Limiter) ForgetKey(key algorithms.Key) {
 func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	hash := HashKey(l.lane, key)
 	v := algorithms.StoreView{Store: "redis " + l.st.where, Key: hash}
-	if l.own() {
+	if l.own() && l.st.Flush() == nil {
 		k, _ := l.ids.Lookup(key)
 		st, found, err := l.read(k)
 		switch {
@@ -318,8 +307,11 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 // String is the call as redis-cli would send it: the script by its SHA
 // (and file), or the write.
 func (c call) String(hash string) string {
-	if c.write {
-		return "DEL " + hash + "; HSET " + hash + " …; PEXPIRE (a plain write)"
+	switch {
+	case c.write:
+		return "DEL " + hash + "; HSET " + hash + " …; PEXPIRE " + hash + " (a gateway's plain write)"
+	case c.read:
+		return "HGETALL " + hash + " (a gateway's plain read; it decides in Go and writes back later)"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "EVALSHA %s… 1 %s", c.script.lua.Hash()[:12], hash)

@@ -86,7 +86,7 @@ func Supports(a algorithms.Algorithm) bool { return scripts[a] != nil }
 func Check(p algorithms.Policy, until time.Duration) error {
 	s := scripts[p.Algorithm]
 	if s == nil {
-		return fmt.Errorf("%s has no Redis script (its state is the library's own object): it cannot run with --store", p.Algorithm)
+		return fmt.Errorf("%s has no Redis script: it cannot run with --store", p.Algorithm)
 	}
 	// Times: the scenario's end, plus the longest wait a decision reports
 	// and the furthest instant a state keeps (each at most a horizon, or

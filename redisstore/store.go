@@ -77,6 +77,11 @@ type Store struct {
 	// last is the call of the latest decision on each hash, for the
 	// explorer.
 	last map[string]call
+	// batch is how many script calls a pipeline sends at once (Pipeline);
+	// queued are those not sent yet.
+	batch  int
+	pipe   redis.Pipeliner
+	queued []*scriptCall
 }
 
 // Open connects to the server at rawURL: redis://[:PASSWORD@]HOST:PORT[/DB]
@@ -135,7 +140,8 @@ func (s *Store) Close() error { return s.client.Close() }
 
 // Err is the store's first failure: a call that failed or timed out, a
 // state the server kept that is not one of its policy's, or a verdict of
-// the server's that differs from memory's. Nil while all is well.
+// the server's that differs from memory's. Nil while all is well. Calls
+// still queued in a pipeline are not checked yet: Flush checks them.
 func (s *Store) Err() error { return s.err }
 
 func (s *Store) fail(err error) {
@@ -205,6 +211,9 @@ func lanePattern(lane string) string {
 // ClearLane deletes every hash of lane (found by SCAN on every node, never
 // FLUSHDB), returning how many there were.
 func (s *Store) ClearLane(lane string) (int, error) {
+	if err := s.Flush(); err != nil {
+		return 0, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*Timeout)
 	defer cancel()
 	var n atomic.Int64 // a cluster's masters are scanned at once

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"ratelab/redisstore"
+	"ratelab/scenarios"
+)
+
+// TestLabOnAStore: a lab whose lanes decide in Redis (here miniredis)
+// shows what the lab in memory shows, through seeks back and forth
+// (instances rewound from checkpoints write their states back before they
+// decide), fired requests and undos, on lessons of every store mode; and
+// its store view holds the focused key's hash.
+func TestLabOnAStore(t *testing.T) {
+	mini := miniredis.RunT(t)
+	st, err := redisstore.Open("redis://" + mini.Addr() + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, name := range []string{"empty-start", "shaping-vs-policing", "four-gateways", "racy-store", "store-outage", "idle-expiry", "memory-price"} {
+		s, err := scenarios.Canned(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		red, err := NewOn(s, 0, st.Maker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, err := New(s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, uint64(len(name))))
+		for step := range 12 {
+			pos := r.IntN(min(mem.Len(), 3000) + 1)
+			switch step % 4 {
+			case 1:
+				for _, l := range []*Lab{mem, red} {
+					l.SeekPos(pos)
+					if _, err := l.Fire(s.Keys()[0], 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+			case 3:
+				mem.Undo()
+				red.Undo()
+			default:
+				mem.SeekPos(pos)
+				red.SeekPos(pos)
+			}
+			if err := st.Err(); err != nil {
+				t.Fatalf("%s, step %d: %v", name, step, err)
+			}
+			key := s.Keys()[0]
+			for lane := range mem.Lanes() {
+				a, okA := mem.LastDecision(lane)
+				b, okB := red.LastDecision(lane)
+				if okA != okB || a.Decision.Explain() != b.Decision.Explain() || a.Decision.Outcome != b.Decision.Outcome {
+					t.Fatalf("%s, step %d, lane %d: %v %q, in memory %v %q", name, step, lane, okB, b.Decision.Explain(), okA, a.Decision.Explain())
+				}
+				if x, y := fmt.Sprint(mem.Snapshot(lane, key)), fmt.Sprint(red.Snapshot(lane, key)); x != y {
+					t.Fatalf("%s, step %d, lane %d: snapshot %s, in memory %s", name, step, lane, y, x)
+				}
+			}
+		}
+		view, ok := red.StoreView(0, s.Keys()[0])
+		if !ok || view.Err != nil || view.Key != redisstore.HashKey(red.Lanes()[0].Name, s.Keys()[0]) {
+			t.Errorf("%s: store view %+v, %v", name, view, ok)
+		}
+		if _, ok := mem.StoreView(0, s.Keys()[0]); ok {
+			t.Errorf("%s: a lab in memory has a store view", name)
+		}
+	}
+}

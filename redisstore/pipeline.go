@@ -1,0 +1,93 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"ratelab/algorithms"
+)
+
+// scriptCall is one decision's script call and the verdict memory gave the
+// same request, which the server's reply must equal.
+type scriptCall struct {
+	script *script
+	hash   string
+	args   []any
+	want   [3]int64
+	lane   string
+	key    string
+	now    time.Duration
+	cmd    *redis.Cmd // when queued in a pipeline
+}
+
+// Pipeline has decisions' script calls sent n at a time, in one round
+// trip (a pipeline), their replies checked when the batch comes back: the
+// calls still run one after the other in the server, in order, so a key's
+// decisions keep theirs. The shadow's decision is the answer either way;
+// only the check waits. n ≤ 1: one round trip a decision, as a client
+// waiting for each verdict makes (the explorer's). Any plain read or write
+// sends the batch first.
+func (s *Store) Pipeline(n int) { s.batch = n }
+
+// run makes c's call: at once, or queued in the pipeline.
+func (s *Store) run(c *scriptCall) {
+	if s.batch <= 1 {
+		ctx, cancel := s.ctx()
+		defer cancel()
+		s.check(c, c.script.lua.Run(ctx, s.client, []string{c.hash}, c.args...))
+		return
+	}
+	if s.pipe == nil {
+		s.pipe = s.client.Pipeline()
+	}
+	c.cmd = c.script.lua.EvalSha(context.Background(), s.pipe, []string{c.hash}, c.args...)
+	s.queued = append(s.queued, c)
+	if len(s.queued) >= s.batch {
+		s.Flush()
+	}
+}
+
+// Flush sends the queued calls and checks their replies, returning the
+// store's failure if it has one. A call the server refused with NOSCRIPT
+// (its script cache flushed, or a new server) is made again, in order,
+// loading its script.
+func (s *Store) Flush() error {
+	if len(s.queued) == 0 || s.err != nil {
+		s.queued = s.queued[:0]
+		return s.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(len(s.queued))*time.Millisecond)
+	defer cancel()
+	s.pipe.Exec(ctx) // each call's error is its own, read below
+	for _, c := range s.queued {
+		if err := c.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			c.cmd = c.script.lua.Run(ctx, s.client, []string{c.hash}, c.args...)
+		}
+		if !s.check(c, c.cmd) {
+			break
+		}
+	}
+	clear(s.queued)
+	s.queued = s.queued[:0]
+	return s.err
+}
+
+// check fails the store if c's reply is an error or differs from the
+// verdict memory gave; it reports whether all is well.
+func (s *Store) check(c *scriptCall, cmd *redis.Cmd) bool {
+	reply, err := cmd.Int64Slice()
+	if err != nil {
+		s.fail(fmt.Errorf("lane %s, key %s, at %s: %w", c.lane, c.key, algorithms.FormatSeconds(c.now), s.explain(err)))
+		return false
+	}
+	if len(reply) != 3 || reply[0] != c.want[0] || reply[1] != c.want[1] || reply[2] != c.want[2] {
+		s.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s answered %v (outcome, delay, retry after), memory %v",
+			c.lane, c.key, algorithms.FormatSeconds(c.now), c.script.file, reply, c.want))
+		return false
+	}
+	return true
+}
