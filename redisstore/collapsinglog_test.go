@@ -44,7 +44,8 @@ func TestCollapsingLogHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"last": "1002100000", "admitted": "3", "added": "2", "members": "1000 1 1002 1"}
+	want := map[string]string{"last": "1002100000", "admitted": "3", "added": "2",
+		"members.head": "0", "members.next": "2", "members:0": "1000 1", "members:1": "1002 1", "_sum": "2"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("HGETALL = %v, want %v", got, want)
 	}

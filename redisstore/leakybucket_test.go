@@ -49,7 +49,8 @@ func TestLeakyBucketHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]string{"next_ns": "428571428", "next_frac": "4", "last": "100000000", "queue": "0 142857143 1 100000000 285714286 1"}
+			want := map[string]string{"next_ns": "428571428", "next_frac": "4", "last": "100000000",
+				"queue.head": "0", "queue.next": "2", "queue:0": "0 142857143 1", "queue:1": "100000000 285714286 1"}
 			if fmt.Sprint(h) != fmt.Sprint(want) {
 				t.Errorf("HGETALL %v, want %v", h, want)
 			}

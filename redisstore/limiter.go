@@ -141,17 +141,30 @@ func (l *Limiter) own() bool {
 }
 
 // write puts key's state st into its hash with a plain write: the fields,
-// the log (its numbers joined by spaces), and the TTL.
+// the log (one field L:<seq> per item, its numbers joined by spaces, seqs
+// 0 to k − 1, with L.head 0 and L.next k: see lua/prelude.lua), and the
+// TTL. The scripts' caches (fields named _...) are left out: a script
+// finding one absent recomputes it.
 func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
 	ctx, cancel := l.st.ctx()
 	defer cancel()
 	hash := HashKey(l.lane, key.String())
-	fields := make([]any, 0, 2*len(st.Fields)+2)
+	fields := make([]any, 0, 2*len(st.Fields)+4+2*len(st.Log))
 	for i, name := range l.form.Fields {
 		fields = append(fields, name, st.Fields[i])
 	}
-	if l.form.Log != "" {
-		fields = append(fields, l.form.Log, joinInts(st.Log))
+	if name := l.form.Log; name != "" {
+		stride := len(l.form.Item)
+		if stride == 0 || len(st.Log)%stride != 0 {
+			err := fmt.Errorf("lane %s, key %s: a log of %d numbers, not items of %d", l.lane, key, len(st.Log), stride)
+			l.st.fail(err)
+			return err
+		}
+		k := len(st.Log) / stride
+		for i := range k {
+			fields = append(fields, name+":"+strconv.Itoa(i), joinInts(st.Log[i*stride:(i+1)*stride]))
+		}
+		fields = append(fields, name+".head", 0, name+".next", k)
 	}
 	pipe := l.st.client.TxPipeline()
 	pipe.Del(ctx, hash)
@@ -169,7 +182,8 @@ func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
 func (l *Limiter) read(key algorithms.Key) (algorithms.State, bool, error) {
 	ctx, cancel := l.st.ctx()
 	defer cancel()
-	m, err := l.st.client.HGetAll(ctx, HashKey(l.lane, key.String())).Result()
+	hash := HashKey(l.lane, key.String())
+	m, err := l.st.client.HGetAll(ctx, hash).Result()
 	if err != nil {
 		return algorithms.State{}, false, l.st.explain(err)
 	}
@@ -186,13 +200,42 @@ func (l *Limiter) read(key algorithms.Key) (algorithms.State, bool, error) {
 			return st, false, fmt.Errorf("hash %s: field %s is %q, not a whole number", HashKey(l.lane, key.String()), name, v)
 		}
 	}
-	if l.form.Log != "" {
-		for _, f := range strings.Fields(m[l.form.Log]) {
-			v, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return st, false, fmt.Errorf("hash %s: %s holds %q, not a whole number", HashKey(l.lane, key.String()), l.form.Log, f)
+	if name := l.form.Log; name != "" {
+		// The items L:head to L:next − 1, oldest first; absent head and
+		// next are 0 (an empty log), as the scripts read them.
+		var ends [2]int64
+		for i, f := range []string{name + ".head", name + ".next"} {
+			if v, ok := m[f]; ok {
+				if ends[i], err = strconv.ParseInt(v, 10, 64); err != nil {
+					return st, false, fmt.Errorf("hash %s: field %s is %q, not a whole number", hash, f, v)
+				}
 			}
-			st.Log = append(st.Log, v)
+		}
+		head, next := ends[0], ends[1]
+		if head < 0 || next < head || next-head > int64(len(m)) {
+			return st, false, fmt.Errorf("hash %s: log %s runs from %d to %d, in a hash of %d fields", hash, name, head, next, len(m))
+		}
+		stride := len(l.form.Item)
+		if next > head {
+			st.Log = make([]int64, 0, int(next-head)*stride)
+		}
+		for seq := head; seq < next; seq++ {
+			f := name + ":" + strconv.FormatInt(seq, 10)
+			v, ok := m[f]
+			if !ok {
+				return st, false, fmt.Errorf("hash %s has no field %s (log %s runs from %d to %d)", hash, f, name, head, next)
+			}
+			nums := strings.Fields(v)
+			if len(nums) != stride {
+				return st, false, fmt.Errorf("hash %s: %s is %q, not %d numbers", hash, f, v, stride)
+			}
+			for _, x := range nums {
+				n, err := strconv.ParseInt(x, 10, 64)
+				if err != nil {
+					return st, false, fmt.Errorf("hash %s: %s holds %q, not a whole number", hash, f, x)
+				}
+				st.Log = append(st.Log, n)
+			}
 		}
 	}
 	return st, true, nil

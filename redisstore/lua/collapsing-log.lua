@@ -4,24 +4,28 @@
 -- still counting + cost ≤ limit; then member ms is added with the cost,
 -- unless it is there already: the admission collapses into it. The hash
 -- holds last, admitted, added (admissions, and those that added a member)
--- and members: "ms cost ms cost ...", oldest first, only what still counts
--- at last (and, for a window under 1ms, the member just added). args:
--- limit, window (ns).
+-- and the log "members" (see the prelude: members:<seq> = "ms cost",
+-- oldest first, only what still counts at last (and, for a window under
+-- 1ms, the member just added)), and _sum, the script's cache of the
+-- members' cost (at most the limit). args: limit, window (ns).
 local MS = 1000000
 local limit, window = arg(1), arg(2)
-local f, log = load({'last', 'admitted', 'added'}, 'members')
-local last, admitted, added = now, 0, 0
-if f then last, admitted, added = f[1], f[2], f[3] else log = {} end
+local names = {'last', 'admitted', 'added'}
+local f = load({'last', 'admitted', 'added', '_sum'})
+local last, admitted, added, recent = now, 0, 0, nil
+if f then last, admitted, added, recent = f[1], f[2], f[3], f[4] end
 local eff = math.max(now, last)
--- Keep the members still counting at eff: ms × 1ms > eff − window.
+local L = openlog('members')
+if not recent then
+  -- After a plain write: sum the members once.
+  recent = 0
+  for s = L.head, L.next - 1 do recent = recent + logitem(L, s)[2] end
+end
+-- Drop the members no longer counting at eff: ms × 1ms ≤ eff − window.
 local cutoff = eff - window
-local kept, recent = {}, 0
-for i = 1, #log, 2 do
-  if log[i] * MS > cutoff then
-    kept[#kept + 1] = log[i]
-    kept[#kept + 1] = log[i + 1]
-    recent = recent + log[i + 1]
-  end
+while L.head < L.next and logitem(L, L.head)[1] * MS <= cutoff do
+  recent = recent - logitem(L, L.head)[2]
+  logdrop(L)
 end
 local ms = fdiv(eff, MS)
 local outcome, retry = ALLOWED, 0
@@ -29,24 +33,25 @@ if cost > limit then
   outcome, retry = REJECTED, NEVER
 elseif recent + cost <= limit then
   admitted = admitted + 1
-  local n = #kept
-  if n == 0 or kept[n - 1] ~= ms then
+  if L.head == L.next or logitem(L, L.next - 1)[1] ~= ms then
     added = added + 1
-    kept[n + 1] = ms
-    kept[n + 2] = cost
+    logpush(L, ms, cost)
+    recent = recent + cost
   end
 else
   -- The oldest members, in order, must free recent + cost − limit: the
   -- wait is until the one that completes it stops counting.
   outcome = REJECTED
   local need, freed = recent + cost - limit, 0
-  for i = 1, #kept, 2 do
-    freed = freed + kept[i + 1]
+  for s = L.head, L.next - 1 do
+    local it = logitem(L, s)
+    freed = freed + it[2]
     if freed >= need then
-      retry = window - (eff - kept[i] * MS) + eff - now
+      retry = window - (eff - it[1] * MS) + eff - now
       break
     end
   end
 end
-save({'last', 'admitted', 'added'}, {eff, admitted, added}, 'members', kept)
+save(names, {eff, admitted, added})
+logsave(L, {'_sum', int(recent)})
 return {outcome, 0, retry}

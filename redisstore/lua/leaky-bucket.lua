@@ -3,20 +3,20 @@
 -- admitted iff it waits at most (queue − c + 1) × I. Instants lie on the
 -- grid of 1/n ns: an instant is (ns, frac), ns + frac/n, 0 ≤ frac < n.
 -- The hash keeps when the pipe is next free, the last request's time and
--- the queue of requests still waiting: arrived, released at, cost (three
--- numbers each, in release order). args: queue, n, per.
+-- the log "queue" of requests still waiting (see the prelude:
+-- queue:<seq> = "arrived released_at cost", in release order): a call
+-- drops the released ones from the head and pushes at the tail.
+-- args: queue, n, per.
 local size, n, per = arg(1), arg(2), arg(3)
 local names = {'next_ns', 'next_frac', 'last'}
-local f, log = load(names, 'queue')
+local f = load(names)
 local next_ns, next_frac, last = now, 0, now
-if f then next_ns, next_frac, last = f[1], f[2], f[3] else log = {} end
+if f then next_ns, next_frac, last = f[1], f[2], f[3] end
 local eff = math.max(now, last)
 
 -- The requests released by eff leave the queue.
-local first = 1
-while first <= #log and log[first + 1] <= eff do first = first + 3 end
-local queue = {}
-for i = first, #log do queue[#queue + 1] = log[i] end
+local Q = openlog('queue')
+while Q.head < Q.next and logitem(Q, Q.head)[2] <= eff do logdrop(Q) end
 
 -- add is the instant (ns, frac) + d/n ns, for d ≥ 0.
 local function add(ns, frac, d)
@@ -48,9 +48,10 @@ else
     delay = release - now
     if delay > 0 then outcome = DELAYED end
     if release > eff then
-      queue[#queue + 1], queue[#queue + 2], queue[#queue + 3] = now, release, cost
+      logpush(Q, now, release, cost)
     end
   end
 end
-save(names, {next_ns, next_frac, eff}, 'queue', queue)
+save(names, {next_ns, next_frac, eff})
+logsave(Q)
 return {outcome, delay, retry}

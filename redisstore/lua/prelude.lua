@@ -63,3 +63,107 @@ local function save(names, values, logname, log)
   redis.call('HSET', key, unpack(args))
   redis.call('PEXPIRE', key, ttl)
 end
+
+-- A log (a list of items of a few numbers each, oldest first) is kept in
+-- the same hash, one field per item: L:<seq> holds the item's numbers
+-- joined by spaces, L.head the seq of the oldest item, L.next the seq the
+-- next item pushed gets (head = next: empty). A script reads only the
+-- items it walks, drops from the head and pushes at the tail, so a call
+-- costs O(items walked + 1), whatever the log's length. Fields whose
+-- names start with _ are a script's own caches of numbers derived from
+-- the log (a plain write from Go leaves them out; a script finding one
+-- absent recomputes it).
+--
+-- openlog(name) is the log L named name: L.head, L.next and the items
+-- read so far. Nothing is written until logsave(L).
+local function openlog(name)
+  local v = redis.call('HMGET', key, name .. '.head', name .. '.next')
+  local head, nxt = tonumber(v[1]) or 0, tonumber(v[2]) or 0
+  return {name = name, head = head, next = nxt, stored = nxt, items = {},
+    chunk = 4, drops = {}, sets = {}}
+end
+
+-- loglen is the number of items in L.
+local function loglen(L) return L.next - L.head end
+
+-- logitem is the numbers of L's item seq (head ≤ seq < next). Items not
+-- yet read are fetched forward from seq in chunks that double (up to 512),
+-- so a walk of k items takes O(log k) calls and reads fewer than 2k + 4.
+local function logitem(L, seq)
+  local it = L.items[seq]
+  if it then return it end
+  if seq < L.head or seq >= L.next then
+    error('log ' .. L.name .. ' has no item ' .. int(seq) .. ' (head ' .. int(L.head) .. ', next ' .. int(L.next) .. ')')
+  end
+  local last = math.min(seq + L.chunk - 1, L.stored - 1)
+  L.chunk = math.min(2 * L.chunk, 512)
+  local names = {}
+  for s = seq, last do names[#names + 1] = L.name .. ':' .. int(s) end
+  local v = redis.call('HMGET', key, unpack(names))
+  for i = 1, #names do
+    local s = seq + i - 1
+    if not L.items[s] then
+      if not v[i] then error('hash ' .. key .. ' has no field ' .. names[i]) end
+      local nums = {}
+      for x in string.gmatch(v[i], '%S+') do
+        local n = tonumber(x)
+        if not n or n ~= math.floor(n) then error('hash ' .. key .. ': ' .. names[i] .. ' holds ' .. v[i] .. ', not whole numbers') end
+        nums[#nums + 1] = n
+      end
+      L.items[s] = nums
+    end
+  end
+  return L.items[seq]
+end
+
+-- logpush appends an item of the numbers given at L's tail.
+local function logpush(L, ...)
+  local seq = L.next
+  L.items[seq] = {...}
+  L.sets[#L.sets + 1] = seq
+  L.next = seq + 1
+end
+
+-- logdrop drops L's oldest item (there is one).
+local function logdrop(L)
+  local seq = L.head
+  L.items[seq] = nil
+  if seq < L.stored then L.drops[#L.drops + 1] = L.name .. ':' .. int(seq) end
+  L.head = seq + 1
+end
+
+-- logset replaces the numbers of L's item seq.
+local function logset(L, seq, ...)
+  L.items[seq] = {...}
+  L.sets[#L.sets + 1] = seq
+end
+
+-- logsave writes L's changes: items dropped are deleted, items pushed or
+-- set written, with its head and next and the fields of extra (names and
+-- values, alternating: a script's caches), in calls of at most 1000
+-- fields each.
+local function logsave(L, extra)
+  for i = 1, #L.drops, 1000 do
+    redis.call('HDEL', key, unpack(L.drops, i, math.min(i + 999, #L.drops)))
+  end
+  local args = {L.name .. '.head', int(L.head), L.name .. '.next', int(L.next)}
+  for _, x in ipairs(extra or {}) do args[#args + 1] = x end
+  local function flush()
+    redis.call('HSET', key, unpack(args))
+    args = {}
+  end
+  for _, seq in ipairs(L.sets) do
+    local it = L.items[seq]
+    if it then -- not dropped since
+      local parts = {}
+      for j = 1, #it do parts[j] = int(it[j]) end
+      args[#args + 1] = L.name .. ':' .. int(seq)
+      args[#args + 1] = table.concat(parts, ' ')
+      if #args >= 2000 then flush() end
+    end
+  end
+  if #args > 0 then flush() end
+end
+
+-- cached is the hash's cache field name as a number, nil if absent.
+local function cached(name) return tonumber(redis.call('HGET', key, name)) end

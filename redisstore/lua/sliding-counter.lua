@@ -9,8 +9,8 @@
 --
 -- n > 1: state last (ns) and the log counts, the admitted cost of the n + 1
 -- sub-windows up to the one holding last, oldest first (none until the
--- key's first admission). With inner the n most recent and oldest the one
--- before them, admitted iff
+-- key's first admission), one field per count (see the prelude). With
+-- inner the n most recent and oldest the one before them, admitted iff
 --   inner + cost ≤ limit and oldest × (s − e) ≤ (limit − inner − cost) × s
 -- with e = eff − the sub-window's start.
 --
@@ -70,28 +70,45 @@ if n == 1 then
 end
 
 local names = {'last'}
-local f, counts = load(names, 'counts')
-local last = now
-if f then last = f[1] else counts = {} end
--- counts[1] is the oldest (age n), counts[n + 1] the current (age 0);
--- an empty list is all zero.
-local held = #counts > 0
+local f = load({'last', '_inner'})
+local last, inner = now, nil
+if f then last, inner = f[1], f[2] end
+-- The counts are the log "counts" (see the prelude: counts:<seq> = a
+-- count), oldest (age n) first, the current one (age 0) at the tail; an
+-- empty log is all zero. _inner is the script's cache of the n most
+-- recent counts' sum (at most the limit). A call reads the counts it rolls
+-- out of the n most recent, the oldest and the current one, and for a
+-- rejection's retry after walks from the oldest on.
+local C = openlog('counts')
+local held = loglen(C) > 0
+if held and loglen(C) ~= n + 1 then
+  error('hash ' .. key .. ': ' .. int(loglen(C)) .. ' counts, not ' .. int(n + 1))
+end
 local function count(age)
   if not held then return 0 end
-  return counts[n + 1 - age]
+  return logitem(C, C.next - 1 - age)[1]
+end
+if not inner then
+  -- After a plain write: sum them once.
+  inner = 0
+  if held then
+    C.chunk = 512
+    for q = C.head + 1, C.next - 1 do inner = inner + logitem(C, q)[1] end
+  end
 end
 local win = fdiv(last, s)
 local eff = math.max(now, last)
 local w = fdiv(eff, s)
--- Roll to eff's sub-window: each one entered starts at 0.
+-- Roll to eff's sub-window: each one entered starts at 0. Rolled by k,
+-- the n most recent lose the k oldest of them (ages n − 1 to n − k).
 if held and w ~= win then
-  local k = w - win
-  for i = 1, n + 1 do
-    if i + k <= n + 1 then counts[i] = counts[i + k] else counts[i] = 0 end
+  local k = math.min(w - win, n + 1)
+  for q = C.head + 1, C.head + math.min(k, n) do inner = inner - logitem(C, q)[1] end
+  for _ = 1, k do
+    logdrop(C)
+    logpush(C, 0)
   end
 end
-local inner = 0
-for age = 0, n - 1 do inner = inner + count(age) end
 local e = eff - w * s
 local oldest = count(n)
 
@@ -120,13 +137,16 @@ end
 if cost > limit then
   outcome, retry = REJECTED, NEVER
 elseif inner + cost <= limit and oldest * (s - e) <= (limit - inner - cost) * s then
-  if not held then
-    for i = 1, n + 1 do counts[i] = 0 end
-    held = true
+  if held then
+    logset(C, C.next - 1, count(0) + cost)
+  else
+    for _ = 1, n do logpush(C, 0) end
+    logpush(C, cost)
   end
-  counts[n + 1] = counts[n + 1] + cost
+  inner = inner + cost
 else
   outcome, retry = REJECTED, wait() + eff - now
 end
-save(names, {eff}, 'counts', counts)
+save(names, {eff})
+logsave(C, {'_inner', int(inner)})
 return {outcome, 0, retry}

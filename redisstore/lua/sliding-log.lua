@@ -1,41 +1,48 @@
 -- sliding-log: every admission is logged with its time and cost; one at t
 -- counts while t > now − window. Admitted iff the cost still counting +
 -- cost ≤ limit, then logged; a rejection is not. The hash holds last and
--- log: "at cost at cost ...", oldest first, only what still counts at
--- last. args: limit, window (ns).
+-- the log "log" (see the prelude: log:<seq> = "at cost", oldest first,
+-- only what still counts at last), and _sum, the script's cache of the
+-- log's cost (at most the limit). A call expires from the head, decides
+-- from _sum, walks from the head only for a rejection's retry after, and
+-- pushes at the tail. args: limit, window (ns).
 local limit, window = arg(1), arg(2)
-local f, log = load({'last'}, 'log')
-local last = now
-if f then last = f[1] else log = {} end
+local f = load({'last', '_sum'})
+local last, recent = now, nil
+if f then last, recent = f[1], f[2] end
 local eff = math.max(now, last)
--- Keep the items still counting at eff: at > eff − window.
+local L = openlog('log')
+if not recent then
+  -- After a plain write: sum the log once.
+  recent = 0
+  for s = L.head, L.next - 1 do recent = recent + logitem(L, s)[2] end
+end
+-- Drop the items no longer counting at eff: at ≤ eff − window.
 local cutoff = eff - window
-local kept, recent = {}, 0
-for i = 1, #log, 2 do
-  if log[i] > cutoff then
-    kept[#kept + 1] = log[i]
-    kept[#kept + 1] = log[i + 1]
-    recent = recent + log[i + 1]
-  end
+while L.head < L.next and logitem(L, L.head)[1] <= cutoff do
+  recent = recent - logitem(L, L.head)[2]
+  logdrop(L)
 end
 local outcome, retry = ALLOWED, 0
 if cost > limit then
   outcome, retry = REJECTED, NEVER
 elseif recent + cost <= limit then
-  kept[#kept + 1] = eff
-  kept[#kept + 1] = cost
+  logpush(L, eff, cost)
+  recent = recent + cost
 else
   -- The oldest admissions, in order, must free recent + cost − limit:
   -- the wait is until the one that completes it stops counting.
   outcome = REJECTED
   local need, freed = recent + cost - limit, 0
-  for i = 1, #kept, 2 do
-    freed = freed + kept[i + 1]
+  for s = L.head, L.next - 1 do
+    local it = logitem(L, s)
+    freed = freed + it[2]
     if freed >= need then
-      retry = window - (eff - kept[i]) + eff - now
+      retry = window - (eff - it[1]) + eff - now
       break
     end
   end
 end
-save({'last'}, {eff}, 'log', kept)
+save({'last'}, {eff})
+logsave(L, {'_sum', int(recent)})
 return {outcome, 0, retry}
