@@ -92,6 +92,11 @@ func (a *attemptLog) clone(s *attemptLogState, _ *mem) attemptLogState { return 
 
 func (a *attemptLog) tables(*attemptLogState) int64 { return 0 }
 
+func (a *attemptLog) dropItems(s *attemptLogState, m *mem) {
+	s.tried.log.free(m)
+	s.adm.log.free(m)
+}
+
 // attemptLogForm: the time of the last request (ns), and the attempts still
 // counting then, oldest first, each its time (ns), its cost, and 1 if it
 // was admitted, else 0. The process keeps the admitted ones in a second log

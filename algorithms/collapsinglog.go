@@ -96,6 +96,8 @@ func (c *collapsingLog) clone(s *collapsingLogState, _ *mem) collapsingLogState 
 
 func (c *collapsingLog) tables(*collapsingLogState) int64 { return 0 }
 
+func (c *collapsingLog) dropItems(s *collapsingLogState, m *mem) { s.set.log.free(m) }
+
 // collapsingLogForm: the time of the last request (ns), how many
 // admissions there have been and how many of them added a member (the
 // rest collapsed), and the members still counting then, oldest first, each

@@ -144,6 +144,8 @@ func (l *leakyBucket) clone(s *leakyBucketState, _ *mem) leakyBucketState { retu
 
 func (l *leakyBucket) tables(*leakyBucketState) int64 { return 0 }
 
+func (l *leakyBucket) dropItems(s *leakyBucketState, m *mem) { s.queue.free(m) }
+
 // leakyBucketForm: the instant the pipe is next free, next_ns + next_frac/N
 // ns (N the rate's, 0 ≤ next_frac < N: the grid of 1/N ns that I = period/N
 // falls on), the time of the last request, and the queue of requests still

@@ -127,6 +127,13 @@ func (r *renamed[S]) decode(st State, m *mem) (S, error) {
 	return r.alg.(codec[S]).decode(st, m)
 }
 
+// dropItems is alg's, when it keeps items in chunks of its own.
+func (r *renamed[S]) dropItems(s *S, m *mem) {
+	if h, ok := r.alg.(itemHolder[S]); ok {
+		h.dropItems(s, m)
+	}
+}
+
 // held is alg's, when it keeps items beside its state.
 func (r *renamed[S]) held(s S, now time.Duration) int64 {
 	if h, ok := r.alg.(holder[S]); ok {
@@ -349,8 +356,24 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 	}
 	from := s.s
 	dst := k.slot(key.id, 0)
-	k.m.release(k.alg.tables(dst), k.m.epoch)
+	k.discard(dst)
 	*dst = k.alg.clone(&from, &k.m)
+}
+
+// discard gives back to k's account what *s holds beside itself (a table
+// of counts, a log's or a queue's chunks), before *s is overwritten.
+func (k *keyed[S]) discard(s *S) {
+	k.m.release(k.alg.tables(s), k.m.epoch)
+	if h, ok := k.alg.(itemHolder[S]); ok {
+		h.dropItems(s, &k.m)
+	}
+}
+
+// itemHolder is an algorithm whose state keeps items in chunks of its own
+// (a log's admissions, a queue's requests), accounted as they come and go
+// rather than by tables: dropItems gives them all back to m.
+type itemHolder[S any] interface {
+	dropItems(s *S, m *mem)
 }
 
 // ForgetKey drops key's state, as a store's expiry of an idle key does: its
@@ -364,7 +387,7 @@ func (k *keyed[S]) ForgetKey(key Key) {
 		k.own(c)
 	}
 	s := &k.chunks[c].slots[key.id%keyChunk]
-	k.m.release(k.alg.tables(&s.s), k.m.epoch)
+	k.discard(&s.s)
 	var zero S
 	s.s, s.seen = zero, false
 	k.seen--

@@ -140,6 +140,20 @@ func (q *fifo[T]) search(f func(*T) bool) int {
 	return lo
 }
 
+// free gives back to m's account everything q holds, its chunks and its
+// table, and leaves q empty: for a state about to be overwritten or
+// forgotten.
+func (q *fifo[T]) free(m *mem) {
+	q.drop(m, q.len())
+	if q.tail != nil {
+		m.release(chunkBytes[T](cap(q.tail.items)), q.tail.epoch)
+	}
+	if q.tab != nil {
+		m.release(int64(cap(q.tab.ptrs))*8, q.tab.epoch)
+	}
+	*q = fifo[T]{}
+}
+
 // drop takes the n oldest items off the queue.
 func (q *fifo[T]) drop(m *mem, n int) {
 	if h := q.head + int32(n); q.hi == q.lo && h < q.tailN {

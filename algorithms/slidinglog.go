@@ -189,6 +189,8 @@ func (l *slidingLog) clone(s *slidingLogState, _ *mem) slidingLogState { return 
 
 func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
 
+func (l *slidingLog) dropItems(s *slidingLogState, m *mem) { s.log.free(m) }
+
 // slidingLogForm: the time of the last request (ns), and the admissions
 // still counting then, oldest first, each its time (ns) and cost. The
 // running totals the process keeps beside them are not written: they are

@@ -88,7 +88,7 @@ func (k *keyed[S]) ImportKey(key Key, st State) error {
 		return err
 	}
 	dst := k.slot(key.id, 0)
-	k.m.release(k.alg.tables(dst), k.m.epoch)
+	k.discard(dst)
 	*dst = s
 	return nil
 }
