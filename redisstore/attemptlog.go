@@ -6,9 +6,10 @@ func init() {
 	register(algorithms.AttemptLog, &script{file: "attempt-log.lua",
 		args: func(p algorithms.Policy) []int64 { return []int64{p.Limit, int64(p.Window)} },
 		bounds: func(p algorithms.Policy) []quantity {
-			// The script's sums of costs stop at twice the limit: the
-			// attempts' cost, unbounded, is summed only while it is
-			// within the limit.
+			// The attempts' cost has no bound (every retry adds to it):
+			// the script keeps only the newest run of attempts costing
+			// at most the limit (_cut, _suf), and no sum it makes passes
+			// twice the limit.
 			return []quantity{product("twice the limit", 2, p.Limit)}
 		},
 	})

@@ -30,35 +30,23 @@ local function cdiv(a, b) return -fdiv(-a, b) end
 
 local function int(x) return string.format('%d', x) end
 
--- load is the hash's fields named by names, as numbers, and its log (a
--- list of numbers) if logname is given; nil when the key has no state.
-local function load(names, logname)
-  local ask = {unpack(names)}
-  if logname then ask[#ask + 1] = logname end
-  local v = redis.call('HMGET', key, unpack(ask))
+-- load is the hash's fields named by names, as numbers (a field absent
+-- is nil: a cache a plain write left out); nil when the key has no state
+-- (its first field absent).
+local function load(names)
+  local v = redis.call('HMGET', key, unpack(names))
   if not v[1] then return nil end
   local fields = {}
   for i = 1, #names do fields[i] = tonumber(v[i]) end
-  local log = {}
-  if logname and v[#names + 1] then
-    for n in string.gmatch(v[#names + 1], '%-?%d+') do log[#log + 1] = tonumber(n) end
-  end
-  return fields, log
+  return fields
 end
 
--- save writes the fields (and the log, numbers joined by spaces) and sets
--- the garbage-collection TTL.
-local function save(names, values, logname, log)
+-- save writes the fields and sets the garbage-collection TTL.
+local function save(names, values)
   local args = {}
   for i = 1, #names do
     args[#args + 1] = names[i]
     args[#args + 1] = int(values[i])
-  end
-  if logname then
-    local parts = {}
-    for i = 1, #log do parts[i] = int(log[i]) end
-    args[#args + 1] = logname
-    args[#args + 1] = table.concat(parts, ' ')
   end
   redis.call('HSET', key, unpack(args))
   redis.call('PEXPIRE', key, ttl)
