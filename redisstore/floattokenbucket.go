@@ -3,7 +3,7 @@ package redisstore
 import "ratelab/algorithms"
 
 func init() {
-	register(algorithms.FloatTokenBucket, &script{file: "float-token-bucket.lua",
+	register(algorithms.FloatTokenBucket, &script{file: "float-token-bucket.lua", libs: []string{"wide.lua"},
 		args: func(p algorithms.Policy) []int64 {
 			return []int64{p.Capacity, p.Rate.N, int64(p.Rate.Per)}
 		},

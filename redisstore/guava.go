@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	s := &script{file: "guava.lua",
+	s := &script{file: "guava.lua", libs: []string{"wide.lua"},
 		args: func(p algorithms.Policy) []int64 {
 			interval, maxPermits := algorithms.GuavaDoubles(p)
 			im, ie := algorithms.FloatParts(interval)

@@ -20,8 +20,11 @@ const MaxExact = 1 << 53
 
 // script is one algorithm's Lua script and what it needs of a policy.
 type script struct {
-	// file is the script's file under lua/, prelude.lua run before it.
+	// file is the script's file under lua/, prelude.lua run before it,
+	// and libs the files of helpers it needs beside the prelude's, run
+	// between the two (wide.lua: doubles and longs).
 	file string
+	libs []string
 	lua  *redis.Script
 	// args are the policy's numbers, the script's arg(1), arg(2), ...
 	args func(p algorithms.Policy) []int64
@@ -69,11 +72,15 @@ func register(a algorithms.Algorithm, s *script) {
 	if err != nil {
 		panic(err)
 	}
-	body, err := luaFiles.ReadFile("lua/" + s.file)
-	if err != nil {
-		panic(err)
+	src := string(prelude)
+	for _, f := range append(s.libs, s.file) {
+		body, err := luaFiles.ReadFile("lua/" + f)
+		if err != nil {
+			panic(err)
+		}
+		src += "\n" + string(body)
 	}
-	s.lua = redis.NewScript(string(prelude) + "\n" + string(body))
+	s.lua = redis.NewScript(src)
 	scripts[a] = s
 }
 

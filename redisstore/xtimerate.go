@@ -3,7 +3,7 @@ package redisstore
 import "ratelab/algorithms"
 
 func init() {
-	s := &script{file: "x-time-rate.lua",
+	s := &script{file: "x-time-rate.lua", libs: []string{"wide.lua"},
 		args: func(p algorithms.Policy) []int64 {
 			reserve := int64(0)
 			if p.Algorithm == algorithms.XTimeRateReserve {

@@ -13,12 +13,6 @@ local capacity, n, per = arg(1), arg(2), arg(3)
 local full = capacity * per
 local rate = n / (per / 1e9) -- tokens per second, as Go's floatRate
 
-local function parts(f)
-  if f == 0 then return 0, 0 end
-  local m, e = math.frexp(f)
-  return m * 9007199254740992, e - 53
-end
-
 local names = {'tokens_mant', 'tokens_exp', 'last', 'exact'}
 local f = load(names)
 local tokens, last, exact = capacity, now, full

@@ -18,53 +18,10 @@
 -- written as decimal strings from the pair.
 local maxcount, timeout, try = arg(1), arg(6), arg(7) == 1
 local interval, maxpermits = math.ldexp(arg(2), arg(3)), math.ldexp(arg(4), arg(5))
-local E6 = 1000000
-
-local function parts(f)
-  if f == 0 then return 0, 0 end
-  local m, e = math.frexp(f)
-  return m * 9007199254740992, e - 53
-end
-
--- pair is x as a pair, for a whole 0 ≤ x < 2^53.
-local function pair(x)
-  local s = fdiv(x, E6)
-  return {s, x - s * E6}
-end
--- bigpair is x as a pair, for a whole double 0 ≤ x < 2^63 (past 2^53 a
--- double holds only some whole numbers, but x is one): split at 2^32
--- first (exact: a power of two), then 2^32 = 4294 × 1e6 + 967296.
-local function bigpair(x)
-  local h = math.floor(x / 4294967296)
-  local t = h * 967296 + (x - h * 4294967296)
-  local q = fdiv(t, E6)
-  return {h * 4294 + q, t - q * E6}
-end
-local function cmp(a, b)
-  if a[1] ~= b[1] then return a[1] < b[1] and -1 or 1 end
-  if a[2] ~= b[2] then return a[2] < b[2] and -1 or 1 end
-  return 0
-end
-local function add(a, b)
-  local u = a[2] + b[2]
-  if u >= E6 then return {a[1] + b[1] + 1, u - E6} end
-  return {a[1] + b[1], u}
-end
-local function sub(a, b) -- a ≥ b
-  local u = a[2] - b[2]
-  if u < 0 then return {a[1] - b[1] - 1, u + E6} end
-  return {a[1] - b[1], u}
-end
--- plain is a pair below 2^53 as a number.
-local function plain(a) return a[1] * E6 + a[2] end
 -- thousand is x × 1000 as a pair, for a whole 0 ≤ x < 2^53.
 local function thousand(x)
   local q = fdiv(x, 1000)
   return {q, (x - q * 1000) * 1000}
-end
-local function str(a)
-  if a[1] == 0 then return int(a[2]) end
-  return int(a[1]) .. string.format('%06d', a[2])
 end
 local MAXLONG = {9223372036854, 775807}     -- 2^63 − 1
 local P62 = {4611686018427, 387904}         -- 2^62 ns, beyond any time
@@ -95,7 +52,7 @@ if try and cmp(nf, pair(us + timeout)) > 0 then
   if cmp(x, pair(room[1] * 1000 + fdiv(room[2], 1000))) < 0 then
     at = add(pair(start), thousand(plain(x)))
   end
-  return finish(REJECTED, 0, str(sub(at, pair(now))))
+  return finish(REJECTED, 0, answer(sub(at, pair(now))))
 end
 
 -- resync: idle time since nextFree becomes stored permits.
@@ -124,4 +81,4 @@ end
 local delay = add(thousand(wait), pair(eff - now))
 local outcome = ALLOWED
 if cmp(delay, {0, 0}) > 0 then outcome = DELAYED end
-return finish(outcome, str(delay), 0)
+return finish(outcome, answer(delay), 0)

@@ -17,7 +17,6 @@
 -- s × 1e6 + u (0 ≤ u < 1e6), exact to 2^63, and a reply past 2^53 is
 -- written as a decimal string.
 local burst, n, per, maxwait, reserve = arg(1), arg(2), arg(3), arg(4), arg(5) == 1
-local E6 = 1000000
 
 -- seconds is time.Duration(d).Seconds() for d ≥ 0:
 -- float64(d / 1e9) + float64(d % 1e9) / 1e9.
@@ -28,50 +27,8 @@ end
 -- limit is rate.Limit(float64(N) / Per.Seconds()), tokens per second.
 local limit = n / seconds(per)
 
-local function parts(f)
-  if f == 0 then return 0, 0 end
-  local m, e = math.frexp(f)
-  return m * 9007199254740992, e - 53
-end
-
--- pair is x as a pair, for a whole 0 ≤ x < 2^53.
-local function pair(x)
-  local s = fdiv(x, E6)
-  return {s, x - s * E6}
-end
--- bigpair is x as a pair, for a whole double 0 ≤ x < 2^63: split at 2^32
--- first (exact: a power of two), then 2^32 = 4294 × 1e6 + 967296.
-local function bigpair(x)
-  local h = math.floor(x / 4294967296)
-  local t = h * 967296 + (x - h * 4294967296)
-  local q = fdiv(t, E6)
-  return {h * 4294 + q, t - q * E6}
-end
-local function cmp(a, b)
-  if a[1] ~= b[1] then return a[1] < b[1] and -1 or 1 end
-  if a[2] ~= b[2] then return a[2] < b[2] and -1 or 1 end
-  return 0
-end
-local function add(a, b)
-  local u = a[2] + b[2]
-  if u >= E6 then return {a[1] + b[1] + 1, u - E6} end
-  return {a[1] + b[1], u}
-end
-local function sub(a, b) -- a ≥ b
-  local u = a[2] - b[2]
-  if u < 0 then return {a[1] - b[1] - 1, u + E6} end
-  return {a[1] - b[1], u}
-end
 local ZERO = {0, 0}
 local MAXINT = {9223372036854, 775807} -- 2^63 − 1: InfDuration, and where time.Sub saturates
-local P53 = {9007199254, 740992}       -- 2^53
--- reply is a pair as the script answers it: a number below 2^53, past it
--- a decimal string.
-local function reply(a)
-  if cmp(a, P53) < 0 then return a[1] * E6 + a[2] end
-  if a[1] == 0 then return int(a[2]) end
-  return int(a[1]) .. string.format('%06d', a[2])
-end
 -- sat is min(a, 2^63 − 1): timeToAct.Sub(arrival) saturating.
 local function sat(a)
   if cmp(a, MAXINT) > 0 then return MAXINT end
@@ -126,13 +83,13 @@ local function granted(outcome, delay)
     outcome = ALLOWED
     if cmp(delay, ZERO) > 0 then outcome = DELAYED end
   end
-  return finish(outcome, reply(delay), 0)
+  return finish(outcome, answer(delay), 0)
 end
 
 -- retry is a refusal's retry after: the pair, −1 (never) at 2^63 − 1.
 local function retry(a)
   if cmp(a, MAXINT) >= 0 then return NEVER end
-  return reply(a)
+  return answer(a)
 end
 
 if not reserve then
