@@ -16,11 +16,7 @@ local last, admitted, added, recent = now, 0, 0, nil
 if f then last, admitted, added, recent = f[1], f[2], f[3], f[4] end
 local eff = math.max(now, last)
 local L = openlog('members')
-if not recent then
-  -- After a plain write: sum the members once.
-  recent = 0
-  for s = L.head, L.next - 1 do recent = recent + logitem(L, s)[2] end
-end
+recent = recent or logsum(L, 2) -- after a plain write, once
 -- Drop the members no longer counting at eff: ms × 1ms ≤ eff − window.
 local cutoff = eff - window
 while L.head < L.next and logitem(L, L.head)[1] * MS <= cutoff do
@@ -42,15 +38,8 @@ else
   -- The oldest members, in order, must free recent + cost − limit: the
   -- wait is until the one that completes it stops counting.
   outcome = REJECTED
-  local need, freed = recent + cost - limit, 0
-  for s = L.head, L.next - 1 do
-    local it = logitem(L, s)
-    freed = freed + it[2]
-    if freed >= need then
-      retry = window - (eff - it[1] * MS) + eff - now
-      break
-    end
-  end
+  local it = freeing(L, recent + cost - limit)
+  retry = window - (eff - it[1] * MS) + eff - now
 end
 save(names, {eff, admitted, added})
 logsave(L, {'_sum', int(recent)})

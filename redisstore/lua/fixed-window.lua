@@ -7,16 +7,9 @@ local names = {'count', 'prev', 'last'}
 local f = load(names)
 local cur, prev, last = 0, 0, now
 if f then cur, prev, last = f[1], f[2], f[3] end
-local win = fdiv(last, window)
 local eff = math.max(now, last)
--- Roll to eff's window: the current count becomes the previous one in the
--- next window; both are 0 once a whole window has passed.
-local w = fdiv(eff, window)
-if w == win + 1 then
-  prev, cur = cur, 0
-elseif w ~= win then
-  prev, cur = 0, 0
-end
+local w
+cur, prev, w = roll(cur, prev, last, eff, window)
 local start = w * window
 local outcome, retry = ALLOWED, 0
 if cost > limit then

@@ -153,5 +153,41 @@ local function logsave(L, extra)
   if #args > 0 then flush() end
 end
 
+-- logsum is the sum of the i-th numbers of L's items (a log's costs):
+-- what a script's cache of it holds, found again after a plain write,
+-- which writes no cache.
+local function logsum(L, i)
+  local sum = 0
+  for s = L.head, L.next - 1 do sum = sum + logitem(L, s)[i] end
+  return sum
+end
+
+-- freeing is the oldest item of L whose leaving, with the items before
+-- it, frees need (the costs, each item's 2nd number, summed from the
+-- oldest); nil if they all free less.
+local function freeing(L, need)
+  local freed = 0
+  for s = L.head, L.next - 1 do
+    local it = logitem(L, s)
+    freed = freed + it[2]
+    if freed >= need then return it end
+  end
+  return nil
+end
+
+-- roll moves a window's count and the one before it from last's window
+-- (windows [k × window, (k + 1) × window) from t = 0) to eff's: in the
+-- next window the count becomes the previous one; both are 0 once a whole
+-- window has passed. It returns them and eff's window number.
+local function roll(cur, prev, last, eff, window)
+  local win, w = fdiv(last, window), fdiv(eff, window)
+  if w == win + 1 then
+    return 0, cur, w
+  elseif w ~= win then
+    return 0, 0, w
+  end
+  return cur, prev, w
+end
+
 -- cached is the hash's cache field name as a number, nil if absent.
 local function cached(name) return tonumber(redis.call('HGET', key, name)) end

@@ -24,14 +24,9 @@ if n == 1 then
   local f = load(names)
   local cur, prev, last = 0, 0, now
   if f then cur, prev, last = f[1], f[2], f[3] end
-  local win = fdiv(last, window)
   local eff = math.max(now, last)
-  local w = fdiv(eff, window)
-  if w == win + 1 then
-    prev, cur = cur, 0
-  elseif w ~= win then
-    prev, cur = 0, 0
-  end
+  local w
+  cur, prev, w = roll(cur, prev, last, eff, window)
   local e = eff - w * window
 
   local function fits(c, p, el, k)

@@ -12,11 +12,7 @@ local last, recent = now, nil
 if f then last, recent = f[1], f[2] end
 local eff = math.max(now, last)
 local L = openlog('log')
-if not recent then
-  -- After a plain write: sum the log once.
-  recent = 0
-  for s = L.head, L.next - 1 do recent = recent + logitem(L, s)[2] end
-end
+recent = recent or logsum(L, 2) -- after a plain write, once
 -- Drop the items no longer counting at eff: at ≤ eff − window.
 local cutoff = eff - window
 while L.head < L.next and logitem(L, L.head)[1] <= cutoff do
@@ -33,15 +29,8 @@ else
   -- The oldest admissions, in order, must free recent + cost − limit:
   -- the wait is until the one that completes it stops counting.
   outcome = REJECTED
-  local need, freed = recent + cost - limit, 0
-  for s = L.head, L.next - 1 do
-    local it = logitem(L, s)
-    freed = freed + it[2]
-    if freed >= need then
-      retry = window - (eff - it[1]) + eff - now
-      break
-    end
-  end
+  local it = freeing(L, recent + cost - limit)
+  retry = window - (eff - it[1]) + eff - now
 end
 save({'last'}, {eff})
 logsave(L, {'_sum', int(recent)})
