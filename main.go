@@ -178,10 +178,10 @@ func failed(st *redisstore.Store) error {
 	return st.Flush()
 }
 
-// pipelined is how many script calls run and check send to Redis at once:
-// nothing waits on a verdict there (the lane's answer is memory's, Redis's
-// checked against it), so a round trip a decision would only be slow. The
-// explorer sends each decision's at once.
+// pipelined is how many script calls are sent to Redis at once: nothing
+// waits on a verdict (the lane's answer is memory's, Redis's checked
+// against it when its batch returns), so a round trip a decision would
+// only be slow. The explorer's view of a key sends the batch first.
 const pipelined = 256
 
 // errHelp asks for the usage text on stdout, with exit status 0.
@@ -416,6 +416,12 @@ func check(args []string, stdout, stderr io.Writer) error {
 		if err == nil {
 			err = failed(st)
 		}
+		if err != nil && failed(st) != nil {
+			// The store failed: the scenarios after this one cannot run
+			// on it, and each would only say so again.
+			fmt.Fprintln(stderr, "ratelab:", oneLine(failed(st).Error()))
+			return brokenFiles{broken + 1}
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "ratelab:", oneLine(err.Error()))
 			broken++
@@ -471,6 +477,7 @@ func explore(name string, store storeFlag, stdout io.Writer) error {
 	}
 	if st != nil {
 		defer st.Close()
+		st.Pipeline(pipelined)
 	}
 	if err := ui.Run(s, ui.Options{About: true, Output: stdout, Store: backend}); err != nil {
 		return err

@@ -71,3 +71,24 @@ traffic:
 		}
 	}
 }
+
+// TestStoreFailureStopsCheck: a store that fails on one scenario (here a
+// resetting window whose attempts' count would pass 2^53 in Lua, which no
+// policy bound can foresee) stops check there with one line and exit 2:
+// the scenarios after it are not run on a failed store, each to say so
+// again.
+func TestStoreFailureStopsCheck(t *testing.T) {
+	grow := writeFile(t, "grow.yaml", `title: a count past 2^53
+limiters:
+  - {name: grow, algorithm: resetting-window, limit: 1099511627776, window: 4ms}
+traffic:
+  - {every: 1ms, until: 9s, cost: 1099511627776}
+`)
+	for _, url := range storeURLs(t) {
+		code, out, errs := ratelab(t, "check", "--store", url, grow, "boundary", "dashboard")
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "lane grow, key default, at 8.191s") ||
+			!strings.Contains(errs, "reaches 2^53") || strings.Contains(out, "boundary") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", url, code, out, errs)
+		}
+	}
+}

@@ -1,10 +1,13 @@
 package redisstore
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"ratelab/algorithms"
 )
@@ -124,17 +127,25 @@ func (l *Limiter) own() bool {
 	if l.st.Flush() != nil {
 		return false
 	}
-	if _, err := l.st.ClearLane(l.lane); err != nil {
-		l.st.fail(err)
-		return false
-	}
+	// The lane's hashes can only be those of the keys numbered (the lane
+	// was cleared when its first limiter was made): each is written again,
+	// or deleted where this instance has no state, in one pipeline.
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(l.ids.Len())*time.Millisecond)
+	defer cancel()
+	pipe := l.st.client.Pipeline()
 	codec := l.shadow.(algorithms.StateCodec)
 	for k := range l.ids.All {
 		if st, ok := codec.ExportKey(k); ok {
-			if err := l.write(k, st); err != nil {
+			if err := l.queueWrite(ctx, pipe, k, st); err != nil {
 				return false
 			}
+		} else {
+			pipe.Unlink(ctx, HashKey(l.lane, k.String()))
 		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		l.st.fail(fmt.Errorf("lane %s: writing its states back: %w", l.lane, l.st.explain(err)))
+		return false
 	}
 	l.st.wrote(l.lane, &l.seen)
 	return true
@@ -148,6 +159,19 @@ func (l *Limiter) own() bool {
 func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
 	ctx, cancel := l.st.ctx()
 	defer cancel()
+	pipe := l.st.client.Pipeline()
+	if err := l.queueWrite(ctx, pipe, key, st); err != nil {
+		return err
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
+		return err
+	}
+	return nil
+}
+
+// queueWrite adds write's commands to pipe.
+func (l *Limiter) queueWrite(ctx context.Context, pipe redis.Pipeliner, key algorithms.Key, st algorithms.State) error {
 	hash := HashKey(l.lane, key.String())
 	fields := make([]any, 0, 2*len(st.Fields)+4+2*len(st.Log))
 	for i, name := range l.form.Fields {
@@ -166,14 +190,9 @@ func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
 		}
 		fields = append(fields, name+".head", 0, name+".next", k)
 	}
-	pipe := l.st.client.TxPipeline()
 	pipe.Del(ctx, hash)
 	pipe.HSet(ctx, hash, fields...)
 	pipe.PExpire(ctx, hash, gcTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
-		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
-		return err
-	}
 	return nil
 }
 
@@ -325,8 +344,7 @@ func (l *Limiter) ForgetKey(key algorithms.Key) {
 func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	hash := HashKey(l.lane, key)
 	v := algorithms.StoreView{Store: "redis " + l.st.where, Key: hash}
-	if l.own() && l.st.Flush() == nil {
-		k, _ := l.ids.Lookup(key)
+	if k, numbered := l.ids.Lookup(key); numbered && l.own() && l.st.Flush() == nil {
 		st, found, err := l.read(k)
 		switch {
 		case err != nil:

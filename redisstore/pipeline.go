@@ -52,29 +52,48 @@ func (s *Store) run(c *scriptCall) {
 }
 
 // Flush sends the queued calls and checks their replies, returning the
-// store's failure if it has one. A call the server refused with NOSCRIPT
-// (its script cache flushed, or a new server) is made again, in order,
-// loading its script.
+// store's failure if it has one. The calls the server refused with
+// NOSCRIPT (its script cache flushed, or a new server) are made again, in
+// order, loading their scripts; if a later call on the same hash ran
+// meanwhile (another client loaded the script again), the order is lost
+// and the store fails, saying so.
 func (s *Store) Flush() error {
-	if len(s.queued) == 0 || s.err != nil {
+	defer func() {
+		clear(s.queued)
 		s.queued = s.queued[:0]
+	}()
+	if len(s.queued) == 0 || s.err != nil {
 		return s.err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(len(s.queued))*time.Millisecond)
 	defer cancel()
 	s.pipe.Exec(ctx) // each call's error is its own, read below
+	refused := map[string]bool{} // hashes with a call refused by NOSCRIPT
 	for _, c := range s.queued {
-		if err := c.cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		noScript := isNoScript(c.cmd.Err())
+		if !noScript && refused[c.hash] {
+			s.fail(fmt.Errorf("lane %s, key %s, at %s: the server's scripts were flushed while a batch of calls ran, and loaded again by another client before it ended: the calls on this key ran out of order; run again",
+				c.lane, c.key, algorithms.FormatSeconds(c.now)))
+			return s.err
+		}
+		if noScript {
+			refused[c.hash] = true
+		}
+	}
+	for _, c := range s.queued {
+		if isNoScript(c.cmd.Err()) {
+			ctx, cancel := s.ctx()
 			c.cmd = c.script.lua.Run(ctx, s.client, []string{c.hash}, c.args...)
+			cancel()
 		}
 		if !s.check(c, c.cmd) {
 			break
 		}
 	}
-	clear(s.queued)
-	s.queued = s.queued[:0]
 	return s.err
 }
+
+func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
 
 // check fails the store if c's reply is an error or differs from the
 // verdict memory gave; it reports whether all is well.
@@ -85,7 +104,7 @@ func (s *Store) check(c *scriptCall, cmd *redis.Cmd) bool {
 		return false
 	}
 	if len(reply) != 3 || reply[0] != c.want[0] || reply[1] != c.want[1] || reply[2] != c.want[2] {
-		s.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s answered %v (outcome, delay, retry after), memory %v",
+		s.fail(fmt.Errorf("lane %s, key %s, at %s: Redis's %s answered %v (outcome, delay, retry after), memory %v (is another ratelab running a lane of this name on this database?)",
 			c.lane, c.key, algorithms.FormatSeconds(c.now), c.script.file, reply, c.want))
 		return false
 	}
