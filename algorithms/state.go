@@ -1,6 +1,9 @@
 package algorithms
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // StateForm names the whole numbers a key's state is written as, for a
 // store outside the process (package redisstore keeps them in one Redis
@@ -130,5 +133,11 @@ type StoreView struct {
 // Inspector is a Limiter whose state lives in a store outside the
 // process (package redisstore), which can show where a key's is.
 type Inspector interface {
+	// Inspect is where key's state is, as the store holds it now.
 	Inspect(key string) StoreView
+	// Hold makes the store hold this limiter's states as of now: an
+	// instance rewound from a checkpoint writes its keys back, writes in
+	// flight that have landed by now are written. Then what the store
+	// holds is what the limiter shows.
+	Hold(now time.Duration)
 }

@@ -771,6 +771,19 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	return algorithms.StoreView{}
 }
 
+// Hold makes a store outside the process hold the lane's shared state as
+// of now: a racy store's writes landed by now are written first.
+func (l *Limiter) Hold(now time.Duration) {
+	in, ok := l.gws[0].(algorithms.Inspector)
+	if !ok {
+		return
+	}
+	if l.cfg.store() == Racy {
+		l.land(l.gws[0], now)
+	}
+	in.Hold(now)
+}
+
 // Clone copies every gateway, the yardstick and the route's position.
 func (l *Limiter) Clone() algorithms.Limiter {
 	c := *l

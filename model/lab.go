@@ -496,6 +496,15 @@ func (l *Lab) moveLive(pos int) {
 			l.live.decideInto(lane, r, &l.lastDecisions[lane])
 		}
 	}
+	if l.store != nil {
+		// A store outside the process holds what the lab shows: the live
+		// lanes' states at the clock, not the frontier's ahead of it.
+		for _, lim := range l.live.limiters {
+			if in, ok := lim.(algorithms.Inspector); ok {
+				in.Hold(l.now)
+			}
+		}
+	}
 }
 
 // Stats are lane's totals over the decided requests (the first Pos: those

@@ -7,6 +7,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 
+	"ratelab/algorithms"
 	"ratelab/redisstore"
 	"ratelab/scenarios"
 )
@@ -66,6 +67,25 @@ func TestLabOnAStore(t *testing.T) {
 				}
 				if x, y := fmt.Sprint(mem.Snapshot(lane, key)), fmt.Sprint(red.Snapshot(lane, key)); x != y {
 					t.Fatalf("%s, step %d, lane %d: snapshot %s, in memory %s", name, step, lane, y, x)
+				}
+				// Every plain lane's hash holds the live state at the
+				// clock, focused or not, as a client reading the server
+				// (not through the lab) sees it: its scalar fields here.
+				if def := mem.Lanes()[lane]; def.Fleet.Plain() {
+					k, _ := mem.live.keys.Lookup(key)
+					st, ok := mem.live.limiters[lane].(algorithms.StateCodec).ExportKey(k)
+					var got, want []string
+					for i, f := range def.Policy.StateForm().Fields {
+						if v := mini.HGet(redisstore.HashKey(def.Name, key), f); v != "" {
+							got = append(got, f+" "+v)
+						}
+						if ok {
+							want = append(want, fmt.Sprintf("%s %d", f, st.Fields[i]))
+						}
+					}
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Fatalf("%s, step %d, lane %s: Redis holds %v, the lab shows %v", name, step, def.Name, got, want)
+					}
 				}
 			}
 		}

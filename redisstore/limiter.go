@@ -365,6 +365,15 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	return v
 }
 
+// Hold makes Redis hold this instance's states (see algorithms.Inspector):
+// written back if another instance wrote the lane since, the calls queued
+// sent.
+func (l *Limiter) Hold(time.Duration) {
+	if l.own() {
+		l.st.Flush()
+	}
+}
+
 // String is the call as redis-cli would send it: the script by its SHA
 // (and file), or the write.
 func (c call) String(hash string) string {
