@@ -479,7 +479,11 @@ func explore(name string, store storeFlag, stdout io.Writer) error {
 		defer st.Close()
 		st.Pipeline(pipelined)
 	}
-	if err := ui.Run(s, ui.Options{About: true, Output: stdout, Store: backend}); err != nil {
+	opts := ui.Options{About: true, Output: stdout, Store: backend}
+	if st != nil {
+		opts.StoreName = "redis " + st.Where()
+	}
+	if err := ui.Run(s, opts); err != nil {
 		return err
 	}
 	return failed(st)

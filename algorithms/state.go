@@ -138,6 +138,7 @@ type Inspector interface {
 	// Hold makes the store hold this limiter's states as of now: an
 	// instance rewound from a checkpoint writes its keys back, writes in
 	// flight that have landed by now are written. Then what the store
-	// holds is what the limiter shows.
-	Hold(now time.Duration)
+	// holds is what the limiter shows. It returns the store's failure, if
+	// it has failed (then the limiter decides in memory only).
+	Hold(now time.Duration) error
 }

@@ -773,15 +773,15 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 
 // Hold makes a store outside the process hold the lane's shared state as
 // of now: a racy store's writes landed by now are written first.
-func (l *Limiter) Hold(now time.Duration) {
+func (l *Limiter) Hold(now time.Duration) error {
 	in, ok := l.gws[0].(algorithms.Inspector)
 	if !ok {
-		return
+		return nil
 	}
 	if l.cfg.store() == Racy {
 		l.land(l.gws[0], now)
 	}
-	in.Hold(now)
+	return in.Hold(now)
 }
 
 // Clone copies every gateway, the yardstick and the route's position.

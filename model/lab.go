@@ -72,6 +72,7 @@ type Lab struct {
 	peakChoice time.Duration // the peak window asked for; 0 for the default
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 	store      Store         // keeps the lanes' state; nil: memory
+	storeErr   error         // the store's failure, once it has failed
 
 	keys     interned[string]
 	baseKeys int      // keys.list[:baseKeys] are the scenario's; later ones were fired
@@ -501,7 +502,9 @@ func (l *Lab) moveLive(pos int) {
 		// lanes' states at the clock, not the frontier's ahead of it.
 		for _, lim := range l.live.limiters {
 			if in, ok := lim.(algorithms.Inspector); ok {
-				in.Hold(l.now)
+				if err := in.Hold(l.now); err != nil {
+					l.storeErr = err
+				}
 			}
 		}
 	}
@@ -518,15 +521,23 @@ func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
 }
 
 // StoreView is where lane keeps key's state outside the process, as it is
-// at the clock; false for a lane whose state is in memory.
+// at the clock; false for a lab whose lanes keep their state in memory. A
+// lane of a lab on a store that keeps its own state in memory (gateways
+// with their own, a synced store's views) has a view with no Store.
 func (l *Lab) StoreView(lane int, key string) (algorithms.StoreView, bool) {
-	in, ok := l.live.limiters[lane].(algorithms.Inspector)
-	if !ok {
+	if l.store == nil {
 		return algorithms.StoreView{}, false
 	}
-	v := in.Inspect(key)
-	return v, v.Store != ""
+	if in, ok := l.live.limiters[lane].(algorithms.Inspector); ok {
+		return in.Inspect(key), true
+	}
+	return algorithms.StoreView{}, true
 }
+
+// StoreFailure is the failure of the store the lanes keep their state in,
+// once it has failed: from then on they decide in memory only, for the
+// rest of the session.
+func (l *Lab) StoreFailure() error { return l.storeErr }
 
 // StateBytes is about how many bytes lane's state takes at the clock (every
 // key's state, logged admissions and waiting requests included), as if

@@ -368,10 +368,11 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 // Hold makes Redis hold this instance's states (see algorithms.Inspector):
 // written back if another instance wrote the lane since, the calls queued
 // sent.
-func (l *Limiter) Hold(time.Duration) {
+func (l *Limiter) Hold(time.Duration) error {
 	if l.own() {
 		l.st.Flush()
 	}
+	return l.st.err
 }
 
 // String is the call as redis-cli would send it: the script by its SHA

@@ -39,8 +39,10 @@ type Options struct {
 	Input  io.Reader
 	Output io.Writer
 	// Store keeps the lanes' state (ratelab --store); nil: memory. The
-	// why panel then shows where the focused key's state is kept.
-	Store model.Store
+	// why panel then shows where the focused key's state is kept, and the
+	// header StoreName ("redis 127.0.0.1:6379/0").
+	Store     model.Store
+	StoreName string
 }
 
 // Run opens the explorer on s and returns when the learner quits. The

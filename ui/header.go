@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -31,6 +32,16 @@ func (a *App) headerBlock(w, h int) []string {
 	step := st.muted.Render(" · step ") + secs(a.step())
 	fires := "key " + key + ", cost " + st.key.Render(itoa(a.cost))
 	right := st.muted.Render("· " + requestsText(lab.Len(), lab.FiredCount()))
+	switch {
+	case lab.StoreFailure() != nil:
+		right = st.rejected.Render("⚠ store failed: in memory only (e)") + " " + right
+	case a.opts.StoreName != "":
+		where := a.opts.StoreName // "redis 127.0.0.1:6379/0"
+		if w < 110 {
+			where, _, _ = strings.Cut(where, " ") // the why panel names it whole
+		}
+		right = st.muted.Render("· in "+where+" ") + right
+	}
 	left := first([]string{
 		play + step + st.muted.Render(" · space fires ") + fires,
 		play + step + st.muted.Render(" · fires ") + fires,

@@ -263,7 +263,11 @@ func (a *App) panelText(w int) string {
 		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
 		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+d.Explain(), w) + "\n")
 		b.WriteString(hanging("    ", replyTexts(st, v.policy, v.last, v.now)[0], w) + "\n")
-		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n\n")
+		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n")
+		for _, t := range storeTexts(v) {
+			b.WriteString(st.muted.Render(hanging("    ", strings.TrimSpace(t), w)) + "\n")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString(st.muted.Render("e or esc returns to the lab · ↑/↓ pgup/pgdn scroll"))
 	return b.String()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
+	"ratelab/fleet"
 	"ratelab/model"
 )
 
@@ -96,10 +98,16 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(st.muted.Render("  each gateway: "+strings.Join(parts, " · ")), w))
 		rest--
 	}
-	if v.hasStore && rest > 0 {
-		for _, l := range storeLines(st, v.store, w, min(rest, 3)) {
-			lines = append(lines, l)
-			rest--
+	if store := storeTexts(v); len(store) > 0 {
+		if rest > 0 {
+			for _, l := range storeLines(st, store, w, min(rest, 3)) {
+				lines = append(lines, l)
+				rest--
+			}
+		} else if h >= 3 {
+			// No row left: where the state is outside the process is what
+			// --store came for; the reply's verdict is in the explanation.
+			lines[len(lines)-1] = storeLines(st, store, w, 1)[0]
 		}
 	}
 	if rest <= 0 || others == 0 {
@@ -134,23 +142,35 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	return lines
 }
 
-// storeLines show, in at most h lines of width w, where the focused lane
-// keeps the key's state outside the process: the store's key and what it
-// holds now, the call that last changed it, or the store's failure.
-func storeLines(st *styles, v algorithms.StoreView, w, h int) []string {
-	var text []string
-	if v.Err != nil {
-		text = append(text, "  "+v.Store+" failed, so this lane decides in memory only: "+v.Err.Error())
-	} else {
-		held := "(no such key)"
-		if len(v.Contents) > 0 {
-			held = strings.Join(v.Contents, " · ")
-		}
-		text = append(text, "  "+v.Store+" · HGETALL "+v.Key+" → "+held)
-		if v.Last != "" {
-			text = append(text, "  last call: "+v.Last)
-		}
+// storeTexts say where the focused lane keeps the key's state outside the
+// process (ratelab --store): the store's key and what it holds, as the
+// last call left it, and that call; or that the lane keeps its state in
+// memory; or the store's failure. None without a store.
+func storeTexts(v laneView) []string {
+	s := v.store
+	switch {
+	case !v.hasStore:
+		return nil
+	case s.Err != nil:
+		return []string{"  the store failed, so every lane decides in memory only for the rest of the session (restart ratelab to use it again): " + s.Err.Error()}
+	case s.Store == "":
+		mode := cmp.Or(v.fleet.Store, fleet.Local)
+		return []string{"  not in the store: this lane's gateways keep their own state in memory (store: " + string(mode) + ")"}
 	}
+	held := "(no such key)"
+	if len(s.Contents) > 0 {
+		held = strings.Join(s.Contents, " · ") + " (as its last call left it)"
+	}
+	text := []string{"  " + s.Store + " · HGETALL " + s.Key + " → " + held}
+	if s.Last != "" {
+		text = append(text, "  last call: "+s.Last)
+	}
+	return text
+}
+
+// storeLines are text (storeTexts) in at most h lines of width w, the
+// first text given all but a line for each that follows.
+func storeLines(st *styles, text []string, w, h int) []string {
 	var lines []string
 	for _, t := range text {
 		for _, l := range wrap(t, w, max(h-len(lines)-(len(text)-1), 1)) {
