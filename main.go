@@ -34,25 +34,27 @@ import (
 const usage = `ratelab — explore rate-limiting algorithms side by side
 
 usage:
-  ratelab [--store URL] [SCENARIO]  open the explorer (default: %s)
+  ratelab [SCENARIO]            open the explorer (default: %s)
   ratelab list                  list the canned scenarios
   ratelab show NAME             print a canned scenario's YAML
   ratelab run [flags] SCENARIO  print every lane's decision on every request
-      --format table|json|summary   (default table)
-      --by-key                      with --format summary: one row per lane per key
-      --until DURATION              stop before the first request at or after it
-      --peak-window DURATION        window of the "peak" statistic (default: longest lane window)
-      --store URL                   decide in Redis (below)
-  ratelab check [--store URL] SCENARIO...
-                                run the scenarios' expectations; exit 1 if any fails
+    --format table|json|summary   the output (default table)
+    --by-key                      with summary: a row per lane and key
+    --until DURATION              stop before the first request at or after it
+    --peak-window DURATION        the window of "peak" (default: the longest
+                                  lane window)
+  ratelab check SCENARIO...     run the scenarios' expectations; exit 1 if
+                                any fails
 
 SCENARIO is a canned scenario's name or the path of a YAML file. Flags may
 come before or after it; -- ends the flags. A DURATION is written as in a
 scenario file, with a unit: 61s, 1m1s, 500ms.
 
---store redis://[:PASSWORD@]HOST:PORT/DB (or redis-cluster://HOST:PORT) has
-every lane decide in that Redis, by one Lua script a request, under keys
-rl:v1:{LANE:KEY}; the password may instead be in REDIS_PASSWORD.
+--store URL, on the explorer, run and check, keeps the lanes' state in Redis
+and has it decide each request, by one Lua script, under keys rl:v1:{LANE:KEY}:
+redis://[:PASSWORD@]HOST[:PORT][/DB] (port 6379, database 0 if left out), or
+redis-cluster://HOST:PORT[,HOST:PORT...]; the password may instead be in
+REDIS_PASSWORD.
 `
 
 // errUsage marks bad input: exit status 2.

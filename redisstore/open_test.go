@@ -48,6 +48,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"http://127.0.0.1:6379/0", `unknown scheme "http"`},
 		{"redis://127.0.0.1:6379/zero", `the database "zero" is not a number`},
 		{"redis://" + refused + "/0", "refused the connection: is redis-server running there?"},
+		{"redis://127.0.0.1:6379/0?db=1", "no ?query"},
+		{"redis://:pw/x@127.0.0.1:6379/0", "%-encoded"},
 		{"redis://" + hang.Addr().String() + "/0", "did not answer within 2s"},
 		{"redis://" + locked.Addr() + "/0", "give the password in the URL"},
 		{"redis://:wrong-pw@" + locked.Addr() + "/0", "give the password in the URL"},
@@ -157,5 +159,20 @@ func TestServerGoesAway(t *testing.T) {
 	}
 	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "lane g, key k") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Err %v, want one line naming lane g and key k", err)
+	}
+}
+
+// TestWithPort: a URL's host without a port means Redis's 6379.
+func TestWithPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1":      "127.0.0.1:6379",
+		"127.0.0.1:7000": "127.0.0.1:7000",
+		"localhost":      "localhost:6379",
+		"[::1]":          "[::1]:6379",
+		"[::1]:7000":     "[::1]:7000",
+	} {
+		if got := withPort(in); got != want {
+			t.Errorf("withPort(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -102,11 +102,11 @@ func Check(p algorithms.Policy, until time.Duration) error {
 	if d := p.MaxDelay(); d > 0 && d != algorithms.Never {
 		reach = max(reach, d)
 	}
-	qs := append([]quantity{sum("the scenario's end plus twice the policy's horizon, in ns",
+	qs := append([]quantity{sum("the scenario's end plus twice how long the policy remembers (its horizon), in ns",
 		product("", int64(until)), product("", 2, int64(reach)))}, s.bounds(p)...)
 	for _, q := range qs {
 		if q.v.Cmp(big.NewInt(MaxExact)) >= 0 {
-			return fmt.Errorf("%s is %s, past 2^53 (%d), the largest whole number Lua computes exactly: Redis cannot decide this lane exactly",
+			return fmt.Errorf("%s is %s, past 2^53 (%d), the largest whole number Lua computes exactly, so Redis cannot decide this lane exactly: make it smaller, or run the lane without --store",
 				q.what, q.v, int64(MaxExact))
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -84,16 +85,20 @@ type Store struct {
 	queued []*scriptCall
 }
 
-// Open connects to the server at rawURL: redis://[:PASSWORD@]HOST:PORT[/DB]
-// for one server, redis-cluster://[:PASSWORD@]HOST:PORT[,HOST:PORT...] for a
-// cluster (any of its nodes). A password missing from the URL is taken from
+// Open connects to the server at rawURL: redis://[:PASSWORD@]HOST[:PORT][/DB]
+// for one server (port 6379 and database 0 when left out),
+// redis-cluster://[:PASSWORD@]HOST:PORT[,HOST:PORT...] for a cluster (any
+// of its nodes). A password missing from the URL is taken from
 // REDIS_PASSWORD. It fails within a few seconds if the server is down,
 // refuses, does not answer, or wants a password it was not given; its
 // errors never show the password.
 func Open(rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("store %q: want redis://HOST:PORT/DB or redis-cluster://HOST:PORT,HOST:PORT", redact(rawURL))
+		return nil, fmt.Errorf("store %q: want redis://HOST:PORT/DB or redis-cluster://HOST:PORT,HOST:PORT (a password with @ : / # ? in it %%-encoded, or in REDIS_PASSWORD instead)", redact(rawURL))
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, fmt.Errorf("store %s: a URL with no ?query or #fragment, such as redis://127.0.0.1:6379/0", redact(rawURL))
 	}
 	s := &Store{lanes: map[string]uint64{}, last: map[string]call{}}
 	password, _ := u.User.Password()
@@ -109,13 +114,16 @@ func Open(rawURL string) (*Store, error) {
 				return nil, fmt.Errorf("store %s: the database %q is not a number", redact(rawURL), p)
 			}
 		}
-		s.where = fmt.Sprintf("%s/%d", u.Host, db)
-		s.client = redis.NewClient(&redis.Options{Addr: u.Host, Username: user, Password: password, DB: db,
+		s.where = fmt.Sprintf("%s/%d", withPort(u.Host), db)
+		s.client = redis.NewClient(&redis.Options{Addr: withPort(u.Host), Username: user, Password: password, DB: db,
 			DialTimeout: Timeout, ReadTimeout: Timeout, WriteTimeout: Timeout, MaxRetries: -1,
 			PoolSize: 2, ContextTimeoutEnabled: true, DisableIdentity: true, Protocol: 2})
 	case "redis-cluster":
 		addrs := strings.Split(u.Host, ",")
-		s.where, s.cluster = "cluster "+u.Host, true
+		for i, a := range addrs {
+			addrs[i] = withPort(a)
+		}
+		s.where, s.cluster = "cluster "+strings.Join(addrs, ","), true
 		s.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, Username: user, Password: password,
 			DialTimeout: Timeout, ReadTimeout: Timeout, WriteTimeout: Timeout, MaxRetries: -1, MaxRedirects: 3,
 			PoolSize: 2, ContextTimeoutEnabled: true, DisableIdentity: true, Protocol: 2})
@@ -129,6 +137,14 @@ func Open(rawURL string) (*Store, error) {
 		return nil, s.explain(err)
 	}
 	return s, nil
+}
+
+// withPort is host:port, port 6379 if host has none.
+func withPort(hostPort string) string {
+	if _, _, err := net.SplitHostPort(hostPort); err != nil {
+		return net.JoinHostPort(strings.Trim(hostPort, "[]"), "6379")
+	}
+	return hostPort
 }
 
 // Where names the server without its password: "127.0.0.1:6379/0", or
@@ -163,6 +179,9 @@ func (s *Store) explain(err error) error {
 		return fmt.Errorf("redis at %s did not answer within %s", s.where, Timeout)
 	case strings.Contains(msg, "connection refused"):
 		return fmt.Errorf("redis at %s refused the connection: is redis-server running there?", s.where)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(msg, "connection reset") ||
+		strings.Contains(msg, "broken pipe") || errors.Is(err, redis.ErrClosed):
+		return fmt.Errorf("redis at %s closed the connection (did it stop?)", s.where)
 	}
 	return fmt.Errorf("redis at %s: %s", s.where, firstLine(msg))
 }
