@@ -8,8 +8,8 @@
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //
 // SCENARIO is a canned scenario's name or a YAML file's path. With
-// --store redis://HOST:PORT/DB, the explorer, run and check have every lane
-// decide in that Redis server (package redisstore).
+// --store redis://HOST:PORT/DB, the explorer, run and check keep the lanes'
+// state in that Redis server and have it decide (package redisstore).
 package main
 
 import (

@@ -67,7 +67,7 @@ func (s *Store) Flush() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(len(s.queued))*time.Millisecond)
 	defer cancel()
-	s.pipe.Exec(ctx) // each call's error is its own, read below
+	s.pipe.Exec(ctx)             // each call's error is its own, read below
 	refused := map[string]bool{} // hashes with a call refused by NOSCRIPT
 	for _, c := range s.queued {
 		noScript := isNoScript(c.cmd.Err())
