@@ -158,8 +158,8 @@ func (f *storeFlag) flag() flagDef {
 	}}
 }
 
-// open connects to the store, or returns nils without --store. The
-// caller closes it.
+// open connects to the store, its calls pipelined, or returns nils
+// without --store. The caller closes it (closeStore).
 func (f storeFlag) open() (*redisstore.Store, model.Store, error) {
 	if f.url == "" {
 		return nil, nil, nil
@@ -168,7 +168,15 @@ func (f storeFlag) open() (*redisstore.Store, model.Store, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	st.Pipeline(pipelined)
 	return st, st.Maker, nil
+}
+
+// closeStore closes st, if there is one.
+func closeStore(st *redisstore.Store) {
+	if st != nil {
+		st.Close()
+	}
 }
 
 // failed is the store's failure, if it has one, once the calls still
@@ -335,10 +343,7 @@ func runCommand(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if st != nil {
-		defer st.Close()
-		st.Pipeline(pipelined)
-	}
+	defer closeStore(st)
 	opt := model.Options{Until: until, PeakWindow: peak, Store: backend}
 	// A store that failed stops the run at the next record.
 	stopped := func(emit func(model.Record) error) func(model.Record) error {
@@ -404,10 +409,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if st != nil {
-		defer st.Close()
-		st.Pipeline(pipelined)
-	}
+	defer closeStore(st)
 	failures, broken := 0, 0
 	for _, arg := range args {
 		s, err := scenarios.Open(arg)
@@ -477,10 +479,7 @@ func explore(name string, store storeFlag, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if st != nil {
-		defer st.Close()
-		st.Pipeline(pipelined)
-	}
+	defer closeStore(st)
 	opts := ui.Options{About: true, Output: stdout, Store: backend}
 	if st != nil {
 		opts.StoreName = "redis " + st.Where()
