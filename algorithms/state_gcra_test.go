@@ -2,84 +2,9 @@ package algorithms
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 )
-
-// gcraFamily are the algorithms whose state forms this file tests: GCRA and
-// its libraries (redis_rate, redis-cell), and nginx's limit_req.
-var gcraFamily = []Algorithm{GCRA, RedisRate, RedisCell, NginxLimitReq}
-
-// TestGCRAFamilyStateRoundTrip: after every request of random traffic on
-// several keys, each key's state written and read back into another
-// limiter writes the same, and that limiter decides the next request as
-// the original does.
-func TestGCRAFamilyStateRoundTrip(t *testing.T) {
-	extra := []Policy{
-		{Algorithm: GCRA, Burst: 3, Rate: Rate{7, time.Second}},
-		{Algorithm: RedisRate, Burst: 1, Rate: Rate{3, 700 * time.Millisecond}},
-		{Algorithm: RedisCell, CountPerPeriod: 7, Period: time.Second},
-		{Algorithm: RedisCell, MaxBurst: 4, CountPerPeriod: 3, Period: 2 * time.Second},
-		{Algorithm: NginxLimitReq, Rate: Rate{30, time.Minute}, Burst: 3},
-		{Algorithm: NginxLimitReq, Rate: Rate{7, time.Second}, Burst: 5, Delay: 2},
-		{Algorithm: NginxLimitReq, Rate: Rate{2, time.Second}, Burst: 4, NoDelay: true},
-	}
-	for _, a := range gcraFamily {
-		r := rand.New(rand.NewPCG(11, uint64(len(a))))
-		ps := []Policy{}
-		for _, p := range extra {
-			if p.Algorithm == a {
-				ps = append(ps, p)
-			}
-		}
-		for range 40 {
-			ps = append(ps, randPolicy(r, a))
-		}
-		for _, p := range ps {
-			if err := gcraFamilyRoundTrip(r, p); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-		}
-	}
-}
-
-func gcraFamilyRoundTrip(r *rand.Rand, p Policy) error {
-	ks := NewKeys()
-	orig, err := NewWithKeys(p, ks)
-	if err != nil {
-		return err
-	}
-	copied, err := NewWithKeys(p, ks)
-	if err != nil {
-		return err
-	}
-	a, b := orig.(StateCodec), copied.(StateCodec)
-	keys := []Key{ks.Key("alice"), ks.Key("bob"), ks.Key("carol")}
-	for i, q := range randTrace(r, p, 300, true) {
-		k := keys[r.IntN(len(keys))]
-		st, ok := a.ExportKey(k)
-		if ok {
-			if err := b.ImportKey(k, st); err != nil {
-				return fmt.Errorf("request %d: state %v of the limiter's own refused: %v", i, st, err)
-			}
-			back, ok := b.ExportKey(k)
-			if !ok || fmt.Sprint(back) != fmt.Sprint(st) {
-				return fmt.Errorf("request %d: state %v read back as %v", i, st, back)
-			}
-		} else if _, ok := b.ExportKey(k); ok {
-			return fmt.Errorf("request %d: key %s has a state in the copy only", i, k)
-		}
-		want := orig.DecideKey(q.at, k, q.cost)
-		got := copied.DecideKey(q.at, k, q.cost)
-		if got.Outcome != want.Outcome || got.Delay != want.Delay || got.RetryAfter != want.RetryAfter {
-			return fmt.Errorf("request %d (at %s cost %d) after importing %v: %s delay %s retry %s, the original %s delay %s retry %s",
-				i, FormatSeconds(q.at), q.cost, st, got.Outcome, got.Delay, got.RetryAfter, want.Outcome, want.Delay, want.RetryAfter)
-		}
-	}
-	return nil
-}
 
 // TestGCRAFamilyStateRefused: a state no limiter of the policy can be in is
 // refused, with a reason.
@@ -116,17 +41,7 @@ func TestGCRAFamilyStateRefused(t *testing.T) {
 		{ngx, []int64{1, 0, 8, 7_999_999}, "last_ms 8"},
 		{ngx, []int64{1, 0, 0, -1}, "latest -1"},
 	} {
-		l, err := NewWithKeys(c.p, NewKeys())
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = l.(StateCodec).ImportKey(Key{name: "k", id: 0}, State{Fields: c.st})
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s: state %v refused: %v", c.p, c.st, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s: state %v: error %v, want one saying %q", c.p, c.st, err, c.want)
-		}
+		checkImport(t, c.p, State{Fields: c.st}, c.want)
 	}
 }
 

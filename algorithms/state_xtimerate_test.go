@@ -3,101 +3,11 @@ package algorithms
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
 )
-
-// xtimerateStatePolicies: both lanes, max_wait, burst 0 and 1, odd rates.
-var xtimerateStatePolicies = []Policy{
-	{Algorithm: XTimeRate, Burst: 10, Rate: Rate{5, sec}},
-	{Algorithm: XTimeRate, Burst: 1, Rate: Rate{7, sec}},
-	{Algorithm: XTimeRate, Burst: 0, Rate: Rate{7, sec}},
-	{Algorithm: XTimeRate, Burst: 5, Rate: Rate{3, 700 * ms}},
-	{Algorithm: XTimeRate, Burst: 1000, Rate: Rate{333, time.Minute}},
-	{Algorithm: XTimeRate, Burst: 3, Rate: Rate{1000000007, sec}},
-	{Algorithm: XTimeRateReserve, Burst: 10, Rate: Rate{5, sec}},
-	{Algorithm: XTimeRateReserve, Burst: 0, Rate: Rate{5, sec}},
-	{Algorithm: XTimeRateReserve, Burst: 3, Rate: Rate{3, 700 * ms}},
-	{Algorithm: XTimeRateReserve, Burst: 1, Rate: Rate{7, sec}, MaxWait: 500 * ms},
-	{Algorithm: XTimeRateReserve, Burst: 4, Rate: Rate{3, 700 * ms}, MaxWait: 1999},
-	{Algorithm: XTimeRateReserve, Burst: 100, Rate: Rate{333, time.Minute}, MaxWait: 3 * sec},
-}
-
-// TestXTimeRateStates: after random traffic (late requests, costs past the
-// burst), every key's state encodes, decodes and encodes again
-// alike, and a limiter given those states alone decides the next request
-// as the original, why text included.
-func TestXTimeRateStates(t *testing.T) {
-	for i, p := range xtimerateStatePolicies {
-		t.Run(p.String(), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(i), 17))
-			ks := NewKeys()
-			orig, err := NewWithKeys(p, ks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := []string{"a", "b", "c"}
-			h := max(p.Horizon(), ms)
-			at := time.Duration(0)
-			negative := 0
-			for n := range 800 {
-				at += time.Duration(r.Int64N(int64(h)/3 + 1))
-				now := at
-				if r.IntN(12) == 0 {
-					now = max(0, at-time.Duration(r.Int64N(int64(h)/2+1)))
-				}
-				cost := int64(1)
-				if r.IntN(6) == 0 {
-					cost = 1 + r.Int64N(p.MaxCost()+1)
-				}
-				k := ks.Key(names[r.IntN(len(names))])
-				copied, err := NewWithKeys(p, ks)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, name := range names {
-					kk := ks.Key(name)
-					st, ok := orig.(StateCodec).ExportKey(kk)
-					if !ok {
-						continue
-					}
-					if st.Fields[0] < 0 {
-						negative++
-					}
-					if err := copied.(StateCodec).ImportKey(kk, st); err != nil {
-						t.Fatalf("request %d: key %s: %v (state %v)", n, name, err, st)
-					}
-					again, _ := copied.(StateCodec).ExportKey(kk)
-					if !slices.Equal(again.Fields, st.Fields) || !slices.Equal(again.Log, st.Log) {
-						t.Fatalf("request %d: key %s: %v read back as %v", n, name, st, again)
-					}
-				}
-				want := orig.DecideKey(now, k, cost)
-				got := copied.DecideKey(now, k, cost)
-				if got.Explain() != want.Explain() || got.Outcome != want.Outcome || got.Delay != want.Delay || got.RetryAfter != want.RetryAfter {
-					t.Fatalf("request %d: after import %q, want %q", n, got.Explain(), want.Explain())
-				}
-				// The copy keeps deciding alike (the original's clone beside it).
-				twin := orig.Clone()
-				later := now
-				for range 3 {
-					later += time.Duration(r.Int64N(int64(h)/4 + 1))
-					c := 1 + r.Int64N(p.MaxCost()+1)
-					w, g := twin.DecideKey(later, k, c), copied.DecideKey(later, k, c)
-					if g.Explain() != w.Explain() || g.RetryAfter != w.RetryAfter || g.Delay != w.Delay {
-						t.Fatalf("request %d: later, after import %q, want %q", n, g.Explain(), w.Explain())
-					}
-				}
-			}
-			if p.Algorithm == XTimeRateReserve && p.Burst > 0 && (p.MaxWait == 0 || p.MaxWait >= ms) && negative == 0 {
-				t.Errorf("no state in debt was tried")
-			}
-		})
-	}
-}
 
 // TestXTimeRateLimiterBuilt: the public API puts a Limiter in any state
 // of tokens ≤ burst, debts of every size down to the smallest subnormal
@@ -170,12 +80,7 @@ func TestXTimeRateStatesRejected(t *testing.T) {
 		{capped, []int64{deep, deepE, 0, 0}, false},  // 20s > max_wait
 	}
 	for _, tt := range tests {
-		ks := NewKeys()
-		l, err := NewWithKeys(tt.p, ks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := l.(StateCodec).ImportKey(ks.Key("k"), State{Fields: tt.st}); (err == nil) != tt.ok {
+		if _, _, err := importState(t, tt.p, State{Fields: tt.st}); (err == nil) != tt.ok {
 			t.Errorf("%s: state %v: %v, want ok %v", tt.p, tt.st, err, tt.ok)
 		}
 	}
