@@ -83,7 +83,9 @@ func randomTrace(r *rand.Rand, p algorithms.Policy, n int) []request {
 // replay decides trace on a memory limiter and on one in Redis, failing
 // at the first decision (verdict or why) or state that differs. Halfway,
 // the server's scripts are flushed: the next calls load them again.
-func replay(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []request) {
+// before, if given, runs before each request i of key k.
+func replay(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []request,
+	before ...func(i int, k algorithms.Key, mem algorithms.Limiter, red *Limiter)) {
 	t.Helper()
 	until := trace[len(trace)-1].at + 1
 	for _, r := range trace {
@@ -104,6 +106,9 @@ func replay(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []r
 			st.flushScripts(t)
 		}
 		k := ks.Key(r.key)
+		for _, f := range before {
+			f(i, k, mem, red)
+		}
 		want := mem.DecideKey(r.at, k, r.cost)
 		got := red.DecideKey(r.at, k, r.cost)
 		if err := st.Err(); err != nil {
