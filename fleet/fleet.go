@@ -772,16 +772,31 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 }
 
 // Hold makes a store outside the process hold the lane's shared state as
-// of now: a racy store's writes landed by now are written first.
+// of now, a racy store's writes that have landed by now included (shown,
+// not taken in: the lane takes them in when it next decides, and a clock
+// moved back before them must not have them).
 func (l *Limiter) Hold(now time.Duration) error {
 	in, ok := l.gws[0].(algorithms.Inspector)
 	if !ok {
 		return nil
 	}
-	if l.cfg.store() == Racy {
-		l.land(l.gws[0], now)
+	if err := in.Hold(now); err != nil {
+		return err
 	}
-	return in.Hold(now)
+	for _, w := range l.pending {
+		if w.at > now {
+			break
+		}
+		in.Show(w.key, w.from) // in landing order: the last write wins
+	}
+	return nil
+}
+
+// Show is the shared store's Show.
+func (l *Limiter) Show(key algorithms.Key, src algorithms.Limiter) {
+	if in, ok := l.gws[0].(algorithms.Inspector); ok {
+		in.Show(key, src)
+	}
 }
 
 // Clone copies every gateway, the yardstick and the route's position.

@@ -144,7 +144,7 @@ func (l *Limiter) own() bool {
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		l.st.fail(fmt.Errorf("lane %s: writing its states back: %w", l.lane, l.st.explain(err)))
+		l.st.fail(fmt.Errorf("lane %s: %w", l.lane, l.st.explain(err)))
 		return false
 	}
 	l.st.wrote(l.lane, &l.seen)
@@ -337,14 +337,14 @@ func (l *Limiter) ForgetKey(key algorithms.Key) {
 	delete(l.st.last, hash)
 }
 
-// Inspect reads key's hash as it is now, after writing back this
-// instance's states if another instance wrote the lane since (so that it
-// shows the lab's state at its clock), and the call its latest decision
-// ran.
+// Inspect reads key's hash as it is now (the calls queued sent first),
+// and the call its latest decision ran.
 func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	hash := HashKey(l.lane, key)
 	v := algorithms.StoreView{Store: "redis " + l.st.where, Key: hash}
-	if k, numbered := l.ids.Lookup(key); numbered && l.own() && l.st.Flush() == nil {
+	// No write back here: the lab has the store hold what it shows (Hold,
+	// Show) whenever its clock moves; a view only reads.
+	if k, numbered := l.ids.Lookup(key); numbered && l.st.Flush() == nil {
 		st, found, err := l.read(k)
 		switch {
 		case err != nil:
@@ -373,6 +373,19 @@ func (l *Limiter) Hold(time.Duration) error {
 		l.st.Flush()
 	}
 	return l.st.err
+}
+
+// Show writes src's state of key into its hash (see algorithms.Inspector)
+// and marks the lane as written by no instance: whichever decides or holds
+// next writes its states back first.
+func (l *Limiter) Show(key algorithms.Key, src algorithms.Limiter) {
+	st, ok := src.(algorithms.StateCodec).ExportKey(key)
+	if !ok || !l.own() || l.st.Flush() != nil || l.write(key, st) != nil {
+		return
+	}
+	l.st.gen++
+	l.st.lanes[l.lane] = l.st.gen
+	l.st.last[HashKey(l.lane, key.String())] = call{write: true}
 }
 
 // String is the call as redis-cli would send it: the script by its SHA

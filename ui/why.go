@@ -161,7 +161,7 @@ func storeTexts(v laneView) []string {
 	if len(s.Contents) > 0 {
 		held = strings.Join(s.Contents, " · ") + " (as its last call left it)"
 	}
-	text := []string{"  " + s.Store + " · HGETALL " + s.Key + " → " + held}
+	text := []string{"  " + s.Store + " · key " + s.Key + " → " + held}
 	if s.Last != "" {
 		text = append(text, "  last call: "+s.Last)
 	}
