@@ -44,7 +44,7 @@ func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
 
 // Limiter is a lane's limiter deciding in Redis, the same limiter in
 // memory (its shadow) beside it; see the package's doc. It implements
-// algorithms.Limiter, KeyCopier and StateCodec.
+// algorithms.Limiter, KeyCopier, StateCodec and Inspector.
 type Limiter struct {
 	st     *Store
 	lane   string
@@ -70,6 +70,7 @@ var (
 	_ algorithms.Limiter    = (*Limiter)(nil)
 	_ algorithms.KeyCopier  = (*Limiter)(nil)
 	_ algorithms.StateCodec = (*Limiter)(nil)
+	_ algorithms.Inspector  = (*Limiter)(nil)
 )
 
 func (l *Limiter) Policy() algorithms.Policy { return l.shadow.Policy() }
