@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/big"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -355,7 +357,7 @@ var (
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
 	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
-	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost"}
+	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost", "accounts", "keys", "stagger"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
 	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
@@ -863,30 +865,57 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		s.Lanes = append(s.Lanes, lane)
 	}
 
-	// Each list keeps its items' fields, for the checks against the time axis.
+	// Each list keeps its items' fields, for the checks against the time
+	// axis; an item of accounts or keys becomes its copies here, each with
+	// its item's fields. The seed is already read, wherever the file puts it.
 	var tf, nf, qf, ef []*fields
 	var requests, totalCost uint64
-	s.Traffic, tf, err = listOf(f, "traffic", "a list of traffic items", func(n ast.Node, path string) (Traffic, *fields, error) {
-		t, item, err := d.traffic(n, path)
-		if err != nil {
-			return Traffic{}, nil, err
-		}
-		if requests += uint64(t.Count); requests > MaxRequests {
-			return Traffic{}, nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d with this item)", MaxRequests, requests)
-		}
-		hi, lo := bits.Mul64(uint64(t.Count), uint64(t.Cost))
-		if totalCost += lo; hi != 0 || totalCost > maxTotalCost {
-			return Traffic{}, nil, d.errorf(item.at("cost"), path, "the requests' costs add up to more than 2^62")
-		}
-		for _, l := range s.Lanes {
-			if limit := l.Policy.MaxCost(); t.Cost > limit {
-				return Traffic{}, nil, item.errorf("cost", "cost %d can never fit lane %s (%s admits at most %d)", t.Cost, l.Name, l.Policy, limit)
-			}
-		}
-		return t, item, nil
-	})
+	items, err := f.list("traffic", "a list of traffic items")
 	if err != nil {
 		return nil, err
+	}
+	s.Traffic = make([]Traffic, 0, len(items))
+	for i, n := range items {
+		path := index("traffic", i)
+		it, item, err := d.traffic(n, path)
+		if err != nil {
+			return nil, err
+		}
+		copies := it.expand(s.Seed, i)
+		// The item's requests, counted in 128 bits: 10,000 copies of a
+		// periodic item of 2^55 requests overflow 64.
+		var hi, lo uint64
+		for _, c := range copies {
+			var carry uint64
+			lo, carry = bits.Add64(lo, uint64(c.Count), 0)
+			hi += carry
+		}
+		lo, carry := bits.Add64(lo, requests, 0)
+		hi += carry
+		if hi != 0 || lo > MaxRequests {
+			total := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
+			total.Or(total, new(big.Int).SetUint64(lo))
+			return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%s with this item)", MaxRequests, total)
+		}
+		requests = lo
+		for _, c := range copies {
+			hi, lo := bits.Mul64(uint64(c.Count), uint64(c.Cost))
+			if totalCost += lo; hi != 0 || totalCost > maxTotalCost {
+				return nil, d.errorf(item.at("cost"), path, "the requests' costs add up to more than 2^62")
+			}
+		}
+		for _, l := range s.Lanes {
+			if limit := l.Policy.MaxCost(); it.Cost > limit {
+				return nil, item.errorf("cost", "cost %d can never fit lane %s (%s admits at most %d)", it.Cost, l.Name, l.Policy, limit)
+			}
+		}
+		if len(s.Traffic)+len(copies) > MaxTrafficItems {
+			return nil, d.errorf(n, path, "the traffic expands to more than %d items, counting an item of accounts or keys as its copies (%d with this item)", MaxTrafficItems, len(s.Traffic)+len(copies))
+		}
+		s.Traffic = append(s.Traffic, copies...)
+		for range copies {
+			tf = append(tf, item)
+		}
 	}
 	if s.Notes, nf, err = listOf(f, "notes", "a list of notes such as {at: 60s, text: ...}", d.note); err != nil {
 		return nil, err
@@ -1190,10 +1219,167 @@ func (f *fields) rate(name string) (algorithms.Rate, error) {
 	return r, nil
 }
 
-func (d *decoder) traffic(n ast.Node, path string) (Traffic, *fields, error) {
+// trafficItem is one item of the traffic list as written: a Traffic, and
+// the keys of the copies it stands for, if it has accounts or keys.
+type trafficItem struct {
+	Traffic
+	keys    []string // one copy per key; nil: the item itself
+	stagger string   // "" (none), "even" or "random"; only on a periodic item with keys
+}
+
+// expand returns the Traffic items it stands for: itself, or one copy per
+// key, each starting its stagger offset later (a copy left with no request
+// before until is dropped). pos is the item's place in the traffic list
+// and, with seed, seeds the random stagger.
+func (it trafficItem) expand(seed uint64, pos int) []Traffic {
+	if it.keys == nil {
+		return []Traffic{it.Traffic}
+	}
+	var rng *rand.Rand
+	if it.stagger == "random" {
+		rng = rand.New(rand.NewPCG(seed, uint64(pos)))
+	}
+	n := int64(len(it.keys))
+	copies := make([]Traffic, 0, n)
+	for i, key := range it.keys {
+		c := it.Traffic
+		c.Key = key
+		switch it.stagger {
+		case "even":
+			c.From += time.Duration(mulDiv(int64(i), int64(c.Every), n))
+		case "random":
+			c.From += time.Duration(rng.Int64N(int64(c.Every)))
+		}
+		if c.Form == Periodic {
+			if c.From >= c.Until {
+				continue
+			}
+			c.Count = periodicCount(c.From, c.Until, c.Every)
+		}
+		copies = append(copies, c)
+	}
+	return copies
+}
+
+// Limits of the items that stand for many keys.
+const (
+	// MaxAccounts bounds accounts, and the length of keys, of one item.
+	MaxAccounts = 10_000
+	// MaxTrafficItems bounds the traffic items of a scenario once each
+	// item of accounts or keys is counted as its copies.
+	MaxTrafficItems = 100_000
+)
+
+// accountKeys reads accounts, keys and stagger: it sets it.keys to the
+// keys of the copies (nil without accounts or keys) and it.stagger.
+func (d *decoder) accountKeys(f *fields, it *trafficItem) error {
+	if f.present("accounts") && f.present("keys") {
+		return f.keyErrorf("keys", "keys and accounts cannot be mixed (accounts names its copies acct-1 …, keys names each)")
+	}
+	switch {
+	case f.present("accounts"):
+		n, ok, err := f.integer("accounts", 1, MaxAccounts)
+		if err != nil {
+			return err
+		} else if !ok {
+			return f.missing("accounts", fmt.Sprintf("the number of copies, 1 to %d", MaxAccounts))
+		}
+		base := "acct"
+		if f.has("key") {
+			base = it.Key
+			if last := fmt.Sprintf("%s-%d", base, n); len(last) > maxKeyLen {
+				return f.errorf("key", "want a key of 1 to %d bytes with accounts: %d (its last copy's key would be %s, %d bytes)", maxKeyLen-len(last)+len(base), n, strconv.Quote(shorten(last)), len(last))
+			}
+		}
+		it.keys = make([]string, n)
+		for i := range it.keys {
+			it.keys[i] = base + "-" + strconv.Itoa(i+1)
+		}
+	case f.present("keys"):
+		if f.present("key") {
+			return f.keyErrorf("key", "key cannot be mixed with keys (keys gives each copy its key)")
+		}
+		const want = "a list of 1 to 10000 distinct keys such as [alice, bob]"
+		nodes, err := f.list("keys", want)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(nodes) == 0:
+			return f.errorf("keys", "want %s, got none", want)
+		case len(nodes) > MaxAccounts:
+			return f.errorf("keys", "want %s, got %d", want, len(nodes))
+		}
+		path := child(f.path, "keys")
+		seen := make(map[string]int, len(nodes))
+		it.keys = make([]string, len(nodes))
+		for i, kn := range nodes {
+			key, err := d.key(kn, index(path, i))
+			if err != nil {
+				return err
+			}
+			if j, dup := seen[key]; dup {
+				return d.errorf(kn, index(path, i), "key %s appears twice in keys (first as keys[%d])", strconv.Quote(shorten(key)), j)
+			}
+			seen[key] = i
+			it.keys[i] = key
+		}
+	}
+	if v, ok, err := f.text("stagger", "one of none, even, random", false); err != nil {
+		return err
+	} else if ok {
+		switch {
+		case v != "none" && v != "even" && v != "random":
+			return f.errorf("stagger", "want one of none, even, random, got %s", strconv.Quote(shorten(v)))
+		case it.Form != Periodic:
+			return f.keyErrorf("stagger", "stagger needs every (a periodic item): only a periodic item's copies can start at offsets within every")
+		case it.keys == nil:
+			return f.keyErrorf("stagger", "stagger needs accounts or keys (the copies to stagger)")
+		}
+		if v != "none" {
+			it.stagger = v
+		}
+	}
+	return nil
+}
+
+// key reads one key of a keys list: any scalar, as written, that a key
+// field would accept.
+func (d *decoder) key(n ast.Node, path string) (string, error) {
+	n, err := d.plain(n, path)
+	if err != nil {
+		return "", err
+	}
+	var s string
+	switch v := n.(type) {
+	case *ast.StringNode:
+		s = v.Value
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		s = v.GetToken().Value
+	default:
+		return "", d.errorf(n, path, "want a key, got %s", describe(n))
+	}
+	if err := CheckKey(s); err != nil {
+		return "", d.errorf(n, path, "%s", err.Error())
+	}
+	return s, nil
+}
+
+func (d *decoder) traffic(n ast.Node, path string) (trafficItem, *fields, error) {
+	it, f, err := d.trafficOne(n, path)
+	if err != nil {
+		return trafficItem{}, nil, err
+	}
+	if err := d.accountKeys(f, &it); err != nil {
+		return trafficItem{}, nil, err
+	}
+	return it, f, nil
+}
+
+func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, error) {
 	f, err := d.fields(n, path, "a traffic item such as {at: 1s}, {at: 0s, count: 10, spread: 1s} or {every: 500ms, until: 30s}", trafficFields)
 	if err != nil {
-		return Traffic{}, nil, err
+		return trafficItem{}, nil, err
 	}
 	t := Traffic{Key: DefaultKey, Cost: 1, Count: 1}
 	t.Line, _ = position(n)
@@ -1210,62 +1396,62 @@ func (d *decoder) traffic(n ast.Node, path string) (Traffic, *fields, error) {
 	case f.has("every"):
 		t.Form = Periodic
 		if err := misplaced([]string{"at", "count", "spread"}, "a request or burst (at, count, spread)", "every (periodic)"); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		}
 		if t.Every, _, err = f.duration("every", true); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		}
 		if t.From, _, err = f.duration("from", false); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		}
 		var ok bool
 		if t.Until, ok, err = f.duration("until", false); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		} else if !ok {
-			return Traffic{}, nil, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
+			return trafficItem{}, nil, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
 		}
 		if t.Until <= t.From {
-			return Traffic{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
+			return trafficItem{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
 		}
 		t.Count = periodicCount(t.From, t.Until, t.Every)
 	case f.has("at"):
 		if err := misplaced([]string{"every", "from", "until"}, "a periodic item (every, from, until)", "at (a request or burst)"); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		}
 		if t.At, _, err = f.duration("at", false); err != nil {
-			return Traffic{}, nil, err
+			return trafficItem{}, nil, err
 		}
 		if f.present("count") {
 			t.Form = Burst
 			var ok bool
 			if t.Count, ok, err = f.integer("count", 1, MaxRequests); err != nil {
-				return Traffic{}, nil, err
+				return trafficItem{}, nil, err
 			} else if !ok {
-				return Traffic{}, nil, f.missing("count", "the number of requests in the burst")
+				return trafficItem{}, nil, f.missing("count", "the number of requests in the burst")
 			}
 			if t.Spread, _, err = f.duration("spread", false); err != nil {
-				return Traffic{}, nil, err
+				return trafficItem{}, nil, err
 			}
 		} else if f.present("spread") {
-			return Traffic{}, nil, f.keyErrorf("spread", "spread needs count (a burst is at + count, optionally spread)")
+			return trafficItem{}, nil, f.keyErrorf("spread", "spread needs count (a burst is at + count, optionally spread)")
 		}
 	default:
-		return Traffic{}, nil, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
+		return trafficItem{}, nil, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
 	}
 	if key, ok, err := f.text("key", "a key", false); err != nil {
-		return Traffic{}, nil, err
+		return trafficItem{}, nil, err
 	} else if ok {
 		if key == "" || len(key) > maxKeyLen {
-			return Traffic{}, nil, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
+			return trafficItem{}, nil, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
 		}
 		t.Key = key
 	}
 	if cost, ok, err := f.integer("cost", 1, algorithms.MaxCount); err != nil {
-		return Traffic{}, nil, err
+		return trafficItem{}, nil, err
 	} else if ok {
 		t.Cost = cost
 	}
-	return t, f, nil
+	return trafficItem{Traffic: t}, f, nil
 }
 
 func (d *decoder) note(n ast.Node, path string) (Note, *fields, error) {

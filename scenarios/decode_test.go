@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,41 @@ func TestParseInlineErrors(t *testing.T) {
 		{"unknown field like no known one", oneLane + "zzzzzzzz: 1\n",
 			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, seed, limiters, traffic, notes, quiz, expect"},
 		{"note without at", oneLane + "notes:\n  - {text: x}\n", "x.yaml:5:5: notes[0]: missing at: want the time to show the note, such as 60s"},
+		{"accounts 0", oneLane + "traffic:\n  - {at: 1s, accounts: 0}\n",
+			"x.yaml:5:24: traffic[0].accounts: want a whole number from 1 to 10000, got 0"},
+		{"accounts above 10000", oneLane + "traffic:\n  - {every: 1s, until: 2s, accounts: 10001}\n",
+			"x.yaml:5:38: traffic[0].accounts: want a whole number from 1 to 10000, got 10001"},
+		{"accounts and keys", oneLane + "traffic:\n  - {at: 1s, accounts: 2, keys: [a, b]}\n",
+			"x.yaml:5:27: traffic[0].keys: keys and accounts cannot be mixed (accounts names its copies acct-1 …, keys names each)"},
+		{"keys and key", oneLane + "traffic:\n  - {at: 1s, keys: [a, b], key: c}\n",
+			"x.yaml:5:28: traffic[0].key: key cannot be mixed with keys (keys gives each copy its key)"},
+		{"duplicate in keys", oneLane + "traffic:\n  - {at: 1s, keys: [alice, bob, alice]}\n",
+			`x.yaml:5:33: traffic[0].keys[2]: key "alice" appears twice in keys (first as keys[0])`},
+		{"empty keys", oneLane + "traffic:\n  - {at: 1s, keys: []}\n",
+			"x.yaml:5:20: traffic[0].keys: want a list of 1 to 10000 distinct keys such as [alice, bob], got none"},
+		{"keys not a list", oneLane + "traffic:\n  - {at: 1s, keys: a}\n",
+			`x.yaml:5:20: traffic[0].keys: want a list of 1 to 10000 distinct keys such as [alice, bob], got "a"`},
+		{"empty key in keys", oneLane + "traffic:\n  - {at: 1s, keys: [\"\"]}\n",
+			`x.yaml:5:21: traffic[0].keys[0]: want a key of 1 to 64 bytes, got ""`},
+		{"control character in keys", oneLane + "traffic:\n  - {at: 1s, keys: [a, \"b\\u0007\"]}\n",
+			"x.yaml:5:24: traffic[0].keys[1]: want a key, got the control character U+0007"},
+		{"list in keys", oneLane + "traffic:\n  - {at: 1s, keys: [a, [b]]}\n",
+			"x.yaml:5:24: traffic[0].keys[1]: want a key, got a list"},
+		{"stagger on a single request", oneLane + "traffic:\n  - {at: 1s, accounts: 2, stagger: even}\n",
+			"x.yaml:5:27: traffic[0].stagger: stagger needs every (a periodic item): only a periodic item's copies can start at offsets within every"},
+		{"stagger on a burst", oneLane + "traffic:\n  - {at: 1s, count: 3, accounts: 2, stagger: random}\n",
+			"x.yaml:5:37: traffic[0].stagger: stagger needs every (a periodic item): only a periodic item's copies can start at offsets within every"},
+		{"stagger without copies", oneLane + "traffic:\n  - {every: 1s, until: 2s, stagger: even}\n",
+			"x.yaml:5:28: traffic[0].stagger: stagger needs accounts or keys (the copies to stagger)"},
+		{"unknown stagger", oneLane + "traffic:\n  - {every: 1s, until: 2s, accounts: 2, stagger: sideways}\n",
+			`x.yaml:5:50: traffic[0].stagger: want one of none, even, random, got "sideways"`},
+		{"accounts key too long", oneLane + "traffic:\n  - {every: 1s, until: 2s, accounts: 10000, key: " + strings.Repeat("k", 59) + "}\n",
+			`x.yaml:5:50: traffic[0].key: want a key of 1 to 58 bytes with accounts: 10000 (its last copy's key would be "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…", 65 bytes)`},
+		{"too many items through accounts", oneLane + "traffic:\n" + strings.Repeat("  - {at: 0s, accounts: 10000}\n", 11),
+			"x.yaml:15:5: traffic[10]: the traffic expands to more than 100000 items, counting an item of accounts or keys as its copies (110000 with this item)"},
+		{"costs above 2^62 through accounts", "title: t\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1099511627776, rate: 1/1ns}\n" +
+			"traffic:\n  - {at: 0s, count: 4096, cost: 1099511627776, accounts: 1025}\n", // 2^12 × 2^40 × 1025 > 2^62
+			"x.yaml:5:33: traffic[0]: the requests' costs add up to more than 2^62"},
 		{"costs above 2^62", "title: t\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1099511627776, rate: 1/1ns}\n" +
 			"traffic:\n  - {at: 0s, count: 4194304, cost: 1099511627776}\n  - {at: 1s}\n", // 2^22 × 2^40, then one more
 			"x.yaml:6:5: traffic[1]: the requests' costs add up to more than 2^62"},
@@ -196,6 +232,19 @@ func TestRequestCountLimit(t *testing.T) {
 		{"  - {at: 0s, count: 10000000}\n  - {every: 2ns, until: 20ms}\n", true},
 		{"  - {at: 0s, count: 10000000}\n  - {every: 2ns, until: 20000001ns}\n", false},
 		{"  - {every: 1ns, until: 8784h}\n", false}, // 3e16: counted, not expanded
+		// Through accounts and keys: the copies' requests count.
+		{"  - {at: 0s, count: 2000, accounts: 10000}\n", true},
+		{"  - {at: 0s, count: 2000, accounts: 10000}\n  - {at: 1s}\n", false},
+		{"  - {every: 1ns, until: 10ms, keys: [a, b]}\n", true},
+		{"  - {every: 1ns, until: 10000001ns, keys: [a, b]}\n", false},
+		{"  - {every: 1ms, until: 2s, accounts: 10000}\n", true},
+		{"  - {every: 1ms, until: 2001ms, accounts: 10000}\n", false},
+		// Staggered, a copy whose offset passes the last request has one
+		// fewer: copy i starts i × 100ns later, so the 5000 copies from
+		// 0.5ms on have 1999 requests, the first 5000 have 2000.
+		{"  - {every: 1ms, until: 1999500us, accounts: 10000, stagger: even}\n  - {at: 0s, count: 5000}\n", true},
+		{"  - {every: 1ms, until: 1999500us, accounts: 10000, stagger: even}\n  - {at: 0s, count: 5001}\n", false},
+		{"  - {every: 1ns, until: 8784h, accounts: 10000}\n", false}, // 3e20: past 64 bits, counted
 	}
 	// Every case that loads expands to exactly MaxRequests.
 	for _, tt := range tests {
@@ -377,5 +426,84 @@ func TestFormString(t *testing.T) {
 		if got := f.String(); got != want {
 			t.Errorf("Form(%d).String() = %q, want %q", uint8(f), got, want)
 		}
+	}
+}
+
+// TestParseAccounts checks that an item of accounts or keys decodes to one
+// ordinary item per copy, in order, with only its key (and, staggered, its
+// from and count) changed.
+func TestParseAccounts(t *testing.T) {
+	ms := time.Millisecond
+	periodic := func(key string, from time.Duration, count int64) Traffic {
+		return Traffic{Form: Periodic, Every: 500 * ms, From: from, Until: 2 * time.Second, Count: count, Key: key, Cost: 1}
+	}
+	tests := []struct {
+		name, traffic string
+		want          []Traffic
+	}{
+		{"accounts", "  - {at: 1s, accounts: 3}\n", []Traffic{
+			{Form: Single, At: time.Second, Count: 1, Key: "acct-1", Cost: 1},
+			{Form: Single, At: time.Second, Count: 1, Key: "acct-2", Cost: 1},
+			{Form: Single, At: time.Second, Count: 1, Key: "acct-3", Cost: 1},
+		}},
+		{"accounts with key", "  - {at: 1s, count: 4, spread: 1s, accounts: 2, key: user, cost: 2}\n", []Traffic{
+			{Form: Burst, At: time.Second, Spread: time.Second, Count: 4, Key: "user-1", Cost: 2},
+			{Form: Burst, At: time.Second, Spread: time.Second, Count: 4, Key: "user-2", Cost: 2},
+		}},
+		{"one account", "  - {every: 500ms, until: 2s, accounts: 1}\n", []Traffic{periodic("acct-1", 0, 4)}},
+		{"keys", "  - {every: 500ms, until: 2s, keys: [alice, bob, 42]}\n", []Traffic{
+			periodic("alice", 0, 4), periodic("bob", 0, 4), periodic("42", 0, 4),
+		}},
+		{"stagger none", "  - {every: 500ms, until: 2s, accounts: 2, stagger: none}\n", []Traffic{
+			periodic("acct-1", 0, 4), periodic("acct-2", 0, 4),
+		}},
+		{"stagger even", "  - {every: 500ms, from: 0s, until: 2s, keys: [a, b, c], stagger: even}\n", []Traffic{
+			periodic("a", 0, 4), periodic("b", 166666666, 4), periodic("c", 333333333, 4), // ⌊i × 500ms / 3⌋
+		}},
+		{"stagger even, one fewer", "  - {every: 500ms, from: 100ms, until: 1700ms, keys: [a, b, c], stagger: even}\n", []Traffic{
+			// a at 0.1, 0.6, 1.1, 1.6s; b from 0.266…s and c from 0.433…s
+			// reach 1.7s after three requests.
+			{Form: Periodic, Every: 500 * ms, From: 100 * ms, Until: 1700 * ms, Count: 4, Key: "a", Cost: 1},
+			{Form: Periodic, Every: 500 * ms, From: 266666666, Until: 1700 * ms, Count: 3, Key: "b", Cost: 1},
+			{Form: Periodic, Every: 500 * ms, From: 433333333, Until: 1700 * ms, Count: 3, Key: "c", Cost: 1},
+		}},
+		{"stagger drops a copy with no request", "  - {every: 1s, until: 500ms, accounts: 4, stagger: even}\n", []Traffic{
+			// offsets 0, 250ms, 500ms, 750ms: acct-3 and acct-4 start at or after until.
+			{Form: Periodic, Every: time.Second, Until: 500 * ms, Count: 1, Key: "acct-1", Cost: 1},
+			{Form: Periodic, Every: time.Second, From: 250 * ms, Until: 500 * ms, Count: 1, Key: "acct-2", Cost: 1},
+		}},
+		{"beside plain items", "  - {at: 0s}\n  - {at: 1s, keys: [x, y]}\n  - {at: 2s, key: z}\n", []Traffic{
+			{Form: Single, Count: 1, Key: DefaultKey, Cost: 1},
+			{Form: Single, At: time.Second, Count: 1, Key: "x", Cost: 1},
+			{Form: Single, At: time.Second, Count: 1, Key: "y", Cost: 1},
+			{Form: Single, At: 2 * time.Second, Count: 1, Key: "z", Cost: 1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parse(t, oneLane+"traffic:\n"+tt.traffic)
+			got := slices.Clone(s.Traffic)
+			for i := range got {
+				got[i].Line = 0
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("traffic\n got: %+v\nwant: %+v", got, tt.want)
+			}
+		})
+	}
+
+	// Every copy keeps its item's line, and the time axis reaches past the
+	// latest copy's last request.
+	s := parse(t, oneLane+"traffic:\n  - {every: 1s, until: 10s, accounts: 4, stagger: even}\n")
+	for _, c := range s.Traffic {
+		if c.Line != 5 {
+			t.Errorf("copy %s: line %d, want 5", c.Key, c.Line)
+		}
+	}
+	if want := 9750*ms + 5*time.Second; s.Duration != want { // the last copy's last request, + the bucket's 5s horizon
+		t.Errorf("duration %v, want %v", s.Duration, want)
+	}
+	if got, want := s.Keys(), []string{"acct-1", "acct-2", "acct-3", "acct-4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys %v, want %v", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/big"
 	"math/rand/v2"
 	"reflect"
@@ -226,4 +227,99 @@ func (m *runtimeMem) read() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.total = ms.TotalAlloc
+}
+
+// TestStaggerEvenTimes checks the exact requests of evenly staggered copies:
+// copy i of N starts ⌊i × every / N⌋ later and keeps the item's until.
+func TestStaggerEvenTimes(t *testing.T) {
+	s := parse(t, oneLane+"traffic:\n  - {every: 1s, from: 1s, until: 3s, accounts: 3, key: u, stagger: even}\n")
+	ms := time.Millisecond
+	want := []Request{
+		{1000 * ms, "u-1", 1}, {1333333333, "u-2", 1}, {1666666666, "u-3", 1},
+		{2000 * ms, "u-1", 1}, {2333333333, "u-2", 1}, {2666666666, "u-3", 1},
+	}
+	if got := collect(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("requests\n got: %v\nwant: %v", got, want)
+	}
+}
+
+// TestStaggerRandom checks the random offsets: copy i starts the i-th draw
+// of Int64N(every) from a PCG seeded by the scenario's seed and the item's
+// position later; the same file gives the same offsets, another seed or
+// another position others, and every offset is in [0, every).
+func TestStaggerRandom(t *testing.T) {
+	const every = 700 * time.Millisecond
+	file := func(seed uint64, seedFirst bool, before string) string {
+		traffic := "traffic:\n" + before + "  - {every: 700ms, until: 10s, accounts: 50, stagger: random}\n"
+		seedLine := fmt.Sprintf("seed: %d\n", seed)
+		if seedFirst {
+			return oneLane + seedLine + traffic
+		}
+		return oneLane + traffic + seedLine
+	}
+	offsets := func(s *Scenario) []time.Duration {
+		var out []time.Duration
+		for _, c := range s.Traffic {
+			if c.Form == Periodic {
+				out = append(out, c.From)
+			}
+		}
+		return out
+	}
+	want := func(seed uint64, pos int) []time.Duration {
+		r := rand.New(rand.NewPCG(seed, uint64(pos)))
+		out := make([]time.Duration, 50)
+		for i := range out {
+			out[i] = time.Duration(r.Int64N(int64(every)))
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		seed      uint64
+		seedFirst bool
+		before    string
+		pos       int
+	}{
+		{"seed after traffic", 7, false, "", 0},
+		{"seed before traffic", 7, true, "", 0},
+		{"another seed", 8, false, "", 0},
+		{"no seed", 0, false, "", 0},
+		{"second item", 7, false, "  - {at: 0s}\n", 1},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := parse(t, file(tt.seed, tt.seedFirst, tt.before))
+			got := offsets(s)
+			if w := want(tt.seed, tt.pos); !reflect.DeepEqual(got, w) {
+				t.Fatalf("offsets\n got: %v\nwant: %v", got, w)
+			}
+			if again := offsets(parse(t, file(tt.seed, tt.seedFirst, tt.before))); !reflect.DeepEqual(again, got) {
+				t.Errorf("a second parse gave other offsets: %v", again)
+			}
+			distinct := map[time.Duration]bool{}
+			for i, off := range got {
+				if off < 0 || off >= every {
+					t.Errorf("copy %d: offset %v outside [0, %v)", i, off, every)
+				}
+				distinct[off] = true
+				c := s.Traffic[len(s.Traffic)-50+i]
+				if c.Key != fmt.Sprintf("acct-%d", i+1) || c.Count != periodicCount(off, 10*time.Second, every) {
+					t.Errorf("copy %d: key %s, %d requests", i, c.Key, c.Count)
+				}
+			}
+			if len(distinct) < 45 {
+				t.Errorf("only %d distinct offsets of 50", len(distinct))
+			}
+			if got, ref := collect(s), reference(s); !reflect.DeepEqual(got, ref) {
+				t.Errorf("Requests differs from the reference expansion")
+			}
+			seen[fmt.Sprint(got)] += tt.name + "; "
+		})
+	}
+	// The two placements of seed 7 agree; every other case differs.
+	if len(seen) != len(tests)-1 {
+		t.Errorf("want %d different sets of offsets, got %d: %v", len(tests)-1, len(seen), slices.Collect(maps.Values(seen)))
+	}
 }

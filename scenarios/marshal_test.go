@@ -79,6 +79,18 @@ expect:
   - {lane: "null", key: "a: b # c", at: 1ns, outcome: allowed, why: "\u2028"}
   - {lane: "123", from: 1s, until: 2s, delayed: 1}
 `),
+		// Written back as one item per copy, which reads back the same.
+		"accounts": []byte(`title: many accounts
+seed: 12345
+limiters:
+  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1/s}
+traffic:
+  - {every: 500ms, until: 5s, accounts: 20, stagger: random}
+  - {every: 300ms, from: 1s, until: 4s, keys: [alice, "bob: x", "42"], stagger: even}
+  - {at: 2s, count: 3, spread: 1s, accounts: 4, key: user, cost: 2}
+expect:
+  - {lane: b, key: acct-7, until: 5s, admitted: 7}
+`),
 		"sandbox": []byte("title: nothing happens\nlimiters:\n  - {name: a, algorithm: sliding-counter, limit: 1, window: 1ns}\n"),
 	}
 	// Abouts that a | block would not read back as written, so that Marshal
