@@ -52,7 +52,7 @@ type Scenario struct {
 	Step     time.Duration
 	Duration time.Duration // requests arrive in [0, Duration); notes sit in [0, Duration]
 	Lanes    []Lane        // in file order
-	Traffic  []Traffic     // as written (for saving back)
+	Traffic  []Traffic     // as written (for saving back), an item of accounts or keys as its copies
 	Notes    []Note        // sorted by At, stable
 	Quiz     []QuizMark    // sorted by At, then Request, stable
 	Expect   []Expectation // in file order
@@ -111,7 +111,8 @@ type Traffic struct {
 	Key   string // DefaultKey unless written
 	Cost  int64  // 1 unless written
 	// Line is the item's line in the file it was read from (1-based), 0 when
-	// it was not read from a file.
+	// it was not read from a file; the copies of an item of accounts or keys
+	// share it.
 	Line int
 }
 
