@@ -357,7 +357,7 @@ var (
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
 	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
-	trafficFields = []string{"at", "count", "spread", "every", "from", "until", "key", "cost", "accounts", "keys", "stagger"}
+	trafficFields = []string{"at", "count", "spread", "every", "poisson", "from", "until", "on", "off", "key", "cost", "accounts", "keys", "stagger"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
 	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
@@ -870,6 +870,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	// its item's fields. The seed is already read, wherever the file puts it.
 	var tf, nf, qf, ef []*fields
 	var requests, totalCost uint64
+	var streams uint64 // poisson copies so far
 	items, err := f.list("traffic", "a list of traffic items")
 	if err != nil {
 		return nil, err
@@ -882,6 +883,21 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			return nil, err
 		}
 		copies := it.expand(s.Seed, i)
+		// A poisson copy draws its times here, from the seed and its
+		// place among the poisson copies, within what the limit leaves.
+		var drawn int64
+		for j := range copies {
+			c := &copies[j]
+			if c.Form != Poisson {
+				continue
+			}
+			if !c.draw(s.Seed, streams, MaxRequests-int64(requests)-drawn) {
+				mean := float64(c.Rate.N) * float64(c.onTime()) / float64(c.Rate.Per) * float64(len(copies))
+				return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d before this item, whose poisson arrivals average %s)", MaxRequests, requests, strconv.FormatFloat(mean, 'f', 0, 64))
+			}
+			drawn += c.Count
+			streams++
+		}
 		// The item's requests, counted in 128 bits: 10,000 copies of a
 		// periodic item of 2^55 requests overflow 64.
 		var hi, lo uint64
@@ -931,7 +947,12 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	// request or note.
 	var last time.Duration
 	for _, t := range s.Traffic {
-		last = max(last, t.Time(t.Count-1))
+		switch {
+		case t.Form == Poisson: // whatever it drew, it may reach until
+			last = max(last, t.Until)
+		case t.Count > 0:
+			last = max(last, t.Time(t.Count-1))
+		}
 	}
 	for _, n := range s.Notes {
 		last = max(last, n.At)
@@ -946,6 +967,12 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		s.Duration = min(last+min(horizon, MaxTime), MaxTime)
 	}
 	for i, t := range s.Traffic {
+		if t.Form == Poisson {
+			if t.Until > s.Duration {
+				return nil, tf[i].errorf("until", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(t.Until), algorithms.FormatDuration(s.Duration))
+			}
+			continue
+		}
 		if at := t.Time(t.Count - 1); at >= s.Duration {
 			what := "its last request arrives"
 			if t.Count == 1 {
@@ -1331,6 +1358,8 @@ func (d *decoder) accountKeys(f *fields, it *trafficItem) error {
 		switch {
 		case v != "none" && v != "even" && v != "random":
 			return f.errorf("stagger", "want one of none, even, random, got %s", strconv.Quote(shorten(v)))
+		case it.Form == Poisson:
+			return f.keyErrorf("stagger", "stagger needs every (a periodic item): a poisson item's copies each draw their own times already")
 		case it.Form != Periodic:
 			return f.keyErrorf("stagger", "stagger needs every (a periodic item): only a periodic item's copies can start at offsets within every")
 		case it.keys == nil:
@@ -1377,7 +1406,7 @@ func (d *decoder) traffic(n ast.Node, path string) (trafficItem, *fields, error)
 }
 
 func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, error) {
-	f, err := d.fields(n, path, "a traffic item such as {at: 1s}, {at: 0s, count: 10, spread: 1s} or {every: 500ms, until: 30s}", trafficFields)
+	f, err := d.fields(n, path, "a traffic item such as {at: 1s}, {at: 0s, count: 10, spread: 1s}, {every: 500ms, until: 30s} or {poisson: 20/s, until: 30s}", trafficFields)
 	if err != nil {
 		return trafficItem{}, nil, err
 	}
@@ -1392,10 +1421,49 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		}
 		return nil
 	}
+	const onOff = "a poisson item (poisson, on, off)"
 	switch {
+	case f.present("poisson"):
+		t.Form, t.Count = Poisson, 0
+		if err := misplaced([]string{"at", "count", "spread"}, "a request or burst (at, count, spread)", "poisson (random arrivals)"); err != nil {
+			return trafficItem{}, nil, err
+		}
+		if err := misplaced([]string{"every"}, "a periodic item (every, from, until)", "poisson (random arrivals)"); err != nil {
+			return trafficItem{}, nil, err
+		}
+		if t.Rate, err = f.rate("poisson"); err != nil {
+			return trafficItem{}, nil, err
+		}
+		if t.From, _, err = f.duration("from", false); err != nil {
+			return trafficItem{}, nil, err
+		}
+		var ok bool
+		if t.Until, ok, err = f.duration("until", false); err != nil {
+			return trafficItem{}, nil, err
+		} else if !ok {
+			return trafficItem{}, nil, f.missing("until", "the end of the poisson item (exclusive), such as 30s")
+		}
+		if t.Until <= t.From {
+			return trafficItem{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
+		}
+		if f.present("on") || f.present("off") {
+			if t.On, ok, err = f.duration("on", true); err != nil {
+				return trafficItem{}, nil, err
+			} else if !ok {
+				return trafficItem{}, nil, f.missing("on", "the length of each on-phase with off, such as 2s")
+			}
+			if t.Off, ok, err = f.duration("off", true); err != nil {
+				return trafficItem{}, nil, err
+			} else if !ok {
+				return trafficItem{}, nil, f.missing("off", "the length of each off-phase with on, such as 8s")
+			}
+		}
 	case f.has("every"):
 		t.Form = Periodic
 		if err := misplaced([]string{"at", "count", "spread"}, "a request or burst (at, count, spread)", "every (periodic)"); err != nil {
+			return trafficItem{}, nil, err
+		}
+		if err := misplaced([]string{"on", "off"}, onOff, "every (periodic)"); err != nil {
 			return trafficItem{}, nil, err
 		}
 		if t.Every, _, err = f.duration("every", true); err != nil {
@@ -1415,7 +1483,10 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		}
 		t.Count = periodicCount(t.From, t.Until, t.Every)
 	case f.has("at"):
-		if err := misplaced([]string{"every", "from", "until"}, "a periodic item (every, from, until)", "at (a request or burst)"); err != nil {
+		if err := misplaced([]string{"every", "from", "until"}, "a periodic or poisson item (every or poisson, from, until)", "at (a request or burst)"); err != nil {
+			return trafficItem{}, nil, err
+		}
+		if err := misplaced([]string{"on", "off"}, onOff, "at (a request or burst)"); err != nil {
 			return trafficItem{}, nil, err
 		}
 		if t.At, _, err = f.duration("at", false); err != nil {
@@ -1436,7 +1507,7 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 			return trafficItem{}, nil, f.keyErrorf("spread", "spread needs count (a burst is at + count, optionally spread)")
 		}
 	default:
-		return trafficItem{}, nil, d.errorf(n, path, "want at (one request, or a burst with count) or every (periodic, with until)")
+		return trafficItem{}, nil, d.errorf(n, path, "want at (one request, or a burst with count), every (periodic, with until) or poisson (random arrivals, with until)")
 	}
 	if key, ok, err := f.text("key", "a key", false); err != nil {
 		return trafficItem{}, nil, err

@@ -327,7 +327,7 @@ func TestParseScenario(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Parse mismatch\n got: %+v\nwant: %+v", got, want)
 		for i := range max(len(got.Traffic), len(want.Traffic)) {
-			if i >= len(got.Traffic) || i >= len(want.Traffic) || got.Traffic[i] != want.Traffic[i] {
+			if i >= len(got.Traffic) || i >= len(want.Traffic) || !reflect.DeepEqual(got.Traffic[i], want.Traffic[i]) {
 				t.Errorf("traffic[%d] differs", i)
 			}
 		}

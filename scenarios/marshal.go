@@ -235,6 +235,15 @@ func writeTraffic(b *bytes.Buffer, t Traffic) {
 			fmt.Fprintf(b, ", from: %s", algorithms.FormatDuration(t.From))
 		}
 		fmt.Fprintf(b, ", until: %s", algorithms.FormatDuration(t.Until))
+	case Poisson: // as written: it draws the same times again when read
+		fmt.Fprintf(b, "poisson: %s", t.Rate)
+		if t.From != 0 {
+			fmt.Fprintf(b, ", from: %s", algorithms.FormatDuration(t.From))
+		}
+		fmt.Fprintf(b, ", until: %s", algorithms.FormatDuration(t.Until))
+		if t.On != 0 {
+			fmt.Fprintf(b, ", on: %s, off: %s", algorithms.FormatDuration(t.On), algorithms.FormatDuration(t.Off))
+		}
 	default:
 		fmt.Fprintf(b, "at: %s", algorithms.FormatDuration(t.At))
 	}

@@ -5,7 +5,9 @@
 // in the binary. FORMAT.md documents every field.
 //
 // Time is a time.Duration counted from the scenario's start (t = 0). Nothing
-// here uses floating point.
+// here uses floating point but the drawing of a poisson item's arrival
+// times, once, when the file is read (see Poisson); every limiter then
+// decides on those whole nanoseconds.
 package scenarios
 
 import (
@@ -70,7 +72,7 @@ type Lane struct {
 	Fleet fleet.Config
 }
 
-// Form tells the three kinds of traffic item apart.
+// Form tells the four kinds of traffic item apart.
 type Form uint8
 
 const (
@@ -80,9 +82,14 @@ const (
 	Burst
 	// Periodic is a request at From, From+Every, … while before Until.
 	Periodic
+	// Poisson is requests at random times in [From, Until), on average
+	// Rate, drawn once when the file is read from the scenario's seed; with
+	// On and Off, only in the on-phases [From + j×(On+Off), From + j×(On+Off)
+	// + On). Only Parse makes a Poisson item (its times are kept on it).
+	Poisson
 )
 
-// String is "single", "burst" or "periodic".
+// String is "single", "burst", "periodic" or "poisson".
 func (f Form) String() string {
 	switch f {
 	case Single:
@@ -91,13 +98,15 @@ func (f Form) String() string {
 		return "burst"
 	case Periodic:
 		return "periodic"
+	case Poisson:
+		return "poisson"
 	}
 	return fmt.Sprintf("Form(%d)", uint8(f))
 }
 
 // Traffic is one item of the traffic list. Which time fields matter depends
 // on Form: At (Single), At and Spread (Burst), Every, From and Until
-// (Periodic); the others are zero.
+// (Periodic), Rate, From, Until, On and Off (Poisson); the others are zero.
 type Traffic struct {
 	Form   Form
 	At     time.Duration
@@ -105,8 +114,13 @@ type Traffic struct {
 	Every  time.Duration
 	From   time.Duration
 	Until  time.Duration
+	// Rate is a poisson item's mean rate; On and Off its phases, both zero
+	// when it arrives throughout [From, Until).
+	Rate    algorithms.Rate
+	On, Off time.Duration
 	// Count is how many requests the item expands to, whatever its form:
-	// 1 for Single, as written for Burst, ⌈(Until−From)/Every⌉ for Periodic.
+	// 1 for Single, as written for Burst, ⌈(Until−From)/Every⌉ for Periodic,
+	// as drawn for Poisson (possibly 0).
 	Count int64
 	Key   string // DefaultKey unless written
 	Cost  int64  // 1 unless written
@@ -114,6 +128,8 @@ type Traffic struct {
 	// it was not read from a file; the copies of an item of accounts or keys
 	// share it.
 	Line int
+	// times are a Poisson item's arrival times, sorted, len Count.
+	times []time.Duration
 }
 
 // Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times
@@ -124,6 +140,8 @@ func (t Traffic) Time(i int64) time.Duration {
 		return t.At + time.Duration(mulDiv(i, int64(t.Spread), t.Count))
 	case Periodic:
 		return t.From + time.Duration(i)*t.Every
+	case Poisson:
+		return t.times[i]
 	}
 	return t.At
 }
