@@ -870,7 +870,8 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	// its item's fields. The seed is already read, wherever the file puts it.
 	var tf, nf, qf, ef []*fields
 	var requests, totalCost uint64
-	var streams uint64 // poisson copies so far
+	var streams uint64     // poisson copies so far
+	var poissonDrawn int64 // and their requests
 	items, err := f.list("traffic", "a list of traffic items")
 	if err != nil {
 		return nil, err
@@ -891,13 +892,18 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			if c.Form != Poisson {
 				continue
 			}
-			if !c.draw(s.Seed, streams, MaxRequests-int64(requests)-drawn) {
-				mean := float64(c.Rate.N) * float64(c.onTime()) / float64(c.Rate.Per) * float64(len(copies))
-				return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d before this item, whose poisson arrivals average %s)", MaxRequests, requests, strconv.FormatFloat(mean, 'f', 0, 64))
+			left, held := MaxRequests-int64(requests)-drawn, MaxPoissonRequests-poissonDrawn-drawn
+			if !c.draw(s.Seed, streams, min(left, held)) {
+				mean := strconv.FormatFloat(float64(c.Rate.N)*float64(c.onTime())/float64(c.Rate.Per)*float64(len(copies)), 'f', 0, 64)
+				if held < left {
+					return nil, d.errorf(n, path, "the poisson items draw more than %d requests, the most whose times a scenario holds (%d before this item, whose arrivals average %s)", MaxPoissonRequests, poissonDrawn, mean)
+				}
+				return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%d before this item, whose poisson arrivals average %s)", MaxRequests, requests, mean)
 			}
 			drawn += c.Count
 			streams++
 		}
+		poissonDrawn += drawn
 		// The item's requests, counted in 128 bits: 10,000 copies of a
 		// periodic item of 2^55 requests overflow 64.
 		var hi, lo uint64
@@ -1295,6 +1301,10 @@ const (
 	// MaxTrafficItems bounds the traffic items of a scenario once each
 	// item of accounts or keys is counted as its copies.
 	MaxTrafficItems = 100_000
+	// MaxPoissonRequests bounds the requests the poisson items of a
+	// scenario draw together: their times are held, 8 bytes each, so that
+	// reading a file stays under 100 MB.
+	MaxPoissonRequests = 5_000_000
 )
 
 // accountKeys reads accounts, keys and stagger: it sets it.keys to the

@@ -59,7 +59,8 @@ type Scenario struct {
 	Quiz     []QuizMark    // sorted by At, then Request, stable
 	Expect   []Expectation // in file order
 	// Seed is the scenario's seed for what is drawn at random (a lane's
-	// random route), so that a run repeats exactly; 0 if not given.
+	// random route, a random stagger, a poisson item's arrivals), so that a
+	// run repeats exactly; 0 if not given.
 	Seed uint64
 }
 
