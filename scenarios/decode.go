@@ -1444,18 +1444,10 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		if t.Rate, err = f.rate("poisson"); err != nil {
 			return trafficItem{}, nil, err
 		}
-		if t.From, _, err = f.duration("from", false); err != nil {
+		if t.From, t.Until, err = f.span("poisson"); err != nil {
 			return trafficItem{}, nil, err
 		}
 		var ok bool
-		if t.Until, ok, err = f.duration("until", false); err != nil {
-			return trafficItem{}, nil, err
-		} else if !ok {
-			return trafficItem{}, nil, f.missing("until", "the end of the poisson item (exclusive), such as 30s")
-		}
-		if t.Until <= t.From {
-			return trafficItem{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
-		}
 		if f.present("on") || f.present("off") {
 			if t.On, ok, err = f.duration("on", true); err != nil {
 				return trafficItem{}, nil, err
@@ -1479,17 +1471,8 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		if t.Every, _, err = f.duration("every", true); err != nil {
 			return trafficItem{}, nil, err
 		}
-		if t.From, _, err = f.duration("from", false); err != nil {
+		if t.From, t.Until, err = f.span("periodic"); err != nil {
 			return trafficItem{}, nil, err
-		}
-		var ok bool
-		if t.Until, ok, err = f.duration("until", false); err != nil {
-			return trafficItem{}, nil, err
-		} else if !ok {
-			return trafficItem{}, nil, f.missing("until", "the end of the periodic item (exclusive), such as 30s")
-		}
-		if t.Until <= t.From {
-			return trafficItem{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(t.From), algorithms.FormatDuration(t.Until))
 		}
 		t.Count = periodicCount(t.From, t.Until, t.Every)
 	case f.has("at"):
@@ -1533,6 +1516,24 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		t.Cost = cost
 	}
 	return trafficItem{Traffic: t}, f, nil
+}
+
+// span reads a periodic or poisson item's from (0 if left out) and until
+// (required, after from).
+func (f *fields) span(form string) (from, until time.Duration, err error) {
+	if from, _, err = f.duration("from", false); err != nil {
+		return 0, 0, err
+	}
+	var ok bool
+	if until, ok, err = f.duration("until", false); err != nil {
+		return 0, 0, err
+	} else if !ok {
+		return 0, 0, f.missing("until", "the end of the "+form+" item (exclusive), such as 30s")
+	}
+	if until <= from {
+		return 0, 0, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(from), algorithms.FormatDuration(until))
+	}
+	return from, until, nil
 }
 
 func (d *decoder) note(n ast.Node, path string) (Note, *fields, error) {
