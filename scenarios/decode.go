@@ -877,11 +877,22 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		return nil, err
 	}
 	s.Traffic = make([]Traffic, 0, len(items))
+	// written are the keys the traffic names, whether or not their items
+	// came to hold a request (a poisson item may draw none, a staggered copy
+	// may start past until): an expectation or a quiz mark may name them,
+	// whatever the seed drew.
+	written := map[string]bool{}
 	for i, n := range items {
 		path := index("traffic", i)
 		it, item, err := d.traffic(n, path)
 		if err != nil {
 			return nil, err
+		}
+		if it.keys == nil {
+			written[it.Key] = true
+		}
+		for _, k := range it.keys {
+			written[k] = true
 		}
 		copies := it.expand(s.Seed, i)
 		// A poisson copy draws its times here, from the seed and its
@@ -995,6 +1006,11 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
 
 	keys := s.Keys()
+	for k := range written {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k) // named, but no request drawn or kept
+		}
+	}
 	for i := range s.Quiz {
 		if err := checkQuizMark(s, &s.Quiz[i], qf[i], keys); err != nil {
 			return nil, err
@@ -1294,6 +1310,11 @@ func (it trafficItem) expand(seed uint64, pos int) []Traffic {
 	return copies
 }
 
+// minPoissonGap is the shortest mean gap a poisson item may ask for: its
+// gaps are drawn in whole nanoseconds, which a mean of a microsecond
+// rounds by at most 0.05%.
+const minPoissonGap = time.Microsecond
+
 // Limits of the items that stand for many keys.
 const (
 	// MaxAccounts bounds accounts, and the length of keys, of one item.
@@ -1368,6 +1389,8 @@ func (d *decoder) accountKeys(f *fields, it *trafficItem) error {
 		switch {
 		case v != "none" && v != "even" && v != "random":
 			return f.errorf("stagger", "want one of none, even, random, got %s", strconv.Quote(shorten(v)))
+		case v == "none":
+			// The default, written out: no copy moves, whatever the item.
 		case it.Form == Poisson:
 			return f.keyErrorf("stagger", "stagger needs every (a periodic item): a poisson item's copies each draw their own times already")
 		case it.Form != Periodic:
@@ -1443,6 +1466,12 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		}
 		if t.Rate, err = f.rate("poisson"); err != nil {
 			return trafficItem{}, nil, err
+		}
+		if int64(t.Rate.Per) < t.Rate.N*int64(minPoissonGap) {
+			// Gaps are drawn in whole nanoseconds: far below a
+			// microsecond, rounding them would bias the mean.
+			return trafficItem{}, nil, f.errorf("poisson", "want a mean gap of at least %s (at most %d a second), got %s: one every %s",
+				algorithms.FormatDuration(minPoissonGap), int64(time.Second/minPoissonGap), t.Rate, algorithms.FormatDuration(t.Rate.Per/time.Duration(t.Rate.N)))
 		}
 		if t.From, t.Until, err = f.span("poisson"); err != nil {
 			return trafficItem{}, nil, err

@@ -46,6 +46,8 @@ func FuzzParse(f *testing.F) {
 		"title: \"\\t\"\nlimiters: []\n",
 		"title: t\n" + strings.Repeat("- ", 90) + "x\n",
 		"title: [" + strings.Repeat("[", 20) + "\n",
+		oneLane + "seed: 4\ntraffic: [{poisson: 1/h, until: 1ms}, {poisson: 20/s, on: 1s, off: 2s, until: 9s, accounts: 3}]\n",
+		oneLane + "seed: 9\ntraffic: [{every: 500ms, until: 5s, accounts: 5, stagger: random}, {every: 1s, until: 3s, keys: [a, b], stagger: even}]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -107,7 +109,8 @@ func checkInvariants(t *testing.T, s *Scenario) {
 	}
 	var total int64
 	for i, tr := range s.Traffic {
-		if tr.Count < 1 || tr.Cost < 1 || tr.Cost > minCost || tr.Key == "" || strings.IndexFunc(tr.Key, unicode.IsControl) >= 0 {
+		// A poisson item may draw no request; every other item has one.
+		if (tr.Count < 1 && tr.Form != Poisson) || tr.Count < 0 || tr.Cost < 1 || tr.Cost > minCost || tr.Key == "" || strings.IndexFunc(tr.Key, unicode.IsControl) >= 0 {
 			t.Errorf("traffic[%d] %+v", i, tr)
 		}
 		switch tr.Form {
@@ -123,8 +126,22 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			if tr.At != 0 || tr.Spread != 0 || tr.Every <= 0 || tr.Until <= tr.From || tr.Count != periodicCount(tr.From, tr.Until, tr.Every) {
 				t.Errorf("traffic[%d] periodic %+v", i, tr)
 			}
+		case Poisson:
+			if tr.At != 0 || tr.Spread != 0 || tr.Every != 0 || tr.Until <= tr.From || tr.Until > s.Duration || (tr.On == 0) != (tr.Off == 0) {
+				t.Errorf("traffic[%d] poisson %+v", i, tr)
+			}
+			for j := range tr.Count {
+				at := tr.Time(j)
+				if at < tr.From || at >= tr.Until || (j > 0 && at < tr.Time(j-1)) || (tr.On > 0 && (at-tr.From)%(tr.On+tr.Off) >= tr.On) {
+					t.Errorf("traffic[%d] poisson arrival %d at %v", i, j, at)
+					break
+				}
+			}
 		default:
 			t.Errorf("traffic[%d] form %v", i, tr.Form)
+		}
+		if tr.Count == 0 {
+			continue
 		}
 		if tr.Time(0) < 0 || tr.Time(tr.Count-1) >= s.Duration {
 			t.Errorf("traffic[%d] spans %v..%v, duration %v", i, tr.Time(0), tr.Time(tr.Count-1), s.Duration)

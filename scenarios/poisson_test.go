@@ -253,3 +253,53 @@ func TestPoissonAtTheCapStaysSmall(t *testing.T) {
 		t.Errorf("%d MB live while reading it, want under 80 MB", peak>>20)
 	}
 }
+
+// TestKeysNamedButNotDrawn: an expectation or a quiz mark may name the key
+// of a poisson item that drew no request, or of a staggered copy that
+// starts past until: whether a file loads never depends on the seed.
+func TestKeysNamedButNotDrawn(t *testing.T) {
+	drewNone := 0
+	for seed := range uint64(12) {
+		s, err := Parse("p.yaml", fmt.Appendf(poissonFile(seed, "  - {poisson: 1/min, until: 30s, key: rare}\n  - {at: 1s}\n"),
+			"expect:\n  - {lane: b, key: rare, rejected: 0}\nquiz:\n  - {at: 1s, key: rare}\n"))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !slices.Contains(s.Keys(), "rare") {
+			drewNone++
+		}
+	}
+	if drewNone == 0 {
+		t.Fatal("no seed drew nothing: the test tries nothing")
+	}
+	if _, err := Parse("p.yaml", fmt.Appendf(poissonFile(1, "  - {every: 10s, until: 5s, accounts: 4, stagger: even}\n"),
+		"expect:\n  - {lane: b, key: acct-4, admitted: 0}\n")); err != nil {
+		t.Fatalf("a copy that starts past until: %v", err)
+	}
+}
+
+// TestPoissonMeanGapFloor: a mean gap below a microsecond, which whole
+// nanosecond gaps would round off, is refused with one line.
+func TestPoissonMeanGapFloor(t *testing.T) {
+	if _, err := Parse("p.yaml", poissonFile(1, "  - {poisson: 1000/1ms, until: 1s}\n")); err != nil {
+		t.Fatalf("a mean gap of 1µs: %v", err)
+	}
+	_, err := Parse("p.yaml", poissonFile(1, "  - {poisson: 1001/1ms, until: 1s}\n"))
+	if err == nil || !strings.Contains(err.Error(), "p.yaml:6:15: traffic[0].poisson: want a mean gap of at least 1µs") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestStaggerNoneWrittenOut: stagger none, the default, may be written on
+// any item.
+func TestStaggerNoneWrittenOut(t *testing.T) {
+	for _, item := range []string{
+		"  - {poisson: 2/s, until: 5s, accounts: 3, stagger: none}\n",
+		"  - {every: 1s, until: 5s, stagger: none}\n",
+		"  - {at: 1s, count: 2, keys: [a, b], stagger: none}\n",
+	} {
+		if _, err := Parse("p.yaml", poissonFile(1, item)); err != nil {
+			t.Errorf("%s: %v", strings.TrimSpace(item), err)
+		}
+	}
+}
