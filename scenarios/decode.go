@@ -1274,6 +1274,10 @@ type trafficItem struct {
 	Traffic
 	keys    []string // one copy per key; nil: the item itself
 	stagger string   // "" (none), "even" or "random"; only on a periodic item with keys
+	// accounts is N of accounts: N (0 with keys or neither), keyBase
+	// whether key named the copies.
+	accounts int64
+	keyBase  bool
 }
 
 // expand returns the Traffic items it stands for: itself, or one copy per
@@ -1290,9 +1294,14 @@ func (it trafficItem) expand(seed uint64, pos int) []Traffic {
 	}
 	n := int64(len(it.keys))
 	copies := make([]Traffic, 0, n)
+	g := &copyGroup{item: it.Traffic, accounts: it.accounts, keyBase: it.keyBase, stagger: it.stagger}
+	g.item.Line = 0 // the copies keep it
+	if it.accounts == 0 {
+		g.keys = it.keys
+	}
 	for i, key := range it.keys {
 		c := it.Traffic
-		c.Key = key
+		c.Key, c.group = key, g
 		switch it.stagger {
 		case "even":
 			c.From += time.Duration(mulDiv(int64(i), int64(c.Every), n))
@@ -1353,6 +1362,7 @@ func (d *decoder) accountKeys(f *fields, it *trafficItem) error {
 		for i := range it.keys {
 			it.keys[i] = base + "-" + strconv.Itoa(i+1)
 		}
+		it.accounts, it.keyBase = n, f.has("key")
 	case f.present("keys"):
 		if f.present("key") {
 			return f.keyErrorf("key", "key cannot be mixed with keys (keys gives each copy its key)")

@@ -128,8 +128,19 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	if len(s.Traffic)+len(extra) > 0 {
 		b.WriteString("traffic:\n")
 	}
+	var group *copyGroup // the item of accounts or keys last written
 	for _, t := range s.Traffic {
-		writeTraffic(&b, t)
+		switch {
+		case t.group == nil:
+			writeTraffic(&b, t)
+		case t.group != group:
+			// Its copies follow one another: the item is written once, as
+			// written, and reads back to the same copies (a random
+			// stagger and the poisson draws are seeded by the item's
+			// place, which every item keeps).
+			group = t.group
+			writeTraffic(&b, t.group.item, t.group.fields()...)
+		}
 	}
 	// A run of identical extra requests (a burst fired at one instant) is
 	// written as one burst item, which expands to the same requests in the
@@ -219,9 +230,29 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	return out, nil
 }
 
-// writeTraffic writes t as one line of the traffic list. An empty key, as
-// an extra request may have, is written as DefaultKey: not at all.
-func writeTraffic(b *bytes.Buffer, t Traffic) {
+// fields are g's own fields, as a traffic line writes them after the
+// item's.
+func (g *copyGroup) fields() []string {
+	var out []string
+	if g.accounts > 0 {
+		out = append(out, fmt.Sprintf("accounts: %d", g.accounts))
+	} else {
+		keys := make([]string, len(g.keys))
+		for i, k := range g.keys {
+			keys[i] = quote(k)
+		}
+		out = append(out, "keys: ["+strings.Join(keys, ", ")+"]")
+	}
+	if g.stagger != "" {
+		out = append(out, "stagger: "+g.stagger)
+	}
+	return out
+}
+
+// writeTraffic writes t as one line of the traffic list, with more fields
+// after its own. An empty key, as an extra request may have, is written as
+// DefaultKey: not at all.
+func writeTraffic(b *bytes.Buffer, t Traffic, more ...string) {
 	b.WriteString("  - {")
 	switch t.Form {
 	case Burst:
@@ -252,6 +283,9 @@ func writeTraffic(b *bytes.Buffer, t Traffic) {
 	}
 	if t.Cost != 1 {
 		fmt.Fprintf(b, ", cost: %d", t.Cost)
+	}
+	for _, f := range more {
+		b.WriteString(", " + f)
 	}
 	b.WriteString("}\n")
 }

@@ -245,3 +245,41 @@ func TestLiteralOK(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalWritesAnItemOfCopiesOnce: an item of accounts or keys is saved
+// as written, one line for all its copies, so that a scenario of the most
+// copies saves and reads back to the same requests.
+func TestMarshalWritesAnItemOfCopiesOnce(t *testing.T) {
+	for _, traffic := range []string{
+		"  - {at: 1s, accounts: 10000}\n",
+		"  - {poisson: 1/s, until: 10s, accounts: 7000, key: user}\n  - {every: 1s, until: 10s, keys: [a, \"b: c\"], stagger: even}\n",
+	} {
+		s, err := Parse("a.yaml", []byte(oneLane+"seed: 5\ntraffic:\n"+traffic))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Marshal(s, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", strings.TrimSpace(traffic), err)
+		}
+		_, section, _ := strings.Cut(string(out), "traffic:\n")
+		n := 0
+		for _, line := range strings.Split(section, "\n") {
+			if !strings.HasPrefix(line, "  - ") {
+				break
+			}
+			n++
+		}
+		if n != strings.Count(traffic, "\n") {
+			t.Errorf("%s: saved as %d traffic lines", strings.TrimSpace(traffic), n)
+		}
+		back, err := Parse("a.yaml", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := slices.Collect(s.Requests()), slices.Collect(back.Requests())
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: %d requests read back as %d, or differently", strings.TrimSpace(traffic), len(a), len(b))
+		}
+	}
+}

@@ -87,7 +87,7 @@ func TestPoissonDecode(t *testing.T) {
 					continue
 				}
 				ts := times(got)
-				got.Line, got.times, got.Count = 0, nil, 0
+				got.Line, got.times, got.Count, got.group = 0, nil, 0, nil
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("item %d: %+v, want %+v", i, got, want)
 				}
@@ -221,7 +221,8 @@ func TestPoissonRoundTrip(t *testing.T) {
 	}
 	for _, line := range []string{
 		"  - {poisson: 1/h, until: 1ms}\n",
-		"  - {poisson: 5/s, until: 10s, key: \"acct-2\"}\n",
+		"  - {every: 1s, until: 10s, accounts: 3, stagger: random}\n",
+		"  - {poisson: 5/s, until: 10s, accounts: 3}\n",
 		"  - {poisson: 2/s, from: 1s, until: 20s, on: 2s, off: 3s, key: \"k: v\", cost: 2}\n",
 	} {
 		if !strings.Contains(string(out), line) {

@@ -131,6 +131,18 @@ type Traffic struct {
 	Line int
 	// times are a Poisson item's arrival times, sorted, len Count.
 	times []time.Duration
+	// group is, for a copy of an item of accounts or keys, that item as
+	// written, which its copies share: Marshal writes it once for them.
+	group *copyGroup
+}
+
+// copyGroup is an item of accounts or keys as the file wrote it.
+type copyGroup struct {
+	item     Traffic  // the item itself, its Key the accounts' base if written
+	accounts int64    // accounts: N; 0 with keys
+	keyBase  bool     // accounts with key: the copies are KEY-1 … KEY-N
+	keys     []string // keys: [...]; nil with accounts
+	stagger  string   // "" (none), "even" or "random"
 }
 
 // Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times
