@@ -417,13 +417,10 @@ func check(args []string, stdout, stderr io.Writer) error {
 		if err == nil {
 			fails, err = model.CheckOn(s, backend)
 		}
-		if err == nil {
-			err = failed(st)
-		}
-		if err != nil && failed(st) != nil {
+		if storeErr := failed(st); storeErr != nil {
 			// The store failed: the scenarios after this one cannot run
 			// on it, and each would only say so again.
-			fmt.Fprintln(stderr, "ratelab:", oneLine(failed(st).Error()))
+			fmt.Fprintln(stderr, "ratelab:", oneLine(storeErr.Error()))
 			return brokenFiles{broken + 1}
 		}
 		if err != nil {

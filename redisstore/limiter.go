@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,8 +130,9 @@ func (l *Limiter) own() bool {
 		return false
 	}
 	// The lane's hashes can only be those of the keys numbered (the lane
-	// was cleared when its first limiter was made): each is written again,
-	// or deleted where this instance has no state, in one pipeline.
+	// was cleared when its first limiter was made): each is written again
+	// in one pipeline, or deleted where this instance has no state and a
+	// call (which last records) may have made one.
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(l.ids.Len())*time.Millisecond)
 	defer cancel()
 	pipe := l.st.client.Pipeline()
@@ -141,7 +143,10 @@ func (l *Limiter) own() bool {
 				return false
 			}
 		} else {
-			pipe.Unlink(ctx, HashKey(l.lane, k.String()))
+			hash := HashKey(l.lane, k.String())
+			if _, called := l.st.last[hash]; called {
+				pipe.Unlink(ctx, hash)
+			}
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -294,7 +299,7 @@ func (l *Limiter) ExportKey(key algorithms.Key) (algorithms.State, bool) {
 }
 
 func sameState(a, b algorithms.State) bool {
-	return fmt.Sprint(a.Fields) == fmt.Sprint(b.Fields) && fmt.Sprint(a.Log) == fmt.Sprint(b.Log)
+	return slices.Equal(a.Fields, b.Fields) && slices.Equal(a.Log, b.Log)
 }
 
 // ImportKey sets key's state, in memory and (a plain write) in Redis.
