@@ -360,7 +360,13 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 				v.Contents = append(v.Contents, name+" "+strconv.FormatInt(st.Fields[i], 10))
 			}
 			if l.form.Log != "" {
-				v.Contents = append(v.Contents, l.form.Log+" "+joinInts(st.Log))
+				// An item a field, as the hash keeps it: "log (at cost):
+				// [0 1] [5000000 1]".
+				items := make([]string, 0, len(st.Log)/max(len(l.form.Item), 1))
+				for i := 0; i+len(l.form.Item) <= len(st.Log) && len(l.form.Item) > 0; i += len(l.form.Item) {
+					items = append(items, "["+joinInts(st.Log[i:i+len(l.form.Item)])+"]")
+				}
+				v.Contents = append(v.Contents, l.form.Log+" ("+strings.Join(l.form.Item, " ")+"): "+strings.Join(items, " "))
 			}
 		}
 	}
