@@ -353,11 +353,12 @@ func oneLine(s string) string {
 
 // Field names, as the format documents them.
 var (
-	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "traffic", "notes", "quiz", "expect"}
+	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "clients", "traffic", "notes", "quiz", "expect"}
 	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
 	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
-	trafficFields = []string{"at", "count", "spread", "every", "poisson", "from", "until", "on", "off", "key", "cost", "accounts", "keys", "stagger"}
+	trafficFields = []string{"at", "count", "spread", "every", "poisson", "from", "until", "on", "off", "key", "cost", "accounts", "keys", "stagger", "client"}
+	clientFields  = []string{"name", "retry", "attempts", "base", "cap", "factor", "jitter", "deadline", "cancel"}
 	noteFields    = []string{"at", "text"}
 	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
 	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
@@ -865,6 +866,10 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		s.Lanes = append(s.Lanes, lane)
 	}
 
+	if s.Clients, err = d.clients(f, s.Lanes); err != nil {
+		return nil, err
+	}
+
 	// Each list keeps its items' fields, for the checks against the time
 	// axis; an item of accounts or keys becomes its copies here, each with
 	// its item's fields. The seed is already read, wherever the file puts it.
@@ -886,6 +891,9 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		path := index("traffic", i)
 		it, item, err := d.traffic(n, path)
 		if err != nil {
+			return nil, err
+		}
+		if it.Client, err = trafficClient(item, s.Clients); err != nil {
 			return nil, err
 		}
 		if it.keys == nil {

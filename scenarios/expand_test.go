@@ -29,16 +29,16 @@ func reference(s *Scenario) []Request {
 	for _, t := range s.Traffic {
 		switch t.Form {
 		case Single:
-			rs = append(rs, Request{t.At, t.Key, t.Cost})
+			rs = append(rs, Request{t.At, t.Key, t.Cost, t.Client})
 		case Burst:
 			for i := range t.Count {
 				off := new(big.Int).Mul(big.NewInt(i), big.NewInt(int64(t.Spread)))
 				off.Quo(off, big.NewInt(t.Count))
-				rs = append(rs, Request{t.At + time.Duration(off.Int64()), t.Key, t.Cost})
+				rs = append(rs, Request{t.At + time.Duration(off.Int64()), t.Key, t.Cost, t.Client})
 			}
 		case Periodic:
 			for at := t.From; at < t.Until; at += t.Every {
-				rs = append(rs, Request{at, t.Key, t.Cost})
+				rs = append(rs, Request{at, t.Key, t.Cost, t.Client})
 			}
 		}
 	}
@@ -235,8 +235,8 @@ func TestStaggerEvenTimes(t *testing.T) {
 	s := parse(t, oneLane+"traffic:\n  - {every: 1s, from: 1s, until: 3s, accounts: 3, key: u, stagger: even}\n")
 	ms := time.Millisecond
 	want := []Request{
-		{1000 * ms, "u-1", 1}, {1333333333, "u-2", 1}, {1666666666, "u-3", 1},
-		{2000 * ms, "u-1", 1}, {2333333333, "u-2", 1}, {2666666666, "u-3", 1},
+		{1000 * ms, "u-1", 1, 0}, {1333333333, "u-2", 1, 0}, {1666666666, "u-3", 1, 0},
+		{2000 * ms, "u-1", 1, 0}, {2333333333, "u-2", 1, 0}, {2666666666, "u-3", 1, 0},
 	}
 	if got := collect(s); !reflect.DeepEqual(got, want) {
 		t.Errorf("requests\n got: %v\nwant: %v", got, want)

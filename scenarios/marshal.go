@@ -125,6 +125,8 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("}\n")
 	}
 
+	writeClients(&b, s.Clients)
+
 	if len(s.Traffic)+len(extra) > 0 {
 		b.WriteString("traffic:\n")
 	}
@@ -132,14 +134,14 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	for _, t := range s.Traffic {
 		switch {
 		case t.group == nil:
-			writeTraffic(&b, t)
+			writeTraffic(&b, s, t)
 		case t.group != group:
 			// Its copies follow one another: the item is written once, as
 			// written, and reads back to the same copies (a random
 			// stagger and the poisson draws are seeded by the item's
 			// place, which every item keeps).
 			group = t.group
-			writeTraffic(&b, t.group.item, t.group.fields()...)
+			writeTraffic(&b, s, t.group.item, t.group.fields()...)
 		}
 	}
 	// A run of identical extra requests (a burst fired at one instant) is
@@ -154,7 +156,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		if n > 1 {
 			t.Form, t.Count = Burst, int64(n)
 		}
-		writeTraffic(&b, t)
+		writeTraffic(&b, s, t)
 		i += n
 	}
 
@@ -252,7 +254,7 @@ func (g *copyGroup) fields() []string {
 // writeTraffic writes t as one line of the traffic list, with more fields
 // after its own. An empty key, as an extra request may have, is written as
 // DefaultKey: not at all.
-func writeTraffic(b *bytes.Buffer, t Traffic, more ...string) {
+func writeTraffic(b *bytes.Buffer, s *Scenario, t Traffic, more ...string) {
 	b.WriteString("  - {")
 	switch t.Form {
 	case Burst:
@@ -283,6 +285,9 @@ func writeTraffic(b *bytes.Buffer, t Traffic, more ...string) {
 	}
 	if t.Cost != 1 {
 		fmt.Fprintf(b, ", cost: %d", t.Cost)
+	}
+	if t.Client != 0 {
+		fmt.Fprintf(b, ", client: %s", quote(s.Clients[t.Client-1].Name))
 	}
 	for _, f := range more {
 		b.WriteString(", " + f)
@@ -344,4 +349,32 @@ func literalOK(s string) bool {
 		}
 	}
 	return true
+}
+
+// writeClients writes the clients list, each field that differs from its
+// default.
+func writeClients(b *bytes.Buffer, cs []Client) {
+	if len(cs) > 0 {
+		b.WriteString("clients:\n")
+	}
+	for _, c := range cs {
+		fmt.Fprintf(b, "  - {name: %s", quote(c.Name))
+		if c.Retry != GiveUp {
+			fmt.Fprintf(b, ", retry: %s, attempts: %d", c.Retry, c.Attempts)
+		}
+		if c.Retry == Backoff {
+			fmt.Fprintf(b, ", base: %s", algorithms.FormatDuration(c.Base))
+			if c.Cap != MaxTime {
+				fmt.Fprintf(b, ", cap: %s", algorithms.FormatDuration(c.Cap))
+			}
+			fmt.Fprintf(b, ", factor: %d, jitter: %s", c.Factor, c.Jitter)
+		}
+		if c.Deadline > 0 {
+			fmt.Fprintf(b, ", deadline: %s", algorithms.FormatDuration(c.Deadline))
+		}
+		if c.Cancel {
+			b.WriteString(", cancel: true")
+		}
+		b.WriteString("}\n")
+	}
 }

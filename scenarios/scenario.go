@@ -58,6 +58,8 @@ type Scenario struct {
 	Notes    []Note        // sorted by At, stable
 	Quiz     []QuizMark    // sorted by At, then Request, stable
 	Expect   []Expectation // in file order
+	// Clients are the named clients of the traffic, in file order.
+	Clients []Client
 	// Seed is the scenario's seed for what is drawn at random (a lane's
 	// random route, a random stagger, a poisson item's arrivals), so that a
 	// run repeats exactly; 0 if not given.
@@ -125,6 +127,9 @@ type Traffic struct {
 	Count int64
 	Key   string // DefaultKey unless written
 	Cost  int64  // 1 unless written
+	// Client is 1 + the index in Scenario.Clients of the client that sends
+	// the item's requests; 0 for none (each request gives up when refused).
+	Client int
 	// Line is the item's line in the file it was read from (1-based), 0 when
 	// it was not read from a file; the copies of an item of accounts or keys
 	// share it.
@@ -188,6 +193,9 @@ type Request struct {
 	At   time.Duration
 	Key  string
 	Cost int64
+	// Client is 1 + the index in Scenario.Clients of the request's
+	// client; 0 for none.
+	Client int
 }
 
 // Expectation is one assertion of the expect list, to be evaluated by
@@ -276,6 +284,14 @@ func (e *Expectation) String() string {
 	return b.String()
 }
 
+// ClientOf is r's client, or nil for a request of no client.
+func (s *Scenario) ClientOf(r Request) *Client {
+	if r.Client == 0 {
+		return nil
+	}
+	return &s.Clients[r.Client-1]
+}
+
 // Lane returns the lane called name.
 func (s *Scenario) Lane(name string) (Lane, bool) {
 	for _, l := range s.Lanes {
@@ -344,7 +360,7 @@ func (s *Scenario) Requests() iter.Seq[Request] {
 		for len(h) > 0 {
 			c := &h[0]
 			t := &s.Traffic[c.item]
-			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost}) {
+			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
 				return
 			}
 			c.next++
