@@ -33,7 +33,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 	var cur *keyTotals // the totals of the request being decided
 	last := -1         // its index
 	stats, err := Run(s, opt, func(r Record) error {
-		if r.Index != last {
+		if r.Index != last || r.Attempt.N > 1 {
 			last = r.Index
 			k, ok := index[r.Request.Key]
 			if !ok {
@@ -51,7 +51,8 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		}
 		d := r.Decision
 		cur.stats[r.Lane].count(&d)
-		if d.Outcome.Admitted() {
+		cur.stats[r.Lane].settle(&r.Attempt)
+		if d.Outcome.Admitted() && !r.Attempt.Cancelled {
 			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
 		}
 		if emit != nil {

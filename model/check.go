@@ -47,6 +47,9 @@ func CheckOn(s *scenarios.Scenario, store Store) ([]Failure, error) {
 // Run's totals and peaks, which no expectation reads, and measures.
 func (c *checker) run(s *scenarios.Scenario, store Store) error {
 	defs := LanesOf(s)
+	if book := newClientBook(s); book != nil {
+		return c.runClients(s, defs, store, book)
+	}
 	keys := algorithms.NewKeys()
 	lims := make([]algorithms.Limiter, len(defs))
 	for i, def := range defs {
@@ -76,6 +79,74 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 	return nil
 }
 
+// runClients is run for a scenario with clients: each lane's retries are
+// decided too, all lanes' in time order.
+func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, book *clientBook) error {
+	ls, err := newLanes(defs, time.Second, store, s.Duration, book)
+	if err != nil {
+		return err
+	}
+	var d algorithms.Decision
+	var a Attempt
+	var rr Request
+	retries := func(t time.Duration) {
+		for {
+			lane, ok := ls.nextRetry(t, &rr, &d, &a)
+			if !ok {
+				return
+			}
+			c.request(rr)
+			c.cancelled = a.Cancelled
+			c.record(a.Original, lane, &rr, &d)
+			c.settle(lane, &a)
+		}
+	}
+	index := 0
+	for r := range s.Requests() {
+		retries(r.At)
+		c.request(r)
+		ls.arrive(r, index)
+		for lane := range defs {
+			ls.decideInto(lane, r, &d, &a)
+			c.cancelled = a.Cancelled
+			c.record(index, lane, &r, &d)
+			c.settle(lane, &a)
+		}
+		index++
+	}
+	retries(endOfTime)
+	c.fire(endOfTime)
+	return nil
+}
+
+// settle counts what became of a request after its attempt a in lane.
+func (c *checker) settle(lane int, a *Attempt) {
+	base := lane * c.slots
+	if sel := &c.sels[base]; sel.used {
+		sel.clients.add(a)
+	}
+	if c.slot > 0 {
+		if sel := &c.sels[base+c.slot]; sel.used {
+			sel.clients.add(a)
+		}
+	}
+}
+
+// clientCounts are a selection's counts of what clients did.
+type clientCounts struct{ retries, served, abandoned int64 }
+
+func (k *clientCounts) add(a *Attempt) {
+	if a.N > 1 {
+		k.retries++
+	}
+	switch a.Fate {
+	case Served:
+		k.served++
+	case Abandoned:
+		k.abandoned++
+	}
+}
+
 // checker is Check's state during its pass.
 type checker struct {
 	keys   map[string]int // the keys expectations name: selection slot 1, 2, …
@@ -86,6 +157,9 @@ type checker struct {
 	free   []*edgeState   // trackers' states to reuse
 	next   int            // events[:next] have fired
 	slot   int            // its key's slot, 0 when no expectation names it
+	// cancelled tells that the decision being recorded was given back: it
+	// counts, but never passes.
+	cancelled bool
 }
 
 // selection is the running totals of one lane's requests, of one key or of
@@ -96,9 +170,10 @@ type selection struct {
 	lastPass time.Duration // arrival of the latest admission
 	// open holds, by the outcome they assert, the outcome assertions
 	// between their From and Until that no request contradicted yet.
-	open   [3][]*expState
-	groups []*peakGroup // the active ones
-	used   bool
+	open    [3][]*expState
+	groups  []*peakGroup // the active ones
+	used    bool
+	clients clientCounts
 }
 
 // expState is one expectation's measures.
@@ -107,8 +182,10 @@ type expState struct {
 	sel      *selection
 	start    Tally // sel's tally at From
 	outcomes Tally
-	closed   bool    // Until has fired
-	mismatch *Record // first selected request whose outcome is not e.Outcome
+	// clientsAt is sel's clients at From, clients what happened since.
+	clientsAt, clients clientCounts
+	closed             bool    // Until has fired
+	mismatch           *Record // first selected request whose outcome is not e.Outcome
 	// A peak is measured by a group for the windows ending in [From +
 	// window + D, Until), D the lane's longest delay (0 for a lane that
 	// passes requests on arrival), and for the others, at the edges, from
@@ -471,16 +548,16 @@ func (c *checker) request(r Request) {
 func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision) {
 	base := lane * c.slots
 	if sel := &c.sels[base]; sel.used {
-		sel.add(index, lane, r, d)
+		sel.add(index, lane, r, d, c.cancelled)
 	}
 	if c.slot > 0 {
 		if sel := &c.sels[base+c.slot]; sel.used {
-			sel.add(index, lane, r, d)
+			sel.add(index, lane, r, d, c.cancelled)
 		}
 	}
 }
 
-func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
+func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, cancelled bool) {
 	sel.tally.add(d.Outcome)
 	for o := range sel.open {
 		if algorithms.Outcome(o) != d.Outcome && len(sel.open[o]) > 0 {
@@ -493,7 +570,7 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision) {
 			sel.open[o] = sel.open[o][:0]
 		}
 	}
-	if !d.Outcome.Admitted() {
+	if !d.Outcome.Admitted() || cancelled {
 		return
 	}
 	at, cost := r.At, r.Cost
@@ -529,7 +606,7 @@ func (c *checker) fire(t time.Duration) {
 		}
 		switch ev.kind {
 		case eventFrom:
-			x.start, x.startCost = sel.tally, sel.cost
+			x.start, x.startCost, x.clientsAt = sel.tally, sel.cost, sel.clients
 			if o := x.e.Outcome; o != nil {
 				sel.open[*o] = append(sel.open[*o], x)
 			}
@@ -552,6 +629,7 @@ func (c *checker) fire(t time.Duration) {
 			}
 		case eventUntil:
 			x.outcomes = Tally{sel.tally.Allowed - x.start.Allowed, sel.tally.Delayed - x.start.Delayed, sel.tally.Rejected - x.start.Rejected}
+			x.clients = clientCounts{sel.clients.retries - x.clientsAt.retries, sel.clients.served - x.clientsAt.served, sel.clients.abandoned - x.clientsAt.abandoned}
 			x.closed = true
 			if x.query >= 0 {
 				x.late, x.lateAt = x.group.max.result(x.query)
@@ -591,11 +669,13 @@ func (x *expState) peak() (int64, time.Duration) {
 // what was measured.
 func (x *expState) verdict() (got string, ok bool) {
 	e, o := x.e, x.outcomes
-	counts := [4]struct {
+	k := x.clients
+	counts := [7]struct {
 		name string
 		want *int64
 		got  int
-	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected}}
+	}{{"allowed", e.Allowed, o.Allowed}, {"admitted", e.Admitted, o.Allowed + o.Delayed}, {"delayed", e.Delayed, o.Delayed}, {"rejected", e.Rejected, o.Rejected},
+		{"retries", e.Retries, int(k.retries)}, {"served", e.Served, int(k.served)}, {"abandoned", e.Abandoned, int(k.abandoned)}}
 	ok = true
 	for _, c := range counts {
 		ok = ok && (c.want == nil || int64(c.got) == *c.want)

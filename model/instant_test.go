@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,16 +43,20 @@ func seekPosMatchesAFreshRun(t *testing.T, s *scenarios.Scenario) {
 	l := newLab(t, s)
 	all, _ := reference(t, s, 0)
 	lanes := len(s.Lanes)
-	fresh, err := newLanes(LanesOf(s), l.PeakWindow(), nil, 0)
+	fresh, err := newLanes(LanesOf(s), l.PeakWindow(), nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
+	waits := make([][]time.Duration, lanes)
 	for p := 0; p <= l.Len(); p++ {
 		if p > 0 {
 			r := l.Request(p - 1)
+			fresh.arrive(r, p-1)
 			for lane := range lanes {
-				fresh.decide(lane, r)
+				if _, a := fresh.decide(lane, r); a.Fate == Served && a.Latency > 0 {
+					waits[lane] = append(waits[lane], a.Latency)
+				}
 			}
 		}
 		switch rng.IntN(8) { // a detour, so that some positions are reached from elsewhere
@@ -82,6 +87,7 @@ func seekPosMatchesAFreshRun(t *testing.T, s *scenarios.Scenario) {
 		}
 		for lane := range lanes {
 			want := fresh.statsAt(lane, now)
+			want.Latency = latencyOf(want.Served, slices.Clone(waits[lane]))
 			if got := l.Stats(lane); got != want {
 				t.Fatalf("SeekPos(%d) lane %d: stats %+v, fresh %+v", p, lane, got, want)
 			}

@@ -59,9 +59,14 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	if !ok {
 		return Stats{PeakWindow: l.peakWindow}
 	}
+	if l.book != nil {
+		return l.clientStatsFor(lane, k)
+	}
 	ks := l.keyStatsFor(k)
 	if ks.all {
-		return l.Stats(lane)
+		s := l.Stats(lane)
+		s.Latency = Latency{}
+		return s
 	}
 	kl := ks.lanes[lane]
 	if kl == nil {
@@ -75,6 +80,8 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	for _, i := range ks.idx[j/keyStride*keyStride : j] {
 		s.add(l.outcomes[lane][i], l.kind(int(i)).cost)
 	}
+	// Every request of a lab without clients is tried once.
+	s.Originals, s.Served, s.Abandoned = s.Requests(), s.Admitted, s.Rejected
 	// The peak: the passages before (Now, Pos) in (time, index) order have
 	// passed (an admission at Now passes when it is decided), the others not.
 	now := l.now

@@ -53,9 +53,10 @@ var peakKeepBytes int64 = checkpointBudget * CheckpointEvery / 2
 // added it; a burst's requests share one, so Undo can remove the latest
 // action whole.
 type kind struct {
-	cost  int64
-	key   int32
-	fired uint32
+	cost   int64
+	key    int32
+	fired  uint32
+	client uint16 // scenarios.Request's Client
 }
 
 // Lab is a scenario's lanes over one timeline of requests, seen at the time
@@ -73,6 +74,12 @@ type Lab struct {
 	end        time.Duration // the scenario's duration, stretched by fired requests (see End)
 	store      Store         // keeps the lanes' state; nil: memory
 	storeErr   error         // the store's failure, once it has failed
+	// book is the scenario's clients, nil when it has none; clog[lane] is
+	// then lane's record of retries and waits, and drainedEnd tells that
+	// the frontier decided the retries owed after the last request.
+	book       *clientBook
+	clog       []*clientLog
+	drainedEnd bool
 
 	keys     interned[string]
 	baseKeys int      // keys.list[:baseKeys] are the scenario's; later ones were fired
@@ -109,17 +116,25 @@ type Lab struct {
 
 	// live is the state after events[:livePos], where livePos counts the
 	// requests at or before now (after Seek) or stops inside the instant of
-	// now (after SeekPos); lastDecisions are the lanes' verdicts on
-	// events[livePos-1].
-	now           time.Duration
-	live          *lanes
-	livePos       int
-	liveFrom      int // the checkpoint's pos that live was restored from
-	lastDecisions []algorithms.Decision
+	// now (after SeekPos), with the retries due by liveAt decided (liveAt
+	// is now once moved); lastRecords are the lanes' latest decisions, on
+	// events[livePos-1] or a retry after it.
+	now         time.Duration
+	live        *lanes
+	livePos     int
+	liveFrom    int // the checkpoint's pos that live was restored from
+	liveAt      time.Duration
+	lastRecords []Record
+	// latencies caches Stats' latencies for (gen, livePos, now), keyRun
+	// StatsFor's totals in a lab with clients.
+	latencies latencyCache
+	keyRun    keyRun
 
 	// scratch receives the lanes' decisions while computing: a Decision
 	// passed through the limiters' interface would escape to the heap.
-	scratch algorithms.Decision
+	scratch  algorithms.Decision
+	attempt  Attempt
+	retryReq Request
 
 	// gen counts changes to the timeline, for caches of what it decided.
 	gen      uint64
@@ -144,10 +159,10 @@ func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, 
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration, store: store}
+	l := &Lab{scenario: s, defs: defs, peakWindow: peakWindow, peakChoice: choice, end: s.Duration, store: store, book: newClientBook(s)}
 	l.tl.reserve(int(s.RequestCount()) + slack(int(s.RequestCount())))
 	for r := range s.Requests() {
-		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key)})})
+		l.tl.push(event{at: r.At, kind: l.kindOf(kind{cost: r.Cost, key: l.intern(r.Key), client: uint16(r.Client)})})
 	}
 	for _, k := range s.Keys() {
 		l.intern(k)
@@ -161,7 +176,7 @@ func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, 
 
 // rebuild discards every computed decision and starts again from t = 0.
 func (l *Lab) rebuild() error {
-	start, err := newLanes(l.defs, l.peakWindow, l.store, l.end+explorerReach)
+	start, err := newLanes(l.defs, l.peakWindow, l.store, l.end+explorerReach, l.book)
 	if err != nil {
 		return err
 	}
@@ -171,6 +186,13 @@ func (l *Lab) rebuild() error {
 	l.admittedSums = map[laneKey][]int64{}
 	l.blocks = make([][]Tally, len(l.defs))
 	l.releases = make([]releaseBlocks, len(l.defs))
+	l.clog, l.drainedEnd = nil, false
+	if l.book != nil {
+		l.clog = make([]*clientLog, len(l.defs))
+		for i := range l.clog {
+			l.clog[i] = &clientLog{}
+		}
+	}
 	for i, def := range l.defs {
 		l.outcomes[i] = make([]algorithms.Outcome, l.tl.len(), cap(l.tl.kind))
 		if maxDelay(def.Policy) > 0 {
@@ -263,7 +285,7 @@ func (l *Lab) Len() int { return l.tl.len() }
 // Request is the i-th request of the timeline, 0 ≤ i < Len.
 func (l *Lab) Request(i int) Request {
 	k := l.kind(i)
-	return Request{At: l.tl.at(i), Key: l.keys.list[k.key], Cost: k.cost}
+	return Request{At: l.tl.at(i), Key: l.keys.list[k.key], Cost: k.cost, Client: int(k.client)}
 }
 
 // Fired reports whether the i-th request was fired by the learner.
@@ -334,11 +356,18 @@ func (l *Lab) Instant() (k, m int) {
 // ensure computes outcomes (and checkpoints) for events[:n].
 func (l *Lab) ensure(n int) {
 	n = min(n, l.tl.len())
-	d := &l.scratch
+	d, a := &l.scratch, &l.attempt
 	for l.computed < n {
 		r := l.Request(l.computed)
+		if l.book != nil {
+			l.drainFrontier(r.At, l.computed)
+		}
+		l.frontier.arrive(r, l.computed)
 		for lane := range l.defs {
-			l.frontier.decideInto(lane, r, d)
+			l.frontier.decideInto(lane, r, d, a)
+			if l.clog != nil {
+				l.clog[lane].add(l.computed, l.kind(l.computed).key, r.At, d, a)
+			}
 			l.outcomes[lane][l.computed] = d.Outcome
 			if d.Delay != 0 && l.delays[lane] != nil {
 				l.delays[lane].add(l.computed, d.Delay)
@@ -364,6 +393,23 @@ func (l *Lab) ensure(n int) {
 			l.maybeCheckpoint()
 		}
 	}
+	if l.book != nil && l.computed == l.tl.len() && !l.drainedEnd {
+		l.drainFrontier(endOfTime, l.computed)
+		l.drainedEnd = true
+	}
+}
+
+// drainFrontier decides on the frontier the retries due by t, before the
+// original request events[pos], and logs them.
+func (l *Lab) drainFrontier(t time.Duration, pos int) {
+	for {
+		lane, ok := l.frontier.nextRetry(t, &l.retryReq, &l.scratch, &l.attempt)
+		if !ok {
+			return
+		}
+		k, _ := l.keys.lookup(l.retryReq.Key)
+		l.clog[lane].add(pos, k, l.retryReq.At, &l.scratch, &l.attempt)
+	}
 }
 
 // maybeCheckpoint takes a checkpoint at computed if its cost fits the
@@ -380,7 +426,9 @@ func (l *Lab) maybeCheckpoint() {
 	var kept int64
 	for lane := range l.frontier.peaks {
 		n := l.frontier.peaks[lane].cloneBytes()
-		if kept+n > peakKeepBytes || cost+n > budget {
+		// A lab with clients keeps every tracker whole: the timeline
+		// holds no retry to refill one from.
+		if l.book == nil && (kept+n > peakKeepBytes || cost+n > budget) {
 			continue
 		}
 		if whole == nil {
@@ -452,7 +500,8 @@ func (l *Lab) restore(pos int) *lanes {
 // invalidate forgets everything computed from events[i:] on, after the
 // timeline changed at index i.
 func (l *Lab) invalidate(i int) {
-	if i < l.computed {
+	if i < l.computed || l.drainedEnd {
+		l.drainedEnd = false
 		k := l.checkpointAt(i)
 		clear(l.checkpoints[k+1:])
 		l.checkpoints = l.checkpoints[:k+1]
@@ -467,6 +516,9 @@ func (l *Lab) invalidate(i int) {
 			}
 			if l.marks[lane] != nil {
 				l.marks[lane].truncate(l.computed)
+			}
+			if l.clog != nil {
+				l.clog[lane].truncate(l.computed)
 			}
 		}
 	}
@@ -484,19 +536,24 @@ func (l *Lab) moveLive(pos int) {
 	if pos > 0 {
 		start = l.checkpoints[l.checkpointAt(pos-1)].pos
 	}
-	if l.live == nil || pos < l.livePos || start > l.livePos && pos-l.livePos > CheckpointEvery {
-		l.live, l.livePos, l.liveFrom = l.restore(start), start, start
-		l.lastDecisions = nil
+	if l.live == nil || pos < l.livePos || l.book != nil && l.now < l.liveAt || start > l.livePos && pos-l.livePos > CheckpointEvery {
+		l.live, l.livePos, l.liveFrom, l.liveAt = l.restore(start), start, start, 0
+		l.lastRecords = nil
+	}
+	if l.lastRecords == nil {
+		l.lastRecords = make([]Record, len(l.defs))
 	}
 	for ; l.livePos < pos; l.livePos++ {
 		r := l.Request(l.livePos)
-		if l.lastDecisions == nil {
-			l.lastDecisions = make([]algorithms.Decision, len(l.defs))
-		}
+		l.drainLive(r.At)
+		l.live.arrive(r, l.livePos)
 		for lane := range l.defs {
-			l.live.decideInto(lane, r, &l.lastDecisions[lane])
+			rec := &l.lastRecords[lane]
+			l.live.decideInto(lane, r, &rec.Decision, &rec.Attempt)
+			rec.Index, rec.Lane, rec.Request = l.livePos, lane, r
 		}
 	}
+	l.drainLive(l.now)
 	if l.store != nil {
 		// A store outside the process holds what the lab shows: the live
 		// lanes' states at the clock, not the frontier's ahead of it.
@@ -510,10 +567,32 @@ func (l *Lab) moveLive(pos int) {
 	}
 }
 
+// drainLive decides on the live state the retries due by t.
+func (l *Lab) drainLive(t time.Duration) {
+	if l.book == nil {
+		return
+	}
+	var r Request
+	var d algorithms.Decision
+	var a Attempt
+	for {
+		lane, ok := l.live.nextRetry(t, &r, &d, &a)
+		if !ok {
+			break
+		}
+		l.lastRecords[lane] = Record{Index: a.Original, Lane: lane, Request: r, Decision: d, Attempt: a}
+	}
+	l.liveAt = max(l.liveAt, t)
+}
+
 // Stats are lane's totals over the decided requests (the first Pos: those
 // at or before Now after Seek). The peak counts delayed requests released by
 // Now.
-func (l *Lab) Stats(lane int) Stats { return l.live.statsAt(lane, l.now) }
+func (l *Lab) Stats(lane int) Stats {
+	s := l.live.statsAt(lane, l.now)
+	s.Latency = l.latency(lane, s.Served)
+	return s
+}
 
 // Snapshot is lane's state for key at Now, after the decided requests.
 func (l *Lab) Snapshot(lane int, key string) algorithms.Snapshot {
@@ -544,14 +623,15 @@ func (l *Lab) StoreFailure() error { return l.storeErr }
 // shared with nothing: see algorithms.Memory.
 func (l *Lab) StateBytes(lane int) int64 { return l.live.limiters[lane].Memory().State }
 
-// LastDecision is lane's verdict on the latest decided request (request
-// Pos−1), and that request's index; ok is false when none is decided.
+// LastDecision is lane's latest decision: on the latest decided request
+// (request Pos−1, the record's Index), or on a retry the lane decided
+// after it (Attempt.N > 1, Index its original's); ok is false when none is
+// decided.
 func (l *Lab) LastDecision(lane int) (rec Record, ok bool) {
-	if l.livePos == 0 || l.lastDecisions == nil {
+	if l.livePos == 0 || l.lastRecords == nil {
 		return Record{}, false
 	}
-	i := l.livePos - 1
-	return Record{Index: i, Lane: lane, Request: l.Request(i), Decision: l.lastDecisions[lane]}, true
+	return l.lastRecords[lane], true
 }
 
 // TrailingAdmitted is the exact admitted cost of lane for key in the window
@@ -569,32 +649,60 @@ func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64
 }
 
 // Records calls fn with every lane's decision on each request with from ≤ At
-// ≤ to, in timeline order then lane order, until fn returns false. It
-// replays from the checkpoint before from and leaves the clock alone.
+// ≤ to, retries included, in the order they were decided (time order; at
+// one instant, lane by lane for an original request), until fn returns
+// false. It replays from the checkpoint before from and leaves the clock
+// alone.
 func (l *Lab) Records(from, to time.Duration, fn func(Record) bool) {
-	l.replay(l.searchBefore(from), l.Search(to), fn)
+	l.replay(l.searchBefore(from), l.Search(to), to, func(r Record) bool {
+		return r.Request.At < from || fn(r)
+	})
 }
 
 // replay decides events[lo:hi] again, from the checkpoint at or before lo,
-// and calls fn with every lane's decision on each of them, in timeline order
-// then lane order, until fn returns false.
-func (l *Lab) replay(lo, hi int, fn func(Record) bool) {
+// and calls fn with every lane's decision on each of them, and on the
+// retries decided after events[lo−1] and before events[hi] (those due by
+// until, when hi is not before it), in the order decided, until fn returns
+// false.
+func (l *Lab) replay(lo, hi int, until time.Duration, fn func(Record) bool) {
 	lo = max(lo, 0)
-	if lo >= hi {
+	if lo >= hi && (l.book == nil || lo > hi) {
 		return
 	}
 	l.ensure(lo)
 	start := l.checkpoints[l.checkpointAt(lo)].pos
 	ls := l.restore(start)
+	var d algorithms.Decision
+	var a Attempt
+	var rr Request
+	drain := func(t time.Duration, pos int) bool {
+		for {
+			lane, ok := ls.nextRetry(t, &rr, &d, &a)
+			if !ok {
+				return true
+			}
+			if pos >= lo && !fn(Record{Index: a.Original, Lane: lane, Request: rr, Decision: d, Attempt: a}) {
+				return false
+			}
+		}
+	}
 	for i := start; i < hi; i++ {
 		r := l.Request(i)
+		if !drain(r.At, i) {
+			return
+		}
+		ls.arrive(r, i)
 		for lane := range l.defs {
-			d := ls.decide(lane, r)
-			if i >= lo && !fn(Record{Index: i, Lane: lane, Request: r, Decision: d}) {
+			ls.decideInto(lane, r, &d, &a)
+			if i >= lo && !fn(Record{Index: i, Lane: lane, Request: r, Decision: d, Attempt: a}) {
 				return
 			}
 		}
 	}
+	if hi < l.tl.len() {
+		until = min(until, l.tl.at(hi))
+	}
+	drain(until, hi)
 }
 
 // ErrCost is returned for a request cost below 1.
@@ -721,8 +829,8 @@ func (l *Lab) fire(f fireAction) ([]Record, error) {
 	l.replaceEvents(first)
 	l.Seek(l.now)
 	recs := make([]Record, 0, f.n*len(l.defs))
-	l.replay(first, last+1, func(r Record) bool {
-		if l.kind(r.Index).fired == l.serial {
+	l.replay(first, last+1, -1, func(r Record) bool {
+		if r.Attempt.N == 1 && l.kind(r.Index).fired == l.serial {
 			recs = append(recs, r)
 		}
 		return true

@@ -28,6 +28,9 @@ type Record struct {
 	Lane     int
 	Request  Request
 	Decision algorithms.Decision
+	// Attempt is which try of its request this is, and what became of
+	// the request; Index is the original request's.
+	Attempt Attempt
 }
 
 // lanes is the limiters of all lanes and their totals at one point of a
@@ -42,10 +45,31 @@ type lanes struct {
 	limiters []algorithms.Limiter
 	stats    []Stats
 	peaks    []peakTracker
+
+	// book is the scenario's clients, shared by clones; nil when it has
+	// none. owed[lane] are the retries lane owes (see clients.go), and
+	// made counts the retries made, for their order; cancels[lane] tells
+	// whether lane can delay, so that a client's cancel can matter.
+	book    *clientBook
+	owed    []retryHeap
+	made    uint64
+	cancels []bool
+	// orig and rank identify the latest original request: its index and
+	// its place among the originals arriving at its instant, rankAt.
+	orig   int
+	rank   int32
+	rankAt time.Duration
 }
 
-func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Duration) (*lanes, error) {
-	ls := &lanes{keys: algorithms.NewKeys()}
+func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Duration, book *clientBook) (*lanes, error) {
+	ls := &lanes{keys: algorithms.NewKeys(), book: book, rankAt: -1}
+	if book != nil {
+		ls.owed = make([]retryHeap, len(defs))
+		ls.cancels = make([]bool, len(defs))
+		for i, def := range defs {
+			ls.cancels[i] = maxDelay(def.Policy) > 0
+		}
+	}
 	for _, def := range defs {
 		lim, err := newLimiter(def, ls.keys, store, until)
 		if err != nil {
@@ -81,25 +105,143 @@ func newLimiter(def Lane, keys *algorithms.Keys, store Store, until time.Duratio
 	return fleet.NewOn(def.Policy, def.Fleet, keys, maker)
 }
 
-// decide runs one request through lane i and updates its totals.
-func (ls *lanes) decide(i int, r Request) algorithms.Decision {
-	var d algorithms.Decision
-	ls.decideInto(i, r, &d)
-	return d
-}
-
-// decideInto is decide writing the decision into *d: the streaming run and
-// the lab's computing call it for millions of requests, and a Decision
-// copied twice a lane a request is a good part of their time.
-func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision) {
+// arrive readies the lanes for the orig-th original request, r: the lanes
+// then decide it with decideInto, once each, after deciding every retry due
+// by r.At (nextRetry).
+func (ls *lanes) arrive(r Request, orig int) {
 	if !ls.hasKey || r.Key != ls.lastKey.String() {
 		ls.hasKey, ls.lastKey = true, ls.keys.Key(r.Key)
 	}
-	ls.limiters[i].DecideInto(d, r.At, ls.lastKey, r.Cost)
-	ls.stats[i].count(d)
-	if d.Outcome.Admitted() {
-		ls.peaks[i].admit(r.At, d.Delay, r.Cost)
+	if r.At != ls.rankAt {
+		ls.rankAt, ls.rank = r.At, -1
 	}
+	ls.rank++
+	ls.orig = orig
+}
+
+// arriveRanked is arrive for lanes that see only some of the requests (a
+// key's alone): rank is r's place among all the originals arriving at
+// r.At, from 0, which its retries' jitter draws depend on.
+func (ls *lanes) arriveRanked(r Request, orig int, rank int) {
+	ls.arrive(r, orig)
+	ls.rank = int32(rank)
+}
+
+// decide is decideInto returning the decision.
+func (ls *lanes) decide(i int, r Request) (algorithms.Decision, Attempt) {
+	var d algorithms.Decision
+	var a Attempt
+	ls.decideInto(i, r, &d, &a)
+	return d, a
+}
+
+// decideInto runs the arrived original request r through lane i, updates
+// its totals and writes the decision into *d and what became of the
+// request into *a: the streaming run and the lab's computing call it for
+// millions of requests, and a Decision copied twice a lane a request is a
+// good part of their time.
+func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt) {
+	x := retry{at: r.At, first: r.At, key: ls.lastKey, cost: r.Cost, orig: ls.orig, rank: ls.rank, n: 1, client: int32(r.Client)}
+	ls.try(i, &x, d, a)
+}
+
+// nextRetry decides the earliest retry any lane owes due at or before t
+// (ties: the lane first, then the order they were made), writing it into
+// *r, *d and *a; false when none is due.
+func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, a *Attempt) (lane int, ok bool) {
+	if ls.book == nil {
+		return 0, false
+	}
+	lane = -1
+	for i, h := range ls.owed {
+		if len(h) > 0 && h[0].at <= t && (lane < 0 || h[0].at < ls.owed[lane][0].at) {
+			lane = i
+		}
+	}
+	if lane < 0 {
+		return 0, false
+	}
+	x := ls.owed[lane].pop()
+	*r = Request{At: x.at, Key: x.key.String(), Cost: x.cost, Client: int(x.client)}
+	ls.try(lane, &x, d, a)
+	return lane, true
+}
+
+// nextDue is when the earliest retry any lane owes is due; false when none
+// is owed.
+func (ls *lanes) nextDue() (time.Duration, bool) {
+	var t time.Duration
+	ok := false
+	for _, h := range ls.owed {
+		if len(h) > 0 && (!ok || h[0].at < t) {
+			t, ok = h[0].at, true
+		}
+	}
+	return t, ok
+}
+
+// try decides attempt x in lane i and settles what becomes of its request:
+// served, abandoned, unfinished, or a retry the lane now owes.
+func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
+	c := ls.book.client(x.client)
+	lim := ls.limiters[i]
+	var before algorithms.State
+	var had, cancel bool
+	if c != nil && c.Cancel && ls.cancels[i] {
+		cancel = true
+		before, had = lim.(algorithms.StateCodec).ExportKey(x.key)
+	}
+	lim.DecideInto(d, x.at, x.key, x.cost)
+	s := &ls.stats[i]
+	s.count(d)
+	*a = Attempt{N: int(x.n), Original: x.orig, First: x.first, Client: int(x.client)}
+	if d.Outcome.Admitted() {
+		release := x.at + d.Delay
+		if c != nil && c.Deadline > 0 && release-x.first > c.Deadline {
+			// The caller stops waiting. Given back, the slot is as if
+			// never taken; kept, the request still passes the limiter
+			// when released, for nobody.
+			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
+			s.settle(a)
+			if !cancel {
+				ls.peaks[i].admit(x.at, d.Delay, x.cost)
+			} else if had {
+				if err := lim.(algorithms.StateCodec).ImportKey(x.key, before); err != nil {
+					panic("model: a cancelled request's key cannot be put back: " + err.Error())
+				}
+			} else {
+				lim.(algorithms.KeyCopier).ForgetKey(x.key)
+			}
+			return
+		}
+		a.Fate, a.Latency = Served, release-x.first
+		s.settle(a)
+		ls.peaks[i].admit(x.at, d.Delay, x.cost)
+		return
+	}
+	if c == nil {
+		a.Fate, a.Ending = Abandoned, scenarios.GaveUpRule
+		s.settle(a)
+		return
+	}
+	var draw uint64
+	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+		draw = scenarios.JitterDraw(ls.book.seed, int(x.client-1), x.first, int(x.rank), int(x.n))
+	}
+	next, ending := c.NextTry(int(x.n), x.first, d, draw)
+	switch {
+	case ending != scenarios.TryAgain:
+		a.Fate, a.Ending = Abandoned, ending
+	case next >= ls.book.end:
+		a.Fate, a.Next = Unfinished, next
+	default:
+		a.Fate, a.Next = Retrying, next
+		nx := *x
+		nx.at, nx.n, nx.seq = next, x.n+1, ls.made
+		ls.made++
+		ls.owed[i].push(nx)
+	}
+	s.settle(a)
 }
 
 // statsAt is lane i's totals with the peak counted up to t, which must not
@@ -121,6 +263,18 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		limiters: make([]algorithms.Limiter, len(ls.limiters)),
 		stats:    append([]Stats(nil), ls.stats...),
 		peaks:    make([]peakTracker, len(ls.peaks)),
+		book:     ls.book,
+		made:     ls.made,
+		cancels:  ls.cancels,
+		orig:     ls.orig,
+		rank:     ls.rank,
+		rankAt:   ls.rankAt,
+	}
+	if ls.owed != nil {
+		c.owed = make([]retryHeap, len(ls.owed))
+		for i, h := range ls.owed {
+			c.owed[i] = append(retryHeap(nil), h...)
+		}
 	}
 	for i, lim := range ls.limiters {
 		c.limiters[i] = lim.Clone()
@@ -141,6 +295,9 @@ const laneBytes = 256
 // cloneBytes is about what clone allocates.
 func (ls *lanes) cloneBytes() int64 {
 	n := int64(len(ls.limiters)) * laneBytes
+	for _, h := range ls.owed {
+		n += int64(len(h)) * retryBytes
+	}
 	for _, lim := range ls.limiters {
 		n += lim.Memory().Clone
 	}

@@ -21,8 +21,14 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 	if !known {
 		return Record{}, false
 	}
-	if l.livePos > 0 && l.kind(l.livePos-1).key == k {
+	if last, ok := l.LastDecision(lane); ok && last.Request.Key == key {
+		return last, true
+	}
+	if l.livePos > 0 && l.kind(l.livePos-1).key == k && l.book == nil {
 		return l.LastDecision(lane)
+	}
+	if rec, ok := l.lastRetryFor(lane, k); ok {
+		return rec, true
 	}
 	c := &l.keyCache
 	if c.decisions == nil || c.gen != l.gen || c.livePos != l.livePos || c.key != k {
@@ -45,6 +51,51 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 // checkpoint before it; empty for i < 0.
 func (l *Lab) decisionsAt(i int) []algorithms.Decision {
 	out := make([]algorithms.Decision, len(l.defs))
-	l.replay(i, i+1, func(r Record) bool { out[r.Lane] = r.Decision; return true })
+	l.replay(i, i+1, -1, func(r Record) bool {
+		if r.Attempt.N == 1 {
+			out[r.Lane] = r.Decision
+		}
+		return true
+	})
 	return out
+}
+
+// lastRetryFor is lane's decision on the latest retry from key k decided
+// by the clock, when it came after key's latest original request; false
+// otherwise, or for a lab without clients.
+func (l *Lab) lastRetryFor(lane int, k int32) (Record, bool) {
+	if l.clog == nil {
+		return Record{}, false
+	}
+	l.ensure(l.livePos + 1)
+	cl := l.clog[lane]
+	for j := cl.decided(l.livePos, l.now) - 1; j >= 0; j-- {
+		e := cl.ev[j]
+		if e.n == 1 {
+			if e.key == k {
+				return Record{}, false // an original of k is later
+			}
+			continue
+		}
+		if e.key != k {
+			continue
+		}
+		// Only originals that waited are logged: one of k since?
+		for i := int(e.pos); i < l.livePos; i++ {
+			if l.kind(i).key == k {
+				return Record{}, false
+			}
+		}
+		var rec Record
+		found := false
+		l.replay(int(e.pos), int(e.pos), e.at, func(r Record) bool {
+			if r.Lane == lane && r.Attempt.N == int(e.n) && r.Attempt.Original == int(e.orig) {
+				rec, found = r, true
+				return false
+			}
+			return true
+		})
+		return rec, found
+	}
+	return Record{}, false
 }

@@ -29,21 +29,26 @@ func bothPeakPaths(t *testing.T, f func(t *testing.T)) {
 func freshStats(t *testing.T, s *scenarios.Scenario, window, by time.Duration) []Stats {
 	t.Helper()
 	defs := LanesOf(s)
-	ls, err := newLanes(defs, window, nil, 0)
+	ls, err := newLanes(defs, window, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	waits := make([][]time.Duration, len(defs))
 	for r := range s.Requests() {
 		if r.At > by {
 			break
 		}
+		ls.arrive(r, 0)
 		for lane := range defs {
-			ls.decide(lane, r)
+			if _, a := ls.decide(lane, r); a.Fate == Served && a.Latency > 0 {
+				waits[lane] = append(waits[lane], a.Latency)
+			}
 		}
 	}
 	out := make([]Stats, len(defs))
 	for lane := range defs {
 		out[lane] = ls.statsAt(lane, by)
+		out[lane].Latency = latencyOf(out[lane].Served, waits[lane])
 	}
 	return out
 }

@@ -83,15 +83,17 @@ func TestReleasedMatchesALoop(t *testing.T) {
 // timeline order then lane order.
 func freshRun(t testing.TB, l *Lab) []Record {
 	t.Helper()
-	ls, err := newLanes(l.Lanes(), l.PeakWindow(), nil, 0)
+	ls, err := newLanes(l.Lanes(), l.PeakWindow(), nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	recs := make([]Record, 0, l.Len()*len(l.Lanes()))
 	for i := range l.Len() {
 		r := l.Request(i)
+		ls.arrive(r, i)
 		for lane := range l.Lanes() {
-			recs = append(recs, Record{Index: i, Lane: lane, Request: r, Decision: ls.decide(lane, r)})
+			d, _ := ls.decide(lane, r)
+			recs = append(recs, Record{Index: i, Lane: lane, Request: r, Decision: d})
 		}
 	}
 	return recs

@@ -34,40 +34,76 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	if opt.PeakWindow <= 0 {
 		opt.PeakWindow = DefaultPeakWindow(defs)
 	}
-	ls, err := newLanes(defs, opt.PeakWindow, opt.Store, s.Duration)
+	ls, err := newLanes(defs, opt.PeakWindow, opt.Store, s.Duration, newClientBook(s))
 	if err != nil {
 		return nil, err
 	}
-	index := 0
 	var d algorithms.Decision
+	var a Attempt
 	keyBytes := make([]int64, len(defs))
+	// The served requests' latencies that are not 0, per lane: exact
+	// percentiles need them all.
+	waited := make([][]time.Duration, len(defs))
 	// A key's state can only grow when a lane admits (or, for one that
 	// keeps rejections, decides at all): the figure is measured then.
 	grows := make([]bool, len(defs))
 	for i, def := range defs {
 		grows[i] = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
 	}
+	record := func(lane int, r *Request, key algorithms.Key) error {
+		if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
+			keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, key))
+		}
+		if a.Fate == Served && a.Latency != 0 {
+			waited[lane] = append(waited[lane], a.Latency)
+		}
+		if emit != nil {
+			return emit(Record{Index: a.Original, Lane: lane, Request: *r, Decision: d, Attempt: a})
+		}
+		return nil
+	}
+	// retries decides the retries due by t.
+	var rr Request
+	retries := func(t time.Duration) error {
+		for {
+			lane, ok := ls.nextRetry(t, &rr, &d, &a)
+			if !ok {
+				return nil
+			}
+			if err := record(lane, &rr, ls.keys.Key(rr.Key)); err != nil {
+				return err
+			}
+		}
+	}
+	index := 0
 	for r := range s.Requests() {
 		if opt.Until > 0 && r.At >= opt.Until {
 			break
 		}
+		if err := retries(r.At); err != nil {
+			return nil, err
+		}
+		ls.arrive(r, index)
 		for lane := range defs {
-			ls.decideInto(lane, r, &d)
-			if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
-				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
-			}
-			if emit != nil {
-				if err := emit(Record{Index: index, Lane: lane, Request: r, Decision: d}); err != nil {
-					return nil, err
-				}
+			ls.decideInto(lane, r, &d, &a)
+			if err := record(lane, &r, ls.lastKey); err != nil {
+				return nil, err
 			}
 		}
 		index++
+	}
+	last := endOfTime
+	if opt.Until > 0 {
+		last = opt.Until - 1
+	}
+	if err := retries(last); err != nil {
+		return nil, err
 	}
 	stats := make([]Stats, len(defs))
 	for lane := range defs {
 		stats[lane] = ls.statsAt(lane, endOfTime)
 		stats[lane].KeyBytes = keyBytes[lane]
+		stats[lane].Latency = latencyOf(stats[lane].Served, waited[lane])
 	}
 	return stats, nil
 }

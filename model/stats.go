@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/scenarios"
 )
 
 // Stats are one lane's running totals over the requests decided so far.
@@ -43,6 +44,80 @@ type Stats struct {
 	// expiry or a store that came back empty than the same lane
 	// forgetting nothing, on the same traffic (part of Beyond).
 	Forgot int64
+
+	// The counts above count attempts: every decision, the retries
+	// included. Originals counts the requests of the traffic decided;
+	// each of them is then Served (finally admitted, within any
+	// deadline), Abandoned (its client gave up; TimedOut of them at their
+	// deadline), Unfinished (its next attempt would come after the
+	// scenario's end), or still retrying (Pending).
+	Originals, Served, Abandoned, TimedOut, Unfinished int64
+	// Latency is the time from the first attempt to the release of the
+	// served requests (their delay, for requests of no client); set by
+	// Run and Lab.Stats, not by the totals of one key among several.
+	Latency Latency
+}
+
+// settle counts what attempt a left of its request.
+func (s *Stats) settle(a *Attempt) {
+	if a.N == 1 {
+		s.Originals++
+	}
+	switch a.Fate {
+	case Served:
+		s.Served++
+	case Abandoned:
+		s.Abandoned++
+		if a.Ending == scenarios.PastDeadline {
+			s.TimedOut++
+		}
+	case Unfinished:
+		s.Unfinished++
+	}
+}
+
+// Pending is how many requests the lane has refused and will try again.
+func (s Stats) Pending() int64 { return s.Originals - s.Served - s.Abandoned - s.Unfinished }
+
+// Amplification is attempts ÷ originals, the load retries multiply the
+// traffic by, in thousandths rounded down (1000 with no retry; 0 before
+// any request).
+func (s Stats) Amplification() int64 {
+	if s.Originals == 0 {
+		return 0
+	}
+	return s.Requests() * 1000 / s.Originals
+}
+
+// Latency is the distribution of the served requests' latencies, by the
+// nearest-rank method: Pq is the smallest latency that at least q% of them
+// do not exceed (the ⌈q × N / 100⌉-th smallest); all zero when N is 0.
+type Latency struct {
+	N             int64
+	P50, P95, P99 time.Duration
+	Max           time.Duration
+}
+
+// latencyOf is the Latency of n served requests of which the nonzero
+// latencies are nonzero (any order; it is sorted in place) and the rest 0.
+func latencyOf(n int64, nonzero []time.Duration) Latency {
+	if n == 0 {
+		return Latency{}
+	}
+	slices.Sort(nonzero)
+	zeros := n - int64(len(nonzero))
+	at := func(q int64) time.Duration {
+		rank := (q*n + 99) / 100 // 1-based
+		if rank <= zeros {
+			return 0
+		}
+		return nonzero[rank-zeros-1]
+	}
+	l := Latency{N: n, P50: at(50), P95: at(95), P99: at(99)}
+	if len(nonzero) > 0 {
+		l.Max = nonzero[len(nonzero)-1]
+	}
+	return l
 }
 
 // Requests is the number of requests decided.

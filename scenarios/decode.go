@@ -360,7 +360,7 @@ var (
 	trafficFields = []string{"at", "count", "spread", "every", "poisson", "from", "until", "on", "off", "key", "cost", "accounts", "keys", "stagger", "client"}
 	clientFields  = []string{"name", "retry", "attempts", "base", "cap", "factor", "jitter", "deadline", "cancel"}
 	noteFields    = []string{"at", "text"}
-	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "peak", "peak_window", "outcome", "why"}
+	expectFields  = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "why"}
 	quizFields    = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 

@@ -217,6 +217,10 @@ type Expectation struct {
 	Admitted *int64 // allowed or delayed
 	Delayed  *int64
 	Rejected *int64
+	// Retries, Served and Abandoned count what clients did (see
+	// Client): the retries among the selected requests, and the requests
+	// that a selected attempt served or left abandoned.
+	Retries, Served, Abandoned *int64
 	// Peak, when set, is the largest total cost of selected admitted requests
 	// that pass in any trailing window (t − PeakWindow, t], where a request
 	// passes at its arrival plus its delay.
@@ -238,8 +242,9 @@ type countField struct {
 }
 
 // counts lists e's counts in the order a file writes them.
-func (e *Expectation) counts() [4]countField {
-	return [4]countField{{"allowed", &e.Allowed}, {"admitted", &e.Admitted}, {"delayed", &e.Delayed}, {"rejected", &e.Rejected}}
+func (e *Expectation) counts() [7]countField {
+	return [7]countField{{"allowed", &e.Allowed}, {"admitted", &e.Admitted}, {"delayed", &e.Delayed}, {"rejected", &e.Rejected},
+		{"retries", &e.Retries}, {"served", &e.Served}, {"abandoned", &e.Abandoned}}
 }
 
 // Selects reports whether r is one of the requests e is about (any lane).

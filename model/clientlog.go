@@ -1,0 +1,173 @@
+package model
+
+import (
+	"sort"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// clientLog is one lane's record of what its clients did, kept by a lab
+// whose scenario has clients: every retry it decided, and every request it
+// served with a latency above 0, in the order decided, which is also time
+// order. A retry decided before the original request events[p] (and after
+// events[p−1]) has pos p; an original's entry has pos its index.
+type clientLog struct {
+	ev []clientEvent
+	// retries[j] counts the retries among ev[:j+1], admitted[j] those of
+	// them admitted: marks count a span in O(log n).
+	retries, admitted []int32
+}
+
+// clientEvent is one entry of a clientLog.
+type clientEvent struct {
+	at      time.Duration
+	latency time.Duration // Fate Served: its latency; else 0
+	pos     int32
+	orig    int32
+	key     int32
+	n       int32 // the attempt's number: 1 for an original
+	outcome algorithms.Outcome
+	fate    Fate
+}
+
+// add records one decision, after every one recorded, if it is a retry or
+// served its request after a wait.
+func (cl *clientLog) add(pos int, key int32, at time.Duration, d *algorithms.Decision, a *Attempt) {
+	retry := a.N > 1
+	if !retry && !(a.Fate == Served && a.Latency > 0) {
+		return
+	}
+	var r, ad int32
+	if n := len(cl.ev); n > 0 {
+		r, ad = cl.retries[n-1], cl.admitted[n-1]
+	}
+	if retry {
+		r++
+		if d.Outcome.Admitted() {
+			ad++
+		}
+	}
+	var lat time.Duration
+	if a.Fate == Served {
+		lat = a.Latency
+	}
+	cl.ev = append(cl.ev, clientEvent{at: at, latency: lat, pos: int32(pos), orig: int32(a.Original), key: key, n: int32(a.N), outcome: d.Outcome, fate: a.Fate})
+	cl.retries, cl.admitted = append(cl.retries, r), append(cl.admitted, ad)
+}
+
+// truncate forgets the entries decided after events[:n], those of pos n or
+// more.
+func (cl *clientLog) truncate(n int) {
+	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= n })
+	cl.ev, cl.retries, cl.admitted = shrink(cl.ev[:j]), shrink(cl.retries[:j]), shrink(cl.admitted[:j])
+}
+
+// decided is how many entries a state after events[:pos] with its retries
+// decided up to now holds.
+func (cl *clientLog) decided(pos int, now time.Duration) int {
+	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= pos })
+	for j < len(cl.ev) && int(cl.ev[j].pos) == pos && cl.ev[j].n > 1 && cl.ev[j].at <= now {
+		j++
+	}
+	return j
+}
+
+// before is how many entries were decided before t, and how many retries
+// and admitted retries they hold.
+func (cl *clientLog) before(t time.Duration) (j int, retries, admitted int32) {
+	j = sort.Search(len(cl.ev), func(j int) bool { return cl.ev[j].at >= t })
+	if j > 0 {
+		retries, admitted = cl.retries[j-1], cl.admitted[j-1]
+	}
+	return j, retries, admitted
+}
+
+// latencyCache holds Lab.Stats' latencies for one clock position.
+type latencyCache struct {
+	gen   uint64
+	pos   int
+	now   time.Duration
+	lanes []Latency
+	known []bool
+}
+
+// latency is lane's Latency at the clock, of its served requests.
+func (l *Lab) latency(lane int, served int64) Latency {
+	c := &l.latencies
+	if c.lanes == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now {
+		*c = latencyCache{gen: l.gen, pos: l.livePos, now: l.now, lanes: make([]Latency, len(l.defs)), known: make([]bool, len(l.defs))}
+	}
+	if c.known[lane] {
+		return c.lanes[lane]
+	}
+	var waits []time.Duration
+	switch {
+	case l.clog != nil:
+		// The log must reach the retries due before the next request.
+		l.ensure(l.livePos + 1)
+		cl := l.clog[lane]
+		for _, e := range cl.ev[:cl.decided(l.livePos, l.now)] {
+			if e.fate == Served && e.latency > 0 {
+				waits = append(waits, e.latency)
+			}
+		}
+	case l.delays[lane] != nil:
+		dl := l.delays[lane]
+		waits = append(waits, dl.d[:dl.search(l.livePos)]...)
+	}
+	c.lanes[lane], c.known[lane] = latencyOf(served, waits), true
+	return c.lanes[lane]
+}
+
+// keyRun caches clientStatsFor's totals for one key at one clock position.
+type keyRun struct {
+	gen   uint64
+	pos   int
+	now   time.Duration
+	key   int32
+	stats []Stats
+}
+
+// clientStatsFor is StatsFor in a lab with clients: key's original
+// requests up to the clock and their retries, decided again on lanes of
+// their own (every limiter keeps a state per key, and a key's retries
+// come from its own refusals), with each request's rank at its instant
+// taken from the whole timeline so that its jitter draws are the same.
+// It costs a replay of the key's requests, once per clock position.
+func (l *Lab) clientStatsFor(lane int, k int32) Stats {
+	c := &l.keyRun
+	if c.stats == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now || c.key != k {
+		ls, err := newLanes(l.defs, l.peakWindow, nil, l.end+explorerReach, l.book)
+		if err != nil {
+			panic("model: lanes the lab already made cannot be made again: " + err.Error())
+		}
+		var r Request
+		var d algorithms.Decision
+		var a Attempt
+		drain := func(t time.Duration) {
+			for {
+				if _, ok := ls.nextRetry(t, &r, &d, &a); !ok {
+					return
+				}
+			}
+		}
+		for i := range l.livePos {
+			if l.kind(i).key != k {
+				continue
+			}
+			req := l.Request(i)
+			drain(req.At)
+			ls.arriveRanked(req, i, i-l.searchBefore(req.At))
+			for j := range l.defs {
+				ls.decideInto(j, req, &d, &a)
+			}
+		}
+		drain(l.now)
+		*c = keyRun{gen: l.gen, pos: l.livePos, now: l.now, key: k, stats: make([]Stats, len(l.defs))}
+		for j := range l.defs {
+			c.stats[j] = ls.statsAt(j, l.now)
+		}
+	}
+	return c.stats[lane]
+}

@@ -1,0 +1,151 @@
+package model
+
+import (
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// Each lane sees its own retries: every lane gets the same original
+// requests, and each lane's refusals make that lane's retries, which only
+// that lane then decides. A lane keeps the retries it owes in a heap beside
+// its limiter (in lanes, so a checkpoint holds them). Before an original
+// request at t, every retry due at or before t is decided first, in time
+// order (ties in the order they were made); a retry due at the same instant
+// as an original therefore goes before it, and one a refusal makes for its
+// own instant (retry: at-once) goes before the next original at that
+// instant. Retries are sent only before the scenario's Duration: one that
+// would come later leaves its request unfinished.
+
+// Fate is what became of a request after one of its attempts was decided.
+type Fate uint8
+
+const (
+	// Retrying: refused, and its client sends it again later.
+	Retrying Fate = iota
+	// Served: admitted (released after any delay), within any deadline.
+	Served
+	// Abandoned: its client gave up (its rule, its attempts used, a cost
+	// that never fits, or its deadline).
+	Abandoned
+	// Unfinished: its next attempt would come after the scenario's end.
+	Unfinished
+)
+
+var fateNames = [...]string{Retrying: "retrying", Served: "served", Abandoned: "abandoned", Unfinished: "unfinished"}
+
+// String is "retrying", "served", "abandoned" or "unfinished".
+func (f Fate) String() string { return fateNames[f] }
+
+// Attempt is one try of a request by its client: the original request
+// (N = 1) or a retry.
+type Attempt struct {
+	// N is the attempt's number, 1 for the original request.
+	N int
+	// Original is the original request's index in the timeline (Lab) or
+	// stream (Run), and First its arrival.
+	Original int
+	First    time.Duration
+	// Client is 1 + the index in Scenario.Clients of the request's client,
+	// 0 for none.
+	Client int
+	// Fate is what became of the request after this attempt; Ending says
+	// why it was abandoned (or scenarios.TryAgain); Next is, when Fate is
+	// Retrying, when the next attempt comes.
+	Fate   Fate
+	Ending scenarios.Ending
+	Next   time.Duration
+	// Latency is, when Served, the time from the first attempt to the
+	// release: At + Delay − First.
+	Latency time.Duration
+	// Cancelled tells that the attempt, admitted after a wait past its
+	// deadline, was given back: the lane is as if it never came, and it
+	// never passes.
+	Cancelled bool
+}
+
+// retry is an attempt a lane owes: request key of cost, attempt n of the
+// original request orig first sent at first.
+type retry struct {
+	at, first time.Duration
+	key       algorithms.Key
+	cost      int64
+	orig      int
+	rank      int32 // among the originals arriving at first, from 0
+	n         int32
+	client    int32
+	seq       uint64 // the order the lane made its retries in: ties' order
+}
+
+// retryHeap is a lane's owed retries, a min-heap by (at, seq).
+type retryHeap []retry
+
+func (h retryHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+
+func (h *retryHeap) push(r retry) {
+	*h = append(*h, r)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *retryHeap) pop() retry {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// clientBook is what the lanes know of a scenario's clients; nil when it
+// has none, which leaves every request open-loop.
+type clientBook struct {
+	clients []scenarios.Client
+	seed    uint64
+	// end is the scenario's Duration: no retry is sent at or after it.
+	end time.Duration
+}
+
+func newClientBook(s *scenarios.Scenario) *clientBook {
+	if s == nil || len(s.Clients) == 0 {
+		return nil
+	}
+	return &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration}
+}
+
+// client is the client numbered c (1 + its index), nil for 0.
+func (b *clientBook) client(c int32) *scenarios.Client {
+	if b == nil || c == 0 {
+		return nil
+	}
+	return &b.clients[c-1]
+}
+
+// retryBytes is what one owed retry takes in a heap.
+const retryBytes = 80
