@@ -369,7 +369,7 @@ func runCommand(args []string, stdout io.Writer) error {
 		report.WriteSummaryByKey(w, lanes, peak, keys)
 		return w.Flush()
 	}
-	w := report.New(format, stdout, lanes, keys)
+	w := report.New(format, stdout, lanes, keys, s.Clients)
 	stats, err := model.Run(s, opt, stopped(report.Emit(w)))
 	if err == nil {
 		err = failed(st)

@@ -15,6 +15,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/model"
+	"ratelab/scenarios"
 )
 
 // Format is an output format of `ratelab run`.
@@ -53,16 +54,18 @@ func Emit(w Writer) func(model.Record) error {
 	return w.Record
 }
 
-// New makes the writer for format f over the given lanes and request keys.
-func New(f Format, w io.Writer, lanes []model.Lane, keys []string) Writer {
+// New makes the writer for format f over the given lanes, request keys and
+// clients (the scenario's: with none, every request is tried once, and the
+// writers say nothing of attempts).
+func New(f Format, w io.Writer, lanes []model.Lane, keys []string, clients []scenarios.Client) Writer {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch f {
 	case JSON:
-		return &jsonWriter{w: bw, lanes: lanes}
+		return &jsonWriter{w: bw, lanes: lanes, clients: clients}
 	case Summary:
-		return &summaryWriter{w: bw, lanes: lanes}
+		return &summaryWriter{w: bw, lanes: lanes, clients: len(clients) > 0}
 	}
-	return newTableWriter(bw, lanes, keys)
+	return newTableWriter(bw, lanes, keys, len(clients) > 0)
 }
 
 // tableWriter prints one aligned row per request per lane. Column widths come
@@ -73,10 +76,13 @@ type tableWriter struct {
 	laneWidth  int
 	keyWidth   int
 	wroteHeads bool
+	// tries adds the attempt's number after the cost, for a scenario
+	// with clients.
+	tries bool
 }
 
-func newTableWriter(w *bufio.Writer, lanes []model.Lane, keys []string) *tableWriter {
-	t := &tableWriter{w: w, lanes: lanes, laneWidth: len("lane"), keyWidth: len("key")}
+func newTableWriter(w *bufio.Writer, lanes []model.Lane, keys []string, tries bool) *tableWriter {
+	t := &tableWriter{w: w, lanes: lanes, laneWidth: len("lane"), keyWidth: len("key"), tries: tries}
 	for _, l := range lanes {
 		t.laneWidth = max(t.laneWidth, len(l.Name))
 	}
@@ -93,18 +99,48 @@ const timeWidth = 14 // "59.900833333s" and a margin
 func (t *tableWriter) head() {
 	if !t.wroteHeads {
 		t.wroteHeads = true
-		fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4s  %-8s  %-12s  %s\n",
-			timeWidth, "t", t.laneWidth, "lane", t.keyWidth, "key", "cost", "outcome", "wait", "why")
+		try := ""
+		if t.tries {
+			try = "try  "
+		}
+		fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4s  %s%-8s  %-12s  %s\n",
+			timeWidth, "t", t.laneWidth, "lane", t.keyWidth, "key", "cost", try, "outcome", "wait", "why")
 	}
 }
 
 func (t *tableWriter) Record(r model.Record) error {
 	t.head()
 	d := r.Decision
-	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %-8s  %-12s  %s\n",
+	try, then := "", ""
+	if t.tries {
+		try = fmt.Sprintf("%3d  ", r.Attempt.N)
+		then = "; " + Then(r.Attempt)
+	}
+	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %s%-8s  %-12s  %s%s\n",
 		timeWidth, algorithms.FormatSeconds(r.Request.At), t.laneWidth, t.lanes[r.Lane].Name,
-		t.keyWidth, r.Request.Key, r.Request.Cost, d.Outcome, Wait(d), d.Explain())
+		t.keyWidth, r.Request.Key, r.Request.Cost, try, d.Outcome, Wait(d), d.Explain(), then)
 	return err
+}
+
+// Then says what became of a request after attempt a: "served after
+// 1.2s", "retries at 3s (attempt 2)", "abandoned: gives up (attempts
+// used)", "unfinished: its next attempt at 31s is past the end".
+func Then(a model.Attempt) string {
+	switch a.Fate {
+	case model.Served:
+		if a.Latency == 0 {
+			return "served"
+		}
+		return "served " + algorithms.FormatSeconds(a.Latency) + " after its first attempt"
+	case model.Retrying:
+		return fmt.Sprintf("attempt %d at %s", a.N+1, algorithms.FormatSeconds(a.Next))
+	case model.Unfinished:
+		return fmt.Sprintf("unfinished: attempt %d would come at %s, past the end", a.N+1, algorithms.FormatSeconds(a.Next))
+	}
+	if a.Cancelled {
+		return "abandoned: " + a.Ending.String() + ", its slot given back"
+	}
+	return "abandoned: " + a.Ending.String()
 }
 
 func (t *tableWriter) Close([]model.Stats) error {
@@ -150,12 +186,19 @@ type jsonRecord struct {
 	Gateway int    `json:"gateway"`
 	By      string `json:"by"`
 	Index   int    `json:"index"`
+	// Attempt is the try's number (1 for the request itself), Client the
+	// name of the request's client ("" for none), Fate what became of the
+	// request after this try: served, retrying, abandoned or unfinished.
+	Attempt int    `json:"attempt"`
+	Client  string `json:"client"`
+	Fate    string `json:"fate"`
 	Why     string `json:"why"`
 }
 
 type jsonWriter struct {
-	w     *bufio.Writer
-	lanes []model.Lane
+	w       *bufio.Writer
+	lanes   []model.Lane
+	clients []scenarios.Client
 }
 
 func (j *jsonWriter) Record(r model.Record) error {
@@ -164,6 +207,10 @@ func (j *jsonWriter) Record(r model.Record) error {
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
+	client := ""
+	if r.Attempt.Client > 0 {
+		client = j.clients[r.Attempt.Client-1].Name
+	}
 	status, by := d.Status(j.lanes[r.Lane].Policy), "limiter"
 	if d.Fallback != algorithms.NoFallback {
 		by = "fallback"
@@ -171,7 +218,8 @@ func (j *jsonWriter) Record(r model.Record) error {
 	line, err := json.Marshal(jsonRecord{
 		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
 		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
-		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: by, Index: r.Index, Why: d.Explain(),
+		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: by, Index: r.Index,
+		Attempt: r.Attempt.N, Client: client, Fate: r.Attempt.Fate.String(), Why: d.Explain(),
 	})
 	if err != nil {
 		return err
@@ -183,15 +231,65 @@ func (j *jsonWriter) Record(r model.Record) error {
 func (j *jsonWriter) Close([]model.Stats) error { return j.w.Flush() }
 
 type summaryWriter struct {
-	w     *bufio.Writer
-	lanes []model.Lane
+	w       *bufio.Writer
+	lanes   []model.Lane
+	clients bool
 }
 
 func (s *summaryWriter) Record(model.Record) error { return nil }
 
 func (s *summaryWriter) Close(stats []model.Stats) error {
 	WriteSummary(s.w, s.lanes, stats)
+	if s.clients {
+		WriteClients(s.w, s.lanes, stats)
+	}
 	return s.w.Flush()
+}
+
+// WriteClients prints per lane what the clients' requests came to: the
+// originals, every attempt, the amplification (attempts ÷ originals),
+// those served, abandoned (of them at a deadline), unfinished, and the
+// served requests' latency from their first attempt.
+func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
+	rows := [][]string{{"lane", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}}
+	for i, l := range lanes {
+		st := stats[i]
+		rows = append(rows, []string{l.Name, itoa(st.Originals), itoa(st.Requests()), Amplification(st), itoa(st.Served),
+			itoa(st.Abandoned), itoa(st.TimedOut), itoa(st.Unfinished),
+			algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99)})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for c, cell := range row {
+			widths[c] = max(widths[c], len([]rune(cell)))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, row := range rows {
+		var b strings.Builder
+		for c, cell := range row {
+			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
+			if c == 0 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString("  " + pad + cell)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	fmt.Fprintln(w, "requests count every attempt; ×: attempts ÷ originals, the load retries multiply the traffic by")
+	fmt.Fprintln(w, "served: finally admitted; abandoned: the client gave up (deadline: of them, at its deadline); unfinished: the next attempt came after the end")
+	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
+}
+
+// Amplification is attempts ÷ originals to two decimals, rounded down:
+// "2.82"; "–" before any request.
+func Amplification(st model.Stats) string {
+	if st.Originals == 0 {
+		return "–"
+	}
+	a := st.Amplification() // thousandths
+	return fmt.Sprintf("%d.%02d", a/1000, a%1000/10)
 }
 
 // WriteSummary prints per lane the requests, admitted, delayed, rejected,

@@ -55,7 +55,7 @@ func neverFits(t *testing.T) (model.Lane, model.Record) {
 func TestJSONNeverIsMinusOne(t *testing.T) {
 	lane, rec := neverFits(t)
 	var out bytes.Buffer
-	w := New(JSON, &out, []model.Lane{lane}, []string{"k"})
+	w := New(JSON, &out, []model.Lane{lane}, []string{"k"}, nil)
 	if err := w.Record(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestNoRecordsStillHeads(t *testing.T) {
 		{JSON, nil},
 	} {
 		var out bytes.Buffer
-		if err := New(c.f, &out, lanes, nil).Close(stats); err != nil {
+		if err := New(c.f, &out, lanes, nil, nil).Close(stats); err != nil {
 			t.Fatal(err)
 		}
 		want := strings.Join(c.want, "\n")
@@ -185,11 +185,11 @@ peak: the largest admitted cost passing in any trailing 2s window (a delayed req
 // Run is given no record function for it; the other formats get theirs.
 func TestEmitSkipsRecordsForTheSummary(t *testing.T) {
 	lanes := []model.Lane{{Name: "b"}}
-	if Emit(New(Summary, io.Discard, lanes, nil)) != nil {
+	if Emit(New(Summary, io.Discard, lanes, nil, nil)) != nil {
 		t.Error("the summary asks for records")
 	}
 	for _, f := range []Format{Table, JSON} {
-		if Emit(New(f, io.Discard, lanes, nil)) == nil {
+		if Emit(New(f, io.Discard, lanes, nil, nil)) == nil {
 			t.Errorf("%s gets no records", f)
 		}
 	}
@@ -222,7 +222,7 @@ func TestGatewaysInTheOutput(t *testing.T) {
 	lim.Decide(0, "k", 1)
 	r := model.Request{At: 0, Key: "k", Cost: 1}
 	var out bytes.Buffer
-	w := New(JSON, &out, []model.Lane{four}, []string{"k"})
+	w := New(JSON, &out, []model.Lane{four}, []string{"k"}, nil)
 	if err := w.Record(model.Record{Request: r, Decision: lim.Decide(0, "k", 1)}); err != nil {
 		t.Fatal(err)
 	}

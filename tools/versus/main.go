@@ -63,7 +63,7 @@ func main() {
 
 // runRatelab is `ratelab run --format summary` after the file is loaded.
 func runRatelab(s *scenarios.Scenario) error {
-	w := report.New(report.Summary, io.Discard, model.LanesOf(s), s.Keys())
+	w := report.New(report.Summary, io.Discard, model.LanesOf(s), s.Keys(), s.Clients)
 	stats, err := model.Run(s, model.Options{}, report.Emit(w))
 	if err != nil {
 		return err
