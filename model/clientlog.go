@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/scenarios"
 )
 
 // clientLog is one lane's record of what its clients did, kept by a lab
@@ -171,3 +172,22 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 	}
 	return c.stats[lane]
 }
+
+// Retries counts lane's retries decided in [from, to), and how many of them
+// it admitted: the timeline's marks. 0, 0 in a lab without clients.
+func (l *Lab) Retries(lane int, from, to time.Duration) (retries, admitted int) {
+	if l.clog == nil || from >= to {
+		return 0, 0
+	}
+	// Every retry before to is decided before the first request at or
+	// after to (or after the last request).
+	l.ensure(l.searchBefore(to) + 1)
+	cl := l.clog[lane]
+	_, r0, a0 := cl.before(from)
+	_, r1, a1 := cl.before(to)
+	return int(r1 - r0), int(a1 - a0)
+}
+
+// Clients are the scenario's clients (see scenarios.Client): a record's
+// Attempt.Client is 1 + an index into them.
+func (l *Lab) Clients() []scenarios.Client { return l.scenario.Clients }

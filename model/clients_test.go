@@ -1,0 +1,407 @@
+package model
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// clientScenarios cover every retry rule, jitter, deadlines with and
+// without cancel, on policing and shaping lanes and a lane of gateways.
+var clientScenarios = map[string]string{
+	"at-once": `
+title: at once
+duration: 12s
+limiters:
+  - {name: bucket, algorithm: token-bucket, capacity: 5, rate: 5/s}
+  - {name: fixed, algorithm: fixed-window, limit: 5, window: 1s}
+  - {name: racy, algorithm: fixed-window, limit: 5, window: 1s, gateways: 3, store: racy, store_latency: 30ms}
+clients:
+  - {name: eager, retry: at-once, attempts: 4}
+traffic:
+  - {every: 70ms, until: 8s, client: eager}
+  - {at: 3s, count: 12, key: other}
+`,
+	"retry-after": `
+title: retry after
+duration: 20s
+limiters:
+  - {name: gcra, algorithm: gcra, burst: 3, rate: 3/s}
+  - {name: fixed, algorithm: fixed-window, limit: 4, window: 2s}
+clients:
+  - {name: polite, retry: retry-after, attempts: 5}
+traffic:
+  - {at: 1s, count: 10, client: polite}
+  - {every: 300ms, from: 2s, until: 9s, client: polite, key: b}
+`,
+	"backoff": `
+title: backoff
+seed: 11
+duration: 30s
+limiters:
+  - {name: bucket, algorithm: token-bucket, capacity: 4, rate: 2/s}
+  - {name: log, algorithm: sliding-log, limit: 4, window: 2s}
+clients:
+  - {name: full, retry: backoff, attempts: 6, base: 100ms, cap: 3s, jitter: full}
+  - {name: equal, retry: backoff, attempts: 4, base: 250ms, factor: 3, jitter: equal}
+  - {name: plain, retry: backoff, attempts: 3, base: 1s}
+traffic:
+  - {at: 1s, count: 15, client: full}
+  - {at: 1s, count: 8, client: equal, key: e}
+  - {poisson: 4/s, until: 15s, client: plain, key: p}
+`,
+	"deadlines": `
+title: deadlines
+duration: 30s
+limiters:
+  - {name: queue, algorithm: leaky-bucket, queue: 20, rate: 2/s}
+  - {name: reserve, algorithm: x-time-rate-reserve, burst: 2, rate: 2/s}
+  - {name: bucket, algorithm: token-bucket, capacity: 2, rate: 2/s}
+clients:
+  - {name: waits, deadline: 2s}
+  - {name: cancels, deadline: 2s, cancel: true}
+  - {name: retries, retry: backoff, attempts: 3, base: 500ms, deadline: 3s}
+traffic:
+  - {at: 0s, count: 10, client: waits}
+  - {at: 5s, count: 10, client: cancels}
+  - {at: 10s, count: 10, client: retries, key: r}
+  - {every: 400ms, from: 12s, until: 20s}
+`,
+}
+
+func clientScenario(t testing.TB, name string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse(name+".yaml", []byte(clientScenarios[name]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runRecords is every record of a run of s, and its totals.
+func runRecords(t testing.TB, s *scenarios.Scenario, opt Options) ([]Record, []Stats) {
+	t.Helper()
+	var recs []Record
+	stats, err := Run(s, opt, func(r Record) error { recs = append(recs, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, stats
+}
+
+// counts leaves out of st what depends on where a peak is measured to.
+func counts(st Stats) Stats {
+	st.Peak, st.PeakAt, st.KeyBytes = 0, 0, 0
+	return st
+}
+
+func TestGivingUpEverywhereIsTheOpenLoopRun(t *testing.T) {
+	for name := range clientScenarios {
+		s := clientScenario(t, name)
+		open := *s
+		open.Clients = nil
+		open.Traffic = slices.Clone(s.Traffic)
+		giveUp := *s
+		giveUp.Clients = []scenarios.Client{{Name: "quits", Attempts: 1}}
+		giveUp.Traffic = slices.Clone(s.Traffic)
+		for i := range s.Traffic {
+			open.Traffic[i].Client = 0
+			if s.Traffic[i].Client != 0 {
+				giveUp.Traffic[i].Client = 1
+			}
+		}
+		want, wantStats := runRecords(t, &open, Options{})
+		got, gotStats := runRecords(t, &giveUp, Options{})
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d records giving up, %d open-loop", name, len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			g.Request.Client, g.Attempt.Client = 0, 0
+			if g.Request != w.Request || g.Decision.Explain() != w.Decision.Explain() || g.Attempt != w.Attempt {
+				t.Fatalf("%s record %d: %+v giving up, %+v open-loop", name, i, g, w)
+			}
+		}
+		if !slices.Equal(gotStats, wantStats) {
+			t.Errorf("%s: %+v giving up, %+v open-loop", name, gotStats, wantStats)
+		}
+		for _, st := range wantStats {
+			if st.Originals != st.Requests() || st.Served != st.Admitted || st.Abandoned != st.Rejected || st.Amplification() != 1000 {
+				t.Errorf("%s open-loop: %+v", name, st)
+			}
+		}
+	}
+}
+
+// TestRetriesComeWhenTheirRuleAllows checks every retry against the
+// refusal before it: at once at its instant, after Retry-After at the
+// header's whole seconds (at least 1), after a backoff within its jitter's
+// bounds (exactly the nominal wait without jitter); and that no attempt
+// passes its client's limit or deadline, nor the scenario's end.
+func TestRetriesComeWhenTheirRuleAllows(t *testing.T) {
+	for name := range clientScenarios {
+		s := clientScenario(t, name)
+		recs, _ := runRecords(t, s, Options{})
+		type try struct{ lane, orig, n int }
+		prev := map[try]Record{}
+		retries := 0
+		for _, r := range recs {
+			a := r.Attempt
+			prev[try{r.Lane, a.Original, a.N}] = r
+			if a.N == 1 {
+				if r.Request.At != a.First {
+					t.Fatalf("%s: an original at %v says it was first sent at %v", name, r.Request.At, a.First)
+				}
+				continue
+			}
+			retries++
+			p, ok := prev[try{r.Lane, a.Original, a.N - 1}]
+			if !ok {
+				t.Fatalf("%s: attempt %d of request %d in lane %d has no attempt before it", name, a.N, a.Original, r.Lane)
+			}
+			c := s.Clients[a.Client-1]
+			if p.Decision.Outcome != algorithms.Rejected || p.Attempt.Fate != Retrying || p.Attempt.Next != r.Request.At {
+				t.Fatalf("%s: attempt %d after %+v", name, a.N, p)
+			}
+			if a.N > c.Attempts {
+				t.Fatalf("%s: attempt %d of a client of %d attempts", name, a.N, c.Attempts)
+			}
+			if c.Deadline > 0 && r.Request.At-a.First > c.Deadline {
+				t.Fatalf("%s: attempt at %v past the deadline of a request first sent at %v", name, r.Request.At, a.First)
+			}
+			if r.Request.At >= s.Duration {
+				t.Fatalf("%s: attempt at %v, past the end %v", name, r.Request.At, s.Duration)
+			}
+			wait := r.Request.At - p.Request.At
+			switch c.Retry {
+			case scenarios.AtOnce:
+				if wait != 0 {
+					t.Fatalf("%s: at once after %v", name, wait)
+				}
+			case scenarios.AfterRetryAfter:
+				header := (p.Decision.RetryAfter + time.Second - 1) / time.Second * time.Second
+				if wait != max(header, time.Second) {
+					t.Fatalf("%s: Retry-After %v, waited %v", name, p.Decision.RetryAfter, wait)
+				}
+			case scenarios.Backoff:
+				nominal := min(c.Cap, c.Base*time.Duration(pow(c.Factor, p.Attempt.N-1)))
+				lo, hi := nominal, nominal
+				switch c.Jitter {
+				case scenarios.FullJitter:
+					lo = 0
+				case scenarios.EqualJitter:
+					lo = nominal / 2
+				}
+				if wait < lo || wait > hi {
+					t.Fatalf("%s: after attempt %d backed off %v, want [%v, %v]", name, p.Attempt.N, wait, lo, hi)
+				}
+			}
+		}
+		if retries == 0 {
+			t.Errorf("%s: no retry at all", name)
+		}
+	}
+}
+
+func pow(b int64, e int) int64 {
+	v := int64(1)
+	for range e {
+		v *= b
+	}
+	return v
+}
+
+func TestJitterSpreadsRetries(t *testing.T) {
+	s := clientScenario(t, "backoff")
+	recs, _ := runRecords(t, s, Options{})
+	waits := map[time.Duration]bool{}
+	for _, r := range recs {
+		if r.Attempt.N == 2 && r.Attempt.Client == 1 && r.Lane == 0 {
+			waits[r.Request.At] = true
+		}
+	}
+	// 15 requests at one instant, refused, retry at 15 different times.
+	if len(waits) < 10 {
+		t.Errorf("full jitter sent the second attempts at only %d distinct times", len(waits))
+	}
+	again, _ := runRecords(t, clientScenario(t, "backoff"), Options{})
+	if len(again) != len(recs) {
+		t.Fatal("two runs of one seed differ")
+	}
+	for i := range again {
+		if again[i].Request != recs[i].Request {
+			t.Fatalf("two runs of one seed differ at record %d", i)
+		}
+	}
+}
+
+// TestAmplificationByHand works small cases out by hand.
+func TestAmplificationByHand(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		want       Stats // the counts that matter
+		latency    Latency
+	}{
+		{"at once against a window", `
+title: t
+duration: 20s
+limiters: [{name: w, algorithm: fixed-window, limit: 1, window: 10s}]
+clients: [{name: c, retry: at-once, attempts: 3}]
+traffic: [{at: 0s, client: c}, {at: 1s, client: c}]
+`, Stats{Admitted: 1, Rejected: 3, AdmittedCost: 1, Originals: 2, Served: 1, Abandoned: 1}, Latency{N: 1}},
+		{"retry-after is a second late", `
+title: t
+duration: 20s
+limiters: [{name: b, algorithm: token-bucket, capacity: 1, rate: 2/s}]
+clients: [{name: c, retry: retry-after, attempts: 2}]
+traffic: [{at: 0s, count: 2, client: c}]
+`, // refused with retry after 0.5s, which the header rounds to 1s
+			Stats{Admitted: 2, Rejected: 1, AdmittedCost: 2, Originals: 2, Served: 2}, Latency{N: 2, P50: 0, P95: time.Second, P99: time.Second, Max: time.Second}},
+		{"backoff past the end is unfinished", `
+title: t
+duration: 3s
+limiters: [{name: w, algorithm: fixed-window, limit: 1, window: 10s}]
+clients: [{name: c, retry: backoff, attempts: 5, base: 1s}]
+traffic: [{at: 0s, count: 2, client: c}]
+`, // the second: refused at 0, 1s, 3s would be the third attempt: past the end
+			Stats{Admitted: 1, Rejected: 2, AdmittedCost: 1, Originals: 2, Served: 1, Unfinished: 1}, Latency{N: 1}},
+		{"a deadline abandons a long wait", `
+title: t
+duration: 10s
+limiters: [{name: q, algorithm: leaky-bucket, queue: 10, rate: 1/s}]
+clients: [{name: c, deadline: 2500ms}]
+traffic: [{at: 0s, count: 5, client: c}]
+`, // released at 0, 1s, 2s, then 3s and 4s are past 2.5s
+			Stats{Admitted: 5, Delayed: 4, AdmittedCost: 5, Originals: 5, Served: 3, Abandoned: 2, TimedOut: 2}, Latency{N: 3, P50: time.Second, P95: 2 * time.Second, P99: 2 * time.Second, Max: 2 * time.Second}},
+		{"a cancelled wait gives its slot back", `
+title: t
+duration: 10s
+limiters: [{name: q, algorithm: leaky-bucket, queue: 10, rate: 1/s}]
+clients: [{name: c, deadline: 2500ms, cancel: true}]
+traffic: [{at: 0s, count: 5, client: c}, {at: 0s}]
+`, // the two given back leave the queue as after three: the sixth waits 3s
+			Stats{Admitted: 6, Delayed: 5, AdmittedCost: 6, Originals: 6, Served: 4, Abandoned: 2, TimedOut: 2}, Latency{N: 4, P50: time.Second, P95: 3 * time.Second, P99: 3 * time.Second, Max: 3 * time.Second}},
+	} {
+		s, err := scenarios.Parse("t.yaml", []byte(c.yaml))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, stats := runRecords(t, s, Options{})
+		got := counts(stats[0])
+		got.PeakWindow = 0
+		got.Latency = Latency{}
+		if got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+		if stats[0].Latency != c.latency {
+			t.Errorf("%s: latency %+v, want %+v", c.name, stats[0].Latency, c.latency)
+		}
+		if a := stats[0].Amplification(); a != stats[0].Requests()*1000/stats[0].Originals {
+			t.Errorf("%s: amplification %d", c.name, a)
+		}
+	}
+}
+
+// TestLabWithClientsMatchesFreshRuns moves the clock of a lab on every
+// client scenario along a random path, back and forth, inside instants,
+// firing and undoing, and compares each lane's totals and latency with a
+// fresh run up to the clock of the scenario with what was fired.
+func TestLabWithClientsMatchesFreshRuns(t *testing.T) {
+	for name := range clientScenarios {
+		s := clientScenario(t, name)
+		l := newLab(t, s)
+		rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+		for step := range 60 {
+			switch rng.IntN(10) {
+			case 0:
+				l.SeekPos(rng.IntN(l.Len() + 1))
+			case 1:
+				if _, err := l.FireAt(time.Duration(rng.Int64N(int64(s.Duration))), "k", 1); err != nil {
+					t.Fatal(err)
+				}
+			case 2:
+				l.Undo()
+			default:
+				l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
+			}
+			with := s
+			if fired := l.FiredRequests(); len(fired) > 0 {
+				data, err := scenarios.Marshal(s, fired)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if with, err = scenarios.Parse("with.yaml", data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A fresh run of the requests decided at the clock: those
+			// before it, and those at it up to Pos.
+			_, want := runUpTo(t, with, l.Now(), l.Pos())
+			for lane := range s.Lanes {
+				got := l.Stats(lane)
+				if counts(got) != counts(want[lane]) {
+					t.Fatalf("%s step %d, at %v pos %d lane %d: lab %+v, fresh %+v", name, step, l.Now(), l.Pos(), lane, counts(got), counts(want[lane]))
+				}
+			}
+		}
+	}
+}
+
+// runUpTo runs s's requests before now and the first ones at now up to
+// the pos-th of all, with the retries due by now.
+func runUpTo(t testing.TB, s *scenarios.Scenario, now time.Duration, pos int) ([]Record, []Stats) {
+	t.Helper()
+	cut := *s
+	cut.Traffic = nil
+	i := 0
+	for r := range s.Requests() {
+		if i == pos || r.At > now {
+			break
+		}
+		cut.Traffic = append(cut.Traffic, scenarios.Traffic{Form: scenarios.Single, At: r.At, Count: 1, Key: r.Key, Cost: r.Cost, Client: r.Client})
+		i++
+	}
+	// Requests keeps file order at one instant: the singles are in order.
+	return runRecords(t, &cut, Options{Until: now + 1})
+}
+
+func TestRecordsHoldTheRetries(t *testing.T) {
+	s := clientScenario(t, "at-once")
+	l := newLab(t, s)
+	l.Seek(l.End())
+	var n, retries int
+	l.Records(0, l.End(), func(r Record) bool {
+		n++
+		if r.Attempt.N > 1 {
+			retries++
+		}
+		return true
+	})
+	want, _ := runRecords(t, s, Options{})
+	if n != len(want) {
+		t.Fatalf("Records: %d, a run %d", n, len(want))
+	}
+	var marked int
+	for lane := range s.Lanes {
+		r, _ := l.Retries(lane, 0, l.End()+1)
+		marked += r
+	}
+	if marked != retries {
+		t.Errorf("Retries counts %d, Records holds %d", marked, retries)
+	}
+	// The why panel's decision for the focused key is its latest try.
+	for lane := range s.Lanes {
+		rec, ok := l.LastDecisionFor(lane, "default")
+		if !ok || rec.Request.Key != "default" {
+			t.Fatalf("lane %d: %+v", lane, rec)
+		}
+	}
+	if !strings.Contains(s.Clients[0].Rule(), "4 attempts") {
+		t.Errorf("rule %q", s.Clients[0].Rule())
+	}
+}
