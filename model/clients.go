@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"time"
 
 	"ratelab/algorithms"
@@ -149,3 +150,24 @@ func (b *clientBook) client(c int32) *scenarios.Client {
 
 // retryBytes is what one owed retry takes in a heap.
 const retryBytes = 80
+
+// Then says what became of a request after attempt a, in a few words: "served after
+// 1.2s", "retries at 3s (attempt 2)", "abandoned: gives up (attempts
+// used)", "unfinished: its next attempt at 31s is past the end".
+func (a Attempt) Then() string {
+	switch a.Fate {
+	case Served:
+		if a.Latency == 0 {
+			return "served"
+		}
+		return "served " + algorithms.FormatSeconds(a.Latency) + " after its first attempt"
+	case Retrying:
+		return fmt.Sprintf("attempt %d at %s", a.N+1, algorithms.FormatSeconds(a.Next))
+	case Unfinished:
+		return fmt.Sprintf("unfinished: attempt %d would come at %s, past the end", a.N+1, algorithms.FormatSeconds(a.Next))
+	}
+	if a.Cancelled {
+		return "abandoned: " + a.Ending.String() + ", its slot given back"
+	}
+	return "abandoned: " + a.Ending.String()
+}

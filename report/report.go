@@ -114,33 +114,12 @@ func (t *tableWriter) Record(r model.Record) error {
 	try, then := "", ""
 	if t.tries {
 		try = fmt.Sprintf("%3d  ", r.Attempt.N)
-		then = "; " + Then(r.Attempt)
+		then = "; " + r.Attempt.Then()
 	}
 	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %s%-8s  %-12s  %s%s\n",
 		timeWidth, algorithms.FormatSeconds(r.Request.At), t.laneWidth, t.lanes[r.Lane].Name,
 		t.keyWidth, r.Request.Key, r.Request.Cost, try, d.Outcome, Wait(d), d.Explain(), then)
 	return err
-}
-
-// Then says what became of a request after attempt a: "served after
-// 1.2s", "retries at 3s (attempt 2)", "abandoned: gives up (attempts
-// used)", "unfinished: its next attempt at 31s is past the end".
-func Then(a model.Attempt) string {
-	switch a.Fate {
-	case model.Served:
-		if a.Latency == 0 {
-			return "served"
-		}
-		return "served " + algorithms.FormatSeconds(a.Latency) + " after its first attempt"
-	case model.Retrying:
-		return fmt.Sprintf("attempt %d at %s", a.N+1, algorithms.FormatSeconds(a.Next))
-	case model.Unfinished:
-		return fmt.Sprintf("unfinished: attempt %d would come at %s, past the end", a.N+1, algorithms.FormatSeconds(a.Next))
-	}
-	if a.Cancelled {
-		return "abandoned: " + a.Ending.String() + ", its slot given back"
-	}
-	return "abandoned: " + a.Ending.String()
 }
 
 func (t *tableWriter) Close([]model.Stats) error {
