@@ -274,7 +274,7 @@ func (l *Lab) End() time.Duration {
 func (l *Lab) horizon() time.Duration {
 	var h time.Duration
 	for _, d := range l.defs {
-		h = max(h, d.Policy.Horizon())
+		h = max(h, (scenarios.Lane{Policy: d.Policy, Stack: d.Stack}).Horizon())
 	}
 	return min(h, scenarios.MaxTime)
 }

@@ -16,6 +16,9 @@ type Lane struct {
 	// Fleet is the gateways the lane stands for (zero: one, the plain
 	// limiter).
 	Fleet fleet.Config
+	// Stack is a lane of several policies' (see scenarios.Lane); nil for
+	// one policy per key.
+	Stack []algorithms.Layer
 }
 
 // Request is one request on the timeline: its arrival, key and cost.
@@ -95,6 +98,11 @@ const explorerReach = 24 * time.Hour
 // newLimiter makes def's limiter: the plain one, or its gateways', its
 // state kept by store.
 func newLimiter(def Lane, keys *algorithms.Keys, store Store, until time.Duration) (algorithms.Limiter, error) {
+	if def.Stack != nil {
+		// A stack's policies stay in memory whatever the store: its
+		// lane shows that it is not in the store.
+		return algorithms.NewStack(def.Stack, keys)
+	}
 	maker := algorithms.Maker(algorithms.NewWithKeys)
 	if store != nil {
 		maker = store(def.Name, until)
@@ -318,7 +326,7 @@ func (ls *lanes) dropped() int64 {
 func LanesOf(s *scenarios.Scenario) []Lane {
 	defs := make([]Lane, len(s.Lanes))
 	for i, l := range s.Lanes {
-		defs[i] = Lane{Name: l.Name, Policy: l.Policy, Fleet: l.Fleet}
+		defs[i] = Lane{Name: l.Name, Policy: l.Policy, Fleet: l.Fleet, Stack: l.Stack}
 	}
 	return defs
 }
@@ -330,8 +338,10 @@ func LanesOf(s *scenarios.Scenario) []Lane {
 func DefaultPeakWindow(defs []Lane) time.Duration {
 	var windowed, period time.Duration
 	for _, d := range defs {
-		windowed = max(windowed, d.Policy.Window)
-		period = max(period, d.Policy.Rate.Per)
+		for _, p := range (scenarios.Lane{Policy: d.Policy, Stack: d.Stack}).Policies() {
+			windowed = max(windowed, p.Window)
+			period = max(period, p.Rate.Per)
+		}
 	}
 	switch {
 	case windowed > 0:

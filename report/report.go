@@ -382,6 +382,9 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 		peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
 	}
 	policy := l.Policy.String()
+	if l.Stack != nil {
+		policy = StackText(l.Stack)
+	}
 	if !l.Fleet.Plain() {
 		policy += " " + l.Fleet.Short()
 	}
@@ -420,6 +423,19 @@ func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
 		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
 			algorithms.FormatSeconds(window))
 	}
+}
+
+// StackText is a stacked lane's policies in one line: "token-bucket
+// capacity 10, rate 1/s + fixed-window limit 200 per 1s over all keys".
+func StackText(layers []algorithms.Layer) string {
+	parts := make([]string, len(layers))
+	for i, l := range layers {
+		parts[i] = l.Policy.String()
+		if l.AllKeys {
+			parts[i] += " over all keys"
+		}
+	}
+	return strings.Join(parts, " + ")
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

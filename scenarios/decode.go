@@ -354,7 +354,8 @@ func oneLine(s string) string {
 // Field names, as the format documents them.
 var (
 	topFields     = []string{"title", "about", "step", "duration", "seed", "limiters", "clients", "traffic", "notes", "quiz", "expect"}
-	laneFields    = append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...)
+	laneFields    = append(append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...), "across", "policies")
+	layerFields   = append([]string{"name", "algorithm"}, append(paramNames(algorithms.Params()), "across")...)
 	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
 	trafficFields = []string{"at", "count", "spread", "every", "poisson", "from", "until", "on", "off", "key", "cost", "accounts", "keys", "stagger", "client"}
@@ -946,8 +947,10 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			}
 		}
 		for _, l := range s.Lanes {
-			if limit := l.Policy.MaxCost(); it.Cost > limit {
-				return nil, item.errorf("cost", "cost %d can never fit lane %s (%s admits at most %d)", it.Cost, l.Name, l.Policy, limit)
+			for _, p := range l.Policies() {
+				if limit := p.MaxCost(); it.Cost > limit {
+					return nil, item.errorf("cost", "cost %d can never fit lane %s (%s admits at most %d)", it.Cost, l.Name, p, limit)
+				}
 			}
 		}
 		if len(s.Traffic)+len(copies) > MaxTrafficItems {
@@ -987,7 +990,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	} else {
 		var horizon time.Duration
 		for _, l := range s.Lanes {
-			horizon = max(horizon, l.Policy.Horizon())
+			horizon = max(horizon, l.Horizon())
 		}
 		s.Duration = min(last+min(horizon, MaxTime), MaxTime)
 	}
@@ -1053,23 +1056,116 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 			return Lane{}, f.errorf("name", "lane name %s is already taken by an earlier lane", name)
 		}
 	}
-	alg, err := f.requiredText("algorithm", wantAlgorithm, false)
+	if f.present("policies") {
+		return d.stackedLane(f, n, path, name)
+	}
+	p, err := d.policy(f, n, path)
 	if err != nil {
 		return Lane{}, err
 	}
+	fl, err := d.gateways(f, p)
+	if err != nil {
+		return Lane{}, err
+	}
+	lane := Lane{Name: name, Policy: p, Fleet: fl}
+	if all, err := across(f); err != nil {
+		return Lane{}, err
+	} else if all {
+		if !fl.Plain() {
+			return Lane{}, f.keyErrorf("across", "across: all cannot go with gateways: a lane of gateways shares its policy its own way")
+		}
+		lane.Stack = []algorithms.Layer{{Name: string(p.Algorithm), Policy: p, AllKeys: true}}
+	}
+	return lane, nil
+}
+
+// MaxPolicies bounds the policies of a stacked lane.
+const MaxPolicies = 4
+
+// across reads a policy's across: key (the default) or all.
+func across(f *fields) (all bool, err error) {
+	v, ok, err := f.text("across", "key or all", false)
+	if err != nil || !ok {
+		return false, err
+	}
+	switch v {
+	case "key":
+		return false, nil
+	case "all":
+		return true, nil
+	}
+	return false, f.errorf("across", "want key (one allowance per key) or all (one for every key together), got %s", strconv.Quote(shorten(v)))
+}
+
+// stackedLane reads a lane of several policies, which f's policies lists.
+func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, error) {
+	for _, other := range laneFields {
+		if other != "name" && other != "policies" && f.present(other) {
+			return Lane{}, f.keyErrorf(other, "a lane with policies takes only name and policies: %s belongs to one of its policies", other)
+		}
+	}
+	items, err := f.list("policies", "a list of policies such as {algorithm: fixed-window, limit: 200, window: 1s, across: all}")
+	if err != nil {
+		return Lane{}, err
+	}
+	if len(items) < 2 || len(items) > MaxPolicies {
+		return Lane{}, f.errorf("policies", "want 2 to %d policies, got %d (a lane of one policy says it without policies)", MaxPolicies, len(items))
+	}
+	var layers []algorithms.Layer
+	for i, item := range items {
+		at := index(child(path, "policies"), i)
+		lf, err := d.fields(item, at, "a policy such as {name: total, algorithm: fixed-window, limit: 200, window: 1s, across: all}", layerFields)
+		if err != nil {
+			return Lane{}, err
+		}
+		p, err := d.policy(lf, item, at)
+		if err != nil {
+			return Lane{}, err
+		}
+		if p.MaxDelay() > 0 {
+			return Lane{}, lf.errorf("algorithm", "%s delays requests; each of a lane's policies must admit or refuse at once", p.Algorithm)
+		}
+		l := algorithms.Layer{Name: string(p.Algorithm), Policy: p}
+		if v, ok, err := lf.text("name", "a name for the policy", false); err != nil {
+			return Lane{}, err
+		} else if ok {
+			if v == "" || len(v) > MaxNameLen {
+				return Lane{}, lf.errorf("name", "want a name of 1 to %d characters, got %s", MaxNameLen, strconv.Quote(shorten(v)))
+			}
+			l.Name = v
+		}
+		for _, b := range layers {
+			if b.Name == l.Name {
+				return Lane{}, d.errorf(item, at, "two policies of lane %s are called %s: give each a name", name, l.Name)
+			}
+		}
+		if l.AllKeys, err = across(lf); err != nil {
+			return Lane{}, err
+		}
+		layers = append(layers, l)
+	}
+	return Lane{Name: name, Policy: layers[0].Policy, Stack: layers}, nil
+}
+
+// policy reads an algorithm and its parameters from f.
+func (d *decoder) policy(f *fields, n ast.Node, path string) (algorithms.Policy, error) {
+	alg, err := f.requiredText("algorithm", wantAlgorithm, false)
+	if err != nil {
+		return algorithms.Policy{}, err
+	}
 	desc := algorithms.Describe(algorithms.Algorithm(alg))
 	if desc == nil {
-		return Lane{}, f.errorf("algorithm", "want %s, got %s", wantAlgorithm, strconv.Quote(shorten(alg)))
+		return algorithms.Policy{}, f.errorf("algorithm", "want %s, got %s", wantAlgorithm, strconv.Quote(shorten(alg)))
 	}
 	p := algorithms.Policy{Algorithm: algorithms.Algorithm(alg)}
-	for _, name := range laneFields[2 : len(laneFields)-len(gatewayFields)] {
+	for _, name := range paramNames(algorithms.Params()) {
 		if f.present(name) && !desc.Takes(name) {
-			return Lane{}, f.keyErrorf(name, "%s takes no %s (it takes %s)", alg, name, andList(paramNames(desc.Params)))
+			return algorithms.Policy{}, f.keyErrorf(name, "%s takes no %s (it takes %s)", alg, name, andList(paramNames(desc.Params)))
 		}
 	}
 	for _, q := range desc.Params {
 		if !f.has(q.Name) && !q.Optional {
-			return Lane{}, d.errorf(f.at(q.Name), path, "%s needs %s, %s", alg, q.Name, q.Want)
+			return algorithms.Policy{}, d.errorf(f.at(q.Name), path, "%s needs %s, %s", alg, q.Name, q.Want)
 		}
 	}
 	for _, q := range desc.Params {
@@ -1092,17 +1188,13 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 			*q.FlagOf(&p), err = f.flag(q.Name)
 		}
 		if err != nil {
-			return Lane{}, err
+			return algorithms.Policy{}, err
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return Lane{}, d.errorf(n, path, "%s", oneLine(err.Error()))
+		return algorithms.Policy{}, d.errorf(n, path, "%s", oneLine(err.Error()))
 	}
-	fl, err := d.gateways(f, p)
-	if err != nil {
-		return Lane{}, err
-	}
-	return Lane{Name: name, Policy: p, Fleet: fl}, nil
+	return p, nil
 }
 
 // gateways reads a lane's gateways, route and store (package fleet).

@@ -52,27 +52,30 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 
 	b.WriteString("limiters:\n")
 	for _, l := range s.Lanes {
-		p := l.Policy
-		fmt.Fprintf(&b, "  - {name: %s, algorithm: %s", quote(l.Name), p.Algorithm)
-		if err := p.Validate(); err != nil { // a stray parameter would be lost
+		if len(l.Stack) > 1 {
+			fmt.Fprintf(&b, "  - {name: %s, policies: [", quote(l.Name))
+			for i, x := range l.Stack {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "{name: %s, ", quote(x.Name))
+				if err := writePolicy(&b, x.Policy); err != nil {
+					return nil, fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
+				}
+				if x.AllKeys {
+					b.WriteString(", across: all")
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("]}\n")
+			continue
+		}
+		fmt.Fprintf(&b, "  - {name: %s, ", quote(l.Name))
+		if err := writePolicy(&b, l.Policy); err != nil {
 			return nil, fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
 		}
-		// Its parameters in the order its description lists them (the
-		// size first, then the window or rate).
-		for _, q := range algorithms.Describe(p.Algorithm).Params {
-			if q.Optional && !q.IsSet(p) {
-				continue // left out reads back as its zero
-			}
-			switch q.Kind {
-			case algorithms.Count:
-				fmt.Fprintf(&b, ", %s: %d", q.Name, *q.CountOf(&p))
-			case algorithms.Duration:
-				fmt.Fprintf(&b, ", %s: %s", q.Name, algorithms.FormatDuration(*q.DurationOf(&p)))
-			case algorithms.RateKind:
-				fmt.Fprintf(&b, ", %s: %s", q.Name, *q.RateOf(&p))
-			case algorithms.Flag:
-				fmt.Fprintf(&b, ", %s: %t", q.Name, *q.FlagOf(&p))
-			}
+		if len(l.Stack) == 1 && l.Stack[0].AllKeys {
+			b.WriteString(", across: all")
 		}
 		if c := l.Fleet; !c.Plain() {
 			if c.Gateways > 1 {
@@ -349,6 +352,31 @@ func literalOK(s string) bool {
 		}
 	}
 	return true
+}
+
+// writePolicy writes p's algorithm and parameters, in the order its
+// description lists them (the size first, then the window or rate).
+func writePolicy(b *bytes.Buffer, p algorithms.Policy) error {
+	if err := p.Validate(); err != nil { // a stray parameter would be lost
+		return err
+	}
+	fmt.Fprintf(b, "algorithm: %s", p.Algorithm)
+	for _, q := range algorithms.Describe(p.Algorithm).Params {
+		if q.Optional && !q.IsSet(p) {
+			continue // left out reads back as its zero
+		}
+		switch q.Kind {
+		case algorithms.Count:
+			fmt.Fprintf(b, ", %s: %d", q.Name, *q.CountOf(&p))
+		case algorithms.Duration:
+			fmt.Fprintf(b, ", %s: %s", q.Name, algorithms.FormatDuration(*q.DurationOf(&p)))
+		case algorithms.RateKind:
+			fmt.Fprintf(b, ", %s: %s", q.Name, *q.RateOf(&p))
+		case algorithms.Flag:
+			fmt.Fprintf(b, ", %s: %t", q.Name, *q.FlagOf(&p))
+		}
+	}
+	return nil
 }
 
 // writeClients writes the clients list, each field that differs from its

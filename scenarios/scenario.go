@@ -73,6 +73,31 @@ type Lane struct {
 	// Fleet is the gateways the lane stands for; its zero value is one
 	// gateway, the plain limiter.
 	Fleet fleet.Config
+	// Stack is, for a lane of several policies applied together (or of
+	// one over all keys), its policies, Stack[0].Policy being Policy; nil
+	// for a lane of one policy per key.
+	Stack []algorithms.Layer
+}
+
+// Policies are the lane's policies: Policy alone, or its stack's.
+func (l Lane) Policies() []algorithms.Policy {
+	if l.Stack == nil {
+		return []algorithms.Policy{l.Policy}
+	}
+	ps := make([]algorithms.Policy, len(l.Stack))
+	for i, x := range l.Stack {
+		ps[i] = x.Policy
+	}
+	return ps
+}
+
+// Horizon is the longest horizon of the lane's policies.
+func (l Lane) Horizon() time.Duration {
+	var h time.Duration
+	for _, p := range l.Policies() {
+		h = max(h, p.Horizon())
+	}
+	return h
 }
 
 // Form tells the four kinds of traffic item apart.

@@ -1,0 +1,144 @@
+package algorithms
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stackPolicies are policing policies of several algorithms.
+var stackPolicies = []Policy{
+	{Algorithm: TokenBucket, Capacity: 5, Rate: Rate{N: 2, Per: time.Second}},
+	{Algorithm: FixedWindow, Limit: 4, Window: time.Second},
+	{Algorithm: SlidingLog, Limit: 3, Window: 2 * time.Second},
+	{Algorithm: GCRA, Burst: 3, Rate: Rate{N: 3, Per: time.Second}},
+	{Algorithm: SlidingCounter, Limit: 6, Window: time.Second},
+}
+
+// trace is a random run of requests over a few keys.
+type traced struct {
+	at   time.Duration
+	key  string
+	cost int64
+}
+
+func stackTrace(seed uint64, n int) []traced {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var at time.Duration
+	out := make([]traced, n)
+	for i := range out {
+		at += time.Duration(rng.Int64N(int64(300 * time.Millisecond)))
+		out[i] = traced{at, string(rune('a' + rng.IntN(3))), 1 + rng.Int64N(2)}
+	}
+	return out
+}
+
+func mustStack(t *testing.T, layers ...Layer) Limiter {
+	t.Helper()
+	s, err := NewStack(layers, NewKeys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A stack of one policy per key decides as that policy alone, and so does
+// a stack whose other policy never refuses.
+func TestStackOfOnePolicyIsThatPolicy(t *testing.T) {
+	roomy := Policy{Algorithm: FixedWindow, Limit: 1000, Window: time.Second}
+	for _, p := range stackPolicies {
+		alone := mustNew(t, p)
+		one := mustStack(t, Layer{Name: "only", Policy: p})
+		two := mustStack(t, Layer{Name: "it", Policy: p}, Layer{Name: "roomy", Policy: roomy, AllKeys: true})
+		for i, r := range stackTrace(uint64(len(p.Algorithm)), 400) {
+			want := alone.Decide(r.at, r.key, r.cost)
+			for _, s := range []Limiter{one, two} {
+				got := s.Decide(r.at, r.key, r.cost)
+				if got.Outcome != want.Outcome || got.RetryAfter != want.RetryAfter || got.Delay != want.Delay {
+					t.Fatalf("%s request %d: stack %+v, alone %+v", p.Algorithm, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+// A layer over all keys decides as the policy with every request on one key.
+func TestStackOverAllKeysIsOneKey(t *testing.T) {
+	for _, p := range stackPolicies {
+		alone := mustNew(t, p)
+		all := mustStack(t, Layer{Name: "all", Policy: p, AllKeys: true})
+		for i, r := range stackTrace(7, 300) {
+			want := alone.Decide(r.at, "one", r.cost)
+			if got := all.Decide(r.at, r.key, r.cost); got.Outcome != want.Outcome || got.RetryAfter != want.RetryAfter {
+				t.Fatalf("%s request %d: %+v, one key %+v", p.Algorithm, i, got, want)
+			}
+		}
+	}
+}
+
+// A request is admitted only if every layer admits it; it is then spent
+// in each, and a refused one leaves every layer as it was: each layer's
+// state follows a lone limiter of its policy fed only the admitted
+// requests.
+func TestStackSpendsOnlyWhatAllAdmit(t *testing.T) {
+	for i, p := range stackPolicies {
+		q := stackPolicies[(i+1)%len(stackPolicies)]
+		s := mustStack(t, Layer{Name: "per-key", Policy: p}, Layer{Name: "total", Policy: q, AllKeys: true})
+		lp, lq := mustNew(t, p), mustNew(t, q)
+		refused := 0
+		for j, r := range stackTrace(uint64(i+3), 500) {
+			// What each layer alone would say now, on clones.
+			wp := lp.Clone().Decide(r.at, r.key, r.cost)
+			wq := lq.Clone().Decide(r.at, "all", r.cost)
+			d := s.Decide(r.at, r.key, r.cost)
+			both := wp.Outcome.Admitted() && wq.Outcome.Admitted()
+			if d.Outcome.Admitted() != both {
+				t.Fatalf("%s+%s request %d: %s, layers %s and %s", p.Algorithm, q.Algorithm, j, d.Outcome, wp.Outcome, wq.Outcome)
+			}
+			if both {
+				lp.Decide(r.at, r.key, r.cost)
+				lq.Decide(r.at, "all", r.cost)
+				continue
+			}
+			refused++
+			want := max(refusal(wp), refusal(wq))
+			if d.RetryAfter != want {
+				t.Fatalf("request %d: retry after %v, want %v", j, d.RetryAfter, want)
+			}
+			why := d.Explain()
+			if !strings.Contains(why, "refused by") || (!wq.Outcome.Admitted() && !strings.Contains(why, "total")) {
+				t.Fatalf("request %d: %q does not name the policy that refused", j, why)
+			}
+		}
+		if refused == 0 {
+			t.Errorf("%s+%s: nothing refused", p.Algorithm, q.Algorithm)
+		}
+	}
+}
+
+func refusal(d Decision) time.Duration {
+	if d.Outcome == Rejected {
+		return d.RetryAfter
+	}
+	return 0
+}
+
+func TestStackCloneIsIndependent(t *testing.T) {
+	s := mustStack(t, Layer{Name: "a", Policy: stackPolicies[0]}, Layer{Name: "b", Policy: stackPolicies[1], AllKeys: true})
+	s.Decide(0, "k", 1)
+	c := s.Clone()
+	for range 10 {
+		s.Decide(0, "k", 1)
+	}
+	if d := c.Decide(0, "k", 1); !d.Outcome.Admitted() {
+		t.Errorf("the clone saw its original's requests: %s", d.Explain())
+	}
+}
+
+func TestStackRefusesShapers(t *testing.T) {
+	_, err := NewStack([]Layer{{Name: "q", Policy: Policy{Algorithm: LeakyBucket, Queue: 3, Rate: Rate{N: 1, Per: time.Second}}}}, NewKeys())
+	if err == nil || !strings.Contains(err.Error(), "delays") {
+		t.Errorf("a leaky bucket in a stack: %v", err)
+	}
+}
