@@ -85,6 +85,20 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(first(replyTexts(st, v.policy, v.last, v.now), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
+	if len(v.clients) > 0 {
+		// Whose attempt this was and what its client does next. With no
+		// row left it takes the reply's, as the store's line does: the
+		// explanation says the verdict, and the client's next try says
+		// more than when a retry would fit.
+		client := fit(st.accent.Render(first(clientTexts(v.last, v.clients), w)), w)
+		switch {
+		case rest > 0:
+			lines = append(lines, client)
+			rest--
+		case h >= 3:
+			lines[len(lines)-1] = client
+		}
+	}
 	if len(v.gateways) > 0 && rest > 0 {
 		// Each gateway's own view of the key, the one that decided marked.
 		var parts []string
@@ -235,7 +249,11 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 		return 2
 	}
 	d := views[focus].last.Decision
-	return 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+	rows := 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+	if len(views[focus].clients) > 0 {
+		rows++ // the client's line
+	}
+	return rows
 }
 
 // httpStatus is an HTTP status with its reason phrase: "429 Too Many
