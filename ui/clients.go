@@ -3,6 +3,8 @@ package ui
 import (
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"ratelab/algorithms"
 	"ratelab/model"
 	"ratelab/scenarios"
@@ -111,47 +113,61 @@ func endsText(s model.Stats, short bool) string {
 
 // clientStatsTexts are a lane's totals as its clients see them, longest
 // first: "originals 67 · attempts 157 ×2.34 · served 47 · abandoned 15 ·
-// latency p50 0s p95 1.2s p99 1.5s", down to "×2.34 · served 47". They
-// count every key.
-func clientStatsTexts(s model.Stats) []string {
+// latency p50 0s p95 1.2s p99 1.5s", down to "×2.34 · served 47"; with
+// two lines, the counts and the latency apart. With a key pinned they are
+// that key's, "key p" first, and without the latency, which the model
+// keeps for a lane's every key only (model.Stats.Latency).
+func clientStatsTexts(v laneView) (counts, latency []string) {
+	s, whose := v.stats, ""
+	if v.pinned {
+		s, whose = v.keyStats, "key "+keyText(v.key)+" "
+	}
 	if s.Originals == 0 {
-		return []string{"no request yet"}
+		return []string{whose + "no request yet"}, nil
 	}
 	amp := amplification(s)
 	orig, tries := itoa(s.Originals), itoa(s.Requests())
-	lat := latencyText(s.Latency)
-	return []string{
-		"originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, false) + " · latency " + lat,
-		"originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, true) + " · latency " + lat,
-		orig + " sent, " + tries + " tries " + amp + " · " + endsText(s, true) + " · " + lat,
-		orig + " sent " + amp + " · " + endsText(s, true),
-		orig + " sent " + amp + " · served " + itoa(s.Served) + " · gave up " + itoa(s.Abandoned),
-		amp + " · served " + itoa(s.Served) + " · gave up " + itoa(s.Abandoned),
+	gaveUp := " · served " + itoa(s.Served) + " · gave up " + itoa(s.Abandoned)
+	counts = []string{
+		whose + "originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, false),
+		whose + "originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, true),
+		whose + orig + " sent, " + tries + " tries " + amp + " · " + endsText(s, true),
+		whose + orig + " sent " + amp + " · " + endsText(s, true),
+		whose + orig + " sent " + amp + gaveUp,
+		whose + amp + gaveUp,
+		amp + gaveUp,
 		amp + " · served " + itoa(s.Served),
 		amp,
 	}
+	if v.pinned {
+		return counts, nil
+	}
+	lat := latencyText(s.Latency)
+	return counts, []string{"latency from first attempt " + lat + " (" + itoa(s.Latency.N) + " served)", "latency " + lat, lat}
 }
 
-// clientStatsLines are a lane's client totals in n lines (1 or 2) of width
-// w: with two, the counts on the first and the latency on the second.
-func clientStatsLines(s model.Stats, w, n int) []string {
-	texts := clientStatsTexts(s)
-	if n < 2 || s.Originals == 0 {
-		return []string{first(texts, w)}
+// clientStatsText is the lane's client totals in one line of width w:
+// the counts with the latency when they fit together.
+func clientStatsText(v laneView, w int) string {
+	counts, latency := clientStatsTexts(v)
+	var both []string
+	for _, l := range latency {
+		for _, c := range counts[:4] {
+			both = append(both, c+" · "+l)
+		}
 	}
-	amp := amplification(s)
-	orig, tries := itoa(s.Originals), itoa(s.Requests())
-	counts := []string{
-		"originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, false),
-		"originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, true),
-		orig + " sent, " + tries + " tries " + amp + " · " + endsText(s, true),
+	return first(append(both, counts...), w)
+}
+
+// clientStatsLines are the lane's client totals in n lines (1 or 2) of
+// width w: with two, the counts on the first and the latency on the
+// second.
+func clientStatsLines(v laneView, w, n int) []string {
+	counts, latency := clientStatsTexts(v)
+	if n < 2 || latency == nil {
+		return []string{clientStatsText(v, w)}
 	}
-	counts = append(counts, texts[3:]...)
-	lat := latencyText(s.Latency)
-	return []string{
-		first(counts, w),
-		first([]string{"latency from first attempt " + lat + " (" + itoa(s.Latency.N) + " served)", "latency " + lat, lat}, w),
-	}
+	return []string{first(counts, w), first(latency, w)}
 }
 
 // laneStateLines are a lane cell's n state lines of width w: the
@@ -171,5 +187,28 @@ func laneStateLines(st *styles, v laneView, w, n int) []string {
 	for len(lines) < n-k {
 		lines = append(lines, "")
 	}
-	return append(lines, clientStatsLines(v.stats, w, k)...)
+	return append(lines, clientStatsLines(v, w, k)...)
+}
+
+// clientLines are the why panel's lines on whose attempt rec was, in at
+// most n lines of width w: one when the whole text fits it, else, given
+// two, the attempt, client and rule on the first and what happens next
+// on the second, else the longest text that fits one.
+func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []string {
+	texts := clientTexts(rec, clients)
+	if n < 2 || ansi.StringWidth(texts[0]) <= w {
+		return []string{first(texts, w)}
+	}
+	who, rule := "no client", "gives up when refused"
+	if c := clientOf(rec, clients); c != nil {
+		who, rule = c.Name, c.Rule()
+	}
+	head := attemptText(rec, clients)
+	if a := rec.Attempt; a.N > 1 {
+		head += " (first at " + secs(a.First) + ")"
+	}
+	return []string{
+		first([]string{head + " · client " + who + ": " + rule, attemptText(rec, clients) + " · " + who + ": " + rule}, w),
+		fit("  → "+rec.Attempt.Then(), w),
+	}
 }

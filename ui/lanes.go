@@ -361,10 +361,14 @@ func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
 func rowTotals(st *styles, v laneView, w int) string {
 	texts := totalsTexts(st, v)
 	texts = texts[len(texts)-2:]
-	if len(v.clients) > 0 && v.stats.Originals > 0 {
+	s := v.stats
+	if v.pinned {
+		s = v.keyStats
+	}
+	if len(v.clients) > 0 && s.Originals > 0 {
 		// A lab with clients: the amplification first, what the row has
 		// room for of the retries' cost.
-		amp := amplification(v.stats) + " · "
+		amp := amplification(s) + " · "
 		texts = []string{amp + texts[0], amp + texts[1], texts[0], texts[1]}
 	}
 	return first(texts, max(w/3, 12))

@@ -281,7 +281,7 @@ func (a *App) panelText(w int) string {
 		}
 		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n")
 		if len(v.clients) > 0 {
-			b.WriteString(hanging("    ", clientStatsTexts(v.stats)[0], w) + "\n")
+			b.WriteString(hanging("    ", clientStatsText(v, 1<<20), w) + "\n")
 		}
 		for _, t := range storeTexts(v) {
 			b.WriteString(st.muted.Render(hanging("    ", strings.TrimSpace(t), w)) + "\n")

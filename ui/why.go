@@ -90,13 +90,18 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		// row left it takes the reply's, as the store's line does: the
 		// explanation says the verdict, and the client's next try says
 		// more than when a retry would fit.
-		client := fit(st.accent.Render(first(clientTexts(v.last, v.clients), w)), w)
-		switch {
-		case rest > 0:
-			lines = append(lines, client)
+		room := rest
+		if h >= 3 {
+			room++ // the reply's row, if need be
+		}
+		client := clientLines(v.last, v.clients, w, min(room, 2))
+		if len(client) > rest && h >= 3 {
+			lines = lines[:len(lines)-1]
+			rest++
+		}
+		for _, l := range client[:min(len(client), rest)] {
+			lines = append(lines, fit(st.accent.Render(l), w))
 			rest--
-		case h >= 3:
-			lines[len(lines)-1] = client
 		}
 	}
 	if len(v.gateways) > 0 && rest > 0 {
@@ -250,8 +255,8 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 	}
 	d := views[focus].last.Decision
 	rows := 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
-	if len(views[focus].clients) > 0 {
-		rows++ // the client's line
+	if v := views[focus]; len(v.clients) > 0 {
+		rows += len(clientLines(v.last, v.clients, w, 2)) // whose attempt
 	}
 	return rows
 }
