@@ -316,9 +316,10 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 			}
 			if clients {
 				// The retries this lane decided in the column, up to the
-				// clock: they come from its own refusals, so they are its
-				// own marks, shown over the originals' (a retry follows a
-				// refusal, which the why panel and the totals count).
+				// clock: they come from its own refusals, so each lane
+				// marks its own. The mark takes the column from the
+				// originals' (whose refusals made the retries, and which
+				// the totals still count), so that a storm shows.
 				from := sp.start + time.Duration(c)*sp.dt
 				if to := min(from+sp.dt, now+1); from < to {
 					if r, a := lab.Retries(lane, from, to); r > 0 {
