@@ -9,6 +9,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/fleet"
 	"ratelab/model"
+	"ratelab/scenarios"
 )
 
 // laneView is what one lane shows at the clock, as model computed it.
@@ -48,6 +49,10 @@ type laneView struct {
 	// is there and the call that last changed it; hasStore says there is one.
 	store    algorithms.StoreView
 	hasStore bool
+	// clients are the scenario's clients, nil when it has none: then the
+	// lane shows its client totals and the why panel whose attempt its
+	// last decision was.
+	clients []scenarios.Client
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -61,7 +66,7 @@ func laneViews(ctx *programContext) []laneView {
 	views := make([]laneView, len(lanes))
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
-			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1}
+			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients()}
 		v.snap = lab.Snapshot(i, key)
 		v.stats = lab.Stats(i)
 		if v.pinned {
@@ -296,7 +301,7 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 		inner := w - 4
 		n := mode.stateLines(tall)
 		body := []string{first(verdictTexts(st, v), inner)}
-		body = append(body, stateLines(st, v, inner, n)...)
+		body = append(body, laneStateLines(st, v, inner, n)...)
 		for len(body) < 1+n {
 			body = append(body, "")
 		}
@@ -324,7 +329,7 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 		}
 		head := joinFit(title, verdict, w)
 		lines := []string{head}
-		for _, l := range stateLines(st, v, inner, mode.stateLines(false)) {
+		for _, l := range laneStateLines(st, v, inner, mode.stateLines(false)) {
 			lines = append(lines, "  "+fit(l, inner))
 		}
 		for len(lines) < 1+mode.stateLines(false) {
@@ -355,7 +360,18 @@ func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
 // rowTotals is the totals text of the one-row form, at most a third of w.
 func rowTotals(st *styles, v laneView, w int) string {
 	texts := totalsTexts(st, v)
-	return first(texts[len(texts)-2:], max(w/3, 12))
+	texts = texts[len(texts)-2:]
+	s := v.stats
+	if v.pinned {
+		s = v.keyStats
+	}
+	if len(v.clients) > 0 && s.Originals > 0 {
+		// A lab with clients: the amplification first, what the row has
+		// room for of the retries' cost.
+		amp := amplification(s) + " · "
+		texts = []string{amp + texts[0], amp + texts[1], texts[0], texts[1]}
+	}
+	return first(texts, max(w/3, 12))
 }
 
 // laneRowLine is a lane in one line, its parts in the columns c:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -151,6 +152,18 @@ func (a *App) helpText(w int) string {
 		st.title.Render("prompts and pages"),
 		"enter confirms · esc cancels or closes · ↑/↓ pgup/pgdn scroll a page; any other key closes it and does its job · in the picker ↑/↓ or j/k, then enter",
 	}
+	if len(a.lab.Clients()) > 0 {
+		// Only a scenario with clients has retries to mark and count: the
+		// others' help stays as it was.
+		at := slices.Index(legend, "") // the end of the marks
+		legend = slices.Insert(legend, at,
+			st.rejected.Render("4")+" how many retries a lane decided in a timeline column (over the originals' mark), "+st.rejected.Render("↻")+" ten or more; coloured as they went: "+st.allowed.Render("admitted")+", "+st.rejected.Render("refused")+" or "+st.mixed.Render("some of each")+". Each lane retries only what it refused itself")
+		at = slices.Index(legend, "retry at 61s (in 0.9s): when the same request would fit if nothing else came, and how far that is from the clock") + 1
+		legend = slices.Insert(legend, at,
+			"originals 67 · attempts 157 ×2.34: the requests the traffic sent a lane, the attempts its clients made at them, and attempts ÷ originals, what retries multiply the load by",
+			"served · abandoned · retrying: what became of the originals; abandoned counts those whose client gave up (its rule, its attempts, its deadline); latency p50 p95 p99: from a served request's first attempt to its release",
+			"attempt 3 of 5 · client eager: … → attempt 4 at 0.5s (why panel): which try the decision was, whose, its client's rule, and what happens next")
+	}
 	text := strings.Join(rows, "\n\n") + "\n\n" + strings.Join(legend, "\n")
 	return ansi.Wrap(text, w, "")
 }
@@ -263,7 +276,13 @@ func (a *App) panelText(w int) string {
 		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
 		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+d.Explain(), w) + "\n")
 		b.WriteString(hanging("    ", replyTexts(st, v.policy, v.last, v.now)[0], w) + "\n")
+		if len(v.clients) > 0 {
+			b.WriteString(hanging("    ", st.accent.Render(clientTexts(v.last, v.clients)[0]), w) + "\n")
+		}
 		b.WriteString(hanging("    ", first(totalsTexts(st, v), 1<<20), w) + "\n")
+		if len(v.clients) > 0 {
+			b.WriteString(hanging("    ", clientStatsText(v, 1<<20), w) + "\n")
+		}
 		for _, t := range storeTexts(v) {
 			b.WriteString(st.muted.Render(hanging("    ", strings.TrimSpace(t), w)) + "\n")
 		}

@@ -137,9 +137,46 @@ const (
 	// counting apart, a lost or expired state, failing open).
 	markStoreDown
 	markBeyond
+	// A lab with clients marks the columns where a lane decided retries:
+	// markRetry + 10×how they went (retryAdmitted, retryRefused,
+	// retryMixed) + (how many − 1), a digit 1 to 9, or ↻ for 10 or more.
+	// The count is the shape, so that it reads without colour; the colour
+	// is the retries' outcome.
+	markRetry
+)
+
+// How a column's retries went, for the colour of its retry mark.
+const (
+	retryAdmitted = iota
+	retryRefused
+	retryMixed
 )
 
 var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇", "↦", "·", "⊘", "+"}
+
+// retryGlyphs are the retry marks' glyphs by count − 1: ↻ is ten or more.
+var retryGlyphs = [...]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "↻"}
+
+// glyph is what a cell of mark m shows.
+func (m mark) glyph() string {
+	if m >= markRetry {
+		return retryGlyphs[(m-markRetry)%10]
+	}
+	return markGlyphs[m]
+}
+
+// retryMark is the mark of a column in which a lane decided retries, of
+// which admitted were admitted (retries > 0).
+func retryMark(retries, admitted int) mark {
+	how := retryMixed
+	switch admitted {
+	case retries:
+		how = retryAdmitted
+	case 0:
+		how = retryRefused
+	}
+	return markRetry + mark(10*how+min(retries, 10)-1)
+}
 
 // gatewayMark refines m, a column's mark from its tally t, with what a lane
 // of gateways marked in it: down refusals by a fallback, beyond admissions
@@ -169,6 +206,9 @@ func markOf(t model.Tally) mark {
 }
 
 func (st *styles) markStyle(m mark) ink {
+	if m >= markRetry {
+		return [...]ink{retryAdmitted: st.allowed, retryRefused: st.rejected, retryMixed: st.mixed}[(m-markRetry)/10]
+	}
 	switch m {
 	case markAllowed:
 		return st.allowed
@@ -196,7 +236,7 @@ func drawMarks(st *styles, marks []mark, cursor int) string {
 	var b strings.Builder
 	for i := 0; i < len(marks); {
 		if i == cursor {
-			b.WriteString(st.cursor.Render(markGlyphs[marks[i]]))
+			b.WriteString(st.cursor.Render(marks[i].glyph()))
 			i++
 			continue
 		}
@@ -204,7 +244,7 @@ func drawMarks(st *styles, marks []mark, cursor int) string {
 		for j < len(marks) && marks[j] == marks[i] && j != cursor {
 			j++
 		}
-		run := strings.Repeat(markGlyphs[marks[i]], j-i)
+		run := strings.Repeat(marks[i].glyph(), j-i)
 		if marks[i] == markEmpty {
 			b.WriteString(run)
 		} else {
@@ -255,6 +295,7 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 	}
 	decided := lab.Pos()
 	marks := make([]mark, sp.cols)
+	clients := len(lab.Clients()) > 0
 	var out []string
 	for lane, def := range lab.Lanes() {
 		for c := range marks {
@@ -272,6 +313,19 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 				marks[c] = markUpcoming
 			default:
 				marks[c] = markEmpty
+			}
+			if clients {
+				// The retries this lane decided in the column, up to the
+				// clock: they come from its own refusals, so each lane
+				// marks its own. The mark takes the column from the
+				// originals' (whose refusals made the retries, and which
+				// the totals still count), so that a storm shows.
+				from := sp.start + time.Duration(c)*sp.dt
+				if to := min(from+sp.dt, now+1); from < to {
+					if r, a := lab.Retries(lane, from, to); r > 0 {
+						marks[c] = retryMark(r, a)
+					}
+				}
 			}
 		}
 		name := timelineLabel(def.Name, st.text, label)
@@ -349,6 +403,22 @@ func (t *timeline) view(sp span) []string {
 				st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + gw + zoom,
 				st.muted.Render(secs(sp.dt)+"/column") + " " + short + " " + zoom,
 			}
+		}
+		if len(t.ctx.lab.Clients()) > 0 {
+			// A lab with clients marks retries too: each variant gains the
+			// retry mark, and shorter ones follow, the outcomes' names
+			// first to go.
+			retry := st.rejected.Render("4") + " retries "
+			dt := st.muted.Render(secs(sp.dt) + "/column")
+			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
+			ahead := st.upcoming.Render("·") + " ahead "
+			with := make([]string, 0, len(variants)+2)
+			for _, v := range variants {
+				with = append(with, strings.TrimSuffix(v, zoom)+retry+zoom)
+			}
+			variants = append(with,
+				dt+" "+outcomes+" outcomes "+retry+"(↻ 10+) "+ahead+st.cursor.Render(" ")+" now "+zoom,
+				dt+" "+outcomes+" "+retry+ahead+zoom)
 		}
 		out = append(out, fit(first(variants, l.width), l.width))
 	}

@@ -85,6 +85,25 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(first(replyTexts(st, v.policy, v.last, v.now), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
+	if len(v.clients) > 0 {
+		// Whose attempt this was and what its client does next. With no
+		// row left it takes the reply's, as the store's line does: the
+		// explanation says the verdict, and the client's next try says
+		// more than when a retry would fit.
+		room := rest
+		if h >= 3 {
+			room++ // the reply's row, if need be
+		}
+		client := clientLines(v.last, v.clients, w, min(room, 2))
+		if len(client) > rest && h >= 3 {
+			lines = lines[:len(lines)-1]
+			rest++
+		}
+		for _, l := range client[:min(len(client), rest)] {
+			lines = append(lines, fit(st.accent.Render(l), w))
+			rest--
+		}
+	}
 	if len(v.gateways) > 0 && rest > 0 {
 		// Each gateway's own view of the key, the one that decided marked.
 		var parts []string
@@ -235,7 +254,11 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 		return 2
 	}
 	d := views[focus].last.Decision
-	return 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+	rows := 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+	if v := views[focus]; len(v.clients) > 0 {
+		rows += len(clientLines(v.last, v.clients, w, 2)) // whose attempt
+	}
+	return rows
 }
 
 // httpStatus is an HTTP status with its reason phrase: "429 Too Many
