@@ -191,3 +191,18 @@ func (l *Lab) Retries(lane int, from, to time.Duration) (retries, admitted int) 
 // Clients are the scenario's clients (see scenarios.Client): a record's
 // Attempt.Client is 1 + an index into them.
 func (l *Lab) Clients() []scenarios.Client { return l.scenario.Clients }
+
+// LayerSnapshots are, for a lane of several policies (scenarios.Lane's
+// Stack), each policy's state for key at the clock, in order (for a policy
+// over all keys, its one state); nil for any other lane.
+func (l *Lab) LayerSnapshots(lane int, key string) []algorithms.Snapshot {
+	s, ok := l.live.limiters[lane].(algorithms.Stacked)
+	if !ok {
+		return nil
+	}
+	out := make([]algorithms.Snapshot, len(s.Layers()))
+	for i := range out {
+		out[i] = s.LayerSnapshot(i, l.now, key)
+	}
+	return out
+}

@@ -40,6 +40,8 @@ var moreLessons = []struct {
 }{
 	// The export on a bucket drained by lookups.
 	{"costly-requests", 4 * time.Second},
+	// The sale: fifty accounts at once, three lanes, one a stack.
+	{"global-cap", 30 * time.Second},
 	// The client hammering: rejections spend nothing.
 	{"retries-refill", 900 * time.Millisecond},
 	// The float lane's moment: its first miss, at 300ms.

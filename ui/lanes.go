@@ -53,6 +53,17 @@ type laneView struct {
 	// lane shows its client totals and the why panel whose attempt its
 	// last decision was.
 	clients []scenarios.Client
+	// layers are a lane of several policies' (nil for one policy per
+	// key), layerSnaps each one's state for the shown key.
+	layers     []algorithms.Layer
+	layerSnaps []algorithms.Snapshot
+}
+
+// layerView is v as its i-th policy alone would show: its picture draws it.
+func (v laneView) layerView(i int) laneView {
+	w := v
+	w.policy, w.snap, w.layers, w.layerSnaps = v.layers[i].Policy, v.layerSnaps[i], nil, nil
+	return w
 }
 
 // laneViews reads every lane's state for the shown key from the lab, its
@@ -68,6 +79,9 @@ func laneViews(ctx *programContext) []laneView {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
 			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients()}
 		v.snap = lab.Snapshot(i, key)
+		if l.Stack != nil {
+			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
+		}
 		v.stats = lab.Stats(i)
 		if v.pinned {
 			v.keyStats = lab.StatsFor(i, key)
@@ -287,6 +301,10 @@ func laneTitle(st *styles, v laneView, policy string, tight bool) string {
 // lines; label and rc are the columns of the row form.
 func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc rowColumns) []string {
 	policies := policyTexts(v.policy)
+	if len(v.layers) > 0 {
+		// A stack names its further policies after the first's words.
+		policies = stackTitles(v.layers)
+	}
 	if short := v.fleet.Short(); short != "" {
 		// The gateways matter more than the policy's last words: a title
 		// that cannot hold both keeps the algorithm and the store.
@@ -350,7 +368,7 @@ type rowColumns struct{ numbers, totals int }
 func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
 	var c rowColumns
 	for _, v := range views {
-		_, numbers := pictureOf(v.policy).row(v)
+		_, numbers := laneNumbers(v)
 		c.numbers = max(c.numbers, ansi.StringWidth(numbers))
 		c.totals = max(c.totals, ansi.StringWidth(rowTotals(st, v, w)))
 	}
@@ -385,7 +403,7 @@ func laneRowLine(st *styles, v laneView, w, label int, c rowColumns) string {
 	}
 	head := mark + name + " " + verdictTexts(st, v)[3] + " "
 	tail := " · " + fit(rowTotals(st, v, w), c.totals)
-	fill, numbers := pictureOf(v.policy).row(v)
+	fill, numbers := laneNumbers(v)
 	gw := min(w-ansi.StringWidth(head)-ansi.StringWidth(tail)-c.numbers-1, maxGauge+2)
 	state := fit(numbers, c.numbers)
 	if gw >= 5 {

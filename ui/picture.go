@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -78,12 +79,72 @@ func (plainPicture) titles(p algorithms.Policy) []string { return []string{p.Str
 func (plainPicture) glossary() []string                  { return nil }
 
 // stateLines draws a lane's state in n lines of w cells with its picture.
+// A lane of several policies draws its first policy's picture and a line
+// for each further one (its one-row numbers), or, with too few lines, every
+// policy's numbers on one.
 func stateLines(st *styles, v laneView, w, n int) []string {
-	lines := pictureOf(v.policy).state(st, v, w, n)
-	if len(lines) > n {
-		lines = lines[:n]
+	if len(v.layers) > 1 && n <= len(v.layers)-1 {
+		_, numbers := laneNumbers(v)
+		return []string{fit(numbers, w)}
+	}
+	more := max(len(v.layers)-1, 0)
+	lines := pictureOf(v.policy).state(st, v, w, n-more)
+	if len(lines) > n-more {
+		lines = lines[:n-more]
+	}
+	for i := 1; i < len(v.layers); i++ {
+		_, numbers := pictureOf(v.layers[i].Policy).row(v.layerView(i))
+		lines = append(lines, fit(st.muted.Render("and "+v.layers[i].Name+" ("+scopeWord(v.layers[i])+"): ")+numbers, w))
 	}
 	return lines
+}
+
+// laneNumbers is a lane's one-row gauge and numbers: its picture's, or for a
+// lane of several policies the first one's gauge and every policy's
+// numbers, named.
+func laneNumbers(v laneView) (float64, string) {
+	fill, numbers := pictureOf(v.policy).row(v)
+	if len(v.layers) < 2 {
+		return fill, numbers
+	}
+	numbers = v.layers[0].Name + " " + numbers
+	for i := 1; i < len(v.layers); i++ {
+		_, n := pictureOf(v.layers[i].Policy).row(v.layerView(i))
+		numbers += " · " + v.layers[i].Name + " " + n
+	}
+	return fill, numbers
+}
+
+// scopeWord is "all keys" for a policy over all keys, "per key" otherwise.
+func scopeWord(l algorithms.Layer) string {
+	if l.AllKeys {
+		return "all keys"
+	}
+	return "per key"
+}
+
+// stackTitles are a stack's titles, longest first: each policy's shortest
+// words, then the first's with the others' names.
+func stackTitles(layers []algorithms.Layer) []string {
+	if len(layers) == 1 { // one policy over all keys
+		var out []string
+		for _, t := range policyTexts(layers[0].Policy) {
+			out = append(out, t+" (all keys)")
+		}
+		return append(out, policyTexts(layers[0].Policy)...)
+	}
+	var all, named []string
+	for _, l := range layers {
+		ts := policyTexts(l.Policy)
+		short := ts[len(ts)-1]
+		if l.AllKeys {
+			short += " (all keys)"
+		}
+		all = append(all, short)
+		named = append(named, l.Name)
+	}
+	first := policyTexts(layers[0].Policy)
+	return []string{strings.Join(all, " + "), first[len(first)-1] + " + " + strings.Join(named[1:], " + "), strings.Join(named, " + ")}
 }
 
 // policyTexts are a lane's algorithm and parameters, longest first.
