@@ -74,6 +74,14 @@ func (cl *clientLog) decided(pos int, now time.Duration) int {
 	return j
 }
 
+// at is j and the retries and admitted retries among ev[:j].
+func (cl *clientLog) at(j int) (int, int32, int32) {
+	if j == 0 {
+		return 0, 0, 0
+	}
+	return j, cl.retries[j-1], cl.admitted[j-1]
+}
+
 // before is how many entries were decided before t, and how many retries
 // and admitted retries they hold.
 func (cl *clientLog) before(t time.Duration) (j int, retries, admitted int32) {
@@ -173,19 +181,39 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 	return c.stats[lane]
 }
 
-// Retries counts lane's retries decided in [from, to), and how many of them
-// it admitted: the timeline's marks. 0, 0 in a lab without clients.
-func (l *Lab) Retries(lane int, from, to time.Duration) (retries, admitted int) {
+// RetrySpan is what a lane's retries in a span of time came to.
+type RetrySpan struct {
+	// Retries counts them, Admitted those admitted; Highest is the
+	// highest attempt number among them (0 with none).
+	Retries, Admitted, Highest int
+}
+
+// Retries is what lane's retries in [from, to) came to, of those decided
+// by the clock: the timeline's marks. Zero in a lab without clients. It
+// costs two binary searches and a look at each retry of the span.
+func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 	if l.clog == nil || from >= to {
-		return 0, 0
+		return RetrySpan{}
 	}
 	// Every retry before to is decided before the first request at or
 	// after to (or after the last request).
 	l.ensure(l.searchBefore(to) + 1)
 	cl := l.clog[lane]
-	_, r0, a0 := cl.before(from)
-	_, r1, a1 := cl.before(to)
-	return int(r1 - r0), int(a1 - a0)
+	j0, r0, a0 := cl.before(from)
+	j1, r1, a1 := cl.before(to)
+	if cut := cl.decided(l.livePos, l.now); j1 > cut {
+		// Past the clock: those decided since are not counted.
+		j1 = max(cut, j0)
+		_, r1, a1 = cl.at(j1)
+	}
+	span := RetrySpan{Retries: int(r1 - r0), Admitted: int(a1 - a0)}
+	for _, e := range cl.ev[j0:j1] {
+		span.Highest = max(span.Highest, int(e.n))
+	}
+	if span.Highest == 1 {
+		span.Highest = 0 // originals that waited only
+	}
+	return span
 }
 
 // Clients are the scenario's clients (see scenarios.Client): a record's

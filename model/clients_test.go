@@ -388,12 +388,23 @@ func TestRecordsHoldTheRetries(t *testing.T) {
 	}
 	var marked int
 	for lane := range s.Lanes {
-		r, _ := l.Retries(lane, 0, l.End()+1)
-		marked += r
+		span := l.Retries(lane, 0, l.End()+1)
+		marked += span.Retries
+		if span.Retries > 0 && span.Highest != s.Clients[0].Attempts {
+			t.Errorf("lane %d: highest attempt %d, want %d", lane, span.Highest, s.Clients[0].Attempts)
+		}
 	}
 	if marked != retries {
 		t.Errorf("Retries counts %d, Records holds %d", marked, retries)
 	}
+	// Before the clock, nothing is marked: the marks stop at it.
+	l.Seek(0)
+	for lane := range s.Lanes {
+		if span := l.Retries(lane, 0, l.End()+1); span.Retries != 0 {
+			t.Errorf("lane %d at 0s: %+v marked ahead of the clock", lane, span)
+		}
+	}
+	l.Seek(l.End())
 	// The why panel's decision for the focused key is its latest try.
 	for lane := range s.Lanes {
 		rec, ok := l.LastDecisionFor(lane, "default")

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"ratelab/model"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestClientsOnScreen(t *testing.T) {
 	a.lab.Seek(2400 * time.Millisecond)
 	press(a, "?")
 	help := strings.Join(strings.Fields(a.helpText(200)), " ")
-	for _, want := range []string{"how many retries a lane decided in a timeline column", "attempts ÷ originals", "latency p50 p95 p99"} {
+	for _, want := range []string{"a lane decided retries in a timeline column", "attempts ÷ originals", "latency p50 p95 p99"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("the storm's help lacks %q", want)
 		}
@@ -100,19 +101,23 @@ func TestClientsOnScreen(t *testing.T) {
 	}
 }
 
-// TestRetryMark: a column's retry mark counts its retries up to 9, ↻
-// beyond, and is coloured as they went.
+// TestRetryMark: a column's retry mark is the highest attempt among its
+// retries, 2 to 9, ↻ from the 10th, coloured as they went.
 func TestRetryMark(t *testing.T) {
 	for _, c := range []struct {
-		retries, admitted int
-		glyph             string
-		how               int
+		span  model.RetrySpan
+		glyph string
+		how   int
 	}{
-		{1, 1, "1", retryAdmitted}, {4, 0, "4", retryRefused}, {9, 3, "9", retryMixed}, {10, 0, "↻", retryRefused}, {250, 250, "↻", retryAdmitted},
+		{model.RetrySpan{Retries: 1, Admitted: 1, Highest: 2}, "2", retryAdmitted},
+		{model.RetrySpan{Retries: 12, Admitted: 0, Highest: 4}, "4", retryRefused},
+		{model.RetrySpan{Retries: 9, Admitted: 3, Highest: 9}, "9", retryMixed},
+		{model.RetrySpan{Retries: 3, Admitted: 0, Highest: 10}, "↻", retryRefused},
+		{model.RetrySpan{Retries: 250, Admitted: 250, Highest: 100}, "↻", retryAdmitted},
 	} {
-		m := retryMark(c.retries, c.admitted)
+		m := retryMark(c.span)
 		if m.glyph() != c.glyph || int(m-markRetry)/10 != c.how {
-			t.Errorf("retryMark(%d, %d) = %q of kind %d, want %q of kind %d", c.retries, c.admitted, m.glyph(), (m-markRetry)/10, c.glyph, c.how)
+			t.Errorf("retryMark(%+v) = %q of kind %d, want %q of kind %d", c.span, m.glyph(), (m-markRetry)/10, c.glyph, c.how)
 		}
 	}
 }

@@ -157,7 +157,7 @@ func (a *App) helpText(w int) string {
 		// others' help stays as it was.
 		at := slices.Index(legend, "") // the end of the marks
 		legend = slices.Insert(legend, at,
-			st.rejected.Render("4")+" how many retries a lane decided in a timeline column (over the originals' mark), "+st.rejected.Render("↻")+" ten or more; coloured as they went: "+st.allowed.Render("admitted")+", "+st.rejected.Render("refused")+" or "+st.mixed.Render("some of each")+". Each lane retries only what it refused itself")
+			st.rejected.Render("4")+" a lane decided retries in a timeline column (over the originals' mark), the highest of them its 4th attempt; "+st.rejected.Render("↻")+" the 10th or later; coloured as they went: "+st.allowed.Render("admitted")+", "+st.rejected.Render("refused")+" or "+st.mixed.Render("some of each")+". Each lane retries only what it refused itself")
 		at = slices.Index(legend, "retry at 61s (in 0.9s): when the same request would fit if nothing else came, and how far that is from the clock") + 1
 		legend = slices.Insert(legend, at,
 			"originals 67 · attempts 157 ×2.34: the requests the traffic sent a lane, the attempts its clients made at them, and attempts ÷ originals, what retries multiply the load by",

@@ -139,7 +139,8 @@ const (
 	markBeyond
 	// A lab with clients marks the columns where a lane decided retries:
 	// markRetry + 10×how they went (retryAdmitted, retryRefused,
-	// retryMixed) + (how many − 1), a digit 1 to 9, or ↻ for 10 or more.
+	// retryMixed) + (highest attempt − 1), a digit 2 to 9, or ↻ for the
+	// tenth attempt or later.
 	// The count is the shape, so that it reads without colour; the colour
 	// is the retries' outcome.
 	markRetry
@@ -154,7 +155,8 @@ const (
 
 var markGlyphs = [...]string{" ", "✓", "◷", "✗", "±", "·", "◆", "◇", "↦", "·", "⊘", "+"}
 
-// retryGlyphs are the retry marks' glyphs by count − 1: ↻ is ten or more.
+// retryGlyphs are the retry marks' glyphs by the highest attempt − 1: ↻ is
+// the tenth attempt or later.
 var retryGlyphs = [...]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "↻"}
 
 // glyph is what a cell of mark m shows.
@@ -167,15 +169,15 @@ func (m mark) glyph() string {
 
 // retryMark is the mark of a column in which a lane decided retries, of
 // which admitted were admitted (retries > 0).
-func retryMark(retries, admitted int) mark {
+func retryMark(span model.RetrySpan) mark {
 	how := retryMixed
-	switch admitted {
-	case retries:
+	switch span.Admitted {
+	case span.Retries:
 		how = retryAdmitted
 	case 0:
 		how = retryRefused
 	}
-	return markRetry + mark(10*how+min(retries, 10)-1)
+	return markRetry + mark(10*how+min(span.Highest, 10)-1)
 }
 
 // gatewayMark refines m, a column's mark from its tally t, with what a lane
@@ -322,8 +324,8 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 				// the totals still count), so that a storm shows.
 				from := sp.start + time.Duration(c)*sp.dt
 				if to := min(from+sp.dt, now+1); from < to {
-					if r, a := lab.Retries(lane, from, to); r > 0 {
-						marks[c] = retryMark(r, a)
+					if span := lab.Retries(lane, from, to); span.Retries > 0 {
+						marks[c] = retryMark(span)
 					}
 				}
 			}
@@ -408,7 +410,7 @@ func (t *timeline) view(sp span) []string {
 			// A lab with clients marks retries too: each variant gains the
 			// retry mark, and shorter ones follow, the outcomes' names
 			// first to go.
-			retry := st.rejected.Render("4") + " retries "
+			retry := st.rejected.Render("4") + " retry, attempt 4 "
 			dt := st.muted.Render(secs(sp.dt) + "/column")
 			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
 			ahead := st.upcoming.Render("·") + " ahead "
