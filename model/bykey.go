@@ -17,8 +17,11 @@ type keyTotals struct {
 
 // RunByKey is Run that also totals each key apart: it returns each lane's
 // totals over every key, as Run does, and each key's totals per lane, keys in
-// the order their first request arrives. Every limiter keeps a state per key,
-// so a key's totals are what a run of its requests alone would give. Like
+// the order their first request arrives. A key's totals are its requests'
+// in the whole run; as every limiter keeps a state per key, they are what a
+// run of its requests alone would give, unless a lane has a policy over all
+// keys or a client draws jitter (which depends on a request's rank among
+// all the requests of its instant). Like
 // Run it keeps no decision: its memory grows with the keys (and with what
 // the keys' peak trackers keep, see peakTracker), not with the requests
 // decided.

@@ -138,47 +138,56 @@ type keyRun struct {
 	stats []Stats
 }
 
-// clientStatsFor is StatsFor in a lab with clients: key's original
-// requests up to the clock and their retries, decided again on lanes of
-// their own (every limiter keeps a state per key, and a key's retries
-// come from its own refusals), with each request's rank at its instant
-// taken from the whole timeline so that its jitter draws are the same.
-// It costs a replay of the key's requests, once per clock position.
+// clientStatsFor is StatsFor in a lab with clients: every lane's
+// decisions up to the clock, retries included, replayed from the start,
+// counting key's alone. (A run of key's requests alone would not do: a
+// policy over all keys sees the others, and a jitter draw depends on a
+// request's rank among all the originals at its instant.) It costs a
+// replay of the timeline up to the clock, once per clock position.
 func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 	c := &l.keyRun
 	if c.stats == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now || c.key != k {
-		ls, err := newLanes(l.defs, l.peakWindow, nil, l.end+explorerReach, l.book)
-		if err != nil {
-			panic("model: lanes the lab already made cannot be made again: " + err.Error())
-		}
-		var r Request
-		var d algorithms.Decision
-		var a Attempt
-		drain := func(t time.Duration) {
-			for {
-				if _, ok := ls.nextRetry(t, &r, &d, &a); !ok {
-					return
-				}
-			}
-		}
-		for i := range l.livePos {
-			if l.kind(i).key != k {
-				continue
-			}
-			req := l.Request(i)
-			drain(req.At)
-			ls.arriveRanked(req, i, i-l.searchBefore(req.At))
-			for j := range l.defs {
-				ls.decideInto(j, req, &d, &a)
-			}
-		}
-		drain(l.now)
 		*c = keyRun{gen: l.gen, pos: l.livePos, now: l.now, key: k, stats: make([]Stats, len(l.defs))}
-		for j := range l.defs {
-			c.stats[j] = ls.statsAt(j, l.now)
+		peaks := make([]peakTracker, len(l.defs))
+		for j := range peaks {
+			peaks[j].window = l.peakWindow
+			c.stats[j].PeakWindow = l.peakWindow
+		}
+		key := l.keys.list[k]
+		if l.livePos > 0 {
+			l.replay(0, l.livePos, l.now, func(r Record) bool {
+				if r.Request.Key != key {
+					return true
+				}
+				st := &c.stats[r.Lane]
+				st.count(&r.Decision)
+				st.settle(&r.Attempt)
+				if r.Decision.Outcome.Admitted() && !r.Attempt.Cancelled {
+					peaks[r.Lane].admit(r.Request.At, r.Decision.Delay, r.Request.Cost)
+				}
+				return true
+			})
+		}
+		for j := range peaks {
+			c.stats[j].Peak, c.stats[j].PeakAt = peaks[j].peakBy(l.now)
 		}
 	}
 	return c.stats[lane]
+}
+
+// LayerSnapshots are, for a lane of several policies (scenarios.Lane's
+// Stack), each policy's state for key at the clock, in order (for a policy
+// over all keys, its one state); nil for any other lane.
+func (l *Lab) LayerSnapshots(lane int, key string) []algorithms.Snapshot {
+	s, ok := l.live.limiters[lane].(algorithms.Stacked)
+	if !ok {
+		return nil
+	}
+	out := make([]algorithms.Snapshot, len(s.Layers()))
+	for i := range out {
+		out[i] = s.LayerSnapshot(i, l.now, key)
+	}
+	return out
 }
 
 // RetrySpan is what a lane's retries in a span of time came to.
@@ -219,18 +228,3 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 // Clients are the scenario's clients (see scenarios.Client): a record's
 // Attempt.Client is 1 + an index into them.
 func (l *Lab) Clients() []scenarios.Client { return l.scenario.Clients }
-
-// LayerSnapshots are, for a lane of several policies (scenarios.Lane's
-// Stack), each policy's state for key at the clock, in order (for a policy
-// over all keys, its one state); nil for any other lane.
-func (l *Lab) LayerSnapshots(lane int, key string) []algorithms.Snapshot {
-	s, ok := l.live.limiters[lane].(algorithms.Stacked)
-	if !ok {
-		return nil
-	}
-	out := make([]algorithms.Snapshot, len(s.Layers()))
-	for i := range out {
-		out[i] = s.LayerSnapshot(i, l.now, key)
-	}
-	return out
-}

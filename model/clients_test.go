@@ -416,3 +416,25 @@ func TestRecordsHoldTheRetries(t *testing.T) {
 		t.Errorf("rule %q", s.Clients[0].Rule())
 	}
 }
+
+func TestLatencyCountsAreTheSortedList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for range 200 {
+		n := rng.Int64N(60)
+		var waits []time.Duration
+		var c latencyCounts
+		for range rng.Int64N(n + 1) {
+			d := time.Duration(1 + rng.Int64N(5))
+			waits = append(waits, d)
+			c.add(d)
+		}
+		if got, want := c.latency(n), latencyOf(n, waits); got != want {
+			t.Fatalf("%d served, waits %v: counts %+v, list %+v", n, waits, got, want)
+		}
+	}
+	// Nearest rank by hand: 0 0 1 2 3 4 5 6 7 8.
+	waits := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8}
+	if got := latencyOf(10, waits); got != (Latency{N: 10, P50: 3, P95: 8, P99: 8, Max: 8}) {
+		t.Errorf("%+v", got)
+	}
+}

@@ -45,9 +45,9 @@ type peakStep struct {
 // StatsFor is Stats over key's requests alone: lane's totals over the
 // decided requests (the first Pos) from key, and the largest cost of key's
 // admissions passing in any trailing PeakWindow, delayed requests counted
-// at release, by Now. Every limiter keeps a state per key, so these are the
-// totals of a run of key's requests alone. A key that sent nothing has zero
-// totals.
+// at release, by Now. They are key's requests' in the whole timeline (with
+// clients, its retries too). A key that sent nothing has zero totals; no
+// key's totals hold a Latency.
 //
 // The first call after the timeline changes prepares key in O(n log n) for
 // the n requests up to the clock (or answers Stats, when key sent every

@@ -127,14 +127,6 @@ func (ls *lanes) arrive(r Request, orig int) {
 	ls.orig = orig
 }
 
-// arriveRanked is arrive for lanes that see only some of the requests (a
-// key's alone): rank is r's place among all the originals arriving at
-// r.At, from 0, which its retries' jitter draws depend on.
-func (ls *lanes) arriveRanked(r Request, orig int, rank int) {
-	ls.arrive(r, orig)
-	ls.rank = int32(rank)
-}
-
 // decide is decideInto returning the decision.
 func (ls *lanes) decide(i int, r Request) (algorithms.Decision, Attempt) {
 	var d algorithms.Decision
@@ -149,6 +141,24 @@ func (ls *lanes) decide(i int, r Request) (algorithms.Decision, Attempt) {
 // millions of requests, and a Decision copied twice a lane a request is a
 // good part of their time.
 func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt) {
+	if ls.book == nil {
+		// Open-loop traffic, the common case, kept lean: each request is
+		// tried once, served if admitted, abandoned if not.
+		ls.limiters[i].DecideInto(d, r.At, ls.lastKey, r.Cost)
+		s := &ls.stats[i]
+		s.count(d)
+		s.Originals++
+		*a = Attempt{N: 1, Original: ls.orig, First: r.At}
+		if d.Outcome.Admitted() {
+			s.Served++
+			a.Fate, a.Latency = Served, d.Delay
+			ls.peaks[i].admit(r.At, d.Delay, r.Cost)
+		} else {
+			s.Abandoned++
+			a.Fate, a.Ending = Abandoned, scenarios.GaveUpRule
+		}
+		return
+	}
 	x := retry{at: r.At, first: r.At, key: ls.lastKey, cost: r.Cost, orig: ls.orig, rank: ls.rank, n: 1, client: int32(r.Client)}
 	ls.try(i, &x, d, a)
 }

@@ -26,8 +26,13 @@ const endOfTime = time.Duration(math.MaxInt64)
 
 // Run streams s's requests through its lanes, in request order and, for each
 // request, lane order, calling emit (if not nil) with every decision. It
-// holds no more than the lanes' state: a run of millions of requests needs
-// no more memory than one of ten. It returns each lane's final totals, or
+// holds no more than the lanes' state (the retries they owe included) and,
+// for the latency percentiles, a count per distinct latency: a run of
+// millions of requests needs no more memory than one of ten whose lanes
+// gave as many different waits. A scenario with clients decides each
+// lane's retries too, every one due by a request before that request, and
+// those due after the last one (before the scenario's end) after it; emit
+// gets them with their Attempt. It returns each lane's final totals, or
 // the first error from emit. Only Run measures Stats.KeyBytes.
 func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, error) {
 	defs := LanesOf(s)
@@ -41,9 +46,9 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	var d algorithms.Decision
 	var a Attempt
 	keyBytes := make([]int64, len(defs))
-	// The served requests' latencies that are not 0, per lane: exact
-	// percentiles need them all.
-	waited := make([][]time.Duration, len(defs))
+	// How many served requests waited each latency above 0, per lane:
+	// exact percentiles need every distinct latency, not every request.
+	waited := make([]latencyCounts, len(defs))
 	// A key's state can only grow when a lane admits (or, for one that
 	// keeps rejections, decides at all): the figure is measured then.
 	grows := make([]bool, len(defs))
@@ -55,7 +60,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 			keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, key))
 		}
 		if a.Fate == Served && a.Latency != 0 {
-			waited[lane] = append(waited[lane], a.Latency)
+			waited[lane].add(a.Latency)
 		}
 		if emit != nil {
 			return emit(Record{Index: a.Original, Lane: lane, Request: *r, Decision: d, Attempt: a})
@@ -80,14 +85,25 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 		if opt.Until > 0 && r.At >= opt.Until {
 			break
 		}
-		if err := retries(r.At); err != nil {
-			return nil, err
+		if ls.book != nil {
+			if err := retries(r.At); err != nil {
+				return nil, err
+			}
 		}
 		ls.arrive(r, index)
 		for lane := range defs {
+			// record, written out: this is a run's hot path.
 			ls.decideInto(lane, r, &d, &a)
-			if err := record(lane, &r, ls.lastKey); err != nil {
-				return nil, err
+			if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
+				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
+			}
+			if a.Latency != 0 && a.Fate == Served {
+				waited[lane].add(a.Latency)
+			}
+			if emit != nil {
+				if err := emit(Record{Index: index, Lane: lane, Request: r, Decision: d, Attempt: a}); err != nil {
+					return nil, err
+				}
 			}
 		}
 		index++
@@ -103,7 +119,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	for lane := range defs {
 		stats[lane] = ls.statsAt(lane, endOfTime)
 		stats[lane].KeyBytes = keyBytes[lane]
-		stats[lane].Latency = latencyOf(stats[lane].Served, waited[lane])
+		stats[lane].Latency = waited[lane].latency(stats[lane].Served)
 	}
 	return stats, nil
 }

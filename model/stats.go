@@ -98,6 +98,53 @@ type Latency struct {
 	Max           time.Duration
 }
 
+// latencyCounts counts latencies above 0 by value: a run's memory grows
+// with the distinct latencies its lanes gave, not with its requests.
+type latencyCounts map[time.Duration]int64
+
+func (c *latencyCounts) add(d time.Duration) {
+	if *c == nil {
+		*c = latencyCounts{}
+	}
+	(*c)[d]++
+}
+
+// latency is the Latency of n served requests, those not counted waiting 0.
+func (c latencyCounts) latency(n int64) Latency {
+	if n == 0 {
+		return Latency{}
+	}
+	values := make([]time.Duration, 0, len(c))
+	for d := range c {
+		values = append(values, d)
+	}
+	slices.Sort(values)
+	var waited int64
+	for _, d := range values {
+		waited += c[d]
+	}
+	zeros := n - waited
+	at := func(q int64) time.Duration {
+		rank := (q*n + 99) / 100 // 1-based
+		if rank <= zeros {
+			return 0
+		}
+		rank -= zeros
+		for _, d := range values {
+			if rank <= c[d] {
+				return d
+			}
+			rank -= c[d]
+		}
+		return values[len(values)-1]
+	}
+	l := Latency{N: n, P50: at(50), P95: at(95), P99: at(99)}
+	if len(values) > 0 {
+		l.Max = values[len(values)-1]
+	}
+	return l
+}
+
 // latencyOf is the Latency of n served requests of which the nonzero
 // latencies are nonzero (any order; it is sorted in place) and the rest 0.
 func latencyOf(n int64, nonzero []time.Duration) Latency {
