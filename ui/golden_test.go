@@ -72,6 +72,14 @@ var moreLessons = []struct {
 	{"expiry-reset", 10 * time.Second},
 	// Twenty admissions at one instant, one member.
 	{"collapsing-members", 0},
+	// The storm's ten refusals at one instant in the full window.
+	{"retry-storm", time.Second},
+	// Alice and bob back together at 1.2s: one token, two callers.
+	{"retry-after-not-a-reservation", 1200 * time.Millisecond},
+	// The lockstep key's fifteen retries arriving at once.
+	{"jitter-spreads-retries", 1900 * time.Millisecond},
+	// The first caller past its deadline: kept or given back.
+	{"deadlines-and-cancel", 1250 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
