@@ -47,6 +47,7 @@ var teachingOrder = []string{
 	"collapsing-members",
 	"expiry-reset",
 	"accounts-together",
+	"global-cap",
 	"four-gateways",
 	"racy-store",
 	"synced-counters",

@@ -372,3 +372,13 @@ func TestClientRule(t *testing.T) {
 		}
 	}
 }
+
+func TestAnExpectationOfClientCountsAlone(t *testing.T) {
+	s, err := Parse("x.yaml", []byte("title: t\nlimiters: [{name: b, algorithm: gcra, burst: 1, rate: 1/s}]\nclients: [{name: c, retry: at-once, attempts: 2}]\ntraffic: [{at: 0s, count: 2, client: c}]\nexpect: [{lane: b, served: 1}, {lane: b, retries: 1}, {lane: b, abandoned: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Expect) != 3 || *s.Expect[0].Served != 1 || *s.Expect[1].Retries != 1 || *s.Expect[2].Abandoned != 1 {
+		t.Errorf("%+v", s.Expect)
+	}
+}

@@ -1774,8 +1774,12 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 		}
 		e.Outcome = &outcome
 	}
-	if e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Peak == nil && e.Outcome == nil {
-		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, peak or outcome")
+	asserted := e.Peak != nil || e.Outcome != nil
+	for _, c := range e.counts() {
+		asserted = asserted || *c.v != nil
+	}
+	if !asserted {
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak or outcome")
 	}
 	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
 		return Expectation{}, nil, err
