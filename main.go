@@ -367,6 +367,9 @@ func runCommand(args []string, stdout io.Writer) error {
 		}
 		w := bufio.NewWriter(stdout)
 		report.WriteSummaryByKey(w, lanes, peak, keys)
+		if len(s.Clients) > 0 {
+			report.WriteClientsByKey(w, lanes, keys)
+		}
 		return w.Flush()
 	}
 	w := report.New(format, stdout, lanes, keys, s.Clients)

@@ -233,10 +233,34 @@ func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	rows := [][]string{{"lane", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}}
 	for i, l := range lanes {
 		st := stats[i]
-		rows = append(rows, []string{l.Name, itoa(st.Originals), itoa(st.Requests()), Amplification(st), itoa(st.Served),
-			itoa(st.Abandoned), itoa(st.TimedOut), itoa(st.Unfinished),
-			algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99)})
+		rows = append(rows, append(clientCells(l.Name, st),
+			algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99)))
 	}
+	writeClientRows(w, rows, 1)
+	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
+}
+
+// WriteClientsByKey is WriteClients with a row per lane and key, after the
+// lane a key column, without latency (see model.Stats).
+func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) {
+	rows := [][]string{{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished"}}
+	for i, l := range lanes {
+		for _, k := range byKey {
+			cells := clientCells(l.Name, k.Lanes[i])
+			rows = append(rows, append([]string{cells[0], k.Key}, cells[1:]...))
+		}
+	}
+	writeClientRows(w, rows, 2)
+}
+
+func clientCells(lane string, st model.Stats) []string {
+	return []string{lane, itoa(st.Originals), itoa(st.Requests()), Amplification(st), itoa(st.Served),
+		itoa(st.Abandoned), itoa(st.TimedOut), itoa(st.Unfinished)}
+}
+
+// writeClientRows aligns rows, the first left columns to the left and the
+// numbers to the right, after a blank line, and explains the columns.
+func writeClientRows(w io.Writer, rows [][]string, left int) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for c, cell := range row {
@@ -248,9 +272,12 @@ func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 		var b strings.Builder
 		for c, cell := range row {
 			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
-			if c == 0 {
+			switch {
+			case c == 0:
 				b.WriteString(cell + pad)
-			} else {
+			case c < left:
+				b.WriteString("  " + cell + pad)
+			default:
 				b.WriteString("  " + pad + cell)
 			}
 		}
@@ -258,7 +285,6 @@ func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	fmt.Fprintln(w, "requests count every attempt; ×: attempts ÷ originals, the load retries multiply the traffic by")
 	fmt.Fprintln(w, "served: finally admitted; abandoned: the client gave up (deadline: of them, at its deadline); unfinished: the next attempt came after the end")
-	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
 }
 
 // Amplification is attempts ÷ originals to two decimals, rounded down:

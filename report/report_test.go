@@ -258,3 +258,45 @@ func TestGatewaysInTheOutput(t *testing.T) {
 		t.Errorf("a plain summary has a beyond column:\n%s", out.String())
 	}
 }
+
+func TestClientsTables(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.FixedWindow, Limit: 4, Window: 2 * time.Second}
+	lanes := []model.Lane{{Name: "fixed", Policy: p}}
+	st := model.Stats{Admitted: 8, Rejected: 80, Originals: 16, Served: 8, Abandoned: 8, TimedOut: 3, Unfinished: 0,
+		Latency: model.Latency{N: 8, P50: 0, P95: 1500 * time.Millisecond, P99: 2 * time.Second}}
+	var out bytes.Buffer
+	WriteClients(&out, lanes, []model.Stats{st})
+	want := "\nlane   originals  attempts     ×  served  abandoned  deadline  unfinished  latency p50   p95  p99\n" +
+		"fixed         16        88  5.50       8          8         3           0           0s  1.5s   2s\n"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
+	}
+	out.Reset()
+	WriteClientsByKey(&out, lanes, []model.KeyStats{{Key: "storm", Lanes: []model.Stats{st}}})
+	want = "\nlane   key    originals  attempts     ×  served  abandoned  deadline  unfinished\n" +
+		"fixed  storm         16        88  5.50       8          8         3           0\n"
+	if !strings.HasPrefix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
+	}
+	if got := Amplification(model.Stats{}); got != "–" {
+		t.Errorf("no request: %q", got)
+	}
+}
+
+func TestJSONSaysTheAttempt(t *testing.T) {
+	lane, rec := neverFits(t)
+	rec.Attempt = model.Attempt{N: 3, Client: 1, Fate: model.Abandoned, Ending: scenarios.NeverFits}
+	var out bytes.Buffer
+	w := New(JSON, &out, []model.Lane{lane}, []string{"k"}, []scenarios.Client{{Name: "eager"}})
+	if err := w.Record(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close(nil)
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["attempt"] != 3.0 || got["client"] != "eager" || got["fate"] != "abandoned" {
+		t.Errorf("%s", out.String())
+	}
+}
