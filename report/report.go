@@ -259,7 +259,7 @@ func clientCells(lane string, st model.Stats) []string {
 }
 
 // writeClientRows aligns rows, the first left columns to the left and the
-// numbers to the right, after a blank line, and explains the columns.
+// numbers to the right, and explains the columns.
 func writeClientRows(w io.Writer, rows [][]string, left int) {
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
@@ -267,7 +267,6 @@ func writeClientRows(w io.Writer, rows [][]string, left int) {
 			widths[c] = max(widths[c], len([]rune(cell)))
 		}
 	}
-	fmt.Fprintln(w)
 	for _, row := range rows {
 		var b strings.Builder
 		for c, cell := range row {

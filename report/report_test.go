@@ -266,14 +266,14 @@ func TestClientsTables(t *testing.T) {
 		Latency: model.Latency{N: 8, P50: 0, P95: 1500 * time.Millisecond, P99: 2 * time.Second}}
 	var out bytes.Buffer
 	WriteClients(&out, lanes, []model.Stats{st})
-	want := "\nlane   originals  attempts     ×  served  abandoned  deadline  unfinished  latency p50   p95  p99\n" +
+	want := "lane   originals  attempts     ×  served  abandoned  deadline  unfinished  latency p50   p95  p99\n" +
 		"fixed         16        88  5.50       8          8         3           0           0s  1.5s   2s\n"
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
 	}
 	out.Reset()
 	WriteClientsByKey(&out, lanes, []model.KeyStats{{Key: "storm", Lanes: []model.Stats{st}}})
-	want = "\nlane   key    originals  attempts     ×  served  abandoned  deadline  unfinished\n" +
+	want = "lane   key    originals  attempts     ×  served  abandoned  deadline  unfinished\n" +
 		"fixed  storm         16        88  5.50       8          8         3           0\n"
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
