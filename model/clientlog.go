@@ -12,56 +12,98 @@ import (
 // whose scenario has clients: every retry it decided, and every request it
 // served with a latency above 0, in the order decided, which is also time
 // order. A retry decided before the original request events[p] (and after
-// events[p−1]) has pos p; an original's entry has pos its index.
+// events[p−1]) has pos p; an original's entry has pos its index. An entry
+// takes 24 bytes; a served wait 16 more.
 type clientLog struct {
 	ev []clientEvent
-	// retries[j] counts the retries among ev[:j+1], admitted[j] those of
-	// them admitted: marks count a span in O(log n).
-	retries, admitted []int32
+	// waits are the latencies above 0 of the served, by entry.
+	waits []servedWait
+	// blocks[b] sums ev[:b×logBlock] and the highest attempt in its block:
+	// marks count a span in O(log n + logBlock + blocks).
+	blocks []logBlock
 }
 
 // clientEvent is one entry of a clientLog.
 type clientEvent struct {
-	at      time.Duration
-	latency time.Duration // Fate Served: its latency; else 0
-	pos     int32
-	orig    int32
-	key     int32
-	n       int32 // the attempt's number: 1 for an original
-	outcome algorithms.Outcome
-	fate    Fate
+	at   time.Duration
+	pos  int32
+	orig int32 // the original request's index: its key is that request's
+	n    uint8 // the attempt's number: 1 for an original (MaxAttempts ≤ 255)
+	ok   bool  // admitted
+}
+
+type servedWait struct {
+	j       int32
+	latency time.Duration
+}
+
+// logBlockLen is how many entries a logBlock sums.
+const logBlockLen = 256
+
+type logBlock struct {
+	retries, admitted int32 // among the entries before the block
+	highest           uint8 // the highest attempt in the block
 }
 
 // add records one decision, after every one recorded, if it is a retry or
 // served its request after a wait.
-func (cl *clientLog) add(pos int, key int32, at time.Duration, d *algorithms.Decision, a *Attempt) {
+func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *Attempt) {
 	retry := a.N > 1
 	if !retry && !(a.Fate == Served && a.Latency > 0) {
 		return
 	}
-	var r, ad int32
-	if n := len(cl.ev); n > 0 {
-		r, ad = cl.retries[n-1], cl.admitted[n-1]
+	j := len(cl.ev)
+	if j%logBlockLen == 0 {
+		var b logBlock
+		if j > 0 {
+			r, ad := cl.count(j - logBlockLen)
+			last := cl.blocks[len(cl.blocks)-1]
+			b.retries, b.admitted = last.retries+r, last.admitted+ad
+		}
+		cl.blocks = append(cl.blocks, b)
 	}
 	if retry {
-		r++
-		if d.Outcome.Admitted() {
-			ad++
+		blk := &cl.blocks[j/logBlockLen]
+		blk.highest = max(blk.highest, uint8(a.N))
+	}
+	if a.Fate == Served && a.Latency > 0 {
+		cl.waits = append(cl.waits, servedWait{int32(j), a.Latency})
+	}
+	cl.ev = append(cl.ev, clientEvent{at: at, pos: int32(pos), orig: int32(a.Original), n: uint8(a.N), ok: d.Outcome.Admitted()})
+}
+
+// count is the retries and admitted retries among the block of entries
+// from j0, up to logBlockLen of them.
+func (cl *clientLog) count(j0 int) (retries, admitted int32) {
+	for _, e := range cl.ev[j0:min(j0+logBlockLen, len(cl.ev))] {
+		if e.n > 1 {
+			retries++
+			if e.ok {
+				admitted++
+			}
 		}
 	}
-	var lat time.Duration
-	if a.Fate == Served {
-		lat = a.Latency
-	}
-	cl.ev = append(cl.ev, clientEvent{at: at, latency: lat, pos: int32(pos), orig: int32(a.Original), key: key, n: int32(a.N), outcome: d.Outcome, fate: a.Fate})
-	cl.retries, cl.admitted = append(cl.retries, r), append(cl.admitted, ad)
+	return retries, admitted
 }
 
 // truncate forgets the entries decided after events[:n], those of pos n or
 // more.
 func (cl *clientLog) truncate(n int) {
 	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= n })
-	cl.ev, cl.retries, cl.admitted = shrink(cl.ev[:j]), shrink(cl.retries[:j]), shrink(cl.admitted[:j])
+	cl.ev = shrink(cl.ev[:j])
+	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
+	cl.waits = shrink(cl.waits[:w])
+	cl.blocks = shrink(cl.blocks[:(j+logBlockLen-1)/logBlockLen])
+	if k := len(cl.blocks); k > 0 && j%logBlockLen != 0 {
+		// The last block lost entries: its highest attempt again.
+		var h uint8
+		for _, e := range cl.ev[(k-1)*logBlockLen:] {
+			if e.n > 1 {
+				h = max(h, e.n)
+			}
+		}
+		cl.blocks[k-1].highest = h
+	}
 }
 
 // decided is how many entries a state after events[:pos] with its retries
@@ -74,22 +116,47 @@ func (cl *clientLog) decided(pos int, now time.Duration) int {
 	return j
 }
 
-// at is j and the retries and admitted retries among ev[:j].
-func (cl *clientLog) at(j int) (int, int32, int32) {
-	if j == 0 {
-		return 0, 0, 0
-	}
-	return j, cl.retries[j-1], cl.admitted[j-1]
+// before is how many entries were decided before t.
+func (cl *clientLog) before(t time.Duration) int {
+	return sort.Search(len(cl.ev), func(j int) bool { return cl.ev[j].at >= t })
 }
 
-// before is how many entries were decided before t, and how many retries
-// and admitted retries they hold.
-func (cl *clientLog) before(t time.Duration) (j int, retries, admitted int32) {
-	j = sort.Search(len(cl.ev), func(j int) bool { return cl.ev[j].at >= t })
-	if j > 0 {
-		retries, admitted = cl.retries[j-1], cl.admitted[j-1]
+// span is what the entries ev[j0:j1] came to.
+func (cl *clientLog) span(j0, j1 int) RetrySpan {
+	var s RetrySpan
+	tally := func(lo, hi int) {
+		for _, e := range cl.ev[lo:hi] {
+			if e.n > 1 {
+				s.Retries++
+				if e.ok {
+					s.Admitted++
+				}
+				s.Highest = max(s.Highest, int(e.n))
+			}
+		}
 	}
-	return j, retries, admitted
+	b0, b1 := (j0+logBlockLen-1)/logBlockLen, j1/logBlockLen
+	if b0 >= b1 {
+		tally(j0, j1)
+		return s
+	}
+	tally(j0, b0*logBlockLen)
+	tally(b1*logBlockLen, j1)
+	// Whole blocks: their counts from the sums, their highest attempts.
+	end := logBlock{}
+	if b1 < len(cl.blocks) {
+		end = cl.blocks[b1]
+	} else {
+		r, ad := cl.count((b1 - 1) * logBlockLen)
+		last := cl.blocks[b1-1]
+		end = logBlock{retries: last.retries + r, admitted: last.admitted + ad}
+	}
+	s.Retries += int(end.retries - cl.blocks[b0].retries)
+	s.Admitted += int(end.admitted - cl.blocks[b0].admitted)
+	for _, b := range cl.blocks[b0:b1] {
+		s.Highest = max(s.Highest, int(b.highest))
+	}
+	return s
 }
 
 // latencyCache holds Lab.Stats' latencies for one clock position.
@@ -116,10 +183,12 @@ func (l *Lab) latency(lane int, served int64) Latency {
 		// The log must reach the retries due before the next request.
 		l.ensure(l.livePos + 1)
 		cl := l.clog[lane]
-		for _, e := range cl.ev[:cl.decided(l.livePos, l.now)] {
-			if e.fate == Served && e.latency > 0 {
-				waits = append(waits, e.latency)
+		j := cl.decided(l.livePos, l.now)
+		for _, w := range cl.waits {
+			if int(w.j) >= j {
+				break
 			}
+			waits = append(waits, w.latency)
 		}
 	case l.delays[lane] != nil:
 		dl := l.delays[lane]
@@ -208,20 +277,9 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 	// after to (or after the last request).
 	l.ensure(l.searchBefore(to) + 1)
 	cl := l.clog[lane]
-	j0, r0, a0 := cl.before(from)
-	j1, r1, a1 := cl.before(to)
-	if cut := cl.decided(l.livePos, l.now); j1 > cut {
-		// Past the clock: those decided since are not counted.
-		j1 = max(cut, j0)
-		_, r1, a1 = cl.at(j1)
-	}
-	span := RetrySpan{Retries: int(r1 - r0), Admitted: int(a1 - a0)}
-	for _, e := range cl.ev[j0:j1] {
-		span.Highest = max(span.Highest, int(e.n))
-	}
-	if span.Highest == 1 {
-		span.Highest = 0 // originals that waited only
-	}
+	j0, j1 := cl.before(from), cl.before(to)
+	j1 = max(min(j1, cl.decided(l.livePos, l.now)), j0) // not past the clock
+	span := cl.span(j0, j1)
 	return span
 }
 

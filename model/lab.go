@@ -366,7 +366,7 @@ func (l *Lab) ensure(n int) {
 		for lane := range l.defs {
 			l.frontier.decideInto(lane, r, d, a)
 			if l.clog != nil {
-				l.clog[lane].add(l.computed, l.kind(l.computed).key, r.At, d, a)
+				l.clog[lane].add(l.computed, r.At, d, a)
 			}
 			l.outcomes[lane][l.computed] = d.Outcome
 			if d.Delay != 0 && l.delays[lane] != nil {
@@ -407,8 +407,7 @@ func (l *Lab) drainFrontier(t time.Duration, pos int) {
 		if !ok {
 			return
 		}
-		k, _ := l.keys.lookup(l.retryReq.Key)
-		l.clog[lane].add(pos, k, l.retryReq.At, &l.scratch, &l.attempt)
+		l.clog[lane].add(pos, l.retryReq.At, &l.scratch, &l.attempt)
 	}
 }
 

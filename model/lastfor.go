@@ -71,13 +71,14 @@ func (l *Lab) lastRetryFor(lane int, k int32) (Record, bool) {
 	cl := l.clog[lane]
 	for j := cl.decided(l.livePos, l.now) - 1; j >= 0; j-- {
 		e := cl.ev[j]
+		key := l.kind(int(e.orig)).key
 		if e.n == 1 {
-			if e.key == k {
+			if key == k {
 				return Record{}, false // an original of k is later
 			}
 			continue
 		}
-		if e.key != k {
+		if key != k {
 			continue
 		}
 		// Only originals that waited are logged: one of k since?

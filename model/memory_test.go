@@ -311,3 +311,20 @@ func TestFireAndUndoShiftTheTimelineInPlace(t *testing.T) {
 		t.Errorf("FireAt(0) allocates %d bytes, Undo %d: over 256 KiB", fire, undo)
 	}
 }
+
+// BenchmarkMillionRetriesMemory: tools/million-retries.yaml's million
+// requests backing off up to 4 attempts, every decision computed: about
+// 3 million retries a lane, each logged for the timeline's marks.
+func BenchmarkMillionRetriesMemory(b *testing.B) {
+	s, err := scenarios.Load("../tools/million-retries.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var l *Lab
+	var heap uint64
+	for b.Loop() {
+		l, heap = measureLab(b, hostileCase{"million-retries", func(t testing.TB) *Lab { return newLab(t, s) }})
+	}
+	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+	b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+}
