@@ -167,13 +167,17 @@ func explainStack(layers []Layer, verdicts []Decision, d *Decision) string {
 	}
 	var b strings.Builder
 	var refusers []string
+	refused := d.Outcome == Rejected
 	for i, v := range verdicts {
 		if i > 0 {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s (%s): %s", layers[i].Name, layers[i].Scope(), v.Explain())
-		if v.Outcome == Rejected {
+		switch {
+		case v.Outcome == Rejected:
 			refusers = append(refusers, layers[i].Name)
+		case refused:
+			b.WriteString(" (had all admitted)")
 		}
 	}
 	if len(refusers) == 0 {

@@ -286,3 +286,44 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 // Clients are the scenario's clients (see scenarios.Client): a record's
 // Attempt.Client is 1 + an index into them.
 func (l *Lab) Clients() []scenarios.Client { return l.scenario.Clients }
+
+// SeekBefore moves the clock to the instant of request i with the requests
+// before it decided, and the retries due by then, but not i itself: where
+// a question about request i is asked. i is clamped to [0, Len]; for Len it
+// is SeekPos(Len).
+func (l *Lab) SeekBefore(i int) {
+	if i >= l.tl.len() {
+		l.SeekPos(l.tl.len())
+		return
+	}
+	i = max(i, 0)
+	l.now = l.tl.at(i)
+	l.moveLive(i)
+}
+
+// NextRetry is when the first retry after t comes, in any lane, if one
+// comes before the first request after t, or after the last request;
+// false otherwise, and in a lab without clients.
+func (l *Lab) NextRetry(t time.Duration) (time.Duration, bool) {
+	if l.clog == nil {
+		return 0, false
+	}
+	next := l.Search(t)
+	l.ensure(next + 1)
+	var best time.Duration
+	found := false
+	for _, cl := range l.clog {
+		for j := cl.before(t + 1); j < len(cl.ev); j++ {
+			if e := cl.ev[j]; e.n > 1 {
+				if !found || e.at < best {
+					best, found = e.at, true
+				}
+				break
+			}
+		}
+	}
+	if !found || next < l.tl.len() && best >= l.tl.at(next) {
+		return 0, false
+	}
+	return best, true
+}

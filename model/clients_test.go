@@ -489,3 +489,36 @@ func TestClientLogSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekBeforeAndNextRetry: SeekBefore(i) stands at request i's instant
+// with it undecided but the retries due by then decided; NextRetry finds a
+// retry that comes between two requests.
+func TestSeekBeforeAndNextRetry(t *testing.T) {
+	s, err := scenarios.Parse("t.yaml", []byte(`
+title: t
+duration: 10s
+limiters: [{name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}]
+clients: [{name: c, retry: backoff, attempts: 2, base: 300ms}]
+traffic: [{at: 0s, count: 2, client: c}, {at: 1s}, {at: 1s}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLab(t, s)
+	l.SeekBefore(2) // the first request at 1s
+	if l.Now() != time.Second || l.Pos() != 2 {
+		t.Fatalf("SeekBefore(2): clock %v, pos %d", l.Now(), l.Pos())
+	}
+	if k, m := l.Instant(); k != 0 || m != 2 {
+		t.Errorf("SeekBefore(2): request %d of %d", k, m)
+	}
+	if st := l.Stats(0); st.Requests() != 3 || st.Served != 1 {
+		t.Errorf("SeekBefore(2): the retry at 0.3s is not decided: %+v", st)
+	}
+	if at, ok := l.NextRetry(0); !ok || at != 300*time.Millisecond {
+		t.Errorf("NextRetry(0) = %v, %v; want 0.3s", at, ok)
+	}
+	if _, ok := l.NextRetry(300 * time.Millisecond); ok {
+		t.Error("a retry after 0.3s, before the request at 1s")
+	}
+}

@@ -207,7 +207,10 @@ func (c *Client) Rule() string {
 	case AfterRetryAfter:
 		s = "retries after Retry-After"
 	case Backoff:
-		s = "backs off " + algorithms.FormatDuration(c.Base) + "×" + strconv.FormatInt(c.Factor, 10) + " up to " + algorithms.FormatDuration(c.Cap)
+		s = "backs off " + algorithms.FormatDuration(c.Base) + "×" + strconv.FormatInt(c.Factor, 10)
+		if c.Cap != MaxTime { // no cap written
+			s += " up to " + algorithms.FormatDuration(c.Cap)
+		}
 		if c.Jitter != NoJitter {
 			s += ", " + c.Jitter.String() + " jitter"
 		}

@@ -361,6 +361,12 @@ func (a *App) jump(find func(time.Duration) (time.Duration, bool), none string) 
 func (a *App) nextRequest() {
 	lab := a.lab
 	p := lab.Pos()
+	// A lane's retries may come before the next request: stop there.
+	if t, ok := lab.NextRetry(lab.Now()); ok {
+		lab.Seek(t)
+		a.status.set("retries at " + secs(t) + " · n next · N previous")
+		return
+	}
 	if p >= lab.Len() {
 		a.status.set("no request after " + secs(lab.Now()))
 		return

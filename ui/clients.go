@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -49,13 +50,13 @@ func clientTexts(rec model.Record, clients []scenarios.Client) []string {
 	}
 	who, rule := "no client", "gives up when refused"
 	if c := clientOf(rec, clients); c != nil {
-		who, rule = c.Name, c.Rule()
+		who, rule = "client "+c.Name, c.Rule()
 	}
 	then := " → " + a.Then()
 	return []string{
-		since + " · client " + who + ": " + rule + then,
-		attempt + " · " + who + ": " + rule + then,
-		attempt + " · " + who + then,
+		since + " · " + who + ": " + rule + then,
+		attempt + " · " + strings.TrimPrefix(who, "client ") + ": " + rule + then,
+		attempt + " · " + strings.TrimPrefix(who, "client ") + then,
 		attempt + then,
 	}
 }
@@ -127,13 +128,14 @@ func clientStatsTexts(v laneView) (counts, latency []string) {
 	}
 	amp := amplification(s)
 	orig, tries := itoa(s.Originals), itoa(s.Requests())
-	gaveUp := " · served " + itoa(s.Served) + " · gave up " + itoa(s.Abandoned)
+	// The words of the summary and the help: originals, attempts,
+	// served, abandoned; shorter forms drop words, never change them.
+	gaveUp := " · served " + itoa(s.Served) + " · abandoned " + itoa(s.Abandoned)
 	counts = []string{
 		whose + "originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, false),
 		whose + "originals " + orig + " · attempts " + tries + " " + amp + " · " + endsText(s, true),
-		whose + orig + " sent, " + tries + " tries " + amp + " · " + endsText(s, true),
-		whose + orig + " sent " + amp + " · " + endsText(s, true),
-		whose + orig + " sent " + amp + gaveUp,
+		whose + "originals " + orig + " " + amp + " · " + endsText(s, true),
+		whose + "originals " + orig + " " + amp + gaveUp,
 		whose + amp + gaveUp,
 		amp + gaveUp,
 		amp + " · served " + itoa(s.Served),
@@ -201,14 +203,14 @@ func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []strin
 	}
 	who, rule := "no client", "gives up when refused"
 	if c := clientOf(rec, clients); c != nil {
-		who, rule = c.Name, c.Rule()
+		who, rule = "client "+c.Name, c.Rule()
 	}
 	head := attemptText(rec, clients)
 	if a := rec.Attempt; a.N > 1 {
 		head += " (first at " + secs(a.First) + ")"
 	}
 	return []string{
-		first([]string{head + " · client " + who + ": " + rule, attemptText(rec, clients) + " · " + who + ": " + rule}, w),
+		first([]string{head + " · " + who + ": " + rule, attemptText(rec, clients) + " · " + strings.TrimPrefix(who, "client ") + ": " + rule}, w),
 		fit("  → "+rec.Attempt.Then(), w),
 	}
 }

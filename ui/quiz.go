@@ -127,7 +127,7 @@ func (q *quiz) askAt(i int) bool {
 		return false
 	}
 	lab := q.ctx.lab
-	lab.SeekPos(i)
+	lab.SeekBefore(i)
 	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.markAt(i), 0, nil
 	q.lanes = []int{q.ctx.focus}
 	switch {
@@ -338,7 +338,7 @@ func (a *App) toggleQuiz() {
 	// The requests at the clock's instant are taken back, so that those
 	// among them worth predicting (a page load at 0s) can be asked about.
 	if k, _ := a.lab.Instant(); k > 0 {
-		a.lab.SeekPos(a.lab.Pos() - k)
+		a.lab.SeekBefore(a.lab.Pos() - k)
 	}
 	what := "the moments this lesson marks"
 	if a.quiz.every {

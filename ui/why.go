@@ -214,6 +214,10 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 	case algorithms.Delayed:
 		// A shaper's queue, or a caller told to wait (x/time/rate's
 		// reservation, Guava's acquire): either way it goes on later.
+		if rec.Attempt.Cancelled {
+			// Its caller left and gave the slot back: it never passes.
+			return []string{st.delayed.Render("→ would pass at " + secs(d.At+d.Delay) + ", past its caller's deadline: cancelled, it never passes")}
+		}
 		return []string{st.delayed.Render("→ held back " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
 	}
 	status := "← " + httpStatus(d.Status(p))
