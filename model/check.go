@@ -72,6 +72,13 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 		for lane, lim := range lims {
 			lim.DecideInto(&d, r.At, key, r.Cost)
 			c.record(index, lane, &r, &d)
+			// With no client, a request is served if admitted, else
+			// abandoned at once.
+			a := Attempt{N: 1, Fate: Abandoned}
+			if d.Outcome.Admitted() {
+				a.Fate = Served
+			}
+			c.settle(lane, &a)
 		}
 		index++
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -170,6 +171,9 @@ type latencyCache struct {
 
 // latency is lane's Latency at the clock, of its served requests.
 func (l *Lab) latency(lane int, served int64) Latency {
+	if l.clog == nil {
+		return Latency{} // see Stats.Latency
+	}
 	c := &l.latencies
 	if c.lanes == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now {
 		*c = latencyCache{gen: l.gen, pos: l.livePos, now: l.now, lanes: make([]Latency, len(l.defs)), known: make([]bool, len(l.defs))}
@@ -177,22 +181,16 @@ func (l *Lab) latency(lane int, served int64) Latency {
 	if c.known[lane] {
 		return c.lanes[lane]
 	}
+	// The log must reach the retries due before the next request.
+	l.ensure(l.livePos + 1)
+	cl := l.clog[lane]
+	j := cl.decided(l.livePos, l.now)
 	var waits []time.Duration
-	switch {
-	case l.clog != nil:
-		// The log must reach the retries due before the next request.
-		l.ensure(l.livePos + 1)
-		cl := l.clog[lane]
-		j := cl.decided(l.livePos, l.now)
-		for _, w := range cl.waits {
-			if int(w.j) >= j {
-				break
-			}
-			waits = append(waits, w.latency)
+	for _, w := range cl.waits {
+		if int(w.j) >= j {
+			break
 		}
-	case l.delays[lane] != nil:
-		dl := l.delays[lane]
-		waits = append(waits, dl.d[:dl.search(l.livePos)]...)
+		waits = append(waits, w.latency)
 	}
 	c.lanes[lane], c.known[lane] = latencyOf(served, waits), true
 	return c.lanes[lane]
@@ -326,4 +324,54 @@ func (l *Lab) NextRetry(t time.Duration) (time.Duration, bool) {
 		return 0, false
 	}
 	return best, true
+}
+
+// spanReplay is, in a lab with clients, every lane's decisions that pass
+// it, of requests arriving from `from` to the clock, replayed: what
+// Released and TrailingAdmitted read there, since the timeline's running
+// sums know nothing of retries and of waits given back.
+type spanReplay struct {
+	gen  uint64
+	pos  int
+	now  time.Duration
+	from time.Duration
+	ok   bool
+	// releases[lane] are, sorted, the releases of the delayed decisions
+	// that pass; passed[lane] the decisions that pass, in decision order.
+	releases [][]time.Duration
+	passed   [][]passing
+}
+
+type passing struct {
+	at   time.Duration
+	key  int32
+	cost int64
+}
+
+// spanFrom is the replay of the decisions arriving from `from` on, up to
+// the clock, reused while the clock stays and asks for no earlier from. It
+// costs a replay from the checkpoint before from.
+func (l *Lab) spanFrom(from time.Duration) *spanReplay {
+	c := &l.span
+	if c.ok && c.gen == l.gen && c.pos == l.livePos && c.now == l.now && c.from <= from {
+		return c
+	}
+	*c = spanReplay{gen: l.gen, pos: l.livePos, now: l.now, from: from, ok: true,
+		releases: make([][]time.Duration, len(l.defs)), passed: make([][]passing, len(l.defs))}
+	l.replay(l.searchBefore(from), l.livePos, l.now, func(r Record) bool {
+		d := &r.Decision
+		if r.Request.At < from || !d.Outcome.Admitted() || r.Attempt.Cancelled {
+			return true
+		}
+		k, _ := l.keys.lookup(r.Request.Key)
+		c.passed[r.Lane] = append(c.passed[r.Lane], passing{r.Request.At, k, r.Request.Cost})
+		if d.Delay > 0 {
+			c.releases[r.Lane] = append(c.releases[r.Lane], r.Request.At+d.Delay)
+		}
+		return true
+	})
+	for _, rs := range c.releases {
+		slices.Sort(rs)
+	}
+	return c
 }

@@ -129,6 +129,7 @@ type Lab struct {
 	// StatsFor's totals in a lab with clients.
 	latencies latencyCache
 	keyRun    keyRun
+	span      spanReplay
 
 	// scratch receives the lanes' decisions while computing: a Decision
 	// passed through the limiters' interface would escape to the heap.
@@ -641,6 +642,16 @@ func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64
 	k, ok := l.keys.lookup(key)
 	if !ok {
 		return 0
+	}
+	if l.book != nil {
+		// Retries are admitted too: summed on a replay of the window.
+		var sum int64
+		for _, p := range l.spanFrom(l.now - window + 1).passed[lane] {
+			if p.key == k && p.at > l.now-window {
+				sum += p.cost
+			}
+		}
+		return sum
 	}
 	hi := l.livePos
 	lo := min(l.Search(l.now-window), hi)

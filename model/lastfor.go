@@ -1,16 +1,14 @@
 package model
 
-import "ratelab/algorithms"
-
 // keyVerdicts remembers the lanes' decisions on one request: a screen asks
 // for the same key's last decision once per lane per frame, and finding it
 // costs a scan back and a replay from a checkpoint.
 type keyVerdicts struct {
-	gen       uint64 // Lab.gen when computed: any change to the timeline voids it
-	livePos   int
-	key       int32
-	index     int // the key's latest request before livePos; -1 if none
-	decisions []algorithms.Decision
+	gen     uint64 // Lab.gen when computed: any change to the timeline voids it
+	livePos int
+	key     int32
+	index   int // the key's latest request before livePos; -1 if none
+	records []Record
 }
 
 // LastDecisionFor is lane's verdict on the latest decided request from key
@@ -31,7 +29,7 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 		return rec, true
 	}
 	c := &l.keyCache
-	if c.decisions == nil || c.gen != l.gen || c.livePos != l.livePos || c.key != k {
+	if c.records == nil || c.gen != l.gen || c.livePos != l.livePos || c.key != k {
 		*c = keyVerdicts{gen: l.gen, livePos: l.livePos, key: k, index: -1}
 		for i := l.livePos - 1; i >= 0; i-- {
 			if l.kind(i).key == k {
@@ -39,21 +37,21 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 				break
 			}
 		}
-		c.decisions = l.decisionsAt(c.index)
+		c.records = l.recordsAt(c.index)
 	}
 	if c.index < 0 {
 		return Record{}, false
 	}
-	return Record{Index: c.index, Lane: lane, Request: l.Request(c.index), Decision: c.decisions[lane]}, true
+	return c.records[lane], true
 }
 
-// decisionsAt is every lane's decision on events[i], replayed from the
-// checkpoint before it; empty for i < 0.
-func (l *Lab) decisionsAt(i int) []algorithms.Decision {
-	out := make([]algorithms.Decision, len(l.defs))
+// recordsAt is every lane's record of events[i], replayed from the
+// checkpoint before it; empty records for i < 0.
+func (l *Lab) recordsAt(i int) []Record {
+	out := make([]Record, len(l.defs))
 	l.replay(i, i+1, -1, func(r Record) bool {
-		if r.Attempt.N == 1 {
-			out[r.Lane] = r.Decision
+		if r.Attempt.N == 1 && r.Index == i {
+			out[r.Lane] = r
 		}
 		return true
 	})

@@ -33,22 +33,18 @@ func freshStats(t *testing.T, s *scenarios.Scenario, window, by time.Duration) [
 	if err != nil {
 		t.Fatal(err)
 	}
-	waits := make([][]time.Duration, len(defs))
 	for r := range s.Requests() {
 		if r.At > by {
 			break
 		}
 		ls.arrive(r, 0)
 		for lane := range defs {
-			if _, a := ls.decide(lane, r); a.Fate == Served && a.Latency > 0 {
-				waits[lane] = append(waits[lane], a.Latency)
-			}
+			ls.decide(lane, r)
 		}
 	}
 	out := make([]Stats, len(defs))
 	for lane := range defs {
 		out[lane] = ls.statsAt(lane, by)
-		out[lane].Latency = latencyOf(out[lane].Served, waits[lane])
 	}
 	return out
 }

@@ -107,6 +107,14 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 	if start > from { // overflowed below the smallest time
 		start = from
 	}
+	if l.book != nil {
+		// Retries pass too, and a wait given back does not: counted on
+		// a replay of the span.
+		rs := l.spanFrom(start).releases[lane]
+		lo, _ := slices.BinarySearch(rs, from)
+		hi, _ := slices.BinarySearch(rs, to)
+		return int64(hi - lo)
+	}
 	pos := l.livePos
 	lo := l.searchBefore(start)
 	hi := min(sort.Search(pos, func(i int) bool { return l.tl.at(i) >= to }), pos)

@@ -27,9 +27,9 @@ const endOfTime = time.Duration(math.MaxInt64)
 // Run streams s's requests through its lanes, in request order and, for each
 // request, lane order, calling emit (if not nil) with every decision. It
 // holds no more than the lanes' state (the retries they owe included) and,
-// for the latency percentiles, a count per distinct latency: a run of
-// millions of requests needs no more memory than one of ten whose lanes
-// gave as many different waits. A scenario with clients decides each
+// with clients, for the latency percentiles, a count per distinct latency:
+// a run of millions of requests needs no more memory than one of ten
+// (with clients, one of ten whose lanes gave as many different waits). A scenario with clients decides each
 // lane's retries too, every one due by a request before that request, and
 // those due after the last one (before the scenario's end) after it; emit
 // gets them with their Attempt. It returns each lane's final totals, or
@@ -46,8 +46,9 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	var d algorithms.Decision
 	var a Attempt
 	keyBytes := make([]int64, len(defs))
-	// How many served requests waited each latency above 0, per lane:
-	// exact percentiles need every distinct latency, not every request.
+	// How many served requests waited each latency above 0, per lane, in
+	// a scenario with clients: exact percentiles need every distinct
+	// latency, not every request.
 	waited := make([]latencyCounts, len(defs))
 	// A key's state can only grow when a lane admits (or, for one that
 	// keeps rejections, decides at all): the figure is measured then.
@@ -59,7 +60,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 		if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
 			keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, key))
 		}
-		if a.Fate == Served && a.Latency != 0 {
+		if a.Fate == Served && a.Latency != 0 && ls.book != nil {
 			waited[lane].add(a.Latency)
 		}
 		if emit != nil {
@@ -97,7 +98,7 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 			if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
 				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
 			}
-			if a.Latency != 0 && a.Fate == Served {
+			if a.Latency != 0 && ls.book != nil && a.Fate == Served {
 				waited[lane].add(a.Latency)
 			}
 			if emit != nil {
@@ -119,7 +120,9 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	for lane := range defs {
 		stats[lane] = ls.statsAt(lane, endOfTime)
 		stats[lane].KeyBytes = keyBytes[lane]
-		stats[lane].Latency = waited[lane].latency(stats[lane].Served)
+		if ls.book != nil {
+			stats[lane].Latency = waited[lane].latency(stats[lane].Served)
+		}
 	}
 	return stats, nil
 }

@@ -53,7 +53,8 @@ type Stats struct {
 	// scenario's end), or still retrying (Pending).
 	Originals, Served, Abandoned, TimedOut, Unfinished int64
 	// Latency is the time from the first attempt to the release of the
-	// served requests (their delay, for requests of no client); set by
+	// served requests, in a scenario with clients (zero without: nobody
+	// reads it there, and it would cost a run memory per request); set by
 	// Run and Lab.Stats, not by the totals of one key among several.
 	Latency Latency
 }

@@ -55,8 +55,10 @@ func Emit(w Writer) func(model.Record) error {
 }
 
 // New makes the writer for format f over the given lanes, request keys and
-// clients (the scenario's: with none, every request is tried once, and the
-// writers say nothing of attempts).
+// clients (the scenario's: with none, every request is tried once, the
+// table and the summary say nothing of attempts, and every JSON record
+// says attempt 1 and client ""). A retry's JSON index is its original
+// request's.
 func New(f Format, w io.Writer, lanes []model.Lane, keys []string, clients []scenarios.Client) Writer {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch f {

@@ -1074,6 +1074,9 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		if !fl.Plain() {
 			return Lane{}, f.keyErrorf("across", "across: all cannot go with gateways: a lane of gateways shares its policy its own way")
 		}
+		if p.MaxDelay() > 0 {
+			return Lane{}, f.keyErrorf("across", "across: all needs a policy that admits or refuses at once; %s delays requests", p.Algorithm)
+		}
 		lane.Stack = []algorithms.Layer{{Name: string(p.Algorithm), Policy: p, AllKeys: true}}
 	}
 	return lane, nil

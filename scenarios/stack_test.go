@@ -59,6 +59,7 @@ func TestStackedLaneErrors(t *testing.T) {
 		{"same names", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: gcra, burst: 3, rate: 1/s}]}", "two policies of lane s are called gcra: give each a name"},
 		{"a shaper", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: leaky-bucket, queue: 3, rate: 1/s}]}", "leaky-bucket delays requests; each of a lane's policies must admit or refuse at once"},
 		{"bad across", "{name: s, algorithm: gcra, burst: 2, rate: 1/s, across: every}", `want key (one allowance per key) or all (one for every key together), got "every"`},
+		{"across all on a shaper", "{name: s, algorithm: leaky-bucket, queue: 2, rate: 1/s, across: all}", "across: all needs a policy that admits or refuses at once; leaky-bucket delays requests"},
 		{"across all with gateways", "{name: s, algorithm: gcra, burst: 2, rate: 1/s, gateways: 2, across: all}", "across: all cannot go with gateways"},
 		{"a bad policy", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: gcra, rate: 1/s}]}", "gcra needs burst"},
 		{"a stray field in a policy", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s, gateways: 2}, {algorithm: fixed-window, limit: 3, window: 1s}]}", `unknown field "gateways"`},
