@@ -578,3 +578,30 @@ traffic:
 		}
 	}
 }
+
+// TestLastDecisionForKeepsTheAttempt: a key's last decision, found back
+// past another key's, says which attempt it was and what became of it.
+func TestLastDecisionForKeepsTheAttempt(t *testing.T) {
+	for _, clients := range []string{"", "clients: [{name: c, retry: at-once, attempts: 2}]\n"} {
+		s, err := scenarios.Parse("t.yaml", []byte("title: t\nduration: 5s\nlimiters: [{name: b, algorithm: gcra, burst: 1, rate: 1/s}]\n"+clients+
+			"traffic: [{at: 1s, key: a}, {at: 1500ms, key: a}, {at: 2s, key: b}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if clients != "" {
+			for i := range s.Traffic[:2] {
+				s.Traffic[i].Client = 1
+			}
+		}
+		l := newLab(t, s)
+		l.Seek(2500 * time.Millisecond)
+		rec, ok := l.LastDecisionFor(0, "a")
+		want := 1
+		if clients != "" {
+			want = 2 // the at-once retry of the refused request at 1.5s
+		}
+		if !ok || rec.Attempt.N != want || rec.Attempt.Fate != Abandoned || rec.Request.At != 1500*time.Millisecond {
+			t.Errorf("clients %q: %+v", clients, rec)
+		}
+	}
+}

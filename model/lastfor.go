@@ -1,5 +1,7 @@
 package model
 
+import "time"
+
 // keyVerdicts remembers the lanes' decisions on one request: a screen asks
 // for the same key's last decision once per lane per frame, and finding it
 // costs a scan back and a replay from a checkpoint.
@@ -7,8 +9,12 @@ type keyVerdicts struct {
 	gen     uint64 // Lab.gen when computed: any change to the timeline voids it
 	livePos int
 	key     int32
+	now     time.Duration
 	index   int // the key's latest request before livePos; -1 if none
 	records []Record
+	// retries[lane] is lane's latest retry from the key decided by the
+	// clock, when later than the request index; nil otherwise.
+	retries []*Record
 }
 
 // LastDecisionFor is lane's verdict on the latest decided request from key
@@ -25,12 +31,9 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 	if l.livePos > 0 && l.kind(l.livePos-1).key == k && l.book == nil {
 		return l.LastDecision(lane)
 	}
-	if rec, ok := l.lastRetryFor(lane, k); ok {
-		return rec, true
-	}
 	c := &l.keyCache
-	if c.records == nil || c.gen != l.gen || c.livePos != l.livePos || c.key != k {
-		*c = keyVerdicts{gen: l.gen, livePos: l.livePos, key: k, index: -1}
+	if c.records == nil || c.gen != l.gen || c.livePos != l.livePos || c.now != l.now || c.key != k {
+		*c = keyVerdicts{gen: l.gen, livePos: l.livePos, now: l.now, key: k, index: -1}
 		for i := l.livePos - 1; i >= 0; i-- {
 			if l.kind(i).key == k {
 				c.index = i
@@ -38,6 +41,17 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 			}
 		}
 		c.records = l.recordsAt(c.index)
+		c.retries = make([]*Record, len(l.defs))
+		if l.clog != nil {
+			for j := range l.defs {
+				if rec, ok := l.lastRetryFor(j, k, c.index); ok {
+					c.retries[j] = &rec
+				}
+			}
+		}
+	}
+	if r := c.retries[lane]; r != nil {
+		return *r, true // a retry after the key's latest request
 	}
 	if c.index < 0 {
 		return Record{}, false
@@ -59,31 +73,16 @@ func (l *Lab) recordsAt(i int) []Record {
 }
 
 // lastRetryFor is lane's decision on the latest retry from key k decided
-// by the clock, when it came after key's latest original request; false
-// otherwise, or for a lab without clients.
-func (l *Lab) lastRetryFor(lane int, k int32) (Record, bool) {
-	if l.clog == nil {
-		return Record{}, false
-	}
+// by the clock, when it came after events[after] (the key's latest original
+// request, or −1); false otherwise. It looks only at the retries decided
+// since that request.
+func (l *Lab) lastRetryFor(lane int, k int32, after int) (Record, bool) {
 	l.ensure(l.livePos + 1)
 	cl := l.clog[lane]
-	for j := cl.decided(l.livePos, l.now) - 1; j >= 0; j-- {
+	for j := cl.decided(l.livePos, l.now) - 1; j >= 0 && int(cl.ev[j].pos) > after; j-- {
 		e := cl.ev[j]
-		key := l.kind(int(e.orig)).key
-		if e.n == 1 {
-			if key == k {
-				return Record{}, false // an original of k is later
-			}
+		if e.n == 1 || l.kind(int(e.orig)).key != k {
 			continue
-		}
-		if key != k {
-			continue
-		}
-		// Only originals that waited are logged: one of k since?
-		for i := int(e.pos); i < l.livePos; i++ {
-			if l.kind(i).key == k {
-				return Record{}, false
-			}
 		}
 		var rec Record
 		found := false
