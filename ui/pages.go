@@ -178,6 +178,9 @@ func (a *App) aboutText(w int) string {
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
 		words := policyWords(l.Policy) + familyWords(l.Policy)
+		if l.Stack != nil {
+			words = stackWords(l.Stack)
+		}
 		for _, fw := range []string{l.Fleet.Words(), l.Fleet.ExpiryWords(l.Policy), l.Fleet.SkewWords()} {
 			if fw != "" {
 				words += "; " + fw
@@ -266,7 +269,11 @@ func (a *App) panelText(w int) string {
 			mark = "▶ "
 		}
 		// Wrapped under the name: the panel cuts nothing.
-		b.WriteString(hanging(st.title.Render(mark+v.name)+" ", st.muted.Render(policyWords(v.policy)), w) + "\n")
+		words := policyWords(v.policy)
+		if v.layers != nil {
+			words = stackWords(v.layers)
+		}
+		b.WriteString(hanging(st.title.Render(mark+v.name)+" ", st.muted.Render(words), w) + "\n")
 		if !v.hasLast {
 			b.WriteString("    no request yet\n\n")
 			continue

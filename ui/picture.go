@@ -123,6 +123,20 @@ func scopeWord(l algorithms.Layer) string {
 	return "per key"
 }
 
+// stackWords says what a stack of policies promises, each in its
+// algorithm's words: "admitted only if all admit: account (per key): token
+// bucket: …; total (all keys): fixed window: …".
+func stackWords(layers []algorithms.Layer) string {
+	parts := make([]string, len(layers))
+	for i, l := range layers {
+		parts[i] = l.Name + " (" + scopeWord(l) + "): " + policyWords(l.Policy)
+	}
+	if len(layers) == 1 {
+		return "one allowance for all keys together: " + policyWords(layers[0].Policy)
+	}
+	return "admitted only if every policy admits, then spent in each: " + strings.Join(parts, "; ")
+}
+
 // stackTitles are a stack's titles, longest first: each policy's shortest
 // words, then the first's with the others' names.
 func stackTitles(layers []algorithms.Layer) []string {
