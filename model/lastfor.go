@@ -97,3 +97,13 @@ func (l *Lab) lastRetryFor(lane int, k int32, after int) (Record, bool) {
 	}
 	return Record{}, false
 }
+
+// DecisionsOn is every lane's record of request i (its first attempt), in
+// lane order, replayed from the checkpoint before it; nil for an i not on
+// the timeline.
+func (l *Lab) DecisionsOn(i int) []Record {
+	if i < 0 || i >= l.tl.len() {
+		return nil
+	}
+	return l.recordsAt(i)
+}

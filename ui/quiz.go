@@ -236,10 +236,15 @@ func (q *quiz) reveal() string {
 	if q.mark != nil {
 		q.revealedWhy = q.mark.Why
 	}
+	// Graded on the request itself: a lane may have decided its retries
+	// since.
+	recs := lab.DecisionsOn(q.index)
+	if q.mark != nil && len(q.lanes) == 1 {
+		q.ctx.focus = q.lanes[0] // the why panel shows the lane the mark explains
+	}
 	var parts []string
 	for k, lane := range q.lanes {
-		rec, _ := lab.LastDecision(lane)
-		d := rec.Decision
+		d := recs[lane].Decision
 		g := q.guesses[k]
 		right, close := model.Grade(d, g)
 		q.asked++
