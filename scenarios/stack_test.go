@@ -35,14 +35,7 @@ traffic:
 	if s.Duration != capped.Horizon() || capped.Horizon() != capped.Stack[0].Policy.Horizon() {
 		t.Errorf("duration %v, horizons %v", s.Duration, capped.Horizon())
 	}
-	data, err := Marshal(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Parse("back.yaml", data)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
+	back := roundTrip(t, s, nil)
 	for i := range s.Lanes {
 		if !slices.Equal(back.Lanes[i].Stack, s.Lanes[i].Stack) || back.Lanes[i].Policy != s.Lanes[i].Policy {
 			t.Errorf("lane %d read back as %+v, was %+v", i, back.Lanes[i], s.Lanes[i])
