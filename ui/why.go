@@ -242,8 +242,12 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		}
 	}
 	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
+	exact := " (exact " + secs(d.RetryAfter) + ", rounded up) · "
+	if d.RetryAfter%time.Second == 0 {
+		exact = " · " // a whole number of seconds: nothing was rounded
+	}
 	return []string{
-		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+", rounded up) · "+retry),
+		head + st.muted.Render(exact+retry),
 		head + st.muted.Render(" · "+retry),
 		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+")"),
 		head,
