@@ -362,7 +362,7 @@ func (a *App) nextRequest() {
 	lab := a.lab
 	p := lab.Pos()
 	// A lane's retries may come before the next request: stop there.
-	if t, ok := lab.NextRetry(lab.Now()); ok {
+	if t, ok := lab.NextRetry(lab.Now()); ok && (p >= lab.Len() || t < lab.Request(p).At) {
 		lab.Seek(t)
 		a.status.set("retries at " + secs(t) + " · n next · N previous")
 		return

@@ -23,6 +23,9 @@ type programContext struct {
 	focus  int   // the lane whose decision the why panel explains
 	keyIdx int   // index into lab.Keys() of the key shown and fired; -1 follows the last request
 	cost   int64 // cost of a fired request
+	// asked is the key of the request a quiz question waits on ("" when
+	// none): the lanes show its state, not the latest request's.
+	asked string
 }
 
 // step is how far one keypress moves the clock.
@@ -40,6 +43,9 @@ func (c *programContext) key() string {
 	keys := c.lab.Keys()
 	if c.keyIdx >= 0 && c.keyIdx < len(keys) {
 		return keys[c.keyIdx]
+	}
+	if c.asked != "" {
+		return c.asked
 	}
 	if rec, ok := c.lab.LastDecision(0); ok {
 		return rec.Request.Key

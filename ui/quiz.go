@@ -45,6 +45,7 @@ type quiz struct {
 	// revealed is the timeline position after the last answered request,
 	// while the clock stays there the why panel shows the mark's why.
 	revealed     int
+	revealedAt   time.Duration // the clock when it was revealed
 	revealedWhy  string
 	revealedText string // how the answers went, for the panel e opens
 
@@ -80,6 +81,7 @@ func (q quizKeys) FullHelp() [][]key.Binding {
 // reset forgets the quiz: off, no score (a new scenario).
 func (q *quiz) reset() {
 	ctx := q.ctx
+	ctx.asked = ""
 	*q = quiz{ctx: ctx, revealed: -1, answeredMarks: map[*scenarios.QuizMark]bool{}, answeredAt: map[int]bool{}}
 }
 
@@ -128,6 +130,7 @@ func (q *quiz) askAt(i int) bool {
 	}
 	lab := q.ctx.lab
 	lab.SeekBefore(i)
+	q.ctx.asked = lab.Request(i).Key
 	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.markAt(i), 0, nil
 	q.lanes = []int{q.ctx.focus}
 	switch {
@@ -231,7 +234,8 @@ func (q *quiz) reveal() string {
 		q.answeredAt[q.index] = true
 	}
 	q.stage = quizIdle
-	q.revealed = lab.Pos()
+	q.ctx.asked = ""
+	q.revealed, q.revealedAt = lab.Pos(), lab.Now()
 	q.revealedWhy = ""
 	if q.mark != nil {
 		q.revealedWhy = q.mark.Why

@@ -99,7 +99,7 @@ func (a *App) render() string {
 // quizWhy is the quiz mark's explanation while the clock stays on the
 // request just answered; "" otherwise.
 func (a *App) quizWhy() string {
-	if a.quiz.revealed == a.lab.Pos() {
+	if a.quiz.revealed == a.lab.Pos() && a.quiz.revealedAt == a.lab.Now() {
 		return a.quiz.revealedWhy
 	}
 	return ""
