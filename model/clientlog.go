@@ -375,3 +375,29 @@ func (l *Lab) spanFrom(from time.Duration) *spanReplay {
 	}
 	return c
 }
+
+// PrevRetry is when the last retry before t came, in any lane, if it came
+// after the last request before t; false otherwise, and in a lab without
+// clients.
+func (l *Lab) PrevRetry(t time.Duration) (time.Duration, bool) {
+	if l.clog == nil {
+		return 0, false
+	}
+	l.ensure(l.Search(t) + 1)
+	var best time.Duration
+	found := false
+	for _, cl := range l.clog {
+		for j := cl.before(t) - 1; j >= 0; j-- {
+			if e := cl.ev[j]; e.n > 1 {
+				if !found || e.at > best {
+					best, found = e.at, true
+				}
+				break
+			}
+		}
+	}
+	if prev := l.searchBefore(t); !found || prev > 0 && best <= l.tl.at(prev-1) {
+		return 0, false
+	}
+	return best, true
+}

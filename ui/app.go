@@ -384,6 +384,22 @@ func (a *App) nextRequest() {
 func (a *App) prevRequest() {
 	lab := a.lab
 	p := lab.Pos()
+	// Where the move below would put the clock; a lane's retries between
+	// there and the clock are a stop of their own.
+	target := time.Duration(-1)
+	switch {
+	case p > 0 && lab.Request(p-1).At < lab.Now():
+		target = lab.Request(p - 1).At
+	case p > 1:
+		target = lab.Request(p - 2).At
+	case p == 1:
+		target = lab.Request(0).At
+	}
+	if t, ok := lab.PrevRetry(lab.Now()); ok && t > target {
+		lab.Seek(t)
+		a.status.set("retries at " + secs(t) + " · n next · N previous")
+		return
+	}
 	switch {
 	case p > 0 && lab.Request(p-1).At < lab.Now():
 		lab.SeekPos(p)

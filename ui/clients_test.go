@@ -142,6 +142,17 @@ func TestQuizAndStepsWithRetries(t *testing.T) {
 			t.Errorf("n never stood at %v: %v", at, seen)
 		}
 	}
+	// N walks back through the same stops.
+	back := map[time.Duration]bool{}
+	for range 40 {
+		press(a, "N")
+		back[a.lab.Now()] = true
+	}
+	for _, at := range []time.Duration{200 * time.Millisecond, 1200 * time.Millisecond, 2100 * time.Millisecond} {
+		if !back[at] {
+			t.Errorf("N never stood at %v: %v", at, back)
+		}
+	}
 	// Both requests at 0.2s are stepped through one by one.
 	a.lab.SeekBefore(a.lab.Search(200*time.Millisecond - 1))
 	press(a, "n")
