@@ -13,6 +13,7 @@ type KeyStats struct {
 type keyTotals struct {
 	stats []Stats
 	peaks []peakTracker
+	waits []latencyCounts // with clients: the served requests' latencies
 }
 
 // RunByKey is Run that also totals each key apart: it returns each lane's
@@ -30,6 +31,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 	if opt.PeakWindow <= 0 {
 		opt.PeakWindow = DefaultPeakWindow(defs)
 	}
+	clients := len(s.Clients) > 0
 	index := map[string]int{}
 	var keys []string
 	var totals []*keyTotals
@@ -43,7 +45,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 				k = len(keys)
 				index[r.Request.Key] = k
 				keys = append(keys, r.Request.Key)
-				t := &keyTotals{stats: make([]Stats, len(defs)), peaks: make([]peakTracker, len(defs))}
+				t := &keyTotals{stats: make([]Stats, len(defs)), peaks: make([]peakTracker, len(defs)), waits: make([]latencyCounts, len(defs))}
 				for lane := range defs {
 					t.stats[lane].PeakWindow = opt.PeakWindow
 					t.peaks[lane].window = opt.PeakWindow
@@ -55,6 +57,9 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 		d := r.Decision
 		cur.stats[r.Lane].count(&d)
 		cur.stats[r.Lane].settle(&r.Attempt)
+		if clients && r.Attempt.Fate == Served && r.Attempt.Latency > 0 {
+			cur.waits[r.Lane].add(r.Attempt.Latency)
+		}
 		if d.Outcome.Admitted() && !r.Attempt.Cancelled {
 			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
 		}
@@ -70,6 +75,9 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 	for k, t := range totals {
 		for lane := range t.stats {
 			t.stats[lane].Peak, t.stats[lane].PeakAt = t.peaks[lane].peakBy(endOfTime)
+			if clients {
+				t.stats[lane].Latency = t.waits[lane].latency(t.stats[lane].Served)
+			}
 		}
 		byKey[k] = KeyStats{Key: keys[k], Lanes: t.stats}
 	}

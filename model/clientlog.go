@@ -216,6 +216,7 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 	if c.stats == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now || c.key != k {
 		*c = keyRun{gen: l.gen, pos: l.livePos, now: l.now, key: k, stats: make([]Stats, len(l.defs))}
 		peaks := make([]peakTracker, len(l.defs))
+		waits := make([]latencyCounts, len(l.defs))
 		for j := range peaks {
 			peaks[j].window = l.peakWindow
 			c.stats[j].PeakWindow = l.peakWindow
@@ -229,6 +230,9 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 				st := &c.stats[r.Lane]
 				st.count(&r.Decision)
 				st.settle(&r.Attempt)
+				if r.Attempt.Fate == Served && r.Attempt.Latency > 0 {
+					waits[r.Lane].add(r.Attempt.Latency)
+				}
 				if r.Decision.Outcome.Admitted() && !r.Attempt.Cancelled {
 					peaks[r.Lane].admit(r.Request.At, r.Decision.Delay, r.Request.Cost)
 				}
@@ -237,6 +241,7 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 		}
 		for j := range peaks {
 			c.stats[j].Peak, c.stats[j].PeakAt = peaks[j].peakBy(l.now)
+			c.stats[j].Latency = waits[j].latency(c.stats[j].Served)
 		}
 	}
 	return c.stats[lane]

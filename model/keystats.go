@@ -46,8 +46,8 @@ type peakStep struct {
 // decided requests (the first Pos) from key, and the largest cost of key's
 // admissions passing in any trailing PeakWindow, delayed requests counted
 // at release, by Now. They are key's requests' in the whole timeline (with
-// clients, its retries too). A key that sent nothing has zero totals; no
-// key's totals hold a Latency.
+// clients, its retries too). A key that sent nothing has zero totals; a
+// key's totals hold a Latency only with clients (see Stats.Latency).
 //
 // The first call after the timeline changes prepares key in O(n log n) for
 // the n requests up to the clock (or answers Stats, when key sent every

@@ -55,7 +55,7 @@ type Stats struct {
 	// Latency is the time from the first attempt to the release of the
 	// served requests, in a scenario with clients (zero without: nobody
 	// reads it there, and it would cost a run memory per request); set by
-	// Run and Lab.Stats, not by the totals of one key among several.
+	// Run, RunByKey, Lab.Stats and, with clients, Lab.StatsFor.
 	Latency Latency
 }
 

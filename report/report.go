@@ -243,16 +243,19 @@ func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 }
 
 // WriteClientsByKey is WriteClients with a row per lane and key, after the
-// lane a key column, without latency (see model.Stats).
+// lane a key column.
 func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) {
-	rows := [][]string{{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished"}}
+	rows := [][]string{{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}}
 	for i, l := range lanes {
 		for _, k := range byKey {
-			cells := clientCells(l.Name, k.Lanes[i])
-			rows = append(rows, append([]string{cells[0], k.Key}, cells[1:]...))
+			st := k.Lanes[i]
+			cells := clientCells(l.Name, st)
+			rows = append(rows, append(append([]string{cells[0], k.Key}, cells[1:]...),
+				algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99)))
 		}
 	}
 	writeClientRows(w, rows, 2)
+	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
 }
 
 func clientCells(lane string, st model.Stats) []string {

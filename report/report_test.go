@@ -273,8 +273,8 @@ func TestClientsTables(t *testing.T) {
 	}
 	out.Reset()
 	WriteClientsByKey(&out, lanes, []model.KeyStats{{Key: "storm", Lanes: []model.Stats{st}}})
-	want = "lane   key    originals  attempts     ×  served  abandoned  deadline  unfinished\n" +
-		"fixed  storm         16        88  5.50       8          8         3           0\n"
+	want = "lane   key    originals  attempts     ×  served  abandoned  deadline  unfinished  latency p50   p95  p99\n" +
+		"fixed  storm         16        88  5.50       8          8         3           0           0s  1.5s   2s\n"
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
 	}

@@ -116,8 +116,7 @@ func endsText(s model.Stats, short bool) string {
 // first: "originals 67 · attempts 157 ×2.34 · served 47 · abandoned 15 ·
 // latency p50 0s p95 1.2s p99 1.5s", down to "×2.34 · served 47"; with
 // two lines, the counts and the latency apart. With a key pinned they are
-// that key's, "key p" first, and without the latency, which the model
-// keeps for a lane's every key only (model.Stats.Latency).
+// that key's, "key p" first.
 func clientStatsTexts(v laneView) (counts, latency []string) {
 	s, whose := v.stats, ""
 	if v.pinned {
@@ -140,9 +139,6 @@ func clientStatsTexts(v laneView) (counts, latency []string) {
 		amp + gaveUp,
 		amp + " · served " + itoa(s.Served),
 		amp,
-	}
-	if v.pinned {
-		return counts, nil
 	}
 	lat := latencyText(s.Latency)
 	return counts, []string{"latency from first attempt " + lat + " (" + itoa(s.Latency.N) + " served)", "latency " + lat, lat}
