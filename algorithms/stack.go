@@ -16,11 +16,6 @@ type Layer struct {
 	AllKeys bool
 }
 
-// String is "per-account: token-bucket capacity 10, rate 1/s (per key)".
-func (l Layer) String() string {
-	return fmt.Sprintf("%s: %s (%s)", l.Name, l.Policy, l.Scope())
-}
-
 // Scope is "per key" or "all keys together".
 func (l Layer) Scope() string {
 	if l.AllKeys {
@@ -115,6 +110,9 @@ func (s *stack) DecideKey(now time.Duration, key Key, cost int64) Decision {
 // the first refusal's, with RetryAfter the longest of the refusals' (no
 // layer admits sooner) and every layer's reasoning in its explanation.
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
+	// Each decision keeps its layers' verdicts for its explanation, which
+	// may be asked for long after: the one allocation a stack makes a
+	// decision, beside what ExportKey copies.
 	verdicts := make([]Decision, len(s.lims))
 	refused := -1
 	var wait time.Duration

@@ -185,14 +185,14 @@ func (l *Lab) latency(lane int, served int64) Latency {
 	l.ensure(l.livePos + 1)
 	cl := l.clog[lane]
 	j := cl.decided(l.livePos, l.now)
-	var waits []time.Duration
+	var waits latencyCounts
 	for _, w := range cl.waits {
 		if int(w.j) >= j {
 			break
 		}
-		waits = append(waits, w.latency)
+		waits.add(w.latency)
 	}
-	c.lanes[lane], c.known[lane] = latencyOf(served, waits), true
+	c.lanes[lane], c.known[lane] = waits.latency(served), true
 	return c.lanes[lane]
 }
 

@@ -420,6 +420,28 @@ func TestRecordsHoldTheRetries(t *testing.T) {
 	}
 }
 
+// latencyOf is, for the test, the Latency of n served requests of which the nonzero
+// latencies are nonzero (any order; it is sorted in place) and the rest 0.
+func latencyOf(n int64, nonzero []time.Duration) Latency {
+	if n == 0 {
+		return Latency{}
+	}
+	slices.Sort(nonzero)
+	zeros := n - int64(len(nonzero))
+	at := func(q int64) time.Duration {
+		rank := (q*n + 99) / 100 // 1-based
+		if rank <= zeros {
+			return 0
+		}
+		return nonzero[rank-zeros-1]
+	}
+	l := Latency{N: n, P50: at(50), P95: at(95), P99: at(99)}
+	if len(nonzero) > 0 {
+		l.Max = nonzero[len(nonzero)-1]
+	}
+	return l
+}
+
 func TestLatencyCountsAreTheSortedList(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	for range 200 {

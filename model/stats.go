@@ -146,28 +146,6 @@ func (c latencyCounts) latency(n int64) Latency {
 	return l
 }
 
-// latencyOf is the Latency of n served requests of which the nonzero
-// latencies are nonzero (any order; it is sorted in place) and the rest 0.
-func latencyOf(n int64, nonzero []time.Duration) Latency {
-	if n == 0 {
-		return Latency{}
-	}
-	slices.Sort(nonzero)
-	zeros := n - int64(len(nonzero))
-	at := func(q int64) time.Duration {
-		rank := (q*n + 99) / 100 // 1-based
-		if rank <= zeros {
-			return 0
-		}
-		return nonzero[rank-zeros-1]
-	}
-	l := Latency{N: n, P50: at(50), P95: at(95), P99: at(99)}
-	if len(nonzero) > 0 {
-		l.Max = nonzero[len(nonzero)-1]
-	}
-	return l
-}
-
 // Requests is the number of requests decided.
 func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 
