@@ -114,6 +114,17 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	// may be asked for long after: the one allocation a stack makes a
 	// decision, beside what ExportKey copies.
 	verdicts := make([]Decision, len(s.lims))
+	layers := s.layers
+	if len(s.lims) == 1 {
+		// One policy (a lane over all keys): nothing to put back; it
+		// decides as that policy alone.
+		s.lims[0].DecideInto(&verdicts[0], now, s.keyOf(0, key), cost)
+		*d = verdicts[0]
+		if d.RetryAfter != Never {
+			d.explain = func(d *Decision) string { return explainStack(layers, verdicts, d) }
+		}
+		return
+	}
 	refused := -1
 	var wait time.Duration
 	for i, lim := range s.lims {
@@ -152,7 +163,6 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	} else {
 		*d = verdicts[0]
 	}
-	layers := s.layers
 	d.explain = func(d *Decision) string { return explainStack(layers, verdicts, d) }
 }
 

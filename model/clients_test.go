@@ -627,3 +627,32 @@ func TestLastDecisionForKeepsTheAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestRetriesDueTogetherGoInTheOrderMade: seven retries fall due at one
+// instant in a window with room for one; the first made (the first refused
+// request's) takes it, and the others go in order after it.
+func TestRetriesDueTogetherGoInTheOrderMade(t *testing.T) {
+	s, err := scenarios.Parse("t.yaml", []byte(`
+title: t
+duration: 5s
+limiters: [{name: w, algorithm: fixed-window, limit: 1, window: 1s}]
+clients: [{name: c, retry: retry-after, attempts: 2}]
+traffic: [{at: 0s, count: 8, client: c}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := runRecords(t, s, Options{})
+	var order []int
+	for _, r := range recs {
+		if r.Attempt.N == 2 {
+			order = append(order, r.Attempt.Original)
+			if admitted := r.Decision.Outcome.Admitted(); admitted != (r.Attempt.Original == 1) {
+				t.Errorf("the retry of request %d: %s", r.Attempt.Original, r.Decision.Outcome)
+			}
+		}
+	}
+	if want := []int{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(order, want) {
+		t.Errorf("retries decided in the order %v, want %v", order, want)
+	}
+}

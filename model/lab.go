@@ -275,7 +275,9 @@ func (l *Lab) End() time.Duration {
 func (l *Lab) horizon() time.Duration {
 	var h time.Duration
 	for _, d := range l.defs {
-		h = max(h, (scenarios.Lane{Policy: d.Policy, Stack: d.Stack}).Horizon())
+		for _, p := range d.Policies() {
+			h = max(h, p.Horizon())
+		}
 	}
 	return min(h, scenarios.MaxTime)
 }

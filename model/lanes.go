@@ -185,19 +185,6 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 	return lane, true
 }
 
-// nextDue is when the earliest retry any lane owes is due; false when none
-// is owed.
-func (ls *lanes) nextDue() (time.Duration, bool) {
-	var t time.Duration
-	ok := false
-	for _, h := range ls.owed {
-		if len(h) > 0 && (!ok || h[0].at < t) {
-			t, ok = h[0].at, true
-		}
-	}
-	return t, ok
-}
-
 // try decides attempt x in lane i and settles what becomes of its request:
 // served, abandoned, unfinished, or a retry the lane now owes.
 func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
@@ -332,6 +319,11 @@ func (ls *lanes) dropped() int64 {
 	return n
 }
 
+// Policies are the lane's policies: Policy alone, or its stack's.
+func (l Lane) Policies() []algorithms.Policy {
+	return scenarios.Lane{Policy: l.Policy, Stack: l.Stack}.Policies()
+}
+
 // LanesOf reads the lane definitions of a scenario.
 func LanesOf(s *scenarios.Scenario) []Lane {
 	defs := make([]Lane, len(s.Lanes))
@@ -348,7 +340,7 @@ func LanesOf(s *scenarios.Scenario) []Lane {
 func DefaultPeakWindow(defs []Lane) time.Duration {
 	var windowed, period time.Duration
 	for _, d := range defs {
-		for _, p := range (scenarios.Lane{Policy: d.Policy, Stack: d.Stack}).Policies() {
+		for _, p := range d.Policies() {
 			windowed = max(windowed, p.Window)
 			period = max(period, p.Rate.Per)
 		}

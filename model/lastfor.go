@@ -28,9 +28,6 @@ func (l *Lab) LastDecisionFor(lane int, key string) (rec Record, ok bool) {
 	if last, ok := l.LastDecision(lane); ok && last.Request.Key == key {
 		return last, true
 	}
-	if l.livePos > 0 && l.kind(l.livePos-1).key == k && l.book == nil {
-		return l.LastDecision(lane)
-	}
 	c := &l.keyCache
 	if c.records == nil || c.gen != l.gen || c.livePos != l.livePos || c.now != l.now || c.key != k {
 		*c = keyVerdicts{gen: l.gen, livePos: l.livePos, now: l.now, key: k, index: -1}

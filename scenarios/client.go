@@ -175,7 +175,7 @@ func uniform(draw uint64, w time.Duration) time.Duration {
 // JitterDraw is the random word behind the jitter of attempt n of a
 // request of client c (its index in Scenario.Clients) first sent at first,
 // the rank-th (from 0) of the requests arriving at that instant: SplitMix64
-// over the five numbers, seeded with the scenario's seed. It depends on
+// over those four numbers, seeded with the scenario's seed. It depends on
 // nothing else, so a rewound or edited timeline draws the same waits for
 // the same requests, and runs repeat exactly.
 func JitterDraw(seed uint64, c int, first time.Duration, rank int, n int) uint64 {
