@@ -71,14 +71,13 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 		}
 		for lane, lim := range lims {
 			lim.DecideInto(&d, r.At, key, r.Cost)
-			c.record(index, lane, &r, &d)
 			// With no client, a request is served if admitted, else
 			// abandoned at once.
 			a := Attempt{N: 1, Fate: Abandoned}
 			if d.Outcome.Admitted() {
 				a.Fate = Served
 			}
-			c.settle(lane, &a)
+			c.record(index, lane, &r, &d, &a)
 		}
 		index++
 	}
@@ -103,9 +102,7 @@ func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, bo
 				return
 			}
 			c.request(rr)
-			c.cancelled = a.Cancelled
-			c.record(a.Original, lane, &rr, &d)
-			c.settle(lane, &a)
+			c.record(a.Original, lane, &rr, &d, &a)
 		}
 	}
 	index := 0
@@ -115,28 +112,13 @@ func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, bo
 		ls.arrive(r, index)
 		for lane := range defs {
 			ls.decideInto(lane, r, &d, &a)
-			c.cancelled = a.Cancelled
-			c.record(index, lane, &r, &d)
-			c.settle(lane, &a)
+			c.record(index, lane, &r, &d, &a)
 		}
 		index++
 	}
 	retries(endOfTime)
 	c.fire(endOfTime)
 	return nil
-}
-
-// settle counts what became of a request after its attempt a in lane.
-func (c *checker) settle(lane int, a *Attempt) {
-	base := lane * c.slots
-	if sel := &c.sels[base]; sel.used {
-		sel.clients.add(a)
-	}
-	if c.slot > 0 {
-		if sel := &c.sels[base+c.slot]; sel.used {
-			sel.clients.add(a)
-		}
-	}
 }
 
 // clientCounts are a selection's counts of what clients did.
@@ -164,9 +146,6 @@ type checker struct {
 	free   []*edgeState   // trackers' states to reuse
 	next   int            // events[:next] have fired
 	slot   int            // its key's slot, 0 when no expectation names it
-	// cancelled tells that the decision being recorded was given back: it
-	// counts, but never passes.
-	cancelled bool
 }
 
 // selection is the running totals of one lane's requests, of one key or of
@@ -551,21 +530,24 @@ func (c *checker) request(r Request) {
 	}
 }
 
-// record counts lane's decision d on the index-th request, r.
-func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision) {
+// record counts lane's decision d on attempt a of the index-th request, r.
+func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a *Attempt) {
 	base := lane * c.slots
 	if sel := &c.sels[base]; sel.used {
-		sel.add(index, lane, r, d, c.cancelled)
+		sel.add(index, lane, r, d, a)
 	}
 	if c.slot > 0 {
 		if sel := &c.sels[base+c.slot]; sel.used {
-			sel.add(index, lane, r, d, c.cancelled)
+			sel.add(index, lane, r, d, a)
 		}
 	}
 }
 
-func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, cancelled bool) {
+// add counts lane's decision d on attempt a of the index-th request, r: a
+// wait given back (a.Cancelled) counts but never passes.
+func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt) {
 	sel.tally.add(d.Outcome)
+	sel.clients.add(a)
 	for o := range sel.open {
 		if algorithms.Outcome(o) != d.Outcome && len(sel.open[o]) > 0 {
 			rec := &Record{Index: index, Lane: lane, Request: *r, Decision: *d}
@@ -577,7 +559,7 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, c
 			sel.open[o] = sel.open[o][:0]
 		}
 	}
-	if !d.Outcome.Admitted() || cancelled {
+	if !d.Outcome.Admitted() || a.Cancelled {
 		return
 	}
 	at, cost := r.At, r.Cost
