@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	mbits "math/bits"
 	"slices"
+	"strconv"
 	"time"
 
 	"ratelab/algorithms"
@@ -88,6 +89,16 @@ func (s Stats) Amplification() int64 {
 		return 0
 	}
 	return s.Requests() * 1000 / s.Originals
+}
+
+// AmplificationText is Amplification to two decimals, rounded down:
+// "2.81"; "–" before any request.
+func (s Stats) AmplificationText() string {
+	if s.Originals == 0 {
+		return "–"
+	}
+	a := s.Amplification()
+	return strconv.FormatInt(a/1000, 10) + "." + strconv.FormatInt(a%1000/100, 10) + strconv.FormatInt(a%100/10, 10)
 }
 
 // Latency is the distribution of the served requests' latencies, by the

@@ -259,7 +259,7 @@ func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) 
 }
 
 func clientCells(lane string, st model.Stats) []string {
-	return []string{lane, itoa(st.Originals), itoa(st.Requests()), Amplification(st), itoa(st.Served),
+	return []string{lane, itoa(st.Originals), itoa(st.Requests()), st.AmplificationText(), itoa(st.Served),
 		itoa(st.Abandoned), itoa(st.TimedOut), itoa(st.Unfinished)}
 }
 
@@ -289,16 +289,6 @@ func writeClientRows(w io.Writer, rows [][]string, left int) {
 	}
 	fmt.Fprintln(w, "requests count every attempt; ×: attempts ÷ originals, the load retries multiply the traffic by")
 	fmt.Fprintln(w, "served: finally admitted; abandoned: the client gave up (deadline: of them, at its deadline); unfinished: the next attempt came after the end")
-}
-
-// Amplification is attempts ÷ originals to two decimals, rounded down:
-// "2.82"; "–" before any request.
-func Amplification(st model.Stats) string {
-	if st.Originals == 0 {
-		return "–"
-	}
-	a := st.Amplification() // thousandths
-	return fmt.Sprintf("%d.%02d", a/1000, a%1000/10)
 }
 
 // WriteSummary prints per lane the requests, admitted, delayed, rejected,

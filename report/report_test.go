@@ -278,7 +278,7 @@ func TestClientsTables(t *testing.T) {
 	if !strings.HasPrefix(out.String(), want) {
 		t.Errorf("got\n%s\nwant it to start\n%s", out.String(), want)
 	}
-	if got := Amplification(model.Stats{}); got != "–" {
+	if got := (model.Stats{}).AmplificationText(); got != "–" {
 		t.Errorf("no request: %q", got)
 	}
 }

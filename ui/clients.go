@@ -61,17 +61,8 @@ func clientTexts(rec model.Record, clients []scenarios.Client) []string {
 	}
 }
 
-// amplification is attempts ÷ originals with two decimals, rounded down:
-// "×2.81" (model.Stats.Amplification counts it in thousandths).
-func amplification(s model.Stats) string {
-	a := s.Amplification()
-	cents := a % 1000 / 10
-	pad := ""
-	if cents < 10 {
-		pad = "0"
-	}
-	return "×" + itoa(a/1000) + "." + pad + itoa(cents)
-}
+// amplification is attempts ÷ originals: "×2.81".
+func amplification(s model.Stats) string { return "×" + s.AmplificationText() }
 
 // latencyText is the served requests' latency from their first attempt:
 // "p50 0s p95 1.2s p99 ≈1.364s".
