@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -37,26 +36,33 @@ func clientOf(rec model.Record, clients []scenarios.Client) *scenarios.Client {
 	return nil
 }
 
+// clientParts are the pieces the attempt line is made of: "attempt 3 of
+// 5", the same with " (first at 0.5s)" for a retry, whose request it is
+// ("client eager", or "no client") with the name alone, and the rule.
+func clientParts(rec model.Record, clients []scenarios.Client) (attempt, since, who, name, rule string) {
+	attempt = attemptText(rec, clients)
+	since = attempt
+	if a := rec.Attempt; a.N > 1 {
+		since += " (first at " + secs(a.First) + ")"
+	}
+	who, name, rule = "no client", "no client", "gives up when refused"
+	if c := clientOf(rec, clients); c != nil {
+		who, name, rule = "client "+c.Name, c.Name, c.Rule()
+	}
+	return attempt, since, who, name, rule
+}
+
 // clientTexts say, longest first, which attempt of whose request rec was,
 // the client's rule and what happens next: "attempt 3 of 5 (first at
 // 0.5s) · client eager: retries at once, 5 attempts → attempt 4 at 0.5s".
 // The shorter ones drop the first arrival, then the rule, then the name.
 func clientTexts(rec model.Record, clients []scenarios.Client) []string {
-	a := rec.Attempt
-	attempt := attemptText(rec, clients)
-	since := attempt
-	if a.N > 1 {
-		since += " (first at " + secs(a.First) + ")"
-	}
-	who, rule := "no client", "gives up when refused"
-	if c := clientOf(rec, clients); c != nil {
-		who, rule = "client "+c.Name, c.Rule()
-	}
-	then := " → " + a.Then()
+	attempt, since, who, name, rule := clientParts(rec, clients)
+	then := " → " + rec.Attempt.Then()
 	return []string{
 		since + " · " + who + ": " + rule + then,
-		attempt + " · " + strings.TrimPrefix(who, "client ") + ": " + rule + then,
-		attempt + " · " + strings.TrimPrefix(who, "client ") + then,
+		attempt + " · " + name + ": " + rule + then,
+		attempt + " · " + name + then,
 		attempt + then,
 	}
 }
@@ -188,16 +194,9 @@ func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []strin
 	if n < 2 || ansi.StringWidth(texts[0]) <= w {
 		return []string{first(texts, w)}
 	}
-	who, rule := "no client", "gives up when refused"
-	if c := clientOf(rec, clients); c != nil {
-		who, rule = "client "+c.Name, c.Rule()
-	}
-	head := attemptText(rec, clients)
-	if a := rec.Attempt; a.N > 1 {
-		head += " (first at " + secs(a.First) + ")"
-	}
+	attempt, since, who, name, rule := clientParts(rec, clients)
 	return []string{
-		first([]string{head + " · " + who + ": " + rule, attemptText(rec, clients) + " · " + strings.TrimPrefix(who, "client ") + ": " + rule}, w),
+		first([]string{since + " · " + who + ": " + rule, attempt + " · " + name + ": " + rule}, w),
 		fit("  → "+rec.Attempt.Then(), w),
 	}
 }
