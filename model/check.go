@@ -96,14 +96,11 @@ func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, bo
 	var a Attempt
 	var rr Request
 	retries := func(t time.Duration) {
-		for {
-			lane, ok := ls.nextRetry(t, &rr, &d, &a)
-			if !ok {
-				return
-			}
+		ls.drain(t, &rr, &d, &a, func(lane int) bool {
 			c.request(rr)
 			c.record(a.Original, lane, &rr, &d, &a)
-		}
+			return true
+		})
 	}
 	index := 0
 	for r := range s.Requests() {

@@ -405,13 +405,10 @@ func (l *Lab) ensure(n int) {
 // drainFrontier decides on the frontier the retries due by t, before the
 // original request events[pos], and logs them.
 func (l *Lab) drainFrontier(t time.Duration, pos int) {
-	for {
-		lane, ok := l.frontier.nextRetry(t, &l.retryReq, &l.scratch, &l.attempt)
-		if !ok {
-			return
-		}
+	l.frontier.drain(t, &l.retryReq, &l.scratch, &l.attempt, func(lane int) bool {
 		l.clog[lane].add(pos, l.retryReq.At, &l.scratch, &l.attempt)
-	}
+		return true
+	})
 }
 
 // maybeCheckpoint takes a checkpoint at computed if its cost fits the
@@ -577,13 +574,10 @@ func (l *Lab) drainLive(t time.Duration) {
 	var r Request
 	var d algorithms.Decision
 	var a Attempt
-	for {
-		lane, ok := l.live.nextRetry(t, &r, &d, &a)
-		if !ok {
-			break
-		}
+	l.live.drain(t, &r, &d, &a, func(lane int) bool {
 		l.lastRecords[lane] = Record{Index: a.Original, Lane: lane, Request: r, Decision: d, Attempt: a}
-	}
+		return true
+	})
 	l.liveAt = max(l.liveAt, t)
 }
 
@@ -688,15 +682,9 @@ func (l *Lab) replay(lo, hi int, until time.Duration, fn func(Record) bool) {
 	var a Attempt
 	var rr Request
 	drain := func(t time.Duration, pos int) bool {
-		for {
-			lane, ok := ls.nextRetry(t, &rr, &d, &a)
-			if !ok {
-				return true
-			}
-			if pos >= lo && !fn(Record{Index: a.Original, Lane: lane, Request: rr, Decision: d, Attempt: a}) {
-				return false
-			}
-		}
+		return ls.drain(t, &rr, &d, &a, func(lane int) bool {
+			return pos < lo || fn(Record{Index: a.Original, Lane: lane, Request: rr, Decision: d, Attempt: a})
+		})
 	}
 	for i := start; i < hi; i++ {
 		r := l.Request(i)

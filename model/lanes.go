@@ -163,6 +163,21 @@ func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt
 	ls.try(i, &x, d, a)
 }
 
+// drain decides every retry the lanes owe due at or before t, in order
+// (see nextRetry), calling fn with each one's lane, *r, *d and *a filled
+// in, until fn returns false; it reports whether it went through them all.
+func (ls *lanes) drain(t time.Duration, r *Request, d *algorithms.Decision, a *Attempt, fn func(lane int) bool) bool {
+	for {
+		lane, ok := ls.nextRetry(t, r, d, a)
+		if !ok {
+			return true
+		}
+		if !fn(lane) {
+			return false
+		}
+	}
+}
+
 // nextRetry decides the earliest retry any lane owes due at or before t
 // (ties: the lane first, then the order they were made), writing it into
 // *r, *d and *a; false when none is due.

@@ -70,16 +70,12 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	}
 	// retries decides the retries due by t.
 	var rr Request
-	retries := func(t time.Duration) error {
-		for {
-			lane, ok := ls.nextRetry(t, &rr, &d, &a)
-			if !ok {
-				return nil
-			}
-			if err := record(lane, &rr, ls.keys.Key(rr.Key)); err != nil {
-				return err
-			}
-		}
+	retries := func(t time.Duration) (err error) {
+		ls.drain(t, &rr, &d, &a, func(lane int) bool {
+			err = record(lane, &rr, ls.keys.Key(rr.Key))
+			return err == nil
+		})
+		return err
 	}
 	index := 0
 	for r := range s.Requests() {
