@@ -15,6 +15,7 @@ import (
 // has the store hold, at any clock, forward or back, the key's state as
 // the lane shows it then: the latest write landed by the clock, else the
 // state the writes before left; a write still in flight is not there.
+// Writes landing for two keys are both shown.
 func TestRacyStoreHeldAtTheClock(t *testing.T) {
 	mini := miniredis.RunT(t)
 	st, err := redisstore.Open("redis://" + mini.Addr() + "/0")
@@ -33,9 +34,10 @@ func TestRacyStoreHeldAtTheClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := ks.Key("default")
+	keys := []algorithms.Key{ks.Key("a"), ks.Key("b")}
 	for i := range 8 {
 		at := time.Duration(i) * time.Millisecond
+		k := keys[i%2]
 		mem.DecideKey(at, k, 1)
 		red.DecideKey(at, k, 1)
 	}
@@ -45,22 +47,24 @@ func TestRacyStoreHeldAtTheClock(t *testing.T) {
 		if err := red.Hold(now); err != nil {
 			t.Fatal(err)
 		}
-		// What the store holds at now, in memory: the latest write landed
-		// by now, else the store's own state.
-		src := mem.gws[0]
-		for _, w := range mem.pending {
-			if w.at <= now && w.key == k {
-				src = w.from
+		for _, k := range keys {
+			// What the store holds at now, in memory: the latest write
+			// landed by now, else the store's own state.
+			src := mem.gws[0]
+			for _, w := range mem.pending {
+				if w.at <= now && w.key == k {
+					src = w.from
+				}
 			}
-		}
-		var want []string
-		if s, ok := src.(algorithms.StateCodec).ExportKey(k); ok {
-			for i, f := range form.Fields {
-				want = append(want, fmt.Sprintf("%s %d", f, s.Fields[i]))
+			var want []string
+			if s, ok := src.(algorithms.StateCodec).ExportKey(k); ok {
+				for i, f := range form.Fields {
+					want = append(want, fmt.Sprintf("%s %d", f, s.Fields[i]))
+				}
 			}
-		}
-		if got := red.Inspect("default").Contents; fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("at %s: the store holds %v, the lane shows %v", algorithms.FormatSeconds(now), got, want)
+			if got := red.Inspect(k.String()).Contents; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("at %s, key %s: the store holds %v, the lane shows %v", algorithms.FormatSeconds(now), k, got, want)
+			}
 		}
 	}
 	if err := st.Err(); err != nil {

@@ -118,12 +118,21 @@ func verdict(d *algorithms.Decision) [3]int64 {
 
 // own makes Redis hold this instance's states of the lane, writing them
 // back if another instance (a clone the lab decided on) wrote the lane
-// since this one's latest write. False once the store has failed.
-func (l *Limiter) own() bool {
+// since this one's latest write, or the keys Show overwrote. False once
+// the store has failed.
+func (l *Limiter) own() bool { return l.ownLane(true) }
+
+// ownLane is own, leaving the keys Show overwrote as shown unless
+// shownToo.
+func (l *Limiter) ownLane(shownToo bool) bool {
 	if l.st.err != nil {
 		return false
 	}
-	if l.st.lanes[l.lane] == l.seen {
+	var shown map[algorithms.Key]bool
+	if shownToo {
+		shown = l.st.shown[l.lane]
+	}
+	if l.st.lanes[l.lane] == l.seen && len(shown) == 0 {
 		return true
 	}
 	if l.st.Flush() != nil {
@@ -132,12 +141,23 @@ func (l *Limiter) own() bool {
 	// The lane's hashes can only be those of the keys numbered (the lane
 	// was cleared when its first limiter was made): each is written again
 	// in one pipeline, or deleted where this instance has no state and a
-	// call (which last records) may have made one.
+	// call (which last records) may have made one. When this instance
+	// wrote the lane last, only the keys Show overwrote since need it.
+	keys := l.ids.All
+	if l.st.lanes[l.lane] == l.seen {
+		keys = func(yield func(algorithms.Key) bool) {
+			for k := range shown {
+				if !yield(k) {
+					return
+				}
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout+time.Duration(l.ids.Len())*time.Millisecond)
 	defer cancel()
 	pipe := l.st.client.Pipeline()
 	codec := l.shadow.(algorithms.StateCodec)
-	for k := range l.ids.All {
+	for k := range keys {
 		if st, ok := codec.ExportKey(k); ok {
 			if err := l.queueWrite(ctx, pipe, k, st); err != nil {
 				return false
@@ -153,6 +173,7 @@ func (l *Limiter) own() bool {
 		l.st.fail(fmt.Errorf("lane %s: %w", l.lane, l.st.explain(err)))
 		return false
 	}
+	delete(l.st.shown, l.lane)
 	l.st.wrote(l.lane, &l.seen)
 	return true
 }
@@ -388,15 +409,20 @@ func (l *Limiter) Hold(time.Duration) error {
 }
 
 // Show writes src's state of key into its hash (see algorithms.Inspector)
-// and marks the lane as written by no instance: whichever decides or holds
-// next writes its states back first.
+// and marks that key as shown: whichever instance decides or holds next
+// writes its own state of it back first (the lane's other keys stay as
+// they are, so showing n writes costs n, not n × keys).
 func (l *Limiter) Show(key algorithms.Key, src algorithms.Limiter) {
 	st, ok := src.(algorithms.StateCodec).ExportKey(key)
-	if !ok || !l.own() || l.st.Flush() != nil || l.write(key, st) != nil {
+	// The keys shown before this one stay shown: they are the writes that
+	// landed before it.
+	if !ok || !l.ownLane(false) || l.st.Flush() != nil || l.write(key, st) != nil {
 		return
 	}
-	l.st.gen++
-	l.st.lanes[l.lane] = l.st.gen
+	if l.st.shown[l.lane] == nil {
+		l.st.shown[l.lane] = map[algorithms.Key]bool{}
+	}
+	l.st.shown[l.lane][key] = true
 	l.st.last[HashKey(l.lane, key.String())] = call{write: true}
 }
 

@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"ratelab/algorithms"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,9 @@ type Store struct {
 	// know whether another instance has written the lane since.
 	gen   uint64
 	lanes map[string]uint64
+	// shown holds, per lane, the keys whose hashes Show overwrote since the
+	// lane's owner last wrote it: only those need writing back.
+	shown map[string]map[algorithms.Key]bool
 	// last is the call of the latest decision on each hash, for the
 	// explorer.
 	last map[string]call
@@ -100,7 +104,7 @@ func Open(rawURL string) (*Store, error) {
 	if u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return nil, fmt.Errorf("store %s: a URL with no ?query or #fragment, such as redis://127.0.0.1:6379/0", redact(rawURL))
 	}
-	s := &Store{lanes: map[string]uint64{}, last: map[string]call{}}
+	s := &Store{lanes: map[string]uint64{}, shown: map[string]map[algorithms.Key]bool{}, last: map[string]call{}}
 	password, _ := u.User.Password()
 	user := u.User.Username()
 	if password == "" {
