@@ -68,9 +68,8 @@ func init() { redis.SetLogger(quiet{}) }
 type Store struct {
 	client redis.UniversalClient
 	// where names the server without its password: "127.0.0.1:6379/0".
-	where   string
-	cluster bool
-	err     error
+	where string
+	err   error
 	// gen is bumped at every write; lanes holds each lane's generation
 	// after its latest write, which an instance compares with its own to
 	// know whether another instance has written the lane since.
@@ -127,7 +126,7 @@ func Open(rawURL string) (*Store, error) {
 		for i, a := range addrs {
 			addrs[i] = withPort(a)
 		}
-		s.where, s.cluster = "cluster "+strings.Join(addrs, ","), true
+		s.where = "cluster " + strings.Join(addrs, ",")
 		s.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, Username: user, Password: password,
 			DialTimeout: Timeout, ReadTimeout: Timeout, WriteTimeout: Timeout, MaxRetries: -1, MaxRedirects: 3,
 			PoolSize: 2, ContextTimeoutEnabled: true, DisableIdentity: true, Protocol: 2})

@@ -188,6 +188,3 @@ local function roll(cur, prev, last, eff, window)
   end
   return cur, prev, w
 end
-
--- cached is the hash's cache field name as a number, nil if absent.
-local function cached(name) return tonumber(redis.call('HGET', key, name)) end
