@@ -71,3 +71,20 @@ func TestRacyStoreHeldAtTheClock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestARacyGatewayShowsItsReadOfThatKeyOnly: a gateway whose latest read
+// was of another key shows the store's state of this one, not a blank.
+func TestARacyGatewayShowsItsReadOfThatKeyOnly(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 5, Rate: algorithms.Rate{N: 1, Per: time.Second}}
+	l, err := New(p, Config{Gateways: 2, Store: Racy, Latency: time.Millisecond}, algorithms.NewKeys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Decide(0, "a", 3)                   // gateway 0 reads a, its write lands at 1ms
+	l.Decide(10*time.Millisecond, "b", 1) // gateway 1 reads b
+	now := 11 * time.Millisecond
+	got, want := fmt.Sprint(l.GatewaySnapshot(1, now, "a")), fmt.Sprint(l.storeSnapshot(now, "a"))
+	if got != want {
+		t.Errorf("gateway 1 shows a as %s, the store holds %s", got, want)
+	}
+}
