@@ -141,9 +141,4 @@ type Inspector interface {
 	// holds is what the limiter shows. It returns the store's failure, if
 	// it has failed (then the limiter decides in memory only).
 	Hold(now time.Duration) error
-	// Show writes src's state of key into the store without making it the
-	// limiter's own (a racy write that has landed by the clock, which the
-	// lane shows but has not yet taken in): the limiter's next decision or
-	// Hold writes its own states back first.
-	Show(key Key, src Limiter)
 }

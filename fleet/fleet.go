@@ -771,6 +771,14 @@ func (l *Limiter) Inspect(key string) algorithms.StoreView {
 	return algorithms.StoreView{}
 }
 
+// shower is a store that can show a state without taking it as its own:
+// Show writes src's state of key into the store (a racy write that has
+// landed by the clock, which the lane shows but has not yet taken in), and
+// the store's next decision or Hold writes its own states back first.
+type shower interface {
+	Show(key algorithms.Key, src algorithms.Limiter)
+}
+
 // Hold makes a store outside the process hold the lane's shared state as
 // of now, a racy store's writes that have landed by now included (shown,
 // not taken in: the lane takes them in when it next decides, and a clock
@@ -787,16 +795,11 @@ func (l *Limiter) Hold(now time.Duration) error {
 		if w.at > now {
 			break
 		}
-		in.Show(w.key, w.from) // in landing order: the last write wins
+		if sh, ok := in.(shower); ok {
+			sh.Show(w.key, w.from) // in landing order: the last write wins
+		}
 	}
 	return nil
-}
-
-// Show is the shared store's Show.
-func (l *Limiter) Show(key algorithms.Key, src algorithms.Limiter) {
-	if in, ok := l.gws[0].(algorithms.Inspector); ok {
-		in.Show(key, src)
-	}
 }
 
 // Clone copies every gateway, the yardstick and the route's position.
