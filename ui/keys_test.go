@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -504,5 +506,39 @@ func TestResize(t *testing.T) {
 	a.Update(tea.WindowSizeMsg{Width: 30, Height: 10})
 	if !strings.Contains(screen(a), "too small") {
 		t.Fatal("no too-small message at 30×10")
+	}
+}
+
+// TestSaveOnAFullDisk saves the open file, with the learner's requests,
+// on a file system with no room left (a tmpfs of 4 KiB holding the 3.6 KB
+// scenario): the save fails and says why, and the file is as it was. It
+// needs the right to mount (root, as CI runs) and is skipped without it.
+func TestSaveOnAFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	src, _ := scenarios.Source("boundary")
+	path := filepath.Join(dir, "boundary.yaml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, s, 100, 30)
+	for range 140 {
+		press(a, "space")
+	}
+	press(a, "s")
+	answer(a, path)
+	settle(a, press(a, "enter")) // it exists: enter again
+	if !a.status.err || !strings.Contains(a.status.text, "no space left on device") {
+		t.Errorf("status %q, want the reason the save failed", a.status.text)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, src) {
+		t.Errorf("the open file is now %d bytes, want it untouched (%d)", len(got), len(src))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
+	"ratelab/safewrite"
 	"ratelab/scenarios"
 )
 
@@ -307,7 +308,9 @@ func (a *App) save(path string) tea.Cmd {
 	a.closePrompt()
 	fired := a.lab.FiredCount()
 	return func() tea.Msg {
-		return savedMsg{path: path, fired: fired, dropped: dropped, err: os.WriteFile(path, data, 0o644)}
+		// Written beside and renamed into place: a full disk leaves the
+		// file that was there (often the open scenario) as it was.
+		return savedMsg{path: path, fired: fired, dropped: dropped, err: safewrite.WriteFile(path, data, 0o644)}
 	}
 }
 
