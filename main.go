@@ -18,9 +18,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -61,6 +63,10 @@ REDIS_PASSWORD.
 type errUsage struct{ error }
 
 func main() {
+	// A reader that closes the pipe early (`ratelab run … | head -1`) then
+	// makes a write fail with EPIPE instead of killing the process, and run
+	// ends quietly with status 2, as for any output that cannot be written.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -70,6 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	err := dispatch(args, out, stderr)
 	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
+		if errors.Is(out.err, syscall.EPIPE) {
+			return 2 // the reader has gone: nobody to tell
+		}
 		err = fmt.Errorf("writing the output: %w", out.err)
 	}
 	if err == nil {
