@@ -71,7 +71,8 @@ func main() {
 }
 
 // run executes one command line and returns the exit status: 0 on success,
-// 1 when a check fails, 2 on bad input.
+// 1 when a check fails, 2 on bad input, 128 + the signal's number when a
+// signal ended the explorer.
 func run(args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	err := dispatch(args, out, stderr)
@@ -87,6 +88,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var failed checkFailed
 	if errors.As(err, &failed) {
 		return 1
+	}
+	var ended *ui.Ended
+	if errors.As(err, &ended) { // a signal ended the explorer: 128 + its number
+		fmt.Fprintln(stderr, "ratelab:", oneLine(err.Error()))
+		return ended.ExitCode()
 	}
 	var broken brokenFiles
 	if !errors.As(err, &broken) { // each broken file's error is printed already

@@ -3,11 +3,17 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"ratelab/scenarios"
 )
 
 // TestMain lets a test run this binary as ratelab itself: with
@@ -73,5 +79,143 @@ func TestClosedPipeInProcess(t *testing.T) {
 	var errs strings.Builder
 	if code := run([]string{"run", "boundary"}, epipeWriter{}, &errs); code != 2 || errs.Len() > 0 {
 		t.Errorf("exit %d, stderr %q; want 2 and nothing", code, errs.String())
+	}
+}
+
+// pane is the explorer run as ratelab ARGS in a detached tmux window of 80
+// × 24, in dir, under an interactive shell (for job control).
+type pane struct {
+	t    *testing.T
+	name string
+	dir  string
+}
+
+func newPane(t *testing.T, args string) *pane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	p := &pane{t: t, name: fmt.Sprintf("ratelab-test-%d", time.Now().UnixNano()), dir: t.TempDir()}
+	p.tmux("new-session", "-d", "-s", p.name, "-x", "80", "-y", "24", "-c", p.dir, "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/ HISTFILE=/dev/null bash --norc --noprofile -i")
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", p.name).Run() })
+	// A job of two shells: the inner one writes its pid and becomes the
+	// explorer; the outer one writes the explorer's status once it has
+	// ended (not when the job is stopped, as the interactive shell would).
+	inner := fmt.Sprintf(`echo \$\$ > pid; RATELAB_AS_MAIN=%s exec %s`, args, os.Args[0])
+	p.keys(fmt.Sprintf(`sh -c 'sh -c "%s"; echo $? > status'`, inner), "Enter")
+	p.waitFor("the explorer's about page", func() bool { return strings.Contains(p.screen(), "? help") })
+	// Alone: an escape that a key follows closely reads as alt+that key.
+	p.keys("Escape")
+	p.waitFor("the lanes", func() bool { return strings.Contains(p.screen(), "why fixed") })
+	return p
+}
+
+func (p *pane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", args...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %q: %v %s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p *pane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", p.name}, keys...)...) }
+func (p *pane) screen() string     { return p.tmux("capture-pane", "-p", "-J", "-t", p.name) }
+
+// terminal is whether the pane shows the alternate screen, and the cursor.
+func (p *pane) terminal() string {
+	return strings.TrimSpace(p.tmux("display", "-p", "-t", p.name, "alternate #{alternate_on}, cursor #{cursor_flag}"))
+}
+
+func (p *pane) waitFor(what string, ok func() bool) {
+	p.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no %s after 20 s; the pane shows:\n%s", what, p.screen())
+		}
+	}
+}
+
+func (p *pane) file(name string) string {
+	b, _ := os.ReadFile(filepath.Join(p.dir, name))
+	return strings.TrimSpace(string(b))
+}
+
+func (p *pane) signal(sig syscall.Signal) {
+	p.t.Helper()
+	pid, err := strconv.Atoi(p.file("pid"))
+	if err != nil {
+		p.t.Fatal("no pid:", err)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// TestSignalsRestoreTheTerminal ends the explorer with each signal that
+// ends a process, after two fired requests: the terminal leaves the
+// alternate screen with the cursor shown, the status is 128 + the
+// signal's number, and the requests are in a recovery file that loads.
+func TestSignalsRestoreTheTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the explorer in tmux")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			p := newPane(t, "boundary")
+			p.keys("Space")
+			p.waitFor("a fired request", func() bool { return strings.Contains(p.screen(), "241 requests") })
+			p.keys("Space")
+			p.waitFor("two fired requests", func() bool { return strings.Contains(p.screen(), "242 requests") })
+			p.signal(sig)
+			p.waitFor("exit status", func() bool { return p.file("status") != "" })
+			if got, want := p.file("status"), strconv.Itoa(128+int(sig)); got != want {
+				t.Errorf("status %s, want %s", got, want)
+			}
+			if got := p.terminal(); got != "alternate 0, cursor 1" {
+				t.Errorf("after %v the terminal is left with %s", sig, got)
+			}
+			if !strings.Contains(p.screen(), "your 2 requests are saved in boundary-recovered.yaml") {
+				t.Errorf("the recovery file is not named:\n%s", p.screen())
+			}
+			s, err := scenarios.Load(filepath.Join(p.dir, "boundary-recovered.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(s.Traffic); n == 0 {
+				t.Error("the recovery file has no traffic")
+			}
+		})
+	}
+}
+
+// TestSuspendAndResume suspends the explorer with ctrl+z and with a
+// SIGTSTP from outside: each time the shell gets the terminal back
+// (the job stopped, the alternate screen left), and after fg the explorer
+// is back and obeys keys.
+func TestSuspendAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the explorer in tmux")
+	}
+	p := newPane(t, "boundary")
+	for i, suspend := range []func(){
+		func() { p.keys("C-z") },
+		func() { p.signal(syscall.SIGTSTP) },
+	} {
+		suspend()
+		p.waitFor("a stopped job", func() bool { return strings.Count(p.screen(), "Stopped") > i })
+		if got := p.terminal(); got != "alternate 0, cursor 1" {
+			t.Errorf("suspended, the terminal is left with %s", got)
+		}
+		p.keys("fg", "Enter")
+		p.waitFor("the explorer back", func() bool { return strings.Contains(p.screen(), "? help") })
+		p.keys("l")
+		want := fmt.Sprintf("t = 0.%d00 s", i+1)
+		p.waitFor(want+" after l", func() bool { return strings.Contains(p.screen(), want) })
+	}
+	p.keys("q")
+	p.waitFor("exit status", func() bool { return p.file("status") != "" })
+	if got := p.file("status"); got != "0" {
+		t.Errorf("q after resuming: status %s", got)
 	}
 }

@@ -14,6 +14,7 @@ package ui
 import (
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -57,14 +58,22 @@ func Run(s *scenarios.Scenario, opts Options) error {
 	// The renderer wakes at its frame rate even when nothing changes; play
 	// needs no more than its own 30 frames a second, so a paused explorer
 	// idles at half the default wake-ups.
-	popts := []tea.ProgramOption{tea.WithFPS(int(time.Second / frameInterval))}
+	popts := []tea.ProgramOption{tea.WithFPS(int(time.Second / frameInterval)), tea.WithoutSignalHandler()}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
-	_, err = tea.NewProgram(New(lab, opts), popts...).Run()
+	app := New(lab, opts)
+	p := tea.NewProgram(app, popts...)
+	w := watchSignals(p)
+	app.suspend, app.unsaved = w.suspend, &w.unsaved
+	_, err = p.Run()
+	w.stop()
+	if app.ended != nil {
+		return app.ended
+	}
 	return err
 }
 
@@ -128,6 +137,14 @@ type App struct {
 	// by slice (compute.go); jobGen tells its slices from a given-up job's.
 	job    *job
 	jobGen int
+
+	// ended is set when a signal ended the explorer (signals.go); suspend,
+	// when Run watches the signals, readies a suspension by ctrl+z.
+	ended   *Ended
+	suspend func() tea.Msg
+	// unsaved, when set, is told the learner's unsaved requests after
+	// every message, for a signal that cannot wait for the explorer.
+	unsaved *atomic.Int64
 }
 
 // New makes the explorer for lab, sized 80×24 until the terminal says
@@ -198,41 +215,62 @@ func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.wa
 
 // Update handles a message and returns what to do next.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := a.update(msg)
+	if a.unsaved != nil {
+		n := 0
+		if a.dirty {
+			n = a.lab.FiredCount()
+		}
+		a.unsaved.Store(int64(n))
+	}
+	return a, cmd
+}
+
+func (a *App) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
 		a.relayout()
-		return a, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		a.dark = msg.IsDark()
 		a.setStyles()
 		a.sizePage()
-		return a, nil
+		return nil
 	case tickMsg:
-		return a, a.play.onTick(msg, &a.status)
+		return a.play.onTick(msg, &a.status)
 	case tea.KeyPressMsg:
-		return a, a.onKey(msg)
+		return a.onKey(msg)
 	case savedMsg:
-		return a, a.onSaved(msg)
+		return a.onSaved(msg)
 	case fileStatMsg:
-		return a, a.onFileStat(msg)
+		return a.onFileStat(msg)
 	case loadedMsg:
-		return a, a.onLoaded(msg)
+		return a.onLoaded(msg)
 	case computeMsg:
-		return a, a.onCompute(msg)
+		return a.onCompute(msg)
+	case endMsg:
+		return a.end(msg.sig)
 	}
 	if a.prompt.active() {
-		return a, a.prompt.update(msg)
+		return a.prompt.update(msg)
 	}
-	return a, nil
+	return nil
 }
 
-// onKey routes a key press: ctrl+c always quits; then a question waiting
+// onKey routes a key press: ctrl+c always quits and ctrl+z always
+// suspends; then a question waiting
 // for its answer, the prompt, the picker or a page when open, the quiz
 // when it asks; else the main screen's bindings.
 func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
+	switch {
+	case msg.String() == "ctrl+c":
 		return tea.Quit
+	case key.Matches(msg, a.keys.Suspend):
+		if a.suspend == nil {
+			return nil // no shell job to suspend (a test, a server)
+		}
+		return a.suspend
 	}
 	switch {
 	case a.job != nil:

@@ -14,7 +14,7 @@ type keyMap struct {
 	Undo, Reset                            key.Binding
 	FocusNext, FocusPrev, ZoomIn, ZoomOut  key.Binding
 	Expand, PeakWindow                     key.Binding
-	About, Open, Save, Help, Quit          key.Binding
+	About, Open, Save, Help, Quit, Suspend key.Binding
 	Close, Up, Down, Choose                key.Binding // in overlays
 
 	// short is the footer: some of the keys above, in fewer words.
@@ -70,6 +70,8 @@ func newKeyMap() keyMap {
 		Save:  b(k("s"), "s", "save as file"),
 		Help:  b(k("?"), "?", "this help"),
 		Quit:  b(k("q", "ctrl+c"), "q", "quit"),
+		// Not on the help page: every terminal program takes ctrl+z so.
+		Suspend: b(k("ctrl+z"), "ctrl+z", "suspend (fg takes it back)"),
 
 		Close:  b(k("esc"), "esc", "close"),
 		Up:     b(k("up", "k"), "↑/k", "up"),

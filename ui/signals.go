@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/safewrite"
+)
+
+// Ended is what Run returns when a signal ended the explorer (SIGHUP,
+// SIGINT, SIGQUIT or SIGTERM): the terminal is restored first, and the
+// learner's unsaved requests, if any, are written to a recovery file.
+type Ended struct {
+	Signal syscall.Signal
+	// Requests is how many fired requests had not been saved: written to
+	// Saved, or lost (Err says why).
+	Requests int
+	Saved    string
+	Err      error
+}
+
+func (e *Ended) Error() string {
+	msg := "ended by " + signalName(e.Signal)
+	switch {
+	case e.Requests == 0:
+		return msg
+	case e.Saved != "":
+		return msg + "; your " + requestCount(e.Requests) + " " + isAre(e.Requests) + " saved in " + e.Saved + " (ratelab " + e.Saved + " opens it)"
+	case e.Err != nil:
+		return msg + "; your " + requestCount(e.Requests) + " could not be saved and " + wasWere(e.Requests) + " lost: " + e.Err.Error()
+	}
+	return msg + "; your " + requestCount(e.Requests) + " " + wasWere(e.Requests) + " lost (the explorer was busy)"
+}
+
+// ExitCode is the shell's status for a process a signal ended: 128 + its
+// number.
+func (e *Ended) ExitCode() int { return 128 + int(e.Signal) }
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGHUP:
+		return "SIGHUP (the terminal closed)"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// endSignals end the explorer; SIGTSTP suspends it.
+var endSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
+
+// endMsg asks the explorer to end because of a signal.
+type endMsg struct{ sig syscall.Signal }
+
+// endGrace is how long a signal waits for the explorer to save the
+// learner's requests and quit before the terminal is restored without it
+// (a key whose work takes longer, a store that does not answer).
+const endGrace = 2 * time.Second
+
+// signalWatch turns signals into the explorer's messages, in place of
+// Bubble Tea's own handler (which knows only SIGINT and SIGTERM, and
+// quits with status 0): every signal that ends the process restores the
+// terminal, and SIGTSTP (kill -TSTP, or ctrl+z) suspends it as a shell
+// job, the terminal restored, and takes it back on fg.
+type signalWatch struct {
+	p    *tea.Program
+	sigs chan os.Signal
+	done chan struct{}
+	// unsaved is the learner's fired requests not yet saved, as the
+	// latest Update left them: what a signal that could not wait loses.
+	unsaved atomic.Int64
+	// suspending is set from a suspension's start until the SIGTSTP that
+	// Bubble Tea sends once the terminal is restored.
+	suspending atomic.Bool
+}
+
+func watchSignals(p *tea.Program) *signalWatch {
+	w := &signalWatch{p: p, sigs: make(chan os.Signal, 4), done: make(chan struct{})}
+	signal.Notify(w.sigs, endSignals...)
+	signal.Notify(w.sigs, syscall.SIGTSTP)
+	go w.loop()
+	return w
+}
+
+// stop ends the watch once the program has returned.
+func (w *signalWatch) stop() {
+	signal.Stop(w.sigs)
+	close(w.done)
+}
+
+func (w *signalWatch) loop() {
+	for {
+		select {
+		case <-w.done:
+			return
+		case s := <-w.sigs:
+			sig := s.(syscall.Signal)
+			if sig == syscall.SIGTSTP {
+				if w.suspending.CompareAndSwap(true, false) {
+					syscall.Kill(0, syscall.SIGSTOP) // the terminal is restored
+				} else {
+					go w.p.Send(w.suspend())
+				}
+				continue
+			}
+			go w.p.Send(endMsg{sig})
+			select {
+			case <-w.done:
+			case <-time.After(endGrace):
+				// The explorer is busy: restore the terminal and end
+				// without it; its requests cannot be read while it works.
+				killed := make(chan struct{})
+				go func() { w.p.Kill(); close(killed) }()
+				select {
+				case <-killed:
+				case <-time.After(time.Second):
+				}
+				e := &Ended{Signal: sig, Requests: int(w.unsaved.Load())}
+				fmt.Fprintln(os.Stderr, "ratelab:", e.Error())
+				os.Exit(e.ExitCode())
+			}
+			return
+		}
+	}
+}
+
+// suspend starts a suspension (ctrl+z, or a SIGTSTP from outside): Bubble
+// Tea restores the terminal and then sends the process group SIGTSTP,
+// which loop turns into the stop. (Once a program has asked for SIGTSTP,
+// Go's runtime keeps catching it, so the stop itself is SIGSTOP; the shell
+// shows the job as stopped all the same, and fg continues it, when Bubble
+// Tea takes the terminal back.)
+func (w *signalWatch) suspend() tea.Msg {
+	w.suspending.Store(true)
+	return tea.SuspendMsg{}
+}
+
+// end saves the learner's unsaved requests to a recovery file, if there
+// are any, and quits: Run then returns the Ended.
+func (a *App) end(sig syscall.Signal) tea.Cmd {
+	e := &Ended{Signal: sig}
+	if a.dirty && a.lab.FiredCount() > 0 {
+		e.Requests = a.lab.FiredCount()
+		e.Saved, e.Err = a.recover()
+	}
+	a.ended = e
+	return tea.Quit
+}
+
+// recover writes the scenario with the learner's requests to
+// NAME-recovered.yaml (or -2, -3, … when taken) where a save would go, or
+// in the system's temporary directory when that one cannot be written.
+func (a *App) recover() (string, error) {
+	base := strings.TrimSuffix(a.defaultSavePath(), "-mine.yaml")
+	var firstErr error
+	for _, dir := range []string{filepath.Dir(base), os.TempDir()} {
+		path, err := a.recoverIn(filepath.Join(dir, filepath.Base(base)))
+		if err == nil {
+			return path, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return "", firstErr
+}
+
+func (a *App) recoverIn(base string) (string, error) {
+	for i := 1; i <= 100; i++ {
+		path := base + "-recovered.yaml"
+		if i > 1 {
+			path = base + "-recovered-" + strconv.Itoa(i) + ".yaml"
+		}
+		if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		data, _, err := a.lab.Save(path)
+		if err != nil {
+			return "", err
+		}
+		if err := safewrite.WriteFile(path, data, 0o644); err != nil {
+			return "", err
+		}
+		return path, nil
+	}
+	return "", errors.New(base + "-recovered.yaml and 99 others exist")
+}
