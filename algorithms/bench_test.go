@@ -110,3 +110,52 @@ func BenchmarkTokenBucketManyKeys(b *testing.B) {
 		b.Fatal("nothing admitted")
 	}
 }
+
+// BenchmarkSubWindows runs a sliding counter of 100 per second in 10 and in
+// 1000 sub-windows, one key, for many windows: steady, requests at twice
+// the pace, about half admitted; bursts, the limit's worth at once every
+// two windows and a request every sub-window between, almost all rejected
+// while the admitted burst has yet to slide out. A decision should cost
+// about the same whatever the number of sub-windows.
+func BenchmarkSubWindows(b *testing.B) {
+	for _, n := range []int64{10, 1000} {
+		p := Policy{Algorithm: SlidingCounter, Limit: 100, Window: sec, SubWindows: n}
+		s := p.Window / time.Duration(n)
+		b.Run(fmt.Sprintf("steady/n=%d", n), func(b *testing.B) {
+			l := mustNew(b, p)
+			step := unit(p) / 2
+			var now time.Duration
+			var admitted int
+			b.ReportAllocs()
+			for b.Loop() {
+				now += step
+				if l.Decide(now, "client-1", 1).Outcome.Admitted() {
+					admitted++
+				}
+			}
+			if admitted == 0 {
+				b.Fatal("nothing admitted")
+			}
+		})
+		b.Run(fmt.Sprintf("bursts/n=%d", n), func(b *testing.B) {
+			l := mustNew(b, p)
+			var now time.Duration
+			var i, rejected int
+			b.ReportAllocs()
+			for b.Loop() {
+				cost := int64(1)
+				if i%int(2*n) == 0 {
+					cost = p.Limit
+				}
+				if l.Decide(now, "client-1", cost).Outcome == Rejected {
+					rejected++
+				}
+				i++
+				now += s
+			}
+			if rejected == 0 && b.N > int(2*n) {
+				b.Fatal("nothing rejected")
+			}
+		})
+	}
+}

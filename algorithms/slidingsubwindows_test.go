@@ -1,8 +1,10 @@
 package algorithms
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -346,4 +348,280 @@ func TestSubWindowsErrorWithinTheOldest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// subWindowsRef is a reference sub-window counter for one key, written
+// straight from the rule on subWindowCounter's doc comment: it keeps the
+// admitted cost of every sub-window that still counts, sums those in the
+// window afresh for every instant it looks at, and finds a retry by
+// searching time for the first nanosecond that fits, the estimate never
+// rising while nothing is admitted.
+type subWindowsRef struct {
+	n, s, limit int64
+	last        int64
+	counted     bool                 // something admitted (the state's counts exist)
+	subs        []subWindowsRefCount // sub-windows with an admission, oldest first
+}
+
+type subWindowsRefCount struct{ sub, cost int64 }
+
+func newSubWindowsRef(p Policy, now time.Duration) *subWindowsRef {
+	n := max(p.SubWindows, 1)
+	return &subWindowsRef{n: n, s: int64(p.Window) / n, limit: p.Limit, last: int64(now)}
+}
+
+func (r *subWindowsRef) clone() *subWindowsRef {
+	c := *r
+	c.subs = append([]subWindowsRefCount(nil), r.subs...)
+	return &c
+}
+
+// counts are the admitted costs at t of the N + 1 sub-windows up to the one
+// holding t, oldest first, and the elapsed time in the current one.
+func (r *subWindowsRef) counts(t int64) ([]int64, int64) {
+	w := floorDiv(t, r.s)
+	out := make([]int64, r.n+1)
+	for _, c := range r.subs {
+		if i := c.sub - (w - r.n); i >= 0 && i <= r.n {
+			out[i] += c.cost
+		}
+	}
+	return out, t - w*r.s
+}
+
+// parts are the current sub-window's count, the N − 1 before it and the
+// oldest's at t, and the elapsed time.
+func (r *subWindowsRef) parts(t int64) (cur, middle, oldest, e int64) {
+	w := floorDiv(t, r.s)
+	for _, c := range r.subs {
+		switch age := w - c.sub; {
+		case age == 0:
+			cur += c.cost
+		case age > 0 && age < r.n:
+			middle += c.cost
+		case age == r.n:
+			oldest += c.cost
+		}
+	}
+	return cur, middle, oldest, t - w*r.s
+}
+
+// fits: (current + middle + cost) × S + oldest × (S − e) ≤ Limit × S, in
+// 128 bits.
+func (r *subWindowsRef) fits(t, cost int64) bool {
+	cur, middle, oldest, e := r.parts(t)
+	return mul128(cur+middle+cost, r.s).add(mul128(oldest, r.s-e)).le(mul128(r.limit, r.s))
+}
+
+// decide is the reference decision at now: the outcome, the retry, and the
+// explanation's numbers (Decision.v).
+func (r *subWindowsRef) decide(now time.Duration, cost int64) (Outcome, time.Duration, [4]int64) {
+	eff := max(int64(now), r.last)
+	r.last = eff
+	cur, middle, oldest, _ := r.parts(eff)
+	v := [4]int64{cur, middle, oldest, eff}
+	// Drop the sub-windows that no longer count at eff, nor ever will.
+	w := floorDiv(eff, r.s)
+	for len(r.subs) > 0 && r.subs[0].sub < w-r.n {
+		r.subs = r.subs[1:]
+	}
+	switch {
+	case cost > r.limit:
+		return Rejected, Never, v
+	case r.fits(eff, cost):
+		r.counted = true
+		if k := len(r.subs) - 1; k >= 0 && r.subs[k].sub == w {
+			r.subs[k].cost += cost
+		} else {
+			r.subs = append(r.subs, subWindowsRefCount{w, cost})
+		}
+		return Allowed, 0, v
+	}
+	// A window and a sub-window later every count has left: it fits.
+	lo, hi := int64(1), (r.n+1)*r.s
+	if !r.fits(eff+hi, cost) {
+		panic("sub-window reference: a cost within the limit does not fit a horizon later")
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if r.fits(eff+mid, cost) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return Rejected, time.Duration(eff+lo) - now, v
+}
+
+// state is the exported state: last, and the counts once any admission.
+func (r *subWindowsRef) state() State {
+	st := State{Fields: []int64{r.last}}
+	if r.counted {
+		st.Log, _ = r.counts(r.last)
+	}
+	return st
+}
+
+func (r *subWindowsRef) snapshot(p Policy, now time.Duration) SlidingCounterSnapshot {
+	t := max(int64(now), r.last)
+	cs, e := r.counts(t)
+	cur, middle, oldest, _ := r.parts(t)
+	return SlidingCounterSnapshot{Now: time.Duration(t), Limit: r.limit, Window: p.Window, SubWindows: r.n, SubWindow: time.Duration(r.s),
+		Start: time.Duration(t - e), Current: cur, Middle: middle, Previous: oldest, Counts: cs,
+		Weight: Quantity{r.s - e, r.s}, Estimate: Quantity{(cur+middle)*r.s + oldest*(r.s-e), r.s}}
+}
+
+// randSubWindowsPolicy draws a sub-window counter: N from 1 to 1000, often
+// at the ends, sub-windows of odd lengths among others (1ns included, where
+// no time elapses within one), limits from 1 to large.
+func randSubWindowsPolicy(r *rand.Rand) Policy {
+	for {
+		n := []int64{1, 2, 3, 7, 10, 60, 999, 1000, 1 + r.Int64N(1000)}[r.IntN(9)]
+		s := []int64{1, 2, 3, 7, 1001, 1 + 2*r.Int64N(500), 1 + r.Int64N(1e6), int64(time.Millisecond) + 1, int64(time.Second) / n}[r.IntN(9)]
+		limit := []int64{1, 2, 3, 5, 10, 1 + r.Int64N(100), 1000, 1 + r.Int64N(1e5)}[r.IntN(8)]
+		p := Policy{Algorithm: SlidingCounter, Limit: limit, Window: time.Duration(n * s), SubWindows: n}
+		if p.Validate() == nil {
+			return p
+		}
+	}
+}
+
+// randSubWindowsTrace draws n requests for p over keys: many at one
+// instant, gaps of sub-windows and of the pace, idle stretches longer than
+// the window, some requests earlier than the one before (decided late),
+// costs of 1, up to the limit, and above it.
+func randSubWindowsTrace(r *rand.Rand, p Policy, n, keys int) []subWindowsReq {
+	s := int64(p.Window) / max(p.SubWindows, 1)
+	pace := max(int64(p.Window)/p.Limit, 1)
+	out := make([]subWindowsReq, n)
+	var t int64
+	for i := range out {
+		switch k := r.IntN(20); {
+		case k < 5: // same instant
+		case k < 9:
+			t += r.Int64N(s + 1)
+		case k < 12:
+			t += s * r.Int64N(4)
+		case k < 15:
+			t += r.Int64N(2*pace + 1)
+		case k < 16:
+			t += int64(p.Window) + r.Int64N(2*int64(p.Window)+1)
+		case k < 18:
+			t = max(t-r.Int64N(3*s+1), 0)
+		default:
+			t += r.Int64N(int64(p.Window) + 1)
+		}
+		cost := int64(1)
+		switch r.IntN(8) {
+		case 0:
+			cost = 1 + r.Int64N(p.Limit)
+		case 1:
+			cost = p.Limit
+		case 2:
+			cost = p.Limit + 1 + r.Int64N(p.Limit+1)
+		}
+		out[i] = subWindowsReq{fmt.Sprintf("k%d", r.IntN(keys)), time.Duration(t), cost}
+	}
+	return out
+}
+
+type subWindowsReq struct {
+	key  string
+	at   time.Duration
+	cost int64
+}
+
+// TestSubWindowsAgainstReference decides random traces on random policies,
+// over several keys, and checks every decision (outcome, retry,
+// explanation), the exported state, the snapshot and the key's size
+// against subWindowsRef after every request. Along the way a limiter is
+// cloned (each side then decides on its own, the other left as it was), a
+// key's state exported and imported back, and snapshots taken later than
+// the key's last request, which must change nothing.
+func TestSubWindowsAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 17))
+	policies, perPolicy := 400, 300
+	if testing.Short() {
+		policies = 60
+	}
+	for range policies {
+		p := randSubWindowsPolicy(r)
+		ks := NewKeys()
+		type side struct {
+			l    *keyed[subWindowState]
+			refs map[string]*subWindowsRef
+		}
+		sides := []side{{newKeyed[subWindowState](newSubWindowCounter(p), ks), map[string]*subWindowsRef{}}}
+		check := func(sd side, key string, at time.Duration, ctx string) {
+			t.Helper()
+			k := ks.Key(key)
+			ref := sd.refs[key]
+			got, ok := sd.l.ExportKey(k)
+			if want := ref.state(); !ok || !sameState(got, want) || (got.Log == nil) != (want.Log == nil) {
+				t.Fatalf("%v %s: state of %s\n got  %v %v\n want %v", p, ctx, key, got, ok, want)
+			}
+			if got, want := sd.l.Snapshot(at, key).(SlidingCounterSnapshot), ref.snapshot(p, at); !sameSubWindowsSnapshot(got, want) {
+				t.Fatalf("%v %s: snapshot of %s at %v\n got  %+v\n want %+v", p, ctx, key, at, got, want)
+			}
+			want := int64(unsafeSizeOf[subWindowState]())
+			if ref.counted {
+				want += (ref.n + 1) * 8
+			}
+			if got := sd.l.KeyBytes(at, k); got != want {
+				t.Fatalf("%v %s: %s takes %d B, want %d", p, ctx, key, got, want)
+			}
+		}
+		for i, q := range randSubWindowsTrace(r, p, perPolicy, 1+r.IntN(4)) {
+			sd := sides[r.IntN(len(sides))]
+			ref := sd.refs[q.key]
+			if ref == nil {
+				ref = newSubWindowsRef(p, q.at)
+				sd.refs[q.key] = ref
+			}
+			ctx := fmt.Sprintf("request %d %+v", i, q)
+			wantOut, wantRetry, wantV := ref.decide(q.at, q.cost)
+			d := sd.l.Decide(q.at, q.key, q.cost)
+			want := Decision{Outcome: wantOut, At: q.at, Cost: q.cost, RetryAfter: wantRetry, policy: &p, explain: explainSubWindows, v: wantV}
+			if d.Outcome != wantOut || d.RetryAfter != wantRetry || d.Delay != 0 || d.At != q.at || d.Cost != q.cost || d.v != wantV || d.Explain() != want.Explain() {
+				t.Fatalf("%v %s:\n got  %v retry %v %v: %s\n want %v retry %v %v: %s",
+					p, ctx, d.Outcome, d.RetryAfter, d.v, d.Explain(), wantOut, wantRetry, wantV, want.Explain())
+			}
+			check(sd, q.key, q.at, ctx)
+			switch r.IntN(40) {
+			case 0: // a snapshot later on, which must leave the state as it was
+				later := time.Duration(ref.last + r.Int64N(2*int64(p.Window)+1))
+				check(sd, q.key, later, ctx+", snapshot later")
+				check(sd, q.key, q.at, ctx+", after a later snapshot")
+			case 1: // the key's state, exported and imported back
+				if p.SubWindows > 1 {
+					st, _ := sd.l.ExportKey(ks.Key(q.key))
+					if err := sd.l.ImportKey(ks.Key(q.key), st); err != nil {
+						t.Fatalf("%v %s: importing %v: %v", p, ctx, st, err)
+					}
+					check(sd, q.key, q.at, ctx+", imported")
+				}
+			case 2: // a clone, deciding from here on its own
+				if len(sides) < 4 {
+					c := side{sd.l.Clone().(*keyed[subWindowState]), map[string]*subWindowsRef{}}
+					for k, ref := range sd.refs {
+						c.refs[k] = ref.clone()
+					}
+					sides = append(sides, c)
+				}
+			}
+		}
+		// Whatever the others decided, each side's keys are its own.
+		for _, sd := range sides {
+			for key, ref := range sd.refs {
+				check(sd, key, time.Duration(ref.last), "at the end")
+			}
+		}
+	}
+}
+
+// sameSubWindowsSnapshot is reflect.DeepEqual, quicker on the counts.
+func sameSubWindowsSnapshot(a, b SlidingCounterSnapshot) bool {
+	counts := slices.Equal(a.Counts, b.Counts)
+	a.Counts, b.Counts = nil, nil
+	return counts && reflect.DeepEqual(a, b)
 }
