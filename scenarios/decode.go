@@ -131,6 +131,8 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if len(data) > MaxFileSize {
 		return nil, tooLarge(name)
 	}
+	// Neither error quotes the file: what is not text may be anything,
+	// such as a key file named by mistake.
 	if !utf8.Valid(data) {
 		i := 0
 		for i < len(data) {
@@ -140,15 +142,45 @@ func Parse(name string, data []byte) (*Scenario, error) {
 			}
 			i += size
 		}
-		line := 1 + bytes.Count(data[:i], []byte("\n"))
-		col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i])
+		line, col := lineColumn(data, i)
 		return nil, &Error{File: name, Line: line, Column: col, Msg: "the file is not valid UTF-8"}
+	}
+	if i := bytes.IndexFunc(data, func(r rune) bool { return !yamlPrintable(r) }); i >= 0 {
+		r, _ := utf8.DecodeRune(data[i:])
+		what := "the control character"
+		if !unicode.IsControl(r) {
+			what = "the noncharacter"
+		}
+		line, col := lineColumn(data, i)
+		return nil, &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("the file is not text: it holds %s %U", what, r)}
 	}
 	root, err := d.parseYAML(data)
 	if err != nil {
 		return nil, err
 	}
 	return d.scenario(root)
+}
+
+// lineColumn is the 1-based line and column (in characters) of the byte at
+// offset in data.
+func lineColumn(data []byte, offset int) (line, col int) {
+	line = 1 + bytes.Count(data[:offset], []byte("\n"))
+	col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:offset], '\n')+1:offset])
+	return line, col
+}
+
+// yamlPrintable reports whether YAML lets a file hold r (its c-printable
+// characters): tab, line feed, carriage return and U+0085 of the control
+// characters, and any other character but U+FFFE and U+FFFF. r comes from
+// valid UTF-8, which holds no surrogate.
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r' || r == 0x85:
+		return true
+	case r < 0x20 || r >= 0x7F && r < 0xA0:
+		return false
+	}
+	return r != 0xFFFE && r != 0xFFFF
 }
 
 // decoder turns the YAML syntax tree into a Scenario, strictly, naming the
@@ -195,8 +227,7 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 	}()
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if n, offset := tokenCount(data, MaxTokens); n > MaxTokens {
-		line := 1 + bytes.Count(data[:offset], []byte("\n"))
-		col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:offset], '\n')+1:offset])
+		line, col := lineColumn(data, offset)
 		return nil, &Error{File: d.file, Line: line, Column: col, Msg: tooManyTokens}
 	}
 	tokens := lexer.Tokenize(string(data))
@@ -204,6 +235,9 @@ func (d *decoder) parseYAML(data []byte) (body ast.Node, err error) {
 		return nil, d.syntaxError(tooManyTokens, tokens[MaxTokens])
 	}
 	if err := d.checkShape(tokens); err != nil {
+		return nil, err
+	}
+	if err := d.checkOneDocument(tokens); err != nil {
 		return nil, err
 	}
 	file, err := parser.Parse(tokens, 0)
@@ -307,12 +341,79 @@ func (d *decoder) checkShape(tokens token.Tokens) error {
 	return nil
 }
 
+// checkOneDocument refuses a file of more than one YAML document: at most
+// one --- before the document (after any directive), at most one ... after
+// it, and after that only comments. The YAML library reads each further ---
+// or ... line as a document of nothing, which a file could repeat by the
+// thousand, and drops the document after two --- lines in a row.
+func (d *decoder) checkOneDocument(tokens token.Tokens) error {
+	var header, end bool // the document's --- and ... are seen
+	content := false     // a token of the document is seen
+	directive := 0       // the line of a directive, whose tokens are its own
+	for i, tk := range tokens {
+		switch {
+		case tk.Type == token.CommentType:
+		case tk.Type == token.DirectiveType && !content:
+			directive = tk.Position.Line
+		case tk.Position.Line == directive && !header && !content:
+		case tk.Type == token.DocumentHeaderType && (header || content):
+			return d.secondDocument(tokens[i:], "a line of --- after it")
+		case tk.Type == token.DocumentHeaderType:
+			header = true
+		case tk.Type == token.DocumentEndType && !content:
+			// Only markers and comments after it: the file is empty,
+			// and refused as such.
+			if firstContent(tokens[i:]) != nil {
+				return d.tokenError(tk, "a line of ... ends a document, and none has begun: want the document before it")
+			}
+		case tk.Type == token.DocumentEndType && end:
+			return d.secondDocument(tokens[i:], "a second line of ... after it")
+		case tk.Type == token.DocumentEndType:
+			end = true
+		case end:
+			return d.tokenError(tk, "want one YAML document, found a second one")
+		default:
+			content = true
+		}
+	}
+	return nil
+}
+
+// firstContent is the first token of tokens that is no comment and no
+// document marker, or nil.
+func firstContent(tokens token.Tokens) *token.Token {
+	for _, tk := range tokens {
+		switch tk.Type {
+		case token.CommentType, token.DocumentHeaderType, token.DocumentEndType:
+			continue
+		}
+		return tk
+	}
+	return nil
+}
+
+// secondDocument is the error for what follows the document from rest[0]
+// on: at the start of a second document's content if it has some, else
+// at rest[0], which marker describes.
+func (d *decoder) secondDocument(rest token.Tokens, marker string) error {
+	if tk := firstContent(rest); tk != nil {
+		return d.tokenError(tk, "want one YAML document, found a second one")
+	}
+	return d.tokenError(rest[0], "want one YAML document, found "+marker+" (a file may end with one line of ..., then only comments)")
+}
+
+// tokenError is the problem msg at tk.
+func (d *decoder) tokenError(tk *token.Token, msg string) error {
+	return &Error{File: d.file, Line: tk.Position.Line, Column: tk.Position.Column, Msg: msg}
+}
+
 // tooManyTokens is the error for a file of more than MaxTokens tokens.
 var tooManyTokens = fmt.Sprintf("more than %d YAML tokens (values, punctuation, comments) by here, "+
 	"the limit for a scenario; write repeated requests as one burst (count, spread) or periodic (every) item", MaxTokens)
 
-// directive accepts the directive %YAML 1.x before the document; any other
-// is an error.
+// directive accepts the directive %YAML 1.1 or %YAML 1.2 before the
+// document; any other is an error. (The YAML library also reads 1.0 and
+// 1.3, whose rules the format does not promise.)
 func (d *decoder) directive(n *ast.DirectiveNode) error {
 	name := ""
 	if n.Name != nil {
@@ -321,8 +422,12 @@ func (d *decoder) directive(n *ast.DirectiveNode) error {
 	if name != "YAML" {
 		return d.errorf(n, "", "the YAML directive %%%s is not supported (only %%YAML 1.1 or 1.2)", shorten(name))
 	}
-	if len(n.Values) != 1 || !strings.HasPrefix(n.Values[0].String(), "1.") {
-		return d.errorf(n, "", "want %%YAML 1.1 or 1.2, got %s", describe(n))
+	version := ""
+	if len(n.Values) == 1 {
+		version = n.Values[0].String()
+	}
+	if version != "1.1" && version != "1.2" {
+		return d.errorf(n, "", "the YAML directive %%YAML %s is not supported (only %%YAML 1.1 or 1.2)", shorten(version))
 	}
 	return nil
 }
@@ -331,6 +436,9 @@ func (d *decoder) syntaxError(msg string, tk *token.Token) error {
 	e := &Error{File: d.file, Msg: "invalid YAML: " + oneLine(msg)}
 	if tk != nil && tk.Position != nil {
 		e.Line, e.Column = tk.Position.Line, tk.Position.Column
+		// The library quotes the token it blames whole ("mapping key
+		// %q already defined"): quote at most the start of it.
+		e.Msg = strings.Replace(e.Msg, oneLine(strconv.Quote(tk.Value)), oneLine(strconv.Quote(shorten(tk.Value))), 1)
 	}
 	return e
 }
@@ -456,7 +564,7 @@ func (d *decoder) fields(n ast.Node, path, want string, known []string) (*fields
 		}
 		name := key.Value
 		if !slices.Contains(known, name) {
-			msg := fmt.Sprintf("unknown field %q", name)
+			msg := "unknown field " + strconv.Quote(shorten(name)) // of a file that may be no scenario at all
 			if guess := closest(name, known); guess != "" {
 				msg += fmt.Sprintf("; did you mean %s?", guess)
 			} else {
@@ -637,11 +745,11 @@ func (f *fields) text(name, want string, multiline bool) (s string, ok bool, err
 }
 
 // checkText refuses control characters (line breaks and tabs too unless
-// multiline) and the bidirectional formatting characters; the error reads
-// on from "want …".
+// multiline), the bidirectional formatting characters and the characters
+// no text should hold (see notText); the error reads on from "want …".
 func checkText(s string, multiline bool) error {
 	bad := func(r rune) bool {
-		return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) || IsBidiControl(r)
+		return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t')) || IsBidiControl(r) || notText(r) != ""
 	}
 	i := strings.IndexFunc(s, bad)
 	if i < 0 {
@@ -653,8 +761,30 @@ func checkText(s string, multiline bool) error {
 		return errors.New(" on one line, got a line break")
 	case IsBidiControl(r):
 		return fmt.Errorf(", got the bidirectional formatting character %U, which would reorder the text around it on a terminal", r)
+	case notText(r) != "":
+		return fmt.Errorf(", got %s", notText(r))
 	}
 	return fmt.Errorf(", got the control character %U", r)
+}
+
+// notText describes r if it is a character that Unicode or YAML keeps out
+// of text, though it is no control character: the line and paragraph
+// separators (U+2028, U+2029), which YAML 1.1 reads as line breaks and a
+// terminal shows as none; U+FEFF, a byte order mark, which belongs only at
+// the start of a file; and the noncharacters (U+FDD0–U+FDEF, and U+FFFE and
+// U+FFFF of every plane). It is "" for any other character.
+func notText(r rune) string {
+	switch {
+	case r == 0x2028:
+		return "the line separator U+2028, which a terminal does not show as a line break"
+	case r == 0x2029:
+		return "the paragraph separator U+2029, which a terminal does not show as a line break"
+	case r == 0xFEFF:
+		return "U+FEFF, a byte order mark, which belongs only at the start of a file"
+	case r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE:
+		return fmt.Sprintf("the noncharacter %U, which is not text", r)
+	}
+	return ""
 }
 
 // IsBidiControl reports whether r is one of Unicode's explicit
@@ -876,6 +1006,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	// its item's fields. The seed is already read, wherever the file puts it.
 	var tf, nf, qf, ef []*fields
 	var requests, totalCost uint64
+	var decisions uint64   // each request × its client's attempts
 	var streams uint64     // poisson copies so far
 	var poissonDrawn int64 // and their requests
 	items, err := f.list("traffic", "a list of traffic items")
@@ -938,6 +1069,18 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			total := new(big.Int).Lsh(new(big.Int).SetUint64(hi), 64)
 			total.Or(total, new(big.Int).SetUint64(lo))
 			return nil, d.errorf(n, path, "the traffic expands to more than %d requests (%s with this item)", MaxRequests, total)
+		}
+		// A lane decides each request once per attempt its client may
+		// make: the worst case of a run's work, counted here as requests
+		// are, before a run makes any.
+		attempts, what := uint64(1), fmt.Sprintf("%d requests of no client", lo-requests)
+		if it.Client > 0 {
+			c := s.Clients[it.Client-1]
+			attempts = uint64(c.Attempts)
+			what = fmt.Sprintf("%d requests × %d attempts of client %s", lo-requests, attempts, strconv.Quote(shorten(c.Name)))
+		}
+		if decisions += (lo - requests) * attempts; decisions > MaxDecisions {
+			return nil, d.errorf(n, path, "the traffic would make up to %d decisions per lane (this item: %s); at most %d, about 30 s of run a lane", decisions, what, MaxDecisions)
 		}
 		requests = lo
 		for _, c := range copies {
@@ -1364,9 +1507,20 @@ func (f *fields) rate(name string) (algorithms.Rate, error) {
 	if !ok {
 		return algorithms.Rate{}, f.errorf(name, "want a rate N/D such as 2/s, 120/min or 1/500ms, got %s", describe(n))
 	}
+	// ParseRate forgives spaces around N, / and D; a file writes a rate as
+	// the format shows it, so that "2 / s" is not read one way here and
+	// another by a reader of the format.
+	if strings.IndexFunc(s.Value, unicode.IsSpace) >= 0 {
+		return algorithms.Rate{}, f.errorf(name, "rate %s: want N/D without spaces, such as 2/s", strconv.Quote(shorten(s.Value)))
+	}
 	r, err := algorithms.ParseRate(s.Value)
 	if err != nil {
 		return algorithms.Rate{}, f.errorf(name, "%s", oneLine(err.Error()))
+	}
+	// D bounds like any duration of a file: a lane's D can be the default
+	// peak window, which --peak-window caps there too.
+	if r.Per > MaxTime {
+		return algorithms.Rate{}, f.errorf(name, "rate %s: D must be at most %s (a year), as every duration of a scenario", strconv.Quote(shorten(s.Value)), algorithms.FormatDuration(MaxTime))
 	}
 	return r, nil
 }
@@ -1644,12 +1798,9 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 	default:
 		return trafficItem{}, nil, d.errorf(n, path, "want at (one request, or a burst with count), every (periodic, with until) or poisson (random arrivals, with until)")
 	}
-	if key, ok, err := f.text("key", "a key", false); err != nil {
+	if key, ok, err := f.optionalKey(); err != nil {
 		return trafficItem{}, nil, err
 	} else if ok {
-		if key == "" || len(key) > maxKeyLen {
-			return trafficItem{}, nil, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
-		}
 		t.Key = key
 	}
 	if cost, ok, err := f.integer("cost", 1, algorithms.MaxCount); err != nil {
@@ -1658,6 +1809,23 @@ func (d *decoder) trafficOne(n ast.Node, path string) (trafficItem, *fields, err
 		t.Cost = cost
 	}
 	return trafficItem{Traffic: t}, f, nil
+}
+
+// optionalKey reads the field key: left out, ok is false; written, it must
+// be a key of 1 to 64 bytes. A null (key:, key: ~ or key: null) is refused
+// rather than read as left out, which would make it the default key (on a
+// traffic item) or every key (in expect and quiz) without a word.
+func (f *fields) optionalKey() (key string, ok bool, err error) {
+	if f.present("key") && !f.has("key") {
+		return "", false, f.errorf("key", "want a key of 1 to %d bytes, got nothing", maxKeyLen)
+	}
+	if key, ok, err = f.text("key", "a key", false); err != nil || !ok {
+		return "", false, err
+	}
+	if key == "" || len(key) > maxKeyLen {
+		return "", false, f.errorf("key", "want a key of 1 to %d bytes, got %s", maxKeyLen, strconv.Quote(shorten(key)))
+	}
+	return key, true, nil
 }
 
 // span reads a periodic or poisson item's from (0 if left out) and until
@@ -1716,7 +1884,7 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 	if e.Lane, err = f.requiredText("lane", "the name of a lane", false); err != nil {
 		return Expectation{}, nil, err
 	}
-	if e.Key, _, err = f.text("key", "a key", false); err != nil {
+	if e.Key, _, err = f.optionalKey(); err != nil {
 		return Expectation{}, nil, err
 	}
 	if f.has("at") {
@@ -1809,7 +1977,7 @@ func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
 	} else if ok {
 		q.Request = int(r)
 	}
-	if q.Key, _, err = f.text("key", "a key", false); err != nil {
+	if q.Key, _, err = f.optionalKey(); err != nil {
 		return QuizMark{}, nil, err
 	}
 	if lane, ok, err := f.text("lane", "the name of a lane", false); err != nil {

@@ -26,6 +26,11 @@ func TestParseErrors(t *testing.T) {
 		"unknown-field", "wrong-type-limit", "bad-duration", "bad-rate", "unknown-algorithm",
 		"duplicate-lane", "bad-lane-name", "zero-lanes", "nine-lanes", "cost-too-big",
 		"mixed-forms", "too-many-requests",
+		// Issue 17: what FORMAT.md refuses, which the loader accepted.
+		"rate-period-too-long", "yaml-1-3", "rate-with-spaces", "poisson-rate-with-spaces",
+		"title-line-separator", "title-byte-order-mark", "title-noncharacter", "note-paragraph-separator",
+		"dashes-after-document", "ends-after-document", "end-before-document",
+		"key-tilde", "key-empty", "expect-key-null", "too-many-decisions",
 	} {
 		if _, err := os.Stat(filepath.Join("testdata", "errors", name+".yaml")); err != nil {
 			t.Errorf("missing case: %v", err)

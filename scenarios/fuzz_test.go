@@ -83,7 +83,7 @@ func FuzzParse(f *testing.F) {
 func checkInvariants(t *testing.T, s *Scenario) {
 	t.Helper()
 	oneLine := func(x string) bool {
-		return strings.TrimSpace(x) != "" && strings.IndexFunc(x, unicode.IsControl) < 0
+		return strings.TrimSpace(x) != "" && strings.IndexFunc(x, unicode.IsControl) < 0 && !strings.ContainsAny(x, "\u2028\u2029\ufeff\ufffe\uffff")
 	}
 	if !oneLine(s.Title) {
 		t.Errorf("title %q", s.Title)
@@ -106,8 +106,13 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("lane %s: %v", l.Name, err)
 		}
 		minCost = min(minCost, l.Policy.MaxCost())
+		for _, p := range l.Policies() {
+			if p.Rate.Per > MaxTime {
+				t.Errorf("lane %s: rate %v, whose D is past %v", l.Name, p.Rate, MaxTime)
+			}
+		}
 	}
-	var total int64
+	var total, decisions int64
 	for i, tr := range s.Traffic {
 		// A poisson item may draw no request; every other item has one.
 		if (tr.Count < 1 && tr.Form != Poisson) || tr.Count < 0 || tr.Cost < 1 || tr.Cost > minCost || tr.Key == "" || strings.IndexFunc(tr.Key, unicode.IsControl) >= 0 {
@@ -147,9 +152,17 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("traffic[%d] spans %v..%v, duration %v", i, tr.Time(0), tr.Time(tr.Count-1), s.Duration)
 		}
 		total += tr.Count
+		attempts := int64(1)
+		if tr.Client > 0 {
+			attempts = int64(s.Clients[tr.Client-1].Attempts)
+		}
+		decisions += tr.Count * attempts
 	}
 	if total != s.RequestCount() || total > MaxRequests {
 		t.Errorf("RequestCount %d, items sum to %d", s.RequestCount(), total)
+	}
+	if decisions > MaxDecisions {
+		t.Errorf("up to %d decisions a lane", decisions)
 	}
 	if total <= 100_000 {
 		var n int64

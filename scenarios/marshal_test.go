@@ -76,7 +76,7 @@ traffic:
 notes:
   - {at: 0s, text: "multi\nline\n"}
 expect:
-  - {lane: "null", key: "a: b # c", at: 1ns, outcome: allowed, why: "\u2028"}
+  - {lane: "null", key: "a: b # c", at: 1ns, outcome: allowed, why: "soft\u00adhyphen"}
   - {lane: "123", from: 1s, until: 2s, delayed: 1}
 `),
 		// Written back as one item per copy, which reads back the same.

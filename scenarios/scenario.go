@@ -29,6 +29,11 @@ const (
 	MaxFileSize = 1 << 20
 	// MaxRequests bounds the number of requests a scenario expands to.
 	MaxRequests = 20_000_000
+	// MaxDecisions bounds the decisions a run may make on one lane: every
+	// request once per attempt its client may make (1 without a client).
+	// A decision costs 90 ns (a client retrying at once) to 370 ns (one
+	// backing off with jitter): at most about 30 s of run a lane.
+	MaxDecisions = 80_000_000
 	// MaxLanes bounds the number of limiters side by side.
 	MaxLanes = 8
 	// MaxTime bounds every time and duration in a file: a leap year.
