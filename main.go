@@ -485,11 +485,10 @@ func oneLine(s string) string {
 }
 
 // explore opens the explorer on a scenario, starting on its about text.
+// The store is opened first (a wrong URL is said before the screen
+// changes); the scenario is loaded by the explorer, which reads the keys
+// typed meanwhile.
 func explore(name string, store storeFlag, stdout io.Writer) error {
-	s, err := scenarios.Open(name)
-	if err != nil {
-		return errUsage{err}
-	}
 	st, backend, err := store.open()
 	if err != nil {
 		return err
@@ -499,7 +498,17 @@ func explore(name string, store storeFlag, stdout io.Writer) error {
 	if st != nil {
 		opts.StoreName = "redis " + st.Where()
 	}
-	if err := ui.Run(s, opts); err != nil {
+	load := func() (*scenarios.Scenario, error) {
+		s, err := scenarios.Open(name)
+		if err != nil {
+			return nil, errUsage{err}
+		}
+		return s, nil
+	}
+	switch err := ui.Run(load, opts); {
+	case errors.Is(err, ui.ErrQuitWhileBusy):
+		return nil // the store's last calls are not waited for
+	case err != nil:
 		return err
 	}
 	return failed(st)

@@ -46,10 +46,24 @@ type Options struct {
 	StoreName string
 }
 
-// Run opens the explorer on s and returns when the learner quits. The
-// terminal is restored on every exit, a panic included (Bubble Tea
-// recovers it, restores the terminal and reports it as an error).
-func Run(s *scenarios.Scenario, opts Options) error {
+// Run opens the explorer on the scenario that load returns, and returns
+// when the learner quits. The keyboard is read from before the load, so
+// that keys typed meanwhile are kept. The terminal is restored on every
+// exit, a panic included (Bubble Tea recovers it, restores the terminal
+// and reports it as an error), and on every signal that ends or stops the
+// process (signals.go).
+func Run(load func() (*scenarios.Scenario, error), opts Options) error {
+	kb, err := openKeyboard(opts.Input)
+	if err != nil {
+		return err
+	}
+	defer kb.close()
+	w := watchSignals(kb)
+	defer w.stop()
+	s, err := load()
+	if err != nil {
+		return err
+	}
 	lab, err := model.NewOn(s, 0, opts.Store)
 	if err != nil {
 		return err
@@ -58,19 +72,33 @@ func Run(s *scenarios.Scenario, opts Options) error {
 	// The renderer wakes at its frame rate even when nothing changes; play
 	// needs no more than its own 30 frames a second, so a paused explorer
 	// idles at half the default wake-ups.
-	popts := []tea.ProgramOption{tea.WithFPS(int(time.Second / frameInterval)), tea.WithoutSignalHandler()}
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
-	}
+	popts := []tea.ProgramOption{tea.WithFPS(int(time.Second / frameInterval)), tea.WithoutSignalHandler(), tea.WithInput(kb)}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
 	app := New(lab, opts)
 	p := tea.NewProgram(app, popts...)
-	w := watchSignals(p)
-	app.suspend, app.unsaved = w.suspend, &w.unsaved
-	_, err = p.Run()
-	w.stop()
+	app.suspend, app.unsaved, app.keyboard = w.suspend, &w.unsaved, kb
+	kb.handled(false, app.quitsOnQ())
+	w.attach(p)
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run()
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-kb.quit:
+		// A quit key waited behind earlier keys' work: end now, and leave
+		// that work (its goroutine ends with the process).
+		killed := make(chan struct{})
+		go func() { p.Kill(); close(killed) }()
+		select {
+		case <-killed:
+		case <-time.After(time.Second):
+		}
+		return ErrQuitWhileBusy
+	}
 	if app.ended != nil {
 		return app.ended
 	}
@@ -143,8 +171,10 @@ type App struct {
 	ended   *Ended
 	suspend func() tea.Msg
 	// unsaved, when set, is told the learner's unsaved requests after
-	// every message, for a signal that cannot wait for the explorer.
-	unsaved *atomic.Int64
+	// every message, for a signal that cannot wait for the explorer;
+	// keyboard, each key handled, for a quit key that cannot wait.
+	unsaved  *atomic.Int64
+	keyboard *keyboard
 }
 
 // New makes the explorer for lab, sized 80×24 until the terminal says
@@ -217,11 +247,11 @@ func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.wa
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := a.update(msg)
 	if a.unsaved != nil {
-		n := 0
-		if a.dirty {
-			n = a.lab.FiredCount()
-		}
-		a.unsaved.Store(int64(n))
+		a.unsaved.Store(int64(a.unsavedCount()))
+	}
+	if a.keyboard != nil {
+		_, key := msg.(tea.KeyPressMsg)
+		a.keyboard.handled(key, a.quitsOnQ())
 	}
 	return a, cmd
 }
@@ -555,6 +585,20 @@ func (a *App) endQuestion() {
 	if a.prompt.kind == promptRetry {
 		a.closePrompt()
 	}
+}
+
+// unsavedCount is how many fired requests a quit would lose.
+func (a *App) unsavedCount() int {
+	if a.dirty {
+		return a.lab.FiredCount()
+	}
+	return 0
+}
+
+// quitsOnQ is whether q would quit now without asking: no prompt takes it
+// as text, and no question or unsaved request would have it ask first.
+func (a *App) quitsOnQ() bool {
+	return a.confirm == nil && !a.prompt.active() && a.unsavedCount() == 0
 }
 
 // confirmation is a question the learner answers with one key before

@@ -91,7 +91,8 @@ const endGrace = 2 * time.Second
 // terminal, and SIGTSTP (kill -TSTP, or ctrl+z) suspends it as a shell
 // job, the terminal restored, and takes it back on fg.
 type signalWatch struct {
-	p    *tea.Program
+	kb   *keyboard
+	p    atomic.Pointer[tea.Program] // nil while the scenario loads
 	sigs chan os.Signal
 	done chan struct{}
 	// unsaved is the learner's fired requests not yet saved, as the
@@ -102,13 +103,18 @@ type signalWatch struct {
 	suspending atomic.Bool
 }
 
-func watchSignals(p *tea.Program) *signalWatch {
-	w := &signalWatch{p: p, sigs: make(chan os.Signal, 4), done: make(chan struct{})}
+// watchSignals watches the signals from before the scenario loads (the
+// terminal is in raw mode from then on); attach hands them to the
+// program.
+func watchSignals(kb *keyboard) *signalWatch {
+	w := &signalWatch{kb: kb, sigs: make(chan os.Signal, 4), done: make(chan struct{})}
 	signal.Notify(w.sigs, endSignals...)
 	signal.Notify(w.sigs, syscall.SIGTSTP)
 	go w.loop()
 	return w
 }
+
+func (w *signalWatch) attach(p *tea.Program) { w.p.Store(p) }
 
 // stop ends the watch once the program has returned.
 func (w *signalWatch) stop() {
@@ -123,33 +129,54 @@ func (w *signalWatch) loop() {
 			return
 		case s := <-w.sigs:
 			sig := s.(syscall.Signal)
-			if sig == syscall.SIGTSTP {
-				if w.suspending.CompareAndSwap(true, false) {
-					syscall.Kill(0, syscall.SIGSTOP) // the terminal is restored
-				} else {
-					go w.p.Send(w.suspend())
-				}
-				continue
-			}
-			go w.p.Send(endMsg{sig})
-			select {
-			case <-w.done:
-			case <-time.After(endGrace):
-				// The explorer is busy: restore the terminal and end
-				// without it; its requests cannot be read while it works.
-				killed := make(chan struct{})
-				go func() { w.p.Kill(); close(killed) }()
+			p := w.p.Load()
+			switch {
+			case sig == syscall.SIGTSTP && (p == nil || w.suspending.CompareAndSwap(true, false)):
+				w.stopJob()
+			case sig == syscall.SIGTSTP:
+				go p.Send(w.suspend())
+			case p == nil: // loading: nothing to save yet
+				w.exit(&Ended{Signal: sig})
+			default:
+				go p.Send(endMsg{sig})
 				select {
-				case <-killed:
-				case <-time.After(time.Second):
+				case <-w.done:
+				case <-time.After(endGrace):
+					// The explorer is busy: restore the terminal and end
+					// without it; its requests cannot be read while it
+					// works.
+					killed := make(chan struct{})
+					go func() { p.Kill(); close(killed) }()
+					select {
+					case <-killed:
+					case <-time.After(time.Second):
+					}
+					w.exit(&Ended{Signal: sig, Requests: int(w.unsaved.Load())})
 				}
-				e := &Ended{Signal: sig, Requests: int(w.unsaved.Load())}
-				fmt.Fprintln(os.Stderr, "ratelab:", e.Error())
-				os.Exit(e.ExitCode())
+				return
 			}
-			return
 		}
 	}
+}
+
+// stopJob stops the process as a shell job, the keyboard given back to the
+// terminal's own mode, and takes it again once the shell continues it.
+func (w *signalWatch) stopJob() {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
+	w.kb.restore() // again, for a stop while the scenario loads
+	w.kb.wake()    // Bubble Tea's cancelled reader ends without a key
+	syscall.Kill(0, syscall.SIGSTOP)
+	<-cont
+	w.kb.raw()
+}
+
+// exit ends the process for a signal that could not wait for the explorer.
+func (w *signalWatch) exit(e *Ended) {
+	w.kb.close()
+	fmt.Fprintln(os.Stderr, "ratelab:", e.Error())
+	os.Exit(e.ExitCode())
 }
 
 // suspend starts a suspension (ctrl+z, or a SIGTSTP from outside): Bubble
@@ -159,7 +186,24 @@ func (w *signalWatch) loop() {
 // shows the job as stopped all the same, and fg continues it, when Bubble
 // Tea takes the terminal back.)
 func (w *signalWatch) suspend() tea.Msg {
+	// The keyboard's mode first, while the process is still in the
+	// foreground: once Bubble Tea's SIGTSTP has stopped the rest of the
+	// job, the shell takes the terminal, and changing its mode then would
+	// stop the process (SIGTTOU) before it is ready.
+	w.kb.restore()
 	w.suspending.Store(true)
+	// Bubble Tea cancels its reader of the keyboard and waits (half a
+	// second at most) for it to end; one waiting for a key ends when
+	// woken, so it is woken until the stop.
+	go func() {
+		for range 50 {
+			if !w.suspending.Load() {
+				return
+			}
+			w.kb.wake()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	return tea.SuspendMsg{}
 }
 

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// slowLimiter decides as its limiter does, after a pause: a lane whose
+// store answers slowly.
+type slowLimiter struct {
+	algorithms.Limiter
+	pause time.Duration
+}
+
+func (l slowLimiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	time.Sleep(l.pause)
+	l.Limiter.DecideInto(d, now, key, cost)
+}
+
+func (l slowLimiter) Decide(now time.Duration, key string, cost int64) algorithms.Decision {
+	time.Sleep(l.pause)
+	return l.Limiter.Decide(now, key, cost)
+}
+
+func (l slowLimiter) DecideKey(now time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
+	time.Sleep(l.pause)
+	return l.Limiter.DecideKey(now, key, cost)
+}
+
+func (l slowLimiter) Clone() algorithms.Limiter { return slowLimiter{l.Limiter.Clone(), l.pause} }
+
+// slowStore keeps every lane in memory, each decision taking pause.
+func slowStore(pause time.Duration) model.Store {
+	return func(string, time.Duration) algorithms.Maker {
+		return func(p algorithms.Policy, ks *algorithms.Keys) (algorithms.Limiter, error) {
+			l, err := algorithms.NewWithKeys(p, ks)
+			return slowLimiter{l, pause}, err
+		}
+	}
+}
+
+// TestQuitWhileBusy quits while the explorer works on earlier keys, each
+// decision taking 5 ms (a slow store): G deciding the whole lesson (960
+// decisions, about 5 s), or a storm of 200 n presses (4 decisions each).
+// q and ctrl+c are obeyed within a second of being typed, not after the
+// work queued before them.
+func TestQuitWhileBusy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on slow decisions")
+	}
+	for _, tc := range []struct{ name, before, quit string }{
+		{"G then q", "G", "q"},
+		{"G then ctrl+c", "G", "\x03"},
+		{"a storm of n then q", strings.Repeat("n", 200), "q"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			done := make(chan error, 1)
+			go func() {
+				load := func() (*scenarios.Scenario, error) { return scenarios.Canned("boundary") }
+				done <- Run(load, Options{Input: r, Output: io.Discard, Store: slowStore(5 * time.Millisecond)})
+			}()
+			time.Sleep(300 * time.Millisecond) // the program starts
+			w.Write([]byte(tc.before))
+			time.Sleep(100 * time.Millisecond) // the work begins
+			typed := time.Now()
+			w.Write([]byte(tc.quit))
+			select {
+			case err := <-done:
+				if took := time.Since(typed); took > time.Second {
+					t.Errorf("quit took %v after the key", took)
+				}
+				if err != nil && err != ErrQuitWhileBusy {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("no quit after 20 s")
+			}
+		})
+	}
+}
+
+// TestQuitWaitsForAQuestion: with unsaved requests, q asks before it
+// quits, however busy the explorer is: the key is not obeyed ahead of the
+// work before it.
+func TestQuitAsksWithUnsavedRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on slow decisions")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() {
+		load := func() (*scenarios.Scenario, error) { return scenarios.Canned("boundary") }
+		done <- Run(load, Options{Input: r, Output: io.Discard, Store: slowStore(time.Millisecond)})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	w.Write([]byte(" G")) // a fired request, then the work
+	w.Write([]byte("q"))  // asks: lose your 1 request?
+	select {
+	case err := <-done:
+		t.Fatalf("quit without asking (%v)", err)
+	case <-time.After(3 * time.Second):
+	}
+	w.Write([]byte("y"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("y did not quit")
+	}
+}
+
+// TestKeysTypedWhileLoading types while the scenario loads (a second):
+// escape closes the about page, space fires, s opens the save prompt and
+// enter saves. None is lost, and the escape stays a key of its own (typed
+// alone, it is not read as alt with the key after it).
+func TestKeysTypedWhileLoading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a slow load")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	dir := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		load := func() (*scenarios.Scenario, error) {
+			time.Sleep(time.Second)
+			return scenarios.Canned("boundary")
+		}
+		done <- Run(load, Options{Input: r, Output: io.Discard, About: true, SaveDir: dir})
+	}()
+	for _, keys := range []string{"\x1b", " ", "s", "\r"} {
+		time.Sleep(100 * time.Millisecond) // each key alone, as typed
+		w.Write([]byte(keys))
+	}
+	path := filepath.Join(dir, "boundary-mine.yaml")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	w.Write([]byte("q"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Load(path)
+	if err != nil {
+		t.Fatalf("the keys typed while loading did not save: %v", err)
+	}
+	n := 0
+	for range s.Requests() {
+		n++
+	}
+	if n != 241 {
+		t.Errorf("the saved scenario has %d requests, want 241 (the space typed while loading)", n)
+	}
+}
