@@ -12,5 +12,6 @@ func init() {
 			// twice the limit.
 			return []quantity{product("twice the limit", 2, p.Limit)}
 		},
+		caches: []string{"_cut", "_suf"},
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
+
 	"ratelab/algorithms"
 )
 
@@ -47,6 +49,60 @@ func TestClearsAnEarlierRun(t *testing.T) {
 				st.client.Del(ctx, k)
 			}
 		})
+	}
+}
+
+// TestForeignKeysUnderALane: a key under a lane's prefix that is not a
+// hash of the shape ratelab writes (a string, a list, a hash with a field
+// no lane writes) is someone else's: the lane refuses to start, in one
+// line naming the key, and deletes nothing, neither that key nor the
+// lane's own hashes.
+func TestForeignKeysUnderALane(t *testing.T) {
+	for _, c := range []struct {
+		what string
+		put  func(m *miniredis.Miniredis, k string)
+	}{
+		{"a string", func(m *miniredis.Miniredis, k string) { m.Set(k, "theirs") }},
+		{"a list", func(m *miniredis.Miniredis, k string) { m.Lpush(k, "theirs") }},
+		{`a hash with a field "email"`, func(m *miniredis.Miniredis, k string) { m.HSet(k, "last", "0", "email", "a@b.c") }},
+		{`a hash with a field "log:x"`, func(m *miniredis.Miniredis, k string) { m.HSet(k, "last", "0", "log:x", "1 1") }},
+		{`a hash with a field "log.tail"`, func(m *miniredis.Miniredis, k string) { m.HSet(k, "last", "0", "log.tail", "1") }},
+	} {
+		mini := miniredis.RunT(t)
+		own, foreign := HashKey("bucket", "alice"), HashKey("bucket", "default") // rl:v1:{bucket:default}
+		mini.HSet(own, "balance", "1", "last", "0")
+		c.put(mini, foreign)
+		st, err := Open("redis://" + mini.Addr() + "/0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 2, Rate: algorithms.Rate{N: 1, Per: time.Second}}
+		_, err = st.Maker("bucket", time.Minute)(p, algorithms.NewKeys())
+		want := fmt.Sprintf("lane bucket: %q in redis at %s/0 is %s, not a hash ratelab wrote, and ratelab deletes only its own: remove that key yourself, or choose another database",
+			foreign, mini.Addr(), c.what)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line saying %q", c.what, err, want)
+		}
+		if !mini.Exists(foreign) || !mini.Exists(own) {
+			t.Errorf("%s: deleted: %v", c.what, mini.Keys())
+		}
+		st.Close()
+	}
+	// The shapes ratelab writes are its own: every field of a lane's hash,
+	// whatever its algorithm (a lane run before with another one), a log's
+	// items and ends, a script's caches.
+	mini := miniredis.RunT(t)
+	mini.HSet(HashKey("bucket", "a"), "balance", "1", "last", "0")
+	mini.HSet(HashKey("bucket", "b"), "last", "0", "log.head", "3", "log.next", "5", "log:3", "1 1", "log:4", "2 1", "_sum", "2")
+	mini.HSet(HashKey("bucket", "c"), "last", "0", "counts.head", "0", "counts.next", "1", "counts:0", "1", "_inner", "1")
+	mini.HSet(HashKey("bucket", "d"), "last", "0", "_cut", "0", "_suf", "0", "queue.head", "0", "queue.next", "0")
+	st, err := Open("redis://" + mini.Addr() + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, err := st.ClearLane("bucket"); n != 4 || err != nil || len(mini.Keys()) != 0 {
+		t.Errorf("ClearLane: %d, %v; left %v", n, err, mini.Keys())
 	}
 }
 
@@ -137,7 +193,7 @@ func TestServerHangsMidRun(t *testing.T) {
 		if took := time.Since(start); took > 3*Timeout {
 			t.Errorf("batch %d: 1000 decisions on a hung server took %s", batch, took)
 		}
-		if err == nil || !strings.Contains(err.Error(), "did not answer within 2s") || strings.Contains(err.Error(), "\n") {
+		if err == nil || !strings.Contains(err.Error(), "did not answer within "+Timeout.String()) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("batch %d: %v, want one line saying the server did not answer", batch, err)
 		}
 	}

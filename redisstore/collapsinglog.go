@@ -12,5 +12,6 @@ func init() {
 			// grow by one a request.
 			return []quantity{product("twice the limit", 2, p.Limit)}
 		},
+		caches: []string{"_sum"},
 	})
 }

@@ -3,8 +3,11 @@ package redisstore
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/alicebob/miniredis/v2"
 
 	"ratelab/algorithms"
 	"ratelab/scenarios"
@@ -127,16 +130,34 @@ func replay(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []r
 				p, i, r.key, algorithms.FormatSeconds(r.at), r.cost, held, mine)
 		}
 	}
+	clearedBy(t, st, lane, p, ks, mem)
+}
+
+// clearedBy checks that ClearLane deletes the lane's hashes after a run,
+// one a key with a state in memory: every field the script wrote is one
+// a lane's hash may hold (laneField), or ClearLane would refuse them.
+func clearedBy(t *testing.T, st *Store, lane string, p algorithms.Policy, ks *algorithms.Keys, mem algorithms.Limiter) {
+	t.Helper()
+	want := 0
+	for k := range ks.All {
+		if _, ok := mem.(algorithms.StateCodec).ExportKey(k); ok {
+			want++
+		}
+	}
+	if n, err := st.ClearLane(lane); err != nil || n != want {
+		t.Fatalf("%s: ClearLane after the run: %d hashes deleted, %v; want %d", p, n, err, want)
+	}
 }
 
 // TestConformance: every canned policy with a script, on random traffic,
 // decides in Redis exactly as in memory, its state the same after every
-// request, on every server the test has.
+// request, on every server the test has. Each policy's run is a lesson of
+// its own (see lessons).
 func TestConformance(t *testing.T) {
 	policies := testPolicies(t)
 	for _, srv := range servers(t) {
 		t.Run(srv.name, func(t *testing.T) {
-			st := open(t, srv)
+			var ls []lesson
 			for _, a := range algorithms.Algorithms {
 				if !Supports(a) {
 					continue
@@ -146,11 +167,13 @@ func TestConformance(t *testing.T) {
 				}
 				for i, p := range policies[a] {
 					r := rand.New(rand.NewPCG(uint64(i), 7))
-					t.Run(fmt.Sprintf("%s-%d", a, i), func(t *testing.T) {
-						replay(t, st, fmt.Sprintf("conf-%s-%d", a, i), p, randomTrace(r, p, 400))
-					})
+					trace := randomTrace(r, p, traceLength(p, 400))
+					ls = append(ls, lesson{fmt.Sprintf("%s-%d", a, i), func(t *testing.T, st *Store) {
+						replay(t, st, fmt.Sprintf("conf-%s-%d", a, i), p, trace)
+					}})
 				}
 			}
+			lessons(t, srv, ls)
 		})
 	}
 }
@@ -163,37 +186,92 @@ func TestConformancePipelined(t *testing.T) {
 	policies := testPolicies(t)
 	for _, srv := range servers(t) {
 		t.Run(srv.name, func(t *testing.T) {
-			st := open(t, srv)
-			st.Pipeline(64)
+			var ls []lesson
 			for _, a := range algorithms.Algorithms {
 				for i, p := range policies[a] {
-					trace := randomTrace(rand.New(rand.NewPCG(uint64(i), 11)), p, 300)
-					ks := algorithms.NewKeys()
-					mem, _ := algorithms.NewWithKeys(p, ks)
-					lim, err := st.Maker(fmt.Sprintf("pipe-%s-%d", a, i), trace[len(trace)-1].at+time.Hour)(p, ks)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for j, r := range trace {
-						if j == len(trace)/2 {
-							st.flushScripts(t)
-						}
-						mem.DecideKey(r.at, ks.Key(r.key), r.cost)
-						lim.DecideKey(r.at, ks.Key(r.key), r.cost)
-					}
-					if err := st.Flush(); err != nil {
-						t.Fatalf("%s: %v", p, err)
-					}
-					for _, name := range []string{"alice", "bob", "carol"} {
-						k := ks.Key(name)
-						held, found, err := lim.(*Limiter).read(k)
-						mine, ok := mem.(algorithms.StateCodec).ExportKey(k)
-						if err != nil || found != ok || !sameState(held, mine) {
-							t.Fatalf("%s, key %s: Redis holds %v (%v), memory %v", p, name, held, err, mine)
-						}
-					}
+					trace := randomTrace(rand.New(rand.NewPCG(uint64(i), 11)), p, traceLength(p, 300))
+					ls = append(ls, lesson{fmt.Sprintf("%s-%d", a, i), func(t *testing.T, st *Store) {
+						pipelined(t, st, fmt.Sprintf("pipe-%s-%d", a, i), p, trace)
+					}})
 				}
 			}
+			lessons(t, srv, ls)
 		})
 	}
+}
+
+// pipelined decides trace on a memory limiter and on one in Redis whose
+// calls are sent 64 at a time, the scripts flushed from the server
+// halfway, and compares the final states.
+func pipelined(t *testing.T, st *Store, lane string, p algorithms.Policy, trace []request) {
+	st.Pipeline(64)
+	ks := algorithms.NewKeys()
+	mem, _ := algorithms.NewWithKeys(p, ks)
+	lim, err := st.Maker(lane, trace[len(trace)-1].at+time.Hour)(p, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, r := range trace {
+		if j == len(trace)/2 {
+			st.flushScripts(t)
+		}
+		mem.DecideKey(r.at, ks.Key(r.key), r.cost)
+		lim.DecideKey(r.at, ks.Key(r.key), r.cost)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	for _, name := range []string{"alice", "bob", "carol"} {
+		k := ks.Key(name)
+		held, found, err := lim.(*Limiter).read(k)
+		mine, ok := mem.(algorithms.StateCodec).ExportKey(k)
+		if err != nil || found != ok || !sameState(held, mine) {
+			t.Fatalf("%s, key %s: Redis holds %v (%v), memory %v", p, name, held, err, mine)
+		}
+	}
+	clearedBy(t, st, lane, p, ks, mem)
+}
+
+// TestALessonTimingOutLeaksNothing: of the lessons a test runs one after
+// the other (lessons), one whose server stops answering mid-call fails
+// alone: the next runs on a store that works, in a key space of its own.
+func TestALessonTimingOutLeaksNothing(t *testing.T) {
+	var proxies []*freezer // the servers' own, latest last
+	srv := server{name: "freezable", fresh: func(t *testing.T) string {
+		f := newFreezer(t, miniredis.RunT(t).Addr())
+		proxies = append(proxies, f)
+		return "redis://" + f.ln.Addr().String() + "/0"
+	}}
+	srv.url = srv.fresh(t)
+	p := algorithms.Policy{Algorithm: algorithms.TokenBucket, Capacity: 3, Rate: algorithms.Rate{N: 1, Per: time.Second}}
+	lessons(t, srv, []lesson{
+		{"times-out", func(t *testing.T, st *Store) {
+			lim, err := st.Maker("bucket", time.Minute)(p, algorithms.NewKeys())
+			if err != nil {
+				t.Fatal(err)
+			}
+			lim.Decide(0, "k", 1)
+			proxies[len(proxies)-1].freeze()
+			lim.Decide(time.Millisecond, "k", 1)
+			if err := st.Err(); err == nil || !strings.Contains(err.Error(), "did not answer") {
+				t.Errorf("the frozen lesson's store: %v", err)
+			}
+		}},
+		{"next", func(t *testing.T, st *Store) {
+			ks := algorithms.NewKeys()
+			lim, err := st.Maker("bucket", time.Minute)(p, ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				lim.Decide(0, "k", 1)
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if held, ok := lim.(algorithms.StateCodec).ExportKey(ks.Key("k")); !ok || held.Fields[0] != 0 || st.Err() != nil {
+				t.Errorf("after 3 requests of a bucket of 3, Redis holds %v (%v)", held, st.Err())
+			}
+		}},
+	})
 }

@@ -18,5 +18,10 @@ func init() {
 			return []quantity{sum("max_tokens × fill_interval in ns, plus tokens_per_fill",
 				product("", p.MaxTokens, int64(p.FillInterval)), product("", p.TokensPerFill))}
 		},
+		// The token bucket's, and with timer the timer bucket's.
+		forms: []algorithms.StateForm{
+			algorithms.Policy{Algorithm: algorithms.EnvoyLocal}.StateForm(),
+			algorithms.Policy{Algorithm: algorithms.EnvoyLocal, Timer: true}.StateForm(),
+		},
 	})
 }

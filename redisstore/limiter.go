@@ -98,9 +98,14 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		return
 	}
 	hash := HashKey(l.lane, key.String())
-	args := make([]any, 0, 3+len(l.args))
-	args = append(args, int64(now), cost, gcTTL.Milliseconds())
+	args := make([]any, 0, 4+len(l.args))
+	expect := 0 // the script refuses a hash expected that is gone (lua/prelude.lua)
+	if l.st.holds(l.lane, hash) {
+		expect = 1
+	}
+	args = append(args, int64(now), cost, gcTTL.Milliseconds(), expect)
 	args = append(args, l.args...)
+	l.st.hold(l.lane, hash, true) // every call writes its hash
 	l.st.wrote(l.lane, &l.seen)
 	l.st.last[hash] = call{script: l.script, args: args}
 	l.st.run(&scriptCall{script: l.script, hash: hash, args: args, want: verdict(d), lane: l.lane, key: key.String(), now: now})
@@ -164,13 +169,14 @@ func (l *Limiter) ownLane(shownToo bool) bool {
 			}
 		} else {
 			hash := HashKey(l.lane, k.String())
-			if _, called := l.st.last[hash]; called {
+			if _, called := l.st.last[hash]; called || l.st.holds(l.lane, hash) {
 				pipe.Unlink(ctx, hash)
+				l.st.hold(l.lane, hash, false)
 			}
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		l.st.fail(fmt.Errorf("lane %s: %w", l.lane, l.st.explain(err)))
+	if cmds, err := pipe.Exec(ctx); err != nil {
+		l.st.fail(fmt.Errorf("lane %s: %w", l.lane, l.st.explainAt(failure(cmds, err))))
 		return false
 	}
 	delete(l.st.shown, l.lane)
@@ -190,8 +196,8 @@ func (l *Limiter) write(key algorithms.Key, st algorithms.State) error {
 	if err := l.queueWrite(ctx, pipe, key, st); err != nil {
 		return err
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
+	if cmds, err := pipe.Exec(ctx); err != nil {
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explainAt(failure(cmds, err))))
 		return err
 	}
 	return nil
@@ -220,20 +226,24 @@ func (l *Limiter) queueWrite(ctx context.Context, pipe redis.Pipeliner, key algo
 	pipe.Del(ctx, hash)
 	pipe.HSet(ctx, hash, fields...)
 	pipe.PExpire(ctx, hash, gcTTL)
+	l.st.hold(l.lane, hash, true)
 	return nil
 }
 
 // read is key's state as its hash holds it (a plain read), false if it has
-// none.
+// none; an error if the store wrote the hash and it is gone (see gone).
 func (l *Limiter) read(key algorithms.Key) (algorithms.State, bool, error) {
 	ctx, cancel := l.st.ctx()
 	defer cancel()
 	hash := HashKey(l.lane, key.String())
 	m, err := l.st.client.HGetAll(ctx, hash).Result()
 	if err != nil {
-		return algorithms.State{}, false, l.st.explain(err)
+		return algorithms.State{}, false, l.st.explainAt(err, hash)
 	}
 	if len(m) == 0 {
+		if l.st.holds(l.lane, hash) {
+			return algorithms.State{}, false, l.st.gone(hash)
+		}
 		return algorithms.State{}, false, nil
 	}
 	st := algorithms.State{Fields: make([]int64, len(l.form.Fields))}
@@ -357,9 +367,10 @@ func (l *Limiter) ForgetKey(key algorithms.Key) {
 	defer cancel()
 	hash := HashKey(l.lane, key.String())
 	if err := l.st.client.Unlink(ctx, hash).Err(); err != nil {
-		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explain(err)))
+		l.st.fail(fmt.Errorf("lane %s, key %s: %w", l.lane, key, l.st.explainAt(err, hash)))
 		return
 	}
+	l.st.hold(l.lane, hash, false)
 	l.st.wrote(l.lane, &l.seen)
 	delete(l.st.last, hash)
 }

@@ -25,16 +25,17 @@ func TestLogPlainWrites(t *testing.T) {
 	policies := testPolicies(t)
 	for _, srv := range servers(t) {
 		t.Run(srv.name, func(t *testing.T) {
-			st := open(t, srv)
+			var ls []lesson
 			for _, a := range logAlgorithms {
 				for i, p := range policies[a] {
 					r := rand.New(rand.NewPCG(uint64(i), 11))
-					trace := randomTrace(r, p, 300)
-					t.Run(fmt.Sprintf("%s-%d", a, i), func(t *testing.T) {
+					trace := randomTrace(r, p, traceLength(p, 300))
+					ls = append(ls, lesson{fmt.Sprintf("%s-%d", a, i), func(t *testing.T, st *Store) {
 						replay(t, st, fmt.Sprintf("plain-%s-%d", a, i), p, trace, writeBack(t, r))
-					})
+					}})
 				}
 			}
+			lessons(t, srv, ls)
 		})
 	}
 }

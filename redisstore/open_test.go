@@ -50,7 +50,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"redis://" + refused + "/0", "refused the connection: is redis-server running there?"},
 		{"redis://127.0.0.1:6379/0?db=1", "no ?query"},
 		{"redis://:pw/x@127.0.0.1:6379/0", "%-encoded"},
-		{"redis://" + hang.Addr().String() + "/0", "did not answer within 2s"},
+		{"redis://" + hang.Addr().String() + "/0", "did not answer within " + Timeout.String()},
 		{"redis://" + locked.Addr() + "/0", "give the password in the URL"},
 		{"redis://:wrong-pw@" + locked.Addr() + "/0", "give the password in the URL"},
 	} {

@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -86,6 +88,17 @@ func (s *Store) Flush() error {
 			c.cmd = c.script.lua.Run(ctx, s.client, []string{c.hash}, c.args...)
 			cancel()
 		}
+		if isTimeout(c.cmd.Err()) {
+			// A cluster's node that failed holds the calls to the other
+			// nodes up until the deadline: the call whose error says what
+			// happened to its node is the one to report.
+			for _, o := range s.queued {
+				if err := o.cmd.Err(); err != nil && !isTimeout(err) && !isNoScript(err) {
+					c = o
+					break
+				}
+			}
+		}
 		if !s.check(c, c.cmd) {
 			break
 		}
@@ -93,14 +106,50 @@ func (s *Store) Flush() error {
 	return s.err
 }
 
+// isTimeout reports whether err is a call's deadline passing.
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout()
+}
+
 func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+// failure is the error of a pipeline's commands to explain, and its key
+// (for explainAt: a cluster's commands go to the nodes of their keys): the
+// first that is not a timeout, if any (see Flush), else err, the pipeline's.
+func failure(cmds []redis.Cmder, err error) (error, string) {
+	key := func(c redis.Cmder) string {
+		if len(c.Args()) > 1 {
+			if k, ok := c.Args()[1].(string); ok {
+				return k
+			}
+		}
+		return ""
+	}
+	for _, c := range cmds {
+		if c.Err() != nil && !isTimeout(c.Err()) {
+			return c.Err(), key(c)
+		}
+	}
+	for _, c := range cmds {
+		if c.Err() != nil {
+			return c.Err(), key(c)
+		}
+	}
+	return err, ""
+}
 
 // check fails the store if c's reply is an error or differs from the
 // verdict memory gave; it reports whether all is well.
 func (s *Store) check(c *scriptCall, cmd *redis.Cmd) bool {
 	reply, err := cmd.Int64Slice()
 	if err != nil {
-		s.fail(fmt.Errorf("lane %s, key %s, at %s: %w", c.lane, c.key, algorithms.FormatSeconds(c.now), s.explain(err)))
+		if strings.HasPrefix(err.Error(), "GONE ") {
+			err = s.gone(c.hash)
+		} else {
+			err = s.explainAt(err, c.hash)
+		}
+		s.fail(fmt.Errorf("lane %s, key %s, at %s: %w", c.lane, c.key, algorithms.FormatSeconds(c.now), err))
 		return false
 	}
 	if len(reply) != 3 || reply[0] != c.want[0] || reply[1] != c.want[1] || reply[2] != c.want[2] {

@@ -4,6 +4,8 @@ import (
 	"embed"
 	"fmt"
 	"math/big"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,6 +33,13 @@ type script struct {
 	// bounds are the largest numbers the script computes with for p,
 	// beside the times (each below MaxExact for p to run).
 	bounds func(p algorithms.Policy) []quantity
+	// forms are the state forms the script writes, for an algorithm whose
+	// form depends on the policy (its Description's StateFor); else its
+	// one form.
+	forms []algorithms.StateForm
+	// caches are the fields the script keeps beside its form's, named
+	// _...: numbers it derives from a log (see lua/prelude.lua).
+	caches []string
 }
 
 // quantity is a number a script computes with, named as the refusal of a
@@ -82,6 +91,48 @@ func register(a algorithms.Algorithm, s *script) {
 	}
 	s.lua = redis.NewScript(src)
 	scripts[a] = s
+	d := algorithms.Describe(a)
+	if s.forms == nil {
+		if d.StateFor != nil {
+			panic("redisstore: " + string(a) + "'s state form depends on the policy: its script must list its forms")
+		}
+		s.forms = []algorithms.StateForm{d.State}
+	}
+	for _, form := range s.forms {
+		for _, f := range form.Fields {
+			laneFields[f] = true
+		}
+		if form.Log != "" {
+			laneLogs[form.Log] = true
+		}
+	}
+	for _, f := range s.caches {
+		laneFields[f] = true
+	}
+}
+
+// laneFields and laneLogs are the names of the fields and of the logs a
+// lane's hash may hold, whatever its algorithm (a lane of the same name
+// run before with another one left its own).
+var laneFields, laneLogs = map[string]bool{}, map[string]bool{}
+
+// laneField reports whether a lane's hash may hold a field named f: a
+// state form's field, a script's cache, or a log's item (L:<seq>), head
+// (L.head) or next (L.next), as lua/prelude.lua lays a log out. ClearLane
+// deletes only hashes whose every field is one: anything else under the
+// prefix is someone else's.
+func laneField(f string) bool {
+	if laneFields[f] {
+		return true
+	}
+	if log, seq, ok := strings.Cut(f, ":"); ok && laneLogs[log] {
+		_, err := strconv.ParseUint(seq, 10, 63)
+		return err == nil
+	}
+	if log, end, ok := strings.Cut(f, "."); ok && laneLogs[log] {
+		return end == "head" || end == "next"
+	}
+	return false
 }
 
 // Supports reports whether lanes of a can decide in Redis.

@@ -20,5 +20,11 @@ func init() {
 			}
 			return []quantity{sum(what, product("", p.Limit, int64(p.Window)/n), product("", p.Limit))}
 		},
+		// The two-window counter's, and the sub-windows' (their counts a log).
+		forms: []algorithms.StateForm{
+			algorithms.Policy{Algorithm: algorithms.SlidingCounter, SubWindows: 1}.StateForm(),
+			algorithms.Policy{Algorithm: algorithms.SlidingCounter, SubWindows: 2}.StateForm(),
+		},
+		caches: []string{"_inner"},
 	})
 }

@@ -11,5 +11,6 @@ func init() {
 			// refused before any sum).
 			return []quantity{product("twice the limit", 2, p.Limit)}
 		},
+		caches: []string{"_sum"},
 	})
 }

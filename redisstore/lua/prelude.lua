@@ -2,7 +2,8 @@
 --
 -- KEYS[1] is the one hash of a lane's key. ARGV: 1 now (ns from the
 -- scenario's start), 2 cost, 3 the hash's garbage-collection TTL (ms of
--- real time), then the policy's numbers (arg(1), arg(2), ...).
+-- real time), 4 1 when the caller wrote the hash before and expects it
+-- here (else 0), then the policy's numbers (arg(1), arg(2), ...).
 --
 -- Lua numbers are doubles: every number here is a whole number below
 -- 2^53, which a double holds exactly, and is written with %d (tostring
@@ -14,7 +15,15 @@ local cost = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
 local ALLOWED, DELAYED, REJECTED, NEVER = 0, 1, 2, -1
 
-local function arg(i) return tonumber(ARGV[3 + i]) end
+local function arg(i) return tonumber(ARGV[4 + i]) end
+
+-- A hash the caller expects that is gone (evicted under maxmemory, deleted
+-- by another client) would be decided as a new key's, a verdict that
+-- differs for no reason the caller could tell: the call is refused instead,
+-- with an error the caller recognises (GONE) and explains.
+if ARGV[4] == '1' and redis.call('EXISTS', key) == 0 then
+  return redis.error_reply('GONE ' .. key .. ' is not there')
+end
 
 -- fdiv is floor(a / b) for b > 0: the double quotient, corrected by one
 -- where it rounded across a whole number.
