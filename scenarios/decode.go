@@ -437,8 +437,12 @@ func (d *decoder) syntaxError(msg string, tk *token.Token) error {
 	if tk != nil && tk.Position != nil {
 		e.Line, e.Column = tk.Position.Line, tk.Position.Column
 		// The library quotes the token it blames whole ("mapping key
-		// %q already defined"): quote at most the start of it.
-		e.Msg = strings.Replace(e.Msg, oneLine(strconv.Quote(tk.Value)), oneLine(strconv.Quote(shorten(tk.Value))), 1)
+		// %q already defined"): a word is quoted, anything else (a line
+		// of a file that is no scenario) only counted.
+		quoted := oneLine(strconv.Quote(tk.Value))
+		if strings.HasPrefix(msg, "mapping key") && !looksLikeName(tk.Value) {
+			e.Msg = strings.Replace(e.Msg, quoted, fmt.Sprintf("of %d characters", utf8.RuneCountInString(tk.Value)), 1)
+		}
 	}
 	return e
 }
@@ -564,7 +568,12 @@ func (d *decoder) fields(n ast.Node, path, want string, known []string) (*fields
 		}
 		name := key.Value
 		if !slices.Contains(known, name) {
-			msg := "unknown field " + strconv.Quote(shorten(name)) // of a file that may be no scenario at all
+			msg := "unknown field " + strconv.Quote(name)
+			if !looksLikeName(name) {
+				// Quoted, a line of a file that is no scenario at all
+				// (the user named /etc/shadow) could show a secret.
+				msg = fmt.Sprintf("unknown field of %d characters, not a field name (is this a scenario file?)", utf8.RuneCountInString(name))
+			}
 			if guess := closest(name, known); guess != "" {
 				msg += fmt.Sprintf("; did you mean %s?", guess)
 			} else {
@@ -655,6 +664,20 @@ func shorten(s string) string {
 		return s
 	}
 	return string([]rune(s)[:max]) + "…"
+}
+
+// looksLikeName reports whether s could be a field name misspelt: at most
+// 32 letters, digits, _ or -, a letter first.
+func looksLikeName(s string) bool {
+	if s == "" || len(s) > 32 || !unicode.IsLetter(rune(s[0])) {
+		return false
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func child(path, name string) string {
@@ -950,6 +973,11 @@ func listOf[T any](f *fields, name, want string, item func(n ast.Node, path stri
 }
 
 func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
+	if _, text := root.(ast.ScalarNode); text {
+		// Quoted, the start of a file that is no scenario at all (a key
+		// file named by mistake) could show a secret.
+		return nil, d.errorf(root, "", "want a mapping with title, limiters and traffic, got a text (is this a scenario file?)")
+	}
 	f, err := d.fields(root, "", "a mapping with title, limiters and traffic", topFields)
 	if err != nil {
 		return nil, err
