@@ -61,7 +61,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 			cur.waits[r.Lane].add(r.Attempt.Latency)
 		}
 		if d.Outcome.Admitted() && !r.Attempt.Cancelled {
-			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost)
+			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost, source(0, d.Gateway)) // a tracker of one key: its gateways are its sources
 		}
 		if emit != nil {
 			return emit(r)

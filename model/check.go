@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -143,6 +144,11 @@ type checker struct {
 	free   []*edgeState   // trackers' states to reuse
 	next   int            // events[:next] have fired
 	slot   int            // its key's slot, 0 when no expectation names it
+	// keyIDs numbers the request keys when many releases are due (see
+	// dueQueue); keyID is the number of keyName, the latest numbered.
+	keyIDs  map[string]int64
+	keyName string
+	keyID   int64
 }
 
 // selection is the running totals of one lane's requests, of one key or of
@@ -256,6 +262,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 				if t == nil {
 					t = &edgeTracker{g: x.group, lo: lo, hi: hi}
 					trackers[k] = t
+					x.group.trackers = append(x.group.trackers, t)
 					c.events = append(c.events, checkEvent{at: on, kind: eventOn, tr: t}, checkEvent{at: off, kind: eventOff, tr: t})
 				}
 				return t
@@ -391,65 +398,6 @@ func (t *edgeTracker) stop(free *[]*edgeState) {
 	*free = append(*free, e)
 }
 
-// dueQueue holds releases still due, earliest first: in a queue while they
-// come in time order (a leaky bucket releases each key's requests in
-// arrival order), in a heap those that come earlier than the latest queued.
-type dueQueue struct {
-	fifo []release // fifo[head:], in time order
-	head int
-	heap []release // a min-heap by time
-}
-
-// release is an admission's passage, with its arrival.
-type release struct {
-	at, arrival time.Duration
-	cost        int64
-}
-
-func (x release) when() time.Duration { return x.at }
-
-func (q *dueQueue) push(x release) {
-	if n := len(q.fifo); n == q.head || q.fifo[n-1].at <= x.at {
-		if n == q.head {
-			q.fifo, q.head = q.fifo[:0], 0
-		} else if q.head >= 256 && 2*q.head >= n {
-			q.fifo, q.head = q.fifo[:copy(q.fifo, q.fifo[q.head:])], 0
-		}
-		q.fifo = append(q.fifo, x)
-		return
-	}
-	q.heap = heapPush(q.heap, x)
-}
-
-// dueBy reports whether a release is due at or before t (before t when
-// strict).
-func (q *dueQueue) dueBy(t time.Duration, strict bool) bool {
-	at := endOfTime
-	switch {
-	case q.head < len(q.fifo):
-		at = q.fifo[q.head].at
-		if len(q.heap) > 0 {
-			at = min(at, q.heap[0].at)
-		}
-	case len(q.heap) > 0:
-		at = q.heap[0].at
-	default:
-		return false
-	}
-	return at < t || !strict && at == t
-}
-
-// pop removes and returns the earliest release; there must be one.
-func (q *dueQueue) pop() release {
-	if h := q.heap; len(h) > 0 && (q.head == len(q.fifo) || h[0].at < q.fifo[q.head].at) {
-		var top release
-		top, q.heap = heapPop(h)
-		return top
-	}
-	q.head++
-	return q.fifo[q.head-1]
-}
-
 // peakGroup measures the peaks of the expectations on one lane, key and
 // window w whatever their From and Until. The group takes the selection's
 // admissions while one of its expectations is between From and Until and
@@ -471,9 +419,13 @@ type peakGroup struct {
 	window time.Duration
 	kept   braid
 	max    rangeMax
-	due    dueQueue       // the releases still due
-	active int            // expectations between From and Until
-	edges  []*edgeTracker // the edge trackers on
+	due    dueQueue // the releases still due
+	// trackers are all the group's edge trackers; bounds their lo and
+	// hi, sorted, once releases wait grouped (see dueQueue).
+	trackers []*edgeTracker
+	bounds   []time.Duration
+	active   int            // expectations between From and Until
+	edges    []*edgeTracker // the edge trackers on
 	// windowed counts the expectations between From and Until whose
 	// middle windows the group measures: the window is kept only then
 	// (each one's From is before its first window's start: From + D).
@@ -497,25 +449,125 @@ type peakGroup struct {
 // range no longer than that gets one tracker, from release From to Until +
 // D taking what arrived in [From, Until), and no query.
 
-// pass lets x pass: the window ending at x.at holds it.
-func (g *peakGroup) pass(x release) {
-	p := passage{x.at, x.cost}
+// pass lets x, arrived at arrival, pass: the window ending at x.at holds
+// it. (The passages of one instant may pass at once: the windows ending
+// there hold them all.)
+func (g *peakGroup) pass(x passage, arrival time.Duration) {
 	if g.windowed > 0 {
-		g.kept.add(p, g.window)
+		g.kept.add(x, g.window)
 		g.max.push(g.kept.sum, x.at)
 	}
 	for _, t := range g.edges {
-		if t.lo <= x.arrival && x.arrival < t.hi {
-			t.on.pass(p)
+		if t.lo <= arrival && arrival < t.hi {
+			t.on.pass(x)
 		}
 	}
 }
 
 // release lets pass the releases due at or before t (before t when strict).
 func (g *peakGroup) release(t time.Duration, strict bool) {
-	for g.due.dueBy(t, strict) {
-		g.pass(g.due.pop())
+	if strict {
+		t-- // times are whole nanoseconds
 	}
+	for {
+		x, arrival, ok := g.due.popBy(t, g)
+		if !ok {
+			return
+		}
+		g.pass(x, arrival)
+	}
+}
+
+// The edge trackers only ask whether a passage arrived in their [lo, hi):
+// so an arrival can be told by its class, how many of the bounds (every
+// tracker's lo and hi) are at or before it, one of len(bounds) + 1, and
+// the earliest time of its class, which is the lowest bound at or before
+// it, stands for it. A source of releases in an inFlight is a key's, a
+// gateway's and a class's: a key's releases of one class come in order
+// as its releases do, and the class comes back with them.
+
+// class is the class of an arrival at t.
+func (g *peakGroup) class(t time.Duration) int64 {
+	if g.bounds == nil {
+		for _, tr := range g.trackers {
+			g.bounds = append(g.bounds, tr.lo, tr.hi)
+		}
+		slices.Sort(g.bounds)
+		g.bounds = slices.Compact(g.bounds)
+	}
+	i, found := slices.BinarySearch(g.bounds, t)
+	if found {
+		i++
+	}
+	return int64(i)
+}
+
+// arrivalOf is an arrival of class c: every tracker takes it or leaves it
+// as it does every arrival of its class.
+func (g *peakGroup) arrivalOf(c int64) time.Duration {
+	if c == 0 {
+		return math.MinInt64
+	}
+	return g.bounds[c-1]
+}
+
+// dueQueue holds a group's releases still due. While they are few and
+// come in time order (a leaky bucket releases each key's requests in
+// arrival order) they wait plainly in a queue with their arrivals;
+// beyond duePlain, or out of order, in an inFlight, grouped by source as
+// a peak tracker's pending ones, where a shaper's queue of millions costs
+// a few runs (a source there is a key's, a gateway's and an arrival
+// class's, see peakGroup.class). Taking from the plain queue costs less
+// than from a trail, and most queues are short.
+type dueQueue struct {
+	fifo []release // fifo[head:], in time order
+	head int
+	far  inFlight
+}
+
+// release is an admission's passage, with its arrival.
+type release struct {
+	passage
+	arrival time.Duration
+}
+
+// duePlain bounds the releases a dueQueue keeps plainly; a variable for
+// the tests.
+var duePlain = 1024
+
+// push adds x, arrived at arrival, released for key by gateway (at most
+// 64) into g's queue; c numbers the key when x goes to the inFlight.
+func (q *dueQueue) push(x passage, arrival time.Duration, g *peakGroup, c *checker, key string, gateway uint16) {
+	n := len(q.fifo)
+	if !q.far.held() && n-q.head < duePlain && (n == q.head || q.fifo[n-1].at <= x.at) {
+		if n == q.head {
+			q.fifo, q.head = q.fifo[:0], 0
+		} else if q.head >= 256 && 2*q.head >= n {
+			q.fifo, q.head = q.fifo[:copy(q.fifo, q.fifo[q.head:])], 0
+		}
+		q.fifo = append(q.fifo, release{x, arrival})
+		return
+	}
+	class := g.class(arrival)
+	src := c.keyNumber(key)*65 + int64(gateway)
+	q.far.push(x, src*(int64(len(g.bounds))+1)+class)
+}
+
+// popBy removes and returns the earliest passages due at or before t (of
+// one instant, and of one source for those in the inFlight) and their
+// arrival (for those in the inFlight, one of their class).
+func (q *dueQueue) popBy(t time.Duration, g *peakGroup) (passage, time.Duration, bool) {
+	if q.head < len(q.fifo) {
+		if x := q.fifo[q.head]; x.at <= t && !q.far.dueBy(x.at-1) {
+			q.head++
+			return x.passage, x.arrival, true
+		}
+	}
+	x, src, ok := q.far.popBy(t)
+	if !ok {
+		return x, 0, false
+	}
+	return x, g.arrivalOf(src % (int64(len(g.bounds)) + 1)), true
 }
 
 // request readies c for the next request, r.
@@ -527,22 +579,39 @@ func (c *checker) request(r Request) {
 	}
 }
 
+// keyNumber numbers key (from 0, in order of first use), for the sources
+// of a delaying lane's releases (see dueQueue).
+func (c *checker) keyNumber(key string) int64 {
+	if c.keyIDs == nil || key != c.keyName {
+		if c.keyIDs == nil {
+			c.keyIDs = map[string]int64{}
+		}
+		id, ok := c.keyIDs[key]
+		if !ok {
+			id = int64(len(c.keyIDs))
+			c.keyIDs[key] = id
+		}
+		c.keyName, c.keyID = key, id
+	}
+	return c.keyID
+}
+
 // record counts lane's decision d on attempt a of the index-th request, r.
 func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a *Attempt) {
 	base := lane * c.slots
 	if sel := &c.sels[base]; sel.used {
-		sel.add(index, lane, r, d, a)
+		sel.add(index, lane, r, d, a, c)
 	}
 	if c.slot > 0 {
 		if sel := &c.sels[base+c.slot]; sel.used {
-			sel.add(index, lane, r, d, a)
+			sel.add(index, lane, r, d, a, c)
 		}
 	}
 }
 
-// add counts lane's decision d on attempt a of the index-th request, r: a
-// wait given back (a.Cancelled) counts but never passes.
-func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt) {
+// add counts lane's decision d on attempt a of the index-th request, r,
+// for c: a wait given back (a.Cancelled) counts but never passes.
+func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt, c *checker) {
 	sel.tally.add(d.Outcome)
 	sel.clients.add(a)
 	for o := range sel.open {
@@ -565,9 +634,9 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a
 	for _, g := range sel.groups {
 		g.release(at, false)
 		if d.Delay > 0 {
-			g.due.push(release{at + d.Delay, at, cost})
+			g.due.push(passage{at + d.Delay, cost}, at, g, c, r.Key, d.Gateway)
 		} else {
-			g.pass(release{at, at, cost})
+			g.pass(passage{at, cost}, at)
 		}
 	}
 }

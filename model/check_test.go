@@ -253,7 +253,21 @@ func TestCheckDelayingPeaksMatchBruteForce(t *testing.T) {
 		ms := func(lo, hi int) string { return fmt.Sprintf("%dms", lo+rng.IntN(hi-lo)) }
 		var b strings.Builder
 		b.WriteString("title: t\nduration: 12s\nlimiters:\n")
-		fmt.Fprintf(&b, "  - {name: s1, algorithm: leaky-bucket, queue: %d, rate: %d/s}\n", 1+rng.IntN(8), 5+rng.IntN(60))
+		// s1 is any delaying algorithm, or gateways of a leaky bucket each
+		// with its own queue (whose releases come in order per gateway,
+		// not per key): their releases wait grouped by source.
+		switch rng.IntN(6) {
+		case 0:
+			fmt.Fprintf(&b, "  - {name: s1, algorithm: x-time-rate-reserve, burst: %d, rate: %d/s, max_wait: 1s}\n", 2+rng.IntN(4), 5+rng.IntN(60))
+		case 1:
+			fmt.Fprintf(&b, "  - {name: s1, algorithm: guava-try, rate: %d/s, timeout: 700ms}\n", 5+rng.IntN(60))
+		case 2:
+			fmt.Fprintf(&b, "  - {name: s1, algorithm: nginx-limit-req, rate: %dr/s, burst: %d, delay: %d}\n", 5+rng.IntN(60), 2+rng.IntN(8), rng.IntN(2))
+		case 3:
+			fmt.Fprintf(&b, "  - {name: s1, algorithm: leaky-bucket, queue: %d, rate: %d/s, gateways: 3}\n", 1+rng.IntN(8), 5+rng.IntN(60))
+		default:
+			fmt.Fprintf(&b, "  - {name: s1, algorithm: leaky-bucket, queue: %d, rate: %d/s}\n", 1+rng.IntN(8), 5+rng.IntN(60))
+		}
 		fmt.Fprintf(&b, "  - {name: s2, algorithm: leaky-bucket, queue: %d, rate: 1/%s}\n", 1+rng.IntN(4), ms(20, 300))
 		b.WriteString("  - {name: log, algorithm: sliding-log, limit: 5, window: 200ms}\n")
 		writeRandomTraffic(&b, rng, trafficShape{items: 2 + rng.IntN(6), maxCost: 2, burstAt: 10000, burstCount: 30, spread: 500,
@@ -351,8 +365,11 @@ func TestCheckDelayingPeaksMatchBruteForce(t *testing.T) {
 		if trial%2 == 1 { // the edges' windows move to a braid
 			edgePlain = 1 + rng.IntN(4)
 		}
+		if trial%3 > 0 { // the releases due wait grouped by source, not in a plain queue
+			duePlain = rng.IntN(4)
+		}
 		failures, err := Check(s)
-		edgePlain = 1024
+		edgePlain, duePlain = 1024, 1024
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -234,7 +234,7 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 					waits[r.Lane].add(r.Attempt.Latency)
 				}
 				if r.Decision.Outcome.Admitted() && !r.Attempt.Cancelled {
-					peaks[r.Lane].admit(r.Request.At, r.Decision.Delay, r.Request.Cost)
+					peaks[r.Lane].admit(r.Request.At, r.Decision.Delay, r.Request.Cost, source(0, r.Decision.Gateway)) // a tracker of one key: its gateways are its sources
 				}
 				return true
 			})

@@ -479,6 +479,7 @@ func (l *Lab) restore(pos int) *lanes {
 		reach := p.window + maxDelay(l.defs[lane].Policy)
 		hi := sort.Search(pos, func(i int) bool { return l.tl.at(i) > last })
 		from := sort.Search(hi, func(i int) bool { return l.tl.at(i) > last-reach })
+		var src sourceCache
 		for i := from; i < hi; i++ {
 			if !l.outcomes[lane][i].Admitted() {
 				continue
@@ -486,14 +487,36 @@ func (l *Lab) restore(pos int) *lanes {
 			x := passage{l.passage(lane, i), l.kind(i).cost}
 			switch {
 			case x.at > last:
-				p.push(x)
+				p.push(x, src.of(l, ls, i))
+			case x.at > l.tl.at(i) && x.at > last-p.window:
+				p.refill(l.tl.at(i), x, src.of(l, ls, i)) // in release order, as they passed
 			case x.at > last-p.window:
-				p.refill(l.tl.at(i), x) // in release order, as they passed
+				p.refill(l.tl.at(i), x, 0) // passes at its arrival: no source needed
 			}
 		}
 		p.refilled()
 	}
 	return ls
+}
+
+// sourceCache finds the source (see source) of the requests restore puts
+// back in flight, numbering keys as the lanes do, so that the passages of
+// a key refilled and those its later admissions push share a group (the
+// lab keeps no gateway: a lane of gateways' refilled passages of one key
+// share one group, and those out of its order go loose). It remembers the
+// latest key: a shaper's queue is mostly one key's.
+type sourceCache struct {
+	key   int32
+	src   int64
+	valid bool
+}
+
+func (c *sourceCache) of(l *Lab, ls *lanes, i int) int64 {
+	if k := l.kind(i).key; !c.valid || k != c.key {
+		id, _ := ls.keys.Lookup(l.keys.list[k])
+		c.key, c.src, c.valid = k, source(id.ID(), 0), true
+	}
+	return c.src
 }
 
 // invalidate forgets everything computed from events[i:] on, after the

@@ -152,7 +152,7 @@ func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt
 		if d.Outcome.Admitted() {
 			s.Served++
 			a.Fate, a.Latency = Served, d.Delay
-			ls.peaks[i].admit(r.At, d.Delay, r.Cost)
+			ls.peaks[i].admit(r.At, d.Delay, r.Cost, source(ls.lastKey.ID(), d.Gateway))
 		} else {
 			s.Abandoned++
 			a.Fate, a.Ending = Abandoned, scenarios.GaveUpRule
@@ -224,7 +224,7 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
 			s.settle(a)
 			if !cancel {
-				ls.peaks[i].admit(x.at, d.Delay, x.cost)
+				ls.peaks[i].admit(x.at, d.Delay, x.cost, source(x.key.ID(), d.Gateway))
 			} else if had {
 				if err := lim.(algorithms.StateCodec).ImportKey(x.key, before); err != nil {
 					panic("model: a cancelled request's key cannot be put back: " + err.Error())
@@ -236,7 +236,7 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 		}
 		a.Fate, a.Latency = Served, release-x.first
 		s.settle(a)
-		ls.peaks[i].admit(x.at, d.Delay, x.cost)
+		ls.peaks[i].admit(x.at, d.Delay, x.cost, source(x.key.ID(), d.Gateway))
 		return
 	}
 	if c == nil {

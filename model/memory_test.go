@@ -1,9 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -127,11 +129,7 @@ func measureLab(t testing.TB, c hostileCase) (*Lab, uint64) {
 // hostile shape (B/req), with every request decided, and how long a seek to
 // a random request's time takes there.
 func BenchmarkHostileMemory(b *testing.B) {
-	cases := hostileCases(1)
-	if os.Getenv("RATELAB_ISSUE_SIZES") != "" {
-		cases = issueCases() // about a minute, a few hundred MB
-	}
-	for _, c := range cases {
+	for _, c := range benchHostileCases() {
 		b.Run(c.name, func(b *testing.B) {
 			var l *Lab
 			var heap uint64
@@ -150,6 +148,78 @@ func BenchmarkHostileMemory(b *testing.B) {
 			b.ReportMetric(float64(time.Since(start).Microseconds())/seeks, "µs/seek")
 		})
 	}
+}
+
+// benchHostileCases are the hostile shapes the benchmarks measure: at the
+// issue's sizes when RATELAB_ISSUE_SIZES is set (about a minute, a few
+// hundred MB), else at about 200,000 requests.
+func benchHostileCases() []hostileCase {
+	if os.Getenv("RATELAB_ISSUE_SIZES") != "" {
+		return issueCases()
+	}
+	return hostileCases(1)
+}
+
+// BenchmarkHostileRSS reports, for each hostile shape, the maximum resident
+// set of a process that builds its lab, decides every request and seeks
+// about (as BenchmarkHostileMemory does): the operating system's figure,
+// which users see, beside the heap held at the end that
+// BenchmarkHostileMemory reports (RSS adds the heap's high-water mark
+// while building, freed garbage not yet returned, and the runtime and
+// test binary). Each shape runs in a child process of its own
+// (TestHostileRSSChild), which reports its VmHWM: the child's rusage
+// would not do, as Linux counts in it the high-water mark of the parent
+// whose memory it shared until exec.
+func BenchmarkHostileRSS(b *testing.B) {
+	for _, c := range benchHostileCases() {
+		b.Run(c.name, func(b *testing.B) {
+			var kb int64
+			for b.Loop() {
+				cmd := exec.Command(os.Args[0], "-test.run", "^TestHostileRSSChild$", "-test.count", "1", "-test.v")
+				cmd.Env = append(os.Environ(), "RATELAB_RSS_CHILD="+c.name)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+				i := bytes.Index(out, []byte("VmHWM:"))
+				if i < 0 {
+					b.Fatalf("no VmHWM in %s", out)
+				}
+				if _, err := fmt.Sscanf(string(out[i:]), "VmHWM: %d kB", &kb); err != nil {
+					b.Fatalf("%v in %s", err, out[i:])
+				}
+			}
+			b.ReportMetric(float64(kb)/1024, "maxRSS-MB")
+		})
+	}
+}
+
+// TestHostileRSSChild builds the hostile lab RATELAB_RSS_CHILD names, for
+// BenchmarkHostileRSS, and logs the process's VmHWM (Linux's high-water
+// mark of its resident set); without it, it does nothing.
+func TestHostileRSSChild(t *testing.T) {
+	name := os.Getenv("RATELAB_RSS_CHILD")
+	if name == "" {
+		t.Skip("run by BenchmarkHostileRSS")
+	}
+	for _, c := range benchHostileCases() {
+		if c.name == name {
+			l, _ := measureLab(t, c)
+			runtime.KeepAlive(l)
+			status, err := os.ReadFile("/proc/self/status")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(status), "\n") {
+				if strings.HasPrefix(line, "VmHWM:") {
+					t.Log(strings.Join(strings.Fields(line), " "))
+					return
+				}
+			}
+			t.Fatal("no VmHWM in /proc/self/status")
+		}
+	}
+	t.Fatalf("no hostile shape %q", name)
 }
 
 // BenchmarkMillionMemory reports what the lab of the README's million-request

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -158,7 +159,7 @@ func TestPeakTrackerRandomTraces(t *testing.T) {
 		xs := randomAdmissions(rng, 1+rng.IntN(200), rng.IntN(2) == 0)
 		p := peakTracker{window: w}
 		for i, x := range xs {
-			p.admit(x.at, x.delay, x.cost)
+			p.admit(x.at, x.delay, x.cost, 0)
 			if rng.IntN(20) == 0 || i == len(xs)-1 {
 				cut := x.at + time.Duration(rng.IntN(30))*time.Millisecond
 				var due []passage
@@ -192,7 +193,7 @@ func TestPeakTrackerRefill(t *testing.T) {
 		cut := 1 + rng.IntN(len(xs)-1)
 		whole := peakTracker{window: w}
 		for _, x := range xs[:cut] {
-			whole.admit(x.at, x.delay, x.cost)
+			whole.admit(x.at, x.delay, x.cost, 0)
 		}
 		re := peakTracker{window: w, peak: whole.peak, peakAt: whole.peakAt, admitted: whole.admitted, lastAdmit: whole.lastAdmit}
 		last := re.lastAdmit
@@ -200,20 +201,20 @@ func TestPeakTrackerRefill(t *testing.T) {
 			r := passage{x.at + x.delay, x.cost}
 			switch {
 			case r.at > last:
-				re.push(r)
+				re.push(r, 0)
 			case r.at > last-w:
-				re.refill(x.at, r)
+				re.refill(x.at, r, 0)
 			}
 		}
 		re.refilled()
 		// The sums may differ: the whole tracker drops what left the
 		// window only at the next passage, which comes after last.
-		if len(re.pending) != len(whole.pending) {
-			t.Fatalf("trial %d: refilled %d pending, whole %d", trial, len(re.pending), len(whole.pending))
+		if got, want := flightContents(&re.pending), flightContents(&whole.pending); !maps.Equal(got, want) {
+			t.Fatalf("trial %d: refilled pending %v, whole %v", trial, got, want)
 		}
 		for _, x := range xs[cut:] {
-			whole.admit(x.at, x.delay, x.cost)
-			re.admit(x.at, x.delay, x.cost)
+			whole.admit(x.at, x.delay, x.cost, 0)
+			re.admit(x.at, x.delay, x.cost, 0)
 			if re.peak != whole.peak || re.peakAt != whole.peakAt {
 				t.Fatalf("trial %d, window %v, refilled after %d: peak %d at %v, whole %d at %v", trial, w, cut, re.peak, re.peakAt, whole.peak, whole.peakAt)
 			}

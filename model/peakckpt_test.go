@@ -191,7 +191,7 @@ func TestPeakTrackerCloneSharesNothing(t *testing.T) {
 		cut := len(xs) / 2
 		feed := func(p *peakTracker, xs []admission) {
 			for _, x := range xs {
-				p.admit(x.at, x.delay, x.cost)
+				p.admit(x.at, x.delay, x.cost, 0)
 			}
 		}
 		a := peakTracker{window: window}
@@ -230,9 +230,14 @@ func TestPeakTrackerCloneSharesNothing(t *testing.T) {
 func TestPeakTrackerCloneCopiesEverySlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	p := peakTracker{window: time.Hour}
-	for _, x := range randomAdmissions(rng, 5000, true) {
-		p.admit(x.at, x.delay, x.cost)
+	xs := randomAdmissions(rng, 5000, true)
+	for i, x := range xs {
+		p.admit(x.at, x.delay, x.cost, int64(i%3)) // several sources: a map of groups
 	}
+	// And a release out of its source's order, loose.
+	last := xs[len(xs)-1].at
+	p.push(passage{last + time.Hour, 1}, 0)
+	p.push(passage{last + time.Minute, 1}, 0)
 	c := p.clone()
 	shared := 0
 	var walk func(path string, a, b reflect.Value)
@@ -250,6 +255,9 @@ func TestPeakTrackerCloneCopiesEverySlice(t *testing.T) {
 			if !a.IsNil() && a.Pointer() == b.Pointer() {
 				t.Errorf("%s: the clone shares the %s", path, a.Kind())
 			}
+			if a.Kind() == reflect.Pointer && !a.IsNil() && !b.IsNil() {
+				walk(path+".*", a.Elem(), b.Elem())
+			}
 		case reflect.Struct:
 			for i := range a.NumField() {
 				walk(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i))
@@ -261,7 +269,7 @@ func TestPeakTrackerCloneCopiesEverySlice(t *testing.T) {
 		}
 	}
 	walk("peakTracker", reflect.ValueOf(p), reflect.ValueOf(c))
-	if p.kept.bytes() == 0 || len(p.pending) == 0 {
-		t.Fatalf("the tracker keeps %d bytes and %d pending: nothing to share", p.kept.bytes(), len(p.pending))
+	if p.kept.bytes() == 0 || p.pending.bytes() == 0 || p.pending.more == nil || len(p.pending.more.slot) == 0 || len(p.pending.more.loose) == 0 {
+		t.Fatalf("the tracker keeps %d bytes and %d pending: nothing to share", p.kept.bytes(), p.pending.bytes())
 	}
 }

@@ -12,7 +12,7 @@ import (
 func (p *peakTracker) clone() peakTracker {
 	c := *p
 	c.kept = p.kept.clone()
-	c.pending = slices.Clone(p.pending)
+	c.pending = p.pending.clone()
 	c.reorder = nil
 	return c
 }
@@ -37,7 +37,7 @@ func (t *trail) clone() trail {
 
 // cloneBytes is about what clone allocates, the tracker itself included.
 func (p *peakTracker) cloneBytes() int64 {
-	n := int64(unsafe.Sizeof(*p)) + int64(len(p.pending))*int64(unsafe.Sizeof(passage{}))
+	n := int64(unsafe.Sizeof(*p)) + p.pending.bytes()
 	n += int64(len(p.kept.strands))*int64(unsafe.Sizeof(strand{})) + int64(p.kept.bytes())
 	return n
 }

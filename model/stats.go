@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"encoding/binary"
 	mbits "math/bits"
 	"slices"
@@ -196,8 +195,7 @@ type passage struct {
 // peakTracker finds the largest cost passing in any window (t − w, t]. The
 // maximum over all t is reached when something passes, so it is enough to
 // measure after each passage. Requests must be admitted in arrival order;
-// delayed ones wait in a heap until the clock reaches their release (the
-// heap holds what the lane's queues hold).
+// delayed ones wait, pending, until the clock reaches their release.
 //
 // The passages inside the window are kept compressed and exactly (see
 // braid and trail): the tracker's memory does not grow with the window's
@@ -205,12 +203,14 @@ type passage struct {
 // one instant included), grows by a bit per passing instant for an uneven
 // burst, and by a few bytes per instant for irregular traffic. (No exact
 // tracker can do without the window's instants in general: a later
-// passage can make any of them decide the peak.) Amortised O(1) per
-// passage, plus O(log delayed) for a delayed one.
+// passage can make any of them decide the peak.) The pending releases are
+// kept as trails too, one per source in flight (see inFlight): a shaper's
+// queue of millions costs a few runs. Amortised O(1) per passage, plus
+// O(log sources in flight) for a delayed one.
 type peakTracker struct {
 	window  time.Duration
 	kept    braid // the passages inside the window
-	pending []passage
+	pending inFlight
 	peak    int64
 	peakAt  time.Duration
 	// admitted tells whether anything was admitted yet, and lastAdmit is
@@ -219,16 +219,19 @@ type peakTracker struct {
 	admitted  bool
 	lastAdmit time.Duration
 	// reorder holds, while restore refills the window, the passages
-	// released after the latest arrival refilled (see refill).
-	reorder []passage
+	// released after the latest arrival refilled (see refill); nil
+	// otherwise.
+	reorder *inFlight
 }
 
-// admit records an admission arriving at, released after delay.
-func (p *peakTracker) admit(at, delay time.Duration, cost int64) {
+// admit records an admission arriving at, released after delay, by source
+// src (see source; any number will do where there is one source, only
+// memory depends on it).
+func (p *peakTracker) admit(at, delay time.Duration, cost int64, src int64) {
 	p.advance(at)
 	p.admitted, p.lastAdmit = true, at
 	if delay > 0 {
-		p.push(passage{at + delay, cost})
+		p.pending.push(passage{at + delay, cost}, src)
 		return
 	}
 	p.pass(passage{at, cost})
@@ -236,9 +239,11 @@ func (p *peakTracker) admit(at, delay time.Duration, cost int64) {
 
 // advance lets every delayed request released at or before t pass.
 func (p *peakTracker) advance(t time.Duration) {
-	for len(p.pending) > 0 && p.pending[0].at <= t {
-		var x passage
-		x, p.pending = heapPop(p.pending)
+	for {
+		x, _, ok := p.pending.popBy(t)
+		if !ok {
+			return
+		}
 		p.pass(x)
 	}
 }
@@ -254,17 +259,25 @@ func (p *peakTracker) pass(x passage) {
 // its peak and latest admission (a checkpoint's clone), without changing
 // the peak: restore calls it for each admission that had passed by
 // lastAdmit and is inside the window then, in arrival order, with arrival
-// the request's arrival, and then refilled. Delayed passages are put in
-// release order through a heap that holds those released after the
-// latest arrival refilled: at most what the lane's queues held.
-func (p *peakTracker) refill(arrival time.Duration, x passage) {
-	for len(p.reorder) > 0 && p.reorder[0].at <= arrival {
-		var y passage
-		y, p.reorder = heapPop(p.reorder)
-		p.kept.add(y, p.window)
+// the request's arrival and src its source, and then refilled. Delayed
+// passages are put in release order through an inFlight that holds those
+// released after the latest arrival refilled: at most what the lane's
+// queues held, compressed as the pending ones are.
+func (p *peakTracker) refill(arrival time.Duration, x passage, src int64) {
+	if p.reorder != nil {
+		for {
+			y, _, ok := p.reorder.popBy(arrival)
+			if !ok {
+				break
+			}
+			p.kept.add(y, p.window)
+		}
 	}
 	if x.at > arrival {
-		p.reorder = heapPush(p.reorder, x)
+		if p.reorder == nil {
+			p.reorder = &inFlight{}
+		}
+		p.reorder.push(x, src)
 		return
 	}
 	p.kept.add(x, p.window)
@@ -272,10 +285,14 @@ func (p *peakTracker) refill(arrival time.Duration, x passage) {
 
 // refilled ends a refill.
 func (p *peakTracker) refilled() {
-	for len(p.reorder) > 0 {
-		var y passage
-		y, p.reorder = heapPop(p.reorder)
-		p.kept.add(y, p.window)
+	if p.reorder != nil {
+		for {
+			y, _, ok := p.reorder.popBy(endOfTime)
+			if !ok {
+				break
+			}
+			p.kept.add(y, p.window)
+		}
 	}
 	p.reorder = nil
 }
@@ -283,41 +300,44 @@ func (p *peakTracker) refilled() {
 // peakBy is the peak counting also the delayed requests released by t,
 // without changing p.
 func (p *peakTracker) peakBy(t time.Duration) (int64, time.Duration) {
-	var due []passage
-	for _, x := range p.pending {
-		if x.at <= t {
-			due = append(due, x)
-		}
-	}
-	if len(due) == 0 {
+	if !p.pending.dueBy(t) {
 		return p.peak, p.peakAt
 	}
-	slices.SortStableFunc(due, func(a, b passage) int { return cmp.Compare(a.at, b.at) })
 	peak, peakAt := p.peak, p.peakAt
 	sum := p.kept.sum
 	c := p.kept.cursor() // reads p.kept's strands, leaving them alone
-	dueHead := 0
-	for _, x := range due {
-		// Evict from the kept passages, then from due[:dueHead], which all
-		// come later: the whole window is that sequence, in time order.
+	// due reads the pending passages released by t, in release order;
+	// gone reads the same behind it, the ones that left the window since.
+	due, gone := p.pending.reader(), p.pending.reader()
+	for {
+		x, ok := due.next(t)
+		if !ok {
+			return peak, peakAt
+		}
+		// Evict from the kept passages, then from those due read
+		// before, which all come later: the whole window is that
+		// sequence, in time order.
 		cut := x.at - p.window
 		sum -= c.evict(cut)
-		for due[dueHead].at <= cut {
-			sum -= due[dueHead].cost
-			dueHead++
+		for {
+			y, ok := gone.next(cut)
+			if !ok {
+				break
+			}
+			sum -= y.cost
 		}
 		sum += x.cost
 		if sum > peak {
 			peak, peakAt = sum, x.at
 		}
 	}
-	return peak, peakAt
 }
 
-// push adds a delayed passage to the pending ones.
-func (p *peakTracker) push(x passage) { p.pending = heapPush(p.pending, x) }
+// push adds a delayed passage of source src to the pending ones.
+func (p *peakTracker) push(x passage, src int64) { p.pending.push(x, src) }
 
-// timed is what a min-heap by time holds: a passage, a release.
+// timed is what a min-heap by time holds: a passage released out of its
+// source's order, or a group of passages in flight (see inFlight).
 type timed interface{ when() time.Duration }
 
 func (x passage) when() time.Duration { return x.at }

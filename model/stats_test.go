@@ -42,7 +42,7 @@ func TestPeakTrackerMatchesBruteForce(t *testing.T) {
 				delay = time.Duration(rng.IntN(40)) * time.Millisecond
 			}
 			cost := int64(1 + rng.IntN(4))
-			p.admit(at, delay, cost)
+			p.admit(at, delay, cost, 0)
 			releases = append(releases, passage{at + delay, cost})
 		}
 		// Mid-way, at or after the last admission (as peakBy requires) but

@@ -1,0 +1,301 @@
+package model
+
+import (
+	"slices"
+	"time"
+	"unsafe"
+)
+
+// inFlight is the delayed passages not yet released, as a peak tracker
+// holds them until the clock reaches their release: pushed in arrival
+// order, taken in release order.
+//
+// A heap of them cost 16 bytes a delayed request in flight, and a shaper
+// with a deep queue has millions in flight. But every delaying algorithm
+// releases each key's requests in arrival order (a leaky bucket's queue is
+// a FIFO; x/time/rate's reservations, Guava's and nginx's next free time
+// only move on: TestDelayingLanesReleaseEachKeyInOrder), and at its rate:
+// a run at a regular step (a leaky bucket at 1/ms releases at 0, 1 ms,
+// 2 ms, …), or of two adjacent steps (at k/r rounded, for a rate r that
+// does not divide a second). So the passages are grouped by source, the
+// request's key and gateway (see source), and each group is a trail,
+// which keeps such runs in a few words and a bit per point at most: the
+// memory grows with the sources in flight, not with their requests.
+// (x/time/rate's float64 puts some releases a nanosecond early, which
+// cuts its runs to a few dozen points: a quarter of a byte a request.) A
+// passage released before its source's latest (a store shared by racy or
+// synced gateways that decide on stale reads; the lab refilling a lane of
+// gateways without knowing the gateway) goes loose, to a heap, merged
+// when taken.
+//
+// Passages at one instant of one group are one point of their total cost,
+// and are taken together: costs are positive, so the peak over the
+// windows ending at an instant is the same whether its passages pass one
+// by one or at once (the last sum is the largest, at the same instant).
+type inFlight struct {
+	groups []flightGroup // by slot; a slot on more.free is empty
+	// heads holds every group that holds a passage, a min-heap by its
+	// oldest instant (which a push, always later, does not change).
+	heads []flightRef
+	// more is nil while one source is in flight at a time and every push
+	// came in order: the common case costs no map.
+	more *flightIndex
+}
+
+// flightGroup is one source's passages, in time order.
+type flightGroup struct {
+	trail
+	src int64
+}
+
+// flightRef is a group's slot in heads, with its oldest instant.
+type flightRef struct {
+	at   time.Duration
+	slot int32
+}
+
+func (r flightRef) when() time.Duration { return r.at }
+
+// flightIndex is what several sources in flight at once need.
+type flightIndex struct {
+	slot  map[int64]int32 // the source of each group that holds a passage
+	free  []int32         // the empty slots
+	loose []loosePassage  // the passages pushed out of order: a min-heap by time
+}
+
+// loosePassage is a passage pushed out of its source's order, with its
+// source (which Check reads back, see peakGroup).
+type loosePassage struct {
+	passage
+	src int64
+}
+
+// source names the sequence of releases a passage belongs to: its key's
+// number and the gateway that took it (gateways that keep their own state
+// each release a key's requests in order, not all together).
+func source(key int, gateway uint16) int64 { return int64(key)<<16 | int64(gateway) }
+
+// empty reports whether g holds no passage: its latest instant is always
+// its open point, taken last.
+func (g *flightGroup) empty() bool { return g.pointCost == 0 }
+
+// put appends x, no earlier than any passage t keeps, and drops nothing.
+func (t *trail) put(x passage) {
+	if t.pointCost > 0 && x.at == t.point {
+		t.pointCost += x.cost
+		t.sum += x.cost
+		return
+	}
+	if t.pointCost > 0 {
+		t.commit()
+	}
+	t.point, t.pointCost = x.at, x.cost
+	t.sum += x.cost
+}
+
+// takeOldest removes the passages at t's oldest instant, at, and returns
+// their cost.
+func (t *trail) takeOldest(at time.Duration) int64 {
+	gone := t.drop(at)
+	if t.head.n == 0 && len(t.buf) > 0 {
+		t.buf, t.off = t.buf[:0], 0 // every encoded run was read (see evict)
+	}
+	return gone
+}
+
+// index is f.more, made when first needed.
+func (f *inFlight) index() *flightIndex {
+	if f.more == nil {
+		f.more = &flightIndex{}
+	}
+	return f.more
+}
+
+// groupOf is the slot of src's group, made if it has none.
+func (f *inFlight) groupOf(src int64) int32 {
+	if f.more == nil || f.more.slot == nil {
+		switch {
+		case len(f.groups) == 0:
+			f.groups = append(f.groups, flightGroup{src: src})
+			return 0
+		case f.groups[0].src == src || f.groups[0].empty():
+			f.groups[0].src = src
+			return 0
+		}
+		// A second source in flight: from now on a map finds the groups.
+		f.index().slot = map[int64]int32{f.groups[0].src: 0}
+	}
+	m := f.more
+	if s, ok := m.slot[src]; ok {
+		return s
+	}
+	var s int32
+	if n := len(m.free); n > 0 {
+		s, m.free = m.free[n-1], m.free[:n-1]
+		f.groups[s].src = src
+	} else {
+		s = int32(len(f.groups))
+		f.groups = append(f.groups, flightGroup{src: src})
+	}
+	m.slot[src] = s
+	return s
+}
+
+// push adds x, released by source src.
+func (f *inFlight) push(x passage, src int64) {
+	s := f.groupOf(src)
+	g := &f.groups[s]
+	switch {
+	case g.empty():
+		g.put(x)
+		f.heads = heapPush(f.heads, flightRef{x.at, s})
+	case x.at >= g.point:
+		g.put(x)
+	default:
+		m := f.index()
+		m.loose = heapPush(m.loose, loosePassage{x, src})
+	}
+}
+
+// popBy removes and returns the passages of the earliest instant at or
+// before t of one group, or one loose passage, and their source; false
+// when none is due.
+func (f *inFlight) popBy(t time.Duration) (passage, int64, bool) {
+	var loose []loosePassage
+	if f.more != nil {
+		loose = f.more.loose
+	}
+	if len(loose) > 0 && loose[0].at <= t && (len(f.heads) == 0 || loose[0].at < f.heads[0].at) {
+		x, rest := heapPop(loose)
+		f.more.loose = rest
+		return x.passage, x.src, true
+	}
+	if len(f.heads) == 0 || f.heads[0].at > t {
+		return passage{}, 0, false
+	}
+	ref := f.heads[0]
+	g := &f.groups[ref.slot]
+	x := passage{ref.at, g.takeOldest(ref.at)}
+	if at, ok := g.oldest(); ok {
+		f.heads[0].at = at // the group stays, later: a sift down, not a pop and a push
+		siftDown(f.heads)
+	} else {
+		_, f.heads = heapPop(f.heads)
+		if m := f.more; m != nil && m.slot != nil {
+			delete(m.slot, g.src)
+			m.free = append(m.free, ref.slot)
+		}
+	}
+	return x, g.src, true
+}
+
+// siftDown restores the heap order of h after its top became later.
+func siftDown(h []flightRef) {
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[l].at < h[small].at {
+			small = l
+		}
+		if r < len(h) && h[r].at < h[small].at {
+			small = r
+		}
+		if small == i {
+			return
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
+}
+
+// dueBy reports whether a passage is due at or before t.
+func (f *inFlight) dueBy(t time.Duration) bool {
+	if len(f.heads) > 0 && f.heads[0].at <= t {
+		return true
+	}
+	return f.more != nil && len(f.more.loose) > 0 && f.more.loose[0].at <= t
+}
+
+// held reports whether f holds a passage.
+func (f *inFlight) held() bool {
+	return len(f.heads) > 0 || f.more != nil && len(f.more.loose) > 0
+}
+
+// flightReader reads an inFlight's passages in the order popBy takes them,
+// from copies of its groups' cursors, leaving it as it is.
+type flightReader struct {
+	f     *inFlight
+	cur   []cursor // by slot, for the groups in heads
+	heads []flightRef
+	loose []loosePassage
+}
+
+func (f *inFlight) reader() flightReader {
+	r := flightReader{f: f, heads: slices.Clone(f.heads)}
+	if len(f.heads) > 0 {
+		r.cur = make([]cursor, len(f.groups))
+		for _, h := range f.heads {
+			r.cur[h.slot] = f.groups[h.slot].cursor
+		}
+	}
+	if f.more != nil {
+		r.loose = slices.Clone(f.more.loose)
+	}
+	return r
+}
+
+// next is popBy on r's copies.
+func (r *flightReader) next(t time.Duration) (passage, bool) {
+	if len(r.loose) > 0 && r.loose[0].at <= t && (len(r.heads) == 0 || r.loose[0].at < r.heads[0].at) {
+		var x loosePassage
+		x, r.loose = heapPop(r.loose)
+		return x.passage, true
+	}
+	if len(r.heads) == 0 || r.heads[0].at > t {
+		return passage{}, false
+	}
+	ref := r.heads[0]
+	c := &r.cur[ref.slot]
+	x := passage{ref.at, c.evict(r.f.groups[ref.slot].buf, ref.at)}
+	if at, ok := c.oldest(); ok {
+		r.heads[0].at = at
+		siftDown(r.heads)
+	} else {
+		_, r.heads = heapPop(r.heads)
+	}
+	return x, true
+}
+
+// clone is a copy of f that shares no memory with it.
+func (f *inFlight) clone() inFlight {
+	c := inFlight{groups: slices.Clone(f.groups), heads: slices.Clone(f.heads)}
+	for i := range c.groups {
+		c.groups[i].trail = f.groups[i].trail.clone()
+	}
+	if m := f.more; m != nil {
+		c.more = &flightIndex{free: slices.Clone(m.free), loose: slices.Clone(m.loose)}
+		if m.slot != nil {
+			c.more.slot = make(map[int64]int32, len(m.slot))
+			for k, v := range m.slot {
+				c.more.slot[k] = v
+			}
+		}
+	}
+	return c
+}
+
+// flightMapEntryBytes is about what a map entry of flightIndex.slot takes.
+const flightMapEntryBytes = 24
+
+// bytes is about what f holds beside its own fields (and what clone
+// allocates).
+func (f *inFlight) bytes() int64 {
+	n := int64(len(f.groups))*int64(unsafe.Sizeof(flightGroup{})) + int64(len(f.heads))*int64(unsafe.Sizeof(flightRef{}))
+	for i := range f.groups {
+		n += int64(f.groups[i].bytes())
+	}
+	if m := f.more; m != nil {
+		n += int64(unsafe.Sizeof(*m)) + int64(len(m.free))*4 + int64(len(m.loose))*int64(unsafe.Sizeof(loosePassage{}))
+		n += int64(len(m.slot)) * flightMapEntryBytes
+	}
+	return n
+}
