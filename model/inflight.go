@@ -79,27 +79,33 @@ func source(key int, gateway uint16) int64 { return int64(key)<<16 | int64(gatew
 // its open point, taken last.
 func (g *flightGroup) empty() bool { return g.pointCost == 0 }
 
-// put appends x, no earlier than any passage t keeps, and drops nothing.
-func (t *trail) put(x passage) {
+// put appends x, no earlier than any passage t keeps, and drops nothing;
+// it reports whether x began an instant of its own.
+func (t *trail) put(x passage) bool {
+	t.sum += x.cost
 	if t.pointCost > 0 && x.at == t.point {
 		t.pointCost += x.cost
-		t.sum += x.cost
-		return
+		return false
 	}
 	if t.pointCost > 0 {
 		t.commit()
 	}
 	t.point, t.pointCost = x.at, x.cost
-	t.sum += x.cost
+	return true
+}
+
+// readAll forgets buf once every run encoded in it has been read.
+func (t *trail) readAll() {
+	if t.head.n == 0 && len(t.buf) > 0 {
+		t.buf, t.off = t.buf[:0], 0
+	}
 }
 
 // takeOldest removes the passages at t's oldest instant, at, and returns
 // their cost.
 func (t *trail) takeOldest(at time.Duration) int64 {
 	gone := t.drop(at)
-	if t.head.n == 0 && len(t.buf) > 0 {
-		t.buf, t.off = t.buf[:0], 0 // every encoded run was read (see evict)
-	}
+	t.readAll()
 	return gone
 }
 

@@ -443,20 +443,12 @@ type cursor struct {
 // add puts x, no earlier than any passage kept, in the window (x.at − w,
 // x.at] and drops what leaves it.
 func (t *trail) add(x passage, w time.Duration) {
-	if t.pointCost > 0 && x.at == t.point {
-		t.pointCost += x.cost
-		t.sum += x.cost
-		return
+	if t.put(x) {
+		// A new instant: what it leaves behind goes (never the instant
+		// itself, the open point, at x.at > x.at − w).
+		t.sum -= t.evict(t.buf, x.at-w)
+		t.readAll()
 	}
-	if t.pointCost > 0 {
-		t.commit()
-	}
-	t.sum -= t.evict(t.buf, x.at-w)
-	if t.head.n == 0 && len(t.buf) > 0 {
-		t.buf, t.off = t.buf[:0], 0 // every encoded run was read
-	}
-	t.point, t.pointCost = x.at, x.cost
-	t.sum += x.cost
 }
 
 // commit moves the open point into the tail's run, or starts a new one.

@@ -47,6 +47,24 @@ func slowStore(pause time.Duration) model.Store {
 	}
 }
 
+// runOnAPipe runs the explorer on the scenario load returns, its keyboard
+// a pipe: type writes to it, and done has Run's result.
+func runOnAPipe(t *testing.T, load func() (*scenarios.Scenario, error), opts Options) (typeKeys func(string), done <-chan error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	result := make(chan error, 1)
+	opts.Input, opts.Output = r, io.Discard
+	go func() { result <- Run(load, opts) }()
+	return func(keys string) { w.Write([]byte(keys)) }, result
+}
+
+// boundary loads the canned lesson boundary.
+func boundary() (*scenarios.Scenario, error) { return scenarios.Canned("boundary") }
+
 // TestQuitWhileBusy quits while the explorer works on earlier keys, each
 // decision taking 5 ms (a slow store): G deciding the whole lesson (960
 // decisions, about 5 s), or a storm of 200 n presses (4 decisions each).
@@ -62,21 +80,12 @@ func TestQuitWhileBusy(t *testing.T) {
 		{"a storm of n then q", strings.Repeat("n", 200), "q"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			done := make(chan error, 1)
-			go func() {
-				load := func() (*scenarios.Scenario, error) { return scenarios.Canned("boundary") }
-				done <- Run(load, Options{Input: r, Output: io.Discard, Store: slowStore(5 * time.Millisecond)})
-			}()
+			typeKeys, done := runOnAPipe(t, boundary, Options{Store: slowStore(5 * time.Millisecond)})
 			time.Sleep(300 * time.Millisecond) // the program starts
-			w.Write([]byte(tc.before))
+			typeKeys(tc.before)
 			time.Sleep(100 * time.Millisecond) // the work begins
 			typed := time.Now()
-			w.Write([]byte(tc.quit))
+			typeKeys(tc.quit)
 			select {
 			case err := <-done:
 				if took := time.Since(typed); took > time.Second {
@@ -92,32 +101,23 @@ func TestQuitWhileBusy(t *testing.T) {
 	}
 }
 
-// TestQuitWaitsForAQuestion: with unsaved requests, q asks before it
+// TestQuitAsksWithUnsavedRequests: with unsaved requests, q asks before it
 // quits, however busy the explorer is: the key is not obeyed ahead of the
 // work before it.
 func TestQuitAsksWithUnsavedRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits on slow decisions")
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	done := make(chan error, 1)
-	go func() {
-		load := func() (*scenarios.Scenario, error) { return scenarios.Canned("boundary") }
-		done <- Run(load, Options{Input: r, Output: io.Discard, Store: slowStore(time.Millisecond)})
-	}()
+	typeKeys, done := runOnAPipe(t, boundary, Options{Store: slowStore(time.Millisecond)})
 	time.Sleep(300 * time.Millisecond)
-	w.Write([]byte(" G")) // a fired request, then the work
-	w.Write([]byte("q"))  // asks: lose your 1 request?
+	typeKeys(" G") // a fired request, then the work
+	typeKeys("q")  // asks: lose your 1 request?
 	select {
 	case err := <-done:
 		t.Fatalf("quit without asking (%v)", err)
 	case <-time.After(3 * time.Second):
 	}
-	w.Write([]byte("y"))
+	typeKeys("y")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -136,23 +136,15 @@ func TestKeysTypedWhileLoading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a slow load")
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	dir := t.TempDir()
-	done := make(chan error, 1)
-	go func() {
-		load := func() (*scenarios.Scenario, error) {
-			time.Sleep(time.Second)
-			return scenarios.Canned("boundary")
-		}
-		done <- Run(load, Options{Input: r, Output: io.Discard, About: true, SaveDir: dir})
-	}()
+	slowly := func() (*scenarios.Scenario, error) {
+		time.Sleep(time.Second)
+		return boundary()
+	}
+	typeKeys, done := runOnAPipe(t, slowly, Options{About: true, SaveDir: dir})
 	for _, keys := range []string{"\x1b", " ", "s", "\r"} {
 		time.Sleep(100 * time.Millisecond) // each key alone, as typed
-		w.Write([]byte(keys))
+		typeKeys(keys)
 	}
 	path := filepath.Join(dir, "boundary-mine.yaml")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -160,7 +152,7 @@ func TestKeysTypedWhileLoading(t *testing.T) {
 			break
 		}
 	}
-	w.Write([]byte("q"))
+	typeKeys("q")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
