@@ -91,6 +91,17 @@ type pane struct {
 }
 
 func newPane(t *testing.T, args string) *pane {
+	p := startPane(t, args, "")
+	p.ready()
+	return p
+}
+
+// startPane runs ratelab ARGS (its standard input redirected by redirect,
+// if not "") as a job of two shells: the inner one writes its pid and
+// becomes ratelab; the outer one writes the terminal's settings before and
+// after it, and its status once it has ended (not when the job is stopped,
+// as the interactive shell would), and outlives signals sent to the job.
+func startPane(t *testing.T, args, redirect string) *pane {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
@@ -98,16 +109,56 @@ func newPane(t *testing.T, args string) *pane {
 	p := &pane{t: t, name: fmt.Sprintf("ratelab-test-%d", time.Now().UnixNano()), dir: t.TempDir()}
 	p.tmux("new-session", "-d", "-s", p.name, "-x", "80", "-y", "24", "-c", p.dir, "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/ HISTFILE=/dev/null bash --norc --noprofile -i")
 	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", p.name).Run() })
-	// A job of two shells: the inner one writes its pid and becomes the
-	// explorer; the outer one writes the explorer's status once it has
-	// ended (not when the job is stopped, as the interactive shell would).
-	inner := fmt.Sprintf(`echo \$\$ > pid; RATELAB_AS_MAIN=%s exec %s`, args, os.Args[0])
-	p.keys(fmt.Sprintf(`sh -c 'sh -c "%s"; echo $? > status'`, inner), "Enter")
+	inner := fmt.Sprintf(`echo \$\$ > pid; RATELAB_AS_MAIN=%s exec %s %s`, args, os.Args[0], redirect)
+	// The outer shell outlives a signal to the whole job (ctrl+c, kill %1).
+	p.keys(fmt.Sprintf(`sh -c 'trap : INT TERM; stty -g > before; sh -c "%s"; s=$?; stty -g > after; echo $s > status'`, inner), "Enter")
+	return p
+}
+
+// ready waits for the explorer's about page and closes it.
+func (p *pane) ready() {
+	p.t.Helper()
 	p.waitFor("the explorer's about page", func() bool { return strings.Contains(p.screen(), "? help") })
 	// Alone: an escape that a key follows closely reads as alt+that key.
 	p.keys("Escape")
 	p.waitFor("the lanes", func() bool { return strings.Contains(p.screen(), "why fixed") })
-	return p
+}
+
+// ended waits for ratelab's status and checks it, and that the terminal is
+// as it was: its settings, the main screen, the cursor shown.
+func (p *pane) ended(status int) {
+	p.t.Helper()
+	p.endedAt(status)
+	if before, after := p.file("before"), p.file("after"); before != after {
+		p.t.Errorf("the terminal's settings were %s before and %s after", before, after)
+	}
+}
+
+// endedAt is ended for ratelab ended in the background (kill %1), whose
+// terminal's settings the shell holds by then.
+func (p *pane) endedAt(status int) {
+	p.t.Helper()
+	p.waitFor("exit status", func() bool { return p.file("status") != "" })
+	if got := p.file("status"); got != strconv.Itoa(status) {
+		p.t.Errorf("status %s, want %d", got, status)
+	}
+	if got := p.terminal(); got != "alternate 0, cursor 1" {
+		p.t.Errorf("the terminal is left with %s", got)
+	}
+}
+
+// requests is how many requests the scenario in file holds.
+func (p *pane) requests(file string) int {
+	p.t.Helper()
+	s, err := scenarios.Load(filepath.Join(p.dir, file))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	n := 0
+	for range s.Requests() {
+		n++
+	}
+	return n
 }
 
 func (p *pane) tmux(args ...string) string {
@@ -120,7 +171,7 @@ func (p *pane) tmux(args ...string) string {
 }
 
 func (p *pane) keys(keys ...string) { p.tmux(append([]string{"send-keys", "-t", p.name}, keys...)...) }
-func (p *pane) screen() string     { return p.tmux("capture-pane", "-p", "-J", "-t", p.name) }
+func (p *pane) screen() string      { return p.tmux("capture-pane", "-p", "-J", "-t", p.name) }
 
 // terminal is whether the pane shows the alternate screen, and the cursor.
 func (p *pane) terminal() string {
@@ -168,23 +219,83 @@ func TestSignalsRestoreTheTerminal(t *testing.T) {
 			p.keys("Space")
 			p.waitFor("two fired requests", func() bool { return strings.Contains(p.screen(), "242 requests") })
 			p.signal(sig)
-			p.waitFor("exit status", func() bool { return p.file("status") != "" })
-			if got, want := p.file("status"), strconv.Itoa(128+int(sig)); got != want {
-				t.Errorf("status %s, want %s", got, want)
-			}
-			if got := p.terminal(); got != "alternate 0, cursor 1" {
-				t.Errorf("after %v the terminal is left with %s", sig, got)
-			}
+			p.ended(128 + int(sig))
 			if !strings.Contains(p.screen(), "your 2 requests are saved in boundary-recovered.yaml") {
 				t.Errorf("the recovery file is not named:\n%s", p.screen())
 			}
-			s, err := scenarios.Load(filepath.Join(p.dir, "boundary-recovered.yaml"))
-			if err != nil {
+			if n := p.requests("boundary-recovered.yaml"); n != 242 {
+				t.Errorf("the recovery file holds %d requests, want 242 (the 2 fired)", n)
+			}
+		})
+	}
+}
+
+// TestKillASuspendedExplorer: kill %1 on the explorer suspended by ctrl+z
+// ends it (the shell continues the job to deliver SIGTERM) with its
+// unsaved request recovered, rather than leaving it stopped.
+func TestKillASuspendedExplorer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the explorer in tmux")
+	}
+	p := newPane(t, "boundary")
+	p.keys("Space")
+	p.waitFor("a fired request", func() bool { return strings.Contains(p.screen(), "241 requests") })
+	p.keys("C-z")
+	p.waitFor("a stopped job", func() bool { return strings.Contains(p.screen(), "Stopped") })
+	p.keys("kill %1", "Enter")
+	p.endedAt(128 + int(syscall.SIGTERM))
+	if n := p.requests("boundary-recovered.yaml"); n != 241 {
+		t.Errorf("the recovery file holds %d requests, want 241", n)
+	}
+}
+
+// TestKeysWhenInputIsNoTerminal: with its standard input not a terminal
+// (< /dev/null), the explorer reads the keys from the terminal itself.
+func TestKeysWhenInputIsNoTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the explorer in tmux")
+	}
+	p := startPane(t, "boundary", "< /dev/null")
+	p.ready()
+	p.keys("l")
+	p.waitFor("t = 0.100 s after l", func() bool { return strings.Contains(p.screen(), "t = 0.100 s") })
+	p.keys("q")
+	p.ended(0)
+}
+
+// TestCtrlCWhileLoading: ctrl+c typed while a large file loads (nothing
+// reads keys yet) ends it at once; ctrl+z suspends it once it has loaded.
+func TestCtrlCWhileLoading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the explorer in tmux")
+	}
+	for _, tc := range []struct {
+		key    string
+		status int
+	}{{"C-c", 130}, {"C-z", 0}} {
+		t.Run(tc.key, func(t *testing.T) {
+			p := startPane(t, "slow.yaml", "")
+			// 20,000,000 requests: a few seconds to open.
+			slow := "title: slow\nlimiters: [{name: b, algorithm: token-bucket, capacity: 10, rate: 2/s}]\ntraffic: [{every: 100ns, until: 2s}]\n"
+			if err := os.WriteFile(filepath.Join(p.dir, "slow.yaml"), []byte(slow), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if n := len(s.Traffic); n == 0 {
-				t.Error("the recovery file has no traffic")
+			p.waitFor("the load", func() bool { return p.file("pid") != "" })
+			time.Sleep(200 * time.Millisecond)
+			typed := time.Now()
+			p.keys(tc.key)
+			if tc.key == "C-z" {
+				p.waitFor("a stopped job", func() bool { return strings.Contains(p.screen(), "Stopped") })
+				p.keys("fg", "Enter")
+				p.waitFor("the explorer", func() bool { return strings.Contains(p.screen(), "? help") })
+				p.keys("q")
+			} else {
+				p.waitFor("exit status", func() bool { return p.file("status") != "" })
+				if took := time.Since(typed); took > time.Second {
+					t.Errorf("ctrl+c took %v", took)
+				}
 			}
+			p.ended(tc.status)
 		})
 	}
 }
@@ -214,8 +325,5 @@ func TestSuspendAndResume(t *testing.T) {
 		p.waitFor(want+" after l", func() bool { return strings.Contains(p.screen(), want) })
 	}
 	p.keys("q")
-	p.waitFor("exit status", func() bool { return p.file("status") != "" })
-	if got := p.file("status"); got != "0" {
-		t.Errorf("q after resuming: status %s", got)
-	}
+	p.ended(0)
 }

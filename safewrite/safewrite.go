@@ -8,18 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // WriteFile writes data to path, as os.WriteFile does, but atomically: the
 // file at path is either left as it was (on any error) or replaced whole.
 //
-// The data is written to a temporary file in path's directory (so that the
-// rename stays on one file system), synced, given the permissions of the
-// file it replaces (perm for a new file), and renamed over path; the
-// directory is then synced, so that the new name survives a crash. When
-// path is a symbolic link, the file it points to is replaced and the link
+// The data is written to a temporary file in the same directory (so that
+// the rename stays on one file system), synced, given the permissions of
+// the file it replaces (perm less the umask for a new file, as
+// os.WriteFile), and renamed over it; the directory is then synced, so
+// that the new name survives a crash. When path is a symbolic link, the
+// file it points to is written (created if it is missing) and the link
 // kept. On failure the temporary file is removed and the error names path
 // and the cause (for example "no space left on device").
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
@@ -36,26 +39,32 @@ type tempFile interface {
 	Name() string
 }
 
-func osTemp(dir, pattern string) (tempFile, error) { return os.CreateTemp(dir, pattern) }
+// osTemp creates a new file beside target, of a name no other file has,
+// with perm (less the umask).
+func osTemp(target string, perm fs.FileMode) (tempFile, error) {
+	dir, base := filepath.Split(target)
+	for {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+}
 
-func write(path string, data []byte, perm fs.FileMode, create func(dir, pattern string) (tempFile, error)) error {
-	target := path
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		target = resolved
-	} else if !errors.Is(err, fs.ErrNotExist) {
+func write(path string, data []byte, perm fs.FileMode, create func(target string, perm fs.FileMode) (tempFile, error)) error {
+	target, err := resolve(path)
+	if err != nil {
 		return fail(path, err)
 	}
+	keep := false // the mode of the file replaced
 	if fi, err := os.Stat(target); err == nil {
 		if !fi.Mode().IsRegular() {
 			return fmt.Errorf("%s: not a regular file", path)
 		}
-		perm = fi.Mode().Perm()
+		perm, keep = fi.Mode().Perm(), true
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := create(dir, "."+base+".*.tmp")
+	f, err := create(target, perm)
 	if err != nil {
 		return fail(path, err)
 	}
@@ -75,8 +84,10 @@ func write(path string, data []byte, perm fs.FileMode, create func(dir, pattern 
 	if err := f.Sync(); err != nil {
 		return fail(path, err)
 	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(path, err)
+	if keep {
+		if err := f.Chmod(perm); err != nil {
+			return fail(path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fail(path, err)
@@ -85,8 +96,28 @@ func write(path string, data []byte, perm fs.FileMode, create func(dir, pattern 
 		return fail(path, err)
 	}
 	ok = true
-	syncDir(dir)
+	syncDir(filepath.Dir(target))
 	return nil
+}
+
+// resolve follows path's symbolic links, if any, to the file they name,
+// which may not exist yet.
+func resolve(path string) (string, error) {
+	for range 40 { // as the kernel gives up on a loop
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	return "", errors.New("too many levels of symbolic links")
 }
 
 // syncDir makes a rename in dir durable. It is best effort: the file is in

@@ -77,12 +77,12 @@ func TestFailureLeavesTheOriginal(t *testing.T) {
 			if err := os.WriteFile(path, original, 0o640); err != nil {
 				t.Fatal(err)
 			}
-			create := func(dir, pattern string) (tempFile, error) {
-				f, err := os.CreateTemp(dir, pattern)
+			create := func(target string, perm fs.FileMode) (tempFile, error) {
+				f, err := osTemp(target, perm)
 				if err != nil {
 					return nil, err
 				}
-				return &failingFile{File: f, step: tc.step, written: 4096}, nil
+				return &failingFile{File: f.(*os.File), step: tc.step, written: 4096}, nil
 			}
 			err := write(path, data, 0o644, create)
 			if err == nil || err.Error() != path+": "+tc.want {
@@ -116,12 +116,15 @@ func TestReplacesWhole(t *testing.T) {
 		t.Errorf("left behind: %v", names)
 	}
 
+	// A new file gets perm less the umask, as os.WriteFile gives it.
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
 	fresh := filepath.Join(dir, "fresh.yaml")
 	if err := WriteFile(fresh, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o644 {
-		t.Errorf("a new file's mode is %v, want 0644", fi.Mode().Perm())
+	if fi, _ := os.Stat(fresh); fi.Mode().Perm() != 0o600 {
+		t.Errorf("a new file's mode under umask 077 is %v, want 0600", fi.Mode().Perm())
 	}
 }
 
@@ -142,6 +145,26 @@ func TestKeepsASymlink(t *testing.T) {
 		t.Errorf("the link was replaced by a file")
 	}
 	if got, _ := os.ReadFile(real); string(got) != "new" {
+		t.Errorf("the link's target holds %q, want %q", got, "new")
+	}
+}
+
+func TestKeepsALinkToAFileNotThereYet(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(filepath.Join("sub", "new.yaml"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "new.yaml")); string(got) != "new" {
 		t.Errorf("the link's target holds %q, want %q", got, "new")
 	}
 }

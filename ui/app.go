@@ -53,13 +53,16 @@ type Options struct {
 // and reports it as an error), and on every signal that ends or stops the
 // process (signals.go).
 func Run(load func() (*scenarios.Scenario, error), opts Options) error {
-	kb, err := openKeyboard(opts.Input)
+	kb, err := openKeyboard(opts.Input, newKeyMap().passive())
 	if err != nil {
 		return err
 	}
 	defer kb.close()
-	w := watchSignals(kb)
+	w := watchSignals(kb) // before raw mode: a signal then restores it
 	defer w.stop()
+	if err := kb.raw(); err != nil {
+		return err
+	}
 	s, err := load()
 	if err != nil {
 		return err
@@ -81,6 +84,7 @@ func Run(load func() (*scenarios.Scenario, error), opts Options) error {
 	app.suspend, app.unsaved, app.keyboard = w.suspend, &w.unsaved, kb
 	kb.handled(false, app.quitsOnQ())
 	w.attach(p)
+	kb.takeSignalKeys()
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Run()
@@ -91,12 +95,7 @@ func Run(load func() (*scenarios.Scenario, error), opts Options) error {
 	case <-kb.quit:
 		// A quit key waited behind earlier keys' work: end now, and leave
 		// that work (its goroutine ends with the process).
-		killed := make(chan struct{})
-		go func() { p.Kill(); close(killed) }()
-		select {
-		case <-killed:
-		case <-time.After(time.Second):
-		}
+		kill(p)
 		return ErrQuitWhileBusy
 	}
 	if app.ended != nil {
@@ -280,7 +279,9 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case computeMsg:
 		return a.onCompute(msg)
 	case endMsg:
-		return a.end(msg.sig)
+		return a.end(msg)
+	case suspendMsg:
+		return a.suspend
 	}
 	if a.prompt.active() {
 		return a.prompt.update(msg)
@@ -596,9 +597,9 @@ func (a *App) unsavedCount() int {
 }
 
 // quitsOnQ is whether q would quit now without asking: no prompt takes it
-// as text, and no question or unsaved request would have it ask first.
+// as text, and no unsaved request would have it ask first.
 func (a *App) quitsOnQ() bool {
-	return a.confirm == nil && !a.prompt.active() && a.unsavedCount() == 0
+	return !a.prompt.active() && a.unsavedCount() == 0 // a question asks only about those
 }
 
 // confirmation is a question the learner answers with one key before

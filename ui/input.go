@@ -5,10 +5,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/term"
@@ -42,6 +45,9 @@ type keyboard struct {
 	ttyMu sync.Mutex
 	saved *ttyState // its mode before, while isRaw
 	isRaw bool
+	// signalKeys leaves ctrl+c to the terminal, as a signal, while the
+	// scenario loads (nothing reads keys yet).
+	signalKeys bool
 
 	// The bytes typed and not yet read by Bubble Tea, one entry a read
 	// from the terminal; cond wakes Read when one comes, a key has been
@@ -50,13 +56,18 @@ type keyboard struct {
 	cond     *sync.Cond
 	queue    []typed
 	escapeAt time.Time // when the read Bubble Tea last took came, if it ended with an escape
-	gen      int       // wake's count
-	eof      bool
+	// escapeTaken is when Bubble Tea took it.
+	escapeTaken time.Time
+	gen         int // wake's count
+	eof         bool
 
 	// watch decodes the same bytes as Bubble Tea does, to count the key
 	// presses and find the quit keys among them.
 	watch       *io.PipeWriter
 	seen        atomic.Int64 // key presses decoded so far
+	passive     []key.Binding
+	pendingMu   sync.Mutex
+	isPassive   []bool       // of each key press decoded, whether it is passive
 	keysHandled atomic.Int64 // key presses the explorer has handled
 	quitsOnQ    atomic.Bool  // whether q quits now, as the explorer left it
 	quit        chan struct{}
@@ -73,20 +84,23 @@ type typed struct {
 	seen int64
 }
 
-// openKeyboard starts reading in (the terminal when nil), putting a
-// terminal in raw mode.
-func openKeyboard(in io.Reader) (*keyboard, error) {
+// openKeyboard starts reading in: when nil, the terminal (standard input,
+// or /dev/tty when that is not one, as Bubble Tea does). raw then puts a
+// terminal in raw mode, ctrl+c and ctrl+z left as signals until
+// takeSignalKeys.
+func openKeyboard(in io.Reader, passive []key.Binding) (*keyboard, error) {
 	if in == nil {
 		in = os.Stdin
+		if !term.IsTerminal(os.Stdin.Fd()) {
+			if tty, err := os.Open("/dev/tty"); err == nil {
+				in = tty
+			}
+		}
 	}
-	k := &keyboard{in: in, quit: make(chan struct{}), closed: make(chan struct{})}
+	k := &keyboard{in: in, passive: passive, signalKeys: true, quit: make(chan struct{}), closed: make(chan struct{})}
 	k.cond = sync.NewCond(&k.mu)
 	if f, ok := in.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		st, err := makeRawInput(int(f.Fd()))
-		if err != nil {
-			return nil, err
-		}
-		k.tty, k.saved, k.isRaw = f, st, true
+		k.tty = f
 	}
 	wr, ww := io.Pipe()
 	k.watch = ww
@@ -100,6 +114,16 @@ func (k *keyboard) read() {
 	buf := make([]byte, 4096)
 	for {
 		n, err := k.in.Read(buf)
+		if errors.Is(err, syscall.EIO) && !k.foreground() {
+			// Read in the background (SIGTTIN is ignored): the keys
+			// are the shell's until the explorer is in the foreground.
+			select {
+			case <-time.After(50 * time.Millisecond):
+				continue
+			case <-k.closed:
+				return
+			}
+		}
 		if n > 0 {
 			t := typed{bytes: append([]byte(nil), buf[:n]...), at: time.Now(), seen: k.seen.Load()}
 			k.mu.Lock()
@@ -112,6 +136,10 @@ func (k *keyboard) read() {
 		}
 		if err != nil {
 			k.watch.Close()
+			k.mu.Lock()
+			k.eof = true
+			k.cond.Broadcast()
+			k.mu.Unlock()
 			return
 		}
 	}
@@ -140,7 +168,8 @@ func (k *keyboard) Read(p []byte) (int, error) {
 			if len(t.bytes) == 0 {
 				k.escapeAt = time.Time{}
 				if p[n-1] == 0x1b {
-					k.escapeAt = t.at
+					k.escapeAt, k.escapeTaken = t.at, time.Now()
+					time.AfterFunc(escapeHold, k.wakeHeld)
 				}
 				k.queue = k.queue[1:]
 			}
@@ -152,9 +181,23 @@ func (k *keyboard) Read(p []byte) (int, error) {
 	}
 }
 
-// mayTake reports whether t may go to the decoder now (see Read).
+// mayTake reports whether t may go to the decoder now (see Read): not
+// before the escape before it has been handled, or escapeHold has passed
+// (should the two decoders ever count differently, keys are late, never
+// stuck).
 func (k *keyboard) mayTake(t typed) bool {
-	return k.escapeAt.IsZero() || t.at.Sub(k.escapeAt) <= uv.DefaultEscTimeout || k.keysHandled.Load() >= t.seen
+	return k.escapeAt.IsZero() || t.at.Sub(k.escapeAt) <= uv.DefaultEscTimeout || k.keysHandled.Load() >= t.seen ||
+		time.Since(k.escapeTaken) > escapeHold
+}
+
+// escapeHold is the longest a key waits for the escape before it.
+const escapeHold = time.Second
+
+// wakeHeld lets Read look again at a key held behind an escape.
+func (k *keyboard) wakeHeld() {
+	k.mu.Lock()
+	k.cond.Broadcast()
+	k.mu.Unlock()
 }
 
 // wake makes a Read that waits return nothing.
@@ -178,14 +221,33 @@ func (k *keyboard) decode(r io.Reader) {
 		if !ok {
 			continue
 		}
+		msg := tea.KeyPressMsg(press)
+		k.pendingMu.Lock()
+		k.isPassive = append(k.isPassive, slices.ContainsFunc(k.passive, func(b key.Binding) bool { return key.Matches(msg, b) }))
+		k.pendingMu.Unlock()
 		n := k.seen.Add(1)
-		switch tea.KeyPressMsg(press).String() {
+		switch msg.String() {
 		case "ctrl+c":
 			go k.watchQuit(n, func() bool { return true })
 		case "q":
-			go k.watchQuit(n, k.quitsOnQ.Load)
+			go k.watchQuit(n, func() bool { return k.quitsOnQ.Load() && k.passiveUpTo(n) })
 		}
 	}
+}
+
+// passiveUpTo reports whether every key press before the n-th that the
+// explorer has not handled yet (the one it works on included) is passive:
+// none fires a request, opens a prompt or asks a question, so that a q
+// after them still quits, as quitsOnQ said after the last key handled.
+func (k *keyboard) passiveUpTo(n int64) bool {
+	k.pendingMu.Lock()
+	defer k.pendingMu.Unlock()
+	for i := k.keysHandled.Load(); i < n-1; i++ {
+		if !k.isPassive[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // watchQuit obeys the n-th key press, a quit key, if the explorer has not
@@ -225,16 +287,33 @@ func (k *keyboard) restore() {
 	}
 }
 
-// raw puts the terminal back in raw mode, after a suspension.
-func (k *keyboard) raw() {
+// raw puts a terminal in raw mode: at the start, and after a suspension.
+func (k *keyboard) raw() error {
 	k.ttyMu.Lock()
 	defer k.ttyMu.Unlock()
-	if k.tty != nil && !k.isRaw {
-		if st, err := makeRawInput(int(k.tty.Fd())); err == nil {
-			k.saved, k.isRaw = st, true
-		}
+	if k.tty == nil || k.isRaw {
+		return nil
+	}
+	st, err := makeRawInput(int(k.tty.Fd()), k.signalKeys)
+	if err == nil {
+		k.saved, k.isRaw = st, true
+	}
+	return err
+}
+
+// takeSignalKeys makes ctrl+c a key, once the explorer reads keys.
+func (k *keyboard) takeSignalKeys() {
+	k.ttyMu.Lock()
+	defer k.ttyMu.Unlock()
+	k.signalKeys = false
+	if k.tty != nil && k.isRaw {
+		makeRawInput(int(k.tty.Fd()), false)
 	}
 }
+
+// foreground reports whether the terminal is the process's (true for a
+// keyboard that is no terminal).
+func (k *keyboard) foreground() bool { return k.tty == nil || foreground(int(k.tty.Fd())) }
 
 // close ends Bubble Tea's input and restores the terminal. The reader of
 // the terminal itself may stay blocked until the process ends.

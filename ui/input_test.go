@@ -101,6 +101,34 @@ func TestQuitWhileBusy(t *testing.T) {
 	}
 }
 
+// TestQuitTypedAfterAKeyThatAsks: a q typed behind keys the explorer is
+// still working on is not obeyed early when one of them fires a request
+// (then q asks first) or opens a prompt (then q is text): each decision
+// takes 100 ms, so that the work outlasts the quit key's grace.
+func TestQuitTypedAfterAKeyThatAsks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on slow decisions")
+	}
+	for _, keys := range []string{"Gn q", "nK q"} {
+		t.Run(keys, func(t *testing.T) {
+			typeKeys, done := runOnAPipe(t, boundary, Options{Store: slowStore(100 * time.Millisecond)})
+			time.Sleep(300 * time.Millisecond)
+			typeKeys(keys)
+			select {
+			case err := <-done:
+				t.Fatalf("%q quit (%v)", keys, err)
+			case <-time.After(2 * time.Second):
+			}
+			typeKeys("\x03") // ctrl+c always quits
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("ctrl+c did not quit")
+			}
+		})
+	}
+}
+
 // TestQuitAsksWithUnsavedRequests: with unsaved requests, q asks before it
 // quits, however busy the explorer is: the key is not obeyed ahead of the
 // work before it.

@@ -94,6 +94,17 @@ func newKeyMap() keyMap {
 	return km
 }
 
+// passive are the keys that neither fire a request, nor open a prompt,
+// nor ask a question: a q typed after them quits as it would before them.
+func (k keyMap) passive() []key.Binding {
+	return []key.Binding{
+		k.StepFwd, k.StepBack, k.LeapFwd, k.LeapBack, k.NextReq, k.PrevReq, k.NextSplit, k.PrevSplit,
+		k.NextNote, k.PrevNote, k.Start, k.End, k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes,
+		k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.NextKey, k.Expand, k.Help, k.About,
+		k.Close, k.Up, k.Down,
+	}
+}
+
 // ShortHelp is the footer: the keys a newcomer needs first. The footer
 // adds "? help · q quit" on the right, always in sight.
 func (k keyMap) ShortHelp() []key.Binding { return k.short }

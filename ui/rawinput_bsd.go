@@ -5,3 +5,5 @@ package ui
 import "golang.org/x/sys/unix"
 
 const ioctlGetTermios, ioctlSetTermios = unix.TIOCGETA, unix.TIOCSETA
+
+const ioctlGetPgrp = unix.TIOCGPGRP

@@ -3,3 +3,5 @@ package ui
 import "golang.org/x/sys/unix"
 
 const ioctlGetTermios, ioctlSetTermios = unix.TCGETS, unix.TCSETS
+
+const ioctlGetPgrp = unix.TIOCGPGRP

@@ -77,12 +77,21 @@ func signalName(s syscall.Signal) string {
 // endSignals end the explorer; SIGTSTP suspends it.
 var endSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
 
-// endMsg asks the explorer to end because of a signal.
-type endMsg struct{ sig syscall.Signal }
+// endMsg asks the explorer to end because of a signal; it closes taken
+// when it begins to.
+type endMsg struct {
+	sig   syscall.Signal
+	taken chan struct{}
+}
 
-// endGrace is how long a signal waits for the explorer to save the
-// learner's requests and quit before the terminal is restored without it
-// (a key whose work takes longer, a store that does not answer).
+// suspendMsg asks the explorer to suspend, for a SIGTSTP from outside: it
+// suspends between keys, as for ctrl+z.
+type suspendMsg struct{}
+
+// endGrace is how long a signal waits for the explorer to take it up (it
+// may be working on a key, or waiting on a store that does not answer)
+// before the terminal is restored without it. Once taken up, saving the
+// learner's requests may take what it takes.
 const endGrace = 2 * time.Second
 
 // signalWatch turns signals into the explorer's messages, in place of
@@ -110,6 +119,10 @@ func watchSignals(kb *keyboard) *signalWatch {
 	w := &signalWatch{kb: kb, sigs: make(chan os.Signal, 4), done: make(chan struct{})}
 	signal.Notify(w.sigs, endSignals...)
 	signal.Notify(w.sigs, syscall.SIGTSTP)
+	// The keyboard is always being read: in the background (continued by
+	// kill %1 to be told to end) a read would stop the process again
+	// before it could; ignored, it fails instead (see keyboard.read).
+	signal.Ignore(syscall.SIGTTIN)
 	go w.loop()
 	return w
 }
@@ -119,6 +132,7 @@ func (w *signalWatch) attach(p *tea.Program) { w.p.Store(p) }
 // stop ends the watch once the program has returned.
 func (w *signalWatch) stop() {
 	signal.Stop(w.sigs)
+	signal.Reset(syscall.SIGTTIN)
 	close(w.done)
 }
 
@@ -134,23 +148,20 @@ func (w *signalWatch) loop() {
 			case sig == syscall.SIGTSTP && (p == nil || w.suspending.CompareAndSwap(true, false)):
 				w.stopJob()
 			case sig == syscall.SIGTSTP:
-				go p.Send(w.suspend())
+				go p.Send(suspendMsg{})
 			case p == nil: // loading: nothing to save yet
 				w.exit(&Ended{Signal: sig})
 			default:
-				go p.Send(endMsg{sig})
+				taken := make(chan struct{})
+				go p.Send(endMsg{sig, taken})
 				select {
 				case <-w.done:
+				case <-taken:
 				case <-time.After(endGrace):
 					// The explorer is busy: restore the terminal and end
 					// without it; its requests cannot be read while it
 					// works.
-					killed := make(chan struct{})
-					go func() { p.Kill(); close(killed) }()
-					select {
-					case <-killed:
-					case <-time.After(time.Second):
-					}
+					kill(p)
 					w.exit(&Ended{Signal: sig, Requests: int(w.unsaved.Load())})
 				}
 				return
@@ -160,16 +171,38 @@ func (w *signalWatch) loop() {
 }
 
 // stopJob stops the process as a shell job, the keyboard given back to the
-// terminal's own mode, and takes it again once the shell continues it.
+// terminal's own mode, and takes it again once the shell continues it in
+// the foreground (fg). Continued in the background (bg, or kill %1, which
+// continues a stopped job to deliver its signal) it leaves the terminal
+// alone: it ends if a signal to end waits, else it stops again.
 func (w *signalWatch) stopJob() {
 	cont := make(chan os.Signal, 1)
 	signal.Notify(cont, syscall.SIGCONT)
 	defer signal.Stop(cont)
 	w.kb.restore() // again, for a stop while the scenario loads
 	w.kb.wake()    // Bubble Tea's cancelled reader ends without a key
-	syscall.Kill(0, syscall.SIGSTOP)
-	<-cont
-	w.kb.raw()
+	for {
+		syscall.Kill(0, syscall.SIGSTOP)
+		<-cont
+		if w.kb.foreground() {
+			w.kb.raw()
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // the signals sent with SIGCONT
+		if len(w.sigs) > 0 {
+			return
+		}
+	}
+}
+
+// kill ends p at once, the terminal restored, giving it a second at most.
+func kill(p *tea.Program) {
+	killed := make(chan struct{})
+	go func() { p.Kill(); close(killed) }()
+	select {
+	case <-killed:
+	case <-time.After(time.Second):
+	}
 }
 
 // exit ends the process for a signal that could not wait for the explorer.
@@ -209,8 +242,9 @@ func (w *signalWatch) suspend() tea.Msg {
 
 // end saves the learner's unsaved requests to a recovery file, if there
 // are any, and quits: Run then returns the Ended.
-func (a *App) end(sig syscall.Signal) tea.Cmd {
-	e := &Ended{Signal: sig}
+func (a *App) end(m endMsg) tea.Cmd {
+	close(m.taken)
+	e := &Ended{Signal: m.sig}
 	if a.dirty && a.lab.FiredCount() > 0 {
 		e.Requests = a.lab.FiredCount()
 		e.Saved, e.Err = a.recover()
