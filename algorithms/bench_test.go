@@ -159,3 +159,60 @@ func BenchmarkSubWindows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLeakyBucket decides on one key of a leaky bucket whose interval
+// is not a whole number of nanoseconds (7/s: 142,857,142 6⁄7 ns):
+// steady, a request at twice the pace, half of them queued; bursts, the
+// queue's worth at one instant, then a request every interval while it
+// drains; irregular, gaps drawn around the pace and costs of 1 to 3, so
+// that few requests in a row step alike; checkpoints, steady with a clone
+// taken every 2048 decisions, as the lab's checkpoints are. Decisions per
+// second and allocations should not depend on how the queue is kept.
+func BenchmarkLeakyBucket(b *testing.B) {
+	p := Policy{Algorithm: LeakyBucket, Queue: 1000, Rate: Rate{7, sec}}
+	u := unit(p)
+	gaps := make([]time.Duration, 4096)
+	costs := make([]int64, len(gaps))
+	x := uint64(1)
+	for i := range gaps {
+		x = x*6364136223846793005 + 1442695040888963407 // a fixed draw, the same for every run
+		gaps[i] = time.Duration(x>>33) % (2 * u)
+		costs[i] = 1 + int64(x>>20)%3
+	}
+	run := func(b *testing.B, next func(i int) (time.Duration, int64), cloneEvery int) {
+		l := mustNew(b, p)
+		ks := NewKeys()
+		k := ks.Key("client-1")
+		var now time.Duration
+		var admitted, i int
+		var d Decision
+		b.ReportAllocs()
+		for b.Loop() {
+			gap, cost := next(i)
+			now += gap
+			if l.DecideInto(&d, now, k, cost); d.Outcome.Admitted() {
+				admitted++
+			}
+			if i++; cloneEvery > 0 && i%cloneEvery == 0 {
+				l.Clone()
+			}
+		}
+		if admitted == 0 {
+			b.Fatal("nothing admitted")
+		}
+	}
+	steady := func(int) (time.Duration, int64) { return u / 2, 1 }
+	b.Run("steady", func(b *testing.B) { run(b, steady, 0) })
+	b.Run("bursts", func(b *testing.B) {
+		run(b, func(i int) (time.Duration, int64) {
+			if i%2000 < int(p.Queue) {
+				return 0, 1
+			}
+			return u, 1
+		}, 0)
+	})
+	b.Run("irregular", func(b *testing.B) {
+		run(b, func(i int) (time.Duration, int64) { return gaps[i%len(gaps)], costs[i%len(gaps)] }, 0)
+	})
+	b.Run("checkpoints", func(b *testing.B) { run(b, steady, 2048) })
+}

@@ -60,9 +60,12 @@ func init() {
 // total.
 //
 // Instants live on the grid of 1/N ns (see instant). The state also keeps
-// the requests waiting, for Snapshot, in a fifo: released ones are dropped on
-// each decision, and a decision allocates only when the queue outgrows every
-// length it had before.
+// the requests waiting, for Snapshot and the exported state, as runs of
+// evenly stepped requests (releaseRuns): a burst or a steady stream is one
+// run, so the queue's memory grows with the runs, not the requests.
+// Released ones are dropped on each decision, and a decision allocates only
+// when a request starts a run and the runs outgrow every length they had
+// before.
 type leakyBucket struct {
 	p Policy
 }
@@ -70,7 +73,7 @@ type leakyBucket struct {
 type leakyBucketState struct {
 	next  instant // when the pipe is next free
 	last  time.Duration
-	queue fifo[Release] // the requests waiting at last, in release order
+	queue releaseRuns // the requests waiting at last, in release order
 }
 
 func newLeakyBucket(p Policy) *leakyBucket { return &leakyBucket{p: p} }
@@ -81,31 +84,18 @@ func (l *leakyBucket) start(now time.Duration) leakyBucketState {
 	return leakyBucketState{next: at(now), last: now}
 }
 
-// released is how many of the queue's oldest requests are released at now.
-func (s *leakyBucketState) released(now time.Duration) int {
-	front := s.queue.front()
-	n := 0
-	for n < len(front) && front[n].At <= now {
-		n++
-	}
-	if n < len(front) {
-		return n
-	}
-	for size := s.queue.len(); n < size && s.queue.at(n).At <= now; n++ {
-	}
-	return n
-}
-
 func (l *leakyBucket) decide(s *leakyBucketState, m *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
-	s.queue.drop(m, s.released(eff))
+	per, n := int64(l.p.Rate.Per), l.p.Rate.N
+	if s.queue.n > 0 && s.queue.frontAt <= eff {
+		s.queue.release(m, eff, per, n)
+	}
 	d = Decision{At: now, Cost: cost, policy: &l.p, explain: explainLeakyBucket, v: [4]int64{s.next.ns, s.next.frac, int64(eff)}}
 	if cost > l.p.Queue+1 {
 		d.Outcome, d.RetryAfter = Rejected, Never
 		return d
 	}
-	per, n := int64(l.p.Rate.Per), l.p.Rate.N
 	t := at(eff)
 	free := max2(s.next, t)
 	// delay + (cost − 1) × I ≤ Queue × I ⟺ free ≤ now + (Queue − cost + 1) × I
@@ -119,10 +109,10 @@ func (l *leakyBucket) decide(s *leakyBucketState, m *mem, now time.Duration, cos
 			d.Outcome = Delayed
 		}
 		if release > eff {
-			s.queue.push(m, Release{Arrived: now, At: release, Cost: cost})
+			s.queue.push(m, now, free, cost)
 		}
 	}
-	d.v[3] = int64(s.queue.len())
+	d.v[3] = s.queue.n
 	return d
 }
 
@@ -135,14 +125,19 @@ func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 		Interval: Quantity{int64(l.p.Rate.Per), l.p.Rate.N},
 		NextFree: time.Duration(max2(s.next, at(now)).ceil()),
 	}
-	snap.Waiting = s.queue.items(s.released(now))
+	snap.Waiting = s.queue.items(now, int64(l.p.Rate.Per), l.p.Rate.N)
 	return snap
 }
 
-// clone shares the queue: see fifo.
-func (l *leakyBucket) clone(s *leakyBucketState, _ *mem) leakyBucketState { return *s }
+// clone copies the queue's few words of its own and shares its runs: see
+// releaseRuns.
+func (l *leakyBucket) clone(s *leakyBucketState, m *mem) leakyBucketState {
+	c := *s
+	c.queue = s.queue.clone(m)
+	return c
+}
 
-func (l *leakyBucket) tables(*leakyBucketState) int64 { return 0 }
+func (l *leakyBucket) tables(s *leakyBucketState) int64 { return s.queue.tables() }
 
 func (l *leakyBucket) dropItems(s *leakyBucketState, m *mem) { s.queue.free(m) }
 
@@ -155,10 +150,9 @@ var leakyBucketForm = StateForm{Fields: []string{"next_ns", "next_frac", "last"}
 
 func (l *leakyBucket) encode(s *leakyBucketState) State {
 	st := State{Fields: []int64{s.next.ns, s.next.frac, int64(s.last)}}
-	if n := s.queue.len(); n > 0 {
+	if n := s.queue.n; n > 0 {
 		st.Log = make([]int64, 0, 3*n)
-		for i := range n {
-			r := s.queue.at(i)
+		for r := range s.queue.all(int64(l.p.Rate.Per), l.p.Rate.N) {
 			st.Log = append(st.Log, int64(r.Arrived), int64(r.At), r.Cost)
 		}
 	}
@@ -184,19 +178,38 @@ func (l *leakyBucket) decode(st State, m *mem) (leakyBucketState, error) {
 		}
 		prev = r.At // release order (requests of less than 1ns each may share one)
 	}
+	// The exact release instants: back from the pipe's next free, each
+	// request's cost × I before the next's, for as long as they round to
+	// the releases written, as they do in every state decide makes; before
+	// that (a state made otherwise) each release's own whole nanosecond.
+	chain, f := len(st.Log), s.next
+	for i := len(st.Log) - 3; i >= 0; i -= 3 {
+		g := f.sub(st.Log[i+2]*per, n)
+		if g.ceil() != st.Log[i+1] {
+			break
+		}
+		chain, f = i, g
+	}
+	var end instant // the back run's instant after its last request
 	for i := 0; i < len(st.Log); i += 3 {
-		s.queue.push(m, Release{Arrived: time.Duration(st.Log[i]), At: time.Duration(st.Log[i+1]), Cost: st.Log[i+2]})
+		inst := at(time.Duration(st.Log[i+1]))
+		if i >= chain {
+			inst, f = f, f.add(st.Log[i+2]*per, n)
+		}
+		s.queue.add(m, time.Duration(st.Log[i]), inst, st.Log[i+2], s.queue.n > 0 && inst == end)
+		end = inst.add(st.Log[i+2]*per, n)
+	}
+	if s.queue.n > 0 {
+		s.queue.log.chained = end == s.next
 	}
 	return s, nil
 }
 
 // held is the requests still waiting at now.
 func (l *leakyBucket) held(s leakyBucketState, now time.Duration) int64 {
-	waiting := s.queue.len() // at last, decide has dropped every released one
-	if now > s.last {
-		waiting -= s.queue.search(func(r *Release) bool { return r.At > now })
-	}
-	return int64(waiting) * sizeOf[Release]()
+	// What a plain list of the requests would hold, 24 bytes each, rather
+	// than the runs that stand for them (see Limiter.KeyBytes).
+	return s.queue.waiting(max(now, s.last), int64(l.p.Rate.Per), l.p.Rate.N) * sizeOf[Release]()
 }
 
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
