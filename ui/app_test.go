@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,23 @@ func openApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
 	a := New(lab, Options{SaveDir: tb.TempDir()})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return a
+}
+
+// openCannedFile writes the canned scenario name to dir/file and opens
+// that file at 100 × 30, as ratelab FILE would; it returns the file's
+// path and text.
+func openCannedFile(tb testing.TB, name, dir, file string) (a *App, path string, src []byte) {
+	tb.Helper()
+	src, _ = scenarios.Source(name)
+	path = filepath.Join(dir, file)
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := scenarios.Load(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return openApp(tb, s, 100, 30), path, src
 }
 
 // keyPress is the message a terminal sends for the key written as

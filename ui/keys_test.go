@@ -519,16 +519,7 @@ func TestSaveOnAFullDisk(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	src, _ := scenarios.Source("boundary")
-	path := filepath.Join(dir, "boundary.yaml")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := scenarios.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := openApp(t, s, 100, 30)
+	a, path, src := openCannedFile(t, "boundary", dir, "boundary.yaml")
 	for range 140 {
 		press(a, "space")
 	}

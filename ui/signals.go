@@ -35,29 +35,23 @@ func (e *Ended) Error() string {
 	case e.Requests == 0:
 		return msg
 	case e.Saved != "":
-		return msg + "; your " + requestCount(e.Requests) + " " + isAre(e.Requests) + " saved in " + e.Saved + " (ratelab " + e.Saved + " opens it)"
+		return msg + "; your " + requestCount(e.Requests) + " " + agree(e.Requests, "is", "are") + " saved in " + e.Saved + " (ratelab " + e.Saved + " opens it)"
 	case e.Err != nil:
-		return msg + "; your " + requestCount(e.Requests) + " could not be saved and " + wasWere(e.Requests) + " lost: " + e.Err.Error()
+		return msg + "; your " + requestCount(e.Requests) + " could not be saved and " + agree(e.Requests, "was", "were") + " lost: " + e.Err.Error()
 	}
-	return msg + "; your " + requestCount(e.Requests) + " " + wasWere(e.Requests) + " lost (the explorer was busy)"
+	return msg + "; your " + requestCount(e.Requests) + " " + agree(e.Requests, "was", "were") + " lost (the explorer was busy)"
 }
 
 // ExitCode is the shell's status for a process a signal ended: 128 + its
 // number.
 func (e *Ended) ExitCode() int { return 128 + int(e.Signal) }
 
-func isAre(n int) string {
+// agree is one when n is 1, else many: a verb that agrees with n requests.
+func agree(n int, one, many string) string {
 	if n == 1 {
-		return "is"
+		return one
 	}
-	return "are"
-}
-
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
+	return many
 }
 
 func signalName(s syscall.Signal) string {

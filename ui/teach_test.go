@@ -559,17 +559,7 @@ func TestQuizEveryRequestWithoutMarks(t *testing.T) {
 // first" going on to quit, and reset keeping a pinned key by name.
 func TestReviewFixes(t *testing.T) {
 	t.Run("reload under the retry prompt", func(t *testing.T) {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "d.yaml")
-		src, _ := scenarios.Source("dashboard")
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := scenarios.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := openApp(t, s, 100, 30)
+		a, path, _ := openCannedFile(t, "dashboard", t.TempDir(), "d.yaml")
 		press(a, "t")
 		for i := 0; i < 12 && !a.quiz.asking(); i++ {
 			press(a, "n")
