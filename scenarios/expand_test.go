@@ -46,15 +46,6 @@ func reference(s *Scenario) []Request {
 	return rs
 }
 
-func parse(t *testing.T, yaml string) *Scenario {
-	t.Helper()
-	s, err := Parse("x.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestBurstSpread(t *testing.T) {
 	s := parse(t, oneLane+"traffic:\n  - {at: 1s, count: 3, spread: 100ms}\n  - {at: 5s, count: 4, spread: 1s}\n  - {at: 7s, count: 2}\n")
 	want := []time.Duration{
@@ -321,5 +312,33 @@ func TestStaggerRandom(t *testing.T) {
 	// The two placements of seed 7 agree; every other case differs.
 	if len(seen) != len(tests)-1 {
 		t.Errorf("want %d different sets of offsets, got %d: %v", len(tests)-1, len(seen), slices.Collect(maps.Values(seen)))
+	}
+}
+
+// BenchmarkRequests merges traffic into requests: the one item of
+// tools/million.yaml, and 10,000 copies of an item of accounts, all at the
+// same instants or staggered at random, whose cursors make a deep heap.
+func BenchmarkRequests(b *testing.B) {
+	for _, c := range []struct{ name, traffic string }{
+		{"one item", "  - {every: 1ms, until: 1000s}\n"},
+		{"10000 items together", "  - {every: 1s, until: 100s, accounts: 10000}\n"},
+		{"10000 items staggered", "  - {every: 1s, until: 100s, accounts: 10000, stagger: random}\n"},
+	} {
+		s, err := Parse("b.yaml", []byte(oneLane+"traffic:\n"+c.traffic))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				n := int64(0)
+				for range s.Requests() {
+					n++
+				}
+				if n != s.RequestCount() {
+					b.Fatalf("%d requests, want %d", n, s.RequestCount())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(s.RequestCount()), "ns/request")
+		})
 	}
 }

@@ -283,3 +283,26 @@ func TestMarshalWritesAnItemOfCopiesOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestMarshalWritesTheQuiz(t *testing.T) {
+	s := parse(t, oneLane+`traffic:
+  - {at: 1s, count: 3, key: k}
+quiz:
+  - {at: 1s, request: 3, key: k, lane: b, ask: "Will \"b\" admit it?", why: "two\nlines"}
+  - {at: 1s}
+expect:
+  - {lane: b, admitted: 3}
+`)
+	out, err := Marshal(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `quiz:
+  - {at: 1s}
+  - {at: 1s, request: 3, key: "k", lane: "b", ask: "Will \"b\" admit it?", why: "two\nlines"}
+expect:
+`
+	if !strings.Contains(string(out), want) {
+		t.Errorf("Marshal wrote\n%s\nwant it to contain\n%s", out, want)
+	}
+}

@@ -176,24 +176,29 @@ func TestPoissonMean(t *testing.T) {
 }
 
 // TestPoissonLimit: the request limit counts the draws, after other items'
-// requests, and refuses before keeping them.
+// requests, and refuses before keeping them. With -short it leaves out the
+// cases that draw millions of times before the limit refuses them.
 func TestPoissonLimit(t *testing.T) {
 	tests := []struct {
 		name, traffic, want string
+		millions            bool // draws millions of times
 	}{
 		{"alone", "  - {poisson: 1000000/s, until: 60s}\n",
-			"p.yaml:6:5: traffic[0]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (0 before this item, whose arrivals average 60000000)"},
+			"p.yaml:6:5: traffic[0]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (0 before this item, whose arrivals average 60000000)", true},
 		{"after a burst", "  - {at: 0s, count: 19999990}\n  - {poisson: 10/s, until: 10s}\n",
-			"p.yaml:7:5: traffic[1]: the traffic expands to more than 20000000 requests (19999990 before this item, whose poisson arrivals average 100)"},
+			"p.yaml:7:5: traffic[1]: the traffic expands to more than 20000000 requests (19999990 before this item, whose poisson arrivals average 100)", false},
 		{"accounts", "  - {poisson: 1000/s, until: 1000s, accounts: 6}\n",
-			"p.yaml:6:5: traffic[0]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (0 before this item, whose arrivals average 6000000)"},
+			"p.yaml:6:5: traffic[0]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (0 before this item, whose arrivals average 6000000)", true},
 		{"poisson items together", "  - {poisson: 1000/s, until: 4000s}\n  - {poisson: 1000/s, until: 1001s, key: b}\n",
-			"p.yaml:7:5: traffic[1]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (4001386 before this item, whose arrivals average 1001000)"},
+			"p.yaml:7:5: traffic[1]: the poisson items draw more than 5000000 requests, the most whose times a scenario holds (4001386 before this item, whose arrivals average 1001000)", true},
 		{"requests before, in the same item", "  - {at: 0s, count: 19999000}\n  - {poisson: 100/s, until: 10s, accounts: 2}\n",
-			"p.yaml:7:5: traffic[1]: the traffic expands to more than 20000000 requests (19999000 before this item, whose poisson arrivals average 2000)"},
+			"p.yaml:7:5: traffic[1]: the traffic expands to more than 20000000 requests (19999000 before this item, whose poisson arrivals average 2000)", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.millions && testing.Short() {
+				t.Skip("draws millions of times")
+			}
 			_, err := Parse("p.yaml", poissonFile(1, tt.traffic))
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error %v\nwant %s", err, tt.want)
@@ -288,19 +293,5 @@ func TestPoissonMeanGapFloor(t *testing.T) {
 	_, err := Parse("p.yaml", poissonFile(1, "  - {poisson: 1001/1ms, until: 1s}\n"))
 	if err == nil || !strings.Contains(err.Error(), "p.yaml:6:15: traffic[0].poisson: want a mean gap of at least 1µs") {
 		t.Fatalf("got %v", err)
-	}
-}
-
-// TestStaggerNoneWrittenOut: stagger none, the default, may be written on
-// any item.
-func TestStaggerNoneWrittenOut(t *testing.T) {
-	for _, item := range []string{
-		"  - {poisson: 2/s, until: 5s, accounts: 3, stagger: none}\n",
-		"  - {every: 1s, until: 5s, stagger: none}\n",
-		"  - {at: 1s, count: 2, keys: [a, b], stagger: none}\n",
-	} {
-		if _, err := Parse("p.yaml", poissonFile(1, item)); err != nil {
-			t.Errorf("%s: %v", strings.TrimSpace(item), err)
-		}
 	}
 }

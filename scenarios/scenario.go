@@ -4,43 +4,36 @@
 // assertions that `ratelab check` verifies. The canned lessons are embedded
 // in the binary. FORMAT.md documents every field.
 //
+// A file is read in sections, one source file each. load.go takes the bytes
+// (Load, Parse), refuses what would make the YAML library slow before it
+// runs (tokens.go counts the tokens cheaply), and holds the limits on a
+// scenario (MaxFileSize, MaxTokens, MaxRequests, MaxDecisions and the rest).
+// fields.go and values.go are the strict-field toolkit every decoder uses:
+// unknown fields and their did-you-mean, the place and path an error names,
+// how little of the file an error quotes, and the readers of text, keys,
+// numbers, durations and rates. The decoders follow the file:
+// decode_scenario.go its top level, decode_lanes.go its limiters (stacks,
+// gateways), decode_clients.go its clients, decode_traffic.go its traffic
+// and what the traffic may cost, decode_notes.go its notes, expectations and
+// quiz marks. What they make is a Scenario (scenario.go, client.go,
+// quiz.go); expand.go turns its traffic into requests (Requests), poisson.go
+// draws a poisson item's times, marshal.go writes a scenario back and
+// canned.go holds the lessons.
+//
 // Time is a time.Duration counted from the scenario's start (t = 0). Nothing
 // here uses floating point but the drawing of a poisson item's arrival
-// times, once, when the file is read (see Poisson); every limiter then
-// decides on those whole nanoseconds.
+// times, once, when the file is read (see Poisson), and the mean that an
+// error about too many of them quotes; every limiter then decides on those
+// whole nanoseconds.
 package scenarios
 
 import (
-	"cmp"
 	"fmt"
-	"iter"
-	"math/bits"
-	"slices"
 	"strings"
 	"time"
 
 	"ratelab/algorithms"
 	"ratelab/fleet"
-)
-
-// Limits that keep a runaway file from eating the machine.
-const (
-	// MaxFileSize is the largest scenario file Load and Parse accept.
-	MaxFileSize = 1 << 20
-	// MaxRequests bounds the number of requests a scenario expands to.
-	MaxRequests = 20_000_000
-	// MaxDecisions bounds the decisions a run may make on one lane: every
-	// request once per attempt its client may make (1 without a client).
-	// A decision costs 90 ns (a client retrying at once) to 370 ns (one
-	// backing off with jitter): at most about 30 s of run a lane.
-	MaxDecisions = 80_000_000
-	// MaxLanes bounds the number of limiters side by side.
-	MaxLanes = 8
-	// MaxTime bounds every time and duration in a file: a leap year.
-	MaxTime = 366 * 24 * time.Hour
-	// MaxNameLen bounds lane names (a–z, 0–9 and -), maxKeyLen request keys.
-	MaxNameLen = 32
-	maxKeyLen  = 64
 )
 
 // Defaults for fields a file leaves out.
@@ -180,38 +173,6 @@ type copyGroup struct {
 	stagger  string   // "" (none), "even" or "random"
 }
 
-// Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times
-// never decrease with i.
-func (t Traffic) Time(i int64) time.Duration {
-	switch t.Form {
-	case Burst:
-		return t.At + time.Duration(mulDiv(i, int64(t.Spread), t.Count))
-	case Periodic:
-		return t.From + time.Duration(i)*t.Every
-	case Poisson:
-		return t.times[i]
-	}
-	return t.At
-}
-
-// periodicCount is ⌈(until−from)/every⌉, the number of requests from, from +
-// every, … before until; 0 when until ≤ from.
-func periodicCount(from, until, every time.Duration) int64 {
-	if until <= from {
-		return 0
-	}
-	span := int64(until - from)
-	return (span + int64(every) - 1) / int64(every)
-}
-
-// mulDiv is ⌊a×b/c⌋ for 0 ≤ a < c and b ≥ 0, without overflow: the result is
-// below b.
-func mulDiv(a, b, c int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return int64(q)
-}
-
 // Note is narration shown when the clock reaches At.
 type Note struct {
 	At   time.Duration
@@ -335,124 +296,4 @@ func (s *Scenario) Lane(name string) (Lane, bool) {
 		}
 	}
 	return Lane{}, false
-}
-
-// RequestCount is the number of requests Requests yields.
-func (s *Scenario) RequestCount() int64 {
-	var n int64
-	for _, t := range s.Traffic {
-		n += t.Count
-	}
-	return n
-}
-
-// Keys lists the distinct request keys in the order they first appear in
-// time (ties in file order).
-func (s *Scenario) Keys() []string {
-	type first struct {
-		key  string
-		at   time.Duration
-		item int
-	}
-	var firsts []first
-	index := map[string]int{}
-	for i, t := range s.Traffic {
-		if t.Count == 0 {
-			continue
-		}
-		at := t.Time(0)
-		j, ok := index[t.Key]
-		if !ok {
-			index[t.Key] = len(firsts)
-			firsts = append(firsts, first{t.Key, at, i})
-		} else if at < firsts[j].at {
-			firsts[j].at, firsts[j].item = at, i
-		}
-	}
-	slices.SortFunc(firsts, func(a, b first) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.item, b.item))
-	})
-	keys := make([]string, len(firsts))
-	for i, f := range firsts {
-		keys[i] = f.key
-	}
-	return keys
-}
-
-// Requests yields every request of the traffic list in time order; requests
-// at the same time keep file order (item by item, then within an item). It
-// merges the items lazily, holding one cursor per item, so a scenario of
-// millions of requests never sits in memory.
-func (s *Scenario) Requests() iter.Seq[Request] {
-	return func(yield func(Request) bool) {
-		h := make(cursorHeap, 0, len(s.Traffic))
-		for i, t := range s.Traffic {
-			if t.Count > 0 {
-				h = append(h, cursor{at: t.Time(0), item: i})
-			}
-		}
-		h.init()
-		for len(h) > 0 {
-			c := &h[0]
-			t := &s.Traffic[c.item]
-			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
-				return
-			}
-			c.next++
-			if c.next == t.Count {
-				h.pop()
-				continue
-			}
-			c.at = t.Time(c.next)
-			h.down(0)
-		}
-	}
-}
-
-// cursor is the position of the merge in one traffic item: its next request
-// is the next-th, arriving at at.
-type cursor struct {
-	at   time.Duration
-	item int
-	next int64
-}
-
-// cursorHeap is a binary min-heap ordered by (at, item), so that equal times
-// come out in file order.
-type cursorHeap []cursor
-
-func (h cursorHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].item < h[j].item)
-}
-
-func (h cursorHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h cursorHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func (h *cursorHeap) pop() {
-	old := *h
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	h.down(0)
 }

@@ -1,14 +1,5 @@
 package scenarios
 
-// MaxTokens bounds the YAML tokens a scenario file may hold (values,
-// punctuation and comments, as the YAML lexer counts them). The YAML library
-// keeps a few hundred bytes for each token and node, so a 1 MiB file made
-// of nothing but punctuation would take over 400 MB to read; this bound keeps
-// reading any file under 100 MB while leaving room for thousands of traffic
-// items, notes and expectations (a traffic item such as `- {at: 1s}` is 6
-// tokens; text is counted as about one a line, see tokenCount).
-const MaxTokens = 100_000
-
 // tokenCount counts data's YAML tokens about the way the YAML lexer cuts
 // them, never far below its count (FuzzTokenCount), without allocating.
 // Every bracket, comma, tab, comment, reserved character (% @ `), double

@@ -1,9 +1,7 @@
 package scenarios
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -104,89 +102,21 @@ func TestStrictWhereTheFormatIsStrict(t *testing.T) {
 	}
 }
 
-// TestDecisionLimit: the decisions a run can make on one lane, each
-// request times its client's attempts, are counted at load from the items'
-// counts, copies included, and bounded by MaxDecisions.
-func TestDecisionLimit(t *testing.T) {
-	const head = "title: t\nlimiters: [{name: b, algorithm: token-bucket, capacity: 1, rate: 1/8784h}]\n" +
-		"clients: [{name: eager, retry: at-once, attempts: 100}, {name: twice, retry: at-once, attempts: 2}]\ntraffic:\n"
-	tests := []struct {
-		name, traffic, want string
-	}{
-		{"at the limit", "  - {at: 0s, count: 800000, client: eager}\n", ""},
-		{"one request past it", "  - {at: 0s, count: 800000, client: eager}\n  - {at: 0s}\n",
-			"x.yaml:6:5: traffic[1]: the traffic would make up to 80000001 decisions per lane (this item: 1 requests of no client); at most 80000000, about 30 s of run a lane"},
-		{"twenty million without a client", "  - {at: 0s, count: 20000000}\n", ""},
-		{"twenty million, each tried twice", "  - {every: 1ms, until: 20000s, client: twice}\n", ""},
-		{"copies at the limit", "  - {every: 1s, until: 8000s, accounts: 100, client: eager}\n", ""},
-		{"copies past it", "  - {every: 1s, until: 8001s, accounts: 100, client: eager}\n",
-			`x.yaml:5:5: traffic[0]: the traffic would make up to 80010000 decisions per lane (this item: 800100 requests × 100 attempts of client "eager"); at most 80000000, about 30 s of run a lane`},
-		{"the six-line storm", "  - {at: 0s, count: 20000000, client: eager}\n",
-			`x.yaml:5:5: traffic[0]: the traffic would make up to 2000000000 decisions per lane (this item: 20000000 requests × 100 attempts of client "eager"); at most 80000000, about 30 s of run a lane`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("x.yaml", []byte(head+tt.traffic))
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("Parse: %v", err)
-			case tt.want == "":
-			case err == nil:
-				t.Fatalf("Parse succeeded, want %s", tt.want)
-			case err.Error() != tt.want:
-				t.Errorf("error\n got: %s\nwant: %s", err, tt.want)
-			}
-		})
-	}
-}
-
-// TestLoadQuotesLittleOfTheFile: an error about a file that is no scenario
-// quotes none of it: a field or key name only when it looks like a name
-// (a misspelt field), nothing of a line of other text, and nothing at all
-// of a file that is not text (it quoted /etc/shadow's first line).
-func TestLoadQuotesLittleOfTheFile(t *testing.T) {
-	secret := "root:$6$Qx8Vb2mP$Zk3nF7yHq1wLr9sTe4uJc0aDg6iOp5vBx2NmK8hWz1QyRt7LsE3fUa9cXj4GdV0bPo6iMn2kHl5qTr8wYe1zS:19000:0:99999:7:::"
-	dir := t.TempDir()
-	tests := []struct {
-		name, data, want string
-	}{
-		{"a long first line", secret + "\n",
-			`unknown field of 120 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
-		{"a long line of no field", strings.Repeat("secret ", 20) + "\n",
-			`want a mapping with title, limiters and traffic, got a text (is this a scenario file?)`},
-		{"a long key twice", "title: t\n" + secret + "\n" + secret + "\n",
-			`invalid YAML: mapping key of 120 characters already defined at [2:1]`},
-		{"escaped", "\"a\\e[2Jb: " + secret + "\": 1\n",
-			`unknown field of 129 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
-		{"a short secret", "hunter2:x: 1\n",
-			`unknown field of 9 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
-		{"a misspelt field", "titel: x\n",
-			`unknown field "titel"; did you mean title?`},
-		{"a binary file", "\x7fELF\x02\x01\x01\x00" + secret + "\n", "the file is not text: it holds the control character U+007F"},
-		{"a NUL in the middle", secret + ": 1\x00\n", "the file is not text: it holds the control character U+0000"},
-		{"a noncharacter", "\uffff" + secret, "the file is not text: it holds the noncharacter U+FFFF"},
-		{"not UTF-8", secret + "\xff\n", "the file is not valid UTF-8"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(dir, strings.Repeat("f", i+1))
-			if err := os.WriteFile(path, []byte(tt.data), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Load(path)
-			if err == nil {
-				t.Fatal("Load succeeded")
-			}
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("error %v is a %T, want *Error", err, err)
-			}
-			if e.Msg != tt.want {
-				t.Errorf("error\n got: %s\nwant: …: %s", err, tt.want)
-			}
-			if strings.Contains(err.Error(), "root") || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "hunter") {
-				t.Errorf("error %q quotes the file", err)
-			}
-		})
+// TestCheckKey: the rules a file's keys follow, for a key typed in the
+// explorer (model checks a fired key with it, so a saved file loads).
+func TestCheckKey(t *testing.T) {
+	for _, c := range []struct{ key, want string }{
+		{"seller-842", ""},
+		{"שלום", ""},
+		{"", `want a key of 1 to 64 bytes, got ""`},
+		{strings.Repeat("k", 65), `want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
+		{"caf\xe9", `want a key of UTF-8 text, got "caf\xe9"`},
+		{"a\tb", "want a key, got the control character U+0009"},
+		{"a\u202eb", "want a key, got the bidirectional formatting character U+202E, which would reorder the text around it on a terminal"},
+	} {
+		err := CheckKey(c.key)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
+			t.Errorf("CheckKey(%q) = %v, want %q", c.key, err, c.want)
+		}
 	}
 }

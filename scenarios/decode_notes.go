@@ -1,0 +1,231 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"ratelab/algorithms"
+)
+
+// Field names of a note, an expectation and a quiz mark, as the format
+// documents them.
+var (
+	noteFields   = []string{"at", "text"}
+	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "why"}
+	quizFields   = []string{"at", "request", "key", "lane", "ask", "why"}
+)
+
+func (d *decoder) note(n ast.Node, path string) (Note, *fields, error) {
+	f, err := d.fields(n, path, "a note such as {at: 60s, text: ...}", noteFields)
+	if err != nil {
+		return Note{}, nil, err
+	}
+	var note Note
+	var ok bool
+	if note.At, ok, err = f.duration("at", false); err != nil {
+		return Note{}, nil, err
+	} else if !ok {
+		return Note{}, nil, f.missing("at", "the time to show the note, such as 60s")
+	}
+	if note.Text, err = f.requiredText("text", "the note's text", true); err != nil {
+		return Note{}, nil, err
+	}
+	return note, f, nil
+}
+
+// outcomes are the values of an expectation's outcome.
+var outcomes = map[string]algorithms.Outcome{
+	"allowed":  algorithms.Allowed,
+	"delayed":  algorithms.Delayed,
+	"rejected": algorithms.Rejected,
+}
+
+// expectation decodes one item of expect. Until is left at -1 when the
+// file leaves it to default to the scenario's duration, which
+// checkExpectation resolves.
+func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, error) {
+	f, err := d.fields(n, path, "an expectation such as {lane: fixed, until: 61s, admitted: 240}", expectFields)
+	if err != nil {
+		return Expectation{}, nil, err
+	}
+	e := Expectation{Until: -1}
+	e.Line, _ = position(n)
+	if e.Lane, err = f.requiredText("lane", "the name of a lane", false); err != nil {
+		return Expectation{}, nil, err
+	}
+	if e.Key, _, err = f.optionalKey(); err != nil {
+		return Expectation{}, nil, err
+	}
+	if f.has("at") {
+		for _, name := range []string{"from", "until"} {
+			if f.present(name) {
+				return Expectation{}, nil, f.keyErrorf(name, "at selects the requests of one instant and cannot be combined with %s", name)
+			}
+		}
+		at, _, err := f.duration("at", false)
+		if err != nil {
+			return Expectation{}, nil, err
+		}
+		e.From, e.Until, e.Instant = at, at+1, true
+	} else {
+		if e.From, _, err = f.duration("from", false); err != nil {
+			return Expectation{}, nil, err
+		}
+		if until, ok, err := f.duration("until", true); err != nil {
+			return Expectation{}, nil, err
+		} else if ok {
+			if until <= e.From {
+				return Expectation{}, nil, f.errorf("until", "want a time after from (%s), got %s", algorithms.FormatDuration(e.From), algorithms.FormatDuration(until))
+			}
+			e.Until = until
+		}
+	}
+	for _, c := range e.counts() {
+		v, ok, err := f.integer(c.name, 0, MaxRequests)
+		if err != nil {
+			return Expectation{}, nil, err
+		}
+		if ok {
+			*c.v = &v
+		}
+	}
+	peak, hasPeak, err := f.integer("peak", 0, maxTotalCost)
+	if err != nil {
+		return Expectation{}, nil, err
+	}
+	window, hasWindow, err := f.duration("peak_window", true)
+	if err != nil {
+		return Expectation{}, nil, err
+	}
+	switch {
+	case hasPeak && !hasWindow:
+		return Expectation{}, nil, f.missing("peak_window", "the length of the window peak is measured in, such as 1s")
+	case hasWindow && !hasPeak:
+		return Expectation{}, nil, f.errorf("peak_window", "peak_window needs peak")
+	case hasPeak:
+		e.Peak, e.PeakWindow = &peak, window
+	}
+	if o, ok, err := f.text("outcome", "allowed, delayed or rejected", false); err != nil {
+		return Expectation{}, nil, err
+	} else if ok {
+		outcome, known := outcomes[o]
+		if !known {
+			return Expectation{}, nil, f.errorf("outcome", "want allowed, delayed or rejected, got %s", strconv.Quote(shorten(o)))
+		}
+		e.Outcome = &outcome
+	}
+	asserted := e.Peak != nil || e.Outcome != nil
+	for _, c := range e.counts() {
+		asserted = asserted || *c.v != nil
+	}
+	if !asserted {
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak or outcome")
+	}
+	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
+		return Expectation{}, nil, err
+	}
+	return e, f, nil
+}
+
+// quizMark decodes one item of quiz.
+func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
+	f, err := d.fields(n, path, "a quiz mark such as {at: 60s, lane: log, ask: ...}", quizFields)
+	if err != nil {
+		return QuizMark{}, nil, err
+	}
+	q := QuizMark{Request: 1}
+	q.Line, _ = position(n)
+	var ok bool
+	if q.At, ok, err = f.duration("at", false); err != nil {
+		return QuizMark{}, nil, err
+	} else if !ok {
+		return QuizMark{}, nil, f.missing("at", "the time of the request to predict, such as 60s")
+	}
+	if r, ok, err := f.integer("request", 1, MaxRequests); err != nil {
+		return QuizMark{}, nil, err
+	} else if ok {
+		q.Request = int(r)
+	}
+	if q.Key, _, err = f.optionalKey(); err != nil {
+		return QuizMark{}, nil, err
+	}
+	if lane, ok, err := f.text("lane", "the name of a lane", false); err != nil {
+		return QuizMark{}, nil, err
+	} else if ok {
+		if lane == "" {
+			return QuizMark{}, nil, f.errorf("lane", "want the name of a lane, got blank text")
+		}
+		q.Lane = lane
+	}
+	if q.Ask, _, err = f.text("ask", "a question or hint", true); err != nil {
+		return QuizMark{}, nil, err
+	}
+	if q.Why, _, err = f.text("why", "an explanation", true); err != nil {
+		return QuizMark{}, nil, err
+	}
+	return q, f, nil
+}
+
+// checkQuizMark checks q, read from f, against the rest of the scenario,
+// whose traffic names keys. Whether the marked request exists is left to
+// `ratelab check`.
+func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys map[string]bool) error {
+	if q.Lane != "" {
+		if _, ok := s.Lane(q.Lane); !ok {
+			return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(q.Lane)), laneNames(s))
+		}
+	}
+	if q.Key != "" && !keys[q.Key] {
+		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(q.Key)))
+	}
+	if q.At >= s.Duration {
+		return f.errorf("at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(q.At), algorithms.FormatDuration(s.Duration))
+	}
+	return nil
+}
+
+// checkExpectation checks e, read from f, against the rest of the scenario,
+// whose traffic names keys, and resolves its default end.
+func checkExpectation(s *Scenario, e *Expectation, f *fields, keys map[string]bool) error {
+	lane, ok := s.Lane(e.Lane)
+	if !ok {
+		return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), laneNames(s))
+	}
+	if e.Key != "" && !keys[e.Key] {
+		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(e.Key)))
+	}
+	if !algorithms.Describe(lane.Policy.Algorithm).Delays() {
+		never := func(name string) error {
+			return f.errorf(name, "lane %s is a %s, which never delays a request", lane.Name, lane.Policy.Algorithm)
+		}
+		if e.Delayed != nil && *e.Delayed > 0 {
+			return never("delayed")
+		}
+		if e.Outcome != nil && *e.Outcome == algorithms.Delayed {
+			return never("outcome")
+		}
+	}
+	switch {
+	case e.Instant && e.From >= s.Duration:
+		return f.errorf("at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
+	case e.Until < 0:
+		e.Until = s.Duration
+		if e.From >= e.Until {
+			return f.errorf("from", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(e.From), algorithms.FormatDuration(s.Duration))
+		}
+	case e.Until > s.Duration: // an instant before the end ends at most at it
+		return f.errorf("until", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(e.Until), algorithms.FormatDuration(s.Duration))
+	}
+	return nil
+}
+
+// laneNames lists s's lane names for errors: "fixed, log, bucket".
+func laneNames(s *Scenario) string {
+	names := make([]string, len(s.Lanes))
+	for i, l := range s.Lanes {
+		names[i] = l.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+)
+
+func TestQuizErrors(t *testing.T) {
+	const lanes = oneLane + "traffic:\n  - {at: 1s, count: 3, key: k}\n"
+	tests := []struct {
+		name, quiz, want string
+	}{
+		{"missing at", "  - {lane: b}\n", "x.yaml:7:5: quiz[0]: missing at: want the time of the request to predict, such as 60s"},
+		{"bare number at", "  - {at: 1}\n", "x.yaml:7:10: quiz[0].at: want a Go duration such as 1.5s or 0s (a number needs a unit), got 1"},
+		{"at the end of the axis", "  - {at: 6s}\n", "x.yaml:7:10: quiz[0].at: 6s is not before the end of the time axis (duration 6s)"},
+		{"request 0", "  - {at: 1s, request: 0}\n", "x.yaml:7:23: quiz[0].request: want a whole number from 1 to 20000000, got 0"},
+		{"request as text", "  - {at: 1s, request: first}\n", `x.yaml:7:23: quiz[0].request: want a whole number from 1 to 20000000, got "first"`},
+		{"unknown lane", "  - {at: 1s, lane: c}\n", `x.yaml:7:20: quiz[0].lane: no lane is called "c"; the lanes are b`},
+		{"blank lane", "  - {at: 1s, lane: \"\"}\n", "x.yaml:7:20: quiz[0].lane: want the name of a lane, got blank text"},
+		{"unknown key", "  - {at: 1s, key: nobody}\n", `x.yaml:7:19: quiz[0].key: no request has key "nobody"`},
+		{"key on two lines", "  - {at: 1s, key: \"a\\nb\"}\n", "x.yaml:7:19: quiz[0].key: want a key on one line, got a line break"},
+		{"typo", "  - {at: 1s, asc: why?}\n", `x.yaml:7:14: quiz[0]: unknown field "asc"; did you mean ask?`},
+		{"not a list", "  {at: 1s}\n", "x.yaml:7:3: quiz: want a list of quiz marks such as {at: 60s, lane: log}, got a mapping"},
+		{"not a mapping", "  - 1s\n", `x.yaml:7:5: quiz[0]: want a quiz mark such as {at: 60s, lane: log, ask: ...}, got "1s"`},
+		{"control character in ask", "  - {at: 1s, ask: \"a\\u0007\"}\n", "x.yaml:7:19: quiz[0].ask: want a question or hint, got the control character U+0007"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("x.yaml", []byte(lanes+"quiz:\n"+tt.quiz))
+			if err == nil || s != nil {
+				t.Fatalf("Parse = %v, %v; want error %s", s, err, tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n got: %s\nwant: %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestQuizLoads: a mark whose moment does not exist still loads (check
+// reports it), the default request is 1 and the list is sorted by time,
+// then request, keeping file order among equals.
+func TestQuizLoads(t *testing.T) {
+	s := parse(t, oneLane+`traffic:
+  - {at: 1s, count: 3, key: k}
+quiz:
+  - {at: 2s, ask: "nothing arrives at 2s"}
+  - {at: 1s, request: 9}
+  - {at: 1s, key: k, lane: b, why: "multi\nline"}
+  - {at: 0s, request: 2}
+  - {at: 1s, request: 1}
+  - {at: 1s}
+`)
+	type mark struct {
+		at      time.Duration
+		request int
+		line    int
+	}
+	var got []mark
+	for _, q := range s.Quiz {
+		got = append(got, mark{q.At, q.Request, q.Line})
+	}
+	want := []mark{{0, 2, 10}, {time.Second, 1, 9}, {time.Second, 1, 11}, {time.Second, 1, 12}, {time.Second, 9, 8}, {2 * time.Second, 1, 7}}
+	if len(got) != len(want) {
+		t.Fatalf("marks %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mark %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if q := s.Quiz[1]; q.Key != "k" || q.Lane != "b" || q.Why != "multi\nline" {
+		t.Errorf("mark 1: %+v", q)
+	}
+	if n := s.CountAt(2*time.Second, ""); n != 0 {
+		t.Errorf("CountAt(2s) = %d", n)
+	}
+}

@@ -1,0 +1,184 @@
+package scenarios
+
+import (
+	"cmp"
+	"iter"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"ratelab/internal/minheap"
+)
+
+// trafficItem is one item of the traffic list as written: a Traffic, and
+// the keys of the copies it stands for, if it has accounts or keys.
+type trafficItem struct {
+	Traffic
+	keys    []string // one copy per key; nil: the item itself
+	stagger string   // "" (none), "even" or "random"; only on a periodic item with keys
+	// accounts is N of accounts: N (0 with keys or neither), keyBase
+	// whether key named the copies.
+	accounts int64
+	keyBase  bool
+}
+
+// expand returns the Traffic items it stands for: itself, or one copy per
+// key, each starting its stagger offset later (a copy left with no request
+// before until is dropped). pos is the item's place in the traffic list
+// and, with seed, seeds the random stagger.
+func (it trafficItem) expand(seed uint64, pos int) []Traffic {
+	if it.keys == nil {
+		return []Traffic{it.Traffic}
+	}
+	var rng *rand.Rand
+	if it.stagger == "random" {
+		rng = rand.New(rand.NewPCG(seed, uint64(pos)))
+	}
+	n := int64(len(it.keys))
+	copies := make([]Traffic, 0, n)
+	g := &copyGroup{item: it.Traffic, accounts: it.accounts, keyBase: it.keyBase, stagger: it.stagger}
+	g.item.Line = 0 // the copies keep it
+	if it.accounts == 0 {
+		g.keys = it.keys
+	}
+	for i, key := range it.keys {
+		c := it.Traffic
+		c.Key, c.group = key, g
+		switch it.stagger {
+		case "even":
+			c.From += time.Duration(mulDiv(int64(i), int64(c.Every), n))
+		case "random":
+			c.From += time.Duration(rng.Int64N(int64(c.Every)))
+		}
+		if c.Form == Periodic {
+			if c.From >= c.Until {
+				continue
+			}
+			c.Count = periodicCount(c.From, c.Until, c.Every)
+		}
+		copies = append(copies, c)
+	}
+	return copies
+}
+
+// Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times
+// never decrease with i.
+func (t Traffic) Time(i int64) time.Duration {
+	switch t.Form {
+	case Burst:
+		return t.At + time.Duration(mulDiv(i, int64(t.Spread), t.Count))
+	case Periodic:
+		return t.From + time.Duration(i)*t.Every
+	case Poisson:
+		return t.times[i]
+	}
+	return t.At
+}
+
+// periodicCount is ⌈(until−from)/every⌉, the number of requests from, from +
+// every, … before until; 0 when until ≤ from.
+func periodicCount(from, until, every time.Duration) int64 {
+	if until <= from {
+		return 0
+	}
+	span := int64(until - from)
+	return (span + int64(every) - 1) / int64(every)
+}
+
+// mulDiv is ⌊a×b/c⌋ for 0 ≤ a < c and b ≥ 0, without overflow: the result is
+// below b.
+func mulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+// RequestCount is the number of requests Requests yields.
+func (s *Scenario) RequestCount() int64 {
+	var n int64
+	for _, t := range s.Traffic {
+		n += t.Count
+	}
+	return n
+}
+
+// Keys lists the distinct request keys in the order they first appear in
+// time (ties in file order).
+func (s *Scenario) Keys() []string {
+	type first struct {
+		key  string
+		at   time.Duration
+		item int
+	}
+	var firsts []first
+	index := map[string]int{}
+	for i, t := range s.Traffic {
+		if t.Count == 0 {
+			continue
+		}
+		at := t.Time(0)
+		j, ok := index[t.Key]
+		if !ok {
+			index[t.Key] = len(firsts)
+			firsts = append(firsts, first{t.Key, at, i})
+		} else if at < firsts[j].at {
+			firsts[j].at, firsts[j].item = at, i
+		}
+	}
+	slices.SortFunc(firsts, func(a, b first) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.item, b.item))
+	})
+	keys := make([]string, len(firsts))
+	for i, f := range firsts {
+		keys[i] = f.key
+	}
+	return keys
+}
+
+// Requests yields every request of the traffic list in time order; requests
+// at the same time keep file order (item by item, then within an item). It
+// merges the items lazily, holding one cursor per item in a heap, so a
+// scenario of millions of requests never sits in memory.
+func (s *Scenario) Requests() iter.Seq[Request] {
+	return func(yield func(Request) bool) {
+		h := make([]cursor, 0, len(s.Traffic))
+		for i, t := range s.Traffic {
+			if t.Count > 0 {
+				h = append(h, cursor{at: t.Time(0), item: i})
+			}
+		}
+		minheap.Init(h)
+		for len(h) > 0 {
+			c := &h[0]
+			t := &s.Traffic[c.item]
+			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
+				return
+			}
+			c.next++
+			if c.next == t.Count {
+				_, h = minheap.Pop(h)
+				continue
+			}
+			c.at = t.Time(c.next)
+			if len(h) > 1 { // a heap of one is in order: skip the call
+				minheap.Down(h, 0)
+			}
+		}
+	}
+}
+
+// cursor is the position of the merge in one traffic item: its next request
+// is the next-th, arriving at at.
+type cursor struct {
+	at   time.Duration
+	item int
+	next int64
+}
+
+// Before orders the merge's heap of cursors (package minheap) by the time
+// of their next request, then by item, so that equal times come out in
+// file order.
+func (c cursor) Before(o cursor) bool {
+	return c.at < o.at || (c.at == o.at && c.item < o.item)
+}

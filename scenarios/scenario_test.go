@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+func TestExpectationSelects(t *testing.T) {
+	e := Expectation{From: time.Second, Until: 2 * time.Second}
+	for _, tt := range []struct {
+		r    Request
+		want bool
+	}{
+		{Request{At: time.Second - 1}, false},
+		{Request{At: time.Second}, true},
+		{Request{At: 2*time.Second - 1}, true},
+		{Request{At: 2 * time.Second}, false},
+	} {
+		if got := e.Selects(tt.r); got != tt.want {
+			t.Errorf("from 1s until 2s selects %v: %v, want %v", tt.r.At, got, tt.want)
+		}
+	}
+	e = Expectation{From: time.Second, Until: time.Second + 1, Instant: true, Key: "a"}
+	if !e.Selects(Request{At: time.Second, Key: "a"}) || e.Selects(Request{At: time.Second, Key: "b"}) || e.Selects(Request{At: time.Second + 1, Key: "a"}) {
+		t.Error("at 1s with key a selects wrongly")
+	}
+	want := `fixed key "a" at 1s: admitted 3, peak 4 per 2s, every request rejected`
+	e.Lane, e.Admitted, e.Peak, e.PeakWindow, e.Outcome = "fixed", int64p(3), int64p(4), 2*time.Second, outcomep(algorithms.Rejected)
+	if got := e.String(); got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		e    Expectation
+		want string
+	}{
+		{Expectation{Lane: "fixed", Until: 61 * time.Second, Admitted: int64p(240)}, "fixed until 61s: admitted 240"},
+		{Expectation{Lane: "shaper", From: time.Second, Until: 2 * time.Second, Allowed: int64p(1), Delayed: int64p(0), Rejected: int64p(2)},
+			"shaper from 1s until 2s: allowed 1, delayed 0, rejected 2"},
+	} {
+		if got := tt.e.String(); got != tt.want {
+			t.Errorf("String = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestFormString(t *testing.T) {
+	for f, want := range map[Form]string{Single: "single", Burst: "burst", Periodic: "periodic", 7: "Form(7)"} {
+		if got := f.String(); got != want {
+			t.Errorf("Form(%d).String() = %q, want %q", uint8(f), got, want)
+		}
+	}
+}
