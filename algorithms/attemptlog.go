@@ -27,6 +27,15 @@ func init() {
 		Words: func(p Policy) string {
 			return "attempt log: at most " + strconv.FormatInt(p.Limit, 10) + " attempts in any " + FormatSeconds(p.Window) + ", rejected ones counted too"
 		},
+		Examples: []Example{
+			{Name: "attempts", Policy: Policy{Algorithm: AttemptLog, Limit: 12, Window: 10 * time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: AttemptLog, Limit: 1, Window: 700 * time.Millisecond},
+			{Algorithm: AttemptLog, Limit: 7, Window: time.Second},
+			{Algorithm: AttemptLog, Limit: 3, Window: 700*time.Millisecond + 3},
+			{Algorithm: AttemptLog, Limit: 120, Window: time.Minute},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[attemptLogState](newAttemptLog(p), ks) },
 		State: attemptLogForm,
 	}))

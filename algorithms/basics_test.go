@@ -292,7 +292,7 @@ func TestCloneIndependence(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 13))
 	for _, alg := range Algorithms {
 		t.Run(string(alg), func(t *testing.T) {
-			for range 40 {
+			for range shortened(40) {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, 150, false)
 				shared, after := reqs[:50], reqs[50:]

@@ -365,7 +365,7 @@ func TestLibraryLanesMatchTheirTextbookTwins(t *testing.T) {
 	for _, alg := range []Algorithm{EnvoyLocal, RedisRate, RedisCell} {
 		t.Run(string(alg), func(t *testing.T) {
 			var counts [3]int
-			for range 150 {
+			for range shortened(150) {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, 150, r.IntN(4) == 0)
 				if p.Timer {

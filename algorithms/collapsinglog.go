@@ -27,6 +27,16 @@ func init() {
 		Words: func(p Policy) string {
 			return "collapsing log: at most " + strconv.FormatInt(p.Limit, 10) + " members in any " + FormatSeconds(p.Window) + ", one member per millisecond however many are admitted in it"
 		},
+		Examples: []Example{
+			{Name: "members", Policy: Policy{Algorithm: CollapsingLog, Limit: 12, Window: 10 * time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: CollapsingLog, Limit: 1, Window: 700 * time.Millisecond},
+			{Algorithm: CollapsingLog, Limit: 7, Window: 3 * time.Millisecond},
+			{Algorithm: CollapsingLog, Limit: 3, Window: 2*time.Millisecond + 300*time.Microsecond + 7},
+			{Algorithm: CollapsingLog, Limit: 4, Window: 300 * time.Microsecond}, // a window under a millisecond: the member just added may be outside it already
+			{Algorithm: CollapsingLog, Limit: 120, Window: time.Minute},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[collapsingLogState](newCollapsingLog(p), ks) },
 		State: collapsingLogForm,
 	}))

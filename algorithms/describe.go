@@ -190,11 +190,33 @@ type Description struct {
 	// with its parameters (Envoy's timer buckets keep fills, its continuous
 	// ones a balance); State is then unused. See Policy.StateForm.
 	StateFor func(p Policy) StateForm
+	// Examples are lesson-sized policies of the algorithm, each with a
+	// short lane name: first its usual form, then any mode that decides or
+	// draws differently (Envoy's timer: true, a sliding counter in
+	// sub-windows). Each is valid and every algorithm has one: the
+	// explorer's pictures, the scenario format's round trip, the fuzz
+	// targets' seeds and a store's conformance runs start from them.
+	Examples []Example
+	// Edges are valid policies at the edges of the algorithm's arithmetic:
+	// the smallest and the largest values, a period or window of a few
+	// nanoseconds, an interval below one, a size or a product near its
+	// bound. A store deciding outside the process (package redisstore) is
+	// held to the limiter on each, beside the examples.
+	Edges []Policy
 	// check reports values too large for exact arithmetic, once every
 	// parameter is present (Validate).
 	check func(p Policy) error
 	// new makes the limiter of a valid p.
 	new func(p Policy, ks *Keys) Limiter
+}
+
+// Example is a lesson-sized policy of an algorithm (see
+// Description.Examples).
+type Example struct {
+	// Name is a short lane name for it, as a scenario file names a lane:
+	// "bucket".
+	Name   string
+	Policy Policy
 }
 
 // Delays reports whether the algorithm can hold an admitted request back

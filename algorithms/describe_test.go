@@ -188,3 +188,57 @@ func TestDecisionStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesAndEdges: every algorithm has an example, and each example
+// and edge of its description is a valid policy of it (an example named as
+// a short lane, apart from its others) that decides random traffic as the
+// description says: MaxCost admitted by a fresh key that starts full,
+// MaxCost + 1 never, no delay past MaxDelay.
+func TestExamplesAndEdges(t *testing.T) {
+	for ai, a := range Algorithms {
+		d := Describe(a)
+		if len(d.Examples) == 0 {
+			t.Errorf("%s has no example: give its Description one (Examples), a lesson-sized policy with a short lane name", a)
+		}
+		policies := slices.Clone(d.Edges)
+		seen := map[Policy]bool{}
+		for _, e := range d.Examples {
+			if e.Name == "" || len(e.Name) > 10 || strings.Trim(e.Name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+				t.Errorf("%s: example %v is named %q; want a short lane name, at most 10 lower-case letters, digits or dashes", a, e.Policy, e.Name)
+			}
+			if seen[e.Policy] {
+				t.Errorf("%s: example %v twice", a, e.Policy)
+			}
+			seen[e.Policy] = true
+			policies = append(policies, e.Policy)
+		}
+		r := rand.New(rand.NewPCG(9, uint64(ai)))
+		for _, p := range policies {
+			if p.Algorithm != a {
+				t.Errorf("%s: an example or edge of another algorithm, %v", a, p)
+				continue
+			}
+			if err := p.Validate(); err != nil {
+				t.Errorf("%s: example or edge %v: %v", a, p, err)
+				continue
+			}
+			if maxCost := p.MaxCost(); maxCost > 0 && d.Size != "" && !p.StartsEmpty {
+				if got := mustNew(t, p).Decide(0, "fresh", maxCost); got.Outcome == Rejected {
+					t.Errorf("%v: a fresh key rejects MaxCost %d: %s", p, maxCost, got.Explain())
+				}
+			}
+			l := mustNew(t, p)
+			for i, req := range randTrace(r, p, 100, false) {
+				if i%7 == 3 {
+					req.cost = p.MaxCost() + 1
+				}
+				switch got := l.Decide(req.at, "k", req.cost); {
+				case req.cost > p.MaxCost() && (got.Outcome != Rejected || got.RetryAfter != Never):
+					t.Fatalf("%v: cost %d > MaxCost %d: %v, retry %v", p, req.cost, p.MaxCost(), got.Outcome, got.RetryAfter)
+				case got.Outcome == Delayed && got.Delay > p.MaxDelay():
+					t.Fatalf("%v: delay %v > MaxDelay %v", p, got.Delay, p.MaxDelay())
+				}
+			}
+		}
+	}
+}

@@ -73,6 +73,18 @@ func init() {
 			return nil
 		},
 		StateFor: envoyForm,
+		Examples: []Example{
+			{Name: "envoy", Policy: Policy{Algorithm: EnvoyLocal, MaxTokens: 10, TokensPerFill: 2, FillInterval: time.Second}},
+			{Name: "envoy", Policy: Policy{Algorithm: EnvoyLocal, MaxTokens: 10, TokensPerFill: 2, FillInterval: time.Second, Timer: true}},
+		},
+		Edges: []Policy{
+			{Algorithm: EnvoyLocal, MaxTokens: 5, TokensPerFill: 3, FillInterval: 700 * time.Millisecond},
+			{Algorithm: EnvoyLocal, MaxTokens: 5, TokensPerFill: 3, FillInterval: 700 * time.Millisecond, Timer: true},
+			{Algorithm: EnvoyLocal, MaxTokens: 1, TokensPerFill: 1, FillInterval: 50 * time.Millisecond},
+			{Algorithm: EnvoyLocal, MaxTokens: 1, TokensPerFill: 1, FillInterval: 50 * time.Millisecond, Timer: true},
+			{Algorithm: EnvoyLocal, MaxTokens: 3, TokensPerFill: 7, FillInterval: time.Second},
+			{Algorithm: EnvoyLocal, MaxTokens: 40, TokensPerFill: 7, FillInterval: time.Minute, Timer: true},
+		},
 		new: func(p Policy, ks *Keys) Limiter {
 			if p.Timer {
 				return newKeyed[intervalBucketState](envoyTimer(p), ks)

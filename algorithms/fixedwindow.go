@@ -18,6 +18,17 @@ func init() {
 		Words: func(p Policy) string {
 			return "fixed window: at most " + strconv.FormatInt(p.Limit, 10) + " per clock-aligned " + FormatSeconds(p.Window) + " window"
 		},
+		Examples: []Example{
+			{Name: "fixed", Policy: Policy{Algorithm: FixedWindow, Limit: 12, Window: 10 * time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: FixedWindow, Limit: 7, Window: time.Second},
+			{Algorithm: FixedWindow, Limit: 3, Window: 700 * time.Millisecond},
+			{Algorithm: FixedWindow, Limit: 1, Window: 3},                       // a window of 3ns: every request rolls
+			{Algorithm: FixedWindow, Limit: 2, Window: time.Millisecond},        // tiny
+			{Algorithm: FixedWindow, Limit: 1000, Window: 24 * time.Hour},       // large
+			{Algorithm: FixedWindow, Limit: MaxCount, Window: time.Millisecond}, // the largest limit
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[windowCounts](newFixedWindow(p), ks) },
 		State: windowCountsForm,
 	}))
@@ -57,6 +68,20 @@ func (f *fixedWindow) decide(s *windowCounts, _ *mem, now time.Duration, cost in
 	}
 	return d
 }
+
+// FixedWindowSnapshot shows the current aligned window's counter.
+type FixedWindowSnapshot struct {
+	Now    time.Duration
+	Limit  int64
+	Window time.Duration
+	// Start and End bound the current window [Start, End).
+	Start, End time.Duration
+	// Count is the admitted cost in the current window, Previous in the one
+	// before it.
+	Count, Previous int64
+}
+
+func (s FixedWindowSnapshot) Moment() time.Duration { return s.Now }
 
 func (f *fixedWindow) snapshot(s windowCounts, now time.Duration) Snapshot {
 	s = s.roll(max(now, s.last), f.p.Window)

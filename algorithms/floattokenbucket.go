@@ -38,8 +38,17 @@ func init() {
 			return "float64 token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + ", seconds and tokens rounded to float64"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
-		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[floatBucketState](newFloatBucket(p), ks) },
-		State:     floatBucketForm,
+		Examples: []Example{
+			{Name: "float", Policy: Policy{Algorithm: FloatTokenBucket, Capacity: 10, Rate: Rate{N: 2, Per: time.Second}}},
+		},
+		Edges: []Policy{
+			{Algorithm: FloatTokenBucket, Capacity: 1, Rate: Rate{N: 10, Per: time.Second}},
+			{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{N: 7, Per: time.Second}},
+			{Algorithm: FloatTokenBucket, Capacity: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+			{Algorithm: FloatTokenBucket, Capacity: 1000, Rate: Rate{N: 333, Per: time.Minute}},
+		},
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[floatBucketState](newFloatBucket(p), ks) },
+		State: floatBucketForm,
 	}))
 }
 

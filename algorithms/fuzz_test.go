@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"math/bits"
 	"testing"
 	"time"
 )
@@ -9,7 +10,8 @@ import (
 // bytes, then run checkTrace: no panic, every decision consistent and equal
 // to the reference model, the algorithm's bound, exact retry-afters and
 // sound snapshots; GCRA also decides and shows its balance as the token
-// bucket. Their seeds run as ordinary tests.
+// bucket. Their seeds, a few policies of every size and the examples and
+// edges of each algorithm's description, run as ordinary tests.
 
 // pick maps x to [1, 2^maxBits], small values being as likely as large.
 func pick(x uint64, maxBits uint) int64 {
@@ -50,6 +52,29 @@ func fuzzPolicy(alg Algorithm, a, b, c uint64) Policy {
 		p.StartsEmpty = c>>63 == 1 // pick reads c's low 37 bits only
 	}
 	return p
+}
+
+// fuzzSeed is the three numbers from which fuzzPolicy builds p, a policy
+// of one of the fuzzed algorithms within its bounds.
+func fuzzSeed(p Policy) (a, b, c uint64) {
+	// enc(v) is x such that pick(x, bits) = v, for 1 ≤ v ≤ 2^bits.
+	enc := func(v int64) uint64 { return uint64(v-1)<<6 | uint64(bits.Len64(uint64(v-1))) }
+	switch p.Algorithm {
+	case FixedWindow, SlidingLog, SlidingCounter:
+		a, b = enc(p.Limit), enc(int64(p.Window))
+		if p.SubWindows != 0 {
+			c = 1<<12 | enc(p.SubWindows)<<13
+		}
+	case IntervalBucket:
+		a, b, c = enc(p.Capacity), enc(int64(p.FillInterval)), enc(p.TokensPerFill)
+	default:
+		_, size := p.sizeParam()
+		a, b, c = enc(size), enc(int64(p.Rate.Per)), enc(p.Rate.N)
+	}
+	if p.StartsEmpty {
+		c |= 1 << 63
+	}
+	return a, b, c
 }
 
 // fuzzTrace reads requests from data, three bytes each: how to step the
@@ -107,6 +132,20 @@ func fuzzAlgorithm(f *testing.F, alg Algorithm) {
 	f.Add(uint64(1<<6|1), uint64(62), uint64(62), []byte{5, 61, 0, 5, 61, 0, 5, 61, 1, 4, 0, 2, 0, 0, 0})
 	f.Add(uint64(5<<6|3), uint64(3<<6|2), uint64(0), []byte{3, 200, 0, 6, 255, 2, 1, 255, 10, 7, 255, 3, 0, 0, 8})
 	f.Add(uint64(10<<6|4), uint64(1000<<6|10), uint64(1<<63|3<<6|2), busy) // starts empty, where a policy takes it
+	// The algorithm's examples and the edges of its arithmetic, from its
+	// description.
+	d := Describe(alg)
+	seeds := make([]Policy, 0, len(d.Examples)+len(d.Edges))
+	for _, e := range d.Examples {
+		seeds = append(seeds, e.Policy)
+	}
+	for _, p := range append(seeds, d.Edges...) {
+		a, b, c := fuzzSeed(p)
+		if got := fuzzPolicy(alg, a, b, c); got != p {
+			f.Fatalf("the seed of %v builds %v", p, got)
+		}
+		f.Add(a, b, c, busy)
+	}
 	f.Fuzz(func(t *testing.T, a, b, c uint64, data []byte) {
 		p := fuzzPolicy(alg, a, b, c)
 		if err := p.Validate(); err != nil {

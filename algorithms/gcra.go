@@ -25,8 +25,17 @@ func init() {
 			return "GCRA: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it admits at most its burst, %d at once", p.Burst) },
-		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newGCRA(p), ks) },
-		State:     gcraForm,
+		Examples: []Example{
+			{Name: "gcra", Policy: Policy{Algorithm: GCRA, Burst: 10, Rate: Rate{N: 2, Per: time.Second}}},
+		},
+		Edges: []Policy{
+			{Algorithm: GCRA, Burst: 1, Rate: Rate{N: 7, Per: time.Second}},
+			{Algorithm: GCRA, Burst: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+			{Algorithm: GCRA, Burst: 40, Rate: Rate{N: 1000, Per: 3 * time.Second}},
+			{Algorithm: GCRA, Burst: 2, Rate: Rate{N: 13, Per: 10}}, // T = 10/13 ns: below a nanosecond
+		},
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](newGCRA(p), ks) },
+		State: gcraForm,
 	}))
 }
 
@@ -86,6 +95,25 @@ func (g *gcra) decide(s *gcraState, _ *mem, now time.Duration, cost int64) (d De
 	d.RetryAfter = time.Duration(allowAt.minus(t, n).ceil()) + eff - now
 	return d
 }
+
+// GCRASnapshot shows GCRA's theoretical arrival time (TAT) against now.
+type GCRASnapshot struct {
+	Now   time.Duration
+	Burst int64
+	Rate  Rate
+	// Interval is the emission interval T = Per/N, in nanoseconds.
+	Interval Quantity
+	// Tolerance is the burst tolerance B × T, in nanoseconds.
+	Tolerance Quantity
+	// TAT is the theoretical arrival time, rounded up; it is Now when the
+	// key is idle (TAT in the past counts as Now).
+	TAT time.Duration
+	// Available is the equivalent token balance: (Now − (TAT − B×T)) / T,
+	// capped at Burst.
+	Available Quantity
+}
+
+func (s GCRASnapshot) Moment() time.Duration { return s.Now }
 
 func (g *gcra) snapshot(s gcraState, now time.Duration) Snapshot {
 	now = max(now, s.last)

@@ -57,6 +57,15 @@ func init() {
 				return max(time.Second, time.Duration(ceilDiv(int64(p.Rate.Per), p.Rate.N)))
 			},
 			check: func(p Policy) error { return p.Rate.Validate() },
+			Examples: []Example{
+				{Name: "guava", Policy: Policy{Algorithm: Guava, Rate: Rate{N: 2, Per: time.Second}}},
+			},
+			Edges: []Policy{
+				{Algorithm: Guava, Rate: Rate{N: 1, Per: time.Second}},
+				{Algorithm: Guava, Rate: Rate{N: 7, Per: time.Second}},
+				{Algorithm: Guava, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+				{Algorithm: Guava, Rate: Rate{N: 1, Per: time.Hour}},
+			},
 			new: func(p Policy, ks *Keys) Limiter {
 				return newKeyed[guavaState](newGuava(p, false), ks)
 			},
@@ -64,6 +73,15 @@ func init() {
 		}
 		if try {
 			d.Algorithm = GuavaTry
+			d.Examples = []Example{
+				{Name: "try", Policy: Policy{Algorithm: GuavaTry, Rate: Rate{N: 2, Per: time.Second}, Timeout: time.Second}},
+			}
+			d.Edges = []Policy{
+				{Algorithm: GuavaTry, Rate: Rate{N: 7, Per: time.Second}},
+				{Algorithm: GuavaTry, Rate: Rate{N: 3, Per: 700 * time.Millisecond}, Timeout: 1999},
+				{Algorithm: GuavaTry, Rate: Rate{N: 100, Per: time.Second}, Timeout: 5 * time.Millisecond},
+				{Algorithm: GuavaTry, Rate: Rate{N: 1, Per: time.Minute}, Timeout: 90 * time.Second},
+			}
 			d.Params = []Param{RateParam, TimeoutParam}
 			d.Rule = "tryAcquire: refused, changing nothing, iff nextFree − timeout > now; else acquired as by acquire (stored ≤ 1s of permits, starting at 0), waiting max(nextFree − now, 0) ≤ timeout"
 			d.Words = func(p Policy) string {

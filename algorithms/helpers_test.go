@@ -15,6 +15,17 @@ type req struct {
 	cost int64
 }
 
+// shortened is n, or under go test -short a quarter of it (at least 1):
+// how many random policies, steps or checkpoints a long randomised test
+// runs. The draws are the same, so a short run checks a prefix of a long
+// one's.
+func shortened(n int) int {
+	if testing.Short() {
+		return max(1, n/4)
+	}
+	return n
+}
+
 func mustNew(tb testing.TB, p Policy) Limiter {
 	tb.Helper()
 	l, err := New(p)

@@ -44,6 +44,16 @@ func init() {
 			return time.Duration(ceilDiv(p.Capacity, p.TokensPerFill)) * p.FillInterval
 		},
 		check: func(p Policy) error { return checkLumps("capacity", p.Capacity, p.TokensPerFill, p.FillInterval) },
+		Examples: []Example{
+			{Name: "lumps", Policy: Policy{Algorithm: IntervalBucket, Capacity: 10, TokensPerFill: 2, FillInterval: time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: IntervalBucket, Capacity: 5, TokensPerFill: 2, FillInterval: 700 * time.Millisecond},
+			{Algorithm: IntervalBucket, Capacity: 5, TokensPerFill: 2, FillInterval: 700 * time.Millisecond, StartsEmpty: true},
+			{Algorithm: IntervalBucket, Capacity: 1, TokensPerFill: 1, FillInterval: 7},
+			{Algorithm: IntervalBucket, Capacity: 3, TokensPerFill: 7, FillInterval: time.Second, StartsEmpty: true},
+			{Algorithm: IntervalBucket, Capacity: 40, TokensPerFill: 3, FillInterval: time.Minute},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[intervalBucketState](newIntervalBucket(p), ks) },
 		State: intervalBucketForm,
 	})

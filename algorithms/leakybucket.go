@@ -37,6 +37,16 @@ func init() {
 			}
 			return nil
 		},
+		Examples: []Example{
+			{Name: "shaper", Policy: Policy{Algorithm: LeakyBucket, Queue: 10, Rate: Rate{N: 2, Per: time.Second}}},
+		},
+		Edges: []Policy{
+			{Algorithm: LeakyBucket, Queue: 3, Rate: Rate{N: 7, Per: time.Second}},
+			{Algorithm: LeakyBucket, Queue: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+			{Algorithm: LeakyBucket, Queue: 1, Rate: Rate{N: 1, Per: time.Minute}},
+			{Algorithm: LeakyBucket, Queue: 2, Rate: Rate{N: 1000, Per: 7}}, // I below 1ns: releases share an instant
+			{Algorithm: LeakyBucket, Queue: 40, Rate: Rate{N: 13, Per: 100 * time.Millisecond}},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[leakyBucketState](newLeakyBucket(p), ks) },
 		State: leakyBucketForm,
 	}))
@@ -115,6 +125,30 @@ func (l *leakyBucket) decide(s *leakyBucketState, m *mem, now time.Duration, cos
 	d.v[3] = s.queue.n
 	return d
 }
+
+// Release is a request waiting in a leaky bucket's queue.
+type Release struct {
+	// Arrived is when the request came; At is when it is released (rounded up).
+	Arrived, At time.Duration
+	Cost        int64
+}
+
+// LeakyBucketSnapshot shows the shaper's queue.
+type LeakyBucketSnapshot struct {
+	Now   time.Duration
+	Queue int64
+	Rate  Rate
+	// Interval is the release pace I = Per/N, in nanoseconds.
+	Interval Quantity
+	// Waiting are the admitted requests not yet released at Now, in release
+	// order. The slice is a copy.
+	Waiting []Release
+	// NextFree is when the pipe can next release a request (rounded up); Now
+	// when it is idle.
+	NextFree time.Duration
+}
+
+func (s LeakyBucketSnapshot) Moment() time.Duration { return s.Now }
 
 func (l *leakyBucket) snapshot(s leakyBucketState, now time.Duration) Snapshot {
 	now = max(now, s.last)

@@ -22,7 +22,9 @@ type Limiter interface {
 	// made with (NewWithKeys), which saves looking the key up.
 	DecideKey(now time.Duration, key Key, cost int64) Decision
 	// DecideInto is DecideKey writing the decision into *d, which saves
-	// copying a Decision on a caller's hot path.
+	// copying a Decision on a caller's hot path. It writes the whole of *d.
+	// It is the one of the three an implementation writes: Decide and
+	// DecideKey come from the Decider it embeds.
 	DecideInto(d *Decision, now time.Duration, key Key, cost int64)
 	// Snapshot describes key's state as seen at now (≥ its last request)
 	// without changing it. A key never seen is shown in its initial state.
@@ -44,6 +46,53 @@ type Limiter interface {
 	// measured in its initial state. key is numbered by the Keys the
 	// limiter was made with (Keys.Key, or Keys.Lookup, which numbers none).
 	KeyBytes(now time.Duration, key Key) int64
+}
+
+// Snapshot is an immutable picture of one key's state at a moment, for
+// display. It is one of the *Snapshot types, each declared beside its
+// algorithm; switch on its type.
+type Snapshot interface {
+	// Moment is the time the snapshot describes.
+	Moment() time.Duration
+}
+
+// Decider gives a Limiter its Decide and DecideKey, written once here over
+// the limiter's own DecideInto: an implementation embeds the Decider that
+// NewDecider makes for it, and gives each of its clones one of their own.
+type Decider struct {
+	into interface {
+		DecideInto(d *Decision, now time.Duration, key Key, cost int64)
+	}
+	ids *Keys
+	// named is the key Decide looked up last (its id −1 before the first):
+	// a run of requests of one key skips the map.
+	named Key
+	// d is the decision being made: a local's address passed through an
+	// interface would move it to the heap, one allocation a decision.
+	d Decision
+}
+
+// NewDecider is the Decider of l, a limiter whose keys ks numbers.
+func NewDecider(l interface {
+	DecideInto(d *Decision, now time.Duration, key Key, cost int64)
+}, ks *Keys) Decider {
+	return Decider{into: l, ids: ks, named: Key{id: -1}}
+}
+
+// Decide is the limiter's DecideInto for a key by name, returning the
+// decision.
+func (h *Decider) Decide(now time.Duration, key string, cost int64) Decision {
+	if h.named.id < 0 || key != h.named.name {
+		h.named = h.ids.Key(key)
+	}
+	h.into.DecideInto(&h.d, now, h.named, cost)
+	return h.d
+}
+
+// DecideKey is the limiter's DecideInto returning the decision.
+func (h *Decider) DecideKey(now time.Duration, key Key, cost int64) Decision {
+	h.into.DecideInto(&h.d, now, key, cost)
+	return h.d
 }
 
 // New makes the Limiter for p, or says why p is invalid.
@@ -162,6 +211,7 @@ type stateChunk[S any] struct {
 // clones: a Clone copies one pointer per keyChunk keys; a state is copied,
 // with the others of its chunk, when first changed after a Clone.
 type keyed[S any] struct {
+	Decider
 	alg algorithm[S]
 	// held is alg's own holder method, nil if it has none (see KeyBytes).
 	held func(s S, now time.Duration) int64
@@ -172,13 +222,11 @@ type keyed[S any] struct {
 	chunks []*stateChunk[S]
 	seen   int // keys with a state
 	m      mem
-	// The last key decided and its index: runs of one key skip the map.
-	lastKey string
-	last    int // index of lastKey, or −1 before the first decision
 }
 
 func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
-	k := &keyed[S]{alg: alg, ids: ids, last: -1, m: mem{epoch: newEpoch()}}
+	k := &keyed[S]{alg: alg, ids: ids, m: mem{epoch: newEpoch()}}
+	k.Decider = NewDecider(k, ids)
 	if h, ok := alg.(holder[S]); ok {
 		k.held = h.held
 	}
@@ -195,29 +243,10 @@ type holder[S any] interface {
 
 func (k *keyed[S]) Policy() Policy { return *k.alg.policy() }
 
-func (k *keyed[S]) Decide(now time.Duration, key string, cost int64) Decision {
-	if cost < 1 {
-		panic("algorithms: cost must be at least 1")
-	}
-	i := k.last
-	if i < 0 || key != k.lastKey {
-		i = k.ids.Key(key).id
-		k.lastKey, k.last = key, i
-	}
-	return k.alg.decide(k.slot(i, now), &k.m, now, cost)
-}
-
-func (k *keyed[S]) DecideKey(now time.Duration, key Key, cost int64) Decision {
-	var d Decision
-	k.DecideInto(&d, now, key, cost)
-	return d
-}
-
 func (k *keyed[S]) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
 	}
-	k.lastKey, k.last = key.name, key.id
 	*d = k.alg.decide(k.slot(key.id, now), &k.m, now, cost)
 }
 
@@ -312,8 +341,8 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 // copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen,
-		lastKey: k.lastKey, last: k.last}
+	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen}
+	c.Decider = NewDecider(c, k.ids)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
 	return c
 }

@@ -201,7 +201,7 @@ func TestMistakesRetryExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 7))
 	for _, alg := range mistakes {
 		t.Run(string(alg), func(t *testing.T) {
-			for range 150 {
+			for range shortened(150) {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, 120, true)
 				if err := checkRetryExact(p, reqs); err != nil {

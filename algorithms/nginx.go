@@ -103,6 +103,17 @@ func init() {
 			return fmt.Sprintf("burst %d admits at most %d at once", p.Burst, p.Burst+1)
 		},
 		check: checkNginx,
+		Examples: []Example{
+			{Name: "nginx", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 2, Per: time.Second}, Burst: 10}},
+		},
+		Edges: []Policy{
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 7, Per: time.Second}},            // burst left out: one at a time
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 30, Per: time.Minute}, Burst: 3}, // 30r/m is 500 thousandths a second, 7r/m truncates to 116
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 7, Per: time.Minute}, Burst: 2},
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 7, Per: time.Second}, Burst: 5, Delay: 2}, // delay=2: the first 3 pass at once, the rest are delayed
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 2, Per: time.Second}, Burst: 4, NoDelay: true},
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 1000, Per: time.Second}, Burst: 60},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[nginxState](newNginx(p), ks) },
 		State: nginxForm,
 	})

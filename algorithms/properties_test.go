@@ -20,7 +20,7 @@ func TestRandomTraces(t *testing.T) {
 		t.Run(string(alg), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(42, uint64(ai)))
 			var counts [3]int
-			for range policies {
+			for range shortened(policies) {
 				p := randPolicy(r, alg)
 				reqs := randTrace(r, p, length, r.IntN(4) == 0)
 				if err := checkTrace(p, reqs, &counts); err != nil {
@@ -320,7 +320,7 @@ func TestBoundCheckersCatchViolations(t *testing.T) {
 func TestDecideIntoIsDecideKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 3))
 	for _, alg := range Algorithms {
-		for trace := 0; trace < 20; trace++ {
+		for range shortened(20) {
 			p := randPolicy(r, alg)
 			ks1, ks2 := NewKeys(), NewKeys()
 			a, err := NewWithKeys(p, ks1)

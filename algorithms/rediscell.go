@@ -69,6 +69,14 @@ func init() {
 			}
 			return nil
 		},
+		Examples: []Example{
+			{Name: "cell", Policy: Policy{Algorithm: RedisCell, MaxBurst: 9, CountPerPeriod: 2, Period: time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: RedisCell, CountPerPeriod: 7, Period: time.Second},                  // max_burst left out: 0, one at a time
+			{Algorithm: RedisCell, MaxBurst: 4, CountPerPeriod: 3, Period: 2 * time.Second}, // T = 2s/3 truncated to 666666666 ns
+			{Algorithm: RedisCell, MaxBurst: 50, CountPerPeriod: 1000, Period: 60 * time.Second},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[redisCellState](newRedisCell(p), ks) },
 		State: redisCellForm,
 	})

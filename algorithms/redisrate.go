@@ -31,8 +31,16 @@ func init() {
 				" (admits " + strconv.FormatInt(p.Burst, 10) + " at once)"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("its burst is %d, the most it admits at once", p.Burst) },
-		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](redisRate(p), ks) },
-		State:     gcraForm, // the GCRA's: redisRate is one, renamed
+		Examples: []Example{
+			{Name: "rrate", Policy: Policy{Algorithm: RedisRate, Rate: Rate{N: 2, Per: time.Second}, Burst: 10}},
+		},
+		Edges: []Policy{
+			{Algorithm: RedisRate, Burst: 1, Rate: Rate{N: 7, Per: time.Second}},
+			{Algorithm: RedisRate, Burst: 3, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+			{Algorithm: RedisRate, Burst: 100, Rate: Rate{N: 100, Per: time.Minute}},
+		},
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[gcraState](redisRate(p), ks) },
+		State: gcraForm, // the GCRA's: redisRate is one, renamed
 	})
 	d.Params = []Param{RateParam, BurstParam}
 	d.Line = func(p Policy) string { return fmt.Sprintf("%s rate %s, burst %d", p.Algorithm, p.Rate, p.Burst) }

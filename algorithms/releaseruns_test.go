@@ -206,7 +206,7 @@ func TestLeakyBucketRunsAgainstPlainList(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 31))
 	policies, steps := 80, 300
 	if testing.Short() {
-		policies = 20
+		policies, steps = 5, 100
 	}
 	keys := []string{"a", "b", "c"}
 	for pi := range policies {

@@ -30,6 +30,17 @@ func init() {
 		Words: func(p Policy) string {
 			return "resetting window: at most " + strconv.FormatInt(p.Limit, 10) + " attempts until " + FormatSeconds(p.Window) + " pass with none, the expiry pushed back by every attempt"
 		},
+		Examples: []Example{
+			{Name: "resetting", Policy: Policy{Algorithm: ResettingWindow, Limit: 12, Window: 10 * time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: ResettingWindow, Limit: 7, Window: time.Second},
+			{Algorithm: ResettingWindow, Limit: 3, Window: 700 * time.Millisecond},
+			{Algorithm: ResettingWindow, Limit: 1, Window: time.Millisecond},
+			{Algorithm: ResettingWindow, Limit: 2, Window: 5},                       // a window of 5ns
+			{Algorithm: ResettingWindow, Limit: 1000, Window: time.Hour},            // large
+			{Algorithm: ResettingWindow, Limit: MaxCount, Window: time.Millisecond}, // the largest limit
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[resettingState](newResettingWindow(p), ks) },
 		State: resettingForm,
 	}))

@@ -68,7 +68,7 @@ func TestClonesOfClonesShareExactly(t *testing.T) {
 			}
 			frontier := &line{lim: mustNew(t, p)}
 			var checkpoints []*line
-			for step := range 60 {
+			for step := range shortened(60) {
 				check(frontier, 100+r.IntN(200))
 				checkpoints = append(checkpoints, &line{lim: frontier.lim.Clone(), hist: frontier.hist})
 				// A working copy of a random checkpoint decides on,
@@ -140,7 +140,7 @@ func TestFifoCopiesStayApart(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	insts := []*inst{{m: mem{epoch: newEpoch()}}}
 	next := 0
-	for step := range 4000 {
+	for step := range shortened(4000) {
 		x := insts[r.IntN(len(insts))]
 		switch k := r.IntN(100); {
 		case k < 3 && len(insts) < 12:

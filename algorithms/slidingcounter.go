@@ -57,6 +57,23 @@ func init() {
 			}
 			return nil
 		},
+		Examples: []Example{
+			{Name: "counter", Policy: Policy{Algorithm: SlidingCounter, Limit: 12, Window: time.Second}},
+			{Name: "subs", Policy: Policy{Algorithm: SlidingCounter, Limit: 12, Window: 2 * time.Second, SubWindows: 4}},
+		},
+		Edges: []Policy{
+			{Algorithm: SlidingCounter, Limit: 7, Window: time.Second},
+			{Algorithm: SlidingCounter, Limit: 3, Window: 700 * time.Millisecond},
+			{Algorithm: SlidingCounter, Limit: 1, Window: 3},                                     // a window of 3ns
+			{Algorithm: SlidingCounter, Limit: 2, Window: time.Millisecond, SubWindows: 1},       // sub_windows 1: the two-window counter
+			{Algorithm: SlidingCounter, Limit: 3, Window: 700 * time.Millisecond, SubWindows: 4}, // sub-windows of 175ms
+			{Algorithm: SlidingCounter, Limit: 7, Window: 7 * time.Second, SubWindows: 7},
+			{Algorithm: SlidingCounter, Limit: 2, Window: 9, SubWindows: 3}, // sub-windows of 3ns
+			{Algorithm: SlidingCounter, Limit: 5, Window: 11 * time.Millisecond, SubWindows: 11},
+			{Algorithm: SlidingCounter, Limit: 50, Window: time.Second, SubWindows: MaxSubWindows},
+			{Algorithm: SlidingCounter, Limit: 12000, Window: time.Minute, SubWindows: 60},
+			{Algorithm: SlidingCounter, Limit: 50_000, Window: 24 * time.Hour, SubWindows: 1000}, // limit × sub-window 4.32e15: near 2^53
+		},
 		new: func(p Policy, ks *Keys) Limiter {
 			if subWindows(p) > 1 {
 				return newKeyed[subWindowState](newSubWindowCounter(p), ks)
@@ -159,6 +176,37 @@ func (c *slidingCounter) decide(s *windowCounts, _ *mem, now time.Duration, cost
 	}
 	return d
 }
+
+// SlidingCounterSnapshot shows the counters and the weighted estimate. The
+// window is counted in SubWindows sub-windows of SubWindow each (one of
+// Window, the classic current and previous windows, when sub_windows is
+// left out).
+type SlidingCounterSnapshot struct {
+	Now    time.Duration
+	Limit  int64
+	Window time.Duration
+	// SubWindows is the number N of sub-windows, SubWindow their length
+	// Window / N.
+	SubWindows int64
+	SubWindow  time.Duration
+	// Start is the start of the current aligned (sub-)window.
+	Start time.Duration
+	// Current is the admitted cost in the current sub-window, Middle in the
+	// N − 1 whole sub-windows before it (0 when N = 1), and Previous in the
+	// oldest one, before those, of which only the share Weight still
+	// counts.
+	Current, Middle, Previous int64
+	// Counts are, when N > 1, the N + 1 sub-windows' counts, oldest
+	// (Previous) first, current last; nil when N = 1. The slice is a copy.
+	Counts []int64
+	// Weight is the oldest sub-window's share still counted: (SubWindow −
+	// elapsed) / SubWindow.
+	Weight Quantity
+	// Estimate is Current + Middle + Previous × Weight, over SubWindow.
+	Estimate Quantity
+}
+
+func (s SlidingCounterSnapshot) Moment() time.Duration { return s.Now }
 
 func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
 	s = s.roll(max(now, s.last), c.p.Window)

@@ -19,6 +19,15 @@ func init() {
 		Words: func(p Policy) string {
 			return "sliding log: at most " + strconv.FormatInt(p.Limit, 10) + " in any " + FormatSeconds(p.Window) + ", every admission remembered"
 		},
+		Examples: []Example{
+			{Name: "log", Policy: Policy{Algorithm: SlidingLog, Limit: 12, Window: 10 * time.Second}},
+		},
+		Edges: []Policy{
+			{Algorithm: SlidingLog, Limit: 1, Window: 700 * time.Millisecond},
+			{Algorithm: SlidingLog, Limit: 7, Window: time.Second},
+			{Algorithm: SlidingLog, Limit: 3, Window: 700*time.Millisecond + 3},
+			{Algorithm: SlidingLog, Limit: 120, Window: time.Minute},
+		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[slidingLogState](newSlidingLog(p), ks) },
 		State: slidingLogForm,
 	}))
@@ -159,6 +168,28 @@ func (s *slidingLogState) firstCum(target int64) int {
 	}
 	return s.log.search(func(x *logItem) bool { return x.cum >= target })
 }
+
+// LogEntry is one admission in a sliding log.
+type LogEntry struct {
+	At   time.Duration
+	Cost int64
+}
+
+// SlidingLogSnapshot shows the admissions inside (Now − Window, Now].
+type SlidingLogSnapshot struct {
+	Now    time.Duration
+	Limit  int64
+	Window time.Duration
+	// Entries are the recent admissions, oldest first. The slice is a copy.
+	Entries []LogEntry
+	// Count is the sum of the entries' costs.
+	Count int64
+	// OldestExpiresAt is when the oldest entry stops counting (its At +
+	// Window); zero when there are no entries.
+	OldestExpiresAt time.Duration
+}
+
+func (s SlidingLogSnapshot) Moment() time.Duration { return s.Now }
 
 func (l *slidingLog) snapshot(s slidingLogState, now time.Duration) Snapshot {
 	now = max(now, s.last)

@@ -33,6 +33,7 @@ const AllKeysKey = "\x00all"
 // refuses leaves every layer as it was, as nginx's several limit_req zones
 // do (they account a request only once the last zone admits it).
 type stack struct {
+	Decider
 	layers []Layer
 	lims   []Limiter
 	ids    *Keys
@@ -53,6 +54,7 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 		return nil, fmt.Errorf("a stack needs at least one policy")
 	}
 	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey), saved: make([]State, len(layers)), had: make([]bool, len(layers))}
+	s.Decider = NewDecider(s, ks)
 	for _, l := range layers {
 		if l.Policy.MaxDelay() > 0 {
 			return nil, fmt.Errorf("policy %s: %s delays requests, and a stack's policies must each admit or refuse at once", l.Name, l.Policy.Algorithm)
@@ -91,18 +93,6 @@ func (s *stack) keyOf(i int, key Key) Key {
 		return s.all
 	}
 	return key
-}
-
-func (s *stack) Decide(now time.Duration, key string, cost int64) Decision {
-	var d Decision
-	s.DecideInto(&d, now, s.ids.Key(key), cost)
-	return d
-}
-
-func (s *stack) DecideKey(now time.Duration, key Key, cost int64) Decision {
-	var d Decision
-	s.DecideInto(&d, now, key, cost)
-	return d
 }
 
 // DecideInto decides the request in every layer in order. If one refuses,
@@ -204,6 +194,7 @@ func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.Laye
 
 func (s *stack) Clone() Limiter {
 	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), saved: make([]State, len(s.lims)), had: make([]bool, len(s.lims))}
+	c.Decider = NewDecider(c, s.ids)
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()
 	}

@@ -97,7 +97,7 @@ func TestStateRoundTrip(t *testing.T) {
 					ps = append(ps, p)
 				}
 			}
-			for range stateRandomPolicies {
+			for range shortened(stateRandomPolicies) {
 				ps = append(ps, randPolicy(r, a))
 			}
 			for i, p := range ps {

@@ -29,8 +29,15 @@ func init() {
 			return "token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + emptyWords(p) + "; a request spends its cost"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
-		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newTokenBucket(p), ks) },
-		State:     tokenBucketForm,
+		Examples: []Example{
+			{Name: "bucket", Policy: Policy{Algorithm: TokenBucket, Capacity: 10, Rate: Rate{N: 2, Per: time.Second}}},
+		},
+		Edges: []Policy{
+			{Algorithm: TokenBucket, Capacity: 3, Rate: Rate{N: 7, Per: time.Second}, StartsEmpty: true},
+			{Algorithm: TokenBucket, Capacity: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+		},
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[tokenBucketState](newTokenBucket(p), ks) },
+		State: tokenBucketForm,
 	})
 	d.Params = append(d.Params, Optional(StartsEmptyParam, "true for a bucket that starts with no tokens; false or left out, it starts full"))
 	line := d.Line
@@ -107,6 +114,20 @@ func (b *tokenBucket) decide(s *tokenBucketState, _ *mem, now time.Duration, cos
 	}
 	return d
 }
+
+// TokenBucketSnapshot shows a token bucket's balance.
+type TokenBucketSnapshot struct {
+	Now      time.Duration
+	Capacity int64
+	Rate     Rate
+	// Available is the balance at Now, refill included, in tokens.
+	Available Quantity
+	// FullAt is when the bucket will be full again if nothing is spent
+	// (rounded up); Now when it is full already.
+	FullAt time.Duration
+}
+
+func (s TokenBucketSnapshot) Moment() time.Duration { return s.Now }
 
 func (b *tokenBucket) snapshot(s tokenBucketState, now time.Duration) Snapshot {
 	now = max(now, s.last)

@@ -28,8 +28,17 @@ func init() {
 			return "whole-token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + " in whole tokens, fractions dropped at each request"
 		},
 		CostBound: func(p Policy) string { return fmt.Sprintf("it holds at most its capacity, %d tokens", p.Capacity) },
-		new:       func(p Policy, ks *Keys) Limiter { return newKeyed[wholeBucketState](newWholeBucket(p), ks) },
-		State:     wholeBucketForm,
+		Examples: []Example{
+			{Name: "whole", Policy: Policy{Algorithm: WholeTokenBucket, Capacity: 10, Rate: Rate{N: 3, Per: time.Second}}},
+		},
+		Edges: []Policy{
+			{Algorithm: WholeTokenBucket, Capacity: 3, Rate: Rate{N: 7, Per: time.Second}},
+			{Algorithm: WholeTokenBucket, Capacity: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+			{Algorithm: WholeTokenBucket, Capacity: 1, Rate: Rate{N: 1, Per: time.Minute}},
+			{Algorithm: WholeTokenBucket, Capacity: 40, Rate: Rate{N: 1000, Per: 7 * time.Millisecond}},
+		},
+		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[wholeBucketState](newWholeBucket(p), ks) },
+		State: wholeBucketForm,
 	}))
 }
 

@@ -68,12 +68,34 @@ func init() {
 			},
 			check: checkXTimeRate,
 			State: xtimerateForm,
+			Examples: []Example{
+				{Name: "xrate", Policy: Policy{Algorithm: XTimeRate, Burst: 10, Rate: Rate{N: 2, Per: time.Second}}},
+			},
+			Edges: []Policy{
+				{Algorithm: XTimeRate, Burst: 0, Rate: Rate{N: 7, Per: time.Second}},
+				{Algorithm: XTimeRate, Burst: 1, Rate: Rate{N: 7, Per: time.Second}},
+				{Algorithm: XTimeRate, Burst: 5, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+				{Algorithm: XTimeRate, Burst: 3, Rate: Rate{N: 1000000007, Per: time.Second}},
+				{Algorithm: XTimeRate, Burst: 1000, Rate: Rate{N: 333, Per: time.Minute}},
+			},
 			new: func(p Policy, ks *Keys) Limiter {
 				return newKeyed[xtimerateState](newXTimeRate(p, false), ks)
 			},
 		}
 		if reserve {
 			d.Algorithm = XTimeRateReserve
+			d.Examples = []Example{
+				{Name: "reserve", Policy: Policy{Algorithm: XTimeRateReserve, Burst: 10, Rate: Rate{N: 2, Per: time.Second}, MaxWait: 10 * time.Second}},
+			}
+			d.Edges = []Policy{
+				{Algorithm: XTimeRateReserve, Burst: 0, Rate: Rate{N: 5, Per: time.Second}},
+				{Algorithm: XTimeRateReserve, Burst: 3, Rate: Rate{N: 3, Per: 700 * time.Millisecond}},
+				{Algorithm: XTimeRateReserve, Burst: 1000, Rate: Rate{N: 333, Per: time.Minute}},
+				{Algorithm: XTimeRateReserve, Burst: 1, Rate: Rate{N: 7, Per: time.Second}, MaxWait: 500 * time.Millisecond},
+				{Algorithm: XTimeRateReserve, Burst: 4, Rate: Rate{N: 3, Per: 700 * time.Millisecond}, MaxWait: 1999},
+				{Algorithm: XTimeRateReserve, Burst: 100, Rate: Rate{N: 333, Per: time.Minute}, MaxWait: 3 * time.Second},
+				{Algorithm: XTimeRateReserve, Burst: 0, Rate: Rate{N: 5, Per: time.Second}, MaxWait: time.Second},
+			}
 			d.Source = xtimerateSource + " (Limiter.ReserveN, reserveN's maxFutureReserve)"
 			d.Params = []Param{xtimerateBurst, RateParam, MaxWaitParam}
 			d.Rule = "ReserveN: every c ≤ burst is granted; tokens −= c may go negative, and it waits until they are back to 0 (refused, changing nothing, if that exceeds max_wait)"

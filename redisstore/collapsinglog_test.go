@@ -9,18 +9,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	extraPolicies[algorithms.CollapsingLog] = []algorithms.Policy{
-		{Algorithm: algorithms.CollapsingLog, Limit: 1, Window: 700 * time.Millisecond},
-		{Algorithm: algorithms.CollapsingLog, Limit: 7, Window: 3 * time.Millisecond},
-		{Algorithm: algorithms.CollapsingLog, Limit: 3, Window: 2*time.Millisecond + 300*time.Microsecond + 7},
-		// A window under a millisecond: the member just added may be
-		// outside it already.
-		{Algorithm: algorithms.CollapsingLog, Limit: 4, Window: 300 * time.Microsecond},
-		{Algorithm: algorithms.CollapsingLog, Limit: 120, Window: time.Minute},
-	}
-}
-
 // TestCollapsingLogHash: the hash a learner reads with HGETALL after two
 // admissions in one millisecond and one in the next but one: the second
 // collapsed (admitted 3, added 2), members at whole milliseconds.

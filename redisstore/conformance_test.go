@@ -13,24 +13,27 @@ import (
 	"ratelab/scenarios"
 )
 
-// extraPolicies are policies beside the canned lessons' that an
-// algorithm's test file adds (from init) so that every parameter's variant
-// is tried: starts_empty, sub_windows, nodelay, ...
-var extraPolicies = map[algorithms.Algorithm][]algorithms.Policy{}
-
-// testPolicies are every policy of the canned lessons whose algorithm has
-// a script, each once, and the extra ones, by algorithm.
+// testPolicies are, for every algorithm with a script, each once: the
+// edges of its arithmetic and its examples (its Description's Edges and
+// Examples) and every policy of the canned lessons. The edges come first
+// and the examples last, so that a policy keeps its place (and its trace)
+// when the others change.
 func testPolicies(t *testing.T) map[algorithms.Algorithm][]algorithms.Policy {
 	t.Helper()
 	out := map[algorithms.Algorithm][]algorithms.Policy{}
 	seen := map[string]bool{}
-	for a, ps := range extraPolicies {
-		for _, p := range ps {
-			if err := p.Validate(); err != nil {
-				t.Fatalf("extra policy %s: %v", p, err)
-			}
+	add := func(p algorithms.Policy) {
+		if Supports(p.Algorithm) && !seen[p.String()] {
 			seen[p.String()] = true
-			out[a] = append(out[a], p)
+			out[p.Algorithm] = append(out[p.Algorithm], p)
+		}
+	}
+	for _, a := range algorithms.Algorithms {
+		for _, p := range algorithms.Describe(a).Edges {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("edge %s: %v", p, err)
+			}
+			add(p)
 		}
 	}
 	for _, info := range scenarios.List() {
@@ -39,14 +42,21 @@ func testPolicies(t *testing.T) map[algorithms.Algorithm][]algorithms.Policy {
 			t.Fatal(err)
 		}
 		for _, l := range s.Lanes {
-			if p := l.Policy; Supports(p.Algorithm) && !seen[p.String()] {
-				seen[p.String()] = true
-				out[p.Algorithm] = append(out[p.Algorithm], p)
-			}
+			add(l.Policy)
+		}
+	}
+	for _, a := range algorithms.Algorithms {
+		for _, e := range algorithms.Describe(a).Examples {
+			add(e.Policy)
 		}
 	}
 	return out
 }
+
+// sampled reports whether the suites that run every test policy run the
+// i-th of an algorithm's n: every one, or under short() its first (an edge
+// of its arithmetic) and its last (an example, or a lesson's policy).
+func sampled(i, n int) bool { return !short() || i == 0 || i == n-1 }
 
 // request is one request of a trace.
 type request struct {
@@ -166,6 +176,9 @@ func TestConformance(t *testing.T) {
 					t.Errorf("%s has a script but no policy to test it with", a)
 				}
 				for i, p := range policies[a] {
+					if !sampled(i, len(policies[a])) {
+						continue
+					}
 					r := rand.New(rand.NewPCG(uint64(i), 7))
 					trace := randomTrace(r, p, traceLength(p, 400))
 					ls = append(ls, lesson{fmt.Sprintf("%s-%d", a, i), func(t *testing.T, st *Store) {
@@ -189,6 +202,9 @@ func TestConformancePipelined(t *testing.T) {
 			var ls []lesson
 			for _, a := range algorithms.Algorithms {
 				for i, p := range policies[a] {
+					if !sampled(i, len(policies[a])) {
+						continue
+					}
 					trace := randomTrace(rand.New(rand.NewPCG(uint64(i), 11)), p, traceLength(p, 300))
 					ls = append(ls, lesson{fmt.Sprintf("%s-%d", a, i), func(t *testing.T, st *Store) {
 						pipelined(t, st, fmt.Sprintf("pipe-%s-%d", a, i), p, trace)
@@ -236,6 +252,9 @@ func pipelined(t *testing.T, st *Store, lane string, p algorithms.Policy, trace 
 // the other (lessons), one whose server stops answering mid-call fails
 // alone: the next runs on a store that works, in a key space of its own.
 func TestALessonTimingOutLeaksNothing(t *testing.T) {
+	if short() {
+		t.Skip("the frozen lesson waits out the call timeout, " + Timeout.String() + ": run without -short")
+	}
 	var proxies []*freezer // the servers' own, latest last
 	srv := server{name: "freezable", fresh: func(t *testing.T) string {
 		f := newFreezer(t, miniredis.RunT(t).Addr())

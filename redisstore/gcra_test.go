@@ -8,15 +8,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	extraPolicies[algorithms.GCRA] = []algorithms.Policy{
-		{Algorithm: algorithms.GCRA, Burst: 1, Rate: algorithms.Rate{N: 7, Per: time.Second}},
-		{Algorithm: algorithms.GCRA, Burst: 5, Rate: algorithms.Rate{N: 3, Per: 700 * time.Millisecond}},
-		{Algorithm: algorithms.GCRA, Burst: 40, Rate: algorithms.Rate{N: 1000, Per: 3 * time.Second}},
-		{Algorithm: algorithms.GCRA, Burst: 2, Rate: algorithms.Rate{N: 13, Per: 10}}, // T = 10/13 ns: below a nanosecond
-	}
-}
-
 // TestGCRACheck: a burst × period past 2^53 is refused by name, though the
 // horizon (that over N) is short.
 func TestGCRACheck(t *testing.T) {

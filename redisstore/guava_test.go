@@ -8,21 +8,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	extraPolicies[algorithms.Guava] = []algorithms.Policy{
-		{Algorithm: algorithms.Guava, Rate: algorithms.Rate{N: 1, Per: time.Second}},
-		{Algorithm: algorithms.Guava, Rate: algorithms.Rate{N: 7, Per: time.Second}},
-		{Algorithm: algorithms.Guava, Rate: algorithms.Rate{N: 3, Per: 700 * time.Millisecond}},
-		{Algorithm: algorithms.Guava, Rate: algorithms.Rate{N: 1, Per: time.Hour}},
-	}
-	extraPolicies[algorithms.GuavaTry] = []algorithms.Policy{
-		{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 7, Per: time.Second}},
-		{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 3, Per: 700 * time.Millisecond}, Timeout: 1999},
-		{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 100, Per: time.Second}, Timeout: 5 * time.Millisecond},
-		{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 1, Per: time.Minute}, Timeout: 90 * time.Second},
-	}
-}
-
 // TestGuavaLongs: acquires of the largest cost push nextFree past 2^53 µs
 // and then to Guava's saturated 2^63 − 1; the waits they cause pass 2^53
 // ns and reach the 2^62 ns cap. Redis keeps them exact, as pairs.

@@ -10,16 +10,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	extraPolicies[algorithms.LeakyBucket] = []algorithms.Policy{
-		{Algorithm: algorithms.LeakyBucket, Queue: 3, Rate: algorithms.Rate{N: 7, Per: time.Second}},
-		{Algorithm: algorithms.LeakyBucket, Queue: 5, Rate: algorithms.Rate{N: 3, Per: 700 * time.Millisecond}},
-		{Algorithm: algorithms.LeakyBucket, Queue: 1, Rate: algorithms.Rate{N: 1, Per: time.Minute}},
-		{Algorithm: algorithms.LeakyBucket, Queue: 2, Rate: algorithms.Rate{N: 1000, Per: 7}}, // I below 1ns: releases share an instant
-		{Algorithm: algorithms.LeakyBucket, Queue: 40, Rate: algorithms.Rate{N: 13, Per: 100 * time.Millisecond}},
-	}
-}
-
 // TestLeakyBucketHash: what HGETALL shows of a leaky bucket of 7/s after
 // two requests at 0 and one at 0.1s: the pipe next free at 3/7 s (428571428
 // + 4/7 ns), and the two requests still waiting, released at 1/7 s and 2/7

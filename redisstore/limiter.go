@@ -35,6 +35,7 @@ func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
 		}
 		form := p.StateForm()
 		l := &Limiter{st: s, lane: lane, shadow: shadow, ids: ks, script: scripts[p.Algorithm], form: &form}
+		l.Decider = algorithms.NewDecider(l, ks)
 		for _, v := range l.script.args(p) {
 			l.args = append(l.args, v)
 		}
@@ -47,6 +48,7 @@ func (s *Store) Maker(lane string, until time.Duration) algorithms.Maker {
 // memory (its shadow) beside it; see the package's doc. It implements
 // algorithms.Limiter, KeyCopier, StateCodec and Inspector.
 type Limiter struct {
+	algorithms.Decider
 	st     *Store
 	lane   string
 	shadow algorithms.Limiter
@@ -75,16 +77,6 @@ var (
 )
 
 func (l *Limiter) Policy() algorithms.Policy { return l.shadow.Policy() }
-
-func (l *Limiter) Decide(now time.Duration, key string, cost int64) algorithms.Decision {
-	return l.DecideKey(now, l.ids.Key(key), cost)
-}
-
-func (l *Limiter) DecideKey(now time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
-	var d algorithms.Decision
-	l.DecideInto(&d, now, key, cost)
-	return d
-}
 
 // DecideInto has the script decide in Redis and the shadow in memory; the
 // shadow's decision (with its explanation) is the answer, and a verdict of
@@ -463,6 +455,7 @@ func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 // to it when it next decides after another instance did.
 func (l *Limiter) Clone() algorithms.Limiter {
 	c := *l
+	c.Decider = algorithms.NewDecider(&c, c.ids)
 	c.shadow = l.shadow.Clone()
 	return &c
 }

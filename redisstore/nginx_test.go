@@ -9,20 +9,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	extraPolicies[algorithms.NginxLimitReq] = []algorithms.Policy{
-		// burst left out: one at a time.
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 7, Per: time.Second}},
-		// 30r/m is 500 thousandths a second, 7r/m truncates to 116.
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 30, Per: time.Minute}, Burst: 3},
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 7, Per: time.Minute}, Burst: 2},
-		// delay=2: the first 3 pass at once, the rest are delayed.
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 7, Per: time.Second}, Burst: 5, Delay: 2},
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 2, Per: time.Second}, Burst: 4, NoDelay: true},
-		{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: 1000, Per: time.Second}, Burst: 60},
-	}
-}
-
 // TestNginxHash: what HGETALL shows of an nginx key, on every server: a
 // first request too large for any burst leaves no node (node 0) but the
 // time; the next makes the node; a rejection moves only latest.

@@ -54,6 +54,9 @@ func TestOpenRefuses(t *testing.T) {
 		{"redis://" + locked.Addr() + "/0", "give the password in the URL"},
 		{"redis://:wrong-pw@" + locked.Addr() + "/0", "give the password in the URL"},
 	} {
+		if short() && strings.Contains(c.want, "did not answer") {
+			continue // it waits out the timeout
+		}
 		start := time.Now()
 		_, err := Open(c.url)
 		took := time.Since(start)

@@ -8,20 +8,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	rw := func(limit int64, window time.Duration) algorithms.Policy {
-		return algorithms.Policy{Algorithm: algorithms.ResettingWindow, Limit: limit, Window: window}
-	}
-	extraPolicies[algorithms.ResettingWindow] = []algorithms.Policy{
-		rw(7, time.Second),
-		rw(3, 700*time.Millisecond),
-		rw(1, time.Millisecond),
-		rw(2, 5),                    // a window of 5ns
-		rw(1000, time.Hour),         // large
-		rw(1<<40, time.Millisecond), // the largest limit
-	}
-}
-
 // TestResettingWindowEdges: the expiry's instant, on every server: a key
 // is gone at exactly its expiry, a cost above the limit counts nothing
 // and moves no expiry, and an expired key is written as none.

@@ -69,10 +69,14 @@ func sum(what string, qs ...quantity) quantity {
 
 var scripts = map[algorithms.Algorithm]*script{}
 
+// noScript says, of an algorithm that cannot decide in Redis, why: its
+// file here states it (none) in place of registering a script.
+var noScript = map[algorithms.Algorithm]string{}
+
 // register adds algorithm a's script, from its own file's init.
 func register(a algorithms.Algorithm, s *script) {
-	if _, dup := scripts[a]; dup {
-		panic("redisstore: two scripts for " + string(a))
+	if _, dup := scripts[a]; dup || noScript[a] != "" {
+		panic("redisstore: two scripts for " + string(a) + ", or a script and a reason for none")
 	}
 	if !algorithms.Describe(a).HasStateForm() {
 		panic("redisstore: " + string(a) + " has a script but no state form")
@@ -111,6 +115,16 @@ func register(a algorithms.Algorithm, s *script) {
 	}
 }
 
+// none records, from algorithm a's own file's init, that its lanes cannot
+// decide in Redis, and why ("its state is a library's object, which no
+// script could keep"): Check then refuses them, saying so.
+func none(a algorithms.Algorithm, why string) {
+	if scripts[a] != nil || noScript[a] != "" || why == "" {
+		panic("redisstore: " + string(a) + " has a script or a reason for none already, or an empty reason")
+	}
+	noScript[a] = why
+}
+
 // laneFields and laneLogs are the names of the fields and of the logs a
 // lane's hash may hold, whatever its algorithm (a lane of the same name
 // run before with another one left its own).
@@ -144,6 +158,9 @@ func Supports(a algorithms.Algorithm) bool { return scripts[a] != nil }
 func Check(p algorithms.Policy, until time.Duration) error {
 	s := scripts[p.Algorithm]
 	if s == nil {
+		if why := noScript[p.Algorithm]; why != "" {
+			return fmt.Errorf("%s has no Redis script (%s): it cannot run with --store", p.Algorithm, why)
+		}
 		return fmt.Errorf("%s has no Redis script: it cannot run with --store", p.Algorithm)
 	}
 	// Times: the scenario's end, plus the longest wait a decision reports

@@ -69,11 +69,14 @@ func lessons(t *testing.T, srv server, ls []lesson) {
 // about tenfold (see race_on.go).
 func short() bool { return testing.Short() || raceEnabled }
 
-// traceLength is how many requests a random trace for p has: n, or a
-// quarter of it when short() for a policy whose every call walks hundreds
-// of sub-windows (the sliding counter's, up to 1,000).
+// traceLength is how many requests a random trace for p has: n, or when
+// short() a quarter of it, and an eighth for a policy whose every call
+// walks hundreds of sub-windows (the sliding counter's, up to 1,000).
 func traceLength(p algorithms.Policy, n int) int {
-	if short() && p.SubWindows >= 100 {
+	switch {
+	case short() && p.SubWindows >= 100:
+		return n / 8
+	case short():
 		return n / 4
 	}
 	return n

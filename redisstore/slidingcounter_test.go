@@ -9,25 +9,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	sc := func(limit int64, window time.Duration, n int64) algorithms.Policy {
-		return algorithms.Policy{Algorithm: algorithms.SlidingCounter, Limit: limit, Window: window, SubWindows: n}
-	}
-	extraPolicies[algorithms.SlidingCounter] = []algorithms.Policy{
-		sc(7, time.Second, 0),
-		sc(3, 700*time.Millisecond, 0),
-		sc(1, 3, 0),                    // a window of 3ns
-		sc(2, time.Millisecond, 1),     // sub_windows 1: the two-window counter
-		sc(3, 700*time.Millisecond, 4), // sub-windows of 175ms
-		sc(7, 7*time.Second, 7),
-		sc(2, 9, 3), // sub-windows of 3ns
-		sc(5, 11*time.Millisecond, 11),
-		sc(50, time.Second, algorithms.MaxSubWindows),
-		sc(12000, time.Minute, 60),
-		sc(50_000, 24*time.Hour, 1000), // limit × sub-window 4.32e15: near 2^53
-	}
-}
-
 // TestSlidingCounterBound: the sliding counter's products are limit × the
 // (sub-)window; a policy taking them past 2^53 is refused, naming them,
 // and sub-windows bring them down.

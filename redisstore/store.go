@@ -1,15 +1,24 @@
 // Package redisstore keeps lanes' states in a Redis server (or a Redis
-// Cluster) and has the server decide every request: one Lua script per
-// algorithm, called by its SHA, deciding one key's request in one call on
-// one hash, `rl:v1:{LANE:KEY}`.
+// Cluster) and has the server decide every request: a Lua script for each
+// algorithm (lua/X.lua, registered by X.go; a library's two modes share
+// one, as redis_rate shares the textbook GCRA's), called by its SHA,
+// deciding one key's request in one call on one hash, `rl:v1:{LANE:KEY}`.
+// Every algorithm has a script; one that could have none would say why in
+// its X.go (see none), and its lanes could not run with --store.
 //
-// Every number a script sees, keeps or answers is a whole number below
-// 2^53, the largest a Lua number (a double) holds exactly, written with
-// %d: balances scaled to whole numbers, instants on the policy's grid,
-// comparisons cross-multiplied. A policy whose numbers could pass 2^53
-// before the scenario's end is refused before the run, naming the value.
-// The virtual clock is an argument of every call; no script reads the
-// server's clock.
+// Every number a script is given or keeps is a whole number below 2^53,
+// the largest a Lua number (a double) holds exactly, written with %d. The
+// exact lanes compute with such numbers exactly: balances scaled to whole
+// numbers, instants on the policy's grid, comparisons cross-multiplied.
+// The lanes whose arithmetic is floating point by design
+// (float-token-bucket, guava and guava-try, x-time-rate and
+// x-time-rate-reserve) compute in doubles as their library does, and keep
+// a double as two whole numbers (its fraction × 2^53 and its exponent) and
+// a long or a wait past 2^53 as a pair (whole seconds, microseconds),
+// answered as a decimal string (lua/wide.lua). A policy whose numbers
+// could pass 2^53 before the scenario's end is refused before the run,
+// naming the value (Check). The virtual clock is an argument of every
+// call; no script reads the server's clock.
 //
 // Beside each limiter in Redis the same limiter runs in memory, the
 // shadow: it words the why text (and draws the pictures) and checks the
@@ -26,19 +35,20 @@
 // keys of the lanes it runs (SCAN by prefix, never FLUSHDB), and of those
 // only hashes of the shape it writes: anything else there is someone
 // else's, and the lane refuses to start, naming it.
+//
+// store.go opens the connection; limiter.go decides and pipeline.go sends
+// calls in batches; scripts.go registers the scripts and checks a
+// policy's numbers; clear.go clears a lane, gone.go explains a hash gone,
+// explain.go and redact.go word a failure without the password.
 package redisstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -206,152 +216,6 @@ func (s *Store) fail(err error) {
 	}
 }
 
-// explain words a failed call in one line, naming the server, never the
-// password.
-func (s *Store) explain(err error) error { return s.explainAt(err, "") }
-
-// explainAt is explain for a call on hash ("" for none or several): on a
-// cluster it names the node that failed (see failedNode), not the list of
-// nodes the URL gave, most of which may be live.
-func (s *Store) explainAt(err error, hash string) error {
-	where := "redis at " + s.where
-	if cc, ok := s.client.(*redis.ClusterClient); ok {
-		if redis.IsClusterDownError(err) {
-			if down := s.failedNodes(); len(down) > 0 {
-				return fmt.Errorf("redis cluster is down: node %s has failed (CLUSTER NODES marks it so); start it again, or repair the cluster (redis-cli --cluster check), then run again", strings.Join(down, ", node "))
-			}
-			return fmt.Errorf("redis %s is down (%s), and no node says which node failed: repair the cluster (redis-cli --cluster check), then run again", s.where, firstLine(err.Error()))
-		}
-		if node := failedNode(cc, err, hash); node != "" {
-			where = "redis cluster node " + node
-		}
-	}
-	msg := err.Error()
-	var netErr net.Error
-	switch {
-	case strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid password") ||
-		strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("%s refused: %s (give the password in the URL, redis://:PASSWORD@HOST:PORT/DB, or in REDIS_PASSWORD)", where, firstLine(msg))
-	case errors.As(err, &netErr) && netErr.Timeout() || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%s did not answer within %s", where, Timeout)
-	case strings.Contains(msg, "connection refused"):
-		return fmt.Errorf("%s refused the connection: is redis-server running there?", where)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(msg, "connection reset") ||
-		strings.Contains(msg, "broken pipe") || errors.Is(err, redis.ErrClosed):
-		return fmt.Errorf("%s closed the connection (did it stop?)", where)
-	}
-	return fmt.Errorf("%s: %s", where, firstLine(msg))
-}
-
-// nodeError is an error of one cluster node's, the node known (a call on
-// each master's own client: ClearLane).
-type nodeError struct {
-	addr string
-	err  error
-}
-
-func (e *nodeError) Error() string { return e.err.Error() }
-func (e *nodeError) Unwrap() error { return e.err }
-
-// failedNode is the address of the cluster node err came from: the one a
-// nodeError or a network error (a dial refused, a read timed out) names,
-// else the master of hash's slot, the node the call went to; "" if none
-// is known.
-func failedNode(cc *redis.ClusterClient, err error, hash string) string {
-	var ne *nodeError
-	if errors.As(err, &ne) {
-		return ne.addr
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Addr != nil {
-		return op.Addr.String()
-	}
-	if hash == "" {
-		return ""
-	}
-	// The slot table go-redis holds: no call, unless it has none yet.
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-	defer cancel()
-	if c, err := cc.MasterForKey(ctx, hash); err == nil {
-		return c.Options().Addr
-	}
-	return ""
-}
-
-// failedNodes are the addresses of the nodes a down cluster's nodes mark
-// as failed (or possibly failed) in CLUSTER NODES, asked of the nodes the
-// URL gave, one after the other until one answers; none if none does.
-func (s *Store) failedNodes() []string {
-	opt := s.client.(*redis.ClusterClient).Options()
-	for _, addr := range s.seeds {
-		c := redis.NewClient(&redis.Options{Addr: addr, Username: opt.Username, Password: opt.Password,
-			DialTimeout: Timeout, ReadTimeout: Timeout, WriteTimeout: Timeout, MaxRetries: -1,
-			PoolSize: 1, ContextTimeoutEnabled: true, DisableIdentity: true, Protocol: 2})
-		ctx, cancel := context.WithTimeout(context.Background(), Timeout)
-		nodes, err := c.ClusterNodes(ctx).Result()
-		cancel()
-		c.Close()
-		if err == nil {
-			return failedInNodes(nodes)
-		}
-	}
-	return nil
-}
-
-// failedInNodes are the addresses (HOST:PORT) of the nodes a CLUSTER NODES
-// reply flags fail or fail?.
-func failedInNodes(nodes string) []string {
-	var down []string
-	for _, line := range strings.Split(nodes, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		for _, flag := range strings.Split(f[2], ",") {
-			if flag == "fail" || flag == "fail?" {
-				addr, _, _ := strings.Cut(f[1], "@") // HOST:PORT@BUSPORT[,HOSTNAME]
-				down = append(down, addr)
-				break
-			}
-		}
-	}
-	return down
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// redact is rawURL with everything between :// and its last @ (or, with
-// no scheme, everything before it) replaced by "xxxxx". A password need
-// not be %-encoded for a message to show it: with an @ / ? or # in it,
-// url.Parse takes part of it for the host, the path or the query, so
-// nothing before the last @ is shown, the user's name included.
-func redact(rawURL string) string {
-	at := strings.LastIndex(rawURL, "@")
-	if at < 0 {
-		return rawURL
-	}
-	start := 0
-	if i := strings.Index(rawURL, "://"); i >= 0 && i < at && isScheme(rawURL[:i]) {
-		start = i + len("://")
-	}
-	return rawURL[:start] + "xxxxx" + rawURL[at:]
-}
-
-// isScheme reports whether s is a URL scheme (RFC 3986: a letter, then
-// letters, digits, + - .): a "://" after anything else is in a password.
-func isScheme(s string) bool {
-	for i, r := range s {
-		letter := 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
-		if !letter && (i == 0 || !('0' <= r && r <= '9' || r == '+' || r == '-' || r == '.')) {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // context for one call.
 func (s *Store) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), Timeout)
@@ -360,244 +224,6 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 // HashKey is the hash of lane's key: rl:v1:{LANE:KEY}. The braces are a
 // Redis Cluster hash tag: every call touches one hash, so one slot.
 func HashKey(lane, key string) string { return Prefix + "{" + lane + ":" + key + "}" }
-
-// lanePattern matches every hash of lane, for SCAN: its glob characters
-// escaped.
-func lanePattern(lane string) string {
-	var b strings.Builder
-	b.WriteString(Prefix + "{")
-	for _, r := range lane {
-		if strings.ContainsRune(`*?[]\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	b.WriteString(":*")
-	return b.String()
-}
-
-// ClearLane deletes every hash of lane (found by SCAN on every node, never
-// FLUSHDB), returning how many there were. It deletes only what has the
-// shape of a lane's hash (see laneField): a key under the lane's prefix
-// that is anything else is someone else's, and ClearLane then deletes
-// nothing and says which key it is.
-func (s *Store) ClearLane(lane string) (int, error) {
-	if err := s.Flush(); err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*Timeout)
-	defer cancel()
-	// Every node's keys are found and checked before any is deleted: a
-	// foreign key on one node stops the clearing of all.
-	var mu sync.Mutex
-	found := map[string][]string{} // the lane's hashes, by node
-	var foreign error
-	find := func(ctx context.Context, c *redis.Client) error {
-		iter := c.Scan(ctx, 0, lanePattern(lane), 1000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			return err
-		}
-		key, what, err := checkLaneHashes(ctx, c, keys)
-		mu.Lock()
-		defer mu.Unlock()
-		if what != "" && foreign == nil {
-			foreign = fmt.Errorf("lane %s: %q in redis at %s is %s, not a hash ratelab wrote, and ratelab deletes only its own: remove that key yourself, or choose another database (redis://HOST:PORT/DB)",
-				lane, key, s.nodeName(c), what)
-		}
-		found[c.Options().Addr] = keys
-		return err
-	}
-	unlink := func(ctx context.Context, c *redis.Client) error {
-		// One key a command, pipelined: a cluster's keys may lie in any
-		// slot, which one UNLINK of several refuses.
-		pipe := c.Pipeline()
-		for _, k := range found[c.Options().Addr] {
-			pipe.Unlink(ctx, k)
-		}
-		_, err := pipe.Exec(ctx)
-		return err
-	}
-	if err := s.eachNode(ctx, find); err != nil {
-		return 0, err
-	}
-	if foreign != nil {
-		return 0, foreign
-	}
-	if err := s.eachNode(ctx, unlink); err != nil {
-		return 0, err
-	}
-	delete(s.held, lane)
-	n := 0
-	for _, keys := range found {
-		n += len(keys)
-	}
-	return n, nil
-}
-
-// eachNode calls f on the server, or on each of a cluster's masters at
-// once, explaining the first failure.
-func (s *Store) eachNode(ctx context.Context, f func(context.Context, *redis.Client) error) error {
-	var err error
-	if cc, ok := s.client.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-			if err := f(ctx, c); err != nil {
-				return &nodeError{c.Options().Addr, err}
-			}
-			return nil
-		})
-	} else {
-		err = f(ctx, s.client.(*redis.Client))
-	}
-	if err != nil {
-		return s.explain(err)
-	}
-	return nil
-}
-
-// nodeName names c, one of s's clients: the server as Where does, or a
-// cluster's node by its address.
-func (s *Store) nodeName(c *redis.Client) string {
-	if _, ok := s.client.(*redis.ClusterClient); ok {
-		return "cluster node " + c.Options().Addr
-	}
-	return s.where
-}
-
-// checkLaneHashes finds the first of keys (on c) that is not a lane's
-// hash, and what it is instead: "a string", "a hash with a field \"name\"";
-// "" when all are lanes' hashes (or gone since SCAN found them).
-func checkLaneHashes(ctx context.Context, c *redis.Client, keys []string) (key, what string, err error) {
-	for len(keys) > 0 {
-		batch := keys[:min(len(keys), 100)]
-		keys = keys[len(batch):]
-		pipe := c.Pipeline()
-		types := make([]*redis.StatusCmd, len(batch))
-		fields := make([]*redis.StringSliceCmd, len(batch))
-		for i, k := range batch {
-			types[i] = pipe.Type(ctx, k)
-			fields[i] = pipe.HKeys(ctx, k) // WRONGTYPE for a key not a hash, which TYPE says
-		}
-		pipe.Exec(ctx) // each command's error is its own, read below
-		for i, k := range batch {
-			typ, err := types[i].Result()
-			if err != nil {
-				return "", "", err
-			}
-			switch typ {
-			case "none": // expired or deleted since SCAN found it
-			case "hash":
-				names, err := fields[i].Result()
-				if err != nil {
-					return "", "", err
-				}
-				for _, f := range names {
-					if !laneField(f) {
-						return k, fmt.Sprintf("a hash with a field %q", f), nil
-					}
-				}
-			default:
-				return k, "a " + typ, nil
-			}
-		}
-	}
-	return "", "", nil
-}
-
-// holds reports whether the server should hold lane's hash: the store
-// wrote it, and deleted it not since.
-func (s *Store) holds(lane, hash string) bool { return s.held[lane][hash] }
-
-// hold records that lane's hash is written, or (false) deleted.
-func (s *Store) hold(lane, hash string, held bool) {
-	if !held {
-		delete(s.held[lane], hash)
-		return
-	}
-	if s.held[lane] == nil {
-		s.held[lane] = map[string]bool{}
-	}
-	s.held[lane][hash] = true
-}
-
-// gone is the error for lane's hash, which the store wrote, found missing:
-// on a server that evicts keys (a maxmemory-policy other than noeviction)
-// and has evicted some, eviction is the likely cause; else another client
-// deleted it. The server holding the hash is asked (INFO).
-func (s *Store) gone(hash string) error {
-	var c *redis.Client
-	where := s.where
-	ctx, cancel := s.ctx()
-	defer cancel()
-	if cc, ok := s.client.(*redis.ClusterClient); ok {
-		node, err := cc.MasterForKey(ctx, hash)
-		if err != nil {
-			return goneError(hash, where, eviction{err: err})
-		}
-		c, where = node, "cluster node "+node.Options().Addr
-	} else {
-		c = s.client.(*redis.Client)
-	}
-	return goneError(hash, where, evictionOf(ctx, c))
-}
-
-// eviction is what a server says of its evicting keys: maxmemory_policy
-// (INFO memory) and evicted_keys (INFO stats), or why it did not say.
-type eviction struct {
-	policy  string
-	evicted int64
-	err     error
-}
-
-func evictionOf(ctx context.Context, c *redis.Client) eviction {
-	var ev eviction
-	mem, err := c.Info(ctx, "memory").Result()
-	if err != nil {
-		return eviction{err: err}
-	}
-	stats, err := c.Info(ctx, "stats").Result()
-	if err != nil {
-		return eviction{err: err}
-	}
-	ev.policy = infoField(mem, "maxmemory_policy")
-	evicted := infoField(stats, "evicted_keys")
-	if ev.policy == "" || evicted == "" {
-		return eviction{err: errors.New("INFO gives no maxmemory_policy or evicted_keys")}
-	}
-	if ev.evicted, err = strconv.ParseInt(evicted, 10, 64); err != nil {
-		return eviction{err: fmt.Errorf("INFO's evicted_keys is %q", evicted)}
-	}
-	return ev
-}
-
-// infoField is name's value in an INFO reply ("name:value" lines), "" if
-// absent.
-func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// goneError words the disappearance of hash from the server where: evicted
-// if the server evicts keys and has evicted some, else deleted.
-func goneError(hash, where string, ev eviction) error {
-	switch {
-	case ev.err != nil:
-		return fmt.Errorf("the hash %s that ratelab wrote is gone from redis at %s, which did not say whether it evicts keys (%s): Redis evicting it (a maxmemory-policy other than noeviction) or another client deleting it took it; run again on a server with maxmemory-policy noeviction, alone on its database",
-			hash, where, firstLine(ev.err.Error()))
-	case ev.policy != "noeviction" && ev.evicted > 0:
-		return fmt.Errorf("the hash %s that ratelab wrote is gone from redis at %s, which evicts keys to stay under its maxmemory (maxmemory-policy %s, evicted_keys %d): Redis likely evicted it; give the server more memory (maxmemory) or set maxmemory-policy noeviction, then run again",
-			hash, where, ev.policy, ev.evicted)
-	}
-	return fmt.Errorf("the hash %s that ratelab wrote is gone from redis at %s, which did not evict it (maxmemory-policy %s, evicted_keys %d): another client deleted it (another ratelab clearing a lane of this name on this database, a FLUSHDB, or its garbage-collection TTL after a day idle); run again, alone on this database",
-		hash, where, ev.policy, ev.evicted)
-}
 
 // wrote records a write to lane by an instance whose generation is *seen.
 func (s *Store) wrote(lane string, seen *uint64) {

@@ -7,27 +7,6 @@ import (
 	"ratelab/algorithms"
 )
 
-func init() {
-	sec, ms := time.Second, time.Millisecond
-	rt := func(n int64, per time.Duration) algorithms.Rate { return algorithms.Rate{N: n, Per: per} }
-	extraPolicies[algorithms.XTimeRate] = []algorithms.Policy{
-		{Algorithm: algorithms.XTimeRate, Burst: 0, Rate: rt(7, sec)},
-		{Algorithm: algorithms.XTimeRate, Burst: 1, Rate: rt(7, sec)},
-		{Algorithm: algorithms.XTimeRate, Burst: 5, Rate: rt(3, 700*ms)},
-		{Algorithm: algorithms.XTimeRate, Burst: 3, Rate: rt(1000000007, sec)},
-		{Algorithm: algorithms.XTimeRate, Burst: 1000, Rate: rt(333, time.Minute)},
-	}
-	extraPolicies[algorithms.XTimeRateReserve] = []algorithms.Policy{
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 0, Rate: rt(5, sec)},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 3, Rate: rt(3, 700*ms)},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 1000, Rate: rt(333, time.Minute)},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 1, Rate: rt(7, sec), MaxWait: 500 * ms},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 4, Rate: rt(3, 700*ms), MaxWait: 1999},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 100, Rate: rt(333, time.Minute), MaxWait: 3 * sec},
-		{Algorithm: algorithms.XTimeRateReserve, Burst: 0, Rate: rt(5, sec), MaxWait: sec},
-	}
-}
-
 // TestXTimeRateDeepDebt: a ReserveN lane without max_wait runs into a debt
 // whose waits pass 2^53 ns (replied as decimal strings) and then the
 // library's InfDuration cap (2^63 − 1, where time.Sub saturates too),

@@ -1,0 +1,386 @@
+package fleet
+
+import (
+	"slices"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Limiter is a lane of c.Gateways gateways deciding p: an
+// algorithms.Limiter whose every Decision names its gateway and how it
+// moves the lane off the yardstick. It is not safe for concurrent use.
+type Limiter struct {
+	algorithms.Decider
+	cfg Config
+	p   algorithms.Policy
+	ids *algorithms.Keys
+	// gws is one limiter per gateway (local, split), or the one all share.
+	gws []algorithms.Limiter
+	// yard is the policy on one shared atomic store, fed every request: the
+	// yardstick. nil when the store is shared, never fails, expires
+	// nothing and every clock is right (it is gws[0]).
+	yard algorithms.Limiter
+	// serial counts the requests routed: the round-robin's and the random
+	// route's position.
+	serial uint64
+	// latest is the gateway of each key's latest request, by key number,
+	// so that a key's state is shown from the gateway that last decided it.
+	latest []uint16
+	// pending are the racy store's writes in flight, in the order they
+	// land (each Latency after its read, and reads come in time order);
+	// reads[g] is gateway g's latest read, what it last saw of the store
+	// (nil before its first).
+	pending []write
+	reads   []racyRead
+	// blank is the policy's limiter with no key, never decided on: a racy
+	// read is a clone of it holding the one key read.
+	blank algorithms.Limiter
+	// store makes the shared store's limiter (NewWithKeys, or one whose
+	// state lives in a server: redisstore), again when it restarts empty.
+	store algorithms.Maker
+	// views are the synced store's gateways' own views (gws[0] is the
+	// shared state), unsynced the admissions they made since the last
+	// sync, in time order, and synced the number of syncs done.
+	lastRead racyRead
+	views    []algorithms.Limiter
+	unsynced []admission
+	synced   int64
+	// over counts the outages whose end has passed (a lost state is
+	// reset then); caps are the local-cap fallback's limiters of the
+	// outage capsFor (−1: none yet).
+	over    int
+	caps    []algorithms.Limiter
+	capsFor int
+	// touched is, with ExpireIdle, when each store's keys were last
+	// touched: touched[store][key id], −1 never.
+	touched [][]time.Duration
+	// remembering is the same lane with no expiry and no lost state, fed
+	// the same requests: what the lane would decide if it forgot nothing
+	// (Decision.Forgot). nil when the lane forgets nothing.
+	remembering *Limiter
+	scratch     algorithms.Decision // remembering's decision, kept off the heap
+}
+
+// New makes the lane of p with gateways c, numbering keys by ids (shared
+// with the other lanes). p must be valid; c is validated. A Plain c decides
+// as the plain limiter, at a fleet's cost (the model makes those plain).
+func New(p algorithms.Policy, c Config, ids *algorithms.Keys) (*Limiter, error) {
+	return NewOn(p, c, ids, algorithms.NewWithKeys)
+}
+
+// NewOn is New with the shared store (Shared, Racy) made by store: a
+// server's (package redisstore), whose limiters can copy a key's state in
+// and out (algorithms.KeyCopier, StateCodec). Everything else a lane keeps
+// is ratelab's and stays in memory: local and split gateways' own state, a
+// synced store's views, the fallback's caps, the yardstick and the
+// remembering copy.
+func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms.Maker) (*Limiter, error) {
+	if err := c.Validate(p); err != nil {
+		return nil, err
+	}
+	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1, store: algorithms.NewWithKeys}
+	l.Decider = algorithms.NewDecider(l, ids)
+	if s := c.store(); s == Shared || s == Racy {
+		l.store = store
+	}
+	if keep, forgets := c.remembering(); forgets {
+		r, err := New(p, keep, ids)
+		if err != nil {
+			return nil, err
+		}
+		r.yard = nil // it is measured by its decisions, not by beyond
+		l.remembering = r
+	}
+	share, n := p, c.Gateways
+	switch c.store() {
+	case Shared, Racy, Synced:
+		n = 1
+	case Split:
+		share = algorithms.SplitPolicy(p, int64(c.Gateways))
+	}
+	for range max(n, 1) {
+		g, err := l.store(share, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.gws = append(l.gws, g)
+	}
+	if c.store() == Racy {
+		blank, err := algorithms.NewWithKeys(p, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.blank = blank
+	}
+	if c.store() == Synced {
+		for range max(c.Gateways, 1) {
+			l.views = append(l.views, l.gws[0].Clone())
+		}
+	}
+	exact := c
+	exact.Gateways, exact.Store, exact.Route = 1, Shared, ""
+	if c.store() != Shared || !exact.Plain() {
+		// The yardstick: whatever can take the lane off its policy (local
+		// gateways, races, outages, expiry, skew) needs one to measure by.
+		y, err := algorithms.NewWithKeys(p, ids)
+		if err != nil {
+			return nil, err
+		}
+		l.yard = y
+	}
+	return l, nil
+}
+
+// Config is the lane's gateways.
+func (l *Limiter) Config() Config { return l.cfg }
+
+// Policy is the lane's policy (each gateway's whole policy, or the policy
+// split gateways share out).
+func (l *Limiter) Policy() algorithms.Policy { return l.p }
+
+// route picks the gateway of the next request, of key k.
+func (l *Limiter) route(k algorithms.Key) int {
+	n, serial := uint64(l.Gateways()), l.serial
+	l.serial++
+	switch l.cfg.route() {
+	case ByKey:
+		return int(fnv1a(fnvOffset, k.String()) % n)
+	case Random:
+		h := fnvOffset
+		for i := range 8 {
+			h = fnvByte(h, byte(l.cfg.Seed>>(8*i)))
+		}
+		for i := range 8 {
+			h = fnvByte(h, byte(serial>>(8*i)))
+		}
+		return int(h % n)
+	}
+	return int(serial % n)
+}
+
+// DecideInto routes the request to its gateway, which decides it, and
+// runs it through the yardstick (Decide and DecideKey come from the
+// embedded Decider).
+func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
+	g := l.route(key)
+	store := 0
+	if len(l.gws) > 1 {
+		store = g
+	}
+	arrived := now
+	if len(l.cfg.Skew) > 0 {
+		now = max(now+l.cfg.Skew[g], 0) // the gateway's clock
+	}
+	if l.cfg.ExpireIdle > 0 {
+		l.expire(store, arrived, key)
+	}
+	// The store's events (outages, writes landing, syncs) keep real time;
+	// the gateway decides on its own clock.
+	if o, ok := l.outage(arrived); ok {
+		l.fallback(d, now, key, cost, g, o)
+	} else {
+		l.decide(d, now, arrived, key, cost, g, store)
+	}
+	d.Gateway, d.Beyond, d.Forgot = uint16(g), 0, 0
+	if l.remembering != nil {
+		r := &l.scratch
+		l.remembering.DecideInto(r, arrived, key, cost)
+		switch a, b := d.Outcome.Admitted(), r.Outcome.Admitted(); {
+		case a && !b:
+			d.Forgot = 1
+		case b && !a:
+			d.Forgot = -1
+		}
+	}
+	if l.yard != nil {
+		y := l.yard.DecideKey(arrived, key, cost)
+		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
+		case a && !b:
+			d.Beyond = 1
+		case b && !a:
+			d.Beyond = -1
+		}
+	}
+	// Which gateway took a key's latest request matters only where the
+	// gateways see different states.
+	if id := key.ID(); id >= 0 && (len(l.gws) > 1 || l.views != nil || l.cfg.store() == Racy) {
+		for len(l.latest) <= id {
+			l.latest = append(l.latest, 0)
+		}
+		l.latest[id] = uint16(g)
+	}
+}
+
+// decide has the lane's limiter decide: gateway g's, or the shared store.
+// now is the gateway's clock, arrived the real time of the request.
+func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
+	switch l.cfg.store() {
+	case Racy:
+		l.decideRacy(d, now, arrived, key, cost)
+		for len(l.reads) <= g {
+			l.reads = append(l.reads, racyRead{})
+		}
+		l.reads[g] = l.lastRead
+	case Synced:
+		l.sync(arrived)
+		l.views[g].DecideInto(d, now, key, cost)
+		if d.Outcome.Admitted() {
+			l.unsynced = append(l.unsynced, admission{arrived, now, key, cost})
+		}
+	default:
+		l.gws[store].DecideInto(d, now, key, cost)
+	}
+	d.Fallback = algorithms.NoFallback
+}
+
+// Gateways is how many gateways the lane has.
+func (l *Limiter) Gateways() int { return max(l.cfg.Gateways, 1) }
+
+// LatestGateway is the gateway that took key's latest request (0 for a
+// key never seen).
+func (l *Limiter) LatestGateway(key string) int {
+	k, ok := l.ids.Lookup(key)
+	if !ok || k.ID() >= len(l.latest) {
+		return 0
+	}
+	return int(l.latest[k.ID()])
+}
+
+// Snapshot is key's state on the gateway that took its latest request:
+// what that gateway sees of it (for a shared store, the one state).
+func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
+	if l.cfg.store() == Racy {
+		return l.storeSnapshot(now, key) // the store, not a gateway's read
+	}
+	return l.GatewaySnapshot(l.LatestGateway(key), now, key)
+}
+
+// GatewaySnapshot is key's state as gateway g sees it: its own limiter, its
+// view of a synced store, or what it last read of key from a racy one (and
+// decided on); the shared state otherwise.
+func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
+	switch {
+	case l.views != nil:
+		return l.views[g].Snapshot(now, key)
+	case g < len(l.reads) && l.reads[g].from != nil && l.reads[g].key.String() == key:
+		return l.reads[g].from.Snapshot(now, key)
+	case len(l.gws) > 1:
+		return l.gws[g].Snapshot(now, key)
+	}
+	return l.storeSnapshot(now, key)
+}
+
+// Inspect is where the shared store keeps key's state, for a store
+// outside the process; see NewOn. A lane whose gateways keep their own
+// state has an empty view.
+func (l *Limiter) Inspect(key string) algorithms.StoreView {
+	if in, ok := l.gws[0].(algorithms.Inspector); ok {
+		return in.Inspect(key)
+	}
+	return algorithms.StoreView{}
+}
+
+// Clone copies every gateway, the yardstick and the route's position.
+func (l *Limiter) Clone() algorithms.Limiter {
+	c := *l
+	c.Decider = algorithms.NewDecider(&c, c.ids)
+	c.gws = make([]algorithms.Limiter, len(l.gws))
+	for i, g := range l.gws {
+		c.gws[i] = g.Clone()
+	}
+	if l.yard != nil {
+		c.yard = l.yard.Clone()
+	}
+	c.latest = slices.Clone(l.latest)
+	// The writes in flight share their copies: nothing decides on them
+	// again, and landing one only reads it.
+	c.pending = slices.Clone(l.pending)
+	c.reads = slices.Clone(l.reads) // never decided on again: shared
+	if l.touched != nil {
+		c.touched = make([][]time.Duration, len(l.touched))
+		for i, t := range l.touched {
+			c.touched[i] = slices.Clone(t)
+		}
+	}
+	if l.remembering != nil {
+		c.remembering = l.remembering.Clone().(*Limiter)
+	}
+	if l.caps != nil {
+		c.caps = make([]algorithms.Limiter, len(l.caps))
+		for i, x := range l.caps {
+			c.caps[i] = x.Clone()
+		}
+	}
+	if l.views != nil {
+		c.views = make([]algorithms.Limiter, len(l.views))
+		for i, v := range l.views {
+			c.views[i] = v.Clone()
+		}
+		c.unsynced = slices.Clone(l.unsynced)
+	}
+	return &c
+}
+
+// Memory adds up the gateways', their views and caps, the writes in
+// flight and the yardstick's.
+func (l *Limiter) Memory() algorithms.Memory {
+	var m algorithms.Memory
+	add := func(x algorithms.Memory) {
+		m.State += x.State
+		m.Clone += x.Clone
+		m.Dropped += x.Dropped
+	}
+	for _, g := range l.gws {
+		add(g.Memory())
+	}
+	for _, x := range l.views {
+		add(x.Memory())
+	}
+	for _, x := range l.caps {
+		add(x.Memory())
+	}
+	for _, w := range l.pending {
+		add(w.from.Memory())
+	}
+	if l.yard != nil {
+		add(l.yard.Memory())
+	}
+	if l.remembering != nil {
+		add(l.remembering.Memory())
+	}
+	// The per-key tables every clone copies whole.
+	m.State += int64(cap(l.latest)) * 2
+	m.Clone += int64(len(l.latest)) * 2
+	for _, t := range l.touched {
+		m.State += int64(cap(t)) * 8
+		m.Clone += int64(len(t)) * 8
+	}
+	return m
+}
+
+// KeyBytes is what the gateways keep for key: one state each (local,
+// split), or the one they share. The yardstick is ratelab's measure, not
+// the lane's state, and is not counted.
+func (l *Limiter) KeyBytes(now time.Duration, key algorithms.Key) int64 {
+	var n int64
+	for _, g := range l.gws {
+		n += g.KeyBytes(now, key)
+	}
+	return n
+}
+
+// FNV-1a, 64 bits, inline: the routes hash without allocating.
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime  uint64 = 1099511628211
+)
+
+func fnvByte(h uint64, b byte) uint64 { return (h ^ uint64(b)) * fnvPrime }
+
+func fnv1a(h uint64, s string) uint64 {
+	for i := range len(s) {
+		h = fnvByte(h, s[i])
+	}
+	return h
+}
