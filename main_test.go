@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -189,101 +187,6 @@ func TestRunAFile(t *testing.T) {
 
 func regexpLine(text, pattern string) bool {
 	return regexp.MustCompile(`(?m)^` + pattern).MatchString(text)
-}
-
-// TestReadmeTranscripts runs every "$ ratelab …" command shown in the README
-// and compares its output with the lines shown under it ("| head -N" keeps
-// the first N lines).
-func TestReadmeTranscripts(t *testing.T) {
-	data, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type transcript struct {
-		cmd  string
-		want []string
-	}
-	var ts []transcript
-	cur := -1 // the transcript whose output is being read, if any
-	inBlock := false
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, "```"):
-			inBlock, cur = !inBlock, -1
-		case inBlock && strings.HasPrefix(line, "$ ratelab "):
-			ts = append(ts, transcript{cmd: strings.TrimPrefix(line, "$ ratelab ")})
-			cur = len(ts) - 1
-		case line == "":
-			cur = -1 // a blank line ends the output
-		case cur >= 0:
-			ts[cur].want = append(ts[cur].want, line)
-		}
-	}
-	n := 0
-	for _, tr := range ts {
-		n++
-		cmd, head, piped := strings.Cut(tr.cmd, " | head -")
-		code, out, errs := ratelab(t, strings.Fields(cmd)...)
-		if code != 0 {
-			t.Errorf("ratelab %s: exit %d: %s", cmd, code, errs)
-			continue
-		}
-		got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		if piped {
-			k, err := strconv.Atoi(head)
-			if err != nil {
-				t.Fatalf("%q: %v", tr.cmd, err)
-			}
-			got = got[:min(k, len(got))]
-		}
-		if strings.Join(got, "\n") != strings.Join(tr.want, "\n") {
-			t.Errorf("ratelab %s prints\n%s\nthe README shows\n%s", tr.cmd, strings.Join(got, "\n"), strings.Join(tr.want, "\n"))
-		}
-	}
-	if n < 2 {
-		t.Errorf("found %d transcripts in the README, want at least 2", n)
-	}
-}
-
-// TestDocumentedScenariosCheck: the example scenario files in the README and
-// FORMAT.md load, and their expectations hold.
-func TestDocumentedScenariosCheck(t *testing.T) {
-	for _, doc := range []string{"README.md", "scenarios/FORMAT.md"} {
-		data, err := os.ReadFile(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
-		if len(blocks) == 0 {
-			t.Errorf("%s: no yaml block", doc)
-		}
-		for i, b := range blocks {
-			path := writeFile(t, fmt.Sprintf("example-%d.yaml", i), b[1])
-			if code, out, errs := ratelab(t, "check", path); code != 0 {
-				t.Errorf("%s, yaml block %d: exit %d\n%s%s", doc, i, code, out, errs)
-			}
-		}
-	}
-}
-
-// TestReadmeScreenshotIsTheTourGolden keeps the README's text screenshot the
-// screen the explorer really draws: the ui's "tour" golden.
-func TestReadmeScreenshotIsTheTourGolden(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := os.ReadFile("ui/testdata/TestGoldenPages/tour.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, line := range strings.Split(strings.TrimRight(string(golden), "\n"), "\n") {
-		lines = append(lines, strings.TrimRight(line, " "))
-	}
-	if shot := "```\n" + strings.Join(lines, "\n") + "\n```"; !strings.Contains(string(readme), shot) {
-		t.Fatalf("README.md does not show the tour golden; paste it:\n%s", shot)
-	}
 }
 
 // TestRunFlagsGoAnywhere: flags before, between or after the scenario, in any

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +26,9 @@ func TestMain(m *testing.M) {
 		os.Args = append([]string{"ratelab"}, strings.Fields(os.Getenv("RATELAB_AS_MAIN"))...)
 		main()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopTmux()
+	os.Exit(code)
 }
 
 // asMain is the command ratelab ARGS, run as its own process.
@@ -82,6 +85,33 @@ func TestClosedPipeInProcess(t *testing.T) {
 	}
 }
 
+// tmuxSocket is this test process's own tmux server (tmux -S), so that the
+// tests neither see nor disturb a tmux the user, or another test run, has
+// going.
+var tmuxSocket = filepath.Join(os.TempDir(), fmt.Sprintf("ratelab-test-tmux-%d", os.Getpid()))
+
+// keepTmux starts, once, a session that keeps the tests' tmux server up
+// between panes (a server exits with its last session, and a new session
+// asked of a server on its way out fails: "server exited unexpectedly").
+// The session ends when this process does, and the server with it;
+// TestMain ends it sooner and removes the socket.
+var keepTmux = sync.OnceValue(func() error {
+	keeper := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 1; done", os.Getpid())
+	out, err := exec.Command("tmux", "-S", tmuxSocket, "new-session", "-d", "-s", "keep", keeper).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("tmux new-session keep: %v %s", err, out)
+	}
+	return nil
+})
+
+// stopTmux ends the tests' tmux server, if they started one.
+func stopTmux() {
+	if _, err := os.Stat(tmuxSocket); err == nil {
+		exec.Command("tmux", "-S", tmuxSocket, "kill-server").Run()
+		os.Remove(tmuxSocket)
+	}
+}
+
 // pane is the explorer run as ratelab ARGS in a detached tmux window of 80
 // × 24, in dir, under an interactive shell (for job control).
 type pane struct {
@@ -106,9 +136,12 @@ func startPane(t *testing.T, args, redirect string) *pane {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("no tmux")
 	}
+	if err := keepTmux(); err != nil {
+		t.Fatal(err)
+	}
 	p := &pane{t: t, name: fmt.Sprintf("ratelab-test-%d", time.Now().UnixNano()), dir: t.TempDir()}
 	p.tmux("new-session", "-d", "-s", p.name, "-x", "80", "-y", "24", "-c", p.dir, "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=/ HISTFILE=/dev/null bash --norc --noprofile -i")
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", p.name).Run() })
+	t.Cleanup(func() { exec.Command("tmux", "-S", tmuxSocket, "kill-session", "-t", p.name).Run() })
 	inner := fmt.Sprintf(`echo \$\$ > pid; RATELAB_AS_MAIN=%s exec %s %s`, args, os.Args[0], redirect)
 	// The outer shell outlives a signal to the whole job (ctrl+c, kill %1).
 	p.keys(fmt.Sprintf(`sh -c 'trap : INT TERM; stty -g > before; sh -c "%s"; s=$?; stty -g > after; echo $s > status'`, inner), "Enter")
@@ -163,7 +196,7 @@ func (p *pane) requests(file string) int {
 
 func (p *pane) tmux(args ...string) string {
 	p.t.Helper()
-	out, err := exec.Command("tmux", args...).CombinedOutput()
+	out, err := exec.Command("tmux", append([]string{"-S", tmuxSocket}, args...)...).CombinedOutput()
 	if err != nil {
 		p.t.Fatalf("tmux %q: %v %s", args, err, out)
 	}

@@ -24,21 +24,37 @@ func storeURLs(t *testing.T) []string {
 	return urls
 }
 
+// slowOnAStore are the canned lessons that take seconds through a store
+// (memory-price keeps a sliding log of 12,000 entries, global-cap fifty
+// accounts' buckets): `go test -short` leaves them out of the store tests,
+// which then run every other lesson, each algorithm, store mode and client
+// rule among them, in a few seconds.
+var slowOnAStore = map[string]bool{"memory-price": true, "global-cap": true}
+
 // TestStoreRunsEveryLessonAlike: `run --format json --store URL` prints
 // every canned lesson byte for byte as the run in memory does, and
-// `check --store URL` passes them all.
+// `check --store URL` passes them all. With -short, the lessons in
+// slowOnAStore are left out.
 func TestStoreRunsEveryLessonAlike(t *testing.T) {
 	var names []string
 	for _, info := range scenarios.List() {
+		if testing.Short() && slowOnAStore[info.Name] {
+			continue
+		}
 		names = append(names, info.Name)
+	}
+	if len(names) < 10 {
+		t.Fatalf("only %d lessons to run on a store: %v", len(names), names)
 	}
 	for _, url := range storeURLs(t) {
 		for _, name := range names {
-			_, want, _ := ratelab(t, "run", "--format", "json", name)
-			code, got, errs := ratelab(t, "run", "--format", "json", "--store", url, name)
-			if code != 0 || got != want {
-				t.Errorf("%s on %s: exit %d, %s; output the same as in memory: %v", name, url, code, strings.TrimSpace(errs), got == want)
-			}
+			t.Run(name, func(t *testing.T) {
+				_, want, _ := ratelab(t, "run", "--format", "json", name)
+				code, got, errs := ratelab(t, "run", "--format", "json", "--store", url, name)
+				if code != 0 || got != want {
+					t.Errorf("%s on %s: exit %d, %s; output the same as in memory: %v", name, url, code, strings.TrimSpace(errs), got == want)
+				}
+			})
 		}
 		code, out, errs := ratelab(t, append([]string{"check", "--store", url}, names...)...)
 		if code != 0 || strings.Count(out, "ok ") != len(names) {
