@@ -5,10 +5,26 @@
 // The ui renders what package model computes and decides nothing about rate
 // limiting. Only the play ticker reads the wall clock.
 //
-// The root model (App) keeps the routing and the layout. Its components —
-// playback, the timeline, the status line, the prompt, the picker, the quiz
-// — hold their own state and keys and share one programContext (the lab,
-// styles, layout, focus, key and cost).
+// The root model (App) keeps the routing and the layout. Of its modes
+// (mode.go) — a long job deciding requests, a question to confirm, the
+// prompt, the picker, a page, the quiz's question, the lab itself — one is
+// in charge at a time. Their precedence is written once, in openModes: the
+// mode in charge takes every key but ForceQuit and Suspend, and the body,
+// the status line and the footer are each drawn by the first open mode
+// that draws it. Each mode holds its own state. Its keys are its group of
+// keyMap in keys.go, the only file that names a key to bind or match it;
+// the keyboard reader (input.go) takes its quit and passive keys from
+// there too. A prompt
+// carries the function that acts on its answer, written beside the
+// feature that asks (fire.go, save.go, picker.go, labmode.go, quiz.go).
+// Where n and N stop is a query of the model (Lab.NextStop, PrevStop); the
+// explorer seeks there and says what is there.
+//
+// The modes and the lab's components — playback, the timeline, the status
+// line — share one programContext (context.go): the lab, the options, the
+// keys, the styles, the layout, the focused lane, the shown key and the
+// cost. The layout is a pure function of the terminal's size and the
+// scenario's shape (layout.go).
 package ui
 
 import (
@@ -19,7 +35,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/model"
@@ -53,7 +68,7 @@ type Options struct {
 // and reports it as an error), and on every signal that ends or stops the
 // process (signals.go).
 func Run(load func() (*scenarios.Scenario, error), opts Options) error {
-	kb, err := openKeyboard(opts.Input, newKeyMap().passive())
+	kb, err := openKeyboard(opts.Input, newKeyMap().early())
 	if err != nil {
 		return err
 	}
@@ -113,22 +128,9 @@ func withEnvironment(opts Options) Options {
 	return opts
 }
 
-// overlay is what covers the body, if anything.
-type overlay int
-
-const (
-	overlayNone overlay = iota
-	overlayHelp
-	overlayAbout
-	overlayPicker
-	// overlayPanel is the lower panel (the notes and every lane's
-	// explanation) expanded over the body, to read whole.
-	overlayPanel
-)
-
-// App is the explorer's root model. It handles the global keys itself and
-// routes the rest to whatever has the focus: a question to confirm, the
-// prompt, the picker, a page, the quiz, or the main screen.
+// App is the explorer's root model. It routes the messages: the keys to
+// the mode in charge (after ForceQuit and Suspend, which work in every
+// mode), the rest to their handlers; and it lays the screen out (view.go).
 type App struct {
 	*programContext
 	help help.Model
@@ -136,34 +138,29 @@ type App struct {
 	dark          bool
 	width, height int
 
+	// The lab's components, which every mode may use.
 	play   playback
 	tl     timeline
 	status statusLine
-	prompt prompt
-	quiz   quiz
 
-	// The burst prompt's defaults: the last burst's size and spread.
-	burstSize   int
-	burstSpread time.Duration
-
-	overlay overlay
-	page    viewport.Model
+	// The modes, in their precedence (openModes): job and confirm are
+	// open when not nil; jobGen tells a job's slices from a given-up
+	// job's.
+	job     *job
+	jobGen  int
+	confirm *confirmation
+	prompt  prompt
 	picker  picker
+	pages   pages
+	quiz    quiz
+	labMode labMode
 
 	// dirty is set when the learner's requests changed since they were
 	// last saved (or loaded): discarding them then asks first.
-	dirty   bool
-	confirm *confirmation
-	// afterSave is what a confirmation's "save first" goes on to do once
-	// the save succeeded.
-	afterSave func() tea.Cmd
+	dirty bool
 	// watch follows the scenario's file, when it came from one, to reload
 	// it when it changes on disk.
 	watch fileWatch
-	// job is a key's work waiting for the lab to decide far ahead, slice
-	// by slice (compute.go); jobGen tells its slices from a given-up job's.
-	job    *job
-	jobGen int
 
 	// ended is set when a signal ended the explorer (signals.go); suspend,
 	// when Run watches the signals, readies a suspension by ctrl+z.
@@ -184,28 +181,28 @@ func New(lab *model.Lab, opts Options) *App {
 	a.status.ctx = ctx
 	a.play = newPlayback(ctx)
 	a.quiz.ctx = ctx
-	a.play.quizAt = a.quizAt
+	a.play.quizAt = a.quiz.at
 	a.play.askQuiz = func(to time.Duration) { a.quiz.stopBetween(a.lab.Pos(), a.lab.Search(to)) }
 	a.help.ShortSeparator = " · "
 	a.setStyles()
 	a.setLab(lab)
 	a.watch = watchFor(lab.Scenario())
 	if opts.About {
-		a.openPage(overlayAbout)
+		a.openPage(aboutPage)
 	}
 	return a
 }
 
 // setLab shows lab from a fresh start: focus, key, cost, zoom, undo.
 func (a *App) setLab(lab *model.Lab) {
-	a.endQuestion()
+	a.quiz.end(a)
 	a.job = nil
 	a.lab = lab
 	a.toStart()
-	a.focus, a.keyIdx, a.cost, a.burstSize, a.burstSpread = 0, -1, 1, 10, 0
+	a.focus, a.keyIdx, a.cost = 0, -1, 1
+	a.labMode = newLabMode()
 	a.play.pause()
 	a.tl = newTimeline(a.programContext)
-	a.quiz.reset()
 	a.dirty = false
 	a.relayout()
 }
@@ -216,11 +213,20 @@ func (a *App) setStyles() {
 	a.prompt.setStyles(a.st)
 }
 
+// relayout lays the screen out for the terminal's size.
 func (a *App) relayout() {
 	a.lay = layoutFor(a.width, a.height, shapeOf(a.lab))
 	a.help.SetWidth(a.width)
 	a.prompt.SetWidth(a.width)
-	a.sizePage()
+	a.sizeBody()
+}
+
+// sizeBody fits the picker and the page to the body; the page's text is
+// wrapped anew.
+func (a *App) sizeBody() {
+	w, h := a.lay.width, a.bodyHeight()
+	a.picker.SetSize(w, h)
+	a.pages.fill(a, w, h)
 }
 
 // shapeOf is what of lab's scenario the layout depends on.
@@ -264,7 +270,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		a.dark = msg.IsDark()
 		a.setStyles()
-		a.sizePage()
+		a.sizeBody()
 		return nil
 	case tickMsg:
 		return a.play.onTick(msg, &a.status)
@@ -284,18 +290,16 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.suspend
 	}
 	if a.prompt.active() {
-		return a.prompt.update(msg)
+		return a.prompt.updateInput(msg)
 	}
 	return nil
 }
 
-// onKey routes a key press: ctrl+c always quits and ctrl+z always
-// suspends; then a question waiting
-// for its answer, the prompt, the picker or a page when open, the quiz
-// when it asks; else the main screen's bindings.
+// onKey routes a key press: ForceQuit always quits and Suspend always
+// suspends; every other key goes to the mode in charge.
 func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
-	case msg.String() == "ctrl+c":
+	case key.Matches(msg, a.keys.ForceQuit):
 		return tea.Quit
 	case key.Matches(msg, a.keys.Suspend):
 		if a.suspend == nil {
@@ -303,289 +307,7 @@ func (a *App) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return a.suspend
 	}
-	switch {
-	case a.job != nil:
-		return a.jobKey(msg)
-	case a.confirm != nil:
-		return a.confirmKey(msg)
-	case a.prompt.active():
-		return a.promptKey(msg)
-	case a.overlay == overlayPicker:
-		return a.pickerKey(msg)
-	case a.overlay != overlayNone:
-		return a.pageKey(msg)
-	case a.quiz.asking():
-		return a.quizKey(msg)
-	}
-	return a.mainKey(msg)
-}
-
-// mainKey handles a key of the main screen. The status line reports the
-// key's action or is cleared, so that it never describes an earlier moment.
-func (a *App) mainKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := a.keys
-	lab := a.lab
-	a.status.clear()
-	if cmd, ok := a.asJob(msg); ok {
-		return cmd
-	}
-	// In quiz mode a key that moves the clock forward stops at the first
-	// moment among the requests it decided, to ask about it.
-	from := lab.Pos()
-	defer func() {
-		if a.lab == lab && lab.Pos() > from {
-			a.quiz.stopBetween(from, lab.Pos())
-		}
-	}()
-	if cmd, ok := a.play.update(msg, &a.status); ok {
-		return cmd
-	}
-	if a.tl.update(msg) {
-		return nil
-	}
-	switch {
-	case key.Matches(msg, k.Quit):
-		return a.discard("quit", func() tea.Cmd { return tea.Quit })
-	case key.Matches(msg, k.Help):
-		a.openPage(overlayHelp)
-	case key.Matches(msg, k.About):
-		a.openPage(overlayAbout)
-	case key.Matches(msg, k.Expand):
-		a.openPage(overlayPanel)
-	case key.Matches(msg, k.Open):
-		return a.discard("open another scenario", func() tea.Cmd { a.openPicker(); return nil })
-	case key.Matches(msg, k.Save):
-		return a.openPrompt(promptSave)
-	case key.Matches(msg, k.Burst):
-		return a.openPrompt(promptBurst)
-	case key.Matches(msg, k.Cost):
-		return a.openPrompt(promptCost)
-	case key.Matches(msg, k.NewKey):
-		return a.openPrompt(promptKey)
-	case key.Matches(msg, k.PeakWindow):
-		return a.openPrompt(promptPeakWindow)
-	case key.Matches(msg, k.Quiz):
-		a.toggleQuiz()
-	case key.Matches(msg, k.Mistakes):
-		return a.toggleMistakes()
-
-	case key.Matches(msg, k.Fire):
-		a.fire(1, 0)
-	case key.Matches(msg, k.NextKey):
-		a.nextKey()
-	case key.Matches(msg, k.Undo):
-		return a.undoLast()
-	case key.Matches(msg, k.Reset):
-		a.reset()
-
-	case key.Matches(msg, k.StepFwd):
-		lab.Step(a.step())
-	case key.Matches(msg, k.StepBack):
-		lab.Step(-a.step())
-	case key.Matches(msg, k.LeapFwd):
-		lab.Step(10 * a.step())
-	case key.Matches(msg, k.LeapBack):
-		lab.Step(-10 * a.step())
-	case key.Matches(msg, k.Start):
-		a.toStart()
-	case key.Matches(msg, k.End):
-		lab.Seek(lab.End())
-	case key.Matches(msg, k.NextReq):
-		a.nextRequest()
-	case key.Matches(msg, k.PrevReq):
-		a.prevRequest()
-	case key.Matches(msg, k.NextSplit):
-		a.jumpSplit(lab.NextDisagreement, "after")
-	case key.Matches(msg, k.PrevSplit):
-		a.jumpSplit(lab.PrevDisagreement, "before")
-	case key.Matches(msg, k.NextNote):
-		a.jump(a.nextNote, "no note after "+secs(lab.Now()))
-	case key.Matches(msg, k.PrevNote):
-		a.jump(a.prevNote, "no note before "+secs(lab.Now()))
-
-	case key.Matches(msg, k.FocusNext):
-		a.focus = (a.focus + 1) % max(len(lab.Lanes()), 1)
-	case key.Matches(msg, k.FocusPrev):
-		a.focus = (a.focus + len(lab.Lanes()) - 1) % max(len(lab.Lanes()), 1)
-	}
-	return nil
-}
-
-// jump moves the clock to where find says, or reports none; it reports
-// whether it moved.
-func (a *App) jump(find func(time.Duration) (time.Duration, bool), none string) bool {
-	t, ok := find(a.lab.Now())
-	if !ok {
-		a.status.set(none)
-		return false
-	}
-	a.lab.Seek(t)
-	return true
-}
-
-// nextRequest moves one request on: inside an instant that holds several
-// requests, to the next of them ("request 3 of 10 at 0s"); else to the
-// next request's instant, with only its first request decided. In quiz
-// mode a marked request is asked about before it is decided.
-func (a *App) nextRequest() {
-	lab := a.lab
-	p := lab.Pos()
-	// A lane's retries may come before the next request: stop there.
-	if t, ok := lab.NextRetry(lab.Now()); ok && (p >= lab.Len() || t < lab.Request(p).At) {
-		lab.Seek(t)
-		a.status.set("retries at " + secs(t) + " · n next · N previous")
-		return
-	}
-	if p >= lab.Len() {
-		a.status.set("no request after " + secs(lab.Now()))
-		return
-	}
-	if a.quiz.askAt(p) {
-		return
-	}
-	lab.SeekPos(p + 1)
-	a.sayInstant()
-}
-
-// prevRequest moves one request back: to the previous request of the
-// instant, or onto the latest request decided when the clock stands past
-// it, or before the first request of the instant.
-func (a *App) prevRequest() {
-	lab := a.lab
-	p := lab.Pos()
-	// Where the move below would put the clock; a lane's retries between
-	// there and the clock are a stop of their own.
-	target := time.Duration(-1)
-	switch {
-	case p > 0 && lab.Request(p-1).At < lab.Now():
-		target = lab.Request(p - 1).At
-	case p > 1:
-		target = lab.Request(p - 2).At
-	case p == 1:
-		target = lab.Request(0).At
-	}
-	if t, ok := lab.PrevRetry(lab.Now()); ok && t > target {
-		lab.Seek(t)
-		a.status.set("retries at " + secs(t) + " · n next · N previous")
-		return
-	}
-	switch {
-	case p > 0 && lab.Request(p-1).At < lab.Now():
-		lab.SeekPos(p)
-	case p > 0:
-		lab.SeekPos(p - 1)
-	default:
-		a.status.set("no request before " + secs(lab.Now()))
-		return
-	}
-	a.sayInstant()
-}
-
-// quizAt is the time of the quiz's next question among the requests not
-// yet decided that arrive by to.
-func (a *App) quizAt(to time.Duration) (time.Duration, bool) {
-	i, ok := a.quiz.next(a.lab.Pos(), a.lab.Search(to))
-	if !ok {
-		return 0, false
-	}
-	return a.lab.Request(i).At, true
-}
-
-// sayInstant names the request the clock stands on when its instant holds
-// several: "request 3 of 10 at 0s · n next · N previous".
-func (a *App) sayInstant() {
-	if text := instantText(a.lab); text != "" {
-		a.status.set(text + " · n next · N previous")
-	}
-}
-
-// instantText is "request 3 of 10 at 0s" (or "before request 1 of 10 at
-// 0s") when the clock's instant holds several requests; "" otherwise.
-func instantText(lab *model.Lab) string {
-	k, m := lab.Instant()
-	if m < 2 {
-		return ""
-	}
-	if k == 0 {
-		return "before request 1 of " + itoa(int64(m)) + " at " + secs(lab.Now())
-	}
-	return "request " + itoa(int64(k)) + " of " + itoa(int64(m)) + " at " + secs(lab.Now())
-}
-
-// jumpSplit moves to the next or previous request the lanes disagree on
-// and says how they disagree.
-func (a *App) jumpSplit(find func(time.Duration) (time.Duration, bool), dir string) {
-	if a.jump(find, "the lanes agree on every request "+dir+" "+secs(a.lab.Now())) {
-		a.status.set(a.splitText(a.lab.Now()))
-	}
-}
-
-// nextNote and prevNote find the first note after t and the last before
-// it, as Lab.NextRequest and Lab.PrevRequest find requests.
-func (a *App) nextNote(t time.Duration) (time.Duration, bool) {
-	notes := a.lab.Scenario().Notes
-	return noteAt(notes, currentNote(notes, t)+1)
-}
-
-func (a *App) prevNote(t time.Duration) (time.Duration, bool) {
-	notes := a.lab.Scenario().Notes
-	return noteAt(notes, currentNote(notes, t-1))
-}
-
-// nextKey cycles: the key of the latest request, then each key pinned in
-// turn.
-func (a *App) nextKey() {
-	keys := a.lab.Keys()
-	if len(keys) < 2 {
-		a.status.set("this scenario has one key: " + a.key() + " · K fires as a new key")
-		return
-	}
-	a.keyIdx++
-	if a.keyIdx >= len(keys) {
-		a.keyIdx = -1
-		a.status.set("the lanes follow the key of the latest request; space fires for it")
-		return
-	}
-	a.status.set("the lanes show key " + a.key() + " and space fires for it · k again for the next key")
-}
-
-// reset puts the scenario back as loaded; u brings the learner's requests
-// back.
-func (a *App) reset() {
-	a.play.pause()
-	n := a.lab.FiredCount()
-	shown, pinned := a.key(), a.pinned()
-	a.lab.Reset()
-	a.toStart()
-	a.keyIdx = -1
-	if pinned && !a.pin(shown) {
-		a.status.set("reset: key " + keyText(shown) + " was only in your requests; the lanes follow the latest request")
-	}
-	if n == 0 {
-		a.status.set("reset: t = 0")
-		return
-	}
-	a.dirty = true
-	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings them back")
-}
-
-// pin shows key in the lanes, if the timeline has it; it reports whether.
-func (a *App) pin(key string) bool {
-	for i, k := range a.lab.Keys() {
-		if k == key {
-			a.keyIdx = i
-			return true
-		}
-	}
-	return false
-}
-
-// endQuestion closes a quiz question's retry prompt, when the question goes
-// away (another scenario, a reload).
-func (a *App) endQuestion() {
-	if a.prompt.kind == promptRetry {
-		a.closePrompt()
-	}
+	return a.activeMode().update(a, msg)
 }
 
 // unsavedCount is how many fired requests a quit would lose.
@@ -600,54 +322,4 @@ func (a *App) unsavedCount() int {
 // as text, and no unsaved request would have it ask first.
 func (a *App) quitsOnQ() bool {
 	return !a.prompt.active() && a.unsavedCount() == 0 // a question asks only about those
-}
-
-// confirmation is a question the learner answers with one key before
-// something is lost: y does it, s saves first, any other key keeps things
-// as they are.
-type confirmation struct {
-	question string
-	yes      func() tea.Cmd
-}
-
-// discard does what, or first asks when it would lose fired requests that
-// were not saved.
-func (a *App) discard(what string, do func() tea.Cmd) tea.Cmd {
-	if !a.dirty || a.lab.FiredCount() == 0 {
-		return do()
-	}
-	a.play.pause()
-	a.confirm = &confirmation{
-		question: what + " and lose your " + requestCount(a.lab.FiredCount()) + "?",
-		yes:      do,
-	}
-	return nil
-}
-
-// confirmKeys are the answers to a confirmation, for the footer.
-type confirmKeys struct{}
-
-func (confirmKeys) ShortHelp() []key.Binding {
-	return []key.Binding{
-		key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-		key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save first")),
-		key.NewBinding(key.WithKeys("esc"), key.WithHelp("other", "stay")),
-	}
-}
-
-func (c confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
-
-func (a *App) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
-	c := a.confirm
-	a.confirm = nil
-	switch msg.String() {
-	case "y", "Y":
-		return c.yes()
-	case "s":
-		// Saved, the action goes on; not saved, nothing is lost.
-		a.afterSave = c.yes
-		return a.openPrompt(promptSave)
-	}
-	a.status.set("kept your requests")
-	return nil
 }

@@ -37,6 +37,16 @@ func openApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
 	return a
 }
 
+// newYAMLApp opens the scenario written in yaml at w × h.
+func newYAMLApp(tb testing.TB, yaml string, w, h int) *App {
+	tb.Helper()
+	s, err := scenarios.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return openApp(tb, s, w, h)
+}
+
 // openCannedFile writes the canned scenario name to dir/file and opens
 // that file at 100 × 30, as ratelab FILE would; it returns the file's
 // path and text.
@@ -132,6 +142,17 @@ func settle(a *App, cmd tea.Cmd) {
 // screen is the rendered screen without escape sequences.
 func screen(a *App) string { return ansi.Strip(a.View().Content) }
 
+// requireScreen fails unless the screen holds every one of wants.
+func requireScreen(t *testing.T, a *App, wants ...string) {
+	t.Helper()
+	out := screen(a)
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Fatalf("the screen lacks %q:\n%s", w, out)
+		}
+	}
+}
+
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 func isQuit(cmd tea.Cmd) bool {
@@ -142,28 +163,55 @@ func isQuit(cmd tea.Cmd) bool {
 	return ok
 }
 
-// TestKeyPressHelper checks keyPress against Bubble Tea's own names for
-// every key of every binding, so the key tests press what a terminal sends.
-func TestKeyPressHelper(t *testing.T) {
-	km := newKeyMap()
-	for _, group := range km.FullHelp() {
-		for _, b := range group {
-			for _, k := range b.Keys() {
-				if got := keyPress(k).String(); got != k {
-					t.Errorf("keyPress(%q).String() = %q", k, got)
-				}
-			}
-		}
+// overlay is what covers the lab's body, a page or the picker, as the
+// tests name it.
+type overlay int
+
+const (
+	overlayNone overlay = iota
+	overlayHelp
+	overlayAbout
+	overlayPicker
+	overlayPanel
+)
+
+func overlayOf(a *App) overlay {
+	switch {
+	case a.picker.open:
+		return overlayPicker
+	case a.pages.kind == helpPage:
+		return overlayHelp
+	case a.pages.kind == aboutPage:
+		return overlayAbout
+	case a.pages.kind == panelPage:
+		return overlayPanel
 	}
+	return overlayNone
 }
 
-func TestRequestsText(t *testing.T) {
-	for _, c := range []struct {
-		total, yours int
-		want         string
-	}{{0, 0, "0 requests"}, {1, 0, "1 request"}, {1, 1, "1 request (1 yours)"}, {241, 1, "241 requests (1 yours)"}} {
-		if got := requestsText(c.total, c.yours); got != c.want {
-			t.Errorf("requestsText(%d, %d) = %q, want %q", c.total, c.yours, got, c.want)
+// The prompts, as the tests name them: by the start of the question each
+// asks.
+const (
+	promptBurst      = "burst at "
+	promptCost       = "cost of each request? "
+	promptKey        = "fire one request at "
+	promptPeakWindow = "peak window, now "
+	promptSave       = "save as: "
+	promptOpen       = "open file: "
+	promptRetry      = "and when would a retry fit"
+)
+
+// promptKind is the prompt open, one of the prompt names above; "" when
+// none is, the question when it is another.
+func promptKind(a *App) string {
+	if !a.prompt.active() {
+		return ""
+	}
+	q := a.prompt.input.Prompt
+	for _, k := range []string{promptBurst, promptCost, promptKey, promptPeakWindow, promptSave, promptOpen, promptRetry} {
+		if strings.HasPrefix(q, k) {
+			return k
 		}
 	}
+	return q
 }

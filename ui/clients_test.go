@@ -2,13 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"ratelab/model"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 
+	"ratelab/model"
 	"ratelab/scenarios"
 )
 
@@ -76,14 +76,14 @@ func TestClientsOnScreen(t *testing.T) {
 	a := openStorm(t, 80, 24)
 	a.lab.Seek(2400 * time.Millisecond)
 	press(a, "?")
-	help := strings.Join(strings.Fields(a.helpText(200)), " ")
+	help := strings.Join(strings.Fields(a.pages.helpText(a, 200)), " ")
 	for _, want := range []string{"a lane decided retries in a timeline column", "attempts ÷ originals", "latency p50 p95 p99"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("the storm's help lacks %q", want)
 		}
 	}
 	b := newTestApp(t, "boundary", 80, 24)
-	if strings.Contains(b.helpText(200), "retries a lane decided") {
+	if strings.Contains(b.pages.helpText(b, 200), "retries a lane decided") {
 		t.Error("a lab without clients explains retry marks")
 	}
 	b.lab.Seek(60 * time.Second)
@@ -119,62 +119,5 @@ func TestRetryMark(t *testing.T) {
 		if m.glyph() != c.glyph || int(m-markRetry)/10 != c.how {
 			t.Errorf("retryMark(%+v) = %q of kind %d, want %q of kind %d", c.span, m.glyph(), (m-markRetry)/10, c.glyph, c.how)
 		}
-	}
-}
-
-// TestQuizAndStepsWithRetries: a question waits at its request's own
-// instant, with the lanes showing its key; n stops where only retries are
-// decided, and never skips a request of the instant it stands in.
-func TestQuizAndStepsWithRetries(t *testing.T) {
-	a := newTestApp(t, "retry-after-not-a-reservation", 80, 24)
-	press(a, "g")
-	seen := map[time.Duration]bool{}
-	for range 40 {
-		press(a, "n")
-		k, m := a.lab.Instant()
-		if k > m {
-			t.Fatalf("request %d of %d at %v", k, m, a.lab.Now())
-		}
-		seen[a.lab.Now()] = true
-	}
-	for _, at := range []time.Duration{200 * time.Millisecond, 1200 * time.Millisecond, 2100 * time.Millisecond} {
-		if !seen[at] {
-			t.Errorf("n never stood at %v: %v", at, seen)
-		}
-	}
-	// N walks back through the same stops.
-	back := map[time.Duration]bool{}
-	for range 40 {
-		press(a, "N")
-		back[a.lab.Now()] = true
-	}
-	for _, at := range []time.Duration{200 * time.Millisecond, 1200 * time.Millisecond, 2100 * time.Millisecond} {
-		if !back[at] {
-			t.Errorf("N never stood at %v: %v", at, back)
-		}
-	}
-	// Both requests at 0.2s are stepped through one by one.
-	a.lab.SeekBefore(a.lab.Search(200*time.Millisecond - 1))
-	press(a, "n")
-	if k, m := a.lab.Instant(); a.lab.Now() != 200*time.Millisecond || k != 1 || m != 2 {
-		t.Fatalf("at %v, request %d of %d", a.lab.Now(), k, m)
-	}
-	press(a, "n")
-	if k, m := a.lab.Instant(); a.lab.Now() != 200*time.Millisecond || k != 2 || m != 2 {
-		t.Errorf("n skipped the second request at 0.2s: at %v, request %d of %d", a.lab.Now(), k, m)
-	}
-
-	b := newTestApp(t, "global-cap", 80, 24)
-	press(b, "t")
-	b.play.speed = len(speeds) - 1
-	press(b, "m")
-	press(b, "p")
-	playUntilPaused(t, b, 100000)
-	if !b.quiz.asking() {
-		t.Fatal("no question")
-	}
-	q := b.lab.Request(b.quiz.index)
-	if b.lab.Now() != q.At || b.programContext.key() != q.Key {
-		t.Errorf("asked about %+v at %v, showing key %s", q, b.lab.Now(), b.programContext.key())
 	}
 }

@@ -21,8 +21,12 @@ import (
 // slices.
 const computeSlice = 50_000
 
-// job is a key's work waiting for the lab to decide requests up to need.
+// job is a key's work waiting for the lab to decide requests up to need:
+// the mode in charge while it runs. It takes only its own keys (jobKeys),
+// every other key waiting; its progress is in the status line, and it
+// draws nothing of its own.
 type job struct {
+	passThrough
 	need int
 	then func() tea.Cmd
 	what string
@@ -36,10 +40,10 @@ type job struct {
 // computeMsg asks for the next slice of a job.
 type computeMsg struct{ gen int }
 
-// needs is how far the lab must have decided for key msg to be answered at
-// once; 0 when the key moves the clock nowhere ahead.
-func (a *App) needs(msg tea.KeyPressMsg) int {
-	k, lab := a.keys, a.lab
+// needs is how far the lab must have decided for the lab's key msg to be
+// answered at once; 0 when the key moves the clock nowhere ahead.
+func (m *labMode) needs(a *App, msg tea.KeyPressMsg) int {
+	k, lab := a.keys.Lab, a.lab
 	ahead := func(d time.Duration) int { return lab.Search(lab.Now() + d) }
 	switch {
 	case key.Matches(msg, k.End):
@@ -59,24 +63,33 @@ func (a *App) needs(msg tea.KeyPressMsg) int {
 	return 0
 }
 
-// asJob runs the key as a job when it needs many more decisions than the
-// lab has; it reports whether it did.
-func (a *App) asJob(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	need := a.needs(msg)
+// asJob runs the lab's key msg as a job when it needs many more decisions
+// than the lab has; it reports whether it did. The job then hands the key
+// to the lab again, which answers it at once.
+func (m *labMode) asJob(a *App, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	need := m.needs(a, msg)
 	if need-a.lab.Computed() <= computeSlice {
 		return nil, false
 	}
 	a.play.pause()
-	a.jobGen++
-	a.job = &job{need: need, then: func() tea.Cmd { return a.mainKey(msg) }, what: msg.String(), gen: a.jobGen}
-	a.sayProgress()
-	return a.nextSlice(), true
+	cmd := a.startJob(need, msg.String(), func() tea.Cmd { return m.update(a, msg) })
+	a.job.sayProgress(a)
+	return cmd, true
 }
 
-// nextSlice schedules the job's next slice, after the screen has been
-// drawn and any key read.
-func (a *App) nextSlice() tea.Cmd {
-	gen := a.jobGen
+// startJob makes then a job, the mode in charge until the lab has decided
+// need requests; what names it in the progress. It returns the job's first
+// slice.
+func (a *App) startJob(need int, what string, then func() tea.Cmd) tea.Cmd {
+	a.jobGen++
+	a.job = &job{need: need, then: then, what: what, gen: a.jobGen}
+	return a.job.next()
+}
+
+// next schedules the job's next slice, after the screen has been drawn and
+// any key read.
+func (j *job) next() tea.Cmd {
+	gen := j.gen
 	return func() tea.Msg { return computeMsg{gen: gen} }
 }
 
@@ -88,33 +101,34 @@ func (a *App) onCompute(m computeMsg) tea.Cmd {
 		return nil // given up, or an older job's
 	}
 	if a.lab.ComputeAhead(computeSlice) < j.need {
-		a.sayProgress()
-		return a.nextSlice()
+		j.sayProgress(a)
+		return j.next()
 	}
 	a.job = nil
 	a.status.set(j.said)
 	return j.then()
 }
 
-// sayProgress puts the job's progress in the status line.
-func (a *App) sayProgress() {
-	j := a.job
+// sayProgress puts the job's progress in the status line, keeping what it
+// said before the first time.
+func (j *job) sayProgress(a *App) {
 	if !j.saved {
 		j.said, j.saved = a.status.text, true
 	}
 	pct := 100 * int64(a.lab.Computed()) / int64(max(j.need, 1))
 	a.status.set("deciding requests for " + j.what + ": " + commas(a.lab.Computed()) + " of " + commas(j.need) +
-		" (" + strconv.FormatInt(pct, 10) + "%) · esc gives up · q quits")
+		" (" + strconv.FormatInt(pct, 10) + "%) · " + keysText(a.keys.Job.ShortHelp()...))
 }
 
-// jobKey handles a key while a job runs: q quits (asking first if
-// requests would be lost), esc gives up, any other key waits.
-func (a *App) jobKey(msg tea.KeyPressMsg) tea.Cmd {
+// update handles a key while the job runs: Quit quits (asking first if
+// requests would be lost), GiveUp gives up, any other key waits.
+func (j *job) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys.Job
 	switch {
-	case key.Matches(msg, a.keys.Quit):
+	case key.Matches(msg, k.Quit):
 		a.job = nil
-		return a.discard("quit", func() tea.Cmd { return tea.Quit })
-	case key.Matches(msg, a.keys.Close):
+		return a.quit()
+	case key.Matches(msg, k.GiveUp):
 		a.job = nil
 		a.status.set("gave up; the requests decided so far stay decided")
 	}
@@ -157,7 +171,5 @@ func (a *App) returnTo(what string, t time.Duration) tea.Cmd {
 		a.lab.Seek(t)
 		return nil
 	}
-	a.jobGen++
-	a.job = &job{need: need, then: func() tea.Cmd { a.lab.Seek(t); return nil }, what: what, gen: a.jobGen}
-	return a.nextSlice()
+	return a.startJob(need, what, func() tea.Cmd { a.lab.Seek(t); return nil })
 }

@@ -7,12 +7,13 @@ import (
 	"ratelab/scenarios"
 )
 
-// programContext is what every component of the explorer shares, in the
-// manner of soft-serve's common.Common and gh-dash's ProgramContext: the lab
-// being explored, the styles, the layout of the current terminal size, the
-// key bindings, and the learner's choices that several panels read (the
-// focused lane, the shown key, the cost of a fired request). The root model
-// owns it and changes it; components read it through a pointer.
+// programContext is what every mode and component of the explorer shares,
+// in the manner of soft-serve's common.Common and gh-dash's ProgramContext:
+// the lab being explored, the options, the key bindings (every group of
+// keys.go), the styles, the layout of the current terminal size, and the
+// learner's choices that several panels read (the focused lane, the shown
+// key, the cost of a fired request). The root model owns it; the root and
+// its modes change it, the components read it through a pointer.
 type programContext struct {
 	lab  *model.Lab
 	opts Options
@@ -59,6 +60,29 @@ func (c *programContext) key() string {
 // pinned reports whether the learner pinned a key with k (or fired as a
 // new key), rather than following the latest request's.
 func (c *programContext) pinned() bool { return c.keyIdx >= 0 && c.keyIdx < len(c.lab.Keys()) }
+
+// pin shows key in the lanes, if the timeline has it; it reports whether.
+func (c *programContext) pin(key string) bool {
+	for i, k := range c.lab.Keys() {
+		if k == key {
+			c.keyIdx = i
+			return true
+		}
+	}
+	return false
+}
+
+// nextNote and prevNote find the first note after t and the last before
+// it, as Lab.NextRequest and Lab.PrevRequest find requests.
+func (c *programContext) nextNote(t time.Duration) (time.Duration, bool) {
+	notes := c.lab.Scenario().Notes
+	return noteAt(notes, currentNote(notes, t)+1)
+}
+
+func (c *programContext) prevNote(t time.Duration) (time.Duration, bool) {
+	notes := c.lab.Scenario().Notes
+	return noteAt(notes, currentNote(notes, t-1))
+}
 
 // toStart puts the clock at 0 before anything is decided: when requests
 // arrive at 0s (a page load), the lanes show the state before the first of

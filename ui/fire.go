@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,15 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/model"
+	"ratelab/scenarios"
+)
+
+// Bounds of what the fire prompts accept. A burst is one fire action that
+// recomputes the timeline once; 100,000 (a tenth of model.MaxBurst) keeps
+// the records it returns, one per request per lane, small.
+const (
+	maxBurst = 100_000
+	maxCost  = algorithms.MaxCount // the largest limit or capacity a policy may have
 )
 
 // fire sends n requests for the current key from the clock's time, spread
@@ -16,7 +26,7 @@ import (
 // spread is 0), as one action that one undo removes. Requests fired before
 // later ones are inserted there and everything after them is recomputed.
 // The status line says what each lane did with them.
-func (a *App) fire(n int, spread time.Duration) {
+func (m *labMode) fire(a *App, n int, spread time.Duration) {
 	at := a.lab.Now()
 	recs, err := a.lab.FireSpread(a.key(), a.cost, n, spread)
 	if err != nil {
@@ -24,12 +34,12 @@ func (a *App) fire(n int, spread time.Duration) {
 		return
 	}
 	a.dirty = true
-	a.sayFired(recs, n, at, spread)
+	m.sayFired(a, recs, n, at, spread)
 }
 
 // fireAs fires one request as key (a new client, a second account) and
 // pins the lanes to it; model refuses a key a scenario file could not hold.
-func (a *App) fireAs(key string) error {
+func (m *labMode) fireAs(a *App, key string) error {
 	at := a.lab.Now()
 	recs, err := a.lab.FireSpread(key, a.cost, 1, 0)
 	if err != nil {
@@ -37,12 +47,97 @@ func (a *App) fireAs(key string) error {
 	}
 	a.dirty = true
 	a.pin(key)
-	a.sayFired(recs, 1, at, 0)
+	m.sayFired(a, recs, 1, at, 0)
 	return nil
 }
 
+// askBurst asks for a burst: how many requests, over how long; the last
+// burst's are proposed.
+func (m *labMode) askBurst(a *App) tea.Cmd {
+	value := strconv.Itoa(m.burstSize)
+	if m.burstSpread > 0 {
+		value += " " + algorithms.FormatDuration(m.burstSpread)
+	}
+	return a.openPrompt(&ask{
+		prompt: "burst at " + secs(a.lab.Now()) + ": how many, over how long? ",
+		value:  value,
+		submit: func(answer string) (tea.Cmd, error) {
+			n, spread, err := parseBurst(answer)
+			if err != nil {
+				return nil, err
+			}
+			m.burstSize, m.burstSpread = n, spread
+			m.fire(a, n, spread)
+			return nil, nil
+		},
+	})
+}
+
+// parseBurst reads the burst prompt: a count, and optionally a spread over
+// which the requests are placed as a traffic item's are ("120 100ms").
+func parseBurst(value string) (n int, spread time.Duration, err error) {
+	fields := strings.Fields(value)
+	bad := errors.New("a burst is a count from 1 to " + strconv.Itoa(maxBurst) + " and an optional spread, such as 120 100ms; not " + strconv.Quote(value))
+	if len(fields) < 1 || len(fields) > 2 {
+		return 0, 0, bad
+	}
+	n, err = strconv.Atoi(fields[0])
+	if err != nil || n < 1 || n > maxBurst {
+		return 0, 0, bad
+	}
+	if len(fields) == 2 {
+		if spread, err = scenarios.ParseDuration(fields[1], false); err != nil {
+			return 0, 0, errors.New("spread: " + err.Error())
+		}
+	}
+	return n, spread, nil
+}
+
+// askCost asks for the cost of each request fired; a cost some lane can
+// never admit is refused, saying which and why.
+func (m *labMode) askCost(a *App) tea.Cmd {
+	return a.openPrompt(&ask{
+		prompt: "cost of each request? ",
+		value:  itoa(a.cost),
+		submit: func(answer string) (tea.Cmd, error) {
+			n, err := parseCost(answer)
+			if err != nil {
+				return nil, err
+			}
+			if err := a.lab.CheckCost(n); err != nil {
+				return nil, err
+			}
+			a.cost = n
+			a.status.set("each request now costs " + itoa(n))
+			return nil, nil
+		},
+	})
+}
+
+// parseCost reads the cost prompt: a whole number from 1 to maxCost.
+func parseCost(value string) (int64, error) {
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 1 || n > maxCost {
+		return 0, errors.New("a cost is a whole number from 1 to " + itoa(maxCost) + ", not " + strconv.Quote(value))
+	}
+	return n, nil
+}
+
+// askKey asks for a new key's name and fires one request as it.
+func (m *labMode) askKey(a *App) tea.Cmd {
+	return a.openPrompt(&ask{
+		prompt: "fire one request at " + secs(a.lab.Now()) + " as key: ",
+		submit: func(answer string) (tea.Cmd, error) {
+			if answer == "" {
+				return nil, errors.New("type the new key's name, or esc")
+			}
+			return nil, m.fireAs(a, answer)
+		},
+	})
+}
+
 // sayFired reports a fire action: where, and each lane's outcomes.
-func (a *App) sayFired(recs []model.Record, n int, at, spread time.Duration) {
+func (m *labMode) sayFired(a *App, recs []model.Record, n int, at, spread time.Duration) {
 	what := "fired " + requestCount(n) + " at " + secs(at)
 	if spread > 0 {
 		what += " over " + secs(spread)
@@ -97,7 +192,7 @@ func tallyText(st *styles, t model.Tally) string {
 
 // undoLast removes the requests of the last fire action, or undoes a
 // reset.
-func (a *App) undoLast() tea.Cmd {
+func (m *labMode) undoLast(a *App) tea.Cmd {
 	var u model.Undone
 	var ok bool
 	cmd, _ := a.parked("undo", func() error { u, ok = a.lab.Undo(); return nil })
@@ -123,14 +218,14 @@ func requestCount(n int) string {
 }
 
 // verdicts is every lane's verdict on the last request, "fixed ✓ · log ✗".
-func (a *App) verdicts() string {
+func verdicts(st *styles, lab *model.Lab) string {
 	var parts []string
-	for i, l := range a.lab.Lanes() {
-		rec, ok := a.lab.LastDecision(i)
+	for i, l := range lab.Lanes() {
+		rec, ok := lab.LastDecision(i)
 		if !ok {
 			continue
 		}
-		parts = append(parts, l.Name+" "+outcomeGlyph(a.st, rec.Decision.Outcome))
+		parts = append(parts, l.Name+" "+outcomeGlyph(st, rec.Decision.Outcome))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -139,18 +234,18 @@ func (a *App) verdicts() string {
 // lane's verdict; with several (a burst at one instant), how many of them
 // split the lanes and each lane's outcomes over them, as model's SplitAt
 // counts them.
-func (a *App) splitText(t time.Duration) string {
-	sp := a.lab.SplitAt(t)
+func splitText(st *styles, lab *model.Lab, t time.Duration) string {
+	sp := lab.SplitAt(t)
 	if sp.Requests <= 1 {
-		return "the lanes disagree at " + secs(t) + ": " + a.verdicts()
+		return "the lanes disagree at " + secs(t) + ": " + verdicts(st, lab)
 	}
 	of := strconv.Itoa(sp.Disagree)
 	if !sp.Complete {
 		of += "+"
 	}
 	var parts []string
-	for lane, l := range a.lab.Lanes() {
-		parts = append(parts, l.Name+" "+tallyText(a.st, sp.Tallies[lane]))
+	for lane, l := range lab.Lanes() {
+		parts = append(parts, l.Name+" "+tallyText(st, sp.Tallies[lane]))
 	}
 	// Short, so that at 80 columns the lanes' counts are not cut.
 	return "split on " + of + " of " + strconv.Itoa(sp.Requests) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")

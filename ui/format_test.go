@@ -54,19 +54,3 @@ func TestQuantityDuration(t *testing.T) {
 		}
 	}
 }
-
-// TestAxisLabelsExact: a zoomed axis past 1s labels each tick exactly and
-// differently.
-func TestAxisLabelsExact(t *testing.T) {
-	row := axis(span{start: 60 * time.Second, dt: 10 * time.Microsecond, cols: 80}, -1)
-	seen := map[string]bool{}
-	for _, label := range strings.Fields(row) {
-		if strings.Contains(label, "≈") || seen[label] {
-			t.Errorf("label %q repeated or rounded in %q", label, row)
-		}
-		seen[label] = true
-	}
-	if len(seen) < 2 {
-		t.Errorf("too few labels: %q", row)
-	}
-}

@@ -80,6 +80,17 @@ var moreLessons = []struct {
 	{"jitter-spreads-retries", 1900 * time.Millisecond},
 	// The first caller past its deadline: kept or given back.
 	{"deadlines-and-cancel", 1250 * time.Millisecond},
+	// The burst at 67.5s: the classic counter admits 12, 4 sub-windows
+	// 49, 60 sub-windows 99 as the log does.
+	{"finer-sub-windows", 67500 * time.Millisecond},
+	// The log full at 12,000 entries beside the counters' 32 and 536 bytes.
+	{"memory-price", 80 * time.Second},
+	// Guava's next caller waiting for the large request it granted.
+	{"pay-later", 10500 * time.Millisecond},
+	// The fill at 7s: 5 more on top of the burst at 6.9s.
+	{"lumpy-refill", 7 * time.Second},
+	// The request at 0.25s: half a token in both buckets.
+	{"empty-start", 250 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}

@@ -65,7 +65,7 @@ type keyboard struct {
 	// presses and find the quit keys among them.
 	watch       *io.PipeWriter
 	seen        atomic.Int64 // key presses decoded so far
-	passive     []key.Binding
+	keys        earlyKeys
 	pendingMu   sync.Mutex
 	isPassive   []bool       // of each key press decoded, whether it is passive
 	keysHandled atomic.Int64 // key presses the explorer has handled
@@ -84,11 +84,20 @@ type typed struct {
 	seen int64
 }
 
+// earlyKeys are the keys the keyboard finds among the bytes before the
+// explorer reads them, from the explorer's bindings (keyMap.early): quit
+// quits always, quitIfIdle when the explorer says q would quit; passive
+// keys may stand before either.
+type earlyKeys struct {
+	quit, quitIfIdle key.Binding
+	passive          []key.Binding
+}
+
 // openKeyboard starts reading in: when nil, the terminal (standard input,
 // or /dev/tty when that is not one, as Bubble Tea does). raw then puts a
 // terminal in raw mode, ctrl+c and ctrl+z left as signals until
 // takeSignalKeys.
-func openKeyboard(in io.Reader, passive []key.Binding) (*keyboard, error) {
+func openKeyboard(in io.Reader, keys earlyKeys) (*keyboard, error) {
 	if in == nil {
 		in = os.Stdin
 		if !term.IsTerminal(os.Stdin.Fd()) {
@@ -97,7 +106,7 @@ func openKeyboard(in io.Reader, passive []key.Binding) (*keyboard, error) {
 			}
 		}
 	}
-	k := &keyboard{in: in, passive: passive, signalKeys: true, quit: make(chan struct{}), closed: make(chan struct{})}
+	k := &keyboard{in: in, keys: keys, signalKeys: true, quit: make(chan struct{}), closed: make(chan struct{})}
 	k.cond = sync.NewCond(&k.mu)
 	if f, ok := in.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		k.tty = f
@@ -223,13 +232,13 @@ func (k *keyboard) decode(r io.Reader) {
 		}
 		msg := tea.KeyPressMsg(press)
 		k.pendingMu.Lock()
-		k.isPassive = append(k.isPassive, slices.ContainsFunc(k.passive, func(b key.Binding) bool { return key.Matches(msg, b) }))
+		k.isPassive = append(k.isPassive, slices.ContainsFunc(k.keys.passive, func(b key.Binding) bool { return key.Matches(msg, b) }))
 		k.pendingMu.Unlock()
 		n := k.seen.Add(1)
-		switch msg.String() {
-		case "ctrl+c":
+		switch {
+		case key.Matches(msg, k.keys.quit):
 			go k.watchQuit(n, func() bool { return true })
-		case "q":
+		case key.Matches(msg, k.keys.quitIfIdle):
 			go k.watchQuit(n, func() bool { return k.quitsOnQ.Load() && k.passiveUpTo(n) })
 		}
 	}

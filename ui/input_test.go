@@ -59,7 +59,30 @@ func runOnAPipe(t *testing.T, load func() (*scenarios.Scenario, error), opts Opt
 	result := make(chan error, 1)
 	opts.Input, opts.Output = r, io.Discard
 	go func() { result <- Run(load, opts) }()
-	return func(keys string) { w.Write([]byte(keys)) }, result
+	return func(keys string) {
+		w.Write([]byte(keys))
+		waitTaken(t, r)
+	}, result
+}
+
+// waitTaken waits until the explorer's keyboard has read every byte written
+// to the pipe r, as a terminal's reader takes each key as it is typed: on a
+// loaded machine the keys written 100 ms apart could otherwise sit in the
+// pipe together and be read as one burst (an escape and the key after it
+// then read as alt+that key, as they would from a terminal's buffer).
+func waitTaken(t *testing.T, r *os.File) {
+	t.Helper()
+	raw, err := r.SyscallConn() // not r.Fd(), which would make r blocking
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		queued := 0
+		raw.Control(func(fd uintptr) { queued, err = queuedBytes(int(fd)) })
+		if err != nil || queued == 0 {
+			return
+		}
+	}
 }
 
 // boundary loads the canned lesson boundary.
@@ -181,8 +204,13 @@ func TestKeysTypedWhileLoading(t *testing.T) {
 		}
 	}
 	typeKeys("q")
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("q did not quit after 20 s")
 	}
 	s, err := scenarios.Load(path)
 	if err != nil {

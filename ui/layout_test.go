@@ -1,6 +1,10 @@
 package ui
 
-import "testing"
+import (
+	"testing"
+
+	"ratelab/scenarios"
+)
 
 func TestLayoutBreakpoints(t *testing.T) {
 	for _, c := range []struct {
@@ -71,6 +75,21 @@ func TestTallerNeverCutsTheWhy(t *testing.T) {
 				}
 				prev = why
 			}
+		}
+	}
+}
+
+// TestMinimumIsEnough checks that the size the too-small screen asks for is
+// drawn, for every lane count.
+func TestMinimumIsEnough(t *testing.T) {
+	for n := 1; n <= scenarios.MaxLanes; n++ {
+		l := layoutFor(80, 100, shape{lanes: n})
+		m := layoutFor(l.needWidth, l.needHeight, shape{lanes: n})
+		if m.tooSmall {
+			t.Errorf("%d lanes: %d×%d is asked for but too small", n, l.needWidth, l.needHeight)
+		}
+		if layoutFor(l.needWidth-1, l.needHeight, shape{lanes: n}).tooSmall == false || layoutFor(l.needWidth, l.needHeight-1, shape{lanes: n}).tooSmall == false {
+			t.Errorf("%d lanes: a size below %d×%d is drawn", n, l.needWidth, l.needHeight)
 		}
 	}
 }

@@ -1,8 +1,9 @@
 package ui
 
 // lowerBlocks are the lower panel: the note and, under it, the why panel —
-// or the quiz's question while it waits for an answer — in the layout's
-// l.note + l.why rows, shared out by what each needs most:
+// or question (w wide, h rows) when set: the quiz's, while it waits for an
+// answer — in the layout's l.note + l.why rows, shared out by what each
+// needs most:
 //
 //   - a question takes all the rows but one line of note: it is the
 //     moment's point, and the request is not decided yet;
@@ -11,14 +12,14 @@ package ui
 //     down to what the focused lane's own explanation needs;
 //   - the why panel may need fewer rows than it gets: the note takes the
 //     rest.
-func (a *App) lowerBlocks(views []laneView, w int) (note, why []string) {
+func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, h int) []string) (note, why []string) {
 	l := a.lay
 	notes := a.lab.Scenario().Notes
 	whyRows := l.why
 	switch {
-	case a.quiz.asking():
-		why = a.quiz.block(w, l.why+l.note-1)
-	case a.quizWhy() != "":
+	case question != nil:
+		why = question(w, l.why+l.note-1)
+	case a.quiz.markWhy() != "":
 		whyRows = l.why + l.note - 1
 	default:
 		if need := noteRows(notes, a.lab.Now(), w); need > l.note {
@@ -26,7 +27,7 @@ func (a *App) lowerBlocks(views []laneView, w int) (note, why []string) {
 		}
 	}
 	if why == nil {
-		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quizWhy())
+		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.markWhy())
 	}
 	return noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why)), why
 }

@@ -14,96 +14,124 @@ import (
 	"ratelab/model"
 )
 
-// The help (?) and about (a) pages cover the body; they scroll in a
-// viewport when the terminal is short.
+// pageKind is which page is open.
+type pageKind int
 
-func (a *App) openPage(o overlay) {
-	a.overlay = o
-	a.page = viewport.New()
-	// Only arrows and page keys scroll: every other key of the lab closes
-	// the page and does its job, so that a learner who starts typing on the
-	// about page is not ignored.
-	km := &a.page.KeyMap
+const (
+	noPage    pageKind = iota
+	helpPage           // every key, and what the marks and numbers mean (?)
+	aboutPage          // the scenario's story, lanes and notes (a)
+	// panelPage is the lower panel (the notes and every lane's
+	// explanation) expanded over the body, to read whole (e).
+	panelPage
+)
+
+// pages is the mode of the help, about and panel pages, which cover the
+// body and scroll in a viewport when the terminal is short. It draws the
+// body and the footer.
+type pages struct {
+	kind pageKind
+	view viewport.Model
+}
+
+func (p *pages) open() bool { return p.kind != noPage }
+func (p *pages) close()     { p.kind = noPage }
+
+// openPage opens the page of kind, in place of the picker or another
+// page.
+func (a *App) openPage(kind pageKind) {
+	a.picker.open = false
+	p := &a.pages
+	p.kind = kind
+	p.view = viewport.New()
+	// Only the page keys scroll: every other key of the lab closes the
+	// page and does its job.
+	k, km := a.keys.Page, &p.view.KeyMap
 	km.Left.Unbind()
 	km.Right.Unbind()
-	km.PageDown.SetKeys("pgdown")
-	km.PageUp.SetKeys("pgup")
 	km.HalfPageDown.Unbind()
 	km.HalfPageUp.Unbind()
-	km.Up.SetKeys("up")
-	km.Down.SetKeys("down")
-	a.sizePage()
+	km.Up, km.Down, km.PageUp, km.PageDown = k.Up, k.Down, k.PageUp, k.PageDown
+	p.fill(a, a.lay.width, a.bodyHeight())
 }
 
-// sizePage fits the page to the body and refills it, since its text wraps
-// to the width.
-func (a *App) sizePage() {
-	w, h := a.lay.width, a.bodyHeight()
-	a.picker.SetSize(w, h)
-	if a.overlay != overlayHelp && a.overlay != overlayAbout && a.overlay != overlayPanel {
+// fill fits the open page to a body of w × h and fills it again, since its
+// text wraps to the width.
+func (p *pages) fill(a *App, w, h int) {
+	if !p.open() {
 		return
 	}
-	a.page.SetWidth(w)
-	a.page.SetHeight(max(h-1, 1))
-	switch a.overlay {
-	case overlayHelp:
-		a.page.SetContent(a.helpText(w))
-	case overlayAbout:
-		a.page.SetContent(a.aboutText(w))
-	case overlayPanel:
-		a.page.SetContent(a.panelText(w))
+	p.view.SetWidth(w)
+	p.view.SetHeight(max(h-1, 1))
+	switch p.kind {
+	case helpPage:
+		p.view.SetContent(p.helpText(a, w))
+	case aboutPage:
+		p.view.SetContent(p.aboutText(a, w))
+	case panelPage:
+		p.view.SetContent(p.panelText(a, w))
 	}
 }
 
-func (a *App) pageKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := a.keys
+// update handles a key while a page is open: Close, Choose and the key
+// that opened the page close it, the page keys scroll it, and any other
+// key closes it and does its job in the lab. Quit quits at once.
+func (p *pages) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k, lab := a.keys.Page, a.keys.Lab
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Close), key.Matches(msg, k.Choose),
-		a.overlay == overlayHelp && key.Matches(msg, k.Help),
-		a.overlay == overlayAbout && key.Matches(msg, k.About),
-		a.overlay == overlayPanel && key.Matches(msg, k.Expand):
-		a.overlay = overlayNone
+		p.kind == helpPage && key.Matches(msg, lab.Help),
+		p.kind == aboutPage && key.Matches(msg, lab.About),
+		p.kind == panelPage && key.Matches(msg, lab.Expand):
+		p.close()
 		return nil
-	case key.Matches(msg, a.page.KeyMap.Up, a.page.KeyMap.Down, a.page.KeyMap.PageUp, a.page.KeyMap.PageDown):
+	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown):
 		var cmd tea.Cmd
-		a.page, cmd = a.page.Update(msg)
+		p.view, cmd = p.view.Update(msg)
 		return cmd
 	}
-	a.overlay = overlayNone
-	return a.mainKey(msg)
+	p.close()
+	return a.labMode.update(a, msg)
 }
 
-// pageBlock draws the open page in h lines: a title line, then the
-// viewport.
-func (a *App) pageBlock(w, h int) []string {
+// status leaves the status line to the lab.
+func (p *pages) status(*App, int) (string, bool) { return "", false }
+
+// footer is the page's keys, "? help · q quit" on the right.
+func (p *pages) footer(a *App, w int) (string, bool) {
+	return a.keysFooter(a.keys.Page, a.keys.Lab.right, w), true
+}
+
+// body is a title line, then the viewport.
+func (p *pages) body(a *App, dst []string, w, h int) ([]string, bool) {
 	title := "keys"
-	switch a.overlay {
-	case overlayAbout:
+	switch p.kind {
+	case aboutPage:
 		title = "about this scenario"
-	case overlayPanel:
+	case panelPage:
 		title = "notes and why, whole, at t = " + clockText(a.lab.Now(), a.step())
 	}
 	more := ""
-	if !a.page.AtTop() || !a.page.AtBottom() {
+	if !p.view.AtTop() || !p.view.AtBottom() {
 		more = "  ↑/↓ scroll"
 	}
 	head := a.st.title.Render(title) + a.st.muted.Render(more+"  esc closes")
 	lines := []string{fit(head, w)}
 	if h > 1 {
-		for _, l := range strings.Split(a.page.View(), "\n") {
+		for _, l := range strings.Split(p.view.View(), "\n") {
 			lines = append(lines, fit(l, w))
 		}
 	}
-	return pad(lines, w, h)
+	return append(dst, pad(lines, w, h)...), true
 }
 
 // helpText is every key binding, grouped, then what the marks mean.
-func (a *App) helpText(w int) string {
+func (p *pages) helpText(a *App, w int) string {
 	st := a.st
 	var cols []string
-	for i, group := range a.keys.FullHelp() {
+	for i, group := range a.keys.Lab.FullHelp() {
 		col := st.title.Render(helpGroupTitles[i]) + "\n" + a.help.FullHelpView([][]key.Binding{group})
 		cols = append(cols, col)
 	}
@@ -169,7 +197,7 @@ func (a *App) helpText(w int) string {
 }
 
 // aboutText is the scenario's story, its lanes and its notes.
-func (a *App) aboutText(w int) string {
+func (p *pages) aboutText(a *App, w int) string {
 	st := a.st
 	s := a.lab.Scenario()
 	var b strings.Builder
@@ -241,7 +269,7 @@ func hanging(head, text string, w int) string {
 // panelText is the lower panel whole: the note the clock has passed, and
 // every lane's explanation of its last decision with its reply, for the
 // learner to read without anything cut.
-func (a *App) panelText(w int) string {
+func (p *pages) panelText(a *App, w int) string {
 	st := a.st
 	var b strings.Builder
 	notes := a.lab.Scenario().Notes
@@ -253,7 +281,7 @@ func (a *App) panelText(w int) string {
 	if inst := instantText(a.lab); inst != "" {
 		b.WriteString(st.muted.Render(inst) + "\n\n")
 	}
-	if why := a.quizWhy(); why != "" {
+	if why := a.quiz.markWhy(); why != "" {
 		b.WriteString(hanging(st.title.Render("quiz")+"  ", a.quiz.revealedText, w) + "\n")
 		b.WriteString(hanging("      ", why, w) + "\n\n")
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"errors"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -10,9 +12,11 @@ import (
 
 // picker chooses one of the canned scenarios and previews the highlighted
 // one's about text, so the learner can browse the lessons. It is a
-// component: Update, View, SetSize, and its keys as a help.KeyMap for the
-// footer.
+// component — Update moves its cursor, View draws it in its SetSize, its
+// keys (pickerKeys) are a help.KeyMap — and, while open, a mode of the
+// explorer (update): it draws the body and the footer.
 type picker struct {
+	open    bool
 	keys    pickerKeys
 	items   []scenarios.Info
 	cursor  int
@@ -24,16 +28,9 @@ type picker struct {
 	abouts map[string]string
 }
 
-type pickerKeys struct{ Up, Down, Choose, Close key.Binding }
-
-func newPicker(km keyMap, current string) picker {
+func newPicker(keys pickerKeys, current string) picker {
 	p := picker{
-		keys: pickerKeys{
-			Up:     shortly(km.Up, "up"),
-			Down:   shortly(km.Down, "down"),
-			Choose: shortly(km.Choose, "open"),
-			Close:  key.NewBinding(key.WithKeys("esc", "o"), key.WithHelp("esc", "back")),
-		},
+		keys:    keys,
 		items:   scenarios.List(),
 		current: current,
 		abouts:  map[string]string{},
@@ -45,13 +42,6 @@ func newPicker(km keyMap, current string) picker {
 	}
 	return p
 }
-
-// ShortHelp and FullHelp make the picker a help.KeyMap.
-func (p picker) ShortHelp() []key.Binding {
-	return []key.Binding{p.keys.Up, p.keys.Down, p.keys.Choose, p.keys.Close}
-}
-
-func (p picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
 func (p *picker) SetSize(w, h int) { p.width, p.height = w, h }
 
@@ -129,29 +119,61 @@ func (p *picker) View(st *styles) []string {
 	return pad(lines, w, h)
 }
 
+// openPicker opens the picker on the scenario open now, in place of any
+// page.
 func (a *App) openPicker() {
 	a.play.pause()
-	a.picker = newPicker(a.keys, a.lab.Scenario().Name)
+	a.pages.close()
+	a.picker = newPicker(a.keys.Picker, a.lab.Scenario().Name)
 	a.picker.SetSize(a.lay.width, a.bodyHeight())
-	a.overlay = overlayPicker
+	a.picker.open = true
 }
 
-func (a *App) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, a.keys.Quit) {
-		return a.discard("quit", func() tea.Cmd { return tea.Quit })
+// update handles a key while the picker is open: Quit quits (asking first
+// if requests would be lost); a choice closes the picker and opens the
+// scenario, or asks for a file's path.
+func (p *picker) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, p.keys.Quit) {
+		return a.quit()
 	}
-	choice, done := a.picker.Update(msg)
+	choice, done := p.Update(msg)
 	if done {
-		a.overlay = overlayNone
+		p.open = false
 	}
 	switch choice {
 	case "":
 	case pickFile:
-		return a.openPrompt(promptOpen)
+		return p.askFile(a)
 	default:
 		a.load(choice)
 	}
 	return nil
+}
+
+// status leaves the status line to the lab.
+func (p *picker) status(*App, int) (string, bool) { return "", false }
+
+// footer is the picker's keys, quit on the right: it has no help page.
+func (p *picker) footer(a *App, w int) (string, bool) {
+	return a.keysFooter(p.keys, p.keys.right, w), true
+}
+
+// body is the list and the preview.
+func (p *picker) body(a *App, lines []string, _, _ int) ([]string, bool) {
+	return append(lines, p.View(a.st)...), true
+}
+
+// askFile asks for the path of a scenario file to open.
+func (p *picker) askFile(a *App) tea.Cmd {
+	return a.openPrompt(&ask{
+		prompt: "open file: ",
+		submit: func(answer string) (tea.Cmd, error) {
+			if answer == "" {
+				return nil, errors.New("type the path of a scenario file, or esc")
+			}
+			return loadFile(answer, false), nil
+		},
+	})
 }
 
 // load opens the canned scenario name in place of the current one.

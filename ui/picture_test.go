@@ -150,18 +150,3 @@ func TestEveryAlgorithmHasAPicture(t *testing.T) {
 		}
 	}
 }
-
-func init() {
-	// The lane cell's lessons, drawn with the other canned lessons
-	// (golden_test.go's moreLessons).
-	type lesson = struct {
-		name string
-		at   time.Duration
-	}
-	moreLessons = append(moreLessons,
-		// The fill at 7s: 5 more on top of the burst at 6.9s.
-		lesson{"lumpy-refill", 7 * time.Second},
-		// The request at 0.25s: half a token in both buckets.
-		lesson{"empty-start", 250 * time.Millisecond},
-	)
-}

@@ -69,7 +69,7 @@ func newPlayback(ctx *programContext) playback {
 
 // keys are the playback's bindings, from the shared key map.
 func (p *playback) keys() playKeys {
-	k := p.ctx.keys
+	k := p.ctx.keys.Lab
 	return playKeys{k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes}
 }
 

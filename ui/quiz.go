@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,12 @@ import (
 // request (and, for a rejection, when a retry would fit). The answer is
 // graded by model.Grade, then the decision and its explanation appear. A
 // moment answered once is not asked again; t twice starts afresh.
+//
+// While a question waits for its answer the quiz is the mode in charge:
+// it takes the answers (quizKeys) and draws the lab's screen with the
+// question in place of the why panel.
 type quiz struct {
+	passThrough
 	ctx *programContext
 	on  bool
 	// marks are the scenario's moments to ask about; with none, every
@@ -60,23 +66,6 @@ const (
 	quizOutcome           // a, d or r
 	quizRetry             // the retry prompt is open
 )
-
-type quizKeys struct{ Admit, Delay, Reject, Leave key.Binding }
-
-var quizKeyMap = quizKeys{
-	Admit:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "admitted now")),
-	Delay:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delayed")),
-	Reject: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rejected")),
-	Leave:  key.NewBinding(key.WithKeys("esc", "t"), key.WithHelp("esc", "leave the quiz")),
-}
-
-// ShortHelp and FullHelp make the quiz a help.KeyMap for the footer.
-func (q quizKeys) ShortHelp() []key.Binding {
-	return []key.Binding{q.Admit, q.Delay, q.Reject, q.Leave}
-}
-func (q quizKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{q.ShortHelp()}
-}
 
 // reset forgets the quiz: off, no score (a new scenario).
 func (q *quiz) reset() {
@@ -335,68 +324,130 @@ func (q *quiz) block(w, h int) []string {
 	return pad(lines, w, h)
 }
 
-// toggleQuiz turns the quiz on (fresh score) or off.
-func (a *App) toggleQuiz() {
-	if a.quiz.on {
-		score := a.quiz.scoreText()
-		a.quiz.reset()
+// toggle turns the quiz on (fresh score) or off.
+func (q *quiz) toggle(a *App) {
+	if q.on {
+		score := q.scoreText()
+		q.reset()
 		a.status.set("quiz off · final score " + score)
 		return
 	}
-	a.quiz.start()
+	q.start()
 	// The requests at the clock's instant are taken back, so that those
 	// among them worth predicting (a page load at 0s) can be asked about.
 	if k, _ := a.lab.Instant(); k > 0 {
 		a.lab.SeekBefore(a.lab.Pos() - k)
 	}
 	what := "the moments this lesson marks"
-	if a.quiz.every {
+	if q.every {
 		what = "every request"
 	}
 	a.status.set("quiz on: play or step (n) and predict at " + what + " · t again ends it")
-	if !a.quiz.every && !a.quiz.anyMoment() {
+	if !q.every && !q.anyMoment() {
 		a.status.set("quiz on, but this scenario's marks match no request · t ends it")
 	}
 }
 
-// quizKey handles a key while the quiz asks.
-func (a *App) quizKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := quizKeyMap
+// end forgets the quiz, closing its question's prompt if open: the
+// question goes away (another scenario, a reload).
+func (q *quiz) end(a *App) {
+	if a.prompt.active() && a.prompt.ask.question {
+		a.prompt.close()
+	}
+	q.reset()
+}
+
+// update handles a key while the quiz asks.
+func (q *quiz) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	k, lab := a.keys.Quiz, a.keys.Lab
 	switch {
-	case key.Matches(msg, a.keys.Quit):
-		return a.discard("quit", func() tea.Cmd { return tea.Quit })
+	case key.Matches(msg, lab.Quit):
+		return a.quit()
 	case key.Matches(msg, k.Leave):
-		a.toggleQuiz()
-	case key.Matches(msg, a.keys.Help):
-		a.openPage(overlayHelp)
-	case key.Matches(msg, a.keys.Expand):
-		a.openPage(overlayPanel)
+		q.toggle(a)
+	case key.Matches(msg, lab.Help):
+		a.openPage(helpPage)
+	case key.Matches(msg, lab.Expand):
+		a.openPage(panelPage)
 	case key.Matches(msg, k.Admit):
-		a.quizAnswer(algorithms.Allowed)
+		q.take(a, algorithms.Allowed)
 	case key.Matches(msg, k.Delay):
-		a.quizAnswer(algorithms.Delayed)
+		q.take(a, algorithms.Delayed)
 	case key.Matches(msg, k.Reject):
-		a.quizAnswer(algorithms.Rejected)
-		return a.openPrompt(promptRetry)
+		q.take(a, algorithms.Rejected)
+		return q.askRetry(a)
 	default:
 		a.status.set("answer with a, d or r (esc leaves the quiz)")
 	}
 	return nil
 }
 
-// quizAnswer passes a predicted outcome to the quiz and reveals once every
+// footer is the answers, "? help · q quit" on the right.
+func (q *quiz) footer(a *App, w int) (string, bool) {
+	return a.keysFooter(a.keys.Quiz, a.keys.Lab.right, w), true
+}
+
+// body is the lab's screen with the question in place of the why panel.
+func (q *quiz) body(a *App, lines []string, w, _ int) ([]string, bool) {
+	return a.labMode.screen(a, lines, w, q.block), true
+}
+
+// take passes a predicted outcome to the quiz and reveals once every
 // lane asked about has an answer.
-func (a *App) quizAnswer(o algorithms.Outcome) {
-	if _, done := a.quiz.answer(o); done {
-		a.status.set(a.quiz.reveal())
+func (q *quiz) take(a *App, o algorithms.Outcome) {
+	if _, done := q.answer(o); done {
+		a.status.set(q.reveal())
 	}
 }
 
-// quizRetry passes the guessed retry wait (nil: none) to the quiz.
-func (a *App) quizRetry(wait *time.Duration) {
-	if a.quiz.answerRetry(wait) {
-		a.status.set(a.quiz.reveal())
+// askRetry asks, after a rejection was predicted, when a retry would fit;
+// enter with nothing (or esc) skips the guess, and the outcome still
+// counts.
+func (q *quiz) askRetry(a *App) tea.Cmd {
+	return a.openPrompt(&ask{
+		prompt:   "and when would a retry fit, from now (e.g. 1.5s; enter skips)? ",
+		question: true,
+		submit: func(answer string) (tea.Cmd, error) {
+			var guess *time.Duration
+			if answer != "" {
+				d, err := scenarios.ParseDuration(answer, false)
+				if err != nil {
+					return nil, errors.New("retry: " + err.Error())
+				}
+				guess = &d
+			}
+			q.takeRetry(a, guess)
+			return nil, nil
+		},
+		cancel: func() { q.takeRetry(a, nil) },
+	})
+}
+
+// takeRetry passes the guessed retry wait (nil: none) to the quiz.
+func (q *quiz) takeRetry(a *App, wait *time.Duration) {
+	if q.answerRetry(wait) {
+		a.status.set(q.reveal())
 	}
+}
+
+// at is the time of the quiz's next question among the requests not
+// yet decided that arrive by to.
+func (q *quiz) at(to time.Duration) (time.Duration, bool) {
+	lab := q.ctx.lab
+	i, ok := q.next(lab.Pos(), lab.Search(to))
+	if !ok {
+		return 0, false
+	}
+	return lab.Request(i).At, true
+}
+
+// markWhy is the quiz mark's explanation while the clock stays on the
+// request just answered; "" otherwise.
+func (q *quiz) markWhy() string {
+	if q.revealed == q.ctx.lab.Pos() && q.revealedAt == q.ctx.lab.Now() {
+		return q.revealedWhy
+	}
+	return ""
 }
 
 // anyMoment reports whether some mark matches a request of the timeline.

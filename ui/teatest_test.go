@@ -49,7 +49,7 @@ func TestProgram(t *testing.T) {
 	if !ok {
 		t.Fatalf("final model is %T", tm.FinalModel(t))
 	}
-	if a.overlay != overlayNone {
+	if overlayOf(a) != overlayNone {
 		t.Error("the about page is still open")
 	}
 	if a.play.playing {

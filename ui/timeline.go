@@ -31,7 +31,7 @@ func newTimeline(ctx *programContext) timeline {
 type timelineKeys struct{ ZoomIn, ZoomOut key.Binding }
 
 func (t *timeline) keys() timelineKeys {
-	return timelineKeys{t.ctx.keys.ZoomIn, t.ctx.keys.ZoomOut}
+	return timelineKeys{t.ctx.keys.Lab.ZoomIn, t.ctx.keys.Lab.ZoomOut}
 }
 
 // update handles the zoom keys; handled is false for any other key.

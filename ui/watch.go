@@ -158,8 +158,7 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 	}
 	a.tl = newTimeline(a.programContext)
 	a.tl.zoom = min(zoom, len(a.tl.zooms)-1)
-	a.endQuestion()
-	a.quiz.reset()
+	a.quiz.end(a)
 	a.relayout()
 	if lab.CheckCost(a.cost) != nil {
 		a.cost = 1
@@ -175,23 +174,4 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 		}
 	}
 	return words, a.returnTo(what, t), nil
-}
-
-// toggleMistakes switches the mistake lanes of the focused lane on or off
-// (model.ToggleMistakes): a token bucket gains its float and whole-token
-// twins beside it, and M on one of them takes it away.
-func (a *App) toggleMistakes() tea.Cmd {
-	name := a.lab.Lanes()[a.focus].Name
-	s, what, err := model.ToggleMistakes(a.lab.Scenario(), name)
-	if err != nil {
-		a.status.setError(err.Error())
-		return nil
-	}
-	words, cmd, err := a.rebase(s, "the new lanes")
-	if err != nil {
-		a.status.setError(err.Error())
-		return nil
-	}
-	a.status.set(what + words + " · M again switches them off")
-	return cmd
 }

@@ -51,9 +51,9 @@ func TestTinySizes(t *testing.T) {
 		// Keys still work, and q still quits.
 		press(a, "space", "right", "?", "esc", "o", "esc", "b", "esc")
 		checkFrame(t, a, w, h)
-		if a.lab.FiredCount() != 1 || a.lab.Now() != a.step() || a.overlay != overlayNone || a.prompt.active() {
+		if a.lab.FiredCount() != 1 || a.lab.Now() != a.step() || overlayOf(a) != overlayNone || a.prompt.active() {
 			t.Errorf("%d×%d: the keys did not work: %d fired, now %v, overlay %v, prompt %v",
-				w, h, a.lab.FiredCount(), a.lab.Now(), a.overlay, a.prompt.active())
+				w, h, a.lab.FiredCount(), a.lab.Now(), overlayOf(a), a.prompt.active())
 		}
 		if !isQuit(press(a, "q", "y")) { // y: lose the fired request
 			t.Errorf("%d×%d: q does not quit", w, h)
@@ -62,11 +62,10 @@ func TestTinySizes(t *testing.T) {
 }
 
 // TestEverySize draws every canned scenario at sizes from tiny to huge,
-// with every overlay, and checks the frame fills the screen exactly.
+// with every overlay, and checks the frame fills the screen exactly. The
+// lessons run in parallel. With -short it draws a sample: two lessons (one
+// with clients) at the sizes at the edges of the layouts.
 func TestEverySize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
 	var sizes [][2]int
 	for w := 1; w <= 241; w += 24 {
 		for h := 1; h <= 73; h += 9 {
@@ -74,35 +73,46 @@ func TestEverySize(t *testing.T) {
 		}
 	}
 	sizes = append(sizes, [2]int{minWidth, 0}, [2]int{minWidth - 1, 60}, [2]int{500, 150})
-	for _, info := range scenarios.List() {
-		a := newTestApp(t, info.Name, 80, 24)
-		press(a, "d", "space")
-		for _, size := range sizes {
-			w, h := size[0], size[1]
-			if h == 0 {
-				h = a.lay.needHeight
-			}
-			a.Update(tea.WindowSizeMsg{Width: w, Height: h})
-			checkFrame(t, a, w, h)
-			for _, keys := range [][]string{{"?"}, {"esc", "a"}, {"esc", "o"}, {"esc", "s"}, {"esc", "esc"}} {
-				press(a, keys...)
+	lessons := scenarios.List()
+	if testing.Short() {
+		lessons = []scenarios.Info{{Name: "boundary"}, {Name: "retry-storm"}}
+		sizes = [][2]int{{1, 1}, {49, 19}, {73, 28}, {121, 37}, {241, 73}, {minWidth, 0}, {minWidth - 1, 60}, {500, 150}}
+	}
+	for _, info := range lessons {
+		t.Run(info.Name, func(t *testing.T) {
+			t.Parallel()
+			a := newTestApp(t, info.Name, 80, 24)
+			press(a, "d", "space")
+			for _, size := range sizes {
+				w, h := size[0], size[1]
+				if h == 0 {
+					h = a.lay.needHeight
+				}
+				a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 				checkFrame(t, a, w, h)
+				for _, keys := range [][]string{{"?"}, {"esc", "a"}, {"esc", "o"}, {"esc", "s"}, {"esc", "esc"}} {
+					press(a, keys...)
+					checkFrame(t, a, w, h)
+				}
 			}
-		}
+		})
 	}
 }
 
-// TestMinimumIsEnough checks that the size the too-small screen asks for is
-// drawn, for every lane count.
-func TestMinimumIsEnough(t *testing.T) {
-	for n := 1; n <= scenarios.MaxLanes; n++ {
-		l := layoutFor(80, 100, shape{lanes: n})
-		m := layoutFor(l.needWidth, l.needHeight, shape{lanes: n})
-		if m.tooSmall {
-			t.Errorf("%d lanes: %d×%d is asked for but too small", n, l.needWidth, l.needHeight)
-		}
-		if layoutFor(l.needWidth-1, l.needHeight, shape{lanes: n}).tooSmall == false || layoutFor(l.needWidth, l.needHeight-1, shape{lanes: n}).tooSmall == false {
-			t.Errorf("%d lanes: a size below %d×%d is drawn", n, l.needWidth, l.needHeight)
-		}
+func TestResize(t *testing.T) {
+	a := newTestApp(t, "boundary", 160, 48)
+	if a.lay.mode != laneBoxed {
+		t.Fatalf("160×48: %v lanes", a.lay.mode)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	out := screen(a)
+	// Row lanes: the lesson's longest note needs three rows, which compact
+	// lanes would not leave it.
+	if a.lay.mode != laneRow || strings.Count(out, "\n") != 23 {
+		t.Fatalf("after a resize to 80×24: %v lanes, %d lines", a.lay.mode, strings.Count(out, "\n")+1)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 30, Height: 10})
+	if !strings.Contains(screen(a), "too small") {
+		t.Fatal("no too-small message at 30×10")
 	}
 }

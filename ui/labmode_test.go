@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStepKeys(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	step := a.lab.Scenario().Step
+	for _, c := range []struct {
+		key  string
+		want time.Duration
+	}{
+		{"right", step}, {"l", 2 * step}, {"left", step}, {"h", 0},
+		{"L", 10 * step}, {"shift+right", 20 * step}, {"H", 10 * step}, {"shift+left", 0},
+		{"h", 0}, // clamped at the start
+		{"end", a.lab.End()}, {"home", 0}, {"G", a.lab.End()}, {"g", 0},
+	} {
+		press(a, c.key)
+		if got := a.lab.Now(); got != c.want {
+			t.Fatalf("after %s: now = %v, want %v", c.key, got, c.want)
+		}
+	}
+	press(a, "right")
+	if !strings.Contains(screen(a), "t = 0.100 s") {
+		t.Errorf("the header does not show the clock after a step:\n%s", screen(a))
+	}
+}
+
+func TestFocusKeys(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "d")
+	names := []string{"fixed", "log", "counter", "bucket"}
+	for i := 1; i <= 4; i++ {
+		press(a, "tab")
+		want := names[i%4]
+		if a.focus != i%4 || !strings.Contains(screen(a), "why "+want) {
+			t.Fatalf("tab ×%d: focus %d, want %s", i, a.focus, want)
+		}
+	}
+	press(a, "shift+tab")
+	if a.focus != 3 || !strings.Contains(screen(a), "why bucket") {
+		t.Fatalf("shift+tab: focus %d", a.focus)
+	}
+}
+
+func TestKeyKey(t *testing.T) {
+	a := newTestApp(t, "counter-blind-spot", 100, 30)
+	a.lab.Seek(90 * time.Second)
+	if got := a.key(); got != "late" {
+		t.Fatalf("the lanes follow key %q, want the latest request's, late", got)
+	}
+	press(a, "k")
+	if got := a.key(); got != "early" {
+		t.Fatalf("k pinned %q, want early", got)
+	}
+	// The lanes' verdicts and the why panel now explain early's latest
+	// request, which the log admits (early's history is over 60s old),
+	// not late's, the latest of all, which it rejects.
+	press(a, "tab")
+	if out := screen(a); !strings.Contains(out, "why log · request at 90s, cost 1, key early") || !strings.Contains(out, "✓ allowed: recent") {
+		t.Fatalf("with early pinned the why panel does not explain early's request:\n%s", out)
+	}
+	press(a, "space")
+	if f := a.lab.FiredRequests(); len(f) != 1 || f[0].Key != "early" {
+		t.Fatalf("space fired %+v, want key early", f)
+	}
+	press(a, "k", "k")
+	if a.keyIdx != -1 {
+		t.Fatalf("k did not cycle back to following: keyIdx %d", a.keyIdx)
+	}
+}
+
+func TestResetKey(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "d", "space", "space", "r")
+	if a.lab.Now() != 0 || len(a.lab.FiredRequests()) != 0 || a.lab.FiredCount() != 0 {
+		t.Fatalf("r: now %v, %d fired", a.lab.Now(), len(a.lab.FiredRequests()))
+	}
+}
+
+// TestResetKeepsAPinnedKeyByName: reset keeps the pinned key by its name,
+// not its index (found in a review).
+func TestResetKeepsAPinnedKeyByName(t *testing.T) {
+	a := newTestApp(t, "counter-blind-spot", 100, 30)
+	press(a, "k", "k") // late
+	pinned := a.key()
+	press(a, "K")
+	answer(a, "third")
+	press(a, "k", "k", "k") // back to late? cycle: follow, early, late
+	for a.key() != pinned {
+		press(a, "k")
+	}
+	press(a, "r")
+	if a.key() != pinned || !a.pinned() {
+		t.Errorf("after r the lanes show %q, want %q pinned", a.key(), pinned)
+	}
+}
+
+// TestMistakesSwitchOn: M on the boundary lesson's bucket adds its float
+// and whole-token twins beside it, keeps the learner's requests and the
+// clock, and their totals say how far they are off the bucket; M on one of
+// them takes it away again.
+func TestMistakesSwitchOn(t *testing.T) {
+	a := newTestApp(t, "boundary", 160, 48)
+	a.lab.Seek(60 * time.Second)
+	a.focus = 3 // bucket
+	press(a, "space")
+	fired := a.lab.FiredCount()
+	press(a, "M")
+	var names []string
+	for _, l := range a.lab.Lanes() {
+		names = append(names, l.Name)
+	}
+	if strings.Join(names, " ") != "fixed log counter bucket bucket-float bucket-whole" {
+		t.Fatalf("lanes after M: %v (status %q)", names, a.status.text)
+	}
+	if a.lab.FiredCount() != fired || a.lab.Now() != 60*time.Second {
+		t.Errorf("M lost the learner's work: %d fired (had %d), clock %v", a.lab.FiredCount(), fired, a.lab.Now())
+	}
+	if !strings.Contains(a.status.text, "added bucket-float, bucket-whole") {
+		t.Errorf("status %q", a.status.text)
+	}
+	out := screen(a)
+	if !strings.Contains(out, "than bucket") && !strings.Contains(out, "same as bucket") {
+		t.Errorf("no mistake lane says how far it is off the bucket:\n%s", out)
+	}
+	a.focus = 5
+	press(a, "M")
+	if n := len(a.lab.Lanes()); n != 5 || !strings.Contains(a.status.text, "took away bucket-whole") {
+		t.Errorf("M on bucket-whole: %d lanes, status %q", n, a.status.text)
+	}
+}
+
+// TestPeakWindowPrompt: w sets the peak's window; the lanes say per what.
+func TestPeakWindowPrompt(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.lab.Seek(a.lab.End())
+	press(a, "w")
+	answer(a, "1s")
+	if a.lab.PeakWindow() != time.Second {
+		t.Fatalf("peak window %v", a.lab.PeakWindow())
+	}
+	requireScreen(t, a, "peak 240 per 1s")
+	press(a, "w")
+	answer(a, "61")
+	if !a.status.err || !strings.Contains(a.status.text, "a number needs a unit") {
+		t.Errorf("w 61: %q", a.status.text)
+	}
+}

@@ -1,0 +1,38 @@
+package ui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestPerKeyLabels: with two keys the totals say "all keys", and a pinned
+// key shows its own totals and peak first.
+func TestPerKeyLabels(t *testing.T) {
+	a := newTestApp(t, "counter-blind-spot", 160, 48)
+	a.lab.Seek(a.lab.End())
+	requireScreen(t, a, "all keys")
+	press(a, "k")
+	out := screen(a)
+	// The log's totals line: the pinned key's own counts and peak, then
+	// every key's.
+	mine, all := a.lab.StatsFor(1, a.key()), a.lab.Stats(1)
+	want := "key " + a.key() + " ✓" + itoa(mine.Admitted-mine.Delayed) + " ✗" + itoa(mine.Rejected) + " · peak " + itoa(mine.Peak)
+	if !strings.Contains(out, want) || !strings.Contains(out, "✓"+itoa(all.Admitted-all.Delayed)+" ✗"+itoa(all.Rejected)+" · peak "+itoa(all.Peak)) {
+		t.Errorf("the log's totals do not show %q beside every key's:\n%s", want, out)
+	}
+	if mine.Peak == all.Peak {
+		t.Fatalf("the lesson should give the key a peak apart from every key's (%d)", all.Peak)
+	}
+}
+
+// TestTotalsWrittenOneWay: the lanes' totals use one notation.
+func TestTotalsWrittenOneWay(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		a := newTestApp(t, "dashboard", size[0], size[1])
+		a.lab.Seek(a.lab.End())
+		if out := screen(a); regexp.MustCompile(`✓ \d+ allowed|✗ \d+ rejected`).MatchString(out) {
+			t.Errorf("%v: totals written as words:\n%s", size, out)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/scenarios"
+)
+
+func TestHelpAndAboutKeys(t *testing.T) {
+	a := newTestApp(t, "boundary", 120, 50)
+	press(a, "?")
+	if overlayOf(a) != overlayHelp {
+		t.Fatal("? did not open the help")
+	}
+	out := screen(a)
+	km := newKeyMap()
+	for _, group := range km.Lab.FullHelp() {
+		for _, b := range group {
+			// The key, then its description, on one line.
+			pair := regexp.MustCompile(regexp.QuoteMeta(b.Help().Key) + ` +` + regexp.QuoteMeta(b.Help().Desc))
+			if !pair.MatchString(out) {
+				t.Errorf("the help lacks %q (%s)", b.Help().Desc, b.Help().Key)
+			}
+		}
+	}
+	press(a, "?")
+	if overlayOf(a) != overlayNone {
+		t.Fatal("? did not close the help")
+	}
+	press(a, "a")
+	if overlayOf(a) != overlayAbout || !strings.Contains(screen(a), "Four limiters promise the same thing") {
+		t.Fatalf("a did not show the about text:\n%s", screen(a))
+	}
+	press(a, "esc")
+	if overlayOf(a) != overlayNone {
+		t.Fatal("esc did not close the about page")
+	}
+	// A key of the lab on a page closes it and does its job.
+	press(a, "a", "n")
+	if overlayOf(a) != overlayNone || a.lab.Now() != seconds(59.9) {
+		t.Fatalf("n on the about page: overlay %v, now %v", overlayOf(a), a.lab.Now())
+	}
+	press(a, "?", "down")
+	if overlayOf(a) != overlayHelp {
+		t.Fatal("down closed the help instead of scrolling it")
+	}
+}
+
+// TestEveryNoteReadableAt80x24: at each note of every canned lesson, the
+// note panel shows the note whole or says that e reads the rest, and e
+// shows it whole.
+func TestEveryNoteReadableAt80x24(t *testing.T) {
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			a := newTestApp(t, info.Name, 80, 24)
+			for _, n := range a.lab.Scenario().Notes {
+				a.lab.Seek(n.At)
+				// The note panel: from the note's line to the why panel.
+				var panel []string
+				for _, l := range strings.Split(screen(a), "\n") {
+					if strings.HasPrefix(l, "◆ "+secs(n.At)+"  ") || len(panel) > 0 {
+						if strings.HasPrefix(l, "why ") {
+							break
+						}
+						panel = append(panel, l)
+					}
+				}
+				flat := strings.Join(strings.Fields(strings.Join(panel, " ")), " ")
+				text := strings.Join(strings.Fields(n.Text), " ")
+				if !strings.Contains(flat, text) && !strings.HasSuffix(flat, "(e: read all)") {
+					t.Fatalf("at %v the note is cut without a word:\n%s", n.At, screen(a))
+				}
+				press(a, "e")
+				if overlayOf(a) != overlayPanel {
+					t.Fatal("e did not open the panel")
+				}
+				page := strings.Join(strings.Fields(ansi.Strip(a.pages.view.GetContent())), " ")
+				if !strings.Contains(page, text) {
+					t.Fatalf("at %v the panel lacks the note %q:\n%s", n.At, text, page)
+				}
+				press(a, "e")
+				if overlayOf(a) != overlayNone {
+					t.Fatal("e again did not close the panel")
+				}
+			}
+		})
+	}
+}
+
+// TestExpandedPanelHasEveryExplanation: the panel holds every lane's whole
+// explanation, however short the screen.
+func TestExpandedPanelHasEveryExplanation(t *testing.T) {
+	a := newTestApp(t, "dashboard", 80, 24)
+	a.lab.Seek(30*time.Second + 250*time.Millisecond)
+	press(a, "e")
+	page := strings.Join(strings.Fields(ansi.Strip(a.pages.view.GetContent())), " ")
+	for lane := range a.lab.Lanes() {
+		rec, _ := a.lab.LastDecision(lane)
+		if want := strings.Join(strings.Fields(rec.Decision.Explain()), " "); !strings.Contains(page, want) {
+			t.Errorf("the panel lacks lane %d's explanation %q", lane, want)
+		}
+	}
+}
+
+// TestGCRAWordsIntroduced: the about page says what TAT and τ mean.
+func TestGCRAWordsIntroduced(t *testing.T) {
+	a := newTestApp(t, "gcra-is-token-bucket", 100, 60)
+	press(a, "a")
+	page := strings.Join(strings.Fields(ansi.Strip(a.pages.view.GetContent())), " ")
+	for _, want := range []string{"TAT (theoretical arrival time)", "τ (tolerance)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the about page lacks %q", want)
+		}
+	}
+}
+
+// TestAboutMarksNotesByTheClock: ◆ for the notes passed, ◇ for those
+// ahead, and wrapped notes indented under their text.
+func TestAboutMarksNotesByTheClock(t *testing.T) {
+	a := newTestApp(t, "boundary", 60, 60)
+	press(a, "a")
+	page := ansi.Strip(a.pages.view.GetContent())
+	if strings.Contains(page, "◆ 59.9s") || !strings.Contains(page, "◇ 59.9s") {
+		t.Errorf("at 0s a note ahead is marked passed:\n%s", page)
+	}
+	lines := strings.Split(page, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  ◇ ") && i+1 < len(lines) && lines[i+1] != "" && !strings.HasPrefix(lines[i+1], "  ") {
+			t.Errorf("a wrapped note is not indented: %q", lines[i+1])
+		}
+	}
+}
+
+// TestAboutNamesWhatALaneFollows: the about page says whose rule a library
+// or mistake lane runs, and where it comes from.
+func TestAboutNamesWhatALaneFollows(t *testing.T) {
+	for _, c := range []struct{ lesson, want string }{
+		{"nginx-config", "the library's own rule: nginx src/http/modules/ngx_http_limit_req_module.c"},
+		{"attempts-counted", "(a classic mistake, as "},
+	} {
+		a := newTestApp(t, c.lesson, 120, 60)
+		press(a, "a")
+		if out := strings.Join(strings.Fields(screen(a)), " "); !strings.Contains(out, c.want) {
+			t.Errorf("%s's about page lacks %q:\n%s", c.lesson, c.want, screen(a))
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/algorithms"
+)
+
+// TestQuizThroughALesson: the quiz stops at each of the dashboard's marks,
+// takes the answers and keeps the score; rewinding and playing again does
+// not ask twice.
+func TestQuizThroughALesson(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	if !a.quiz.on || len(a.quiz.marks) != len(a.lab.Scenario().Quiz) {
+		t.Fatalf("quiz on %v with %d marks", a.quiz.on, len(a.quiz.marks))
+	}
+	a.play.speed = len(speeds) - 1
+	press(a, "m") // only the quiz stops play
+	asked := 0
+	for a.lab.Now() < a.lab.End() {
+		press(a, "p")
+		playUntilPaused(t, a, 100000)
+		if !a.quiz.asking() {
+			break
+		}
+		asked++
+		k, _ := a.lab.Instant()
+		if a.lab.Pos() != a.quiz.index || k != a.lab.Pos()-a.lab.Search(a.lab.Now()-1) {
+			t.Fatalf("the quiz asks about request %d with %d decided", a.quiz.index, a.lab.Pos())
+		}
+		requireScreen(t, a, "quiz", "What will")
+		if a.status.text != "" {
+			t.Errorf("the status line says %q over a question", a.status.text)
+		}
+		for a.quiz.asking() {
+			if a.quiz.stage == quizRetry {
+				answer(a, "1s")
+				continue
+			}
+			press(a, "a")
+		}
+		if !strings.Contains(a.status.text, "score") {
+			t.Fatalf("no score after an answer: %q", a.status.text)
+		}
+	}
+	if asked != len(a.lab.Scenario().Quiz) {
+		t.Errorf("asked at %d moments, want %d", asked, len(a.lab.Scenario().Quiz))
+	}
+	if a.quiz.asked == 0 || a.quiz.right == 0 || a.quiz.right == a.quiz.asked {
+		t.Errorf("score %d of %d: answering \"admitted\" everywhere should be right sometimes, not always", a.quiz.right, a.quiz.asked)
+	}
+	press(a, "g", "p")
+	playUntilPaused(t, a, 100000)
+	if a.quiz.asking() {
+		t.Error("a moment answered was asked again after rewinding")
+	}
+	press(a, "t")
+	if a.quiz.on || !strings.Contains(a.status.text, "final score") {
+		t.Errorf("t did not end the quiz: %q", a.status.text)
+	}
+}
+
+// TestQuizAsksBeforeTheDecision: while the question is open the request is
+// undecided and the lanes show the state before it.
+func TestQuizAsksBeforeTheDecision(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	a.lab.SeekPos(0)
+	press(a, "n")
+	if !a.quiz.asking() {
+		// The first mark is the 10th request at 0s: n on the way asks there.
+		for i := 0; i < 12 && !a.quiz.asking(); i++ {
+			press(a, "n")
+		}
+	}
+	if !a.quiz.asking() || a.lab.Pos() != a.quiz.index {
+		t.Fatalf("asking %v at request %d with %d decided", a.quiz.asking(), a.quiz.index, a.lab.Pos())
+	}
+	if _, ok := a.Update(tea.KeyPressMsg{Code: 'x', Text: "x"}); ok == nil && !strings.Contains(a.status.text, "answer with a, d or r") {
+		t.Errorf("another key: %q", a.status.text)
+	}
+}
+
+// TestQuizMarksFollowFiredRequests: a request fired before a marked moment
+// shifts the timeline; the quiz still asks about the marked request.
+func TestQuizMarksFollowFiredRequests(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t")
+	a.lab.Seek(250 * time.Millisecond)
+	press(a, "space") // before the poll at 0.5s that the lesson marks
+	a.lab.Seek(400 * time.Millisecond)
+	press(a, "l", "l") // the step crosses 0.5s
+	if !a.quiz.asking() {
+		t.Fatal("crossing the marked poll did not ask")
+	}
+	if r := a.lab.Request(a.quiz.index); r.At != 500*time.Millisecond || a.lab.Fired(a.quiz.index) {
+		t.Errorf("asked about the request at %v (fired %v), want the poll at 0.5s", r.At, a.lab.Fired(a.quiz.index))
+	}
+}
+
+// TestQuizEveryRequestWithoutMarks: a scenario that marks nothing asks at
+// every request; after a rewind the answered ones are passed over and the
+// next unanswered one is asked.
+func TestQuizEveryRequestWithoutMarks(t *testing.T) {
+	a := newYAMLApp(t, "title: q\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {every: 500ms, until: 3s}\n", 100, 30)
+	press(a, "t")
+	for want := 0; want < 2; want++ {
+		press(a, "n")
+		if !a.quiz.asking() || a.quiz.index != want {
+			t.Fatalf("n: asking %v about request %d, want %d", a.quiz.asking(), a.quiz.index, want)
+		}
+		press(a, "a")
+	}
+	press(a, "g", "L", "L", "L") // 3s: past the two answered and beyond
+	if !a.quiz.asking() || a.quiz.index != 2 {
+		t.Errorf("after the rewind: asking %v about request %d, want 2", a.quiz.asking(), a.quiz.index)
+	}
+}
+
+// TestNInQuizModeDecidesOneRequest: n in quiz mode decides one request when
+// it is no moment to ask about (found in a review).
+func TestNInQuizModeDecidesOneRequest(t *testing.T) {
+	a := newTestApp(t, "dashboard", 100, 30)
+	press(a, "t", "n")
+	if a.lab.Pos() != 1 || a.quiz.asking() {
+		t.Errorf("n: %d decided, asking %v; want 1 and no question", a.lab.Pos(), a.quiz.asking())
+	}
+}
+
+// TestQuizRejectionAndRetry: d and r answer too; r asks when a retry would
+// fit, and a close guess counts.
+func TestQuizRejectionAndRetry(t *testing.T) {
+	a := newTestApp(t, "shaping-vs-policing", 100, 30)
+	press(a, "t")
+	for i := 0; i < 12 && !a.quiz.asking(); i++ {
+		press(a, "n")
+	}
+	if !a.quiz.asking() {
+		t.Fatal("no question")
+	}
+	for a.quiz.asking() {
+		lane := a.quiz.lane()
+		a.lab.SeekPos(a.quiz.index + 1)
+		rec, _ := a.lab.LastDecision(lane)
+		a.lab.SeekPos(a.quiz.index)
+		switch d := rec.Decision; d.Outcome {
+		case algorithms.Delayed:
+			press(a, "d")
+		case algorithms.Rejected:
+			press(a, "r")
+			if promptKind(a) != promptRetry {
+				t.Fatal("r did not ask when a retry would fit")
+			}
+			answer(a, algorithms.FormatDuration(d.RetryAfter))
+		default:
+			press(a, "a")
+		}
+	}
+	if a.quiz.right != a.quiz.asked || a.quiz.asked == 0 {
+		t.Errorf("right answers scored %d of %d", a.quiz.right, a.quiz.asked)
+	}
+	if a.quiz.retryClose != a.quiz.retryAsked {
+		t.Errorf("exact retry guesses scored %d of %d", a.quiz.retryClose, a.quiz.retryAsked)
+	}
+}

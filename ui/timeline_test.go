@@ -1,0 +1,83 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestZoomKeys(t *testing.T) {
+	a := newTestApp(t, "boundary", 120, 50) // tall enough for the legend
+	if a.tl.zooms[a.tl.zoom] != a.lab.Scenario().Step {
+		t.Fatalf("default zoom %v, want the step", a.tl.zooms[a.tl.zoom])
+	}
+	press(a, "z")
+	if a.tl.zooms[a.tl.zoom] >= a.lab.Scenario().Step || !strings.Contains(screen(a), "0.05s/column") {
+		t.Fatalf("z: %v per column", a.tl.zooms[a.tl.zoom])
+	}
+	press(a, "Z", "Z")
+	if a.tl.zooms[a.tl.zoom] != 200*time.Millisecond {
+		t.Fatalf("Z Z: %v per column", a.tl.zooms[a.tl.zoom])
+	}
+}
+
+// TestZoomOutStopsAtTheWholeRun: Z stops once the whole axis fits.
+func TestZoomOutStopsAtTheWholeRun(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	for range 40 {
+		press(a, "Z")
+	}
+	sp := a.tl.span()
+	if sp.length() <= a.lab.End() || sp.dt/10*time.Duration(sp.cols) > a.lab.End() && a.tl.zoom > 0 && a.tl.zooms[a.tl.zoom-1]*time.Duration(sp.cols) > a.lab.End() {
+		t.Errorf("zoomed out to %v a column, %v on screen for an axis of %v", sp.dt, sp.length(), a.lab.End())
+	}
+}
+
+// TestReleasesAreDrawn: the shaper's row of releases marks when its
+// delayed requests leave, one per second after the burst.
+func TestReleasesAreDrawn(t *testing.T) {
+	a := newTestApp(t, "shaping-vs-policing", 120, 40)
+	a.lab.Seek(5 * time.Second)
+	out := screen(a)
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "↦ out") {
+			row = l
+		}
+	}
+	// Four requests queued at 0s leave at 1s, 2s, 3s and 4s: four marks
+	// (and the row's label).
+	if row == "" || strings.Count(row, "↦") != 1+4 {
+		t.Fatalf("the row of releases does not mark the four releases:\n%s", out)
+	}
+}
+
+// TestEightLaneNamesWhole: eight lanes with long names keep them whole in
+// the timeline's labels.
+func TestEightLaneNamesWhole(t *testing.T) {
+	y := "title: eight\ntraffic: [{at: 0s}]\nlimiters:\n"
+	names := []string{"fixed-minute", "fixed-second", "log-minute", "log-second", "counter-min", "counter-sec", "bucket-burst", "shaper-queue"}
+	for _, n := range names {
+		y += "  - {name: " + n + ", algorithm: fixed-window, limit: 5, window: 1s}\n"
+	}
+	a := newYAMLApp(t, y, 80, 40)
+	for _, n := range names {
+		requireScreen(t, a, n+" ")
+	}
+}
+
+// TestAxisLabelsExact: a zoomed axis past 1s labels each tick exactly and
+// differently.
+func TestAxisLabelsExact(t *testing.T) {
+	row := axis(span{start: 60 * time.Second, dt: 10 * time.Microsecond, cols: 80}, -1)
+	seen := map[string]bool{}
+	for _, label := range strings.Fields(row) {
+		if strings.Contains(label, "≈") || seen[label] {
+			t.Errorf("label %q repeated or rounded in %q", label, row)
+		}
+		seen[label] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("too few labels: %q", row)
+	}
+}
