@@ -40,3 +40,26 @@ func TestDiscardAsksFirst(t *testing.T) {
 		t.Error("y did not quit")
 	}
 }
+
+// TestQuitFromAPageAsksFirst: q on the help, about or panel page asks
+// before it loses fired requests, as it does in the lab; with nothing to
+// lose it quits at once.
+func TestQuitFromAPageAsksFirst(t *testing.T) {
+	for _, page := range []string{"?", "a", "e"} {
+		a := newTestApp(t, "boundary", 100, 30)
+		press(a, page)
+		if cmd := press(a, "q"); !isQuit(cmd) {
+			t.Errorf("%s then q with nothing fired did not quit", page)
+		}
+		a = newTestApp(t, "boundary", 100, 30)
+		press(a, "space")
+		press(a, page)
+		if cmd := press(a, "q"); isQuit(cmd) || a.confirm == nil {
+			t.Fatalf("%s then q quit without asking", page)
+		}
+		requireScreen(t, a, "lose your 1 request?")
+		if cmd := press(a, "y"); !isQuit(cmd) {
+			t.Errorf("%s, q, y did not quit", page)
+		}
+	}
+}

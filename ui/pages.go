@@ -75,12 +75,13 @@ func (p *pages) fill(a *App, w, h int) {
 
 // update handles a key while a page is open: Close, Choose and the key
 // that opened the page close it, the page keys scroll it, and any other
-// key closes it and does its job in the lab. Quit quits at once.
+// key closes it and does its job in the lab. Quit quits as it does in the
+// lab: asking first when requests would be lost.
 func (p *pages) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	k, lab := a.keys.Page, a.keys.Lab
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return a.quit()
 	case key.Matches(msg, k.Close), key.Matches(msg, k.Choose),
 		p.kind == helpPage && key.Matches(msg, lab.Help),
 		p.kind == aboutPage && key.Matches(msg, lab.About),
