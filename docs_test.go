@@ -20,7 +20,7 @@ const (
 )
 
 // documentation is the Markdown files whose examples are run: README.md,
-// every docs/*.md, and scenarios/FORMAT.md.
+// and every docs/*.md (format.md among them).
 func documentation(t *testing.T) []string {
 	t.Helper()
 	pages, err := filepath.Glob("docs/*.md")
@@ -30,7 +30,7 @@ func documentation(t *testing.T) []string {
 	if len(pages) == 0 {
 		t.Fatal("no docs/*.md")
 	}
-	return append(append([]string{"README.md"}, pages...), "scenarios/FORMAT.md")
+	return append([]string{"README.md"}, pages...)
 }
 
 func readDoc(t *testing.T, path string) string {

@@ -99,7 +99,7 @@ func TestJitterDraw(t *testing.T) {
 			t.Errorf("changing number %d leaves the draw as it was", i)
 		}
 	}
-	// SplitMix64 chained from the seed, as FORMAT.md describes it.
+	// SplitMix64 chained from the seed, as docs/format.md describes it.
 	want := uint64(1)
 	for _, v := range []uint64{0, uint64(time.Second), 0, 1} {
 		want = splitmix(want ^ v)

@@ -22,7 +22,7 @@ func collect(s *Scenario) []Request {
 	return rs
 }
 
-// reference expands every item in turn, by the formulas of FORMAT.md, and
+// reference expands every item in turn, by the formulas of docs/format.md, and
 // sorts stably by time.
 func reference(s *Scenario) []Request {
 	var rs []Request

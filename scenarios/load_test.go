@@ -25,7 +25,7 @@ func TestParseErrors(t *testing.T) {
 		"unknown-field", "wrong-type-limit", "bad-duration", "bad-rate", "unknown-algorithm",
 		"duplicate-lane", "bad-lane-name", "zero-lanes", "nine-lanes", "cost-too-big",
 		"mixed-forms", "too-many-requests",
-		// Issue 17: what FORMAT.md refuses, which the loader accepted.
+		// What docs/format.md refuses, which the loader once accepted.
 		"rate-period-too-long", "yaml-1-3", "rate-with-spaces", "poisson-rate-with-spaces",
 		"title-line-separator", "title-byte-order-mark", "title-noncharacter", "note-paragraph-separator",
 		"dashes-after-document", "ends-after-document", "end-before-document",

@@ -136,7 +136,7 @@ func TestPoissonSeed(t *testing.T) {
 			t.Errorf("item %d: seeds 42 and 43 drew the same times", i)
 		}
 	}
-	// The method FORMAT.md describes, fixed: the first times for seed 42,
+	// The method docs/format.md describes, fixed: the first times for seed 42,
 	// as a program of its own computes them (PCG(42, 2^32), −ln(1 − Float64())
 	// × 1e9 / 20, rounded, summed).
 	want := []time.Duration{22508683, 34689877, 141789009}

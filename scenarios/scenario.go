@@ -2,7 +2,7 @@
 // descriptions of a set of limiters (lanes) and the traffic that is replayed
 // through all of them on one virtual clock, with narration notes and
 // assertions that `ratelab check` verifies. The canned lessons are embedded
-// in the binary. FORMAT.md documents every field.
+// in the binary. docs/format.md documents every field.
 //
 // A file is read in sections, one source file each. load.go takes the bytes
 // (Load, Parse), refuses what would make the YAML library slow before it
@@ -195,7 +195,7 @@ type Request struct {
 // must equal the number of selected requests with that outcome, Peak must
 // equal the largest admitted cost passing in any trailing window of length
 // PeakWindow, and if Outcome is set, at least one request must be selected
-// and every selected request must have that outcome. See FORMAT.md.
+// and every selected request must have that outcome. See docs/format.md.
 type Expectation struct {
 	Lane string
 	Key  string // "" selects every key

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestStrictWhereTheFormatIsStrict: what FORMAT.md says a file may not
+// TestStrictWhereTheFormatIsStrict: what docs/format.md says a file may not
 // hold, which the loader used to accept (issue 17), each with the error it
 // must give now, or "" beside what must still load.
 func TestStrictWhereTheFormatIsStrict(t *testing.T) {
