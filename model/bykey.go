@@ -1,6 +1,9 @@
 package model
 
-import "ratelab/scenarios"
+import (
+	"ratelab/model/internal/peak"
+	"ratelab/scenarios"
+)
 
 // KeyStats are one key's totals in every lane: the Stats of that key's
 // requests alone, its peak included.
@@ -12,7 +15,7 @@ type KeyStats struct {
 // keyTotals is one key's running totals and peak trackers, one per lane.
 type keyTotals struct {
 	stats []Stats
-	peaks []peakTracker
+	peaks []peak.Tracker
 	waits []latencyCounts // with clients: the served requests' latencies
 }
 
@@ -24,7 +27,7 @@ type keyTotals struct {
 // keys or a client draws jitter (which depends on a request's rank among
 // all the requests of its instant). Like
 // Run it keeps no decision: its memory grows with the keys (and with what
-// the keys' peak trackers keep, see peakTracker), not with the requests
+// the keys' peak trackers keep, see peak.Tracker), not with the requests
 // decided.
 func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, []KeyStats, error) {
 	defs := LanesOf(s)
@@ -45,10 +48,10 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 				k = len(keys)
 				index[r.Request.Key] = k
 				keys = append(keys, r.Request.Key)
-				t := &keyTotals{stats: make([]Stats, len(defs)), peaks: make([]peakTracker, len(defs)), waits: make([]latencyCounts, len(defs))}
+				t := &keyTotals{stats: make([]Stats, len(defs)), peaks: make([]peak.Tracker, len(defs)), waits: make([]latencyCounts, len(defs))}
 				for lane := range defs {
 					t.stats[lane].PeakWindow = opt.PeakWindow
-					t.peaks[lane].window = opt.PeakWindow
+					t.peaks[lane] = peak.NewTracker(opt.PeakWindow)
 				}
 				totals = append(totals, t)
 			}
@@ -61,7 +64,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 			cur.waits[r.Lane].add(r.Attempt.Latency)
 		}
 		if d.Outcome.Admitted() && !r.Attempt.Cancelled {
-			cur.peaks[r.Lane].admit(r.Request.At, d.Delay, r.Request.Cost, source(0, d.Gateway)) // a tracker of one key: its gateways are its sources
+			cur.peaks[r.Lane].Admit(r.Request.At, d.Delay, r.Request.Cost, peak.Source(0, d.Gateway)) // a tracker of one key: its gateways are its sources
 		}
 		if emit != nil {
 			return emit(r)
@@ -74,7 +77,7 @@ func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]St
 	byKey := make([]KeyStats, len(keys))
 	for k, t := range totals {
 		for lane := range t.stats {
-			t.stats[lane].Peak, t.stats[lane].PeakAt = t.peaks[lane].peakBy(endOfTime)
+			t.stats[lane].Peak, t.stats[lane].PeakAt = t.peaks[lane].PeakBy(endOfTime)
 			if clients {
 				t.stats[lane].Latency = t.waits[lane].latency(t.stats[lane].Served)
 			}

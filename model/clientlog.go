@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/scenarios"
+	"ratelab/model/internal/peak"
 )
 
 // clientLog is one lane's record of what its clients did, kept by a lab
@@ -160,49 +160,26 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	return s
 }
 
-// latencyCache holds Lab.Stats' latencies for one clock position.
-type latencyCache struct {
-	gen   uint64
-	pos   int
-	now   time.Duration
-	lanes []Latency
-	known []bool
-}
-
 // latency is lane's Latency at the clock, of its served requests.
 func (l *Lab) latency(lane int, served int64) Latency {
-	if l.clog == nil {
+	e, c := l.engine, l.clock
+	if e.clog == nil {
 		return Latency{} // see Stats.Latency
 	}
-	c := &l.latencies
-	if c.lanes == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now {
-		*c = latencyCache{gen: l.gen, pos: l.livePos, now: l.now, lanes: make([]Latency, len(l.defs)), known: make([]bool, len(l.defs))}
-	}
-	if c.known[lane] {
-		return c.lanes[lane]
-	}
-	// The log must reach the retries due before the next request.
-	l.ensure(l.livePos + 1)
-	cl := l.clog[lane]
-	j := cl.decided(l.livePos, l.now)
-	var waits latencyCounts
-	for _, w := range cl.waits {
-		if int(w.j) >= j {
-			break
+	return l.caches.latency(c.stamp(), lane, len(e.defs), func() Latency {
+		// The log must reach the retries due before the next request.
+		e.ensure(c.pos + 1)
+		cl := e.clog[lane]
+		j := cl.decided(c.pos, c.now)
+		var waits latencyCounts
+		for _, w := range cl.waits {
+			if int(w.j) >= j {
+				break
+			}
+			waits.add(w.latency)
 		}
-		waits.add(w.latency)
-	}
-	c.lanes[lane], c.known[lane] = waits.latency(served), true
-	return c.lanes[lane]
-}
-
-// keyRun caches clientStatsFor's totals for one key at one clock position.
-type keyRun struct {
-	gen   uint64
-	pos   int
-	now   time.Duration
-	key   int32
-	stats []Stats
+		return waits.latency(served)
+	})
 }
 
 // clientStatsFor is StatsFor in a lab with clients: every lane's
@@ -212,52 +189,52 @@ type keyRun struct {
 // request's rank among all the originals at its instant.) It costs a
 // replay of the timeline up to the clock, once per clock position.
 func (l *Lab) clientStatsFor(lane int, k int32) Stats {
-	c := &l.keyRun
-	if c.stats == nil || c.gen != l.gen || c.pos != l.livePos || c.now != l.now || c.key != k {
-		*c = keyRun{gen: l.gen, pos: l.livePos, now: l.now, key: k, stats: make([]Stats, len(l.defs))}
-		peaks := make([]peakTracker, len(l.defs))
-		waits := make([]latencyCounts, len(l.defs))
+	e, c := l.engine, l.clock
+	return l.caches.keyTotals(c.stamp(), k, func() []Stats {
+		stats := make([]Stats, len(e.defs))
+		peaks := make([]peak.Tracker, len(e.defs))
+		waits := make([]latencyCounts, len(e.defs))
 		for j := range peaks {
-			peaks[j].window = l.peakWindow
-			c.stats[j].PeakWindow = l.peakWindow
+			peaks[j] = peak.NewTracker(e.window)
+			stats[j].PeakWindow = e.window
 		}
-		key := l.keys.list[k]
-		if l.livePos > 0 {
-			l.replay(0, l.livePos, l.now, func(r Record) bool {
+		key := l.timeline.keys.list[k]
+		if c.pos > 0 {
+			e.replay(0, c.pos, c.now, func(r Record) bool {
 				if r.Request.Key != key {
 					return true
 				}
-				st := &c.stats[r.Lane]
+				st := &stats[r.Lane]
 				st.count(&r.Decision)
 				st.settle(&r.Attempt)
 				if r.Attempt.Fate == Served && r.Attempt.Latency > 0 {
 					waits[r.Lane].add(r.Attempt.Latency)
 				}
 				if r.Decision.Outcome.Admitted() && !r.Attempt.Cancelled {
-					peaks[r.Lane].admit(r.Request.At, r.Decision.Delay, r.Request.Cost, source(0, r.Decision.Gateway)) // a tracker of one key: its gateways are its sources
+					peaks[r.Lane].Admit(r.Request.At, r.Decision.Delay, r.Request.Cost, peak.Source(0, r.Decision.Gateway)) // a tracker of one key: its gateways are its sources
 				}
 				return true
 			})
 		}
 		for j := range peaks {
-			c.stats[j].Peak, c.stats[j].PeakAt = peaks[j].peakBy(l.now)
-			c.stats[j].Latency = waits[j].latency(c.stats[j].Served)
+			stats[j].Peak, stats[j].PeakAt = peaks[j].PeakBy(c.now)
+			stats[j].Latency = waits[j].latency(stats[j].Served)
 		}
-	}
-	return c.stats[lane]
+		return stats
+	})[lane]
 }
 
 // LayerSnapshots are, for a lane of several policies (scenarios.Lane's
 // Stack), each policy's state for key at the clock, in order (for a policy
 // over all keys, its one state); nil for any other lane.
 func (l *Lab) LayerSnapshots(lane int, key string) []algorithms.Snapshot {
-	s, ok := l.live.limiters[lane].(algorithms.Stacked)
+	s, ok := l.clock.limiter(lane).(algorithms.Stacked)
 	if !ok {
 		return nil
 	}
 	out := make([]algorithms.Snapshot, len(s.Layers()))
 	for i := range out {
-		out[i] = s.LayerSnapshot(i, l.now, key)
+		out[i] = s.LayerSnapshot(i, l.clock.now, key)
 	}
 	return out
 }
@@ -273,136 +250,97 @@ type RetrySpan struct {
 // by the clock: the timeline's marks. Zero in a lab without clients. It
 // costs two binary searches and a look at each retry of the span.
 func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
-	if l.clog == nil || from >= to {
+	e := l.engine
+	if e.clog == nil || from >= to {
 		return RetrySpan{}
 	}
 	// Every retry before to is decided before the first request at or
 	// after to (or after the last request).
-	l.ensure(l.searchBefore(to) + 1)
-	cl := l.clog[lane]
+	e.ensure(l.timeline.searchBefore(to) + 1)
+	cl := e.clog[lane]
 	j0, j1 := cl.before(from), cl.before(to)
-	j1 = max(min(j1, cl.decided(l.livePos, l.now)), j0) // not past the clock
+	j1 = max(min(j1, cl.decided(l.clock.pos, l.clock.now)), j0) // not past the clock
 	span := cl.span(j0, j1)
 	return span
-}
-
-// Clients are the scenario's clients (see scenarios.Client): a record's
-// Attempt.Client is 1 + an index into them.
-func (l *Lab) Clients() []scenarios.Client { return l.scenario.Clients }
-
-// SeekBefore moves the clock to the instant of request i with the requests
-// before it decided, and the retries due by then, but not i itself: where
-// a question about request i is asked. i is clamped to [0, Len]; for Len it
-// is SeekPos(Len).
-func (l *Lab) SeekBefore(i int) {
-	if i >= l.tl.len() {
-		l.SeekPos(l.tl.len())
-		return
-	}
-	i = max(i, 0)
-	l.now = l.tl.at(i)
-	l.moveLive(i)
 }
 
 // NextRetry is when the first retry after t comes, in any lane, if one
 // comes before the first request after t, or after the last request;
 // false otherwise, and in a lab without clients.
 func (l *Lab) NextRetry(t time.Duration) (time.Duration, bool) {
-	if l.clog == nil {
+	e, tl := l.engine, l.timeline
+	if e.clog == nil {
 		return 0, false
 	}
-	next := l.Search(t)
-	l.ensure(next + 1)
+	next := tl.search(t)
+	e.ensure(next + 1)
 	var best time.Duration
 	found := false
-	for _, cl := range l.clog {
+	for _, cl := range e.clog {
 		for j := cl.before(t + 1); j < len(cl.ev); j++ {
-			if e := cl.ev[j]; e.n > 1 {
-				if !found || e.at < best {
-					best, found = e.at, true
+			if ev := cl.ev[j]; ev.n > 1 {
+				if !found || ev.at < best {
+					best, found = ev.at, true
 				}
 				break
 			}
 		}
 	}
-	if !found || next < l.tl.len() && best >= l.tl.at(next) {
+	if !found || next < tl.len() && best >= tl.at(next) {
 		return 0, false
 	}
 	return best, true
-}
-
-// spanReplay is, in a lab with clients, every lane's decisions that pass
-// it, of requests arriving from `from` to the clock, replayed: what
-// Released and TrailingAdmitted read there, since the timeline's running
-// sums know nothing of retries and of waits given back.
-type spanReplay struct {
-	gen  uint64
-	pos  int
-	now  time.Duration
-	from time.Duration
-	ok   bool
-	// releases[lane] are, sorted, the releases of the delayed decisions
-	// that pass; passed[lane] the decisions that pass, in decision order.
-	releases [][]time.Duration
-	passed   [][]passing
-}
-
-type passing struct {
-	at   time.Duration
-	key  int32
-	cost int64
-}
-
-// spanFrom is the replay of the decisions arriving from `from` on, up to
-// the clock, reused while the clock stays and asks for no earlier from. It
-// costs a replay from the checkpoint before from.
-func (l *Lab) spanFrom(from time.Duration) *spanReplay {
-	c := &l.span
-	if c.ok && c.gen == l.gen && c.pos == l.livePos && c.now == l.now && c.from <= from {
-		return c
-	}
-	*c = spanReplay{gen: l.gen, pos: l.livePos, now: l.now, from: from, ok: true,
-		releases: make([][]time.Duration, len(l.defs)), passed: make([][]passing, len(l.defs))}
-	l.replay(l.searchBefore(from), l.livePos, l.now, func(r Record) bool {
-		d := &r.Decision
-		if r.Request.At < from || !d.Outcome.Admitted() || r.Attempt.Cancelled {
-			return true
-		}
-		k, _ := l.keys.lookup(r.Request.Key)
-		c.passed[r.Lane] = append(c.passed[r.Lane], passing{r.Request.At, k, r.Request.Cost})
-		if d.Delay > 0 {
-			c.releases[r.Lane] = append(c.releases[r.Lane], r.Request.At+d.Delay)
-		}
-		return true
-	})
-	for _, rs := range c.releases {
-		slices.Sort(rs)
-	}
-	return c
 }
 
 // PrevRetry is when the last retry before t came, in any lane, if it came
 // after the last request before t; false otherwise, and in a lab without
 // clients.
 func (l *Lab) PrevRetry(t time.Duration) (time.Duration, bool) {
-	if l.clog == nil {
+	e, tl := l.engine, l.timeline
+	if e.clog == nil {
 		return 0, false
 	}
-	l.ensure(l.Search(t) + 1)
+	e.ensure(tl.search(t) + 1)
 	var best time.Duration
 	found := false
-	for _, cl := range l.clog {
+	for _, cl := range e.clog {
 		for j := cl.before(t) - 1; j >= 0; j-- {
-			if e := cl.ev[j]; e.n > 1 {
-				if !found || e.at > best {
-					best, found = e.at, true
+			if ev := cl.ev[j]; ev.n > 1 {
+				if !found || ev.at > best {
+					best, found = ev.at, true
 				}
 				break
 			}
 		}
 	}
-	if prev := l.searchBefore(t); !found || prev > 0 && best <= l.tl.at(prev-1) {
+	if prev := tl.searchBefore(t); !found || prev > 0 && best <= tl.at(prev-1) {
 		return 0, false
 	}
 	return best, true
+}
+
+// spanFrom is the replay of the decisions arriving from `from` on, up to
+// the clock, reused while the clock stays and asks for no earlier from. It
+// costs a replay from the checkpoint before from.
+func (l *Lab) spanFrom(from time.Duration) *spanReplay {
+	e, c := l.engine, l.clock
+	return l.caches.spanFrom(c.stamp(), from, func() spanReplay {
+		sp := spanReplay{releases: make([][]time.Duration, len(e.defs)), passed: make([][]passing, len(e.defs))}
+		e.replay(l.timeline.searchBefore(from), c.pos, c.now, func(r Record) bool {
+			d := &r.Decision
+			if r.Request.At < from || !d.Outcome.Admitted() || r.Attempt.Cancelled {
+				return true
+			}
+			k, _ := l.timeline.keys.lookup(r.Request.Key)
+			sp.passed[r.Lane] = append(sp.passed[r.Lane], passing{r.Request.At, k, r.Request.Cost})
+			if d.Delay > 0 {
+				sp.releases[r.Lane] = append(sp.releases[r.Lane], r.Request.At+d.Delay)
+			}
+			return true
+		})
+		for _, rs := range sp.releases {
+			slices.Sort(rs)
+		}
+		return sp
+	})
 }

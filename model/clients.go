@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/minheap"
 	"ratelab/scenarios"
 )
 
@@ -79,49 +80,64 @@ type retry struct {
 	seq       uint64 // the order the lane made its retries in: ties' order
 }
 
-// retryHeap is a lane's owed retries, a min-heap by (at, seq).
-type retryHeap []retry
-
-func (h retryHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+// owedRetries are the retries one lane owes, taken in time order, ties
+// in the order the lane made them (seq, never the same twice). They wait
+// in a slab, and a min-heap of small references orders them: the heap's
+// comparisons move three words, not a retry's ten.
+type owedRetries struct {
+	heap []owedRef
+	slab []retry
+	free []int32 // the slab's empty slots
 }
 
-func (h *retryHeap) push(r retry) {
-	*h = append(*h, r)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
+// owedRef is a retry's place in its lane's heap: when it is due, its
+// order among those due then, and its slot in the slab.
+type owedRef struct {
+	at   time.Duration
+	seq  uint64
+	slot int32
 }
 
-func (h *retryHeap) pop() retry {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && s.less(r, l) {
-			m = r
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+// Before orders the references by time, then in the order made.
+func (r owedRef) Before(o owedRef) bool {
+	return r.at < o.at || r.at == o.at && r.seq < o.seq
+}
+
+// push adds x.
+func (o *owedRetries) push(x retry) {
+	var s int32
+	if n := len(o.free); n > 0 {
+		s, o.free = o.free[n-1], o.free[:n-1]
+		o.slab[s] = x
+	} else {
+		s = int32(len(o.slab))
+		o.slab = append(o.slab, x)
 	}
-	*h = s
-	return top
+	o.heap = minheap.Push(o.heap, owedRef{at: x.at, seq: x.seq, slot: s})
+}
+
+// pop removes and returns the first retry; o must hold one.
+func (o *owedRetries) pop() retry {
+	var r owedRef
+	r, o.heap = minheap.Pop(o.heap)
+	x := o.slab[r.slot]
+	o.slab[r.slot] = retry{} // drop what it refers to
+	o.free = append(o.free, r.slot)
+	return x
+}
+
+// clone is a copy of o that shares no memory with it, its retries in
+// a slab of their own, no larger than they are.
+func (o *owedRetries) clone() owedRetries {
+	if len(o.heap) == 0 {
+		return owedRetries{}
+	}
+	c := owedRetries{heap: make([]owedRef, len(o.heap)), slab: make([]retry, len(o.heap))}
+	for i, r := range o.heap {
+		c.slab[i] = o.slab[r.slot]
+		c.heap[i] = owedRef{at: r.at, seq: r.seq, slot: int32(i)}
+	}
+	return c
 }
 
 // clientBook is what the lanes know of a scenario's clients; nil when it
@@ -148,7 +164,7 @@ func (b *clientBook) client(c int32) *scenarios.Client {
 	return &b.clients[c-1]
 }
 
-// retryBytes is what one owed retry takes in a heap.
+// retryBytes is what one owed retry takes.
 const retryBytes = 80
 
 // Then says what became of a request after attempt a, in a few words: "served after

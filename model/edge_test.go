@@ -159,6 +159,7 @@ func TestQueriesAtTheBoundaries(t *testing.T) {
 // TestTallyAfterWhatIfsAndUndos: the precomputed tally blocks are dropped
 // and rebuilt with the outcomes whenever the timeline changes mid-way.
 func TestTallyAfterWhatIfsAndUndos(t *testing.T) {
+	t.Parallel()
 	s := randomScenario(t, 14, CheckpointEvery+1000)
 	l := newLab(t, s)
 	check := func(when string) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
 
@@ -89,5 +90,168 @@ func TestFireSpreadIsABurstItem(t *testing.T) {
 	}
 	if _, err := l.fire(fireAction{at: scenarios.MaxTime - time.Second, spread: 3 * time.Second, key: "k0", cost: 1, n: 1}); err != nil {
 		t.Errorf("one request with a spread (which it ignores): %v", err)
+	}
+}
+
+func TestFireAtInThePastEqualsAScenarioWithThatRequest(t *testing.T) {
+	s := randomScenario(t, 5, 2*CheckpointEvery+50)
+	l := newLab(t, s)
+	l.Seek(l.End())
+	what := Request{At: l.End() / 4, Key: "k1", Cost: 2}
+	recs, err := l.FireAt(what.At, what.Key, what.Cost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(s.Lanes) || recs[0].Request != what {
+		t.Fatalf("FireAt returned %+v", recs)
+	}
+	if l.Now() != l.End() {
+		t.Fatalf("FireAt moved the clock to %v", l.Now())
+	}
+
+	data, err := scenarios.Marshal(s, []Request{what})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withIt, err := scenarios.Parse("with.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantStats := reference(t, withIt, 0)
+	lanes := len(s.Lanes)
+	if l.Len()*lanes != len(want) {
+		t.Fatalf("lab has %d requests, the scenario with it %d", l.Len(), len(want)/lanes)
+	}
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if got := l.Outcome(lane, i); got != want[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("request %d lane %d after the what-if: %s, want %s", i, lane, got, want[i*lanes+lane].Decision.Outcome)
+			}
+		}
+	}
+	for lane, r := range recs {
+		ref := want[r.Index*lanes+lane]
+		if ref.Request != what || r.Decision.Explain() != ref.Decision.Explain() {
+			t.Fatalf("lane %d: fired decision %q, the scenario says %q", lane, r.Decision.Explain(), ref.Decision.Explain())
+		}
+	}
+	if got := l.FiredRequests(); len(got) != 1 || got[0] != what {
+		t.Fatalf("FiredRequests = %+v", got)
+	}
+	// At the end every delayed request has been released: the totals and
+	// peaks are the fresh run's, though the lab recomputed from a checkpoint.
+	for lane := range s.Lanes {
+		if got := l.Stats(lane); got != wantStats[lane] {
+			t.Errorf("lane %d after the what-if: stats %+v, the scenario with it %+v", lane, got, wantStats[lane])
+		}
+	}
+}
+
+func TestFireAtNowIsDecidedAfterTheRequestsAlreadyThere(t *testing.T) {
+	s := parse(t, "title: t\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 2, window: 1s}\n"+
+		"traffic:\n  - {at: 1s, count: 2}\n")
+	l := newLab(t, s)
+	l.Seek(time.Second)
+	recs, err := l.Fire("default", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs[0].Index != 2 || recs[0].Decision.Outcome != algorithms.Rejected {
+		t.Fatalf("fired request: index %d %s; want index 2, rejected (the two at 1s came first)",
+			recs[0].Index, recs[0].Decision.Outcome)
+	}
+	if rec, _ := l.LastDecision(0); rec.Index != 2 {
+		t.Fatalf("last decision is request %d, want the fired one", rec.Index)
+	}
+	if _, err := l.Fire("default", 0); err == nil {
+		t.Fatal("cost 0 accepted")
+	}
+	if _, err := l.FireAt(-time.Second, "default", 1); err == nil {
+		t.Fatal("a request before t=0 accepted")
+	}
+}
+
+func TestFireBurstIsOneActionEqualToSingleFires(t *testing.T) {
+	s := randomScenario(t, 12, CheckpointEvery+700)
+	burst, singles := newLab(t, s), newLab(t, s)
+	at := burst.Request(CheckpointEvery - 3).At
+	burst.Seek(at)
+	singles.Seek(at)
+	recs, err := burst.FireBurst("k2", 2, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Record
+	for range 40 {
+		r, err := singles.Fire("k2", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r...)
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i := range recs {
+		if recs[i].Index != want[i].Index || recs[i].Lane != want[i].Lane || recs[i].Decision.Explain() != want[i].Decision.Explain() {
+			t.Fatalf("record %d: %+v, firing one by one gives %+v", i, recs[i], want[i])
+		}
+	}
+	for i := 0; i < burst.Len(); i++ {
+		for lane := range s.Lanes {
+			if burst.Outcome(lane, i) != singles.Outcome(lane, i) {
+				t.Fatalf("request %d lane %d differs", i, lane)
+			}
+		}
+	}
+	if burst.FiredCount() != 40 || len(burst.FiredRequests()) != 40 {
+		t.Fatalf("FiredCount %d, FiredRequests %d", burst.FiredCount(), len(burst.FiredRequests()))
+	}
+	burst.Fire("k0", 1)
+	if u, _ := burst.Undo(); u.N != 1 || u.Request.Key != "k0" {
+		t.Fatalf("undo removed %+v, want the single k0 request", u)
+	}
+	if u, _ := burst.Undo(); u.N != 40 || u.Request != (Request{At: at, Key: "k2", Cost: 2}) {
+		t.Fatalf("undo removed %+v, want the whole burst", u)
+	}
+	if burst.FiredCount() != 0 || burst.Len() != l0(s) {
+		t.Fatalf("after undoing the burst: fired %d, %d requests", burst.FiredCount(), burst.Len())
+	}
+	if _, err := burst.FireBurst("k", 1, 0); err == nil {
+		t.Fatal("a burst of 0 accepted")
+	}
+}
+
+// l0 is the number of requests in s.
+func l0(s *scenarios.Scenario) int { return int(s.RequestCount()) }
+
+// TestFiringStretchesTheAxis: a sandbox's axis grows to follow a request
+// fired at its end, never shrinks, and Reset restores it.
+func TestFiringStretchesTheAxis(t *testing.T) {
+	s := parse(t, "title: sandbox\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1/s}\n")
+	l := newLab(t, s)
+	if l.End() != 3*time.Second {
+		t.Fatalf("end %v; want 3s (the time to refill 3 at 1/s)", l.End())
+	}
+	l.Seek(l.End())
+	if _, err := l.Fire("", 3); err != nil {
+		t.Fatal(err)
+	}
+	if l.End() != 6*time.Second {
+		t.Fatalf("end %v after firing at 3s, want 6s", l.End())
+	}
+	l.Seek(5 * time.Second)
+	if l.Now() != 5*time.Second {
+		t.Fatalf("the clock stopped at %v, want 5s", l.Now())
+	}
+	if _, err := l.FireAt(time.Second, "", 1); err != nil {
+		t.Fatal(err)
+	}
+	if l.End() != 6*time.Second {
+		t.Fatalf("firing earlier shortened the axis to %v", l.End())
+	}
+	l.Reset()
+	if l.End() != s.Duration || l.Now() != 0 {
+		t.Fatalf("after Reset: end %v, now %v; want %v, 0", l.End(), l.Now(), s.Duration)
 	}
 }

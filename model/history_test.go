@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,105 @@ func TestFireRefusesKeysAFileCannotHold(t *testing.T) {
 	if _, err := l.Fire(strings.Repeat("x", 64), 1); err != nil {
 		t.Errorf("a 64-byte key: %v", err)
 	}
-	if l.FiredCount() != 1 || len(l.history) != 1 {
-		t.Errorf("refused fires left %d requests, %d actions", l.FiredCount(), len(l.history))
+	if l.FiredCount() != 1 || len(l.timeline.history) != 1 {
+		t.Errorf("refused fires left %d requests, %d actions", l.FiredCount(), len(l.timeline.history))
+	}
+}
+
+func TestUndoRestoresTheTimeline(t *testing.T) {
+	s := randomScenario(t, 6, CheckpointEvery+500)
+	l := newLab(t, s)
+	before, _ := reference(t, s, 0)
+	l.Seek(l.End() / 2)
+	now := l.Now()
+	if _, err := l.Fire("k0", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.FireAt(now/3, "new-key", 3); err != nil {
+		t.Fatal(err)
+	}
+	u, ok := l.Undo()
+	if !ok || u.N != 1 || u.Reset || u.Request.Key != "new-key" || u.Request.At != now/3 {
+		t.Fatalf("first undo removed %+v, %v; want the latest fired request", u, ok)
+	}
+	u, ok = l.Undo()
+	if !ok || u.N != 1 || u.Request.At != now || u.Request.Key != "k0" {
+		t.Fatalf("second undo removed %+v, %v", u, ok)
+	}
+	if _, ok := l.Undo(); ok {
+		t.Fatal("undo with nothing fired should report false")
+	}
+	lanes := len(s.Lanes)
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if l.Outcome(lane, i) != before[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("after undo, request %d lane %d differs from the original", i, lane)
+			}
+		}
+	}
+	if l.Now() != now {
+		t.Fatalf("undo moved the clock")
+	}
+}
+
+func TestResetDropsFiredRequestsAndRewinds(t *testing.T) {
+	s := randomScenario(t, 7, 300)
+	l := newLab(t, s)
+	n := l.Len()
+	l.Seek(2 * time.Second)
+	l.Fire("x", 1)
+	l.Fire("y", 2)
+	l.Reset()
+	if l.Len() != n || l.Now() != 0 || len(l.FiredRequests()) != 0 {
+		t.Fatalf("after reset: %d requests (want %d), now %v, fired %d", l.Len(), n, l.Now(), len(l.FiredRequests()))
+	}
+	if u, ok := l.Undo(); !ok || !u.Reset || u.N != 2 {
+		t.Fatalf("undo after reset: %+v, %v; want the reset undone, 2 requests back", u, ok)
+	}
+	l.Reset()
+	want, _ := reference(t, s, 0)
+	lanes := len(s.Lanes)
+	for i := 0; i < l.Len(); i++ {
+		for lane := 0; lane < lanes; lane++ {
+			if got := l.Outcome(lane, i); got != want[i*lanes+lane].Decision.Outcome {
+				t.Fatalf("after reset, request %d lane %d is %s, a fresh run says %s", i, lane, got, want[i*lanes+lane].Decision.Outcome)
+			}
+		}
+	}
+	if _, ok := l.LastDecision(0); ok != (l.Request(0).At == 0) {
+		t.Errorf("after reset at 0: last decision %v, want one only if a request came at 0", ok)
+	}
+}
+
+// TestUndoGivesBackTheMemory: bursts fired into a sandbox and undone leave
+// the lab about as small as before them (before: undo freed nothing).
+func TestUndoGivesBackTheMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fires 200,000 requests")
+	}
+	l := newLab(t, sandboxLog(t))
+	before := heapInUse()
+	for i := range 10 {
+		l.Seek(time.Duration(i) * time.Second)
+		if _, err := l.FireBurst("k", 1, 20_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Seek(l.End())
+	full := heapInUse()
+	for range 10 {
+		if _, ok := l.Undo(); !ok {
+			t.Fatal("nothing to undo")
+		}
+	}
+	l.Seek(l.End())
+	after := heapInUse()
+	runtime.KeepAlive(l)
+	t.Logf("heap: %d before the bursts, %d with them, %d undone", before, full, after)
+	if after > before+(full-before)/10 {
+		t.Errorf("after undoing every burst the lab still holds %d bytes more than before (%d with them)", after-before, full-before)
+	}
+	if l.Len() != 0 {
+		t.Errorf("%d requests left", l.Len())
 	}
 }

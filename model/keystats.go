@@ -55,11 +55,12 @@ type peakStep struct {
 // until the clock passes what was prepared, which is then redone twice as
 // far.
 func (l *Lab) StatsFor(lane int, key string) Stats {
-	k, ok := l.keys.lookup(key)
+	e := l.engine
+	k, ok := l.timeline.keys.lookup(key)
 	if !ok {
-		return Stats{PeakWindow: l.peakWindow}
+		return Stats{PeakWindow: e.window}
 	}
-	if l.book != nil {
+	if e.book != nil {
 		return l.clientStatsFor(lane, k)
 	}
 	ks := l.keyStatsFor(k)
@@ -70,58 +71,55 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	}
 	kl := ks.lanes[lane]
 	if kl == nil {
-		kl = l.prepareKeyLane(ks, lane)
+		kl = e.prepareKeyLane(ks, lane)
 		ks.lanes[lane] = kl
 	}
-	pos := l.livePos
+	pos := l.clock.pos
 	// The totals: the nearest running sum, then outcome by outcome.
 	j := sort.Search(len(ks.idx), func(j int) bool { return int(ks.idx[j]) >= pos })
 	s := kl.sums[j/keyStride]
 	for _, i := range ks.idx[j/keyStride*keyStride : j] {
-		s.add(l.outcomes[lane][i], l.kind(int(i)).cost)
+		s.add(e.outcomes[lane][i], l.timeline.kind(int(i)).cost)
 	}
 	// Every request of a lab without clients is tried once.
 	s.Originals, s.Served, s.Abandoned = s.Requests(), s.Admitted, s.Rejected
 	// The peak: the passages before (Now, Pos) in (time, index) order have
 	// passed (an admission at Now passes when it is decided), the others not.
-	now := l.now
+	now := l.clock.now
 	n := sort.Search(len(kl.order), func(j int) bool {
 		i := int(kl.order[j])
-		at := l.passage(lane, i)
+		at := e.passage(lane, i)
 		return at > now || (at == now && i >= pos)
 	})
 	if st := sort.Search(len(kl.steps), func(x int) bool { return kl.steps[x].n > n }); st > 0 {
 		s.Peak, s.PeakAt = kl.steps[st-1].peak, kl.steps[st-1].at
 	}
-	s.PeakWindow = l.peakWindow
+	s.PeakWindow = e.window
 	return s
 }
 
 // keyStatsFor is key k's prepared requests, up to at least Search(Now).
 func (l *Lab) keyStatsFor(k int32) *keyStats {
-	if l.keyStatsGen != l.gen {
-		l.keyStats, l.keyStatsGen = map[int32]*keyStats{}, l.gen
-	}
-	ks := l.keyStats[k]
-	need := l.Search(l.now)
-	if ks == nil {
-		ks = &keyStats{all: true}
-		for _, e := range l.tl.kind {
-			if l.kinds.list[e].key != k {
+	tl := l.timeline
+	ks := l.caches.keyStatsOf(l.engine.gen, k, func() *keyStats {
+		ks := &keyStats{all: true}
+		for _, e := range tl.ev.kind {
+			if tl.kinds.list[e].key != k {
 				ks.all = false
 				break
 			}
 		}
-		l.keyStats[k] = ks
-	}
+		return ks
+	})
+	need := tl.search(l.clock.now)
 	if ks.all || ks.upto >= need && ks.lanes != nil {
 		return ks
 	}
-	upto := min(l.tl.len(), max(need, 2*ks.upto, CheckpointEvery))
-	l.ensure(upto)
-	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.defs))}
-	for i, e := range l.tl.kind[:upto] {
-		if l.kinds.list[e].key == k {
+	upto := min(tl.len(), max(need, 2*ks.upto, CheckpointEvery))
+	l.engine.ensure(upto)
+	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.engine.defs))}
+	for i, e := range tl.ev.kind[:upto] {
+		if tl.kinds.list[e].key == k {
 			ks.idx = append(ks.idx, int32(i))
 		}
 	}
@@ -129,12 +127,12 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 }
 
 // prepareKeyLane computes lane's running totals and peak steps over ks.
-func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
+func (e *engine) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 	kl := &keyLane{sums: make([]Stats, 1, len(ks.idx)/keyStride+1)}
 	var s Stats
 	for j, i := range ks.idx {
-		o := l.outcomes[lane][i]
-		s.add(o, l.kind(int(i)).cost)
+		o := e.outcomes[lane][i]
+		s.add(o, e.tl.kind(int(i)).cost)
 		if (j+1)%keyStride == 0 {
 			kl.sums = append(kl.sums, s)
 		}
@@ -144,18 +142,18 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 	}
 	// A leaky bucket releases one key's requests in arrival order, so this
 	// finds them sorted; it keeps the order right whatever a lane delays.
-	if l.delays[lane] != nil {
+	if e.delays[lane] != nil {
 		slices.SortFunc(kl.order, func(a, b int32) int {
-			return cmp.Or(cmp.Compare(l.passage(lane, int(a)), l.passage(lane, int(b))), cmp.Compare(a, b))
+			return cmp.Or(cmp.Compare(e.passage(lane, int(a)), e.passage(lane, int(b))), cmp.Compare(a, b))
 		})
 	}
 	var sum, peak int64
 	lo := 0
 	for j, i := range kl.order {
-		at := l.passage(lane, int(i))
-		sum += l.kind(int(i)).cost
-		for l.passage(lane, int(kl.order[lo])) <= at-l.peakWindow {
-			sum -= l.kind(int(kl.order[lo])).cost
+		at := e.passage(lane, int(i))
+		sum += e.tl.kind(int(i)).cost
+		for e.passage(lane, int(kl.order[lo])) <= at-e.window {
+			sum -= e.tl.kind(int(kl.order[lo])).cost
 			lo++
 		}
 		if sum > peak {
@@ -164,14 +162,4 @@ func (l *Lab) prepareKeyLane(ks *keyStats, lane int) *keyLane {
 		}
 	}
 	return kl
-}
-
-// passage is when events[i], admitted by lane, passes it: its arrival plus
-// its delay.
-func (l *Lab) passage(lane, i int) time.Duration {
-	at := l.tl.at(i)
-	if dl := l.delays[lane]; dl != nil {
-		at += dl.delay(i)
-	}
-	return at
 }

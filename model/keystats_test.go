@@ -33,6 +33,7 @@ func keyAlone(t *testing.T, l *Lab, lane int, key string) (Stats, int64, time.Du
 // timeline went through, a key's stats are those of its requests decided
 // alone, for every algorithm (each keeps a state per key).
 func TestStatsForMatchesAFreshRunOfTheKeyAlone(t *testing.T) {
+	t.Parallel()
 	for _, s := range []*scenarios.Scenario{
 		randomScenario(t, 31, 2*CheckpointEvery+100),
 		burstTraffic(t, 32, CheckpointEvery+500, allSix, 3),
@@ -40,7 +41,7 @@ func TestStatsForMatchesAFreshRunOfTheKeyAlone(t *testing.T) {
 	} {
 		l := newLab(t, s)
 		rng := rand.New(rand.NewPCG(31, 31))
-		for step := range 80 {
+		for step := range rounds(80, 15) {
 			switch rng.IntN(10) {
 			case 0:
 				l.FireBurst([]string{"k1", "new"}[rng.IntN(2)], 1, 1+rng.IntN(200))
@@ -78,7 +79,7 @@ func TestStatsForMatchesAFreshRunOfTheKeyAlone(t *testing.T) {
 // every request has the lane's stats. In counter-blind-spot the sliding
 // log's peak per key is half the lane's.
 func TestStatsForTheCannedLessons(t *testing.T) {
-	for _, info := range scenarios.List() {
+	for _, info := range lessons("counter-blind-spot") {
 		s, err := scenarios.Canned(info.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +141,7 @@ func BenchmarkStatsForPrepare(b *testing.B) {
 	l := newLab(b, manyKeysShaper(b, 100_000))
 	l.Seek(l.End())
 	for b.Loop() {
-		l.gen++ // as a change to the timeline would
+		l.engine.gen++ // as a change to the timeline would
 		for lane := range l.Lanes() {
 			l.StatsFor(lane, "k7")
 		}

@@ -2,24 +2,18 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
 	"ratelab/fleet"
+	"ratelab/model/internal/peak"
 	"ratelab/scenarios"
 )
 
-// Lane is one limiter of the scenario, shown as one column of the lab.
-type Lane struct {
-	Name   string
-	Policy algorithms.Policy
-	// Fleet is the gateways the lane stands for (zero: one, the plain
-	// limiter).
-	Fleet fleet.Config
-	// Stack is a lane of several policies' (see scenarios.Lane); nil for
-	// one policy per key.
-	Stack []algorithms.Layer
-}
+// Lane is one limiter of the scenario, shown as one column of the lab: a
+// scenario's lane as it was read (see scenarios.Lane).
+type Lane = scenarios.Lane
 
 // Request is one request on the timeline: its arrival, key and cost.
 type Request = scenarios.Request
@@ -37,7 +31,8 @@ type Record struct {
 }
 
 // lanes is the limiters of all lanes and their totals at one point of a
-// timeline: the engine shared by the lab and the streaming runner.
+// timeline: the lab's engine holds one at its frontier and one in each
+// checkpoint, its clock one at Now, and the streaming runner one.
 type lanes struct {
 	// keys numbers the request keys for every limiter, shared by clones:
 	// a request's key is looked up once, not once a lane (lastKey
@@ -47,14 +42,14 @@ type lanes struct {
 	lastKey  algorithms.Key
 	limiters []algorithms.Limiter
 	stats    []Stats
-	peaks    []peakTracker
+	peaks    []peak.Tracker
 
 	// book is the scenario's clients, shared by clones; nil when it has
 	// none. owed[lane] are the retries lane owes (see clients.go), and
 	// made counts the retries made, for their order; cancels[lane] tells
 	// whether lane can delay, so that a client's cancel can matter.
 	book    *clientBook
-	owed    []retryHeap
+	owed    []owedRetries
 	made    uint64
 	cancels []bool
 	// orig and rank identify the latest original request: its index and
@@ -67,7 +62,7 @@ type lanes struct {
 func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Duration, book *clientBook) (*lanes, error) {
 	ls := &lanes{keys: algorithms.NewKeys(), book: book, rankAt: -1}
 	if book != nil {
-		ls.owed = make([]retryHeap, len(defs))
+		ls.owed = make([]owedRetries, len(defs))
 		ls.cancels = make([]bool, len(defs))
 		for i, def := range defs {
 			ls.cancels[i] = maxDelay(def.Policy) > 0
@@ -80,7 +75,7 @@ func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Dur
 		}
 		ls.limiters = append(ls.limiters, lim)
 		ls.stats = append(ls.stats, Stats{PeakWindow: peakWindow})
-		ls.peaks = append(ls.peaks, peakTracker{window: peakWindow})
+		ls.peaks = append(ls.peaks, peak.NewTracker(peakWindow))
 	}
 	return ls, nil
 }
@@ -152,7 +147,7 @@ func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt
 		if d.Outcome.Admitted() {
 			s.Served++
 			a.Fate, a.Latency = Served, d.Delay
-			ls.peaks[i].admit(r.At, d.Delay, r.Cost, source(ls.lastKey.ID(), d.Gateway))
+			ls.peaks[i].Admit(r.At, d.Delay, r.Cost, peak.Source(ls.lastKey.ID(), d.Gateway))
 		} else {
 			s.Abandoned++
 			a.Fate, a.Ending = Abandoned, scenarios.GaveUpRule
@@ -186,8 +181,8 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 		return 0, false
 	}
 	lane = -1
-	for i, h := range ls.owed {
-		if len(h) > 0 && h[0].at <= t && (lane < 0 || h[0].at < ls.owed[lane][0].at) {
+	for i := range ls.owed {
+		if h := ls.owed[i].heap; len(h) > 0 && h[0].at <= t && (lane < 0 || h[0].at < ls.owed[lane].heap[0].at) {
 			lane = i
 		}
 	}
@@ -224,7 +219,7 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
 			s.settle(a)
 			if !cancel {
-				ls.peaks[i].admit(x.at, d.Delay, x.cost, source(x.key.ID(), d.Gateway))
+				ls.peaks[i].Admit(x.at, d.Delay, x.cost, peak.Source(x.key.ID(), d.Gateway))
 			} else if had {
 				if err := lim.(algorithms.StateCodec).ImportKey(x.key, before); err != nil {
 					panic("model: a cancelled request's key cannot be put back: " + err.Error())
@@ -236,7 +231,7 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 		}
 		a.Fate, a.Latency = Served, release-x.first
 		s.settle(a)
-		ls.peaks[i].admit(x.at, d.Delay, x.cost, source(x.key.ID(), d.Gateway))
+		ls.peaks[i].Admit(x.at, d.Delay, x.cost, peak.Source(x.key.ID(), d.Gateway))
 		return
 	}
 	if c == nil {
@@ -268,7 +263,7 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 // be before the last request decided.
 func (ls *lanes) statsAt(i int, t time.Duration) Stats {
 	s := ls.stats[i]
-	s.Peak, s.PeakAt = ls.peaks[i].peakBy(t)
+	s.Peak, s.PeakAt = ls.peaks[i].PeakBy(t)
 	return s
 }
 
@@ -282,7 +277,7 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		keys:     ls.keys,
 		limiters: make([]algorithms.Limiter, len(ls.limiters)),
 		stats:    append([]Stats(nil), ls.stats...),
-		peaks:    make([]peakTracker, len(ls.peaks)),
+		peaks:    make([]peak.Tracker, len(ls.peaks)),
 		book:     ls.book,
 		made:     ls.made,
 		cancels:  ls.cancels,
@@ -291,19 +286,19 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		rankAt:   ls.rankAt,
 	}
 	if ls.owed != nil {
-		c.owed = make([]retryHeap, len(ls.owed))
-		for i, h := range ls.owed {
-			c.owed[i] = append(retryHeap(nil), h...)
+		c.owed = make([]owedRetries, len(ls.owed))
+		for i := range ls.owed {
+			c.owed[i] = ls.owed[i].clone()
 		}
 	}
 	for i, lim := range ls.limiters {
 		c.limiters[i] = lim.Clone()
-		p := ls.peaks[i]
+		p := &ls.peaks[i]
 		if i < len(whole) && whole[i] {
-			c.peaks[i] = p.clone()
+			c.peaks[i] = p.Clone()
 			continue
 		}
-		c.peaks[i] = peakTracker{window: p.window, peak: p.peak, peakAt: p.peakAt, admitted: p.admitted, lastAdmit: p.lastAdmit}
+		c.peaks[i] = p.PeakOnly()
 	}
 	return c
 }
@@ -315,8 +310,8 @@ const laneBytes = 256
 // cloneBytes is about what clone allocates.
 func (ls *lanes) cloneBytes() int64 {
 	n := int64(len(ls.limiters)) * laneBytes
-	for _, h := range ls.owed {
-		n += int64(len(h)) * retryBytes
+	for i := range ls.owed {
+		n += int64(len(ls.owed[i].heap)) * retryBytes
 	}
 	for _, lim := range ls.limiters {
 		n += lim.Memory().Clone
@@ -334,18 +329,17 @@ func (ls *lanes) dropped() int64 {
 	return n
 }
 
-// Policies are the lane's policies: Policy alone, or its stack's.
-func (l Lane) Policies() []algorithms.Policy {
-	return scenarios.Lane{Policy: l.Policy, Stack: l.Stack}.Policies()
-}
+// LanesOf is a copy of a scenario's lanes.
+func LanesOf(s *scenarios.Scenario) []Lane { return slices.Clone(s.Lanes) }
 
-// LanesOf reads the lane definitions of a scenario.
-func LanesOf(s *scenarios.Scenario) []Lane {
-	defs := make([]Lane, len(s.Lanes))
-	for i, l := range s.Lanes {
-		defs[i] = Lane{Name: l.Name, Policy: l.Policy, Fleet: l.Fleet, Stack: l.Stack}
+// horizon is how long lanes remember a request: the longest lane's
+// Horizon, capped at scenarios.MaxTime.
+func horizon(defs []Lane) time.Duration {
+	var h time.Duration
+	for _, d := range defs {
+		h = max(h, d.Horizon())
 	}
-	return defs
+	return min(h, scenarios.MaxTime)
 }
 
 // DefaultPeakWindow is the window over which Stats.Peak is measured unless
@@ -380,7 +374,7 @@ func maxDelay(p algorithms.Policy) time.Duration { return min(p.MaxDelay(), scen
 
 // Gateways is how many gateways lane stands for (1 for a plain lane).
 func (l *Lab) Gateways(lane int) int {
-	if f, ok := l.live.limiters[lane].(*fleet.Limiter); ok {
+	if f, ok := l.clock.limiter(lane).(*fleet.Limiter); ok {
 		return f.Gateways()
 	}
 	return 1
@@ -390,8 +384,8 @@ func (l *Lab) Gateways(lane int) int {
 // own limiter, or the one state its gateways share); for a plain lane, the
 // lane's state.
 func (l *Lab) GatewaySnapshot(lane, g int, key string) algorithms.Snapshot {
-	if f, ok := l.live.limiters[lane].(*fleet.Limiter); ok {
-		return f.GatewaySnapshot(g, l.now, key)
+	if f, ok := l.clock.limiter(lane).(*fleet.Limiter); ok {
+		return f.GatewaySnapshot(g, l.clock.now, key)
 	}
 	return l.Snapshot(lane, key)
 }

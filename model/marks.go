@@ -60,11 +60,11 @@ func (ml *markLog) truncate(n int) {
 // by a fallback while its store was down and the admissions beyond its
 // policy; 0, 0 for a plain lane.
 func (l *Lab) Marked(lane, lo, hi int) (down, beyond int) {
-	ml := l.marks[lane]
+	ml := l.engine.marks[lane]
 	if ml == nil || lo >= hi {
 		return 0, 0
 	}
-	l.ensure(hi)
+	l.engine.ensure(hi)
 	_, d0, b0 := ml.before(lo)
 	_, d1, b1 := ml.before(hi)
 	return int(d1 - d0), int(b1 - b0)

@@ -12,6 +12,7 @@ import (
 // admissions beyond the policy over any span equals a fresh run's, after
 // the clock went back and forth and the timeline was rewritten.
 func TestMarkedMatchesAFreshRun(t *testing.T) {
+	t.Parallel()
 	s := randomTraffic(t, 15, 2*CheckpointEvery+100, gatewayLanes, 2)
 	lab, err := New(s, 0)
 	if err != nil {
@@ -64,29 +65,5 @@ func TestMarkedMatchesAFreshRun(t *testing.T) {
 	}
 	if total == 0 {
 		t.Errorf("nothing marked: the lanes are too tame to test marks")
-	}
-}
-
-// TestRunMeasuresStateThatRejectionsGrow: the attempt log's state grows
-// with the attempts it refuses; the run's largest per-key figure is at
-// least what the lab shows at the last request.
-func TestRunMeasuresStateThatRejectionsGrow(t *testing.T) {
-	s := parse(t, `title: t
-limiters:
-  - {name: attempts, algorithm: attempt-log, limit: 5, window: 10s}
-traffic:
-  - {every: 100ms, until: 9s}
-`)
-	stats, err := Run(s, Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := New(s, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab.Seek(8900 * time.Millisecond)
-	if at := lab.KeyStateBytes(0, "default"); stats[0].KeyBytes < at {
-		t.Errorf("the run's largest state %d B is below the lab's %d B at the last request", stats[0].KeyBytes, at)
 	}
 }

@@ -8,15 +8,14 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
-
-// The hostile shapes of issue 7, scaled to run in seconds: small valid files
-// whose states are huge, which a checkpoint copied whole every 2048
-// requests.
 
 // hugeQueue is a leaky bucket with a queue of 1,000,000 at 1/s: a burst of
 // n requests fills it and a request every 10ms follows for n/100 seconds.
@@ -70,6 +69,70 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// peakHeap runs f and returns the most heap in use at once above what was
+// in use before, sampled every millisecond, and f's wall time.
+func peakHeap(f func()) (uint64, time.Duration) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	base := m.HeapAlloc
+	var most atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > base && m.HeapAlloc-base > most.Load() {
+					most.Store(m.HeapAlloc - base)
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	close(done)
+	return most.Load(), elapsed
+}
+
+// cpuTime is the CPU time this process used so far (every thread, the
+// garbage collector's included).
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &u)
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// loopCPU runs f once per iteration and reports the CPU time per op
+// (cpu-ms/op) beside the wall time: on a shared machine the wall time
+// counts the waits for a core too.
+func loopCPU(b *testing.B, f func()) {
+	start := cpuTime()
+	n := 0
+	for b.Loop() {
+		f()
+		n++
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(n)/1e6, "cpu-ms/op")
+}
+
+// reportPeakHeap runs f once per iteration and reports the largest heap
+// any run held (MB), beside the usual time per op.
+func reportPeakHeap(b *testing.B, f func()) {
+	var most uint64
+	loopCPU(b, func() {
+		heap, _ := peakHeap(f)
+		most = max(most, heap)
+	})
+	b.ReportMetric(float64(most)/1e6, "peak-heap-MB")
 }
 
 // hostileCase is a lab built by build; what it holds is measured after
@@ -137,8 +200,8 @@ func BenchmarkHostileMemory(b *testing.B) {
 				l, heap = measureLab(b, c)
 			}
 			b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
-			b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
-			b.ReportMetric(float64(len(l.checkpoints)), "ckpts")
+			b.ReportMetric(float64(l.engine.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+			b.ReportMetric(float64(len(l.engine.checkpoints)), "ckpts")
 			rng := rand.New(rand.NewPCG(3, 4))
 			const seeks = 50
 			start := time.Now()
@@ -234,7 +297,7 @@ func BenchmarkMillionMemory(b *testing.B) {
 		l, heap = measureLab(b, hostileCase{"million", func(t testing.TB) *Lab { return newLab(t, s) }})
 	}
 	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
-	b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+	b.ReportMetric(float64(l.engine.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
 }
 
 // TestCheckpointsStayWithinBudget: on every hostile shape the checkpoints
@@ -250,18 +313,18 @@ func TestCheckpointsStayWithinBudget(t *testing.T) {
 			l, heap := measureLab(t, c)
 			var state int64
 			for lane := range l.Lanes() {
-				state += l.frontier.limiters[lane].Memory().State
+				state += l.engine.frontier.limiters[lane].Memory().State
 				// The live state at the end holds what the frontier does, in
 				// chunks that may differ by a tail.
 				l.Seek(l.End())
-				if got, want := l.StateBytes(lane), l.frontier.limiters[lane].Memory().State; got < want/2 || got > 2*want+1<<16 {
+				if got, want := l.StateBytes(lane), l.engine.frontier.limiters[lane].Memory().State; got < want/2 || got > 2*want+1<<16 {
 					t.Errorf("lane %d: StateBytes %d at the end, the frontier's state %d", lane, got, want)
 				}
 			}
 			n := int64(l.Len())
-			if cost := l.checkpointBytes(); cost > checkpointBudget*n+state {
+			if cost := l.engine.checkpointBytes(); cost > checkpointBudget*n+state {
 				t.Errorf("%d checkpoints cost %d bytes (%.1f a request), over %d a request plus one state (%d)",
-					len(l.checkpoints), cost, float64(cost)/float64(n), checkpointBudget, state)
+					len(l.engine.checkpoints), cost, float64(cost)/float64(n), checkpointBudget, state)
 			}
 			// Before: over 1,000 bytes a request at this size, growing
 			// with it.
@@ -269,7 +332,7 @@ func TestCheckpointsStayWithinBudget(t *testing.T) {
 				t.Errorf("the lab holds %.0f bytes a request", perReq)
 			}
 			t.Logf("%d requests, %d checkpoints costing %.1f B/req, state %.1f B/req, heap %.1f B/req",
-				n, len(l.checkpoints), float64(l.checkpointBytes())/float64(n), float64(state)/float64(n), float64(heap)/float64(n))
+				n, len(l.engine.checkpoints), float64(l.engine.checkpointBytes())/float64(n), float64(state)/float64(n), float64(heap)/float64(n))
 			// Spot checks against a fresh run.
 			recs, _ := reference(t, mustMarshal(t, l.Scenario(), l.FiredRequests()), 0)
 			rng := rand.New(rand.NewPCG(5, 6))
@@ -367,7 +430,7 @@ func BenchmarkFireUndoAllocs(b *testing.B) {
 	}
 	b.ReportMetric(float64(fire)/1e6, "fire-MB")
 	b.ReportMetric(float64(undo)/1e6, "undo-MB")
-	b.ReportMetric(float64(twoMillion(b).tl.bytes())/1e6, "timeline-MB")
+	b.ReportMetric(float64(twoMillion(b).timeline.ev.bytes())/1e6, "timeline-MB")
 }
 
 // TestFireAndUndoShiftTheTimelineInPlace: on a 2,000,000-request lab (a 16
@@ -396,5 +459,133 @@ func BenchmarkMillionRetriesMemory(b *testing.B) {
 		l, heap = measureLab(b, hostileCase{"million-retries", func(t testing.TB) *Lab { return newLab(t, s) }})
 	}
 	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
-	b.ReportMetric(float64(l.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+	b.ReportMetric(float64(l.engine.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+}
+
+// inFlightLanes are shapers that a burst at 0s fills with a million
+// requests in flight, and how many bytes their peak trackers may hold for
+// them: a few runs at a regular step (Guava and nginx release every
+// millisecond exactly), a run per key (a hundred keys' bursts of 10,000),
+// and for x/time/rate's reserve, whose float64 arithmetic puts some
+// releases a nanosecond early (gaps of 1 ms, 1 ms − 1 ns and 1 ms + 1 ns),
+// about a bit per request.
+var inFlightLanes = []struct {
+	name, lane, traffic string
+	most                int64
+}{
+	{"x-time-rate-reserve", "{name: reserve, algorithm: x-time-rate-reserve, burst: 1, rate: 1/ms}", oneBurst, 1 << 19},
+	{"guava", "{name: guava, algorithm: guava, rate: 1000/s}", oneBurst, 4096},
+	{"nginx", "{name: nginx, algorithm: nginx-limit-req, rate: 1000r/s, burst: 100000000}", oneBurst, 4096},
+	{"guava-100-keys", "{name: guava, algorithm: guava, rate: 1000/s}", hundredBursts(), 100 * 512},
+}
+
+const oneBurst = "  - {at: 0s, count: 1000000}\n"
+
+func hundredBursts() string {
+	var y strings.Builder
+	for k := range 100 {
+		fmt.Fprintf(&y, "  - {at: 0s, count: 10000, key: k%d}\n", k)
+	}
+	return y.String()
+}
+
+// TestInFlightReleasesCostNoHeapEntryEach is issue 17 at a twentieth of its
+// size: a million requests at 0s into a shaper (whose own state is a few
+// numbers a key) are a million releases in flight. The peak tracker held one
+// 16-byte heap entry for each (more with the slice's growth): Run's heap
+// grew to tens of MB, and the lab's trackers held 16 MB each. Now Run
+// holds what the tracker's runs take, and so do the lab's trackers.
+func TestInFlightReleasesCostNoHeapEntryEach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million requests a lane")
+	}
+	for _, c := range inFlightLanes {
+		t.Run(c.name, func(t *testing.T) {
+			s := parse(t, "title: in flight\nlimiters:\n  - "+c.lane+"\ntraffic:\n"+c.traffic)
+			heap, _ := peakHeap(func() {
+				if _, err := Run(s, Options{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if heap > 4<<20 {
+				t.Errorf("Run's heap grew by %d bytes for 1,000,000 requests in flight", heap)
+			}
+			l := newLab(t, s) // its clock at 0: every request decided, all but one in flight
+			for name, ls := range map[string]*lanes{"frontier": l.engine.frontier, "live": l.clock.live} {
+				if n := ls.peaks[0].CloneBytes(); n > c.most {
+					t.Errorf("the lab's %s tracker holds %d bytes for 1,000,000 requests in flight, want at most %d", name, n, c.most)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckInFlightReleasesCostNoHeapEntryEach: Check measuring a peak
+// on such a lane kept each release due in a 24-byte queue entry (a
+// million in flight: tens of MB); it keeps the first duePlain plainly and
+// the rest grouped as the peak tracker does.
+func TestCheckInFlightReleasesCostNoHeapEntryEach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million requests")
+	}
+	for _, c := range inFlightLanes {
+		t.Run(c.name, func(t *testing.T) {
+			s := parse(t, "title: in flight\nlimiters:\n  - "+c.lane+"\ntraffic:\n"+c.traffic+
+				"expect:\n  - {lane: "+c.lane[len("{name: "):strings.Index(c.lane, ",")]+", peak: 2, peak_window: 1ms}\n")
+			heap, _ := peakHeap(func() {
+				if _, err := Check(s); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if heap > 4<<20 {
+				t.Errorf("Check's heap grew by %d bytes for 1,000,000 requests in flight", heap)
+			}
+		})
+	}
+}
+
+// BenchmarkInFlightMemory reports what a million requests in flight cost
+// on each shaper (a burst at 0s into one key; for guava-100-keys, a hundred keys'
+// bursts of 10,000 one after the other): the heap the lanes hold once
+// every request is decided (B/in-flight: the limiter's state, a leaky
+// bucket's queue of 24 bytes a request included, and the peak tracker),
+// and the peak tracker's own part (tracker-B/in-flight, as CloneBytes
+// counts it).
+func BenchmarkInFlightMemory(b *testing.B) {
+	const n = 1_000_000
+	type lane struct{ name, lane, traffic string }
+	cases := []lane{{"leaky-bucket", "{name: shaper, algorithm: leaky-bucket, queue: 1000000000, rate: 1/ms}", oneBurst}}
+	for _, c := range inFlightLanes {
+		cases = append(cases, lane{c.name, c.lane, c.traffic})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			s := parse(b, "title: in flight\nlimiters:\n  - "+c.lane+"\ntraffic:\n"+c.traffic)
+			defs := LanesOf(s)
+			var held uint64
+			var tracker int64
+			for b.Loop() {
+				before := heapInUse()
+				ls, err := newLanes(defs, DefaultPeakWindow(defs), nil, s.Duration, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var d algorithms.Decision
+				var a Attempt
+				i := 0
+				for r := range s.Requests() {
+					ls.arrive(r, i)
+					ls.decideInto(0, r, &d, &a)
+					i++
+				}
+				if after := heapInUse(); after > before {
+					held = after - before
+				}
+				tracker = ls.peaks[0].CloneBytes()
+				runtime.KeepAlive(ls)
+			}
+			b.ReportMetric(float64(held)/n, "B/in-flight")
+			b.ReportMetric(float64(tracker)/n, "tracker-B/in-flight")
+		})
+	}
 }

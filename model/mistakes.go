@@ -13,7 +13,7 @@ import (
 // policy is lane's with the algorithm its description names as the twin.
 // ok is false when lane is not a mistake, or the lab has no such lane.
 func (l *Lab) TwinOf(lane int) (twin int, ok bool) {
-	return TwinIn(l.defs, lane)
+	return TwinIn(l.engine.defs, lane)
 }
 
 // TwinIn is TwinOf among defs: the lane of defs running the exact twin of

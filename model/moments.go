@@ -26,14 +26,14 @@ type Split struct {
 // It examines at most MaxSplitScan requests one by one; the tallies read
 // the precomputed blocks.
 func (l *Lab) SplitAt(t time.Duration) Split {
-	lo, hi := l.searchBefore(t), l.Search(t)
+	lo, hi := l.timeline.searchBefore(t), l.timeline.search(t)
 	sp := Split{Requests: hi - lo, Complete: hi-lo <= MaxSplitScan}
 	for i := lo; i < min(hi, lo+MaxSplitScan); i++ {
 		if l.Disagrees(i) {
 			sp.Disagree++
 		}
 	}
-	for lane := range l.defs {
+	for lane := range l.engine.defs {
 		sp.Tallies = append(sp.Tallies, l.Tally(lane, lo, hi))
 	}
 	return sp
@@ -46,12 +46,12 @@ func (l *Lab) SplitAt(t time.Duration) Split {
 func (l *Lab) NextMoment(t time.Duration) (at time.Duration, ok bool) {
 	notes := l.scenario.Notes
 	n := sort.Search(len(notes), func(i int) bool { return notes[i].At > t })
-	for i := l.Search(t); i < l.tl.len(); i++ {
-		if n < len(notes) && l.tl.at(i) > notes[n].At {
+	for i := l.timeline.search(t); i < l.timeline.len(); i++ {
+		if n < len(notes) && l.timeline.at(i) > notes[n].At {
 			break
 		}
 		if l.Disagrees(i) {
-			return l.tl.at(i), true
+			return l.timeline.at(i), true
 		}
 	}
 	if n < len(notes) {

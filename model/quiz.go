@@ -22,7 +22,7 @@ func (l *Lab) QuizIndex(q scenarios.QuizMark) (i int, ok bool) {
 	if q.Request < 1 || q.At < 0 {
 		return -1, false
 	}
-	lo, hi := l.Search(q.At-1), l.Search(q.At) // the requests at exactly q.At
+	lo, hi := l.timeline.search(q.At-1), l.timeline.search(q.At) // the requests at exactly q.At
 	if q.Key == "" {
 		if q.Request > hi-lo {
 			return -1, false
@@ -31,7 +31,7 @@ func (l *Lab) QuizIndex(q scenarios.QuizMark) (i int, ok bool) {
 	}
 	n := 0
 	for i := lo; i < hi; i++ {
-		if l.Request(i).Key == q.Key {
+		if l.timeline.request(i).Key == q.Key {
 			if n++; n == q.Request {
 				return i, true
 			}

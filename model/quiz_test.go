@@ -82,7 +82,7 @@ func TestQuizIndex(t *testing.T) {
 // TestQuizIndexMatchesCheck: in every canned lesson, each mark exists for
 // check and names, in the lab, a request at its instant with its key.
 func TestQuizIndexMatchesCheck(t *testing.T) {
-	for _, info := range scenarios.List() {
+	for _, info := range lessons() {
 		s, err := scenarios.Canned(info.Name)
 		if err != nil {
 			t.Fatal(err)

@@ -18,15 +18,15 @@ type releaseBlocks struct {
 }
 
 // add indexes the delayed requests among events[lo:lo+tallyBlock].
-func (rb *releaseBlocks) add(l *Lab, lane, lo int) {
+func (rb *releaseBlocks) add(e *engine, lane, lo int) {
 	if rb.start == nil {
 		rb.start = []int{0}
 	}
 	from := len(rb.times)
-	dl := l.delays[lane]
+	dl := e.delays[lane]
 	for j := dl.search(lo); j < len(dl.idx) && int(dl.idx[j]) < lo+tallyBlock; j++ {
-		if i := int(dl.idx[j]); l.outcomes[lane][i] == algorithms.Delayed {
-			rb.times = append(rb.times, l.tl.at(i)+dl.d[j])
+		if i := int(dl.idx[j]); e.outcomes[lane][i] == algorithms.Delayed {
+			rb.times = append(rb.times, e.tl.at(i)+dl.d[j])
 		}
 	}
 	slices.Sort(rb.times[from:])
@@ -99,15 +99,16 @@ func (rb *releaseBlocks) count(b int, from, to time.Duration) int {
 // requests end, is read request by request. So a call costs the same
 // however long the timeline is.
 func (l *Lab) Released(lane int, from, to time.Duration) int64 {
-	if l.delays[lane] == nil || from >= to {
+	e := l.engine
+	if e.delays[lane] == nil || from >= to {
 		return 0
 	}
-	reach := maxDelay(l.defs[lane].Policy)
+	reach := maxDelay(e.defs[lane].Policy)
 	start := from - reach
 	if start > from { // overflowed below the smallest time
 		start = from
 	}
-	if l.book != nil {
+	if e.book != nil {
 		// Retries pass too, and a wait given back does not: counted on
 		// a replay of the span.
 		rs := l.spanFrom(start).releases[lane]
@@ -115,13 +116,19 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 		hi, _ := slices.BinarySearch(rs, to)
 		return int64(hi - lo)
 	}
-	pos := l.livePos
-	lo := l.searchBefore(start)
-	hi := min(sort.Search(pos, func(i int) bool { return l.tl.at(i) >= to }), pos)
+	return int64(e.released(lane, l.timeline.searchBefore(start), l.clock.pos, from, to))
+}
+
+// released is how many of events[:pos], decided, lane delayed with a
+// release in [from, to), where no request before events[lo] can be
+// released there (lo is the first to arrive at from − the lane's longest
+// delay or later).
+func (e *engine) released(lane, lo, pos int, from, to time.Duration) int {
+	hi := min(sort.Search(pos, func(i int) bool { return e.tl.at(i) >= to }), pos)
 	if lo >= hi {
 		return 0
 	}
-	rb := &l.releases[lane]
+	rb := &e.releases[lane]
 	var n int
 	// Whole blocks: requests of a block before lo or from hi on cannot be
 	// released in [from, to), so counting them whole is exact as long as
@@ -131,11 +138,11 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 		n += rb.count(b, from, to)
 	}
 	for i := max(b*tallyBlock, lo); i < hi; i++ {
-		if l.outcomes[lane][i] == algorithms.Delayed {
-			if at := l.passage(lane, i); from <= at && at < to {
+		if e.outcomes[lane][i] == algorithms.Delayed {
+			if at := e.passage(lane, i); from <= at && at < to {
 				n++
 			}
 		}
 	}
-	return int64(n)
+	return n
 }

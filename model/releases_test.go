@@ -16,6 +16,7 @@ import (
 // requests, for random ranges (before, around and after Now), through seeks,
 // steps inside instants, what-ifs, undos and resets.
 func TestReleasedMatchesALoop(t *testing.T) {
+	t.Parallel()
 	for _, s := range []*scenarios.Scenario{
 		randomTraffic(t, 21, 3*CheckpointEvery, shapers, 2),
 		burstTraffic(t, 22, 2*CheckpointEvery, shapers, 2),
@@ -27,9 +28,9 @@ func TestReleasedMatchesALoop(t *testing.T) {
 		var recs []Record
 		gen := uint64(0)
 		walk := func(lane int, from, to time.Duration) int64 {
-			if gen != l.gen {
+			if gen != l.engine.gen {
 				recs = freshRun(t, l)
-				gen = l.gen
+				gen = l.engine.gen
 			}
 			var n int64
 			for i := range l.Pos() {
@@ -40,7 +41,7 @@ func TestReleasedMatchesALoop(t *testing.T) {
 			}
 			return n
 		}
-		for step := range 150 {
+		for step := range rounds(150, 50) {
 			switch rng.IntN(8) {
 			case 0:
 				l.FireBurst("k1", 1, 1+rng.IntN(300))
@@ -76,27 +77,6 @@ func TestReleasedMatchesALoop(t *testing.T) {
 			}
 		}
 	}
-}
-
-// freshRun decides the lab's whole timeline as it stands with fresh
-// limiters, sharing nothing with the lab but the requests: the records in
-// timeline order then lane order.
-func freshRun(t testing.TB, l *Lab) []Record {
-	t.Helper()
-	ls, err := newLanes(l.Lanes(), l.PeakWindow(), nil, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := make([]Record, 0, l.Len()*len(l.Lanes()))
-	for i := range l.Len() {
-		r := l.Request(i)
-		ls.arrive(r, i)
-		for lane := range l.Lanes() {
-			d, _ := ls.decide(lane, r)
-			recs = append(recs, Record{Index: i, Lane: lane, Request: r, Decision: d})
-		}
-	}
-	return recs
 }
 
 // TestReleasedShowsTheShapersPace: a burst of 11 into a leaky bucket of

@@ -12,17 +12,6 @@ import (
 // given.
 const SavedName = "(the saved scenario)"
 
-// fireActions are the learner's fire actions whose requests are on the
-// timeline, oldest first: those above the latest reset in the history.
-func (l *Lab) fireActions() []fireAction {
-	var out []fireAction
-	for i := len(l.history) - 1; i >= 0 && l.history[i].reset == nil; i-- {
-		out = append(out, l.history[i].fire)
-	}
-	slices.Reverse(out)
-	return out
-}
-
 // Save writes the lab's timeline as a scenario file that loads to the same
 // timeline: the scenario with its time axis as the learner had it (duration
 // End), and each of the learner's fire actions as one traffic item after
@@ -44,7 +33,7 @@ func (l *Lab) Save(name string) (data []byte, dropped int, err error) {
 	s.Name = name
 	s.Duration = l.End()
 	s.Traffic = slices.Clone(s.Traffic)
-	for _, f := range l.fireActions() {
+	for _, f := range l.timeline.fireActions() {
 		if err := l.CheckCost(f.cost); err != nil {
 			return nil, 0, fmt.Errorf("your request at %s: %w", algorithms.FormatSeconds(f.at), err)
 		}
@@ -55,7 +44,7 @@ func (l *Lab) Save(name string) (data []byte, dropped int, err error) {
 		s.Traffic = append(s.Traffic, it)
 	}
 	data, err = scenarios.Marshal(&s, nil)
-	if err != nil || l.nFired == 0 || len(s.Expect) == 0 {
+	if err != nil || l.timeline.nFired == 0 || len(s.Expect) == 0 {
 		return data, 0, err
 	}
 	saved, err := scenarios.Parse(name, data)
@@ -94,7 +83,7 @@ func (l *Lab) CheckCost(cost int64) error {
 	if cost < 1 {
 		return ErrCost
 	}
-	for _, d := range l.defs {
+	for _, d := range l.engine.defs {
 		p := d.Policy
 		bound := p.MaxCost()
 		if cost <= bound {
@@ -120,7 +109,7 @@ func (l *Lab) Rebase(s *scenarios.Scenario) (nl *Lab, kept, dropped int, err err
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	for _, f := range l.fireActions() {
+	for _, f := range l.timeline.fireActions() {
 		if nl.CheckCost(f.cost) != nil {
 			dropped += f.n
 			continue
@@ -131,6 +120,6 @@ func (l *Lab) Rebase(s *scenarios.Scenario) (nl *Lab, kept, dropped int, err err
 		}
 		kept += f.n
 	}
-	nl.Seek(l.now)
+	nl.Seek(l.clock.now)
 	return nl, kept, dropped, nil
 }

@@ -11,8 +11,7 @@ import (
 // for exactly what is counted. A key never seen is measured in its initial
 // state.
 func (l *Lab) KeyStateBytes(lane int, key string) int64 {
-	k, _ := l.live.keys.Lookup(key)
-	return l.live.limiters[lane].KeyBytes(l.now, k)
+	return l.clock.limiter(lane).KeyBytes(l.clock.now, l.clock.key(key))
 }
 
 // FormatBytes writes a size for people: "48 B", "2.4 KiB", "281.3 KiB",

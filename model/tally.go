@@ -33,14 +33,17 @@ func (t *Tally) plus(u Tally) {
 const tallyBlock = 256 // divides CheckpointEvery
 
 // Tally counts lane's outcomes on requests lo ≤ i < hi.
-func (l *Lab) Tally(lane, lo, hi int) Tally {
-	lo, hi = max(lo, 0), min(hi, l.tl.len())
+func (l *Lab) Tally(lane, lo, hi int) Tally { return l.engine.tally(lane, lo, hi) }
+
+// tally counts lane's outcomes on events[lo:hi], deciding them if need be.
+func (e *engine) tally(lane, lo, hi int) Tally {
+	lo, hi = max(lo, 0), min(hi, e.tl.len())
 	var t Tally
 	if lo >= hi {
 		return t
 	}
-	l.ensure(hi)
-	outcomes, blocks := l.outcomes[lane], l.blocks[lane]
+	e.ensure(hi)
+	outcomes, blocks := e.outcomes[lane], e.blocks[lane]
 	for ; lo < hi && lo%tallyBlock != 0; lo++ {
 		t.add(outcomes[lo])
 	}

@@ -2,252 +2,176 @@ package model
 
 import (
 	"slices"
+	"sort"
 	"time"
+
+	"ratelab/scenarios"
 )
 
-// timeBlock is how many requests' times one base time serves.
-const timeBlock = 256
+// kind is what a run of requests has in common: the key (interned), the
+// cost and who sent it. fired is 0 for the scenario's own traffic, else the
+// serial number of the learner's fire action (1, 2, …, never reused) that
+// added it; a burst's requests share one, so Undo can remove the latest
+// action whole.
+type kind struct {
+	cost   int64
+	key    int32
+	fired  uint32
+	client uint16 // scenarios.Request's Client
+}
 
-// timeline is the lab's requests in time order, compactly: each request's
-// kind (an index into Lab.kinds: key, cost, fire action) in 4 bytes, and its
-// time as 4 bytes of offset from the first time of its block of timeBlock
-// requests, plus 4 bytes more in a block that spans 2^32 ns (4.3 s) or more.
-// So a timeline costs 8 bytes a request where requests come at least 60 a
-// second on average, 12 bytes elsewhere.
+// timeline is the lab's requests, ordered by time: the scenario's traffic
+// plus the requests the learner fired, a request fired at t after every
+// other request at t; and its time axis, from 0 to end. It keeps each
+// request as a time and a kind (see events), the keys in order of first
+// appearance, and the learner's actions, which undo takes back.
+//
+// It knows nothing of decisions: fire, undo and reset report the first
+// index they changed (see change), and the caller forgets what it decided
+// from there on.
 type timeline struct {
-	base []time.Duration // base[b] is the time of request b×timeBlock
-	// wide[b] is −1 for a block whose offsets fit 32 bits, else where its
-	// high words start in high.
-	wide []int32
-	low  []uint32 // low 32 bits of each request's offset from its block's base
-	high []uint32 // high 32 bits of the offsets of wide blocks, timeBlock each
-	kind []uint32
+	ev       events
+	keys     interned[string]
+	baseKeys int // keys.list[:baseKeys] are the scenario's; later ones were fired
+	kinds    interned[kind]
+	// duration is the scenario's; end stretches it to reach past the
+	// requests the learner fired (see End).
+	duration, end time.Duration
+	serial        uint32   // serial of the learner's latest fire action
+	nFired        int      // how many of the requests the learner fired
+	history       []action // what undo takes back, latest last
 }
 
-// event is one request of a timeline, outside it.
-type event struct {
-	at   time.Duration
-	kind uint32
+// change is what a learner's action changed on a timeline: the requests
+// from index from on (none when from is −1), and the keys after the first
+// keys (those later are gone or other keys now). An undone reset also
+// gives back the clock it found, now.
+type change struct {
+	from int
+	keys int
+	now  time.Duration
 }
 
-func (t *timeline) len() int { return len(t.kind) }
+// newTimeline is s's requests and keys, nothing fired.
+func newTimeline(s *scenarios.Scenario) *timeline {
+	tl := &timeline{duration: s.Duration, end: s.Duration}
+	n := int(s.RequestCount())
+	tl.ev.reserve(n + slack(n))
+	for r := range s.Requests() {
+		tl.ev.push(event{at: r.At, kind: tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)})})
+	}
+	for _, k := range s.Keys() {
+		tl.keys.of(k)
+	}
+	tl.baseKeys = len(tl.keys.list)
+	return tl
+}
+
+// kindOf interns k.
+func (tl *timeline) kindOf(k kind) uint32 { return uint32(tl.kinds.of(k)) }
+
+// kind is the kind of request i.
+func (tl *timeline) kind(i int) kind { return tl.kinds.list[tl.ev.kind[i]] }
+
+// len is the number of requests.
+func (tl *timeline) len() int { return tl.ev.len() }
 
 // at is the time of request i.
-func (t *timeline) at(i int) time.Duration {
-	b := i / timeBlock
-	off := uint64(t.low[i])
-	if w := t.wide[b]; w >= 0 {
-		off |= uint64(t.high[int(w)+i%timeBlock]) << 32
-	}
-	return t.base[b] + time.Duration(off)
+func (tl *timeline) at(i int) time.Duration { return tl.ev.at(i) }
+
+// request is request i, 0 ≤ i < len.
+func (tl *timeline) request(i int) Request {
+	k := tl.kind(i)
+	return Request{At: tl.ev.at(i), Key: tl.keys.list[k.key], Cost: k.cost, Client: int(k.client)}
 }
 
-// event is request i.
-func (t *timeline) event(i int) event { return event{t.at(i), t.kind[i]} }
-
-// reserve makes room for n requests in all, so that a timeline built to a
-// known length holds no slack from growing.
-func (t *timeline) reserve(n int) {
-	blocks := (n + timeBlock - 1) / timeBlock
-	t.base = slices.Grow(t.base, blocks-len(t.base))
-	t.wide = slices.Grow(t.wide, blocks-len(t.wide))
-	t.low = slices.Grow(t.low, n-len(t.low))
-	t.kind = slices.Grow(t.kind, n-len(t.kind))
+// search is the number of requests at or before t: the index of the first
+// request after t.
+func (tl *timeline) search(t time.Duration) int {
+	return sort.Search(tl.ev.len(), func(i int) bool { return tl.ev.at(i) > t })
 }
 
-// push adds a request at the end, at or after the last one.
-func (t *timeline) push(e event) {
-	i := len(t.kind)
-	b := i / timeBlock
-	if i%timeBlock == 0 {
-		t.base = append(t.base, e.at)
-		t.wide = append(t.wide, -1)
-	}
-	off := uint64(e.at - t.base[b])
-	if off>>32 != 0 && t.wide[b] < 0 {
-		t.wide[b] = int32(len(t.high))
-		t.high = append(t.high, make([]uint32, timeBlock)...)
-	}
-	if w := t.wide[b]; w >= 0 {
-		t.high[int(w)+i%timeBlock] = uint32(off >> 32)
-	}
-	t.low = append(t.low, uint32(off))
-	t.kind = append(t.kind, e.kind)
+// searchBefore is the number of requests before t: the index of the first
+// request at or after t.
+func (tl *timeline) searchBefore(t time.Duration) int {
+	return sort.Search(tl.ev.len(), func(i int) bool { return tl.ev.at(i) >= t })
 }
 
-// truncate keeps the first n requests.
-func (t *timeline) truncate(n int) {
-	if n >= t.len() {
-		return
+// axisEnd is the end of the time axis: end, or the last request if one
+// lies beyond it.
+func (tl *timeline) axisEnd() time.Duration {
+	if n := tl.ev.len(); n > 0 && tl.ev.at(n-1) > tl.end {
+		return tl.ev.at(n - 1)
 	}
-	blocks := (n + timeBlock - 1) / timeBlock
-	t.base, t.wide = t.base[:blocks], t.wide[:blocks]
-	t.low, t.kind = t.low[:n], t.kind[:n]
-	// Keep the high words of the blocks kept (a rewrite may have put
-	// them out of block order).
-	h := 0
-	for _, w := range t.wide {
-		if w >= 0 {
-			h = max(h, int(w)+timeBlock)
+	return tl.end
+}
+
+// firedRequests are the learner's requests, in timeline order.
+func (tl *timeline) firedRequests() []Request {
+	var out []Request
+	for i := range tl.ev.len() {
+		if tl.kind(i).fired != 0 {
+			out = append(out, tl.request(i))
 		}
 	}
-	t.high = t.high[:h]
-	// A block cut short stays wide if it was: harmless.
+	return out
 }
 
-// slack is the room for requests a timeline of n keeps beyond them, so
-// that firing a few requests shifts it in place (see rewriter) rather than
-// copying it: n/256, 0.4%.
-func slack(n int) int { return n / 256 }
-
-// grow makes room for n requests in all, with slack, copying the arrays
-// only when they have not that room.
-func (t *timeline) grow(n int) {
-	if n <= cap(t.kind) {
-		return
-	}
-	n += slack(n)
-	t.low = growTo(t.low, n)
-	t.kind = growTo(t.kind, n)
-	blocks := (n + timeBlock - 1) / timeBlock
-	t.base, t.wide = growTo(t.base, blocks), growTo(t.wide, blocks)
-}
-
-// growTo is s with room for n elements, copied to an array of exactly that
-// size if it has less (append's growth would leave a quarter more).
-func growTo[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		return s
-	}
-	c := make([]T, len(s), n)
-	copy(c, s)
-	return c
-}
-
-// rewriter rewrites a timeline in place from an index on: next reads the
-// old requests from there on, in order, and push writes those that take
-// their place. A request is read before anything it is stored with is
-// overwritten: those of a block that push is about to write are read
-// ahead into a queue, so the queue holds at most the requests inserted
-// so far plus a block. done ends the rewrite.
-type rewriter struct {
-	t      *timeline
-	oldLen int
-	r      int     // the old requests before r have been read
-	q      []event // read ahead, not yet taken by next: q[qh:]
-	qh     int
-	w      int     // push writes request w next
-	free   []int32 // high words no block uses, timeBlock each
-}
-
-func (t *timeline) rewriteFrom(from int) *rewriter {
-	rw := &rewriter{t: t, oldLen: t.len(), r: from, w: from}
-	used := make([]bool, len(t.high)/timeBlock)
-	for _, w := range t.wide {
-		if w >= 0 {
-			used[int(w)/timeBlock] = true
-		}
-	}
-	for i, u := range used {
-		if !u {
-			rw.free = append(rw.free, int32(i*timeBlock))
-		}
-	}
-	return rw
-}
-
-// next is the next old request, if any is left.
-func (rw *rewriter) next() (event, bool) {
-	if rw.qh < len(rw.q) {
-		e := rw.q[rw.qh]
-		rw.qh++
-		if rw.qh == len(rw.q) {
-			rw.q, rw.qh = rw.q[:0], 0
-		}
-		return e, true
-	}
-	if rw.r < rw.oldLen {
-		rw.r++
-		return rw.t.event(rw.r - 1), true
-	}
-	return event{}, false
-}
-
-// readThrough reads the old requests before n into the queue.
-func (rw *rewriter) readThrough(n int) {
-	n = min(n, rw.oldLen)
-	if rw.r >= n {
-		return
-	}
-	if rw.qh > 0 && rw.qh*2 >= len(rw.q) {
-		rw.q = rw.q[:copy(rw.q, rw.q[rw.qh:])]
-		rw.qh = 0
-	}
-	for ; rw.r < n; rw.r++ {
-		rw.q = append(rw.q, rw.t.event(rw.r))
-	}
-}
-
-// push writes e as the next request, at or after the one written before,
-// and returns its index.
-func (rw *rewriter) push(e event) int {
-	t, i := rw.t, rw.w
-	b := i / timeBlock
-	rw.readThrough((b + 1) * timeBlock)
-	if i%timeBlock == 0 {
-		if b < len(t.base) {
-			if w := t.wide[b]; w >= 0 {
-				rw.free = append(rw.free, w) // its old requests are read
+// fire adds f's requests, a checked action (see fireAction.check), as
+// one action, letting the axis reach horizon past the last of them, and
+// returns the indexes of the first and the last: every request from first
+// on may have moved.
+func (tl *timeline) fire(f fireAction, horizon time.Duration) (first, last int) {
+	tl.serial++
+	tl.history = append(tl.history, action{serial: tl.serial, end: tl.end, keys: len(tl.keys.list), kinds: len(tl.kinds.list), fire: f})
+	tl.nFired += f.n
+	e := event{at: f.at, kind: tl.kindOf(kind{cost: f.cost, key: tl.keys.of(f.key), fired: tl.serial})}
+	first = tl.search(f.at)
+	last = first + f.n - 1 // the index of the action's last request
+	item := f.item()
+	tl.rewrite(first, f.n, func(next func() (event, bool), push func(event) int) {
+		x, ok := next()
+		for j := range int64(f.n) {
+			e.at = item.Time(j)
+			for ; ok && x.at <= e.at; x, ok = next() {
+				push(x)
 			}
-			t.base[b], t.wide[b] = e.at, -1
-		} else {
-			t.base = append(t.base, e.at)
-			t.wide = append(t.wide, -1)
+			last = push(e)
 		}
-	}
-	off := uint64(e.at - t.base[b])
-	if off>>32 != 0 && t.wide[b] < 0 {
-		if n := len(rw.free); n > 0 {
-			t.wide[b] = rw.free[n-1]
-			rw.free = rw.free[:n-1]
-			clear(t.high[t.wide[b] : t.wide[b]+timeBlock])
-		} else {
-			t.wide[b] = int32(len(t.high))
-			t.high = append(t.high, make([]uint32, timeBlock)...)
+		for ; ok; x, ok = next() {
+			push(x)
 		}
-	}
-	if w := t.wide[b]; w >= 0 {
-		t.high[int(w)+i%timeBlock] = uint32(off >> 32)
-	}
-	if i < len(t.kind) {
-		t.low[i], t.kind[i] = uint32(off), e.kind
-	} else {
-		t.low = append(t.low, uint32(off))
-		t.kind = append(t.kind, e.kind)
-	}
-	rw.w++
-	return i
+	})
+	// Let the axis reach past the requests as far as a scenario's default
+	// duration reaches past its last one, so that the clock can follow what
+	// a request fired at the end sets in motion (a refill, an expiry).
+	tl.end = max(tl.end, min(tl.ev.at(last)+horizon, scenarios.MaxTime))
+	return first, last
 }
 
-// done ends the rewrite: the timeline is the requests pushed (old ones not
-// read are dropped).
-func (rw *rewriter) done() { rw.t.truncate(rw.w) }
-
-// clip gives back the memory a shorter timeline no longer needs.
-func (t *timeline) clip() {
-	t.base, t.wide = shrink(t.base), shrink(t.wide)
-	t.low, t.high, t.kind = shrink(t.low), shrink(t.high), shrink(t.kind)
+// rewrite replaces the requests from index from on, in place: fn reads
+// them from there on with next, in order, and pushes those that take their
+// place, in time order (push returns the index it wrote). adds is how many
+// more requests fn may push than it reads: the timeline makes room for
+// them first. Besides that room the rewrite holds at most the requests
+// pushed ahead of those read, plus a block (see rewriter), not a copy of
+// the timeline; it then gives back the memory a shorter timeline no
+// longer needs.
+func (tl *timeline) rewrite(from, adds int, fn func(next func() (event, bool), push func(event) int)) {
+	tl.ev.grow(tl.ev.len() + adds)
+	rw := tl.ev.rewriteFrom(from)
+	fn(rw.next, rw.push)
+	rw.done()
+	tl.ev.clip()
 }
 
-// shrink is s, copied to a smaller array if s uses under half of its own.
-func shrink[T any](s []T) []T {
-	if cap(s) > 2*len(s)+64 {
-		return slices.Clone(s)
+// fireActions are the learner's fire actions whose requests are on the
+// timeline, oldest first: those above the latest reset in the history.
+func (tl *timeline) fireActions() []fireAction {
+	var out []fireAction
+	for i := len(tl.history) - 1; i >= 0 && tl.history[i].reset == nil; i-- {
+		out = append(out, tl.history[i].fire)
 	}
-	return s
-}
-
-// bytes is what the timeline's arrays take.
-func (t *timeline) bytes() int64 {
-	return int64(cap(t.base))*8 + int64(cap(t.wide))*4 + int64(cap(t.low)+cap(t.high)+cap(t.kind))*4
+	slices.Reverse(out)
+	return out
 }

@@ -1,104 +1,124 @@
 package model
 
 import (
-	"math/rand/v2"
-	"runtime"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestTimelineKeepsEveryTime: times spread so that blocks are narrow, wide
-// and both by turns, cut and grown again, read back exactly.
-func TestTimelineKeepsEveryTime(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 9))
-	var tl timeline
-	var want []event
-	var at time.Duration
-	check := func() {
-		t.Helper()
-		if tl.len() != len(want) {
-			t.Fatalf("%d requests, want %d", tl.len(), len(want))
+// timelineScenario is five requests of two keys, 1s to 3s, and a
+// duration of 10s.
+const timelineScenario = `title: t
+duration: 10s
+limiters:
+  - {name: b, algorithm: token-bucket, capacity: 2, rate: 1/s}
+traffic:
+  - {at: 1s, key: a}
+  - {at: 2s, count: 3, key: b}
+  - {at: 3s, key: a, cost: 2}
+`
+
+// timelineText is the timeline's requests as "at key cost", a * after a
+// fired one, then its keys and axis.
+func timelineText(tl *timeline) string {
+	var b strings.Builder
+	for i := range tl.len() {
+		r := tl.request(i)
+		fmt.Fprintf(&b, "%v %s %d", r.At, r.Key, r.Cost)
+		if tl.kind(i).fired != 0 {
+			b.WriteString("*")
 		}
-		for i, e := range want {
-			if got := tl.event(i); got != e {
-				t.Fatalf("request %d of %d: %+v, want %+v", i, len(want), got, e)
-			}
-		}
+		b.WriteString(", ")
 	}
-	for round := range 30 {
-		for range r.IntN(3 * timeBlock) {
-			switch r.IntN(4) {
-			case 0:
-				at += time.Duration(r.Int64N(1 << 34))
-			case 1:
-				at += time.Duration(r.Int64N(1 << 20))
-			}
-			e := event{at: at, kind: uint32(r.IntN(1000))}
-			tl.push(e)
-			want = append(want, e)
-		}
-		check()
-		if round%3 == 2 && len(want) > 0 {
-			n := r.IntN(len(want))
-			tl.truncate(n)
-			want = want[:n]
-			if n > 0 {
-				at = want[n-1].at
-			} else {
-				at = 0
-			}
-			tl.clip()
-			check()
-		}
+	fmt.Fprintf(&b, "keys %v, end %v, fired %d", tl.keys.list, tl.axisEnd(), tl.nFired)
+	return b.String()
+}
+
+// TestTimelineSearches: the searches and the axis of a new timeline.
+func TestTimelineSearches(t *testing.T) {
+	tl := newTimeline(parse(t, timelineScenario))
+	if got, want := timelineText(tl), "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"; got != want {
+		t.Fatalf("%s\nwant %s", got, want)
 	}
-	// Mostly wide blocks: 12 bytes a request, and room to grow.
-	if perReq := float64(tl.bytes()) / float64(tl.len()); perReq > 24 {
-		t.Errorf("%.1f bytes a request", perReq)
-	}
-	// A request a millisecond: 8 bytes a request, and room to grow.
-	var dense timeline
-	for i := range 1_000_000 {
-		dense.push(event{at: time.Duration(i) * time.Millisecond})
-	}
-	if perReq := float64(dense.bytes()) / float64(dense.len()); perReq > 11 {
-		t.Errorf("a request a millisecond: %.1f bytes a request", perReq)
-	}
-	for i := range dense.len() {
-		if dense.at(i) != time.Duration(i)*time.Millisecond {
-			t.Fatalf("request %d at %v", i, dense.at(i))
+	for _, c := range []struct {
+		t              time.Duration
+		search, before int
+	}{
+		{0, 0, 0},
+		{time.Second, 1, 0},
+		{2 * time.Second, 4, 1},
+		{2*time.Second + 1, 4, 4},
+		{3 * time.Second, 5, 4},
+		{time.Hour, 5, 5},
+	} {
+		if s, b := tl.search(c.t), tl.searchBefore(c.t); s != c.search || b != c.before {
+			t.Errorf("at %v: search %d, searchBefore %d; want %d, %d", c.t, s, b, c.search, c.before)
 		}
 	}
 }
 
-// TestUndoGivesBackTheMemory: bursts fired into a sandbox and undone leave
-// the lab about as small as before them (before: undo freed nothing).
-func TestUndoGivesBackTheMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fires 200,000 requests")
+// TestTimelineActions: fire, undo and reset change the requests, keys and
+// axis as they should, and report the first index they changed.
+func TestTimelineActions(t *testing.T) {
+	horizon := 2 * time.Second // the lanes' longest, as the lab passes it
+	type step struct {
+		name string
+		do   func(tl *timeline) change
+		from int    // the change's first index; −1: none
+		want string // timelineText after it
 	}
-	l := newLab(t, sandboxLog(t))
-	before := heapInUse()
-	for i := range 10 {
-		l.Seek(time.Duration(i) * time.Second)
-		if _, err := l.FireBurst("k", 1, 20_000); err != nil {
-			t.Fatal(err)
+	fire := func(at time.Duration, key string, cost int64, n int, spread time.Duration) func(*timeline) change {
+		return func(tl *timeline) change {
+			f := fireAction{at: at, key: key, cost: cost, n: n, spread: spread}
+			if err := f.check(); err != nil {
+				t.Fatal(err)
+			}
+			first, _ := tl.fire(f, horizon)
+			return change{from: first}
 		}
 	}
-	l.Seek(l.End())
-	full := heapInUse()
-	for range 10 {
-		if _, ok := l.Undo(); !ok {
-			t.Fatal("nothing to undo")
+	undo := func(tl *timeline) change {
+		_, ch, ok := tl.undo()
+		if !ok {
+			ch.from = -2
 		}
+		return ch
 	}
-	l.Seek(l.End())
-	after := heapInUse()
-	runtime.KeepAlive(l)
-	t.Logf("heap: %d before the bursts, %d with them, %d undone", before, full, after)
-	if after > before+(full-before)/10 {
-		t.Errorf("after undoing every burst the lab still holds %d bytes more than before (%d with them)", after-before, full-before)
-	}
-	if l.Len() != 0 {
-		t.Errorf("%d requests left", l.Len())
+	reset := func(tl *timeline) change { return tl.reset(0) }
+	for _, c := range []struct {
+		name  string
+		steps []step
+	}{
+		{"fire then undo", []step{
+			{"fire at 2s", fire(2*time.Second, "c", 1, 1, 0), 4, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 2s c 1*, 3s a 2, keys [a b c], end 10s, fired 1"},
+			{"undo", undo, 4, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"},
+			{"nothing to undo", undo, -2, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"},
+		}},
+		{"a spread burst stretching the axis", []step{
+			{"fire 3 over 2s at 9s", fire(9*time.Second, "a", 1, 3, 2*time.Second), 5, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, 9s a 1*, 9.666666666s a 1*, 10.333333333s a 1*, keys [a b], end 12.333333333s, fired 3"},
+			{"undo", undo, 5, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"},
+		}},
+		{"reset then undo", []step{
+			{"fire at 0", fire(0, "z", 3, 2, 0), 0, "0s z 3*, 0s z 3*, 1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b z], end 10s, fired 2"},
+			{"fire at 3s", fire(3*time.Second, "a", 1, 1, 0), 7, "0s z 3*, 0s z 3*, 1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, 3s a 1*, keys [a b z], end 10s, fired 3"},
+			{"reset", reset, 0, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"},
+			{"reset again: nothing", reset, -1, "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"},
+			{"undo the reset", undo, 0, "0s z 3*, 0s z 3*, 1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, 3s a 1*, keys [a b z], end 10s, fired 3"},
+			{"undo the fire at 3s", undo, 7, "0s z 3*, 0s z 3*, 1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b z], end 10s, fired 2"},
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tl := newTimeline(parse(t, timelineScenario))
+			for _, s := range c.steps {
+				ch := s.do(tl)
+				if ch.from != s.from {
+					t.Errorf("%s: changed from %d, want %d", s.name, ch.from, s.from)
+				}
+				if got := timelineText(tl); got != s.want {
+					t.Fatalf("%s:\n got %s\nwant %s", s.name, got, s.want)
+				}
+			}
+		})
 	}
 }

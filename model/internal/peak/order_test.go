@@ -1,4 +1,4 @@
-package model
+package peak_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/model"
+	"ratelab/model/internal/peak"
 	"ratelab/scenarios"
 )
 
@@ -54,21 +56,26 @@ traffic:
 	return y.String()
 }
 
-// TestDelayingLanesReleaseEachKeyInOrder: what inFlight counts on. On
-// random traffic of several keys and costs, retries and cancelled waits
-// included, every delaying algorithm releases each key's admitted
-// requests in the order it admits them (a release is never before the
-// key's latest), so a key's releases make one group. The lanes of
-// gateways are shown too: one keeping a key's state apart per gateway
-// releases each (key, gateway) in order, which is what source groups by,
+// TestDelayingLanesReleaseEachKeyInOrder: what InFlight counts on, seen
+// through model.Run. On random traffic of several keys and costs, retries
+// and cancelled waits included, every delaying algorithm releases each
+// key's admitted requests in the order it admits them (a release is never
+// before the key's latest), so a key's releases make one group. The lanes
+// of gateways are shown too: one keeping a key's state apart per gateway
+// releases each (key, gateway) in order, which is what Source groups by,
 // and a store shared loosely (racy, synced) may not, which the loose heap
 // takes.
 func TestDelayingLanesReleaseEachKeyInOrder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 1))
 	stores := []string{"", ", gateways: 3, route: random, store: local", ", gateways: 3, store: shared",
 		", gateways: 2, store: racy, store_latency: 30ms", ", gateways: 2, store: synced, sync_every: 200ms"}
 	loose := map[string]int{}
-	for trial := range 60 {
+	trials := 60
+	if testing.Short() {
+		trials = 15
+	}
+	for trial := range trials {
 		traffic := randomDelayedTraffic(rng)
 		for _, lane := range delayingLanes {
 			for si, store := range stores {
@@ -87,7 +94,7 @@ func TestDelayingLanesReleaseEachKeyInOrder(t *testing.T) {
 				latest := map[int64]time.Duration{}
 				keyIDs := map[string]int{}
 				back := 0
-				_, err = Run(s, Options{}, func(r Record) error {
+				_, err = model.Run(s, model.Options{}, func(r model.Record) error {
 					if !r.Decision.Outcome.Admitted() || r.Attempt.Cancelled {
 						return nil
 					}
@@ -96,7 +103,7 @@ func TestDelayingLanesReleaseEachKeyInOrder(t *testing.T) {
 						id = len(keyIDs)
 						keyIDs[r.Request.Key] = id
 					}
-					src := source(id, r.Decision.Gateway)
+					src := peak.Source(id, r.Decision.Gateway)
 					release := r.Request.At + r.Decision.Delay
 					if last, ok := latest[src]; ok && release < last {
 						back++

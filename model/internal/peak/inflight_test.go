@@ -1,4 +1,4 @@
-package model
+package peak
 
 import (
 	"maps"
@@ -6,10 +6,12 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"ratelab/internal/minheap"
 )
 
 // flightContents is the cost f holds at each instant.
-func flightContents(f *inFlight) map[time.Duration]int64 {
+func flightContents(f *InFlight) map[time.Duration]int64 {
 	out := map[time.Duration]int64{}
 	r := f.reader()
 	for {
@@ -17,13 +19,13 @@ func flightContents(f *inFlight) map[time.Duration]int64 {
 		if !ok {
 			return out
 		}
-		out[x.at] += x.cost
+		out[x.At] += x.Cost
 	}
 }
 
 // flightPush is one push of the random traces: a passage and its source.
 type flightPush struct {
-	x   passage
+	x   Passage
 	src int64
 }
 
@@ -84,7 +86,7 @@ func randomFlights(rng *rand.Rand, n int) (pushes []flightPush, arrivals []time.
 			cost = int64(1 + rng.IntN(3))
 		}
 		for range 1 + min(rng.IntN(12), 2)*rng.IntN(2) { // sometimes two or three at once
-			pushes = append(pushes, flightPush{passage{rel, cost}, int64(i)})
+			pushes = append(pushes, flightPush{Passage{rel, cost}, int64(i)})
 			arrivals = append(arrivals, at)
 		}
 	}
@@ -92,7 +94,7 @@ func randomFlights(rng *rand.Rand, n int) (pushes []flightPush, arrivals []time.
 }
 
 // TestInFlightMatchesAHeap pushes random releases of several sources (some
-// out of their source's order) into an inFlight and into a heap of
+// out of their source's order) into an InFlight and into a heap of
 // passages, as the tracker kept them before, taking what is due by random
 // times between pushes: both give the same cost of each source at the
 // same instants, in time order, and the reader reads exactly what popBy
@@ -101,14 +103,14 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	for trial := range 300 {
 		pushes, arrivals := randomFlights(rng, 1+rng.IntN(2000))
-		var f inFlight
+		var f InFlight
 		var h []loosePassage
 		takeBoth := func(by time.Duration) {
-			if got, want := f.dueBy(by), len(h) > 0 && h[0].at <= by; got != want {
+			if got, want := f.DueBy(by), len(h) > 0 && h[0].At <= by; got != want {
 				t.Fatalf("trial %d: dueBy(%v) = %v, heap %v", trial, by, got, want)
 			}
 			r := f.reader()
-			var read []passage
+			var read []Passage
 			var got []loosePassage
 			for {
 				x, ok := r.next(by)
@@ -118,7 +120,7 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 				read = append(read, x)
 			}
 			for {
-				x, src, ok := f.popBy(by)
+				x, src, ok := f.PopBy(by)
 				if !ok {
 					break
 				}
@@ -128,24 +130,24 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 				t.Fatalf("trial %d: the reader read %v, popBy took %v", trial, read, got)
 			}
 			for i := range got {
-				if read[i] != got[i].passage {
+				if read[i] != got[i].Passage {
 					t.Fatalf("trial %d: the reader read %v, popBy took %v", trial, read, got)
 				}
 			}
 			var want []loosePassage
-			for len(h) > 0 && h[0].at <= by {
+			for len(h) > 0 && h[0].At <= by {
 				var x loosePassage
-				x, h = heapPop(h)
+				x, h = minheap.Pop(h)
 				want = append(want, x)
 			}
-			if !slices.IsSortedFunc(got, func(a, b loosePassage) int { return int(a.at - b.at) }) {
+			if !slices.IsSortedFunc(got, func(a, b loosePassage) int { return int(a.At - b.At) }) {
 				t.Fatalf("trial %d: taken out of time order: %v", trial, got)
 			}
 			// The same cost of each source at each instant.
 			sum := func(xs []loosePassage) map[loosePassage]int64 {
 				m := map[loosePassage]int64{}
 				for _, x := range xs {
-					m[loosePassage{passage{x.at, 0}, x.src}] += x.cost
+					m[loosePassage{Passage{x.At, 0}, x.src}] += x.Cost
 				}
 				return m
 			}
@@ -157,21 +159,21 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 			if rng.IntN(10) == 0 {
 				takeBoth(arrivals[i] + time.Duration(rng.IntN(3))*time.Millisecond)
 			}
-			f.push(p.x, p.src)
-			h = heapPush(h, loosePassage{p.x, p.src})
+			f.Push(p.x, p.src)
+			h = minheap.Push(h, loosePassage{p.x, p.src})
 			if rng.IntN(200) == 0 { // a clone goes on alike and shares nothing
-				c := f.clone()
+				c := f.Clone()
 				if !maps.Equal(flightContents(&c), flightContents(&f)) {
 					t.Fatalf("trial %d: the clone holds %v, the original %v", trial, flightContents(&c), flightContents(&f))
 				}
-				c.push(passage{endOfTime - 1, 1}, 99)
-				for c.held() {
-					c.popBy(endOfTime)
+				c.Push(Passage{endOfTime - 1, 1}, 99)
+				for c.Held() {
+					c.PopBy(endOfTime)
 				}
 			}
 		}
 		takeBoth(endOfTime)
-		if f.held() || len(h) > 0 {
+		if f.Held() || len(h) > 0 {
 			t.Fatalf("trial %d: left %v, the heap %v", trial, flightContents(&f), h)
 		}
 	}
@@ -181,55 +183,55 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 // heap: the reference for the tracker that groups them.
 type heapTracker struct {
 	window     time.Duration
-	kept       braid
-	pending    []passage
+	kept       Braid
+	pending    []loosePassage // src 0: a heap by time
 	peak       int64
 	peakAt     time.Duration
 	admitCount int
 }
 
-func (p *heapTracker) admit(at, delay time.Duration, cost int64) {
-	for len(p.pending) > 0 && p.pending[0].at <= at {
-		var x passage
-		x, p.pending = heapPop(p.pending)
-		p.pass(x)
+func (p *heapTracker) Admit(at, delay time.Duration, cost int64) {
+	for len(p.pending) > 0 && p.pending[0].At <= at {
+		var x loosePassage
+		x, p.pending = minheap.Pop(p.pending)
+		p.pass(x.Passage)
 	}
 	if delay > 0 {
-		p.pending = heapPush(p.pending, passage{at + delay, cost})
+		p.pending = minheap.Push(p.pending, loosePassage{Passage{at + delay, cost}, 0})
 		return
 	}
-	p.pass(passage{at, cost})
+	p.pass(Passage{at, cost})
 }
 
-func (p *heapTracker) pass(x passage) {
-	p.kept.add(x, p.window)
+func (p *heapTracker) pass(x Passage) {
+	p.kept.Add(x, p.window)
 	if p.kept.sum > p.peak {
-		p.peak, p.peakAt = p.kept.sum, x.at
+		p.peak, p.peakAt = p.kept.sum, x.At
 	}
 }
 
-func (p *heapTracker) peakBy(t time.Duration) (int64, time.Duration) {
-	var due []passage
+func (p *heapTracker) PeakBy(t time.Duration) (int64, time.Duration) {
+	var due []Passage
 	for _, x := range p.pending {
-		if x.at <= t {
-			due = append(due, x)
+		if x.At <= t {
+			due = append(due, x.Passage)
 		}
 	}
-	slices.SortStableFunc(due, func(a, b passage) int { return int(a.at - b.at) })
+	slices.SortStableFunc(due, func(a, b Passage) int { return int(a.At - b.At) })
 	peak, peakAt := p.peak, p.peakAt
 	sum := p.kept.sum
 	c := p.kept.cursor()
 	dueHead := 0
 	for _, x := range due {
-		cut := x.at - p.window
+		cut := x.At - p.window
 		sum -= c.evict(cut)
-		for due[dueHead].at <= cut {
-			sum -= due[dueHead].cost
+		for due[dueHead].At <= cut {
+			sum -= due[dueHead].Cost
 			dueHead++
 		}
-		sum += x.cost
+		sum += x.Cost
 		if sum > peak {
-			peak, peakAt = sum, x.at
+			peak, peakAt = sum, x.At
 		}
 	}
 	return peak, peakAt
@@ -244,29 +246,29 @@ func TestPeakTrackerMatchesTheHeapTracker(t *testing.T) {
 	for trial := range 300 {
 		w := randomWindow(rng)
 		pushes, arrivals := randomFlights(rng, 1+rng.IntN(2000))
-		p := peakTracker{window: w}
+		p := Tracker{window: w}
 		ref := heapTracker{window: w}
 		for i, x := range pushes {
 			if rng.IntN(4) == 0 { // an admission passing at once
-				p.admit(arrivals[i], 0, x.x.cost, x.src)
-				ref.admit(arrivals[i], 0, x.x.cost)
+				p.Admit(arrivals[i], 0, x.x.Cost, x.src)
+				ref.Admit(arrivals[i], 0, x.x.Cost)
 			}
-			p.admit(arrivals[i], x.x.at-arrivals[i], x.x.cost, x.src)
-			ref.admit(arrivals[i], x.x.at-arrivals[i], x.x.cost)
+			p.Admit(arrivals[i], x.x.At-arrivals[i], x.x.Cost, x.src)
+			ref.Admit(arrivals[i], x.x.At-arrivals[i], x.x.Cost)
 			if p.peak != ref.peak || p.peakAt != ref.peakAt || p.kept.sum != ref.kept.sum {
 				t.Fatalf("trial %d, window %v, after %d: peak %d at %v sum %d, the heap tracker %d at %v sum %d", trial, w, i+1, p.peak, p.peakAt, p.kept.sum, ref.peak, ref.peakAt, ref.kept.sum)
 			}
 			if rng.IntN(30) == 0 {
 				by := arrivals[i] + time.Duration(rng.Int64N(int64(50*time.Millisecond)))
-				gp, ga := p.peakBy(by)
-				wp, wa := ref.peakBy(by)
+				gp, ga := p.PeakBy(by)
+				wp, wa := ref.PeakBy(by)
 				if gp != wp || ga != wa {
 					t.Fatalf("trial %d, window %v, after %d: peakBy(%v) %d at %v, the heap tracker %d at %v", trial, w, i+1, by, gp, ga, wp, wa)
 				}
 			}
 		}
-		gp, ga := p.peakBy(endOfTime)
-		wp, wa := ref.peakBy(endOfTime)
+		gp, ga := p.PeakBy(endOfTime)
+		wp, wa := ref.PeakBy(endOfTime)
 		if gp != wp || ga != wa {
 			t.Fatalf("trial %d, window %v: peak %d at %v, the heap tracker %d at %v", trial, w, gp, ga, wp, wa)
 		}
@@ -279,43 +281,93 @@ func TestPeakTrackerMatchesTheHeapTracker(t *testing.T) {
 // go loose, and come out in time order all the same.
 func TestInFlightGroupsBySource(t *testing.T) {
 	const n = 1_000_000
-	regular := inFlight{}
+	regular := InFlight{}
 	for k := range n {
-		regular.push(passage{time.Duration(k) * time.Millisecond, 1}, 0)
+		regular.Push(Passage{time.Duration(k) * time.Millisecond, 1}, 0)
 	}
 	// x/time/rate at 3/s: at k/r rounded, gaps of 333,333,333 and
 	// 333,333,334 ns.
-	twoSteps := inFlight{}
+	twoSteps := InFlight{}
 	for k := range int64(n) {
-		twoSteps.push(passage{time.Duration(k * int64(time.Second) / 3), 1}, 0)
+		twoSteps.Push(Passage{time.Duration(k * int64(time.Second) / 3), 1}, 0)
 	}
-	keys := inFlight{}
+	keys := InFlight{}
 	for k := range n {
 		key := k % 1000
-		keys.push(passage{time.Duration(key)*time.Microsecond + time.Duration(k/1000)*time.Second, 1}, source(key, 0))
+		keys.Push(Passage{time.Duration(key)*time.Microsecond + time.Duration(k/1000)*time.Second, 1}, Source(key, 0))
 	}
 	for _, c := range []struct {
 		name string
-		f    *inFlight
+		f    *InFlight
 		most int64
 	}{{"regular", &regular, 512}, {"two steps", &twoSteps, n/8 + 512}, {"keys", &keys, 1000 * 512}} {
-		if got := c.f.bytes(); got > c.most {
+		if got := c.f.Bytes(); got > c.most {
 			t.Errorf("%s: %d bytes for %d releases in flight, want at most %d", c.name, got, n, c.most)
 		}
 		prev, count := time.Duration(-1), 0
 		for {
-			x, _, ok := c.f.popBy(endOfTime)
+			x, _, ok := c.f.PopBy(endOfTime)
 			if !ok {
 				break
 			}
-			if x.at <= prev {
-				t.Fatalf("%s: %v taken after %v", c.name, x.at, prev)
+			if x.At <= prev {
+				t.Fatalf("%s: %v taken after %v", c.name, x.At, prev)
 			}
-			prev = x.at
-			count += int(x.cost)
+			prev = x.At
+			count += int(x.Cost)
 		}
 		if count != n {
 			t.Errorf("%s: took %d of %d", c.name, count, n)
 		}
+	}
+}
+
+// TestInFlightByHand: passages come out in release order, those of one
+// source at one instant together, one passage out of its source's order
+// loose, and nothing before it is due.
+func TestInFlightByHand(t *testing.T) {
+	type pop struct {
+		x   Passage
+		src int64
+	}
+	for _, c := range []struct {
+		name string
+		push []pop
+		by   time.Duration
+		want []pop
+	}{
+		{"empty", nil, endOfTime, nil},
+		{"one source", []pop{{Passage{1, 1}, 0}, {Passage{2, 1}, 0}, {Passage{2, 3}, 0}}, endOfTime,
+			[]pop{{Passage{1, 1}, 0}, {Passage{2, 4}, 0}}},
+		{"not yet due", []pop{{Passage{5, 1}, 0}, {Passage{9, 1}, 0}}, 8,
+			[]pop{{Passage{5, 1}, 0}}},
+		{"two sources merged", []pop{{Passage{1, 1}, 7}, {Passage{4, 1}, 7}, {Passage{2, 2}, 9}, {Passage{3, 2}, 9}}, endOfTime,
+			[]pop{{Passage{1, 1}, 7}, {Passage{2, 2}, 9}, {Passage{3, 2}, 9}, {Passage{4, 1}, 7}}},
+		{"out of order", []pop{{Passage{5, 1}, 0}, {Passage{3, 2}, 0}, {Passage{6, 1}, 0}}, endOfTime,
+			[]pop{{Passage{3, 2}, 0}, {Passage{5, 1}, 0}, {Passage{6, 1}, 0}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var f InFlight
+			for _, p := range c.push {
+				f.Push(p.x, p.src)
+			}
+			if f.Held() != (len(c.push) > 0) {
+				t.Fatalf("Held %v with %d pushed", f.Held(), len(c.push))
+			}
+			if due := f.DueBy(c.by); due != (len(c.want) > 0) {
+				t.Fatalf("DueBy(%v) %v", c.by, due)
+			}
+			var got []pop
+			for {
+				x, src, ok := f.PopBy(c.by)
+				if !ok {
+					break
+				}
+				got = append(got, pop{x, src})
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("took %v, want %v", got, c.want)
+			}
+		})
 	}
 }

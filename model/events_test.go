@@ -7,6 +7,69 @@ import (
 	"time"
 )
 
+// TestTimelineKeepsEveryTime: times spread so that blocks are narrow, wide
+// and both by turns, cut and grown again, read back exactly.
+func TestTimelineKeepsEveryTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var tl events
+	var want []event
+	var at time.Duration
+	check := func() {
+		t.Helper()
+		if tl.len() != len(want) {
+			t.Fatalf("%d requests, want %d", tl.len(), len(want))
+		}
+		for i, e := range want {
+			if got := tl.event(i); got != e {
+				t.Fatalf("request %d of %d: %+v, want %+v", i, len(want), got, e)
+			}
+		}
+	}
+	for round := range 30 {
+		for range r.IntN(3 * timeBlock) {
+			switch r.IntN(4) {
+			case 0:
+				at += time.Duration(r.Int64N(1 << 34))
+			case 1:
+				at += time.Duration(r.Int64N(1 << 20))
+			}
+			e := event{at: at, kind: uint32(r.IntN(1000))}
+			tl.push(e)
+			want = append(want, e)
+		}
+		check()
+		if round%3 == 2 && len(want) > 0 {
+			n := r.IntN(len(want))
+			tl.truncate(n)
+			want = want[:n]
+			if n > 0 {
+				at = want[n-1].at
+			} else {
+				at = 0
+			}
+			tl.clip()
+			check()
+		}
+	}
+	// Mostly wide blocks: 12 bytes a request, and room to grow.
+	if perReq := float64(tl.bytes()) / float64(tl.len()); perReq > 24 {
+		t.Errorf("%.1f bytes a request", perReq)
+	}
+	// A request a millisecond: 8 bytes a request, and room to grow.
+	var dense events
+	for i := range 1_000_000 {
+		dense.push(event{at: time.Duration(i) * time.Millisecond})
+	}
+	if perReq := float64(dense.bytes()) / float64(dense.len()); perReq > 11 {
+		t.Errorf("a request a millisecond: %.1f bytes a request", perReq)
+	}
+	for i := range dense.len() {
+		if dense.at(i) != time.Duration(i)*time.Millisecond {
+			t.Fatalf("request %d at %v", i, dense.at(i))
+		}
+	}
+}
+
 // TestRewriteInPlaceMatchesACopy: rewriting a timeline in place from a
 // random index, inserting and removing requests at random (blocks narrow,
 // wide and both by turns, high words reused out of block order), reads
@@ -14,7 +77,7 @@ import (
 // round, and the high words do not grow beyond what the blocks use.
 func TestRewriteInPlaceMatchesACopy(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	var tl timeline
+	var tl events
 	var want []event
 	var at time.Duration
 	gap := func() time.Duration {

@@ -3,41 +3,50 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
 	"ratelab/scenarios"
 )
 
-// burstTraffic is about n requests in instants of 1 to 4 bursts each (keys
-// k0 to k2, costs 1 to maxCost, 1 to 20 requests a burst), 0 to 99ms apart:
-// most requests share their instant with others.
-func burstTraffic(t testing.TB, seed uint64, n int, lanes string, maxCost int) *scenarios.Scenario {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	var b strings.Builder
-	b.WriteString("title: bursts\nlimiters:" + lanes + "traffic:\n")
-	at := time.Duration(0)
-	for total := 0; total < n; {
-		at += time.Duration(rng.IntN(100)) * time.Millisecond
-		for range 1 + rng.IntN(4) {
-			c := 1 + rng.IntN(20)
-			fmt.Fprintf(&b, "  - {at: %s, count: %d, key: k%d, cost: %d}\n", at, c, rng.IntN(3), 1+rng.IntN(maxCost))
-			total += c
+func TestSeekClampsToTheAxis(t *testing.T) {
+	s := randomScenario(t, 8, 50)
+	l := newLab(t, s)
+	l.Seek(-time.Hour)
+	if l.Now() != 0 {
+		t.Fatalf("seek before 0 gave %v", l.Now())
+	}
+	l.Seek(l.End() + time.Hour)
+	if l.Now() != l.End() {
+		t.Fatalf("seek past the end gave %v, want %v", l.Now(), l.End())
+	}
+	if _, ok := l.LastDecision(0); !ok {
+		t.Fatal("no last decision at the end")
+	}
+	l.Seek(0)
+	if l.Request(0).At == 0 {
+		if _, ok := l.LastDecision(0); !ok {
+			t.Fatal("a request at 0 is decided at 0")
 		}
 	}
-	return parse(t, b.String())
 }
 
 func TestSeekPosMatchesAFreshRunInsideEveryInstant(t *testing.T) {
-	t.Run("all six", func(t *testing.T) { seekPosMatchesAFreshRun(t, burstTraffic(t, 1, 2*CheckpointEvery+300, allSix, 3)) })
-	t.Run("shapers", func(t *testing.T) { seekPosMatchesAFreshRun(t, burstTraffic(t, 2, CheckpointEvery+300, shapers, 2)) })
+	t.Run("all six", func(t *testing.T) {
+		t.Parallel()
+		seekPosMatchesAFreshRun(t, burstTraffic(t, 1, 2*CheckpointEvery+300, allSix, 3))
+	})
+	t.Run("shapers", func(t *testing.T) {
+		t.Parallel()
+		seekPosMatchesAFreshRun(t, burstTraffic(t, 2, CheckpointEvery+300, shapers, 2))
+	})
 }
 
-// seekPosMatchesAFreshRun decides every prefix of the timeline in turn,
-// reached by SeekPos after a random detour, and compares the lab with fresh
-// limiters that decided the same requests: position, clock, instant, stats,
-// snapshots, last decisions and trailing sums.
+// seekPosMatchesAFreshRun decides every prefix of the timeline in turn
+// (under -short, looks at every third and the whole), reached by SeekPos
+// after a random detour, and compares the lab with fresh limiters that
+// decided the same requests: position, clock, instant, stats, snapshots,
+// last decisions and trailing sums.
 func seekPosMatchesAFreshRun(t *testing.T, s *scenarios.Scenario) {
 	l := newLab(t, s)
 	all, _ := reference(t, s, 0)
@@ -54,6 +63,9 @@ func seekPosMatchesAFreshRun(t *testing.T, s *scenarios.Scenario) {
 			for lane := range lanes {
 				fresh.decide(lane, r)
 			}
+		}
+		if testing.Short() && p%3 != 0 && p != l.Len() {
+			continue
 		}
 		switch rng.IntN(8) { // a detour, so that some positions are reached from elsewhere
 		case 0:
@@ -190,5 +202,70 @@ func TestSeekPosBoundsAndWholeInstants(t *testing.T) {
 	empty.SeekPos(3)
 	if k, m := empty.Instant(); empty.Pos() != 0 || empty.Now() != 0 || k != 0 || m != 0 {
 		t.Errorf("an empty timeline: pos %d, now %v, %d of %d", empty.Pos(), empty.Now(), k, m)
+	}
+}
+
+// TestClockAlone: the clock over an engine, no lab around it: where each
+// move leaves the time, the position, the instant and the latest
+// decision; and that it restores the live state from a checkpoint when
+// the engine forgot what it was made from.
+func TestClockAlone(t *testing.T) {
+	// 1s ×3, 2s, 4s ×2, and an axis to 6s.
+	s := parse(t, "title: t\nduration: 6s\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 2, rate: 1/s}\n"+
+		"traffic:\n  - {at: 1s, count: 3}\n  - {at: 2s}\n  - {at: 4s, count: 2}\n")
+	type want struct {
+		now      time.Duration
+		pos      int
+		k, m     int
+		last     int // the latest decision's index; −1 for none
+		admitted int64
+	}
+	s1, s2, s4 := time.Second, 2*time.Second, 4*time.Second
+	for _, c := range []struct {
+		move string
+		do   func(c *clock)
+		want want
+	}{
+		{"seek 0", func(c *clock) { c.seek(0) }, want{0, 0, 0, 0, -1, 0}},
+		{"seek 1s", func(c *clock) { c.seek(s1) }, want{s1, 3, 3, 3, 2, 2}},
+		{"seek before 0", func(c *clock) { c.seek(-time.Hour) }, want{0, 0, 0, 0, -1, 0}},
+		{"seek past the end", func(c *clock) { c.seek(time.Hour) }, want{6 * time.Second, 6, 0, 0, 5, 5}},
+		{"seek between", func(c *clock) { c.seek(3 * time.Second) }, want{3 * time.Second, 4, 0, 0, 3, 3}},
+		{"seekPos inside an instant", func(c *clock) { c.seekPos(2) }, want{s1, 2, 2, 3, 1, 2}},
+		{"seekPos 0", func(c *clock) { c.seekPos(0) }, want{s1, 0, 0, 3, -1, 0}},
+		{"seekPos past the end", func(c *clock) { c.seekPos(99) }, want{s4, 6, 2, 2, 5, 5}},
+		{"seekBefore the second at 4s", func(c *clock) { c.seekBefore(5) }, want{s4, 5, 1, 2, 4, 4}},
+		{"seekBefore the first", func(c *clock) { c.seekBefore(0) }, want{s1, 0, 0, 3, -1, 0}},
+		{"seekBefore past the end", func(c *clock) { c.seekBefore(6) }, want{s4, 6, 2, 2, 5, 5}},
+		{"seek 2s", func(c *clock) { c.seek(s2) }, want{s2, 4, 1, 1, 3, 3}},
+	} {
+		e := newTestEngine(t, s)
+		c1 := newClock(e.tl, e)
+		c1.seek(time.Hour) // every move also from elsewhere
+		for _, clk := range []*clock{newClock(e.tl, e), c1} {
+			c.do(clk)
+			k, m := clk.instant()
+			last := -1
+			if rec, ok := clk.lastDecision(0); ok {
+				last = rec.Index
+			}
+			got := want{clk.now, clk.pos, k, m, last, clk.stats(0).Admitted}
+			if got != c.want {
+				t.Errorf("%s: %+v, want %+v", c.move, got, c.want)
+			}
+		}
+	}
+	e := newTestEngine(t, s)
+	c := newClock(e.tl, e)
+	c.seek(s4)
+	live := c.live
+	c.seek(s4)
+	if c.live != live {
+		t.Error("a seek to where the clock stands restored the live state")
+	}
+	e.replace(5)
+	c.seek(s4)
+	if c.live == live || c.gen != e.gen || c.pos != 6 {
+		t.Errorf("after the engine forgot from request 5: live state kept (%v), gen %d of %d, pos %d", c.live == live, c.gen, e.gen, c.pos)
 	}
 }

@@ -1,14 +1,16 @@
-package model
+package peak
 
 import (
 	"slices"
 	"time"
 	"unsafe"
+
+	"ratelab/internal/minheap"
 )
 
-// inFlight is the delayed passages not yet released, as a peak tracker
-// holds them until the clock reaches their release: pushed in arrival
-// order, taken in release order.
+// InFlight is the delayed passages not yet released, as a Tracker holds
+// them until the clock reaches their release: pushed in arrival order,
+// taken in release order. The zero InFlight is empty.
 //
 // A heap of them cost 16 bytes a delayed request in flight, and a shaper
 // with a deep queue has millions in flight. But every delaying algorithm
@@ -18,7 +20,7 @@ import (
 // a run at a regular step (a leaky bucket at 1/ms releases at 0, 1 ms,
 // 2 ms, …), or of two adjacent steps (at k/r rounded, for a rate r that
 // does not divide a second). So the passages are grouped by source, the
-// request's key and gateway (see source), and each group is a trail,
+// request's key and gateway (see Source), and each group is a trail,
 // which keeps such runs in a few words and a bit per point at most: the
 // memory grows with the sources in flight, not with their requests.
 // (x/time/rate's float64 puts some releases a nanosecond early, which
@@ -32,7 +34,7 @@ import (
 // and are taken together: costs are positive, so the peak over the
 // windows ending at an instant is the same whether its passages pass one
 // by one or at once (the last sum is the largest, at the same instant).
-type inFlight struct {
+type InFlight struct {
 	groups []flightGroup // by slot; a slot on more.free is empty
 	// heads holds every group that holds a passage, a min-heap by its
 	// oldest instant (which a push, always later, does not change).
@@ -54,7 +56,8 @@ type flightRef struct {
 	slot int32
 }
 
-func (r flightRef) when() time.Duration { return r.at }
+// Before orders heads by oldest instant.
+func (r flightRef) Before(o flightRef) bool { return r.at < o.at }
 
 // flightIndex is what several sources in flight at once need.
 type flightIndex struct {
@@ -64,53 +67,21 @@ type flightIndex struct {
 }
 
 // loosePassage is a passage pushed out of its source's order, with its
-// source (which Check reads back, see peakGroup).
+// source (which PopBy returns).
 type loosePassage struct {
-	passage
+	Passage
 	src int64
 }
 
-// source names the sequence of releases a passage belongs to: its key's
-// number and the gateway that took it (gateways that keep their own state
-// each release a key's requests in order, not all together).
-func source(key int, gateway uint16) int64 { return int64(key)<<16 | int64(gateway) }
+// Before orders loose passages by time.
+func (x loosePassage) Before(o loosePassage) bool { return x.At < o.At }
 
 // empty reports whether g holds no passage: its latest instant is always
 // its open point, taken last.
 func (g *flightGroup) empty() bool { return g.pointCost == 0 }
 
-// put appends x, no earlier than any passage t keeps, and drops nothing;
-// it reports whether x began an instant of its own.
-func (t *trail) put(x passage) bool {
-	t.sum += x.cost
-	if t.pointCost > 0 && x.at == t.point {
-		t.pointCost += x.cost
-		return false
-	}
-	if t.pointCost > 0 {
-		t.commit()
-	}
-	t.point, t.pointCost = x.at, x.cost
-	return true
-}
-
-// readAll forgets buf once every run encoded in it has been read.
-func (t *trail) readAll() {
-	if t.head.n == 0 && len(t.buf) > 0 {
-		t.buf, t.off = t.buf[:0], 0
-	}
-}
-
-// takeOldest removes the passages at t's oldest instant, at, and returns
-// their cost.
-func (t *trail) takeOldest(at time.Duration) int64 {
-	gone := t.drop(at)
-	t.readAll()
-	return gone
-}
-
 // index is f.more, made when first needed.
-func (f *inFlight) index() *flightIndex {
+func (f *InFlight) index() *flightIndex {
 	if f.more == nil {
 		f.more = &flightIndex{}
 	}
@@ -118,7 +89,7 @@ func (f *inFlight) index() *flightIndex {
 }
 
 // groupOf is the slot of src's group, made if it has none.
-func (f *inFlight) groupOf(src int64) int32 {
+func (f *InFlight) groupOf(src int64) int32 {
 	if f.more == nil || f.more.slot == nil {
 		switch {
 		case len(f.groups) == 0:
@@ -147,46 +118,47 @@ func (f *inFlight) groupOf(src int64) int32 {
 	return s
 }
 
-// push adds x, released by source src.
-func (f *inFlight) push(x passage, src int64) {
+// Push adds x, released by source src: x is pushed after every passage
+// of src that arrived before it.
+func (f *InFlight) Push(x Passage, src int64) {
 	s := f.groupOf(src)
 	g := &f.groups[s]
 	switch {
 	case g.empty():
 		g.put(x)
-		f.heads = heapPush(f.heads, flightRef{x.at, s})
-	case x.at >= g.point:
+		f.heads = minheap.Push(f.heads, flightRef{x.At, s})
+	case x.At >= g.point:
 		g.put(x)
 	default:
 		m := f.index()
-		m.loose = heapPush(m.loose, loosePassage{x, src})
+		m.loose = minheap.Push(m.loose, loosePassage{x, src})
 	}
 }
 
-// popBy removes and returns the passages of the earliest instant at or
+// PopBy removes and returns the passages of the earliest instant at or
 // before t of one group, or one loose passage, and their source; false
 // when none is due.
-func (f *inFlight) popBy(t time.Duration) (passage, int64, bool) {
+func (f *InFlight) PopBy(t time.Duration) (Passage, int64, bool) {
 	var loose []loosePassage
 	if f.more != nil {
 		loose = f.more.loose
 	}
-	if len(loose) > 0 && loose[0].at <= t && (len(f.heads) == 0 || loose[0].at < f.heads[0].at) {
-		x, rest := heapPop(loose)
+	if len(loose) > 0 && loose[0].At <= t && (len(f.heads) == 0 || loose[0].At < f.heads[0].at) {
+		x, rest := minheap.Pop(loose)
 		f.more.loose = rest
-		return x.passage, x.src, true
+		return x.Passage, x.src, true
 	}
 	if len(f.heads) == 0 || f.heads[0].at > t {
-		return passage{}, 0, false
+		return Passage{}, 0, false
 	}
 	ref := f.heads[0]
 	g := &f.groups[ref.slot]
-	x := passage{ref.at, g.takeOldest(ref.at)}
+	x := Passage{ref.at, g.takeOldest(ref.at)}
 	if at, ok := g.oldest(); ok {
 		f.heads[0].at = at // the group stays, later: a sift down, not a pop and a push
-		siftDown(f.heads)
+		minheap.Down(f.heads, 0)
 	} else {
-		_, f.heads = heapPop(f.heads)
+		_, f.heads = minheap.Pop(f.heads)
 		if m := f.more; m != nil && m.slot != nil {
 			delete(m.slot, g.src)
 			m.free = append(m.free, ref.slot)
@@ -195,47 +167,29 @@ func (f *inFlight) popBy(t time.Duration) (passage, int64, bool) {
 	return x, g.src, true
 }
 
-// siftDown restores the heap order of h after its top became later.
-func siftDown(h []flightRef) {
-	for i := 0; ; {
-		small, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].at < h[small].at {
-			small = l
-		}
-		if r < len(h) && h[r].at < h[small].at {
-			small = r
-		}
-		if small == i {
-			return
-		}
-		h[i], h[small] = h[small], h[i]
-		i = small
-	}
-}
-
-// dueBy reports whether a passage is due at or before t.
-func (f *inFlight) dueBy(t time.Duration) bool {
+// DueBy reports whether a passage is due at or before t.
+func (f *InFlight) DueBy(t time.Duration) bool {
 	if len(f.heads) > 0 && f.heads[0].at <= t {
 		return true
 	}
-	return f.more != nil && len(f.more.loose) > 0 && f.more.loose[0].at <= t
+	return f.more != nil && len(f.more.loose) > 0 && f.more.loose[0].At <= t
 }
 
-// held reports whether f holds a passage.
-func (f *inFlight) held() bool {
+// Held reports whether f holds a passage.
+func (f *InFlight) Held() bool {
 	return len(f.heads) > 0 || f.more != nil && len(f.more.loose) > 0
 }
 
-// flightReader reads an inFlight's passages in the order popBy takes them,
+// flightReader reads an InFlight's passages in the order PopBy takes them,
 // from copies of its groups' cursors, leaving it as it is.
 type flightReader struct {
-	f     *inFlight
+	f     *InFlight
 	cur   []cursor // by slot, for the groups in heads
 	heads []flightRef
 	loose []loosePassage
 }
 
-func (f *inFlight) reader() flightReader {
+func (f *InFlight) reader() flightReader {
 	r := flightReader{f: f, heads: slices.Clone(f.heads)}
 	if len(f.heads) > 0 {
 		r.cur = make([]cursor, len(f.groups))
@@ -249,31 +203,31 @@ func (f *inFlight) reader() flightReader {
 	return r
 }
 
-// next is popBy on r's copies.
-func (r *flightReader) next(t time.Duration) (passage, bool) {
-	if len(r.loose) > 0 && r.loose[0].at <= t && (len(r.heads) == 0 || r.loose[0].at < r.heads[0].at) {
+// next is PopBy on r's copies.
+func (r *flightReader) next(t time.Duration) (Passage, bool) {
+	if len(r.loose) > 0 && r.loose[0].At <= t && (len(r.heads) == 0 || r.loose[0].At < r.heads[0].at) {
 		var x loosePassage
-		x, r.loose = heapPop(r.loose)
-		return x.passage, true
+		x, r.loose = minheap.Pop(r.loose)
+		return x.Passage, true
 	}
 	if len(r.heads) == 0 || r.heads[0].at > t {
-		return passage{}, false
+		return Passage{}, false
 	}
 	ref := r.heads[0]
 	c := &r.cur[ref.slot]
-	x := passage{ref.at, c.evict(r.f.groups[ref.slot].buf, ref.at)}
+	x := Passage{ref.at, c.evict(r.f.groups[ref.slot].buf, ref.at)}
 	if at, ok := c.oldest(); ok {
 		r.heads[0].at = at
-		siftDown(r.heads)
+		minheap.Down(r.heads, 0)
 	} else {
-		_, r.heads = heapPop(r.heads)
+		_, r.heads = minheap.Pop(r.heads)
 	}
 	return x, true
 }
 
-// clone is a copy of f that shares no memory with it.
-func (f *inFlight) clone() inFlight {
-	c := inFlight{groups: slices.Clone(f.groups), heads: slices.Clone(f.heads)}
+// Clone is a copy of f that shares no memory with it.
+func (f *InFlight) Clone() InFlight {
+	c := InFlight{groups: slices.Clone(f.groups), heads: slices.Clone(f.heads)}
 	for i := range c.groups {
 		c.groups[i].trail = f.groups[i].trail.clone()
 	}
@@ -292,9 +246,9 @@ func (f *inFlight) clone() inFlight {
 // flightMapEntryBytes is about what a map entry of flightIndex.slot takes.
 const flightMapEntryBytes = 24
 
-// bytes is about what f holds beside its own fields (and what clone
+// Bytes is about what f holds beside its own fields (and what Clone
 // allocates).
-func (f *inFlight) bytes() int64 {
+func (f *InFlight) Bytes() int64 {
 	n := int64(len(f.groups))*int64(unsafe.Sizeof(flightGroup{})) + int64(len(f.heads))*int64(unsafe.Sizeof(flightRef{}))
 	for i := range f.groups {
 		n += int64(f.groups[i].bytes())

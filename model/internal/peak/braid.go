@@ -1,24 +1,27 @@
-package model
+package peak
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// braid is the passages inside a trailing window, as the peak tracker keeps
-// them: traffic is a merge of regular streams (a traffic item's period, a
-// burst at one instant), and a merge of several periods has no regular
-// step of its own, so the passages are split into strands, each a trail:
-// one per regular stream found, and a loose one for the rest. A passage
-// goes to a strand that expects its instant (the strand's latest instant
-// or the next one at its step) and whose run it keeps regular (see
-// strand.takes); one that no strand takes is loose, and
-// three loose instants at one step (found among the latest ringSize) make
-// a new strand for that step, in a free slot or one whose stream stopped.
-// Which strand holds a passage only changes how well it is compressed:
-// the window's sum is every strand's. A new strand is looked for only
-// when the loose passages stop being regular on their own (see run.fits).
-// So a merge of up to maxStrands regular streams costs O(maxStrands)
+// Braid is the passages inside a trailing window, as a Tracker keeps them,
+// summed (Sum). The zero Braid is empty. Traffic is a merge of regular
+// streams (a traffic item's period, a burst at one instant), and a merge of
+// several periods has no regular step of its own, so the passages are
+// split into strands, each a trail: one per regular stream found, and a
+// loose one for the rest. A passage goes to a strand that expects its
+// instant (the strand's latest instant or the next one at its step) and
+// whose run it keeps regular (see strand.takes); one that no strand takes
+// is loose, and three loose instants at one step (found among the latest
+// ringSize) make a new strand for that step, in a free slot or one whose
+// stream stopped. Which strand holds a passage only changes how well it is
+// compressed: the window's sum is every strand's. A new strand is looked
+// for only when the loose passages stop being regular on their own (see
+// run.fits). So a merge of up to maxStrands regular streams costs O(maxStrands)
 // whatever the window's length; anything else a bit (an uneven burst) or
 // a few bytes per instant (see trail).
-type braid struct {
+type Braid struct {
 	loose   trail
 	strands []strand
 	sum     int64
@@ -53,18 +56,19 @@ type strand struct {
 // instant in s, or fills its point no further than its run's cost per
 // instant. Streams that meet at one instant thus keep a passage each, and
 // what overflows a strand goes loose.
-func (s *strand) takes(x passage) bool {
-	if x.at != s.latest && x.at != s.latest+s.step {
+func (s *strand) takes(x Passage) bool {
+	if x.At != s.latest && x.At != s.latest+s.step {
 		return false
 	}
 	t := &s.trail
-	return t.pointCost == 0 || t.point != x.at || t.tail.n == 0 || t.pointCost+x.cost <= t.tail.cost
+	return t.pointCost == 0 || t.point != x.At || t.tail.n == 0 || t.pointCost+x.Cost <= t.tail.cost
 }
 
-// add puts x, no earlier than any passage kept, in the window (x.at − w,
-// x.at] and drops what leaves it.
-func (b *braid) add(x passage, w time.Duration) {
-	cut := x.at - w
+// Add puts x, no earlier than any passage kept, in the window (x.At − w,
+// x.At] and drops what leaves it. Every passage of a braid must be added
+// with the same w.
+func (b *Braid) Add(x Passage, w time.Duration) {
+	cut := x.At - w
 	to := -1
 	if b.last >= 0 && b.last < len(b.strands) && b.strands[b.last].takes(x) {
 		to = b.last
@@ -84,8 +88,8 @@ func (b *braid) add(x passage, w time.Duration) {
 		// that takes nothing stops and leaves its slot to another.
 		for i := range b.strands {
 			s := &b.strands[i]
-			if s.latest+s.step == x.at && (i == to || s.pointCost > 0 && s.point == s.latest) {
-				s.latest = x.at
+			if s.latest+s.step == x.At && (i == to || s.pointCost > 0 && s.point == s.latest) {
+				s.latest = x.At
 			}
 		}
 		t := &b.strands[to].trail
@@ -94,17 +98,17 @@ func (b *braid) add(x passage, w time.Duration) {
 		b.sum += t.sum - before
 	} else {
 		t := &b.loose
-		newInstant := t.pointCost == 0 || t.point != x.at
+		newInstant := t.pointCost == 0 || t.point != x.At
 		before := t.sum
 		t.add(x, w)
 		b.sum += t.sum - before
 		if newInstant {
-			b.found(x.at)
+			b.found(x.At)
 		}
 	}
 	b.last = to
-	if b.sum == x.cost {
-		b.oldest = x.at // nothing else is kept
+	if b.sum == x.Cost {
+		b.oldest = x.At // nothing else is kept
 	}
 	if cut < b.oldest {
 		return
@@ -128,27 +132,9 @@ func (b *braid) add(x passage, w time.Duration) {
 	b.oldest = oldest
 }
 
-// drop evicts what is at or before cut, returning its cost.
-func (t *trail) drop(cut time.Duration) int64 {
-	gone := t.evict(t.buf, cut)
-	t.sum -= gone
-	return gone
-}
-
-// oldest is the time of the oldest passage kept, if any.
-func (c *cursor) oldest() (time.Duration, bool) {
-	switch {
-	case c.head.n > 0:
-		return c.head.at, true
-	case c.tail.n > 0:
-		return c.tail.at, true
-	}
-	return c.point, c.pointCost > 0
-}
-
 // found looks, among the latest loose instants, for two at the step that
 // leads to at, and makes a strand expecting that step after at.
-func (b *braid) found(at time.Duration) {
+func (b *Braid) found(at time.Duration) {
 	defer b.remember(at)
 	if t := &b.loose.tail; t.n < 2 || t.fits(at) {
 		return // the loose passages are regular on their own so far
@@ -195,19 +181,9 @@ func (b *braid) found(at time.Duration) {
 	}
 }
 
-// fits reports whether an instant at, after the point r ends with, can
-// extend r, cost aside.
-func (r *run) fits(at time.Duration) bool {
-	g := at - r.end
-	if r.bits != nil {
-		return g == r.step || g == r.step+1
-	}
-	return g == r.step || r.n <= twoStepsUpTo && (g == r.step+1 || g == r.step-1)
-}
+func (b *Braid) ringAt(i int) time.Duration { return b.ring[(b.ringHead+i)%ringSize] }
 
-func (b *braid) ringAt(i int) time.Duration { return b.ring[(b.ringHead+i)%ringSize] }
-
-func (b *braid) remember(at time.Duration) {
+func (b *Braid) remember(at time.Duration) {
 	if b.ringLen < ringSize {
 		b.ring[(b.ringHead+b.ringLen)%ringSize] = at
 		b.ringLen++
@@ -217,8 +193,9 @@ func (b *braid) remember(at time.Duration) {
 	b.ringHead = (b.ringHead + 1) % ringSize
 }
 
-// bytes is what the braid's strands hold encoded, or as bits.
-func (b *braid) bytes() int {
+// Bytes is what the braid's strands hold encoded, or as bits: beside a
+// fixed part, what it costs.
+func (b *Braid) Bytes() int {
 	n := b.loose.bytes()
 	for i := range b.strands {
 		n += b.strands[i].bytes()
@@ -226,17 +203,15 @@ func (b *braid) bytes() int {
 	return n
 }
 
-func (t *trail) bytes() int { return len(t.buf) + len(t.head.bits) + len(t.tail.bits) }
-
 // braidCursor reads a braid's strands from their oldest passage without
 // changing them.
 type braidCursor struct {
-	b       *braid
+	b       *Braid
 	loose   cursor
 	strands []cursor
 }
 
-func (b *braid) cursor() braidCursor {
+func (b *Braid) cursor() braidCursor {
 	c := braidCursor{b: b, loose: b.loose.cursor}
 	for i := range b.strands {
 		c.strands = append(c.strands, b.strands[i].cursor)
@@ -251,4 +226,26 @@ func (c *braidCursor) evict(cut time.Duration) int64 {
 		gone += c.strands[i].evict(c.b.strands[i].buf, cut)
 	}
 	return gone
+}
+
+// Sum is the cost of every passage kept: what passed in the window ending
+// at the latest passage.
+func (b *Braid) Sum() int64 { return b.sum }
+
+// Clone is a copy of b that shares no memory with it.
+func (b *Braid) Clone() Braid {
+	c := *b
+	c.loose = b.loose.clone()
+	c.strands = slices.Clone(b.strands)
+	for i := range c.strands {
+		c.strands[i].trail = b.strands[i].trail.clone()
+	}
+	return c
+}
+
+// Reset empties b, as a new Braid, but keeps its buffers for reuse.
+func (b *Braid) Reset() {
+	strands, loose := b.strands[:0], b.loose.buf[:0]
+	*b = Braid{strands: strands}
+	b.loose.buf = loose
 }
