@@ -214,10 +214,10 @@ func BenchmarkHostileMemory(b *testing.B) {
 }
 
 // benchHostileCases are the hostile shapes the benchmarks measure: at the
-// issue's sizes when RATELAB_ISSUE_SIZES is set (about a minute, a few
+// full sizes when RATELAB_FULL_SIZES is set (about a minute, a few
 // hundred MB), else at about 200,000 requests.
 func benchHostileCases() []hostileCase {
-	if os.Getenv("RATELAB_ISSUE_SIZES") != "" {
+	if os.Getenv("RATELAB_FULL_SIZES") != "" {
 		return issueCases()
 	}
 	return hostileCases(1)
@@ -365,10 +365,10 @@ func BenchmarkHostileSeek(b *testing.B) {
 // expand to, 20,000,000 requests (tools/million.yaml's lanes, one request a
 // millisecond for 20,000 s): the heap the lab holds with every request
 // decided (MB, and B/req). It builds 400 MB, so it runs only when
-// RATELAB_ISSUE_SIZES is set.
+// RATELAB_FULL_SIZES is set.
 func BenchmarkCapMemory(b *testing.B) {
-	if os.Getenv("RATELAB_ISSUE_SIZES") == "" {
-		b.Skip("set RATELAB_ISSUE_SIZES=1: builds a 20,000,000-request lab")
+	if os.Getenv("RATELAB_FULL_SIZES") == "" {
+		b.Skip("set RATELAB_FULL_SIZES=1: builds a 20,000,000-request lab")
 	}
 	s := millionRequests(b)
 	s.Traffic[0].Until = 20_000 * time.Second

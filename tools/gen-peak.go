@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen-peak writes the scenarios behind the peak-window and check figures of
-// issue 7 into a directory: go run tools/gen-peak.go DIR
+// docs/performance.md into a directory: go run tools/gen-peak.go DIR
 //
 //	peak-regular.yaml  a fixed window of 8784h (the default peak window a
 //	                   year) beside seven token buckets that admit
