@@ -82,25 +82,13 @@ type retry struct {
 
 // owedRetries are the retries one lane owes, taken in time order, ties
 // in the order the lane made them (seq, never the same twice). They wait
-// in a slab, and a min-heap of small references orders them: the heap's
-// comparisons move three words, not a retry's ten.
+// in a slab, and a min-heap of small references orders them (due At, Seq
+// the retry's seq, V its slot in the slab): the heap's comparisons move
+// three words, not a retry's ten.
 type owedRetries struct {
-	heap []owedRef
+	heap []minheap.Entry[int32]
 	slab []retry
 	free []int32 // the slab's empty slots
-}
-
-// owedRef is a retry's place in its lane's heap: when it is due, its
-// order among those due then, and its slot in the slab.
-type owedRef struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
-}
-
-// Before orders the references by time, then in the order made.
-func (r owedRef) Before(o owedRef) bool {
-	return r.at < o.at || r.at == o.at && r.seq < o.seq
 }
 
 // push adds x.
@@ -113,16 +101,16 @@ func (o *owedRetries) push(x retry) {
 		s = int32(len(o.slab))
 		o.slab = append(o.slab, x)
 	}
-	o.heap = minheap.Push(o.heap, owedRef{at: x.at, seq: x.seq, slot: s})
+	o.heap = minheap.Push(o.heap, minheap.Entry[int32]{At: x.at, Seq: int64(x.seq), V: s})
 }
 
 // pop removes and returns the first retry; o must hold one.
 func (o *owedRetries) pop() retry {
-	var r owedRef
+	var r minheap.Entry[int32]
 	r, o.heap = minheap.Pop(o.heap)
-	x := o.slab[r.slot]
-	o.slab[r.slot] = retry{} // drop what it refers to
-	o.free = append(o.free, r.slot)
+	x := o.slab[r.V]
+	o.slab[r.V] = retry{} // drop what it refers to
+	o.free = append(o.free, r.V)
 	return x
 }
 
@@ -132,10 +120,10 @@ func (o *owedRetries) clone() owedRetries {
 	if len(o.heap) == 0 {
 		return owedRetries{}
 	}
-	c := owedRetries{heap: make([]owedRef, len(o.heap)), slab: make([]retry, len(o.heap))}
+	c := owedRetries{heap: make([]minheap.Entry[int32], len(o.heap)), slab: make([]retry, len(o.heap))}
 	for i, r := range o.heap {
-		c.slab[i] = o.slab[r.slot]
-		c.heap[i] = owedRef{at: r.at, seq: r.seq, slot: int32(i)}
+		c.slab[i] = o.slab[r.V]
+		c.heap[i] = minheap.Entry[int32]{At: r.At, Seq: r.Seq, V: int32(i)}
 	}
 	return c
 }

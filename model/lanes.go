@@ -182,7 +182,7 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 	}
 	lane = -1
 	for i := range ls.owed {
-		if h := ls.owed[i].heap; len(h) > 0 && h[0].at <= t && (lane < 0 || h[0].at < ls.owed[lane].heap[0].at) {
+		if h := ls.owed[i].heap; len(h) > 0 && h[0].At <= t && (lane < 0 || h[0].At < ls.owed[lane].heap[0].At) {
 			lane = i
 		}
 	}

@@ -142,43 +142,31 @@ func (s *Scenario) Keys() []string {
 // scenario of millions of requests never sits in memory.
 func (s *Scenario) Requests() iter.Seq[Request] {
 	return func(yield func(Request) bool) {
-		h := make([]cursor, 0, len(s.Traffic))
+		// One cursor per item: due At its next request, Seq the item (so
+		// that equal times come out in file order), V the next request's
+		// index within the item.
+		h := make([]minheap.Entry[int64], 0, len(s.Traffic))
 		for i, t := range s.Traffic {
 			if t.Count > 0 {
-				h = append(h, cursor{at: t.Time(0), item: i})
+				h = append(h, minheap.Entry[int64]{At: t.Time(0), Seq: int64(i)})
 			}
 		}
 		minheap.Init(h)
 		for len(h) > 0 {
 			c := &h[0]
-			t := &s.Traffic[c.item]
-			if !yield(Request{At: c.at, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
+			t := &s.Traffic[c.Seq]
+			if !yield(Request{At: c.At, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
 				return
 			}
-			c.next++
-			if c.next == t.Count {
+			c.V++
+			if c.V == t.Count {
 				_, h = minheap.Pop(h)
 				continue
 			}
-			c.at = t.Time(c.next)
+			c.At = t.Time(c.V)
 			if len(h) > 1 { // a heap of one is in order: skip the call
 				minheap.Down(h, 0)
 			}
 		}
 	}
-}
-
-// cursor is the position of the merge in one traffic item: its next request
-// is the next-th, arriving at at.
-type cursor struct {
-	at   time.Duration
-	item int
-	next int64
-}
-
-// Before orders the merge's heap of cursors (package minheap) by the time
-// of their next request, then by item, so that equal times come out in
-// file order.
-func (c cursor) Before(o cursor) bool {
-	return c.at < o.at || (c.at == o.at && c.item < o.item)
 }

@@ -50,14 +50,10 @@ type flightGroup struct {
 	src int64
 }
 
-// flightRef is a group's slot in heads, with its oldest instant.
-type flightRef struct {
-	at   time.Duration
-	slot int32
-}
-
-// Before orders heads by oldest instant.
-func (r flightRef) Before(o flightRef) bool { return r.at < o.at }
+// flightRef is a group's place in heads: due At its oldest instant, V
+// its slot in groups (Seq unused: groups due together come out in no
+// promised order).
+type flightRef = minheap.Entry[int32]
 
 // flightIndex is what several sources in flight at once need.
 type flightIndex struct {
@@ -66,15 +62,23 @@ type flightIndex struct {
 	loose []loosePassage  // the passages pushed out of order: a min-heap by time
 }
 
-// loosePassage is a passage pushed out of its source's order, with its
-// source (which PopBy returns).
-type loosePassage struct {
-	Passage
-	src int64
+// loosePassage is a passage pushed out of its source's order, in the
+// loose heap: due At the passage's instant, V its cost and its source
+// (which PopBy returns).
+type loosePassage = minheap.Entry[looseRelease]
+
+// looseRelease is what a loose passage holds beside its instant.
+type looseRelease struct {
+	cost, src int64
 }
 
-// Before orders loose passages by time.
-func (x loosePassage) Before(o loosePassage) bool { return x.At < o.At }
+// loose is x of source src as a loose passage.
+func loose(x Passage, src int64) loosePassage {
+	return loosePassage{At: x.At, V: looseRelease{x.Cost, src}}
+}
+
+// passage is the passage l holds.
+func (l looseRelease) passage(at time.Duration) Passage { return Passage{at, l.cost} }
 
 // empty reports whether g holds no passage: its latest instant is always
 // its open point, taken last.
@@ -126,12 +130,12 @@ func (f *InFlight) Push(x Passage, src int64) {
 	switch {
 	case g.empty():
 		g.put(x)
-		f.heads = minheap.Push(f.heads, flightRef{x.At, s})
+		f.heads = minheap.Push(f.heads, flightRef{At: x.At, V: s})
 	case x.At >= g.point:
 		g.put(x)
 	default:
 		m := f.index()
-		m.loose = minheap.Push(m.loose, loosePassage{x, src})
+		m.loose = minheap.Push(m.loose, loose(x, src))
 	}
 }
 
@@ -139,29 +143,29 @@ func (f *InFlight) Push(x Passage, src int64) {
 // before t of one group, or one loose passage, and their source; false
 // when none is due.
 func (f *InFlight) PopBy(t time.Duration) (Passage, int64, bool) {
-	var loose []loosePassage
+	var due []loosePassage
 	if f.more != nil {
-		loose = f.more.loose
+		due = f.more.loose
 	}
-	if len(loose) > 0 && loose[0].At <= t && (len(f.heads) == 0 || loose[0].At < f.heads[0].at) {
-		x, rest := minheap.Pop(loose)
+	if len(due) > 0 && due[0].At <= t && (len(f.heads) == 0 || due[0].At < f.heads[0].At) {
+		x, rest := minheap.Pop(due)
 		f.more.loose = rest
-		return x.Passage, x.src, true
+		return x.V.passage(x.At), x.V.src, true
 	}
-	if len(f.heads) == 0 || f.heads[0].at > t {
+	if len(f.heads) == 0 || f.heads[0].At > t {
 		return Passage{}, 0, false
 	}
 	ref := f.heads[0]
-	g := &f.groups[ref.slot]
-	x := Passage{ref.at, g.takeOldest(ref.at)}
+	g := &f.groups[ref.V]
+	x := Passage{ref.At, g.takeOldest(ref.At)}
 	if at, ok := g.oldest(); ok {
-		f.heads[0].at = at // the group stays, later: a sift down, not a pop and a push
+		f.heads[0].At = at // the group stays, later: a sift down, not a pop and a push
 		minheap.Down(f.heads, 0)
 	} else {
 		_, f.heads = minheap.Pop(f.heads)
 		if m := f.more; m != nil && m.slot != nil {
 			delete(m.slot, g.src)
-			m.free = append(m.free, ref.slot)
+			m.free = append(m.free, ref.V)
 		}
 	}
 	return x, g.src, true
@@ -169,7 +173,7 @@ func (f *InFlight) PopBy(t time.Duration) (Passage, int64, bool) {
 
 // DueBy reports whether a passage is due at or before t.
 func (f *InFlight) DueBy(t time.Duration) bool {
-	if len(f.heads) > 0 && f.heads[0].at <= t {
+	if len(f.heads) > 0 && f.heads[0].At <= t {
 		return true
 	}
 	return f.more != nil && len(f.more.loose) > 0 && f.more.loose[0].At <= t
@@ -194,7 +198,7 @@ func (f *InFlight) reader() flightReader {
 	if len(f.heads) > 0 {
 		r.cur = make([]cursor, len(f.groups))
 		for _, h := range f.heads {
-			r.cur[h.slot] = f.groups[h.slot].cursor
+			r.cur[h.V] = f.groups[h.V].cursor
 		}
 	}
 	if f.more != nil {
@@ -205,19 +209,19 @@ func (f *InFlight) reader() flightReader {
 
 // next is PopBy on r's copies.
 func (r *flightReader) next(t time.Duration) (Passage, bool) {
-	if len(r.loose) > 0 && r.loose[0].At <= t && (len(r.heads) == 0 || r.loose[0].At < r.heads[0].at) {
+	if len(r.loose) > 0 && r.loose[0].At <= t && (len(r.heads) == 0 || r.loose[0].At < r.heads[0].At) {
 		var x loosePassage
 		x, r.loose = minheap.Pop(r.loose)
-		return x.Passage, true
+		return x.V.passage(x.At), true
 	}
-	if len(r.heads) == 0 || r.heads[0].at > t {
+	if len(r.heads) == 0 || r.heads[0].At > t {
 		return Passage{}, false
 	}
 	ref := r.heads[0]
-	c := &r.cur[ref.slot]
-	x := Passage{ref.at, c.evict(r.f.groups[ref.slot].buf, ref.at)}
+	c := &r.cur[ref.V]
+	x := Passage{ref.At, c.evict(r.f.groups[ref.V].buf, ref.At)}
 	if at, ok := c.oldest(); ok {
-		r.heads[0].at = at
+		r.heads[0].At = at
 		minheap.Down(r.heads, 0)
 	} else {
 		_, r.heads = minheap.Pop(r.heads)

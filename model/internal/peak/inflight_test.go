@@ -98,20 +98,26 @@ func randomFlights(rng *rand.Rand, n int) (pushes []flightPush, arrivals []time.
 // passages, as the tracker kept them before, taking what is due by random
 // times between pushes: both give the same cost of each source at the
 // same instants, in time order, and the reader reads exactly what popBy
+// sourced is a passage and its source, as PopBy returns them.
+type sourced struct {
+	Passage
+	src int64
+}
+
 // then takes.
 func TestInFlightMatchesAHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	for trial := range 300 {
 		pushes, arrivals := randomFlights(rng, 1+rng.IntN(2000))
 		var f InFlight
-		var h []loosePassage
+		var h []minheap.Entry[sourced] // the reference: a plain heap by time
 		takeBoth := func(by time.Duration) {
 			if got, want := f.DueBy(by), len(h) > 0 && h[0].At <= by; got != want {
 				t.Fatalf("trial %d: dueBy(%v) = %v, heap %v", trial, by, got, want)
 			}
 			r := f.reader()
 			var read []Passage
-			var got []loosePassage
+			var got []sourced
 			for {
 				x, ok := r.next(by)
 				if !ok {
@@ -124,7 +130,7 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 				if !ok {
 					break
 				}
-				got = append(got, loosePassage{x, src})
+				got = append(got, sourced{x, src})
 			}
 			if len(read) != len(got) {
 				t.Fatalf("trial %d: the reader read %v, popBy took %v", trial, read, got)
@@ -134,20 +140,20 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 					t.Fatalf("trial %d: the reader read %v, popBy took %v", trial, read, got)
 				}
 			}
-			var want []loosePassage
+			var want []sourced
 			for len(h) > 0 && h[0].At <= by {
-				var x loosePassage
+				var x minheap.Entry[sourced]
 				x, h = minheap.Pop(h)
-				want = append(want, x)
+				want = append(want, x.V)
 			}
-			if !slices.IsSortedFunc(got, func(a, b loosePassage) int { return int(a.At - b.At) }) {
+			if !slices.IsSortedFunc(got, func(a, b sourced) int { return int(a.At - b.At) }) {
 				t.Fatalf("trial %d: taken out of time order: %v", trial, got)
 			}
 			// The same cost of each source at each instant.
-			sum := func(xs []loosePassage) map[loosePassage]int64 {
-				m := map[loosePassage]int64{}
+			sum := func(xs []sourced) map[sourced]int64 {
+				m := map[sourced]int64{}
 				for _, x := range xs {
-					m[loosePassage{Passage{x.At, 0}, x.src}] += x.Cost
+					m[sourced{Passage{x.At, 0}, x.src}] += x.Cost
 				}
 				return m
 			}
@@ -160,7 +166,7 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 				takeBoth(arrivals[i] + time.Duration(rng.IntN(3))*time.Millisecond)
 			}
 			f.Push(p.x, p.src)
-			h = minheap.Push(h, loosePassage{p.x, p.src})
+			h = minheap.Push(h, minheap.Entry[sourced]{At: p.x.At, V: sourced{p.x, p.src}})
 			if rng.IntN(200) == 0 { // a clone goes on alike and shares nothing
 				c := f.Clone()
 				if !maps.Equal(flightContents(&c), flightContents(&f)) {
@@ -184,7 +190,7 @@ func TestInFlightMatchesAHeap(t *testing.T) {
 type heapTracker struct {
 	window     time.Duration
 	kept       Braid
-	pending    []loosePassage // src 0: a heap by time
+	pending    []minheap.Entry[Passage] // a heap by time
 	peak       int64
 	peakAt     time.Duration
 	admitCount int
@@ -192,12 +198,12 @@ type heapTracker struct {
 
 func (p *heapTracker) Admit(at, delay time.Duration, cost int64) {
 	for len(p.pending) > 0 && p.pending[0].At <= at {
-		var x loosePassage
+		var x minheap.Entry[Passage]
 		x, p.pending = minheap.Pop(p.pending)
-		p.pass(x.Passage)
+		p.pass(x.V)
 	}
 	if delay > 0 {
-		p.pending = minheap.Push(p.pending, loosePassage{Passage{at + delay, cost}, 0})
+		p.pending = minheap.Push(p.pending, minheap.Entry[Passage]{At: at + delay, V: Passage{at + delay, cost}})
 		return
 	}
 	p.pass(Passage{at, cost})
@@ -214,7 +220,7 @@ func (p *heapTracker) PeakBy(t time.Duration) (int64, time.Duration) {
 	var due []Passage
 	for _, x := range p.pending {
 		if x.At <= t {
-			due = append(due, x.Passage)
+			due = append(due, x.V)
 		}
 	}
 	slices.SortStableFunc(due, func(a, b Passage) int { return int(a.At - b.At) })
