@@ -93,17 +93,17 @@ func randomFlights(rng *rand.Rand, n int) (pushes []flightPush, arrivals []time.
 	return pushes[:n], arrivals[:n]
 }
 
-// TestInFlightMatchesAHeap pushes random releases of several sources (some
-// out of their source's order) into an InFlight and into a heap of
-// passages, as the tracker kept them before, taking what is due by random
-// times between pushes: both give the same cost of each source at the
-// same instants, in time order, and the reader reads exactly what popBy
 // sourced is a passage and its source, as PopBy returns them.
 type sourced struct {
 	Passage
 	src int64
 }
 
+// TestInFlightMatchesAHeap pushes random releases of several sources (some
+// out of their source's order) into an InFlight and into a heap of
+// passages, as the tracker kept them before, taking what is due by random
+// times between pushes: both give the same cost of each source at the
+// same instants, in time order, and the reader reads exactly what popBy
 // then takes.
 func TestInFlightMatchesAHeap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
