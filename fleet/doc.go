@@ -22,5 +22,8 @@
 //
 // config.go holds a lane's configuration and its words, limiter.go the
 // Limiter (routing, deciding, showing a key), stores.go what each store
-// does between a gateway and the state.
+// does between a gateway and the state, racy.go the racy store's reads and
+// the writes in flight: each read one key's state in a slot taken again
+// once nothing holds it, so that a racy decision copies one key's state
+// and allocates nothing of its own.
 package fleet

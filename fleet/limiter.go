@@ -3,6 +3,7 @@ package fleet
 import (
 	"slices"
 	"time"
+	"unsafe"
 
 	"ratelab/algorithms"
 )
@@ -18,8 +19,9 @@ type Limiter struct {
 	// gws is one limiter per gateway (local, split), or the one all share.
 	gws []algorithms.Limiter
 	// yard is the policy on one shared atomic store, fed every request: the
-	// yardstick. nil when the store is shared, never fails, expires
-	// nothing and every clock is right (it is gws[0]).
+	// yardstick. nil when the store is shared (or racy with writes that
+	// land at once), never fails, expires nothing and every clock is
+	// right: the lane then decides as the yardstick would.
 	yard algorithms.Limiter
 	// serial counts the requests routed: the round-robin's and the random
 	// route's position.
@@ -28,24 +30,33 @@ type Limiter struct {
 	// so that a key's state is shown from the gateway that last decided it.
 	latest []uint16
 	// pending are the racy store's writes in flight, in the order they
-	// land (each Latency after its read, and reads come in time order);
-	// reads[g] is gateway g's latest read, what it last saw of the store
-	// (nil before its first).
-	pending []write
-	reads   []racyRead
-	// blank is the policy's limiter with no key, never decided on: a racy
-	// read is a clone of it holding the one key read.
+	// land (each Latency after its read, and reads come in time order), a
+	// window onto sent's array (see send); reads hold the states they
+	// write, and latestRead[g] is gateway g's latest read, what it last saw
+	// of the store and decided on (layer −1 before its first).
+	pending    []write
+	sent       []write
+	reads      reads
+	latestRead []racyRead
+	// blank is the policy's limiter with no key, never decided on: each
+	// layer of the racy reads is a clone of it.
 	blank algorithms.Limiter
 	// store makes the shared store's limiter (NewWithKeys, or one whose
 	// state lives in a server: redisstore), again when it restarts empty.
 	store algorithms.Maker
 	// views are the synced store's gateways' own views (gws[0] is the
 	// shared state), unsynced the admissions they made since the last
-	// sync, in time order, and synced the number of syncs done.
-	lastRead racyRead
+	// sync, in time order, and synced the number of syncs done. changed
+	// are the keys whose state a view or the shared state changed since
+	// the views last took the shared state, and stale[key id] the views
+	// that must take the key's state again at the next sync (a bit a
+	// gateway: the one that decided, or all when the shared state took the
+	// key in); syncing copies those keys alone.
 	views    []algorithms.Limiter
 	unsynced []admission
 	synced   int64
+	changed  []algorithms.Key
+	stale    []uint64
 	// over counts the outages whose end has passed (a lost state is
 	// reset then); caps are the local-cap fallback's limiters of the
 	// outage capsFor (−1: none yet).
@@ -59,7 +70,14 @@ type Limiter struct {
 	// the same requests: what the lane would decide if it forgot nothing
 	// (Decision.Forgot). nil when the lane forgets nothing.
 	remembering *Limiter
-	scratch     algorithms.Decision // remembering's decision, kept off the heap
+	// scratch and yardD are remembering's and the yardstick's decisions,
+	// kept off the heap and never copied.
+	scratch algorithms.Decision
+	yardD   algorithms.Decision
+	// kind is the store (c.store()), and apart whether the gateways see
+	// different states, so that a key's latest gateway matters.
+	kind  Store
+	apart bool
 }
 
 // New makes the lane of p with gateways c, numbering keys by ids (shared
@@ -79,7 +97,7 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 	if err := c.Validate(p); err != nil {
 		return nil, err
 	}
-	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1, store: algorithms.NewWithKeys}
+	l := &Limiter{cfg: c, p: p, ids: ids, capsFor: -1, store: algorithms.NewWithKeys, kind: c.store()}
 	l.Decider = algorithms.NewDecider(l, ids)
 	if s := c.store(); s == Shared || s == Racy {
 		l.store = store
@@ -112,15 +130,27 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 			return nil, err
 		}
 		l.blank = blank
+		l.reads.renew = p.StateForm().Log != ""
+		_, outside := l.gws[0].(algorithms.Inspector)
+		l.reads.inMem = !outside
+		l.reads.keep = l.reads.inMem && !l.reads.renew
+		l.latestRead = make([]racyRead, max(c.Gateways, 1))
+		for g := range l.latestRead {
+			l.latestRead[g].layer = -1
+		}
 	}
 	if c.store() == Synced {
 		for range max(c.Gateways, 1) {
 			l.views = append(l.views, l.gws[0].Clone())
 		}
 	}
+	l.apart = len(l.gws) > 1 || l.views != nil || l.kind == Racy
 	exact := c
 	exact.Gateways, exact.Store, exact.Route = 1, Shared, ""
-	if c.store() != Shared || !exact.Plain() {
+	// A racy store whose writes land at once decides as the shared one
+	// (each read sees every write before it): beyond is 0 for both.
+	atomic := c.store() == Shared || c.store() == Racy && c.Latency == 0
+	if !atomic || !exact.Plain() {
 		// The yardstick: whatever can take the lane off its policy (local
 		// gateways, races, outages, expiry, skew) needs one to measure by.
 		y, err := algorithms.NewWithKeys(p, ids)
@@ -194,7 +224,8 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		}
 	}
 	if l.yard != nil {
-		y := l.yard.DecideKey(arrived, key, cost)
+		y := &l.yardD
+		l.yard.DecideInto(y, arrived, key, cost)
 		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
 		case a && !b:
 			d.Beyond = 1
@@ -204,7 +235,7 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	}
 	// Which gateway took a key's latest request matters only where the
 	// gateways see different states.
-	if id := key.ID(); id >= 0 && (len(l.gws) > 1 || l.views != nil || l.cfg.store() == Racy) {
+	if id := key.ID(); id >= 0 && l.apart {
 		for len(l.latest) <= id {
 			l.latest = append(l.latest, 0)
 		}
@@ -215,16 +246,13 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 // decide has the lane's limiter decide: gateway g's, or the shared store.
 // now is the gateway's clock, arrived the real time of the request.
 func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
-	switch l.cfg.store() {
+	switch l.kind {
 	case Racy:
-		l.decideRacy(d, now, arrived, key, cost)
-		for len(l.reads) <= g {
-			l.reads = append(l.reads, racyRead{})
-		}
-		l.reads[g] = l.lastRead
+		l.decideRacy(d, now, arrived, key, cost, g)
 	case Synced:
 		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)
+		l.change(key, 1<<g)
 		if d.Outcome.Admitted() {
 			l.unsynced = append(l.unsynced, admission{arrived, now, key, cost})
 		}
@@ -250,7 +278,7 @@ func (l *Limiter) LatestGateway(key string) int {
 // Snapshot is key's state on the gateway that took its latest request:
 // what that gateway sees of it (for a shared store, the one state).
 func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
-	if l.cfg.store() == Racy {
+	if l.kind == Racy {
 		return l.storeSnapshot(now, key) // the store, not a gateway's read
 	}
 	return l.GatewaySnapshot(l.LatestGateway(key), now, key)
@@ -260,11 +288,12 @@ func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 // view of a synced store, or what it last read of key from a racy one (and
 // decided on); the shared state otherwise.
 func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
+	if read, ok := l.gatewayRead(g, key); ok {
+		return read.Snapshot(now, key)
+	}
 	switch {
 	case l.views != nil:
 		return l.views[g].Snapshot(now, key)
-	case g < len(l.reads) && l.reads[g].from != nil && l.reads[g].key.String() == key:
-		return l.reads[g].from.Snapshot(now, key)
 	case len(l.gws) > 1:
 		return l.gws[g].Snapshot(now, key)
 	}
@@ -293,10 +322,12 @@ func (l *Limiter) Clone() algorithms.Limiter {
 		c.yard = l.yard.Clone()
 	}
 	c.latest = slices.Clone(l.latest)
-	// The writes in flight share their copies: nothing decides on them
-	// again, and landing one only reads it.
+	// The racy reads are taken again for other reads: each side has its
+	// own (sharing their states until either changes them).
 	c.pending = slices.Clone(l.pending)
-	c.reads = slices.Clone(l.reads) // never decided on again: shared
+	c.sent = c.pending[:0]
+	c.reads = l.reads.clone()
+	c.latestRead = slices.Clone(l.latestRead)
 	if l.touched != nil {
 		c.touched = make([][]time.Duration, len(l.touched))
 		for i, t := range l.touched {
@@ -318,6 +349,8 @@ func (l *Limiter) Clone() algorithms.Limiter {
 			c.views[i] = v.Clone()
 		}
 		c.unsynced = slices.Clone(l.unsynced)
+		c.changed = slices.Clone(l.changed)
+		c.stale = slices.Clone(l.stale)
 	}
 	return &c
 }
@@ -340,8 +373,8 @@ func (l *Limiter) Memory() algorithms.Memory {
 	for _, x := range l.caps {
 		add(x.Memory())
 	}
-	for _, w := range l.pending {
-		add(w.from.Memory())
+	for _, x := range l.reads.lims {
+		add(x.Memory())
 	}
 	if l.yard != nil {
 		add(l.yard.Memory())
@@ -356,6 +389,15 @@ func (l *Limiter) Memory() algorithms.Memory {
 		m.State += int64(cap(t)) * 8
 		m.Clone += int64(len(t)) * 8
 	}
+	m.State += int64(cap(l.stale))*8 + int64(cap(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
+	m.Clone += int64(len(l.stale))*8 + int64(len(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
+	for _, u := range l.reads.use {
+		m.State += int64(cap(u))
+		m.Clone += int64(len(u))
+	}
+	k := int64(unsafe.Sizeof(algorithms.Key{}))
+	m.State += int64(cap(l.reads.next)+cap(l.reads.home))*4 + int64(cap(l.reads.keys))*k + int64(cap(l.sent))*int64(unsafe.Sizeof(write{}))
+	m.Clone += int64(len(l.reads.next)+len(l.reads.home))*4 + int64(len(l.reads.keys))*k + int64(len(l.pending))*int64(unsafe.Sizeof(write{}))
 	return m
 }
 
@@ -363,6 +405,9 @@ func (l *Limiter) Memory() algorithms.Memory {
 // split), or the one they share. The yardstick is ratelab's measure, not
 // the lane's state, and is not counted.
 func (l *Limiter) KeyBytes(now time.Duration, key algorithms.Key) int64 {
+	if l.kind == Racy {
+		return l.storeOf(key).KeyBytes(now, key)
+	}
 	var n int64
 	for _, g := range l.gws {
 		n += g.KeyBytes(now, key)

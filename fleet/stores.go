@@ -14,21 +14,6 @@ type admission struct {
 	cost int64
 }
 
-// racyRead is what a racy gateway read of key: a limiter holding key's
-// state as the store had it, which the gateway then decided on.
-type racyRead struct {
-	key  algorithms.Key
-	from algorithms.Limiter
-}
-
-// write is a racy gateway's write of key's state, as it decided it on its
-// copy from, landing at at.
-type write struct {
-	at   time.Duration
-	key  algorithms.Key
-	from algorithms.Limiter
-}
-
 // expire drops key's state in store (and in the views that read it) when
 // it has been idle for ExpireIdle by now, and marks it touched now.
 func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
@@ -44,10 +29,13 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 		t = append(t, -1)
 	}
 	if last := t[id]; last >= 0 && now-last >= l.cfg.ExpireIdle {
-		l.gws[store].(algorithms.KeyCopier).ForgetKey(key)
+		// The views first: they may share what the shared state made of
+		// the key, which forgetting it may change in place.
 		for _, v := range l.views {
 			v.(algorithms.KeyCopier).ForgetKey(key)
 		}
+		l.gws[store].(algorithms.KeyCopier).ForgetKey(key)
+		l.reads.unhome(id)
 	}
 	t[id] = now
 	l.touched[store] = t
@@ -61,7 +49,7 @@ func (l *Limiter) outage(now time.Duration) (Outage, bool) {
 			if fresh, err := l.store(l.gws[0].Policy(), l.ids); err == nil {
 				l.gws[0] = fresh // a restart: every key as new
 			}
-			l.pending = nil // writes in flight found no store
+			l.lose()
 		}
 		l.over++
 	}
@@ -95,38 +83,6 @@ func (l *Limiter) fallback(d *algorithms.Decision, now time.Duration, key algori
 	d.Fallback = l.cfg.Fallback
 }
 
-// decideRacy reads key's state from the shared store (a plain read, after
-// the writes landed by now) into a limiter of its own, decides on it, and
-// sends the key's new state back to land Latency later (a plain write).
-func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64) {
-	l.land(l.gws[0], arrived)
-	read := l.blank.Clone()
-	read.(algorithms.KeyCopier).CopyKey(l.gws[0], key)
-	read.DecideInto(d, now, key, cost)
-	l.lastRead = racyRead{key, read}
-	if l.cfg.Latency == 0 {
-		l.gws[0].(algorithms.KeyCopier).CopyKey(read, key)
-		return
-	}
-	l.pending = append(l.pending, write{at: arrived + l.cfg.Latency, key: key, from: read})
-}
-
-// land applies to store the writes in flight that have landed by now, and
-// forgets them when store is the lane's own.
-func (l *Limiter) land(store algorithms.Limiter, now time.Duration) {
-	n := 0
-	for _, w := range l.pending {
-		if w.at > now {
-			break
-		}
-		store.(algorithms.KeyCopier).CopyKey(w.from, w.key)
-		n++
-	}
-	if store == l.gws[0] {
-		l.pending = l.pending[n:]
-	}
-}
-
 // sync runs the syncs due by now: each takes the admissions made before it
 // into the shared state and resets every view to it.
 func (l *Limiter) sync(now time.Duration) {
@@ -153,68 +109,46 @@ func (l *Limiter) sync(now time.Duration) {
 				break
 			}
 			l.gws[0].DecideKey(a.t, a.key, a.cost)
+			l.change(a.key, ^uint64(0))
 			n++
 		}
 		l.unsynced = append(l.unsynced[:0], l.unsynced[n:]...)
-		for g := range l.views {
-			l.views[g] = l.gws[0].Clone()
+		// Every view takes the shared state again: of the keys that
+		// changed since the last sync, as a Clone of it would be; or a
+		// Clone, when so many keys changed that copying each costs more
+		// than a Clone's table of a pointer for every 16 keys. A view
+		// shares the items of a state it took (a log's), which the
+		// shared state changes in place only here, deciding the keys that
+		// every view then takes again, and when the key expires, which
+		// the views forget first.
+		few := len(l.changed) <= 4 || 16*len(l.changed) <= l.ids.Len()
+		for _, k := range l.changed {
+			stale := l.stale[k.ID()]
+			for g, v := range l.views {
+				if few && stale&(1<<g) != 0 {
+					v.(algorithms.KeyCopier).ForgetKey(k) // a key the shared state never took in
+					v.(algorithms.KeyCopier).CopyKey(l.gws[0], k)
+				}
+			}
+			l.stale[k.ID()] = 0
+		}
+		l.changed = l.changed[:0]
+		if !few {
+			for g := range l.views {
+				l.views[g] = l.gws[0].Clone()
+			}
 		}
 		l.synced++
 	}
 }
 
-// InFlight is how many racy writes have not landed by now.
-func (l *Limiter) InFlight(now time.Duration) int {
-	n := 0
-	for _, w := range l.pending {
-		if w.at > now {
-			n++
-		}
+// change marks key's state as changed since the last sync for the views
+// whose bits views sets (bit g for gateway g's).
+func (l *Limiter) change(key algorithms.Key, views uint64) {
+	id := key.ID()
+	l.stale = extend(l.stale, id+1)
+	if l.stale[id] == 0 {
+		l.changed = append(l.changed, key)
 	}
-	return n
-}
-
-// storeSnapshot is key's state in the shared store at now: for a racy one,
-// with the writes landed since the last request (on a copy: a snapshot
-// changes nothing).
-func (l *Limiter) storeSnapshot(now time.Duration, key string) algorithms.Snapshot {
-	// The last write to land wins: the key's latest one landed by now, if
-	// any, is its state in the store.
-	for i := len(l.pending) - 1; i >= 0; i-- {
-		if w := l.pending[i]; w.at <= now && w.key.String() == key {
-			return w.from.Snapshot(now, key)
-		}
-	}
-	return l.gws[0].Snapshot(now, key)
-}
-
-// shower is a store that can show a state without taking it as its own:
-// Show writes src's state of key into the store (a racy write that has
-// landed by the clock, which the lane shows but has not yet taken in), and
-// the store's next decision or Hold writes its own states back first.
-type shower interface {
-	Show(key algorithms.Key, src algorithms.Limiter)
-}
-
-// Hold makes a store outside the process hold the lane's shared state as
-// of now, a racy store's writes that have landed by now included (shown,
-// not taken in: the lane takes them in when it next decides, and a clock
-// moved back before them must not have them).
-func (l *Limiter) Hold(now time.Duration) error {
-	in, ok := l.gws[0].(algorithms.Inspector)
-	if !ok {
-		return nil
-	}
-	if err := in.Hold(now); err != nil {
-		return err
-	}
-	for _, w := range l.pending {
-		if w.at > now {
-			break
-		}
-		if sh, ok := in.(shower); ok {
-			sh.Show(w.key, w.from) // in landing order: the last write wins
-		}
-	}
-	return nil
+	l.stale[id] |= views
 }

@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -296,10 +298,10 @@ func TestRacyStoreHeldAtTheClock(t *testing.T) {
 		for _, k := range keys {
 			// What the store holds at now, in memory: the latest write
 			// landed by now, else the store's own state.
-			src := mem.gws[0]
+			src := mem.storeOf(k)
 			for _, w := range mem.pending {
-				if w.at <= now && w.key == k {
-					src = w.from
+				if w.at <= now && int(w.id) == k.ID() {
+					src = mem.reads.lims[w.layer]
 				}
 			}
 			var want []string
@@ -332,5 +334,394 @@ func TestARacyGatewayShowsItsReadOfThatKeyOnly(t *testing.T) {
 	got, want := fmt.Sprint(l.GatewaySnapshot(1, now, "a")), fmt.Sprint(l.storeSnapshot(now, "a"))
 	if got != want {
 		t.Errorf("gateway 1 shows a as %s, the store holds %s", got, want)
+	}
+}
+
+// freshRacy is a racy store as the lane kept one before its reads were
+// recycled: every read a limiter of its own, made for it and never changed
+// after its decision, the reference a recycled read must match.
+type freshRacy struct {
+	p       algorithms.Policy
+	ids     *algorithms.Keys
+	c       Config
+	store   algorithms.Limiter
+	pending []freshWrite
+	reads   []freshWrite // each gateway's latest read
+	serial  int
+	over    int
+	touched map[algorithms.Key]time.Duration
+}
+
+type freshWrite struct {
+	at  time.Duration
+	key algorithms.Key
+	lim algorithms.Limiter
+}
+
+func (f *freshRacy) clone() *freshRacy {
+	c := *f
+	c.store = f.store.Clone()
+	c.pending = slices.Clone(f.pending) // never changed again: shared
+	c.reads = slices.Clone(f.reads)
+	c.touched = maps.Clone(f.touched)
+	return &c
+}
+
+// decide is the lane's round-robin, its outages failing closed.
+func (f *freshRacy) decide(now time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
+	g := f.serial % f.c.Gateways
+	f.serial++
+	if f.c.ExpireIdle > 0 {
+		if last, ok := f.touched[key]; ok && now-last >= f.c.ExpireIdle {
+			f.store.(algorithms.KeyCopier).ForgetKey(key)
+		}
+		f.touched[key] = now
+	}
+	for f.over < len(f.c.Outages) && f.c.Outages[f.over].Until <= now {
+		if f.c.Outages[f.over].LoseState {
+			f.store, _ = algorithms.NewWithKeys(f.p, f.ids)
+			f.pending = nil
+		}
+		f.over++
+	}
+	if o := f.c.Outages; f.over < len(o) && o[f.over].From <= now {
+		return algorithms.Decision{Outcome: algorithms.Rejected, At: now, Cost: cost, RetryAfter: o[f.over].Until - now, Fallback: f.c.Fallback}
+	}
+	n := 0
+	for _, w := range f.pending {
+		if w.at > now {
+			break
+		}
+		f.store.(algorithms.KeyCopier).CopyKey(w.lim, w.key)
+		n++
+	}
+	f.pending = f.pending[n:]
+	read, _ := algorithms.NewWithKeys(f.p, f.ids)
+	read.(algorithms.KeyCopier).CopyKey(f.store, key)
+	d := read.DecideKey(now, key, cost)
+	f.reads[g] = freshWrite{key: key, lim: read}
+	if f.c.Latency == 0 {
+		f.store.(algorithms.KeyCopier).CopyKey(read, key)
+	} else {
+		f.pending = append(f.pending, freshWrite{now + f.c.Latency, key, read})
+	}
+	return d
+}
+
+func (f *freshRacy) storeSnapshot(now time.Duration, key string) algorithms.Snapshot {
+	for i := len(f.pending) - 1; i >= 0; i-- {
+		if w := f.pending[i]; w.at <= now && w.key.String() == key {
+			return w.lim.Snapshot(now, key)
+		}
+	}
+	return f.store.Snapshot(now, key)
+}
+
+func (f *freshRacy) gatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
+	if r := f.reads[g]; r.lim != nil && r.key.String() == key {
+		return r.lim.Snapshot(now, key)
+	}
+	return f.storeSnapshot(now, key)
+}
+
+// TestRacyReadsAsFreshCopies: a racy lane, whose reads take slots that
+// later reads take again, decides, explains and shows every key, the
+// store's state and each gateway's latest read, exactly as one whose every
+// read is a limiter of its own; on every algorithm, several writes in
+// flight for one key or none, a store that comes back empty, keys expired,
+// and clones going their own ways.
+func TestRacyReadsAsFreshCopies(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 9))
+	configs := []Config{
+		{Gateways: 3, Store: Racy},
+		{Gateways: 8, Store: Racy, Latency: 40 * time.Millisecond},
+		{Gateways: 2, Store: Racy, Latency: 700 * time.Millisecond},
+		{Gateways: 4, Store: Racy, Latency: 300 * time.Millisecond, Fallback: algorithms.FallbackClosed,
+			Outages: []Outage{{From: 2 * sec, Until: 2500 * time.Millisecond, LoseState: true}, {From: 4 * sec, Until: 4100 * time.Millisecond}}},
+		{Gateways: 2, Store: Racy, Latency: 20 * time.Millisecond, ExpireIdle: 150 * time.Millisecond},
+	}
+	n := 400
+	if testing.Short() {
+		n = 150
+	}
+	for _, a := range algorithms.Algorithms {
+		for _, ex := range algorithms.Describe(a).Examples {
+			p := ex.Policy
+			if p.MaxCost() < 2 {
+				continue
+			}
+			for _, c := range configs {
+				ids := algorithms.NewKeys()
+				keys := []algorithms.Key{ids.Key("a"), ids.Key("b"), ids.Key("c")}
+				l, err := New(p, c, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				store, _ := algorithms.NewWithKeys(p, ids)
+				ref := &freshRacy{p: p, ids: ids, c: c, store: store, reads: make([]freshWrite, c.Gateways), touched: map[algorithms.Key]time.Duration{}}
+				var got, want []algorithms.Decision
+				check := func(l *Limiter, ref *freshRacy, reqs []req) {
+					for i, q := range reqs {
+						k := ids.Key(q.key)
+						d, w := l.DecideKey(q.at, k, q.cost), ref.decide(q.at, k, q.cost)
+						if !same(d, w) {
+							t.Fatalf("%v %+v request %d at %v: %v, fresh reads %v", p, c, i, q.at, d.Outcome, w.Outcome)
+						}
+						got, want = append(got, d), append(want, w)
+						for _, k := range keys {
+							s, ws := fmt.Sprint(l.Snapshot(q.at, k.String())), fmt.Sprint(ref.storeSnapshot(q.at, k.String()))
+							if s != ws {
+								t.Fatalf("%v %+v request %d at %v: the store shows %s as %s, fresh reads %s", p, c, i, q.at, k, s, ws)
+							}
+							for g := range c.Gateways {
+								s, ws := fmt.Sprint(l.GatewaySnapshot(g, q.at, k.String())), fmt.Sprint(ref.gatewaySnapshot(g, q.at, k.String()))
+								if s != ws {
+									t.Fatalf("%v %+v request %d at %v: gateway %d shows %s as %s, fresh reads %s", p, c, i, q.at, g, k, s, ws)
+								}
+							}
+						}
+					}
+				}
+				reqs := trace(r, n)
+				for i := range reqs {
+					reqs[i].at /= 20 // bursts within the latencies
+				}
+				check(l, ref, reqs[:n/2])
+				cl, cref := l.Clone().(*Limiter), ref.clone()
+				check(l, ref, reqs[n/2:])
+				// The clone takes other requests from the same point.
+				more := trace(r, n/2)
+				for i := range more {
+					more[i].at = reqs[n/2-1].at + more[i].at/20
+				}
+				check(cl, cref, more)
+				for i := range got {
+					if got[i].Explain() != want[i].Explain() {
+						t.Fatalf("%v %+v decision %d explained as %q, fresh reads %q", p, c, i, got[i].Explain(), want[i].Explain())
+					}
+				}
+			}
+		}
+	}
+}
+
+// clonedSync is a synced store as the lane kept one before its syncs
+// copied only the keys that changed: at every sync that takes something
+// in, each view is replaced by a Clone of the shared state.
+type clonedSync struct {
+	c        Config
+	shared   algorithms.Limiter
+	views    []algorithms.Limiter
+	unsynced []admission
+	synced   int64
+	serial   int
+	touched  map[algorithms.Key]time.Duration
+}
+
+func (s *clonedSync) clone() *clonedSync {
+	c := *s
+	c.shared = s.shared.Clone()
+	c.views = make([]algorithms.Limiter, len(s.views))
+	for i, v := range s.views {
+		c.views[i] = v.Clone()
+	}
+	c.unsynced = slices.Clone(s.unsynced)
+	c.touched = maps.Clone(s.touched)
+	return &c
+}
+
+// decide is the lane's round-robin, as on gateway clocks skewed by c.Skew.
+func (s *clonedSync) decide(arrived time.Duration, key algorithms.Key, cost int64) algorithms.Decision {
+	g := s.serial % s.c.Gateways
+	s.serial++
+	now := arrived
+	if len(s.c.Skew) > 0 {
+		now = max(now+s.c.Skew[g], 0)
+	}
+	if s.c.ExpireIdle > 0 {
+		if last, ok := s.touched[key]; ok && arrived-last >= s.c.ExpireIdle {
+			s.shared.(algorithms.KeyCopier).ForgetKey(key)
+			for _, v := range s.views {
+				v.(algorithms.KeyCopier).ForgetKey(key)
+			}
+		}
+		s.touched[key] = arrived
+	}
+	every := s.c.SyncEvery
+	due := int64(arrived / every)
+	for s.synced < due {
+		next := time.Duration(s.synced+1) * every
+		if len(s.unsynced) == 0 || s.unsynced[0].at >= next {
+			skip := due
+			if len(s.unsynced) > 0 {
+				skip = min(due, int64(s.unsynced[0].at/every))
+			}
+			if skip > s.synced {
+				s.synced = skip
+				continue
+			}
+		}
+		n := 0
+		for _, a := range s.unsynced {
+			if a.at >= next {
+				break
+			}
+			s.shared.DecideKey(a.t, a.key, a.cost)
+			n++
+		}
+		s.unsynced = append(s.unsynced[:0], s.unsynced[n:]...)
+		for g := range s.views {
+			s.views[g] = s.shared.Clone()
+		}
+		s.synced++
+	}
+	d := s.views[g].DecideKey(now, key, cost)
+	if d.Outcome.Admitted() {
+		s.unsynced = append(s.unsynced, admission{arrived, now, key, cost})
+	}
+	return d
+}
+
+// TestSyncedCopiesWhatChanged: a synced store whose syncs copy into each
+// view only the keys that changed decides, explains and shows each
+// gateway's view of every key exactly as one whose syncs clone the shared
+// state whole (as it still does when many keys changed); on every
+// algorithm, with idle keys expired, clocks skewed, and clones going their
+// own ways.
+func TestSyncedCopiesWhatChanged(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 9))
+	configs := []Config{
+		{Gateways: 3, Store: Synced, SyncEvery: 300 * time.Millisecond},
+		{Gateways: 8, Store: Synced, SyncEvery: 40 * time.Millisecond, ExpireIdle: 150 * time.Millisecond},
+		{Gateways: 2, Store: Synced, SyncEvery: time.Second, Skew: []time.Duration{0, -70 * time.Millisecond}},
+	}
+	n := 400
+	if testing.Short() {
+		n = 150
+	}
+	for _, a := range algorithms.Algorithms {
+		for _, ex := range algorithms.Describe(a).Examples {
+			p := ex.Policy
+			if p.MaxCost() < 2 {
+				continue
+			}
+			for _, c := range configs {
+				ids := algorithms.NewKeys()
+				// Nine keys: a sync of a few copies each, one of many
+				// clones the shared state.
+				var keys []algorithms.Key
+				for _, k := range []string{"a", "b", "c"} {
+					for i := range 3 {
+						keys = append(keys, ids.Key(fmt.Sprint(k, i)))
+					}
+				}
+				l, err := New(p, c, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shared, _ := algorithms.NewWithKeys(p, ids)
+				ref := &clonedSync{c: c, shared: shared, touched: map[algorithms.Key]time.Duration{}}
+				for range c.Gateways {
+					ref.views = append(ref.views, shared.Clone())
+				}
+				var got, want []algorithms.Decision
+				check := func(l *Limiter, ref *clonedSync, reqs []req) {
+					for i, q := range reqs {
+						k := keys[3*int(q.key[0]-'a')+i%3]
+						d, w := l.DecideKey(q.at, k, q.cost), ref.decide(q.at, k, q.cost)
+						if !same(d, w) {
+							t.Fatalf("%v %+v request %d at %v: %v, cloned views %v", p, c, i, q.at, d.Outcome, w.Outcome)
+						}
+						got, want = append(got, d), append(want, w)
+						for _, k := range keys {
+							for g := range c.Gateways {
+								s, ws := fmt.Sprint(l.GatewaySnapshot(g, q.at, k.String())), fmt.Sprint(ref.views[g].Snapshot(q.at, k.String()))
+								if s != ws {
+									t.Fatalf("%v %+v request %d at %v: gateway %d shows %s as %s, cloned views %s", p, c, i, q.at, g, k, s, ws)
+								}
+							}
+						}
+					}
+				}
+				reqs := trace(r, n)
+				for i := range reqs {
+					reqs[i].at /= 10
+					if i%7 == 3 {
+						reqs[i].cost = p.MaxCost() + 1 // never fits: a view may hold a key the shared state never takes in
+					}
+				}
+				check(l, ref, reqs[:n/2])
+				cl, cref := l.Clone().(*Limiter), ref.clone()
+				check(l, ref, reqs[n/2:])
+				more := trace(r, n/2)
+				for i := range more {
+					more[i].at = reqs[n/2-1].at + more[i].at/10
+				}
+				check(cl, cref, more)
+				for i := range got {
+					if got[i].Explain() != want[i].Explain() {
+						t.Fatalf("%v %+v decision %d explained as %q, cloned views %q", p, c, i, got[i].Explain(), want[i].Explain())
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLongLogsExpire: logs and queues longer than a chunk of items, their
+// keys expired when idle, decide and show as in TestSyncedCopiesWhatChanged
+// and TestRacyReadsAsFreshCopies: a state that shares its items with
+// another is never changed in place under it.
+func TestLongLogsExpire(t *testing.T) {
+	for _, p := range []algorithms.Policy{
+		{Algorithm: algorithms.SlidingLog, Limit: 600, Window: 10 * sec},
+		{Algorithm: algorithms.LeakyBucket, Queue: 600, Rate: algorithms.Rate{N: 1, Per: sec}},
+	} {
+		for _, c := range []Config{
+			{Gateways: 2, Store: Synced, SyncEvery: 50 * time.Millisecond, ExpireIdle: 100 * time.Millisecond},
+			{Gateways: 3, Store: Racy, Latency: 30 * time.Millisecond, ExpireIdle: 100 * time.Millisecond},
+		} {
+			ids := algorithms.NewKeys()
+			l, err := New(p, c, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shared, _ := algorithms.NewWithKeys(p, ids)
+			synced := &clonedSync{c: c, shared: shared, touched: map[algorithms.Key]time.Duration{}}
+			for range c.Gateways {
+				synced.views = append(synced.views, shared.Clone())
+			}
+			store, _ := algorithms.NewWithKeys(p, ids)
+			racy := &freshRacy{p: p, ids: ids, c: c, store: store, reads: make([]freshWrite, c.Gateways), touched: map[algorithms.Key]time.Duration{}}
+			k := ids.Key("k")
+			var at time.Duration
+			for i := range 2100 {
+				at += time.Millisecond
+				if i%700 == 699 {
+					at += 300 * time.Millisecond // idle: the key expires
+				}
+				d := l.DecideKey(at, k, 1)
+				var w algorithms.Decision
+				if c.Store == Synced {
+					w = synced.decide(at, k, 1)
+				} else {
+					w = racy.decide(at, k, 1)
+				}
+				if !same(d, w) {
+					t.Fatalf("%v %s request %d: %v, want %v", p, c.Store, i, d.Outcome, w.Outcome)
+				}
+				for g := range c.Gateways {
+					var want algorithms.Snapshot
+					if c.Store == Synced {
+						want = synced.views[g].Snapshot(at, "k")
+					} else {
+						want = racy.gatewaySnapshot(g, at, "k")
+					}
+					if a, b := fmt.Sprint(l.GatewaySnapshot(g, at, "k")), fmt.Sprint(want); a != b {
+						t.Fatalf("%v %s request %d: gateway %d shows %s, want %s", p, c.Store, i, g, a, b)
+					}
+				}
+			}
+		}
 	}
 }
