@@ -35,6 +35,15 @@ const endOfTime = time.Duration(math.MaxInt64)
 // gets them with their Attempt. It returns each lane's final totals, or
 // the first error from emit. Only Run measures Stats.KeyBytes.
 func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, error) {
+	if emit == nil {
+		return run(s, opt, nil)
+	}
+	return run(s, opt, func(r *Record, _ algorithms.Key) error { return emit(*r) })
+}
+
+// run is Run calling emit with each record and its request's key, numbered
+// (algorithms.Key.ID) as every lane numbers it: the record is only lent.
+func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) error) ([]Stats, error) {
 	defs := LanesOf(s)
 	if opt.PeakWindow <= 0 {
 		opt.PeakWindow = DefaultPeakWindow(defs)
@@ -43,8 +52,12 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 	if err != nil {
 		return nil, err
 	}
+	if ls.book == nil && emit == nil {
+		return runOpen(s, defs, opt, ls), nil
+	}
 	var d algorithms.Decision
 	var a Attempt
+	var rec Record // lent to emit
 	keyBytes := make([]int64, len(defs))
 	// How many served requests waited each latency above 0, per lane, in
 	// a scenario with clients: exact percentiles need every distinct
@@ -64,7 +77,8 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 			waited[lane].add(a.Latency)
 		}
 		if emit != nil {
-			return emit(Record{Index: a.Original, Lane: lane, Request: *r, Decision: d, Attempt: a})
+			rec = Record{Index: a.Original, Lane: lane, Request: *r, Decision: d, Attempt: a}
+			return emit(&rec, key)
 		}
 		return nil
 	}
@@ -98,7 +112,8 @@ func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, 
 				waited[lane].add(a.Latency)
 			}
 			if emit != nil {
-				if err := emit(Record{Index: index, Lane: lane, Request: r, Decision: d, Attempt: a}); err != nil {
+				rec = Record{Index: index, Lane: lane, Request: r, Decision: d, Attempt: a}
+				if err := emit(&rec, ls.lastKey); err != nil {
 					return nil, err
 				}
 			}

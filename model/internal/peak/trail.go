@@ -30,6 +30,9 @@ func setBit(bits []byte, i int64, v time.Duration) []byte {
 	return bits
 }
 
+// maxRunBytes bounds a run's encoding, its bits aside: five varints.
+const maxRunBytes = 5 * binary.MaxVarintLen64
+
 // twoStepsUpTo is the longest regular run that a gap one off its step
 // turns into a run of two steps (longer, it ends there): converting costs
 // a bit per point.
@@ -133,6 +136,14 @@ func (t *trail) closeTail() {
 	if t.off >= 256 && t.off*2 >= len(t.buf) {
 		t.buf = t.buf[:copy(t.buf, t.buf[t.off:])]
 		t.off = 0
+	}
+	if need := len(t.buf) + maxRunBytes + int(tl.n+7)/8; need > cap(t.buf) && cap(t.buf) >= 1024 {
+		// Doubling a large buf: append's growth, by a quarter past a few
+		// hundred bytes, made a window of a million irregular passages
+		// allocate five times what it holds. (Small ones, the many
+		// sources in flight, grow as append grows them.)
+		b := make([]byte, len(t.buf), max(need, 2*cap(t.buf)))
+		t.buf = b[:copy(b, t.buf)]
 	}
 	b := binary.AppendUvarint(t.buf, uint64(tl.at-t.encEnd))
 	switch {

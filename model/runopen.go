@@ -1,0 +1,51 @@
+package model
+
+import (
+	"ratelab/algorithms"
+	"ratelab/model/internal/peak"
+	"ratelab/scenarios"
+)
+
+// runOpen is Run without clients and without emit: `ratelab run --format
+// summary` on open-loop traffic, the common case, paying for nothing it
+// does not use. Each request is tried once, served if admitted, abandoned
+// if not, so no Attempt is made: the totals of what became of the
+// requests are the outcomes' own, set once at the end.
+func runOpen(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
+	n := len(ls.limiters)
+	keyBytes := make([]int64, n)
+	// A key's state can only grow when a lane admits (or, for one that
+	// keeps rejections, decides at all): the figure is measured then.
+	grows := make([]bool, n)
+	for i, def := range defs {
+		grows[i] = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
+	}
+	var d algorithms.Decision
+	index := 0
+	for r := range s.Requests() {
+		if opt.Until > 0 && r.At >= opt.Until {
+			break
+		}
+		ls.arrive(r, index)
+		key := ls.lastKey
+		for lane, lim := range ls.limiters {
+			lim.DecideInto(&d, r.At, key, r.Cost)
+			ls.stats[lane].count(&d)
+			if d.Outcome.Admitted() {
+				ls.peaks[lane].Admit(r.At, d.Delay, r.Cost, peak.Source(key.ID(), d.Gateway))
+			} else if !grows[lane] && keyBytes[lane] != 0 {
+				continue
+			}
+			keyBytes[lane] = max(keyBytes[lane], lim.KeyBytes(r.At, key))
+		}
+		index++
+	}
+	stats := make([]Stats, n)
+	for lane := range stats {
+		st := &ls.stats[lane]
+		st.Originals, st.Served, st.Abandoned = st.Requests(), st.Admitted, st.Rejected
+		stats[lane] = ls.statsAt(lane, endOfTime)
+		stats[lane].KeyBytes = keyBytes[lane]
+	}
+	return stats
+}
