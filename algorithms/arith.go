@@ -104,15 +104,18 @@ func (t instant) scaled(den int64) int64 { return t.ns*den + t.frac }
 
 // instantSeconds writes t as seconds: exactly when t is a whole nanosecond,
 // else "≈" and the nearest nanosecond (halves rounded up).
-func instantSeconds(t instant, den int64) string {
+func instantSeconds(t instant, den int64) string { return string(appendInstantSeconds(nil, t, den)) }
+
+// appendInstantSeconds appends instantSeconds(t, den) to b.
+func appendInstantSeconds(b []byte, t instant, den int64) []byte {
 	if t.frac == 0 {
-		return FormatSeconds(time.Duration(t.ns))
+		return AppendSeconds(b, time.Duration(t.ns))
 	}
 	ns := t.ns
 	if 2*t.frac >= den { // frac < den ≤ 2^31: no overflow
 		ns++
 	}
-	return "≈" + FormatSeconds(time.Duration(ns))
+	return AppendSeconds(append(b, "≈"...), time.Duration(ns))
 }
 
 // gridSeconds writes units/den nanoseconds (units ≥ 0) as seconds, like

@@ -186,17 +186,17 @@ func (s AttemptLogSnapshot) Moment() time.Duration { return s.Now }
 // explainAttemptLog: v = {attempts' cost before, admitted cost before, time
 // decided at, and for a rejection the time of the attempt whose expiry makes
 // room}.
-func explainAttemptLog(d *Decision) string {
+func explainAttemptLog(b []byte, d Decision) []byte {
 	p := d.policy
 	tried, adm, eff := d.v[0], d.v[1], time.Duration(d.v[2])
-	head := fmt.Sprintf("%sattempts in (%s, %s] = %d (%d of them admitted); %d + cost %d = %d",
-		lateNote(d, eff), FormatSeconds(eff-p.Window), FormatSeconds(eff), tried, adm, tried, d.Cost, tried+d.Cost)
+	b = appendf(b, "%sattempts in (%s, %s] = %d (%d of them admitted); %d + cost %d = %d",
+		lateNote(&d, eff), secs(eff-p.Window), secs(eff), tried, adm, tried, d.Cost, tried+d.Cost)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ limit %d → allowed; logged", head, p.Limit)
+		return appendf(b, " ≤ limit %d → allowed; logged", p.Limit)
 	}
 	oldest := time.Duration(d.v[3])
-	return fmt.Sprintf("%s > limit %d → rejected, and logged all the same: it now counts against the next try; retry after %s, when the attempts up to %s have expired — each retry sooner is logged and pushes this further",
-		head, p.Limit, retryFrom(d, eff), FormatSeconds(oldest))
+	return appendf(b, " > limit %d → rejected, and logged all the same: it now counts against the next try; retry after %s, when the attempts up to %s have expired — each retry sooner is logged and pushes this further",
+		p.Limit, retryFrom(&d, eff), secs(oldest))
 }
 
 // held is both logs' entries still inside the window at now: the attempts,

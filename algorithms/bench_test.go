@@ -204,3 +204,118 @@ func BenchmarkLeakyBucket(b *testing.B) {
 	})
 	b.Run("checkpoints", func(b *testing.B) { run(b, steady, 2048) })
 }
+
+// BenchmarkAppendExplain explains, into one reused buffer, decisions of
+// each of benchPolicies (about half admitted, half rejected or delayed):
+// what `ratelab run --format table` and `json` do for every record.
+func BenchmarkAppendExplain(b *testing.B) {
+	for _, p := range benchPolicies {
+		b.Run(string(p.Algorithm), func(b *testing.B) {
+			ds := benchDecisions(b, p, 64)
+			var buf []byte
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = ds[i%len(ds)].AppendExplain(buf[:0])
+				i++
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+	}
+}
+
+// benchDecisions are n decisions of one key at twice p's pace.
+func benchDecisions(b *testing.B, p Policy, n int) []Decision {
+	l := mustNew(b, p)
+	step := unit(p) / 2
+	ds := make([]Decision, n)
+	for i := range ds {
+		ds[i] = l.Decide(time.Duration(i+1)*step, "client-1", 1)
+	}
+	return ds
+}
+
+// benchLayers are the layers of BenchmarkStack's stacks, the first n of
+// them: a bucket per key, a fixed window over all keys, GCRA per key and a
+// sliding counter over all keys, each refusing some of the traffic.
+var benchLayers = []Layer{
+	{Name: "bucket", Policy: Policy{Algorithm: TokenBucket, Capacity: 10, Rate: Rate{100, sec}}},
+	{Name: "total", Policy: Policy{Algorithm: FixedWindow, Limit: 1500, Window: sec}, AllKeys: true},
+	{Name: "gcra", Policy: Policy{Algorithm: GCRA, Burst: 5, Rate: Rate{120, sec}}},
+	{Name: "all", Policy: Policy{Algorithm: SlidingCounter, Limit: 1800, Window: sec}, AllKeys: true},
+}
+
+// benchStackKeys are the keys BenchmarkStack's requests take in turn, 2000
+// requests a second in all: each key at twice its bucket's pace.
+var benchStackKeys = func() []string {
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("client-%d", i)
+	}
+	return keys
+}()
+
+// BenchmarkStack decides with stacks of 1, 2 and 4 of benchLayers
+// ("stack"), and with the same layers' own limiters deciding every request
+// one after the other ("layers": the sum of the layers' own decisions, what
+// a stack should cost at most 1.2 times).
+func BenchmarkStack(b *testing.B) {
+	for _, n := range []int{1, 2, 4} {
+		layers := benchLayers[:n]
+		if n == 1 {
+			layers = []Layer{{Name: "all", Policy: benchLayers[0].Policy, AllKeys: true}} // a lane `across: all`
+		}
+		b.Run(fmt.Sprintf("stack-%d", n), func(b *testing.B) {
+			s, err := NewStack(layers, NewKeys())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var d Decision
+			benchStackTraffic(b, func(now time.Duration, key Key) {
+				s.DecideInto(&d, now, key, 1)
+			}, s.(*stack).ids)
+		})
+		b.Run(fmt.Sprintf("layers-%d", n), func(b *testing.B) {
+			ks := NewKeys()
+			all := ks.Key(AllKeysKey)
+			lims := make([]Limiter, n)
+			for i, l := range layers {
+				lims[i] = mustNewWithKeys(b, l.Policy, ks)
+			}
+			var d Decision
+			benchStackTraffic(b, func(now time.Duration, key Key) {
+				for i, lim := range lims {
+					k := key
+					if layers[i].AllKeys {
+						k = all
+					}
+					lim.DecideInto(&d, now, k, 1)
+				}
+			}, ks)
+		})
+	}
+}
+
+// benchStackTraffic runs decide on benchStackKeys in turn, 2000 a second.
+func benchStackTraffic(b *testing.B, decide func(now time.Duration, key Key), ks *Keys) {
+	keys := make([]Key, len(benchStackKeys))
+	for i, k := range benchStackKeys {
+		keys[i] = ks.Key(k)
+	}
+	var now time.Duration
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		now += sec / 2000
+		decide(now, keys[i%len(keys)])
+		i++
+	}
+}
+
+func mustNewWithKeys(b *testing.B, p Policy, ks *Keys) Limiter {
+	l, err := NewWithKeys(p, ks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}

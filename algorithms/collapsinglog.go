@@ -174,30 +174,25 @@ func (s CollapsingLogSnapshot) Moment() time.Duration { return s.Now }
 // explainCollapsingLog: v = {members' cost before, time decided at, members
 // before, and 1 for an admission whose member was there already, or for a
 // rejection the member whose expiry makes room}.
-func explainCollapsingLog(d *Decision) string {
+func explainCollapsingLog(b []byte, d Decision) []byte {
 	p := d.policy
 	recent, eff, members := d.v[0], time.Duration(d.v[1]), d.v[2]
-	head := fmt.Sprintf("%s%s in (%s, %s], counting %d; %d + cost %d = %d",
-		lateNote(d, eff), plural(members, "member"), FormatSeconds(eff-p.Window), FormatSeconds(eff), recent, recent, d.Cost, recent+d.Cost)
-	ms := FormatSeconds(member(eff))
+	b = appendf(b, "%s%s in (%s, %s], counting %d; %d + cost %d = %d",
+		lateNote(&d, eff), plural(members, "member"), secs(eff-p.Window), secs(eff), recent, recent, d.Cost, recent+d.Cost)
+	ms := secs(member(eff))
 	if d.Outcome == Allowed {
 		if d.v[3] == 1 {
-			return fmt.Sprintf("%s ≤ limit %d → allowed; member %s is already in the set, so this admission adds nothing: it is never counted", head, p.Limit, ms)
+			return appendf(b, " ≤ limit %d → allowed; member %s is already in the set, so this admission adds nothing: it is never counted", p.Limit, ms)
 		}
-		return fmt.Sprintf("%s ≤ limit %d → allowed; member %s added (any more admissions in that millisecond will collapse into it)", head, p.Limit, ms)
+		return appendf(b, " ≤ limit %d → allowed; member %s added (any more admissions in that millisecond will collapse into it)", p.Limit, ms)
 	}
 	oldest := time.Duration(d.v[3])
-	return fmt.Sprintf("%s > limit %d → rejected; retry after %s, when the members up to %s have expired",
-		head, p.Limit, retryFrom(d, eff), FormatSeconds(oldest))
+	return appendf(b, " > limit %d → rejected; retry after %s, when the members up to %s have expired",
+		p.Limit, retryFrom(&d, eff), secs(oldest))
 }
 
 // plural is "1 member" or "n members".
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.FormatInt(n, 10) + " " + word + "s"
-}
+func plural(n int64, word string) pluralArg { return pluralArg{n, word} }
 
 // held is the set's members still inside the window at now.
 func (c *collapsingLog) held(s collapsingLogState, now time.Duration) int64 {

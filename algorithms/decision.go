@@ -1,7 +1,6 @@
 package algorithms
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
@@ -71,11 +70,16 @@ type Decision struct {
 	// (package fleet's outages); NoFallback when the limiter did.
 	Fallback Fallback
 
-	// explain turns the numbers below into words, for any decision but a
-	// rejection with RetryAfter Never, which Explain words itself. It is a
-	// plain function, not a closure, so that making a Decision allocates
-	// nothing.
-	explain func(d *Decision) string
+	// scope is, for the decision of a stack of one policy (NewStack), the
+	// layer's scope that the explanation starts with; 0 otherwise.
+	scope layerScope
+
+	// explain appends the numbers below in words, for any decision but a
+	// rejection with RetryAfter Never, which AppendExplain words itself. It
+	// is a plain function, not a closure, so that making a Decision
+	// allocates nothing, and takes the Decision by value, so that calling
+	// it through the func value moves nothing to the heap.
+	explain func(b []byte, d Decision) []byte
 	policy  *Policy
 	v       [4]int64
 }
@@ -112,31 +116,48 @@ func (f Fallback) String() string {
 // Explain says why, with the numbers substituted into the algorithm's rule:
 //
 //	available = min(10, 0 + 0.25s × 2/s) = 0.5 < cost 1 → rejected; retry after (1 − 0.5) / 2/s = 0.25s
-func (d Decision) Explain() string {
+//
+// It is string(d.AppendExplain(nil)).
+func (d Decision) Explain() string { return string(d.AppendExplain(nil)) }
+
+// AppendExplain appends Explain's text to b and returns the extended
+// buffer. It allocates nothing unless b must grow: a caller that reuses its
+// buffer (b[:0]) explains every decision without allocating.
+func (d Decision) AppendExplain(b []byte) []byte {
 	switch d.Fallback {
 	case FallbackOpen:
-		return "the store did not answer: the gateway fails open and admits every request until it is back"
+		return append(b, "the store did not answer: the gateway fails open and admits every request until it is back"...)
 	case FallbackClosed:
-		return "the store did not answer: the gateway fails closed and refuses every request with 503 Service Unavailable (an outage, not a client over its limit) until it is back"
+		return append(b, "the store did not answer: the gateway fails closed and refuses every request with 503 Service Unavailable (an outage, not a client over its limit) until it is back"...)
 	case FallbackLocalCap:
 		d.Fallback = NoFallback
-		return "the store did not answer: the gateway's own cap of 1/N of the policy decides; " + d.Explain()
+		return d.AppendExplain(append(b, "the store did not answer: the gateway's own cap of 1/N of the policy decides; "...))
 	}
-	switch {
-	case d.explain == nil:
-		return d.Outcome.String()
-	case d.RetryAfter == Never:
-		desc := Describe(d.policy.Algorithm)
-		bound := fmt.Sprintf("%s %d", desc.Size, desc.size(*d.policy))
-		if desc.Size == "" {
-			bound = fmt.Sprintf("%d, the largest cost ratelab takes", MaxCount) // a rule that bounds no cost
-		}
-		if desc.InFlight > 0 {
-			bound += fmt.Sprintf(" + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
-		}
-		return fmt.Sprintf("cost %d > %s → rejected; this request can never fit", d.Cost, bound)
+	if d.RetryAfter == Never && d.explain != nil {
+		return appendNever(b, &d) // the whole story, whatever the scope
 	}
-	return d.explain(&d)
+	if d.scope != 0 {
+		b = append(append(b, d.scope.String()...), ": "...)
+	}
+	if d.explain == nil {
+		return append(b, d.Outcome.String()...)
+	}
+	return d.explain(b, d)
+}
+
+// appendNever words a rejection of a cost larger than the policy's MaxCost.
+func appendNever(b []byte, d *Decision) []byte {
+	desc := Describe(d.policy.Algorithm)
+	b = appendf(b, "cost %d > ", d.Cost)
+	if desc.Size == "" {
+		b = appendf(b, "%d, the largest cost ratelab takes", int64(MaxCount)) // a rule that bounds no cost
+	} else {
+		b = appendf(b, "%s %d", desc.Size, desc.size(*d.policy))
+	}
+	if desc.InFlight > 0 {
+		b = appendf(b, " + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
+	}
+	return append(b, " → rejected; this request can never fit"...)
 }
 
 // Policy is the policy of the limiter that decided.

@@ -113,18 +113,17 @@ func envoyLocal(p Policy) *renamed[tokenBucketState] {
 }
 
 // explainEnvoyLocal: v as the token bucket's, balances × fill_interval.
-func explainEnvoyLocal(d *Decision) string {
+func explainEnvoyLocal(b []byte, d Decision) []byte {
 	p := d.policy
 	per := int64(p.FillInterval)
 	eff := time.Duration(d.v[3])
-	rate := fmt.Sprintf("%d/%s", p.TokensPerFill, FormatSeconds(p.FillInterval))
-	head := fmt.Sprintf("%stokens = min(max_tokens %d, %s + %s × %s) = %s", lateNote(d, eff),
-		p.MaxTokens, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), rate, exactish(d.v[2], per))
+	b = appendf(b, "%stokens = min(max_tokens %d, %s + %s × %d/%s) = %s", lateNote(&d, eff),
+		p.MaxTokens, exact(d.v[0], per), secs(time.Duration(d.v[1])), p.TokensPerFill, secs(p.FillInterval), exact(d.v[2], per))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left (Envoy token_bucket_impl.cc)", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
+		return appendf(b, " ≥ cost %d → allowed; %s left (Envoy token_bucket_impl.cc)", d.Cost, exact(d.v[2]-d.Cost*per, per))
 	}
-	return fmt.Sprintf("%s < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
-		head, d.Cost, d.Cost, exactish(d.v[2], per), rate, retryFrom(d, eff), p.TokensPerFill, FormatSeconds(p.FillInterval))
+	return appendf(b, " < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %d/%s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
+		d.Cost, d.Cost, exact(d.v[2], per), p.TokensPerFill, secs(p.FillInterval), retryFrom(&d, eff), p.TokensPerFill, secs(p.FillInterval))
 }
 
 // envoyTimer is Envoy's local rate limit before 1.31: the interval bucket
@@ -143,13 +142,13 @@ func envoyAsInterval(p Policy) Policy {
 }
 
 // explainEnvoyTimer is the interval bucket's words on Envoy's numbers.
-func explainEnvoyTimer(d *Decision) string {
+func explainEnvoyTimer(b []byte, d Decision) []byte {
 	q := envoyAsInterval(*d.policy)
-	in := *d
+	in := d
 	in.policy = &q
-	text := explainIntervalBucket(&in)
+	b = explainIntervalBucket(b, in)
 	if d.Outcome == Rejected {
-		text += " (429, no Retry-After)"
+		b = append(b, " (429, no Retry-After)"...)
 	}
-	return text + " (Envoy before 1.31: one fill timer from the filter's start; local_ratelimit_impl.cc)"
+	return append(b, " (Envoy before 1.31: one fill timer from the filter's start; local_ratelimit_impl.cc)"...)
 }

@@ -220,7 +220,7 @@ func (s FloatTokenBucketSnapshot) Moment() time.Duration { return s.Now }
 // explainFloatBucket: v = {float tokens before, float updated before, float
 // available, time decided at — complemented when the exact balance after the
 // same history decides otherwise}.
-func explainFloatBucket(d *Decision) string {
+func explainFloatBucket(b []byte, d Decision) []byte {
 	p := d.policy
 	before, updated, avail := math.Float64frombits(uint64(d.v[0])), math.Float64frombits(uint64(d.v[1])), math.Float64frombits(uint64(d.v[2]))
 	eff, differs := time.Duration(d.v[3]), false
@@ -229,21 +229,20 @@ func explainFloatBucket(d *Decision) string {
 	}
 	rate := floatRate(p.Rate)
 	ts := max(floatSeconds(eff), updated)
-	head := fmt.Sprintf("%sin float64: available = min(%d, %s + (%s − %s) × %s) = %s", lateNote(d, eff),
-		p.Capacity, FormatFloat(before), FormatFloat(ts), FormatFloat(updated), FormatFloat(rate), FormatFloat(avail))
+	b = appendf(b, "%sin float64: available = min(%d, %s + (%s − %s) × %s) = %s", lateNote(&d, eff),
+		p.Capacity, flt(before), flt(ts), flt(updated), flt(rate), flt(avail))
 	if d.Outcome == Allowed {
-		tail := ""
+		b = appendf(b, " ≥ cost %d → allowed; %s left", d.Cost, flt(avail-float64(d.Cost)))
 		if differs {
-			tail = "; exact arithmetic on the same history holds less than the cost: float64 rounding admitted it"
+			b = append(b, "; exact arithmetic on the same history holds less than the cost: float64 rounding admitted it"...)
 		}
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left%s", head, d.Cost, FormatFloat(avail-float64(d.Cost)), tail)
+		return b
 	}
-	tail := ""
+	b = appendf(b, " < cost %d → rejected", d.Cost)
 	if differs {
-		tail = fmt.Sprintf("; exact arithmetic on the same history holds the whole %d: float64 rounding, not time, rejected it", d.Cost)
+		b = appendf(b, "; exact arithmetic on the same history holds the whole %d: float64 rounding, not time, rejected it", d.Cost)
 	}
-	return fmt.Sprintf("%s < cost %d → rejected%s; retry after %s (when this float64 arithmetic first admits it)",
-		head, d.Cost, tail, retryFrom(d, eff))
+	return appendf(b, "; retry after %s (when this float64 arithmetic first admits it)", retryFrom(&d, eff))
 }
 
 // floatRate is r in tokens per second as the lesson's code holds it, a

@@ -165,27 +165,37 @@ func (g *gcra) decode(st State, _ *mem) (gcraState, error) {
 }
 
 // explainGCRA: v = {TAT before (ns, frac), time decided at}.
-func explainGCRA(d *Decision) string {
+func explainGCRA(b []byte, d Decision) []byte {
+	// Appended piece by piece, as explainFixedWindow.
 	p := d.policy
 	per, n := int64(p.Rate.Per), p.Rate.N
 	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
 	t := at(eff)
 	base := max2(tat, t)
-	T := gridSeconds(per, n)
+	T := gridSecs(per, n)
 	allowAt := base.sub((p.Burst-d.Cost)*per, n)
-	var head string
+	b = lateNote(&d, eff).appendTo(b)
 	if newTAT := base.add(d.Cost*per, n); newTAT.ns >= base.ns { // else it would overflow
-		head = fmt.Sprintf("new TAT = max(TAT %s, now %s) + %d × %s = %s; allow at = %s − %d × %s = %s",
-			instantSeconds(tat, n), FormatSeconds(eff), d.Cost, T, instantSeconds(newTAT, n),
-			instantSeconds(newTAT, n), p.Burst, T, instantSeconds(allowAt, n))
+		b = appendInstantSeconds(append(b, "new TAT = max(TAT "...), tat, n)
+		b = AppendSeconds(append(b, ", now "...), eff)
+		b = appendInt(append(b, ") + "...), d.Cost)
+		b = T.appendTo(append(b, " × "...))
+		b = appendInstantSeconds(append(b, " = "...), newTAT, n)
+		b = appendInstantSeconds(append(b, "; allow at = "...), newTAT, n)
+		b = appendInt(append(b, " − "...), p.Burst)
 	} else {
-		head = fmt.Sprintf("allow at = max(TAT %s, now %s) − (%d − %d) × %s = %s",
-			instantSeconds(tat, n), FormatSeconds(eff), p.Burst, d.Cost, T, instantSeconds(allowAt, n))
+		b = appendInstantSeconds(append(b, "allow at = max(TAT "...), tat, n)
+		b = AppendSeconds(append(b, ", now "...), eff)
+		b = appendInt(append(b, ") − ("...), p.Burst)
+		b = append(appendInt(append(b, " − "...), d.Cost), ')')
 	}
-	head = lateNote(d, eff) + head
+	b = T.appendTo(append(b, " × "...))
+	b = appendInstantSeconds(append(b, " = "...), allowAt, n)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ now %s → allowed", head, FormatSeconds(eff))
+		return append(AppendSeconds(append(b, " ≤ now "...), eff), " → allowed"...)
 	}
-	return fmt.Sprintf("%s > now %s → rejected; retry after %s − %s = %s",
-		head, FormatSeconds(eff), instantSeconds(allowAt, n), FormatSeconds(d.At), FormatSeconds(d.RetryAfter))
+	b = AppendSeconds(append(b, " > now "...), eff)
+	b = appendInstantSeconds(append(b, " → rejected; retry after "...), allowAt, n)
+	b = AppendSeconds(append(b, " − "...), d.At)
+	return AppendSeconds(append(b, " = "...), d.RetryAfter)
 }

@@ -302,36 +302,40 @@ func (g *guava) decode(st State, _ *mem) (guavaState, error) {
 
 // explainGuava: v = {nextFree before (µs), stored before (float64 bits),
 // time decided at, the stopwatch's start}.
-func explainGuava(d *Decision) string {
+func explainGuava(b []byte, d Decision) []byte {
 	p := d.policy
 	g := newGuava(*p, p.Algorithm == GuavaTry)
 	s := guavaState{nextFree: d.v[0], stored: math.Float64frombits(uint64(d.v[1])), start: time.Duration(d.v[3])}
 	eff := time.Duration(d.v[2])
 	us := s.micros(eff)
-	head := lateNote(d, eff) + fmt.Sprintf("now %dµs on the key's stopwatch (started at %s), next free %dµs", us, FormatSeconds(s.start), s.nextFree)
+	b = appendf(b, "%snow %dµs on the key's stopwatch (started at %s), next free %dµs", lateNote(&d, eff), us, secs(s.start), s.nextFree)
 	if d.Outcome == Rejected {
-		return fmt.Sprintf("%s: %d − timeout %dµs > now %d → rejected by tryAcquire, nothing changes; retry after %s",
-			head, s.nextFree, g.timeout, us, retryFrom(d, eff))
+		return appendf(b, ": %d − timeout %dµs > now %d → rejected by tryAcquire, nothing changes; retry after %s",
+			s.nextFree, g.timeout, us, retryFrom(&d, eff))
 	}
 	if g.try {
-		head += fmt.Sprintf(" − timeout %dµs ≤ now: tryAcquire may wait", g.timeout)
+		b = appendf(b, " − timeout %dµs ≤ now: tryAcquire may wait", g.timeout)
 	}
 	before := s
 	g.resync(&s, us)
 	if s.stored != before.stored {
-		head += fmt.Sprintf("; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
-			FormatFloat(g.maxPermits), FormatFloat(before.stored), us-before.nextFree, FormatFloat(g.interval), FormatFloat(s.stored))
+		b = appendf(b, "; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
+			flt(g.maxPermits), flt(before.stored), us-before.nextFree, flt(g.interval), flt(s.stored))
 	} else {
-		head += fmt.Sprintf("; stored %s (a double)", FormatFloat(s.stored))
+		b = appendf(b, "; stored %s (a double)", flt(s.stored))
 	}
 	free := s.nextFree
 	wait, spent := g.reserve(&s, us, d.Cost)
-	pay := fmt.Sprintf("acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, FormatFloat(spent),
-		FormatFloat(float64(d.Cost)-spent), FormatFloat(g.interval), s.nextFree, FormatSeconds(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; %s: the next caller pays",
-			head, free, us, pay)
+		b = appendf(b, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
+	} else {
+		b = appendf(b, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
+			free, us, wait, secs(d.Delay))
 	}
-	return fmt.Sprintf("%s; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); %s",
-		head, free, us, wait, FormatSeconds(d.Delay), pay)
+	b = appendf(b, "acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, flt(spent),
+		flt(float64(d.Cost)-spent), flt(g.interval), s.nextFree, secs(s.nanos(s.nextFree)))
+	if d.Outcome == Allowed {
+		b = append(b, ": the next caller pays"...)
+	}
+	return b
 }

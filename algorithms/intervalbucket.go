@@ -233,20 +233,19 @@ func (s IntervalBucketSnapshot) Moment() time.Duration { return s.Now }
 
 // explainIntervalBucket: v = {tokens before, fills since, next fill, time
 // decided at}.
-func explainIntervalBucket(d *Decision) string {
+func explainIntervalBucket(b []byte, d Decision) []byte {
 	p := d.policy
 	eff := time.Duration(d.v[3])
 	avail := (&intervalBucket{p: *p}).fill(d.v[0], 0, d.v[1])
-	var head string
 	if d.v[1] == 0 {
-		head = fmt.Sprintf("%stokens = %d (no new fill; the next at %s)", lateNote(d, eff), avail, FormatSeconds(time.Duration(d.v[2])))
+		b = appendf(b, "%stokens = %d (no new fill; the next at %s)", lateNote(&d, eff), avail, secs(time.Duration(d.v[2])))
 	} else {
-		head = fmt.Sprintf("%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
+		b = appendf(b, "%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(&d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
 	}
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %d left", head, d.Cost, avail-d.Cost)
+		return appendf(b, " ≥ cost %d → allowed; %d left", d.Cost, avail-d.Cost)
 	}
 	m := ceilDiv(d.Cost-avail, p.TokensPerFill)
-	return fmt.Sprintf("%s < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
-		head, d.Cost, m, p.TokensPerFill, FormatSeconds(d.At+d.RetryAfter), retryFrom(d, eff))
+	return appendf(b, " < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
+		d.Cost, m, p.TokensPerFill, secs(d.At+d.RetryAfter), retryFrom(&d, eff))
 }

@@ -248,29 +248,47 @@ func (l *leakyBucket) held(s leakyBucketState, now time.Duration) int64 {
 
 // explainLeakyBucket: v = {next free before (ns, frac), time decided at,
 // requests waiting after the decision}.
-func explainLeakyBucket(d *Decision) string {
+func explainLeakyBucket(b []byte, d Decision) []byte {
+	// Appended piece by piece, as explainFixedWindow.
 	p := d.policy
 	per, n := int64(p.Rate.Per), p.Rate.N
 	next, eff, waiting := instant{d.v[0], d.v[1]}, time.Duration(d.v[2]), d.v[3]
 	t := at(eff)
 	free := max2(next, t)
 	delay := free.minus(t, n)
-	I := gridSeconds(per, n)
-	head := fmt.Sprintf("%sfree = max(next free %s, now %s) = %s; delay = %s − %s = %s",
-		lateNote(d, eff), instantSeconds(next, n), FormatSeconds(eff), instantSeconds(free, n),
-		instantSeconds(free, n), FormatSeconds(eff), instantSeconds(delay, n))
+	I := gridSecs(per, n)
+	b = lateNote(&d, eff).appendTo(b)
+	b = appendInstantSeconds(append(b, "free = max(next free "...), next, n)
+	b = AppendSeconds(append(b, ", now "...), eff)
+	b = appendInstantSeconds(append(b, ") = "...), free, n)
+	b = appendInstantSeconds(append(b, "; delay = "...), free, n)
+	b = AppendSeconds(append(b, " − "...), eff)
+	b = appendInstantSeconds(append(b, " = "...), delay, n)
 	need := delay
 	if d.Cost > 1 {
 		need = delay.add((d.Cost-1)*per, n) // < 2 × (Queue + 1) × Per units: fits
-		head += fmt.Sprintf("; %s + (%d − 1) × %s = %s", instantSeconds(delay, n), d.Cost, I, instantSeconds(need, n))
+		b = appendInstantSeconds(append(b, "; "...), delay, n)
+		b = appendInt(append(b, " + ("...), d.Cost)
+		b = I.appendTo(append(b, " − 1) × "...))
+		b = appendInstantSeconds(append(b, " = "...), need, n)
 	}
-	bound := fmt.Sprintf("queue %d × %s = %s", p.Queue, I, gridSeconds(p.Queue*per, n))
+	if d.Outcome == Rejected {
+		b = append(b, " > "...)
+	} else {
+		b = append(b, " ≤ "...)
+	}
+	b = appendInt(append(b, "queue "...), p.Queue)
+	b = I.appendTo(append(b, " × "...))
+	b = gridSecs(p.Queue*per, n).appendTo(append(b, " = "...))
 	switch d.Outcome {
 	case Allowed:
-		return fmt.Sprintf("%s ≤ %s → allowed, released now; %d waiting", head, bound, waiting)
+		return append(appendInt(append(b, " → allowed, released now; "...), waiting), " waiting"...)
 	case Delayed:
-		return fmt.Sprintf("%s ≤ %s → delayed %s; %d waiting", head, bound, FormatSeconds(d.Delay), waiting)
+		b = AppendSeconds(append(b, " → delayed "...), d.Delay)
+		return append(appendInt(append(b, "; "...), waiting), " waiting"...)
 	}
-	return fmt.Sprintf("%s > %s → rejected (%d waiting); retry after %s − %s = %s",
-		head, bound, waiting, instantSeconds(need, n), gridSeconds(p.Queue*per, n), retryFrom(d, eff))
+	b = appendInt(append(b, " → rejected ("...), waiting)
+	b = appendInstantSeconds(append(b, " waiting); retry after "...), need, n)
+	b = gridSecs(p.Queue*per, n).appendTo(append(b, " − "...))
+	return retryFrom(&d, eff).appendTo(append(b, " = "...))
 }

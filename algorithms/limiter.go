@@ -1,7 +1,7 @@
 package algorithms
 
 import (
-	"fmt"
+	"reflect"
 	"time"
 	"unsafe"
 )
@@ -109,22 +109,38 @@ func NewWithKeys(p Policy, ks *Keys) (Limiter, error) {
 
 // lateNote prefixes an explanation when the request arrived (d.At) before
 // the key's latest time eff and was decided as if at eff.
-func lateNote(d *Decision, eff time.Duration) string {
-	if eff <= d.At {
-		return ""
+//
+// It is an argument of appendf: its text is appended when the explanation
+// is, without allocating.
+func lateNote(d *Decision, eff time.Duration) lateArg { return lateArg{d.At, eff} }
+
+// lateArg is lateNote's text: a request's arrival and the time it was
+// decided at.
+type lateArg struct{ at, eff time.Duration }
+
+func (l lateArg) appendTo(b []byte) []byte {
+	if l.eff <= l.at {
+		return b
 	}
-	return fmt.Sprintf("arrived at %s, before this key's latest request: decided as at %s; ",
-		FormatSeconds(d.At), FormatSeconds(eff))
+	b = AppendSeconds(append(b, "arrived at "...), l.at)
+	b = AppendSeconds(append(b, ", before this key's latest request: decided as at "...), l.eff)
+	return append(b, "; "...)
 }
 
 // retryFrom writes a rejection's wait counted from eff, the time it was
 // decided at, and for a late request also RetryAfter, counted from arrival.
-func retryFrom(d *Decision, eff time.Duration) string {
-	wait := FormatSeconds(d.RetryAfter - (eff - d.At))
-	if eff <= d.At {
-		return wait
+// It is an argument of appendf, like lateNote.
+func retryFrom(d *Decision, eff time.Duration) retryArg { return retryArg{d.At, eff, d.RetryAfter} }
+
+// retryArg is retryFrom's text.
+type retryArg struct{ at, eff, retryAfter time.Duration }
+
+func (r retryArg) appendTo(b []byte) []byte {
+	b = AppendSeconds(b, r.retryAfter-(r.eff-r.at))
+	if r.eff <= r.at {
+		return b
 	}
-	return fmt.Sprintf("%s, %s after arrival", wait, FormatSeconds(d.RetryAfter))
+	return append(AppendSeconds(append(b, ", "...), r.retryAfter), " after arrival"...)
 }
 
 // algorithm is one limiter's rule for a single key, as a pure transition.
@@ -152,7 +168,7 @@ type algorithm[S any] interface {
 type renamed[S any] struct {
 	p       Policy
 	alg     algorithm[S]
-	explain func(d *Decision) string
+	explain func(b []byte, d Decision) []byte
 }
 
 func (r *renamed[S]) policy() *Policy           { return &r.p }
@@ -222,10 +238,23 @@ type keyed[S any] struct {
 	chunks []*stateChunk[S]
 	seen   int // keys with a state
 	m      mem
+	// plain is whether S is a plain value (plainValue), and saved the
+	// state saveKey kept aside.
+	plain bool
+	saved savedState[S]
+}
+
+// savedState is a key's state kept aside by saveKey: s when the
+// algorithm's states are plain values, st when they must be encoded, and
+// had false for a key with no state.
+type savedState[S any] struct {
+	s   S
+	st  State
+	had bool
 }
 
 func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
-	k := &keyed[S]{alg: alg, ids: ids, m: mem{epoch: newEpoch()}}
+	k := &keyed[S]{alg: alg, ids: ids, m: mem{epoch: newEpoch()}, plain: plainValue(reflect.TypeFor[S]())}
 	k.Decider = NewDecider(k, ids)
 	if h, ok := alg.(holder[S]); ok {
 		k.held = h.held
@@ -341,7 +370,7 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 // copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen}
+	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain}
 	c.Decider = NewDecider(c, k.ids)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
 	return c
@@ -349,7 +378,7 @@ func (k *keyed[S]) Clone() Limiter {
 
 // Memory is what k's state takes; see Memory.
 func (k *keyed[S]) Memory() Memory {
-	const self = int64(unsafe.Sizeof(keyed[S]{}))
+	self := int64(unsafe.Sizeof(keyed[S]{}))
 	return Memory{State: k.m.bytes + self, Clone: int64(len(k.chunks))*8 + self, Dropped: k.m.dropped}
 }
 
@@ -426,3 +455,64 @@ func (k *keyed[S]) ForgetKey(key Key) {
 // NewWithKeys, which keeps states in memory, or a store's, which keeps them
 // outside the process (package redisstore).
 type Maker func(p Policy, ks *Keys) (Limiter, error)
+
+// keySaver is a limiter that can keep one key's state aside and put it
+// back: what a stack does around a request that one layer refuses.
+type keySaver interface {
+	// saveKey keeps key's state (or that it has none) until the next
+	// saveKey; restoreKey puts it back.
+	saveKey(key Key)
+	restoreKey(key Key)
+}
+
+// saveKey keeps key's state in k.saved. A state that is a plain value (no
+// pointer, slice or map: a bucket, a window, a TAT) is copied as it is,
+// allocating nothing; one that holds items beside its struct (a log) is
+// encoded as ExportKey does, since deciding changes those items in place.
+func (k *keyed[S]) saveKey(key Key) {
+	s := k.seenSlot(key.id)
+	k.saved.had = s != nil
+	switch {
+	case s == nil:
+	case k.plain:
+		k.saved.s = s.s
+	default:
+		k.saved.st = k.alg.(codec[S]).encode(&s.s)
+	}
+}
+
+// restoreKey puts back the state saveKey kept for key.
+func (k *keyed[S]) restoreKey(key Key) {
+	switch {
+	case !k.saved.had:
+		k.ForgetKey(key)
+	case k.plain:
+		*k.slot(key.id, 0) = k.saved.s
+	default:
+		if err := k.ImportKey(key, k.saved.st); err != nil {
+			panic("algorithms: a stack cannot put back its own state: " + err.Error())
+		}
+	}
+}
+
+// plainValue reports whether values of t hold no pointer, slice, map,
+// channel, func, interface or string: whether a copy of one is a whole
+// independent copy.
+func plainValue(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return plainValue(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainValue(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

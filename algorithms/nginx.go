@@ -3,7 +3,6 @@ package algorithms
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -361,12 +360,18 @@ func (g *nginx) decode(st State, _ *mem) (nginxState, error) {
 }
 
 // NginxMilli writes thousandths of a request as nginx's log does: "7.500".
-func NginxMilli(v int64) string {
-	sign := ""
+func NginxMilli(v int64) string { return string(AppendNginxMilli(nil, v)) }
+
+// AppendNginxMilli appends NginxMilli(v) to b.
+func AppendNginxMilli(b []byte, v int64) []byte {
+	u := uint64(v)
 	if v < 0 {
-		sign, v = "-", -v
+		b = append(b, '-')
+		u = -u
 	}
-	return fmt.Sprintf("%s%d.%03d", sign, v/1000, v%1000)
+	b = append(strconv.AppendUint(b, u/1000, 10), '.')
+	m := u % 1000
+	return append(b, byte('0'+m/100), byte('0'+m/10%10), byte('0'+m%10))
 }
 
 // nginxCite ends every explanation: the file the rule follows.
@@ -374,57 +379,56 @@ const nginxCite = " (nginx ngx_http_limit_req_module.c)"
 
 // explainNginx: v = {node's excess, node's last ms, time decided at, 1 if
 // the key had no node}.
-func explainNginx(d *Decision) string {
+func explainNginx(b []byte, d Decision) []byte {
 	g := newNginx(*d.policy)
 	excess, last, eff, fresh := d.v[0], d.v[1], time.Duration(d.v[2]), d.v[3] == 1
 	ms := msOf(eff)
 	s := nginxState{node: !fresh, excess: excess, last: last}
 	e := g.excessFor(&s, ms, d.Cost)
-	var b strings.Builder
-	b.WriteString(lateNote(d, eff))
+	b = appendf(b, "%s", lateNote(&d, eff))
 	if fresh {
-		fmt.Fprintf(&b, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
+		b = appendf(b, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
 		if d.Cost > 1 {
-			fmt.Fprintf(&b, ", + (%d − 1) × 1.000 = %s", d.Cost, NginxMilli(e))
+			b = appendf(b, ", + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
 		}
 	} else if elapsed := ms - last; !mulFits(g.rate, elapsed) {
-		fmt.Fprintf(&b, "%d ms since the node's %d ms, enough to drain any excess: excess = 0.000", elapsed, last)
+		b = appendf(b, "%d ms since the node's %d ms, enough to drain any excess: excess = 0.000", elapsed, last)
 		if d.Cost > 1 {
-			fmt.Fprintf(&b, " + (%d − 1) × 1.000 = %s", d.Cost, NginxMilli(e))
+			b = appendf(b, " + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
 		}
 	} else if elapsed == 0 {
-		fmt.Fprintf(&b, "same ms as the node (%d ms): excess = %s + 1.000", ms, NginxMilli(excess))
+		b = appendf(b, "same ms as the node (%d ms): excess = %s + 1.000", ms, milli(excess))
 		if d.Cost > 1 {
-			fmt.Fprintf(&b, ", + (%d − 1) × 1.000", d.Cost)
+			b = appendf(b, ", + (%d − 1) × 1.000", d.Cost)
 		}
-		fmt.Fprintf(&b, " = %s", NginxMilli(e))
+		b = appendf(b, " = %s", milli(e))
 	} else {
 		drained := g.rate * elapsed / 1000 // nginx's own product: it fits
-		fmt.Fprintf(&b, "%d ms since the node's %d ms: excess = %s − %s×%d/1000 (%s) + 1.000",
-			elapsed, last, NginxMilli(excess), NginxMilli(g.rate), elapsed, NginxMilli(drained))
+		b = appendf(b, "%d ms since the node's %d ms: excess = %s − %s×%d/1000 (%s) + 1.000",
+			elapsed, last, milli(excess), milli(g.rate), elapsed, milli(drained))
 		if excess-drained+1000 < 0 {
-			b.WriteString(" < 0, so 0.000")
+			b = append(b, " < 0, so 0.000"...)
 		}
 		if d.Cost > 1 {
-			fmt.Fprintf(&b, ", + (%d − 1) × 1.000", d.Cost)
+			b = appendf(b, ", + (%d − 1) × 1.000", d.Cost)
 		}
-		fmt.Fprintf(&b, " = %s", NginxMilli(e))
+		b = appendf(b, " = %s", milli(e))
 	}
 	if d.Outcome == Rejected {
-		fmt.Fprintf(&b, " > burst %d → rejected with 503 and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
-			d.policy.Burst, msOf(d.At+d.RetryAfter), retryFrom(d, eff))
-		return b.String() + nginxCite
+		b = appendf(b, " > burst %d → rejected with 503 and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
+			d.policy.Burst, msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
+		return append(b, nginxCite...)
 	}
-	fmt.Fprintf(&b, " ≤ burst %d", d.policy.Burst)
+	b = appendf(b, " ≤ burst %d", d.policy.Burst)
 	switch t := g.threshold(); {
 	case d.Outcome == Delayed:
-		fmt.Fprintf(&b, " → delayed (%s − delay %d) × 1000 / %s = %d ms", NginxMilli(e), d.policy.Delay, NginxMilli(g.rate), d.Delay/time.Millisecond)
+		b = appendf(b, " → delayed (%s − delay %d) × 1000 / %s = %d ms", milli(e), d.policy.Delay, milli(g.rate), int64(d.Delay/time.Millisecond))
 	case d.policy.NoDelay:
-		b.WriteString(" → allowed at once (nodelay)")
+		b = append(b, " → allowed at once (nodelay)"...)
 	case e > t:
-		fmt.Fprintf(&b, " → allowed: (%s − delay %d) × 1000 / %s truncates to 0 ms", NginxMilli(e), d.policy.Delay, NginxMilli(g.rate))
+		b = appendf(b, " → allowed: (%s − delay %d) × 1000 / %s truncates to 0 ms", milli(e), d.policy.Delay, milli(g.rate))
 	default:
-		fmt.Fprintf(&b, " → allowed at once: excess ≤ delay %d", d.policy.Delay)
+		b = appendf(b, " → allowed at once: excess ≤ delay %d", d.policy.Delay)
 	}
-	return b.String() + nginxCite
+	return append(b, nginxCite...)
 }

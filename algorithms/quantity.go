@@ -3,7 +3,6 @@ package algorithms
 import (
 	"math/bits"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -68,7 +67,10 @@ func formatMilli(num, den int64) string {
 
 // formatMilliU is formatMilli for a non-negative num held in a uint64, which
 // may exceed math.MaxInt64.
-func formatMilliU(num uint64, den int64) string {
+func formatMilliU(num uint64, den int64) string { return string(appendMilliU(nil, num, den)) }
+
+// appendMilliU appends formatMilliU(num, den) to b.
+func appendMilliU(b []byte, num uint64, den int64) []byte {
 	whole, rem := num/uint64(den), num%uint64(den)
 	// (rem × 1000 + ⌊den/2⌋) / den in 128 bits: exact for any den, and the
 	// quotient is at most 1000.
@@ -78,12 +80,27 @@ func formatMilliU(num uint64, den int64) string {
 	if milli == 1000 {
 		whole, milli = whole+1, 0
 	}
-	s := strconv.FormatUint(whole, 10)
+	b = strconv.AppendUint(b, whole, 10)
 	if milli != 0 {
-		s += "." + strings.TrimRight(strconv.FormatUint(1000+milli, 10)[1:], "0")
+		b = appendFraction(b, milli, 3)
 	}
-	return s
+	return b
 }
+
+// appendFraction appends "." and frac (0 < frac < 10^digits, digits ≤ 9)
+// as digits decimals, trailing zeros trimmed.
+func appendFraction(b []byte, frac uint64, digits int) []byte {
+	n := len(b)
+	b = strconv.AppendUint(b, pow10[digits]+frac, 10) // "1" and the digits
+	b[n] = '.'
+	for b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// pow10 are the powers of ten appendFraction pads with.
+var pow10 = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 // exactMilli reports whether num/den (den > 0) is a whole number of thousandths.
 func exactMilli(num uint64, den int64) bool {
@@ -97,30 +114,33 @@ func exactMilli(num uint64, den int64) bool {
 func exactish(num, den int64) string { return exactishU(uint64(num), den) }
 
 // exactishU is exactish for a numerator that may exceed math.MaxInt64.
-func exactishU(num uint64, den int64) string {
-	if exactMilli(num, den) {
-		return formatMilliU(num, den)
+func exactishU(num uint64, den int64) string { return string(appendExactish(nil, num, den)) }
+
+// appendExactish appends exactishU(num, den) to b.
+func appendExactish(b []byte, num uint64, den int64) []byte {
+	if !exactMilli(num, den) {
+		b = append(b, "≈"...)
 	}
-	return "≈" + formatMilliU(num, den)
+	return appendMilliU(b, num, den)
 }
 
 // FormatSeconds writes d as seconds with up to nine decimals and no trailing
 // zeros: 250ms is "0.25s", 1ns is "0.000000001s", 2m is "120s". It is exact.
-func FormatSeconds(d time.Duration) string {
-	neg := d < 0
+func FormatSeconds(d time.Duration) string { return string(AppendSeconds(nil, d)) }
+
+// AppendSeconds appends FormatSeconds(d) to b, allocating only if b must grow.
+func AppendSeconds(b []byte, d time.Duration) []byte {
 	u := uint64(d)
-	if neg {
+	if d < 0 {
+		b = append(b, '-')
 		u = -u // also right for math.MinInt64
 	}
 	whole, frac := u/uint64(time.Second), u%uint64(time.Second)
-	s := strconv.FormatUint(whole, 10)
+	b = strconv.AppendUint(b, whole, 10)
 	if frac != 0 {
-		s += "." + strings.TrimRight(strconv.FormatUint(1e9+frac, 10)[1:], "0")
+		b = appendFraction(b, frac, 9)
 	}
-	if neg {
-		s = "-" + s
-	}
-	return s + "s"
+	return append(b, 's')
 }
 
 // RetryAfterHeader is the value of the HTTP Retry-After header for a wait of
@@ -139,14 +159,42 @@ func RetryAfterHeader(d time.Duration) int64 {
 // FormatDuration writes d as a scenario file would: "100ms" below a second,
 // whole hours as "2h", else exact seconds with no trailing zeros, "60s" or
 // "59.9s" (never Go's "1m0s").
-func FormatDuration(d time.Duration) string {
+func FormatDuration(d time.Duration) string { return string(AppendDuration(nil, d)) }
+
+// AppendDuration appends FormatDuration(d) to b.
+func AppendDuration(b []byte, d time.Duration) []byte {
 	switch {
 	case d == 0:
-		return "0s"
+		return append(b, "0s"...)
+	case d < 0:
+		return append(b, d.String()...) // no policy's duration: only for completeness
 	case d < time.Second:
-		return d.String()
+		return appendSubsecond(b, d)
 	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+		return append(strconv.AppendInt(b, int64(d/time.Hour), 10), 'h')
 	}
-	return FormatSeconds(d)
+	return AppendSeconds(b, d)
+}
+
+// appendSubsecond appends d (0 < d < 1s) as time.Duration.String does: the
+// largest of ns, µs and ms below d, with a fraction when needed ("1.5ms").
+func appendSubsecond(b []byte, d time.Duration) []byte {
+	u := uint64(d)
+	switch {
+	case u < uint64(time.Microsecond):
+		return append(strconv.AppendUint(b, u, 10), "ns"...)
+	case u < uint64(time.Millisecond):
+		return appendUnit(b, u, 1e3, 3, "µs")
+	}
+	return appendUnit(b, u, 1e6, 6, "ms")
+}
+
+// appendUnit appends u/per with its fraction (digits decimals, trailing
+// zeros trimmed) and the unit's name.
+func appendUnit(b []byte, u, per uint64, digits int, name string) []byte {
+	b = strconv.AppendUint(b, u/per, 10)
+	if frac := u % per; frac != 0 {
+		b = appendFraction(b, frac, digits)
+	}
+	return append(b, name...)
 }

@@ -72,16 +72,20 @@ func (r Rate) Validate() error {
 }
 
 // String writes r as ParseRate reads it: "2/s", "120/min", "1/500ms".
-func (r Rate) String() string {
+func (r Rate) String() string { return string(r.appendTo(nil)) }
+
+// appendTo appends r.String() to b.
+func (r Rate) appendTo(b []byte) []byte {
+	b = append(strconv.AppendInt(b, r.N, 10), '/')
 	switch r.Per {
 	case time.Second:
-		return fmt.Sprintf("%d/s", r.N)
+		return append(b, 's')
 	case time.Minute:
-		return fmt.Sprintf("%d/min", r.N)
+		return append(b, "min"...)
 	case time.Hour:
-		return fmt.Sprintf("%d/h", r.N)
+		return append(b, 'h')
 	}
-	return fmt.Sprintf("%d/%s", r.N, FormatDuration(r.Per))
+	return AppendDuration(b, r.Per)
 }
 
 // MarshalText and UnmarshalText let a Rate appear as "2/s" in YAML and JSON.

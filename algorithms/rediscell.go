@@ -243,18 +243,18 @@ func replyOf(d *Decision) cellReply {
 }
 
 // explainRedisCell: v = {tat before, time decided at, T, DVT}.
-func explainRedisCell(d *Decision) string {
+func explainRedisCell(b []byte, d Decision) []byte {
 	p := d.policy
 	tat, eff, t, dvt := time.Duration(d.v[0]), time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
 	base := max(tat, eff)
 	allowAt := base - time.Duration(p.MaxBurst+1-d.Cost)*t
-	head := fmt.Sprintf("%sT = %s; DVT = T × (max_burst %d + 1) = %s; allow_at = max(tat %s, now %s) + %d×T − DVT = %s",
-		lateNote(d, eff), FormatSeconds(t), p.MaxBurst, FormatSeconds(dvt), FormatSeconds(tat), FormatSeconds(eff), d.Cost, FormatSeconds(allowAt))
-	r := replyOf(d)
+	b = appendf(b, "%sT = %s; DVT = T × (max_burst %d + 1) = %s; allow_at = max(tat %s, now %s) + %d×T − DVT = %s",
+		lateNote(&d, eff), secs(t), p.MaxBurst, secs(dvt), secs(tat), secs(eff), d.Cost, secs(allowAt))
+	r := replyOf(&d)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d] (redis-cell lib.rs)",
-			head, r.limit, r.remaining, cellSeconds(r.reset))
+		return appendf(b, " ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d] (redis-cell lib.rs)",
+			r.limit, r.remaining, cellSeconds(r.reset))
 	}
-	return fmt.Sprintf("%s > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over; redis-cell lib.rs)",
-		head, retryFrom(d, eff), r.limit, r.remaining, cellSeconds(r.retry), cellSeconds(r.reset), FormatSeconds(r.retry))
+	return appendf(b, " > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over; redis-cell lib.rs)",
+		retryFrom(&d, eff), r.limit, r.remaining, cellSeconds(r.retry), cellSeconds(r.reset), secs(r.retry))
 }

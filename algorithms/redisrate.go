@@ -81,18 +81,18 @@ func rateReplyOf(d *Decision) rateReply {
 }
 
 // explainRedisRate: v as GCRA's, {TAT before (ns, frac), time decided at}.
-func explainRedisRate(d *Decision) string {
+func explainRedisRate(b []byte, d Decision) []byte {
 	p := d.policy
 	per, n := int64(p.Rate.Per), p.Rate.N
 	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
 	allowAt := max2(tat, at(eff)).sub((p.Burst-d.Cost)*per, n)
-	head := fmt.Sprintf("%semission_interval T = %s/%d = %s; allow_at = max(tat %s, now %s) + %d×T − burst %d×T = %s",
-		lateNote(d, eff), FormatSeconds(p.Rate.Per), n, gridSeconds(per, n), instantSeconds(tat, n), FormatSeconds(eff), d.Cost, p.Burst, instantSeconds(allowAt, n))
-	r := rateReplyOf(d)
+	b = appendf(b, "%semission_interval T = %s/%d = %s; allow_at = max(tat %s, now %s) + %d×T − burst %d×T = %s",
+		lateNote(&d, eff), secs(p.Rate.Per), n, gridSecs(per, n), instSecs{tat, n}, secs(eff), d.Cost, p.Burst, instSecs{allowAt, n})
+	r := rateReplyOf(&d)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
-			head, r.allowed, r.remaining, instantSeconds(r.reset, n), p.Burst, p.Burst)
+		return appendf(b, " ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
+			r.allowed, r.remaining, instSecs{r.reset, n}, p.Burst, p.Burst)
 	}
-	return fmt.Sprintf("%s > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
-		head, retryFrom(d, eff), instantSeconds(r.retry, n), instantSeconds(r.reset, n))
+	return appendf(b, " > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
+		retryFrom(&d, eff), instSecs{r.retry, n}, instSecs{r.reset, n})
 }

@@ -157,18 +157,19 @@ func (s ResettingWindowSnapshot) Moment() time.Duration { return s.Now }
 
 // explainResetting: v = {count before, expiry before, time decided at, when
 // the key was made}.
-func explainResetting(d *Decision) string {
+func explainResetting(b []byte, d Decision) []byte {
 	p := d.policy
 	count, expires, eff, since := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
-	key := "no key (none yet, or none since an attempt " + FormatSeconds(p.Window) + " ago or more): count starts at 0"
+	b = appendf(b, "%s", lateNote(&d, eff))
 	if count > 0 { // a key lives: every attempt it counted cost ≥ 1
-		key = fmt.Sprintf("key alive since %s, expiring at %s", FormatSeconds(since), FormatSeconds(expires))
+		b = appendf(b, "key alive since %s, expiring at %s", secs(since), secs(expires))
+	} else {
+		b = appendf(b, "no key (none yet, or none since an attempt %s ago or more): count starts at 0", secs(p.Window))
 	}
-	head := fmt.Sprintf("%s%s; count %d + cost %d = %d", lateNote(d, eff), key, count, d.Cost, count+d.Cost)
-	reset := fmt.Sprintf("expiry reset to %s + %s = %s", FormatSeconds(eff), FormatSeconds(p.Window), FormatSeconds(eff+p.Window))
+	b = appendf(b, "; count %d + cost %d = %d", count, d.Cost, count+d.Cost)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ limit %d → allowed; %s", head, p.Limit, reset)
+		return appendf(b, " ≤ limit %d → allowed; expiry reset to %s + %s = %s", p.Limit, secs(eff), secs(p.Window), secs(eff+p.Window))
 	}
-	return fmt.Sprintf("%s > limit %d → rejected, counted all the same; %s; retry after %s — only a pause of a whole %s with no attempt clears it: each retry sooner counts and resets the expiry again",
-		head, p.Limit, reset, retryFrom(d, eff), FormatSeconds(p.Window))
+	return appendf(b, " > limit %d → rejected, counted all the same; expiry reset to %s + %s = %s; retry after %s — only a pause of a whole %s with no attempt clears it: each retry sooner counts and resets the expiry again",
+		p.Limit, secs(eff), secs(p.Window), secs(eff+p.Window), retryFrom(&d, eff), secs(p.Window))
 }

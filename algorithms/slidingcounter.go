@@ -240,15 +240,20 @@ func (c *slidingCounter) decode(st State, _ *mem) (windowCounts, error) {
 }
 
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.
-func explainSlidingCounter(d *Decision) string {
+func explainSlidingCounter(b []byte, d Decision) []byte {
+	// Appended piece by piece, as explainFixedWindow.
 	p := d.policy
 	cur, prev, e, eff := d.v[0], d.v[1], d.v[2], time.Duration(d.v[3])
 	w := int64(p.Window)
 	est := cur*w + prev*(w-e) // ≤ Limit × Window, see snapshot; + cost × w may not fit an int64
-	head := fmt.Sprintf("%sestimate = %s = %s; %s + cost %d = %s", lateNote(d, eff),
-		estimateTerms(p.Window, cur, prev, e), exactish(est, w), exactish(est, w), d.Cost, exactishU(uint64(est)+uint64(d.Cost*w), w))
+	b = lateNote(&d, eff).appendTo(b)
+	b = estimateTerms(p.Window, cur, prev, e).appendTo(append(b, "estimate = "...))
+	b = exact(est, w).appendTo(append(b, " = "...))
+	b = exact(est, w).appendTo(append(b, "; "...))
+	b = appendInt(append(b, " + cost "...), d.Cost)
+	b = exactN{uint64(est) + uint64(d.Cost*w), w}.appendTo(append(b, " = "...))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ limit %d → allowed", head, p.Limit)
+		return append(appendInt(append(b, " ≤ limit "...), p.Limit), " → allowed"...)
 	}
 	// Replay the wait to show the estimate at the retry time.
 	x := int64(d.RetryAfter - (eff - d.At))
@@ -261,13 +266,32 @@ func explainSlidingCounter(d *Decision) string {
 		cur, prev, e = 0, 0, e2-2*w
 	}
 	then := cur*w + prev*(w-e)
-	return fmt.Sprintf("%s > limit %d → rejected; retry after %s, when estimate = %s = %s and %s + cost %d ≤ %d",
-		head, p.Limit, retryFrom(d, eff),
-		estimateTerms(p.Window, cur, prev, e), exactish(then, w), exactish(then, w), d.Cost, p.Limit)
+	b = appendInt(append(b, " > limit "...), p.Limit)
+	b = retryFrom(&d, eff).appendTo(append(b, " → rejected; retry after "...))
+	b = estimateTerms(p.Window, cur, prev, e).appendTo(append(b, ", when estimate = "...))
+	b = exact(then, w).appendTo(append(b, " = "...))
+	b = exact(then, w).appendTo(append(b, " and "...))
+	b = appendInt(append(b, " + cost "...), d.Cost)
+	return appendInt(append(b, " ≤ "...), p.Limit)
 }
 
 // estimateTerms writes "current + previous × (Window − elapsed)/Window".
-func estimateTerms(window time.Duration, cur, prev, e int64) string {
-	return fmt.Sprintf("%d + %d × (%s − %s)/%s", cur, prev,
-		FormatSeconds(window), FormatSeconds(time.Duration(e)), FormatSeconds(window))
+//
+// It is an argument of appendf, like lateNote.
+func estimateTerms(window time.Duration, cur, prev, e int64) estTerms {
+	return estTerms{window, cur, prev, e}
+}
+
+// estTerms is estimateTerms's text.
+type estTerms struct {
+	window       time.Duration
+	cur, prev, e int64
+}
+
+func (t estTerms) appendTo(b []byte) []byte {
+	b = appendInt(b, t.cur)
+	b = appendInt(append(b, " + "...), t.prev)
+	b = AppendSeconds(append(b, " × ("...), t.window)
+	b = AppendSeconds(append(b, " − "...), time.Duration(t.e))
+	return AppendSeconds(append(b, ")/"...), t.window)
 }

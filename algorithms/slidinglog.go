@@ -308,18 +308,30 @@ func (l *slidingLog) held(s slidingLogState, now time.Duration) int64 {
 // explainSlidingLog: v = {recent cost before, time decided at, and for a
 // rejection: the time of the admission whose expiry makes room, the cost
 // freed by then}.
-func explainSlidingLog(d *Decision) string {
+func explainSlidingLog(b []byte, d Decision) []byte {
+	// Appended piece by piece, as explainFixedWindow.
 	p := d.policy
 	recent, eff := d.v[0], time.Duration(d.v[1])
-	head := fmt.Sprintf("%srecent = cost admitted in (%s, %s] = %d; %d + cost %d = %d",
-		lateNote(d, eff), FormatSeconds(eff-p.Window), FormatSeconds(eff), recent, recent, d.Cost, recent+d.Cost)
+	b = lateNote(&d, eff).appendTo(b)
+	b = AppendSeconds(append(b, "recent = cost admitted in ("...), eff-p.Window)
+	b = AppendSeconds(append(b, ", "...), eff)
+	b = appendInt(append(b, "] = "...), recent)
+	b = appendInt(append(b, "; "...), recent)
+	b = appendInt(append(b, " + cost "...), d.Cost)
+	b = appendInt(append(b, " = "...), recent+d.Cost)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≤ limit %d → allowed", head, p.Limit)
+		return append(appendInt(append(b, " ≤ limit "...), p.Limit), " → allowed"...)
 	}
 	oldest, freed := time.Duration(d.v[2]), d.v[3]
 	expiry := oldest + p.Window
-	return fmt.Sprintf("%s > limit %d → rejected; %d must expire: the admissions up to %s free %d at %s + %s = %s; retry after %s − %s = %s",
-		head, p.Limit, recent+d.Cost-p.Limit, FormatSeconds(oldest), freed,
-		FormatSeconds(oldest), FormatSeconds(p.Window), FormatSeconds(expiry),
-		FormatSeconds(expiry), FormatSeconds(d.At), FormatSeconds(d.RetryAfter))
+	b = appendInt(append(b, " > limit "...), p.Limit)
+	b = appendInt(append(b, " → rejected; "...), recent+d.Cost-p.Limit)
+	b = AppendSeconds(append(b, " must expire: the admissions up to "...), oldest)
+	b = appendInt(append(b, " free "...), freed)
+	b = AppendSeconds(append(b, " at "...), oldest)
+	b = AppendSeconds(append(b, " + "...), p.Window)
+	b = AppendSeconds(append(b, " = "...), expiry)
+	b = AppendSeconds(append(b, "; retry after "...), expiry)
+	b = AppendSeconds(append(b, " − "...), d.At)
+	return AppendSeconds(append(b, " = "...), d.RetryAfter)
 }

@@ -2,7 +2,6 @@ package algorithms
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -341,31 +340,26 @@ func (c *subWindowCounter) held(st subWindowState, _ time.Duration) int64 {
 
 // explainSubWindows: v = {current sub-window's count, the N − 1 whole ones
 // before it, the oldest's, time decided at}.
-func explainSubWindows(d *Decision) string {
+func explainSubWindows(b []byte, d Decision) []byte {
 	p := d.policy
 	n := subWindows(*p)
 	s := int64(p.Window) / n
 	cur, middle, oldest, eff := d.v[0], d.v[1], d.v[2], time.Duration(d.v[3])
 	e := int64(eff) % s
 	est := (cur+middle)*s + oldest*(s-e) // ≤ Limit × S
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s%d sub-windows of %s; estimate = current %d + %d in the %d before + oldest %d × (%s − %s)/%s = %s; %s + cost %d = %s",
-		lateNote(d, eff), n, FormatSeconds(time.Duration(s)), cur, middle, n-1, oldest,
-		FormatSeconds(time.Duration(s)), FormatSeconds(time.Duration(e)), FormatSeconds(time.Duration(s)),
-		exactish(est, s), exactish(est, s), d.Cost, exactishU(uint64(est)+uint64(d.Cost*s), s))
+	b = appendf(b, "%s%d sub-windows of %s; estimate = current %d + %d in the %d before + oldest %d × (%s − %s)/%s = %s; %s + cost %d = %s",
+		lateNote(&d, eff), n, secs(s), cur, middle, n-1, oldest,
+		secs(s), secs(e), secs(s),
+		exact(est, s), exact(est, s), d.Cost, exactN{uint64(est) + uint64(d.Cost*s), s})
 	if d.Outcome == Allowed {
-		fmt.Fprintf(&b, " ≤ limit %d → allowed", p.Limit)
-		return b.String()
+		return appendf(b, " ≤ limit %d → allowed", p.Limit)
 	}
-	fmt.Fprintf(&b, " > limit %d → rejected; retry after %s", p.Limit, retryFrom(d, eff))
+	b = appendf(b, " > limit %d → rejected; retry after %s", p.Limit, retryFrom(&d, eff))
 	if e2 := e + int64(d.RetryAfter-(eff-d.At)); e2 < s {
 		// Within this sub-window: only the oldest's weight has fallen.
 		then := (cur+middle)*s + oldest*(s-e2)
-		fmt.Fprintf(&b, ", when the oldest weighs %d × (%s − %s)/%s and estimate = %s, + cost %d ≤ %d",
-			oldest, FormatSeconds(time.Duration(s)), FormatSeconds(time.Duration(e2)), FormatSeconds(time.Duration(s)),
-			exactish(then, s), d.Cost, p.Limit)
-	} else {
-		fmt.Fprintf(&b, ", when enough of the oldest sub-windows have slid out for cost %d to fit", d.Cost)
+		return appendf(b, ", when the oldest weighs %d × (%s − %s)/%s and estimate = %s, + cost %d ≤ %d",
+			oldest, secs(s), secs(e2), secs(s), exact(then, s), d.Cost, p.Limit)
 	}
-	return b.String()
+	return appendf(b, ", when enough of the oldest sub-windows have slid out for cost %d to fit", d.Cost)
 }

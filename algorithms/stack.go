@@ -16,12 +16,38 @@ type Layer struct {
 }
 
 // Scope is "per key" or "all keys together".
-func (l Layer) Scope() string {
+func (l Layer) Scope() string { return scopeOf(l).String() }
+
+// layerScope is a layer's scope, as a Decision of a stack of one policy
+// keeps it: 0 for a decision of no stack.
+type layerScope uint8
+
+const (
+	scopePerKey layerScope = 1 + iota
+	scopeAllKeys
+)
+
+func scopeOf(l Layer) layerScope {
 	if l.AllKeys {
+		return scopeAllKeys
+	}
+	return scopePerKey
+}
+
+// String is "per key" or "all keys together" ("" for no scope).
+func (s layerScope) String() string {
+	switch s {
+	case scopePerKey:
+		return "per key"
+	case scopeAllKeys:
 		return "all keys together"
 	}
-	return "per key"
+	return ""
 }
+
+// MaxLayers bounds the layers of a stack (NewStack): a stack's decision
+// keeps every layer's verdict in an array of this size.
+const MaxLayers = 4
 
 // AllKeysKey is the key a layer over all keys keeps its one state under: a
 // name no request key can have (request keys hold no control character).
@@ -35,24 +61,29 @@ type stack struct {
 	Decider
 	layers []Layer
 	lims   []Limiter
+	// savers are lims as what saves a key's state before a request and
+	// puts it back after a refusal.
+	savers []keySaver
 	ids    *Keys
 	all    Key // AllKeysKey in ids
-	// saved holds, while a request is decided, each layer's state for its
-	// key before it: what a refusal puts back.
-	saved []State
-	had   []bool
+	// verdicts is where the layers decide a request, before a decision of
+	// several layers copies them into the record its explanation reads.
+	verdicts [MaxLayers]Decision
 }
 
-// NewStack makes the limiter of a stack of layers (at least one), numbering
-// keys by ks. Every layer must admit or refuse at once: a layer that can
-// delay (a Policy with MaxDelay above 0) is refused, since a request
-// waiting in one queue while another layer has spent it has no single
-// answer.
+// NewStack makes the limiter of a stack of layers (1 to MaxLayers),
+// numbering keys by ks. Every layer must admit or refuse at once: a layer
+// that can delay (a Policy with MaxDelay above 0) is refused, since a
+// request waiting in one queue while another layer has spent it has no
+// single answer.
 func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	if len(layers) == 0 {
 		return nil, fmt.Errorf("a stack needs at least one policy")
 	}
-	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey), saved: make([]State, len(layers)), had: make([]bool, len(layers))}
+	if len(layers) > MaxLayers {
+		return nil, fmt.Errorf("a stack takes at most %d policies, not %d", MaxLayers, len(layers))
+	}
+	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey)}
 	s.Decider = NewDecider(s, ks)
 	for _, l := range layers {
 		if l.Policy.MaxDelay() > 0 {
@@ -64,7 +95,18 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 		}
 		s.lims = append(s.lims, lim)
 	}
+	s.savers = saversOf(s.lims)
 	return s, nil
+}
+
+// saversOf is each limiter as a keySaver (every limiter NewWithKeys makes
+// is one).
+func saversOf(lims []Limiter) []keySaver {
+	savers := make([]keySaver, len(lims))
+	for i, lim := range lims {
+		savers[i] = lim.(keySaver)
+	}
+	return savers
 }
 
 // Layers are the stack's layers, in order.
@@ -98,27 +140,29 @@ func (s *stack) keyOf(i int, key Key) Key {
 // every layer's state for the request's key is put back; the decision is
 // the first refusal's, with RetryAfter the longest of the refusals' (no
 // layer admits sooner) and every layer's reasoning in its explanation.
+//
+// A stack of one policy allocates nothing: its decision is the layer's,
+// marked with its scope. A stack of several allocates, a decision (unless
+// a layer can never fit the cost), a record of every layer's verdict and
+// the closure that explains the decision from it, so that the decision
+// can be explained whenever it is asked, however many decisions the stack
+// has taken since; putting states back allocates only for the layers whose
+// states hold items beside their struct (logs; see keyed.saveKey).
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
-	// Each decision keeps its layers' verdicts for its explanation, which
-	// may be asked for long after: the one allocation a stack makes a
-	// decision, beside what ExportKey copies.
-	verdicts := make([]Decision, len(s.lims))
-	layers := s.layers
 	if len(s.lims) == 1 {
 		// One policy (a lane over all keys): nothing to put back; it
 		// decides as that policy alone.
-		s.lims[0].DecideInto(&verdicts[0], now, s.keyOf(0, key), cost)
-		*d = verdicts[0]
-		if d.RetryAfter != Never {
-			d.explain = func(d *Decision) string { return explainStack(layers, verdicts, d) }
-		}
+		s.lims[0].DecideInto(d, now, s.keyOf(0, key), cost)
+		d.scope = scopeOf(s.layers[0])
 		return
 	}
+	n := len(s.lims)
+	verdicts := s.verdicts[:n]
 	refused := -1
 	var wait time.Duration
 	for i, lim := range s.lims {
 		k := s.keyOf(i, key)
-		s.saved[i], s.had[i] = lim.(StateCodec).ExportKey(k)
+		s.savers[i].saveKey(k)
 		lim.DecideInto(&verdicts[i], now, k, cost)
 		if verdicts[i].Outcome == Rejected {
 			if refused < 0 {
@@ -127,16 +171,11 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 			wait = max(wait, verdicts[i].RetryAfter)
 		}
 	}
-	if refused >= 0 {
-		for i, lim := range s.lims {
-			k := s.keyOf(i, key)
-			if s.had[i] {
-				if err := lim.(StateCodec).ImportKey(k, s.saved[i]); err != nil {
-					panic("algorithms: a stack cannot put back its own state: " + err.Error())
-				}
-			} else {
-				lim.(KeyCopier).ForgetKey(k)
-			}
+	if refused < 0 {
+		*d = verdicts[0]
+	} else {
+		for i, sv := range s.savers {
+			sv.restoreKey(s.keyOf(i, key))
 		}
 		if wait == Never {
 			// A layer it can never fit: that is the whole story.
@@ -149,21 +188,24 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		}
 		*d = verdicts[refused]
 		d.RetryAfter = wait
-	} else {
-		*d = verdicts[0]
 	}
-	d.explain = func(d *Decision) string { return explainStack(layers, verdicts, d) }
+	// The layers' verdicts go with the decision in the closure it is
+	// explained by (its explain func: a field of its own would cost every
+	// decision of every limiter its copying).
+	rec := &stackVerdicts{layers: s.layers, verdicts: s.verdicts}
+	d.explain = rec.explain
 }
 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
 
 func (s *stack) Clone() Limiter {
-	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), saved: make([]State, len(s.lims)), had: make([]bool, len(s.lims))}
+	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims))}
 	c.Decider = NewDecider(c, s.ids)
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()
 	}
+	c.savers = saversOf(c.lims)
 	return c
 }
 

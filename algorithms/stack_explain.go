@@ -1,39 +1,49 @@
 package algorithms
 
-import (
-	"fmt"
-	"strings"
-)
+// stackVerdicts is what explains a decision of a stack of several layers:
+// each layer's own verdict on the request, kept with the decision.
+type stackVerdicts struct {
+	layers   []Layer
+	verdicts [MaxLayers]Decision
+}
 
-// explainStack words every layer's verdict: "per-account (per key): … →
+// explain words every layer's verdict: "per-account (per key): … →
 // allowed; total (all keys together): … → rejected ⇒ refused by total; no
-// layer spends it".
-func explainStack(layers []Layer, verdicts []Decision, d *Decision) string {
-	if len(layers) == 1 {
-		return layers[0].Scope() + ": " + verdicts[0].Explain()
-	}
-	var b strings.Builder
-	var refusers []string
+// layer spends it". d is the stack's decision.
+func (r *stackVerdicts) explain(b []byte, d Decision) []byte {
 	refused := d.Outcome == Rejected
-	for i, v := range verdicts {
+	refusers := 0
+	for i, l := range r.layers {
 		if i > 0 {
-			b.WriteString("; ")
+			b = append(b, "; "...)
 		}
-		fmt.Fprintf(&b, "%s (%s): %s", layers[i].Name, layers[i].Scope(), v.Explain())
+		b = appendf(b, "%s (%s): ", l.Name, l.Scope())
+		v := r.verdicts[i]
+		b = v.AppendExplain(b)
 		switch {
 		case v.Outcome == Rejected:
-			refusers = append(refusers, layers[i].Name)
+			refusers++
 		case refused:
-			b.WriteString(" (had all admitted)")
+			b = append(b, " (had all admitted)"...)
 		}
 	}
-	if len(refusers) == 0 {
-		b.WriteString(" ⇒ every policy admits: spent in all")
-		return b.String()
+	if refusers == 0 {
+		return append(b, " ⇒ every policy admits: spent in all"...)
 	}
-	fmt.Fprintf(&b, " ⇒ refused by %s: no policy spends it", strings.Join(refusers, " and "))
-	if len(refusers) > 1 {
-		fmt.Fprintf(&b, "; retry after %s, the longest of their waits", FormatSeconds(d.RetryAfter))
+	b = append(b, " ⇒ refused by "...)
+	first := true
+	for i, l := range r.layers {
+		if r.verdicts[i].Outcome != Rejected {
+			continue
+		}
+		if !first {
+			b = append(b, " and "...)
+		}
+		b, first = append(b, l.Name...), false
 	}
-	return b.String()
+	b = append(b, ": no policy spends it"...)
+	if refusers > 1 {
+		b = appendf(b, "; retry after %s, the longest of their waits", secs(d.RetryAfter))
+	}
+	return b
 }

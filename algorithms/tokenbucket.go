@@ -163,15 +163,25 @@ func (b *tokenBucket) tables(*tokenBucketState) int64 { return 0 }
 
 // explainTokenBucket: v = {balance before, elapsed, available, time decided
 // at}, balances × Per.
-func explainTokenBucket(d *Decision) string {
+func explainTokenBucket(b []byte, d Decision) []byte {
+	// Appended piece by piece, as explainFixedWindow.
 	p := d.policy
 	per := int64(p.Rate.Per)
 	eff := time.Duration(d.v[3])
-	head := fmt.Sprintf("%savailable = min(%d, %s + %s × %s) = %s", lateNote(d, eff),
-		p.Capacity, exactish(d.v[0], per), FormatSeconds(time.Duration(d.v[1])), p.Rate, exactish(d.v[2], per))
+	b = lateNote(&d, eff).appendTo(b)
+	b = appendInt(append(b, "available = min("...), p.Capacity)
+	b = exact(d.v[0], per).appendTo(append(b, ", "...))
+	b = AppendSeconds(append(b, " + "...), time.Duration(d.v[1]))
+	b = p.Rate.appendTo(append(b, " × "...))
+	b = exact(d.v[2], per).appendTo(append(b, ") = "...))
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %s left", head, d.Cost, exactish(d.v[2]-d.Cost*per, per))
+		b = appendInt(append(b, " ≥ cost "...), d.Cost)
+		b = exact(d.v[2]-d.Cost*per, per).appendTo(append(b, " → allowed; "...))
+		return append(b, " left"...)
 	}
-	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %s) / %s = %s",
-		head, d.Cost, d.Cost, exactish(d.v[2], per), p.Rate, retryFrom(d, eff))
+	b = appendInt(append(b, " < cost "...), d.Cost)
+	b = appendInt(append(b, " → rejected; retry after ("...), d.Cost)
+	b = exact(d.v[2], per).appendTo(append(b, " − "...))
+	b = p.Rate.appendTo(append(b, ") / "...))
+	return retryFrom(&d, eff).appendTo(append(b, " = "...))
 }

@@ -157,24 +157,23 @@ func (s WholeTokenBucketSnapshot) Moment() time.Duration { return s.Now }
 
 // explainWholeBucket: v = {tokens before, elapsed, tokens after the whole
 // refill, time decided at}.
-func explainWholeBucket(d *Decision) string {
+func explainWholeBucket(b []byte, d Decision) []byte {
 	p := d.policy
 	before, elapsed, next, eff := d.v[0], time.Duration(d.v[1]), d.v[2], time.Duration(d.v[3])
 	per := int64(p.Rate.Per)
-	earned := "" // the exact refill and what is dropped, when not capped
-	if next < p.Capacity {
+	b = appendf(b, "%stokens = min(%d, %d + ⌊%s × %s⌋) = %d", lateNote(&d, eff),
+		p.Capacity, before, secs(elapsed), p.Rate, next)
+	if next < p.Capacity { // the exact refill and what is dropped, when not capped
 		scaled := int64(elapsed) * p.Rate.N
-		earned = fmt.Sprintf(" (%s × %s = %s earned", FormatSeconds(elapsed), p.Rate, exactish(scaled, per))
+		b = appendf(b, " (%s × %s = %s earned", secs(elapsed), p.Rate, exact(scaled, per))
 		if frac := scaled % per; frac != 0 {
-			earned += fmt.Sprintf("; %s of it dropped as the clock moves on", exactish(frac, per))
+			b = appendf(b, "; %s of it dropped as the clock moves on", exact(frac, per))
 		}
-		earned += ")"
+		b = append(b, ')')
 	}
-	head := fmt.Sprintf("%stokens = min(%d, %d + ⌊%s × %s⌋) = %d%s", lateNote(d, eff),
-		p.Capacity, before, FormatSeconds(elapsed), p.Rate, next, earned)
 	if d.Outcome == Allowed {
-		return fmt.Sprintf("%s ≥ cost %d → allowed; %d left", head, d.Cost, next-d.Cost)
+		return appendf(b, " ≥ cost %d → allowed; %d left", d.Cost, next-d.Cost)
 	}
-	return fmt.Sprintf("%s < cost %d → rejected; retry after (%d − %d) / %s = %s, rounded up to the ns — a request sooner earns only a fraction, which it drops",
-		head, d.Cost, d.Cost, next, p.Rate, retryFrom(d, eff))
+	return appendf(b, " < cost %d → rejected; retry after (%d − %d) / %s = %s, rounded up to the ns — a request sooner earns only a fraction, which it drops",
+		d.Cost, d.Cost, next, p.Rate, retryFrom(&d, eff))
 }

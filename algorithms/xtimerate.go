@@ -327,45 +327,60 @@ func (x *xtimerate) tables(s *xtimerateState) int64 {
 // library's floats.
 // Between 1e-4 and 1e15 it is written without an exponent (1000000, not
 // 1e+06).
-func FormatFloat(f float64) string {
+func FormatFloat(f float64) string { return string(AppendFloat(nil, f)) }
+
+// AppendFloat appends FormatFloat(f) to b.
+func AppendFloat(b []byte, f float64) []byte {
 	if a := math.Abs(f); a == 0 || a >= 1e-4 && a < 1e15 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 // explainXTimeRate: v = {tokens at the decision before it (float64 bits),
 // time decided at, the reservation's wait from then, tokens after (bits)}.
-func explainXTimeRate(d *Decision) string {
+func explainXTimeRate(b []byte, d Decision) []byte {
 	p := d.policy
 	before, eff := math.Float64frombits(uint64(d.v[0])), time.Duration(d.v[1])
 	wait, after := time.Duration(d.v[2]), math.Float64frombits(uint64(d.v[3]))
-	head := fmt.Sprintf("%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
-		lateNote(d, eff), FormatSeconds(eff), FormatFloat(before), p.Rate, p.Burst)
-	short := fmt.Sprintf("(%d − %s) / %s", d.Cost, FormatFloat(before), p.Rate)
-	if before < 0 {
-		short = fmt.Sprintf("(%d + %s) / %s", d.Cost, FormatFloat(-before), p.Rate)
-	}
+	b = appendf(b, "%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
+		lateNote(&d, eff), secs(eff), flt(before), p.Rate, p.Burst)
+	short := shortfall{d.Cost, before, p.Rate}
 	if p.Algorithm == XTimeRate {
 		if d.Outcome == Allowed {
-			return fmt.Sprintf("%s ≥ n %d → allowed by AllowN; %s left", head, d.Cost, FormatFloat(after))
+			return appendf(b, " ≥ n %d → allowed by AllowN; %s left", d.Cost, flt(after))
 		}
-		return fmt.Sprintf("%s < n %d → rejected by AllowN, nothing taken; a reservation on a copy would wait %s = %s (truncated to the ns): retry after %s",
-			head, d.Cost, short, FormatSeconds(wait), retryFrom(d, eff))
+		return appendf(b, " < n %d → rejected by AllowN, nothing taken; a reservation on a copy would wait %s = %s (truncated to the ns): retry after %s",
+			d.Cost, short, secs(wait), retryFrom(&d, eff))
 	}
 	switch d.Outcome {
 	case Allowed:
-		return fmt.Sprintf("%s ≥ n %d → allowed by ReserveN at once; %s left", head, d.Cost, FormatFloat(after))
+		return appendf(b, " ≥ n %d → allowed by ReserveN at once; %s left", d.Cost, flt(after))
 	case Delayed:
 		if wait == 0 {
-			return fmt.Sprintf("%s ≥ n %d → granted by ReserveN at once when decided, delayed %s from arrival; %s left",
-				head, d.Cost, FormatSeconds(d.Delay), FormatFloat(after))
+			return appendf(b, " ≥ n %d → granted by ReserveN at once when decided, delayed %s from arrival; %s left",
+				d.Cost, secs(d.Delay), flt(after))
 		}
-		return fmt.Sprintf("%s < n %d: ReserveN takes them anyway, leaving %s, and waits %s = %s → delayed %s; the next caller waits behind it",
-			head, d.Cost, FormatFloat(after), short, FormatSeconds(wait), FormatSeconds(d.Delay))
+		return appendf(b, " < n %d: ReserveN takes them anyway, leaving %s, and waits %s = %s → delayed %s; the next caller waits behind it",
+			d.Cost, flt(after), short, secs(wait), secs(d.Delay))
 	}
-	return fmt.Sprintf("%s < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
-		head, d.Cost, short, FormatSeconds(wait), FormatSeconds(p.MaxWait), FormatSeconds(wait), FormatSeconds(p.MaxWait), retryFrom(d, eff))
+	return appendf(b, " < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
+		d.Cost, short, secs(wait), secs(p.MaxWait), secs(wait), secs(p.MaxWait), retryFrom(&d, eff))
+}
+
+// shortfall is the wait's formula, "(n − tokens) / rate", written with a
+// plus for a negative balance; an argument of appendf.
+type shortfall struct {
+	cost   int64
+	tokens float64
+	rate   Rate
+}
+
+func (s shortfall) appendTo(b []byte) []byte {
+	if s.tokens < 0 {
+		return appendf(b, "(%d + %s) / %s", s.cost, flt(-s.tokens), s.rate)
+	}
+	return appendf(b, "(%d − %s) / %s", s.cost, flt(s.tokens), s.rate)
 }
 
 // held is the key's two rate.Limiters (its own and the spare a rejection's

@@ -5,13 +5,13 @@ package report
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -63,7 +63,7 @@ func New(f Format, w io.Writer, lanes []model.Lane, keys []string, clients []sce
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch f {
 	case JSON:
-		return &jsonWriter{w: bw, lanes: lanes, clients: clients}
+		return newJSONWriter(bw, lanes, clients)
 	case Summary:
 		return &summaryWriter{w: bw, lanes: lanes, clients: len(clients) > 0}
 	}
@@ -71,7 +71,9 @@ func New(f Format, w io.Writer, lanes []model.Lane, keys []string, clients []sce
 }
 
 // tableWriter prints one aligned row per request per lane. Column widths come
-// from the lane names and keys known up front, so rows stream.
+// from the lane names and keys known up front, so rows stream. Each row is
+// appended into one buffer reused for every row (see appendRow), so a row
+// costs no allocation.
 type tableWriter struct {
 	w          *bufio.Writer
 	lanes      []model.Lane
@@ -81,6 +83,8 @@ type tableWriter struct {
 	// tries adds the attempt's number after the cost, for a scenario
 	// with clients.
 	tries bool
+	// buf is the row being written, kept between rows.
+	buf []byte
 }
 
 func newTableWriter(w *bufio.Writer, lanes []model.Lane, keys []string, tries bool) *tableWriter {
@@ -112,16 +116,92 @@ func (t *tableWriter) head() {
 
 func (t *tableWriter) Record(r model.Record) error {
 	t.head()
-	d := r.Decision
-	try, then := "", ""
-	if t.tries {
-		try = fmt.Sprintf("%3d  ", r.Attempt.N)
-		then = "; " + r.Attempt.Then()
-	}
-	_, err := fmt.Fprintf(t.w, "%*s  %-*s  %-*s  %4d  %s%-8s  %-12s  %s%s\n",
-		timeWidth, algorithms.FormatSeconds(r.Request.At), t.laneWidth, t.lanes[r.Lane].Name,
-		t.keyWidth, r.Request.Key, r.Request.Cost, try, d.Outcome, Wait(d), d.Explain(), then)
+	t.buf = t.appendRow(t.buf[:0], &r)
+	_, err := t.w.Write(t.buf)
 	return err
+}
+
+// appendRow appends r's row to b: exactly what
+//
+//	fmt.Sprintf("%*s  %-*s  %-*s  %4d  %s%-8s  %-12s  %s%s\n", timeWidth, FormatSeconds(at),
+//		laneWidth, lane, keyWidth, key, cost, try, outcome, Wait(d), d.Explain(), then)
+//
+// writes, with try "%3d  " and then "; " + Attempt.Then() for a scenario
+// with clients ("" else). Widths count runes, as fmt's do.
+func (t *tableWriter) appendRow(b []byte, r *model.Record) []byte {
+	d := &r.Decision
+	start := len(b)
+	b = algorithms.AppendSeconds(b, r.Request.At)
+	b = padFront(b, start, timeWidth)
+	b = append(b, "  "...)
+	b = appendPadded(b, t.lanes[r.Lane].Name, t.laneWidth)
+	b = append(b, "  "...)
+	b = appendPadded(b, r.Request.Key, t.keyWidth)
+	b = append(b, "  "...)
+	start = len(b)
+	b = strconv.AppendInt(b, r.Request.Cost, 10)
+	b = padFront(b, start, 4)
+	b = append(b, "  "...)
+	if t.tries {
+		start = len(b)
+		b = strconv.AppendInt(b, int64(r.Attempt.N), 10)
+		b = append(padFront(b, start, 3), "  "...)
+	}
+	b = appendPadded(b, d.Outcome.String(), 8)
+	b = append(b, "  "...)
+	start = len(b)
+	b = appendWait(b, d)
+	b = padBack(b, start, 12)
+	b = append(b, "  "...)
+	b = d.AppendExplain(b)
+	if t.tries {
+		b = append(append(b, "; "...), r.Attempt.Then()...)
+	}
+	return append(b, '\n')
+}
+
+// spaces pads the table's columns.
+const spaces = "                "
+
+// padFront right-aligns what was appended to b since start in width
+// runes, as fmt's %*s does: it moves it right by the missing runes and
+// fills the gap with spaces.
+func padFront(b []byte, start, width int) []byte {
+	pad := width - utf8.RuneCount(b[start:])
+	if pad <= 0 {
+		return b
+	}
+	n := len(b)
+	b = appendSpaces(b, pad)
+	copy(b[start+pad:], b[start:n])
+	copy(b[start:start+pad], spaces)
+	for i := start + len(spaces); i < start+pad; i++ {
+		b[i] = ' '
+	}
+	return b
+}
+
+// padBack left-aligns what was appended to b since start in width runes,
+// as fmt's %-*s does.
+func padBack(b []byte, start, width int) []byte {
+	return appendSpaces(b, width-utf8.RuneCount(b[start:]))
+}
+
+// appendPadded appends s left-aligned in width runes, as fmt's %-*s does.
+func appendPadded(b []byte, s string, width int) []byte {
+	return appendSpaces(append(b, s...), width-utf8.RuneCountInString(s))
+}
+
+// appendSpaces appends n spaces (none if n ≤ 0).
+func appendSpaces(b []byte, n int) []byte {
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		b = append(b, spaces[:n]...)
+	}
+	return b
 }
 
 func (t *tableWriter) Close([]model.Stats) error {
@@ -131,82 +211,118 @@ func (t *tableWriter) Close([]model.Stats) error {
 
 // Wait describes the time a decision makes the client wait: "+0.5s" for a
 // delay, "retry 0.25s" for a rejection, "never" when it can never fit.
-func Wait(d algorithms.Decision) string {
+func Wait(d algorithms.Decision) string { return string(appendWait(nil, &d)) }
+
+// appendWait appends Wait(*d) to b.
+func appendWait(b []byte, d *algorithms.Decision) []byte {
 	switch {
 	case d.Outcome == algorithms.Delayed:
-		return "+" + algorithms.FormatSeconds(d.Delay)
+		return algorithms.AppendSeconds(append(b, '+'), d.Delay)
 	case d.Outcome == algorithms.Rejected && d.RetryAfter == algorithms.Never:
-		return "never"
+		return append(b, "never"...)
 	case d.Outcome == algorithms.Rejected:
-		return "retry " + algorithms.FormatSeconds(d.RetryAfter)
+		return algorithms.AppendSeconds(append(b, "retry "...), d.RetryAfter)
 	}
-	return ""
+	return b
 }
 
-// jsonRecord is one line of --format json. Times are integer nanoseconds.
-type jsonRecord struct {
-	AtNs         int64  `json:"at_ns"`
-	Lane         string `json:"lane"`
-	Key          string `json:"key"`
-	Cost         int64  `json:"cost"`
-	Outcome      string `json:"outcome"`
-	DelayNs      int64  `json:"delay_ns"`
-	RetryAfterNs int64  `json:"retry_after_ns"`
-	// RetryAfterS is the HTTP Retry-After header in whole seconds, rounded
-	// up; -1 when the request can never fit (RetryAfterNs is then -1 too).
-	// Lanes whose library sends no such header (nginx, Envoy) or replies
-	// with its own rounding (redis-cell) still get this figure: their why
-	// text says what the library itself tells the client.
-	RetryAfterS int64 `json:"retry_after_s"`
-	// Status is the HTTP status of a rejection: 429, or the lane's
-	// library's own (nginx's limit_req: 503); absent for an admission.
-	Status int `json:"status,omitempty"`
-	// Gateway is the gateway that took the request (0-based; 0 for a lane
-	// of one), and By what decided: "limiter", or "fallback" while its
-	// store did not answer.
-	Gateway int    `json:"gateway"`
-	By      string `json:"by"`
-	Index   int    `json:"index"`
-	// Attempt is the try's number (1 for the request itself), Client the
-	// name of the request's client ("" for none), Fate what became of the
-	// request after this try: served, retrying, abandoned or unfinished.
-	Attempt int    `json:"attempt"`
-	Client  string `json:"client"`
-	Fate    string `json:"fate"`
-	Why     string `json:"why"`
-}
-
+// A line of --format json is one object with these members, in this order
+// (what encoding/json wrote for the struct this package used to marshal,
+// kept byte for byte). Times are integer nanoseconds.
+//
+//	at_ns, lane, key, cost, outcome, delay_ns, retry_after_ns,
+//	retry_after_s: the HTTP Retry-After header in whole seconds, rounded up;
+//	  -1 when the request can never fit (retry_after_ns is then -1 too).
+//	  Lanes whose library sends no such header (nginx, Envoy) or replies
+//	  with its own rounding (redis-cell) still get this figure: their why
+//	  text says what the library itself tells the client.
+//	status: the HTTP status of a rejection: 429, or the lane's library's
+//	  own (nginx's limit_req: 503); absent for an admission.
+//	gateway: the gateway that took the request (0-based; 0 for a lane of
+//	  one), and by what decided: "limiter", or "fallback" while its store
+//	  did not answer.
+//	index,
+//	attempt: the try's number (1 for the request itself), client the name
+//	  of the request's client ("" for none), fate what became of the
+//	  request after this try: served, retrying, abandoned or unfinished.
+//	why: Decision.Explain.
 type jsonWriter struct {
 	w       *bufio.Writer
 	lanes   []model.Lane
 	clients []scenarios.Client
+	// laneNames and clientNames are the lanes' and the clients' names as
+	// JSON strings, quoted once for every line, and refusals each lane's
+	// status of a rejection its limiter decided.
+	laneNames, clientNames [][]byte
+	refusals               []int
+	// buf is the line being written and why its explanation, both kept
+	// between records, so that a record costs no allocation.
+	buf, why []byte
+}
+
+func newJSONWriter(w *bufio.Writer, lanes []model.Lane, clients []scenarios.Client) *jsonWriter {
+	j := &jsonWriter{w: w, lanes: lanes, clients: clients}
+	for _, l := range lanes {
+		j.laneNames = append(j.laneNames, appendJSONString(nil, l.Name))
+		j.refusals = append(j.refusals, algorithms.Decision{Outcome: algorithms.Rejected}.Status(l.Policy))
+	}
+	for _, c := range clients {
+		j.clientNames = append(j.clientNames, appendJSONString(nil, c.Name))
+	}
+	return j
 }
 
 func (j *jsonWriter) Record(r model.Record) error {
-	d := r.Decision
+	j.buf = j.appendLine(j.buf[:0], &r)
+	_, err := j.w.Write(j.buf)
+	return err
+}
+
+// appendLine appends r's line of JSON, and a newline, to b.
+func (j *jsonWriter) appendLine(b []byte, r *model.Record) []byte {
+	d := &r.Decision
 	retry := int64(d.RetryAfter)
 	if d.RetryAfter == algorithms.Never {
 		retry = -1
 	}
-	client := ""
+	client := []byte(`""`)
 	if r.Attempt.Client > 0 {
-		client = j.clients[r.Attempt.Client-1].Name
+		client = j.clientNames[r.Attempt.Client-1]
 	}
-	status, by := d.Status(j.lanes[r.Lane].Policy), "limiter"
+	b = append(b, `{"at_ns":`...)
+	b = strconv.AppendInt(b, int64(r.Request.At), 10)
+	b = append(append(b, `,"lane":`...), j.laneNames[r.Lane]...)
+	b = appendJSONString(append(b, `,"key":`...), r.Request.Key)
+	b = strconv.AppendInt(append(b, `,"cost":`...), r.Request.Cost, 10)
+	b = appendJSONString(append(b, `,"outcome":`...), d.Outcome.String())
+	b = strconv.AppendInt(append(b, `,"delay_ns":`...), int64(d.Delay), 10)
+	b = strconv.AppendInt(append(b, `,"retry_after_ns":`...), retry, 10)
+	b = strconv.AppendInt(append(b, `,"retry_after_s":`...), d.RetryAfterSeconds(), 10)
+	if status := j.status(d, r.Lane); status != 0 { // omitempty
+		b = strconv.AppendInt(append(b, `,"status":`...), int64(status), 10)
+	}
+	b = strconv.AppendInt(append(b, `,"gateway":`...), int64(d.Gateway), 10)
 	if d.Fallback != algorithms.NoFallback {
-		by = "fallback"
+		b = append(b, `,"by":"fallback"`...)
+	} else {
+		b = append(b, `,"by":"limiter"`...)
 	}
-	line, err := json.Marshal(jsonRecord{
-		AtNs: int64(r.Request.At), Lane: j.lanes[r.Lane].Name, Key: r.Request.Key, Cost: r.Request.Cost,
-		Outcome: d.Outcome.String(), DelayNs: int64(d.Delay), RetryAfterNs: retry,
-		RetryAfterS: d.RetryAfterSeconds(), Status: status, Gateway: int(d.Gateway), By: by, Index: r.Index,
-		Attempt: r.Attempt.N, Client: client, Fate: r.Attempt.Fate.String(), Why: d.Explain(),
-	})
-	if err != nil {
-		return err
+	b = strconv.AppendInt(append(b, `,"index":`...), int64(r.Index), 10)
+	b = strconv.AppendInt(append(b, `,"attempt":`...), int64(r.Attempt.N), 10)
+	b = append(append(b, `,"client":`...), client...)
+	b = appendJSONString(append(b, `,"fate":`...), r.Attempt.Fate.String())
+	j.why = d.AppendExplain(j.why[:0])
+	b = appendJSONString(append(b, `,"why":`...), j.why)
+	return append(b, "}\n"...)
+}
+
+// status is d.Status(lane's policy), the lane's rejection status looked up
+// once for all.
+func (j *jsonWriter) status(d *algorithms.Decision, lane int) int {
+	if d.Outcome == algorithms.Rejected && d.Fallback == algorithms.NoFallback {
+		return j.refusals[lane]
 	}
-	j.w.Write(line)
-	return j.w.WriteByte('\n')
+	return d.Status(j.lanes[lane].Policy)
 }
 
 func (j *jsonWriter) Close([]model.Stats) error { return j.w.Flush() }
