@@ -379,7 +379,7 @@ func runCommand(args []string, stdout io.Writer) error {
 		}
 	}
 	if byKey {
-		_, keys, err := model.RunByKey(s, opt, stopped(nil))
+		keys, err := model.RunKeys(s, opt, stopped(nil))
 		if err == nil {
 			err = failed(st)
 		}
@@ -387,9 +387,9 @@ func runCommand(args []string, stdout io.Writer) error {
 			return err
 		}
 		w := bufio.NewWriter(stdout)
-		report.WriteSummaryByKey(w, lanes, peak, keys)
+		report.WriteSummaryKeys(w, lanes, peak, keys)
 		if len(s.Clients) > 0 {
-			report.WriteClientsByKey(w, lanes, keys)
+			report.WriteClientsKeys(w, lanes, keys)
 		}
 		return w.Flush()
 	}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -374,6 +375,27 @@ func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) 
 	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
 }
 
+// WriteClientsKeys is WriteClientsByKey reading each key's totals from kt
+// (model.RunKeys), in two passes as WriteSummaryKeys.
+func WriteClientsKeys(w io.Writer, lanes []model.Lane, kt *model.KeyTotals) {
+	writeClientRowSeq(w, func(yield func([]string) bool) {
+		if !yield([]string{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}) {
+			return
+		}
+		for i, l := range lanes {
+			for k := range kt.Len() {
+				st := kt.Stats(k, i)
+				cells := clientCells(l.Name, st)
+				if !yield(append(append([]string{cells[0], kt.Key(k)}, cells[1:]...),
+					algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99))) {
+					return
+				}
+			}
+		}
+	}, 2)
+	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
+}
+
 func clientCells(lane string, st model.Stats) []string {
 	return []string{lane, itoa(st.Originals), itoa(st.Requests()), st.AmplificationText(), itoa(st.Served),
 		itoa(st.Abandoned), itoa(st.TimedOut), itoa(st.Unfinished)}
@@ -382,13 +404,22 @@ func clientCells(lane string, st model.Stats) []string {
 // writeClientRows aligns rows, the first left columns to the left and the
 // numbers to the right, and explains the columns.
 func writeClientRows(w io.Writer, rows [][]string, left int) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
+	writeClientRowSeq(w, slices.Values(rows), left)
+}
+
+// writeClientRowSeq is writeClientRows over rows made as they are read,
+// read twice: for the columns' widths, then to write them.
+func writeClientRowSeq(w io.Writer, rows iter.Seq[[]string], left int) {
+	var widths []int
+	for row := range rows {
+		if widths == nil {
+			widths = make([]int, len(row))
+		}
 		for c, cell := range row {
-			widths[c] = max(widths[c], len([]rune(cell)))
+			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
 		}
 	}
-	for _, row := range rows {
+	for row := range rows {
 		var b strings.Builder
 		for c, cell := range row {
 			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
@@ -502,6 +533,25 @@ func WriteSummaryByKey(w io.Writer, lanes []model.Lane, peakWindow time.Duration
 	writeSummaryRows(w, rows, peakWindow)
 }
 
+// WriteSummaryKeys is WriteSummaryByKey reading each key's totals from
+// kt (model.RunKeys), in two passes, the columns' widths and then the
+// rows: it holds one row at a time, whatever the keys.
+func WriteSummaryKeys(w io.Writer, lanes []model.Lane, peakWindow time.Duration, kt *model.KeyTotals) {
+	head := summaryHead([]string{"key"}, peakWindow)
+	writeSummaryRowSeq(w, func(yield func([]string) bool) {
+		if !yield(head) {
+			return
+		}
+		for i, l := range lanes {
+			for k := range kt.Len() {
+				if !yield(summaryRow(l, []string{kt.Key(k)}, kt.Stats(k, i))) {
+					return
+				}
+			}
+		}
+	}, peakWindow)
+}
+
 // summaryHead is the header row, with extra columns after the lane's name;
 // a zero window leaves the peak's window unsaid.
 func summaryHead(extra []string, window time.Duration) []string {
@@ -532,15 +582,25 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 // and a state column after the peak to the right, and adds the peak's
 // footnote.
 func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
+	writeSummaryRowSeq(w, slices.Values(rows), window)
+}
+
+// writeSummaryRowSeq is writeSummaryRows over rows made as they are read,
+// read twice: for the columns' widths, then to write them.
+func writeSummaryRowSeq(w io.Writer, rows iter.Seq[[]string], window time.Duration) {
+	var widths []int
+	policy := -1
+	for row := range rows {
+		if widths == nil {
+			widths = make([]int, len(row))
+			policy = slices.Index(row, "policy")
+		}
 		for c, cell := range row {
-			widths[c] = max(widths[c], len([]rune(cell)))
+			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
 		}
 	}
-	policy := slices.Index(rows[0], "policy")
 	last := len(widths) - 1
-	for _, row := range rows {
+	for row := range rows {
 		var b strings.Builder
 		for c, cell := range row {
 			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
