@@ -87,7 +87,16 @@ func (c *clock) moveTo(pos int) {
 	e := c.e
 	e.ensure(pos)
 	start := e.startFor(pos)
-	if c.live == nil || c.gen != e.gen || pos < c.pos || e.book != nil && c.now < c.at || start > c.pos && pos-c.pos > CheckpointEvery {
+	restore := c.live == nil || c.gen != e.gen || pos < c.pos || e.book != nil && c.now < c.at || start > c.pos && pos-c.pos > CheckpointEvery
+	switch {
+	case (restore && pos-start > tallyBlock || pos-c.pos > CheckpointEvery) && e.tipFor(pos):
+		// The target is the frontier, far from the live state and from
+		// the checkpoint before it (with thousands of keys, checkpoints
+		// are far apart): take a copy of the frontier's state, not a
+		// replay of up to a checkpoint interval.
+		c.live, c.gen, c.pos, c.from, c.at = e.frontier.clone(e.wholePeaks()), e.gen, pos, pos, 0
+		c.last = append(c.last[:0], e.tip...)
+	case restore:
 		c.live, c.gen, c.pos, c.from, c.at = e.restore(start), e.gen, start, start, 0
 		c.last = nil
 	}

@@ -98,6 +98,22 @@ type engine struct {
 	// gen counts the times the decisions were forgotten from some request
 	// on (or all of them), for caches of what they decided.
 	gen uint64
+
+	// tip is every lane's record of events[tipAt], the last request an
+	// ensure decided, when the decisions were of generation tipGen: what
+	// a clock that takes the frontier's state (clock.moveTo) shows as the
+	// lanes' latest decisions. Kept for a lab without clients only.
+	tip    []Record
+	tipAt  int
+	tipGen uint64
+}
+
+// tipFor reports whether the frontier is the state after events[:pos]
+// with the records of events[pos−1] in tip, so that a clock may take a
+// copy of it rather than replay from a checkpoint: a lab without clients
+// or a store, pos the requests decided.
+func (e *engine) tipFor(pos int) bool {
+	return e.book == nil && e.store == nil && pos > 0 && pos == e.computed && e.tipAt == pos-1 && e.tipGen == e.gen
 }
 
 // newEngine is the engine of tl's requests through the lanes defs, the
@@ -162,6 +178,9 @@ func (e *engine) setWindow(d time.Duration) error {
 func (e *engine) ensure(n int) {
 	n = min(n, e.tl.len())
 	d, a := &e.scratch, &e.attempt
+	if e.computed < n && e.book == nil {
+		e.tip, e.tipAt, e.tipGen = resize(e.tip, len(e.defs), len(e.defs)), n-1, e.gen
+	}
 	for e.computed < n {
 		r := e.tl.request(e.computed)
 		if e.book != nil {
@@ -172,6 +191,9 @@ func (e *engine) ensure(n int) {
 			e.frontier.decideInto(lane, r, d, a)
 			if e.clog != nil {
 				e.clog[lane].add(e.computed, r.At, d, a)
+			}
+			if e.computed == e.tipAt && e.book == nil {
+				e.tip[lane] = Record{Index: e.computed, Lane: lane, Request: r, Decision: *d, Attempt: *a}
 			}
 			e.outcomes[lane][e.computed] = d.Outcome
 			if d.Delay != 0 && e.delays[lane] != nil {
@@ -460,4 +482,13 @@ func (e *engine) recordsAt(i int) []Record {
 		return true
 	})
 	return out
+}
+
+// wholePeaks asks a clone of the lanes to keep every peak tracker whole.
+func (e *engine) wholePeaks() []bool {
+	whole := make([]bool, len(e.defs))
+	for i := range whole {
+		whole[i] = true
+	}
+	return whole
 }

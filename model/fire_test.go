@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -253,5 +254,24 @@ func TestFiringStretchesTheAxis(t *testing.T) {
 	l.Reset()
 	if l.End() != s.Duration || l.Now() != 0 {
 		t.Fatalf("after Reset: end %v, now %v; want %v, 0", l.End(), l.Now(), s.Duration)
+	}
+}
+
+// TestFireOneRecordsAreTheReplayed: the records one request fired at the
+// clock returns (taken from the clock, which has just decided it) are
+// those a replay of it gives, at every distance from a checkpoint.
+func TestFireOneRecordsAreTheReplayed(t *testing.T) {
+	s := randomScenario(t, 52, 3*CheckpointEvery)
+	l := newLab(t, s)
+	for _, i := range []int{0, 1, CheckpointEvery - 1, CheckpointEvery, CheckpointEvery + 1, 2*CheckpointEvery + 77} {
+		l.Seek(l.Request(i).At)
+		recs, err := l.Fire("k1", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Printed, as a decision holds its explanation's function.
+		if want := l.DecisionsOn(recs[0].Index); fmt.Sprintf("%+v", recs) != fmt.Sprintf("%+v", want) {
+			t.Errorf("fired at request %d: records %+v, replayed %+v", i, recs, want)
+		}
 	}
 }

@@ -3,7 +3,8 @@
 // lets the learner step, play, rewind and fire requests.
 //
 // The ui renders what package model computes and decides nothing about rate
-// limiting. Only the play ticker reads the wall clock.
+// limiting. Only the play ticker and the pacer of long work (compute.go),
+// which sizes slices of deciding by time, read the wall clock.
 //
 // The root model (App) keeps the routing and the layout. Of its modes
 // (mode.go) — a long job deciding requests, a question to confirm, the
@@ -176,7 +177,7 @@ type App struct {
 // New makes the explorer for lab, sized 80×24 until the terminal says
 // otherwise.
 func New(lab *model.Lab, opts Options) *App {
-	ctx := &programContext{opts: opts, keys: newKeyMap()}
+	ctx := &programContext{opts: opts, keys: newKeyMap(), pace: pacer{now: time.Now}}
 	a := &App{programContext: ctx, help: help.New(), prompt: newPrompt(), dark: true, width: 80, height: 24}
 	a.status.ctx = ctx
 	a.play = newPlayback(ctx)

@@ -33,9 +33,18 @@ func openApp(tb testing.TB, s *scenarios.Scenario, w, h int) *App {
 		tb.Fatal(err)
 	}
 	a := New(lab, Options{SaveDir: tb.TempDir()})
+	// Slices of long work are sized by the wall clock; the tests see a
+	// clock that counts the work done instead, 400 ns a request (a
+	// cheap file's six lanes): a slice then decides 50,000 requests,
+	// whatever the machine's load or the race detector.
+	workClock(a, testRequestCost)
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return a
 }
+
+// testRequestCost is what a request costs to decide, as the tests'
+// clock counts (workClock).
+const testRequestCost = 400 * time.Nanosecond
 
 // newYAMLApp opens the scenario written in yaml at w × h.
 func newYAMLApp(tb testing.TB, yaml string, w, h int) *App {

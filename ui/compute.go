@@ -12,14 +12,90 @@ import (
 // the clock far ahead on a timeline of millions of requests (G, a leap, d
 // searching for a disagreement) would decide them all inside one key press,
 // and the screen would freeze: quit and even SIGTERM would wait. So such a
-// key becomes a job: the explorer decides computeSlice requests per
-// message, draws its progress between slices, and does the key's work once
-// the decisions it needs are there. q and ctrl+c quit at once, esc gives up.
+// key becomes a job: the explorer decides requests for about sliceBudget
+// per message, draws its progress between slices, and does the key's work
+// once the decisions it needs are there. q and ctrl+c quit at once, esc
+// gives up.
+//
+// A slice is sized by time, not by count: a request costs 40 ns on one
+// lane and microseconds on a stack of policies, 64 racy gateways or a
+// client that retries. The explorer decides in chunks and reads the wall
+// clock between them (the model never reads it); the chunks are sized from
+// what the last ones cost (pacer).
 
-// computeSlice is how many requests one slice decides: about 20 ms of work
-// for six lanes on this project's machine, so keys are answered between
-// slices.
-const computeSlice = 50_000
+// sliceBudget is how long one slice of a job decides requests, and how long
+// a key press may decide them before it becomes a job: the screen is drawn
+// and keys are read between slices.
+const sliceBudget = 20 * time.Millisecond
+
+// pacer sizes the chunks in which the explorer decides requests, so that it
+// can look at the clock often enough to stop near a budget.
+type pacer struct {
+	// now is the wall clock; tests replace it.
+	now func() time.Time
+	// perRequest is what deciding one request has cost lately, in
+	// nanoseconds; 0 before anything was measured.
+	perRequest float64
+}
+
+// Chunks are at least minChunk requests (a clock read costs far less than
+// deciding them) and at most maxChunk.
+const (
+	minChunk = 256
+	maxChunk = 1 << 20
+)
+
+// chunk is how many requests to decide before reading the clock again:
+// about a quarter of budget's worth.
+func (p *pacer) chunk(budget time.Duration) int {
+	if p.perRequest <= 0 {
+		return minChunk
+	}
+	return int(min(max(float64(budget)/4/p.perRequest, minChunk), maxChunk))
+}
+
+// within reports whether deciding n requests would take no more than
+// budget, at what they have cost lately (at 1 µs a request before any was
+// measured).
+func (p *pacer) within(n int, budget time.Duration) bool {
+	cost := p.perRequest
+	if cost <= 0 {
+		cost = float64(time.Microsecond)
+	}
+	return float64(n)*cost <= float64(budget)
+}
+
+// learn takes in that n requests were decided in d.
+func (p *pacer) learn(n int, d time.Duration) {
+	if n <= 0 {
+		return
+	}
+	cost := float64(max(d, 0)) / float64(n)
+	if p.perRequest <= 0 {
+		p.perRequest = cost
+		return
+	}
+	p.perRequest = (p.perRequest + cost) / 2
+}
+
+// decide has the lab decide requests toward need for about budget, in
+// chunks with a look at the clock between them; it reports whether the
+// lab has decided need requests.
+func (c *programContext) decide(need int, budget time.Duration) bool {
+	lab, p := c.lab, &c.pace
+	need = min(need, lab.Len())
+	start := p.now()
+	for lab.Computed() < need {
+		from, t0 := lab.Computed(), p.now()
+		lab.ComputeAhead(min(p.chunk(budget), need-from))
+		t1 := p.now()
+		p.learn(lab.Computed()-from, t1.Sub(t0))
+		if lab.Computed() == from || t1.Sub(start) >= budget {
+			break
+		}
+	}
+	return lab.Computed() >= need
+}
 
 // job is a key's work waiting for the lab to decide requests up to need:
 // the mode in charge while it runs. It takes only its own keys (jobKeys),
@@ -68,7 +144,7 @@ func (m *labMode) needs(a *App, msg tea.KeyPressMsg) int {
 // to the lab again, which answers it at once.
 func (m *labMode) asJob(a *App, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	need := m.needs(a, msg)
-	if need-a.lab.Computed() <= computeSlice {
+	if a.decide(need, sliceBudget) {
 		return nil, false
 	}
 	a.play.pause()
@@ -93,14 +169,14 @@ func (j *job) next() tea.Cmd {
 	return func() tea.Msg { return computeMsg{gen: gen} }
 }
 
-// onCompute decides one slice; when the job has what it needs, it does the
-// key's work.
+// onCompute decides one slice, about sliceBudget of work; when the job has
+// what it needs, it does the key's work.
 func (a *App) onCompute(m computeMsg) tea.Cmd {
 	j := a.job
 	if j == nil || m.gen != j.gen {
 		return nil // given up, or an older job's
 	}
-	if a.lab.ComputeAhead(computeSlice) < j.need {
+	if !a.decide(j.need, sliceBudget) {
 		j.sayProgress(a)
 		return j.next()
 	}
@@ -149,10 +225,10 @@ func commas(n int) string {
 // without freezing the screen: the clock is parked at 0, where there is
 // nothing to recompute, the change is made, and the clock goes back to
 // where it was in slices, as a job named what. A timeline decided no
-// further than a slice is changed in place.
+// further than a slice's worth of requests is changed in place.
 func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
 	t := a.lab.Now()
-	if a.lab.Pos() <= computeSlice {
+	if a.pace.within(a.lab.Pos(), sliceBudget) {
 		return nil, change()
 	}
 	a.lab.Seek(0)
@@ -166,10 +242,9 @@ func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
 // returnTo brings the clock to t, in slices as a job when the lab must
 // decide more than a slice to get there.
 func (a *App) returnTo(what string, t time.Duration) tea.Cmd {
-	need := a.lab.Search(t)
-	if need-a.lab.Computed() <= computeSlice {
+	if a.decide(a.lab.Search(t), sliceBudget) {
 		a.lab.Seek(t)
 		return nil
 	}
-	return a.startJob(need, what, func() tea.Cmd { a.lab.Seek(t); return nil })
+	return a.startJob(a.lab.Search(t), what, func() tea.Cmd { a.lab.Seek(t); return nil })
 }

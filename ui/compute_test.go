@@ -18,15 +18,28 @@ func runJob(t *testing.T, a *App, n int) {
 	}
 }
 
+// workClock makes a's wall clock, as the pacer reads it, advance
+// perRequest for each request the lab has decided: a slice then decides
+// sliceBudget / perRequest requests, whatever the machine.
+func workClock(a *App, perRequest time.Duration) {
+	base := time.Unix(0, 0)
+	a.pace.now = func() time.Time { return base.Add(time.Duration(a.lab.Computed()) * perRequest) }
+}
+
+// perSlice is how many requests a slice decides under workClock(a, µs):
+// sliceBudget's worth, in the pacer's chunks of a quarter of it.
+const perSlice = int(sliceBudget / time.Microsecond)
+
 // TestFarKeysDecideInSlices: G on a 300,000-request timeline does not
-// decide everything inside the key press: it shows progress and decides
-// slice by slice between frames, then jumps; esc gives up and q quits
-// while it runs.
+// decide everything inside the key press: it decides for about a slice's
+// time, then shows progress and decides slice by slice between frames, then
+// jumps; esc gives up and q quits while it runs.
 func TestFarKeysDecideInSlices(t *testing.T) {
 	s := bigScenario(t, 300_000, time.Millisecond)
 	a := openApp(t, s, 100, 30)
+	workClock(a, time.Microsecond)
 	cmd := press(a, "G")
-	if a.job == nil || cmd == nil || a.lab.Computed() > computeSlice+CheckpointSlack || a.lab.Now() == a.lab.End() {
+	if a.job == nil || cmd == nil || a.lab.Computed() > perSlice+2*minChunk || a.lab.Now() == a.lab.End() {
 		t.Fatalf("G decided %d requests in the key press (job %v)", a.lab.Computed(), a.job != nil)
 	}
 	requireScreen(t, a, "deciding requests for G", "esc gives up")
@@ -36,15 +49,16 @@ func TestFarKeysDecideInSlices(t *testing.T) {
 	}
 	before := a.lab.Computed()
 	a.Update(computeMsg{gen: a.jobGen})
-	if got := a.lab.Computed() - before; got != computeSlice || !strings.Contains(a.status.text, commas(a.lab.Computed())+" of 300,000") {
+	if got := a.lab.Computed() - before; got != perSlice || !strings.Contains(a.status.text, commas(a.lab.Computed())+" of 300,000") {
 		t.Errorf("one slice decided %d requests; status %q", got, a.status.text)
 	}
-	runJob(t, a, 10)
+	runJob(t, a, 20)
 	if a.lab.Now() != a.lab.End() {
 		t.Fatalf("after the job the clock is at %v, want the end %v", a.lab.Now(), a.lab.End())
 	}
 
 	b := openApp(t, s, 100, 30)
+	workClock(b, time.Microsecond)
 	press(b, "G", "esc")
 	if b.job != nil || b.lab.Now() != 0 {
 		t.Error("esc did not give up the job")
@@ -63,10 +77,28 @@ func TestFarKeysDecideInSlices(t *testing.T) {
 // checkpoint boundary.
 const CheckpointSlack = 2048
 
+// TestSlicesAreSizedByTime: a slice decides sliceBudget's worth of
+// requests, however much a request costs: fewer where each costs more.
+func TestSlicesAreSizedByTime(t *testing.T) {
+	s := bigScenario(t, 300_000, time.Millisecond)
+	for _, cost := range []time.Duration{time.Microsecond, 10 * time.Microsecond} {
+		a := openApp(t, s, 100, 30)
+		workClock(a, cost)
+		press(a, "G")
+		before := a.lab.Computed()
+		a.Update(computeMsg{gen: a.jobGen})
+		want := int(sliceBudget / cost)
+		if got := a.lab.Computed() - before; got < want*3/4 || got > want*5/4 {
+			t.Errorf("at %v a request, a slice decided %d requests, want about %d", cost, got, want)
+		}
+	}
+}
+
 // TestPlayDecidesAtMostASlicePerFrame: at ×1000 over a dense timeline a
 // frame decides at most one slice more, so frames keep coming.
 func TestPlayDecidesAtMostASlicePerFrame(t *testing.T) {
 	a := openApp(t, bigScenario(t, 400_000, 10*time.Microsecond), 100, 30)
+	workClock(a, time.Microsecond)
 	a.play.speed = len(speeds) - 1
 	a.play.stopAtNotes = false
 	press(a, "p")
@@ -75,7 +107,7 @@ func TestPlayDecidesAtMostASlicePerFrame(t *testing.T) {
 		before := a.lab.Computed()
 		wall = wall.Add(frameInterval)
 		a.Update(tickMsg{gen: a.play.gen, at: wall})
-		if got := a.lab.Computed() - before; got > computeSlice+CheckpointSlack {
+		if got := a.lab.Computed() - before; got > perSlice+minChunk+CheckpointSlack {
 			t.Fatalf("frame %d decided %d requests", i, got)
 		}
 	}
@@ -89,15 +121,16 @@ func TestPlayDecidesAtMostASlicePerFrame(t *testing.T) {
 // clock comes back where it was, with the undo's own words.
 func TestUndoFarBackIsParked(t *testing.T) {
 	a := openApp(t, bigScenario(t, 300_000, time.Millisecond), 100, 30)
+	workClock(a, time.Microsecond)
 	press(a, "space") // at 0s
 	press(a, "G")
 	runJob(t, a, 20)
 	end := a.lab.Now()
 	press(a, "u")
-	if a.job == nil || a.lab.Computed() > computeSlice+CheckpointSlack {
+	if a.job == nil || a.lab.Computed() > perSlice+minChunk+CheckpointSlack {
 		t.Fatalf("u recomputed %d requests in the key press", a.lab.Computed())
 	}
-	runJob(t, a, 20)
+	runJob(t, a, 30)
 	if a.lab.Now() != end || a.lab.FiredCount() != 0 || !strings.Contains(a.status.text, "undid 1 request at 0s") {
 		t.Errorf("after the undo: clock %v (want %v), %d fired, status %q", a.lab.Now(), end, a.lab.FiredCount(), a.status.text)
 	}

@@ -37,8 +37,8 @@ type tickMsg struct {
 // playback is the clock's motion: playing or paused, the speed, and where
 // play stops by itself. While playing it stops at each note (unless the
 // learner turned that off), at the "next moment" it was asked to reach, and
-// at the end. It is the only reader of the wall clock: the time arrives in
-// tickMsg.
+// at the end. Its time arrives in tickMsg (the pacer, compute.go, is the
+// only other reader of the wall clock: it times the deciding).
 type playback struct {
 	ctx     *programContext
 	playing bool
@@ -158,11 +158,11 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	lab := p.ctx.lab
 	from := lab.Now()
 	to := p.advanceTo(time.Duration(float64(elapsed) * speeds[p.speed]))
-	// A frame decides at most computeSlice requests beyond what the lab
-	// has: on a dense timeline play runs as fast as deciding allows, and
-	// every frame is drawn and every key read.
-	if lab.Search(to) > lab.Computed()+computeSlice {
-		if c := lab.ComputeAhead(computeSlice); c > 0 {
+	// A frame decides requests for at most sliceBudget beyond what the
+	// lab has: on a dense timeline play runs as fast as deciding allows,
+	// and every frame is drawn and every key read.
+	if !p.ctx.decide(lab.Search(to), sliceBudget) {
+		if c := lab.Computed(); c > 0 {
 			to = max(from, lab.Request(c-1).At)
 			p.carry = 0
 		}
