@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -14,14 +15,43 @@ import (
 // served with a latency above 0, in the order decided, which is also time
 // order. A retry decided before the original request events[p] (and after
 // events[p−1]) has pos p; an original's entry has pos its index. An entry
-// takes 24 bytes; a served wait 16 more.
+// takes 24 bytes; a served wait 16 more, an admitted retry 4 more (and 12
+// if delayed).
 type clientLog struct {
 	ev []clientEvent
 	// waits are the latencies above 0 of the served, by entry.
 	waits []servedWait
-	// blocks[b] sums ev[:b×logBlock] and the highest attempt in its block:
-	// marks count a span in O(log n + logBlock + blocks).
-	blocks []logBlock
+	// admits are the entries of the admitted retries (at most one a
+	// request: a request is admitted once), cancelledBit set on those
+	// whose wait was given back, and retryDelays their delays above 0,
+	// by entry; cancels are the originals admitted and given back (their
+	// index): what passes the lane besides the originals it admitted,
+	// read by spanFrom without a replay.
+	admits      []int32
+	retryDelays delayLog
+	cancels     []int32
+	// blocks[b] sums ev[:b×logBlock] and the highest attempt in its block;
+	// subs[k] counts the retries of ev[k×subLen:(k+1)×subLen], the
+	// admitted and the highest attempt among them (a subCount): marks count
+	// a span in O(log n + subLen + logBlockLen/subLen + blocks). starts[b]
+	// and subStarts[k] are when block b's and sub-block k's first entries
+	// came: a search by time looks at the blocks' first, a slice a 32nd of
+	// the log's, then at one block's 8 sub-blocks, then at one sub-block.
+	blocks    []logBlock
+	starts    []time.Duration
+	subs      []subCount
+	subStarts []time.Duration
+	// A screen asks for the entries decided by the clock, and before
+	// each column's bounds, once a column and lane: the latest answers,
+	// while the log holds n entries (0: none remembered).
+	decidedMemo struct {
+		n, pos, j int
+		now       time.Duration
+	}
+	beforeMemo struct {
+		n, j int
+		t    time.Duration
+	}
 }
 
 // clientEvent is one entry of a clientLog.
@@ -38,6 +68,10 @@ type servedWait struct {
 	latency time.Duration
 }
 
+// cancelledBit marks in clientLog.admits a retry whose wait was given
+// back: it never passes.
+const cancelledBit = 1 << 31
+
 // logBlockLen is how many entries a logBlock sums.
 const logBlockLen = 256
 
@@ -46,14 +80,49 @@ type logBlock struct {
 	highest           uint8 // the highest attempt in the block
 }
 
+// subLen is how many entries a subCount counts: logBlockLen is a whole
+// number of them.
+const subLen = 32
+
+type subCount struct {
+	retries, admitted, highest uint8
+}
+
+// add counts entry e.
+func (c *subCount) add(e *clientEvent) {
+	if e.n > 1 {
+		c.retries++
+		if e.ok {
+			c.admitted++
+		}
+		c.highest = max(c.highest, e.n)
+	}
+}
+
+// entryOf is the entry of an admits element.
+func entryOf(x int32) int { return int(uint32(x) &^ cancelledBit) }
+
 // add records one decision, after every one recorded, if it is a retry or
 // served its request after a wait.
 func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *Attempt) {
 	retry := a.N > 1
+	if !retry && a.Cancelled {
+		cl.cancels = append(cl.cancels, int32(pos))
+	}
 	if !retry && !(a.Fate == Served && a.Latency > 0) {
 		return
 	}
 	j := len(cl.ev)
+	if retry && d.Outcome.Admitted() {
+		x := uint32(j)
+		if a.Cancelled {
+			x |= cancelledBit
+		}
+		cl.admits = append(cl.admits, int32(x))
+		if d.Delay > 0 {
+			cl.retryDelays.add(j, d.Delay)
+		}
+	}
 	if j%logBlockLen == 0 {
 		var b logBlock
 		if j > 0 {
@@ -62,6 +131,11 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 			b.retries, b.admitted = last.retries+r, last.admitted+ad
 		}
 		cl.blocks = append(cl.blocks, b)
+		cl.starts = append(cl.starts, at)
+	}
+	if j%subLen == 0 {
+		cl.subs = append(cl.subs, subCount{})
+		cl.subStarts = append(cl.subStarts, at)
 	}
 	if retry {
 		blk := &cl.blocks[j/logBlockLen]
@@ -71,6 +145,7 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 		cl.waits = append(cl.waits, servedWait{int32(j), a.Latency})
 	}
 	cl.ev = append(cl.ev, clientEvent{at: at, pos: int32(pos), orig: int32(a.Original), n: uint8(a.N), ok: d.Outcome.Admitted()})
+	cl.subs[j/subLen].add(&cl.ev[j])
 }
 
 // count is the retries and admitted retries among the block of entries
@@ -94,7 +169,24 @@ func (cl *clientLog) truncate(n int) {
 	cl.ev = shrink(cl.ev[:j])
 	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
 	cl.waits = shrink(cl.waits[:w])
+	a := sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= j })
+	cl.admits = shrink(cl.admits[:a])
+	cl.retryDelays.truncate(j)
+	c, _ := slices.BinarySearch(cl.cancels, int32(n))
+	cl.cancels = shrink(cl.cancels[:c])
 	cl.blocks = shrink(cl.blocks[:(j+logBlockLen-1)/logBlockLen])
+	cl.starts = shrink(cl.starts[:len(cl.blocks)])
+	k := (j + subLen - 1) / subLen
+	cl.subs, cl.subStarts = shrink(cl.subs[:k]), shrink(cl.subStarts[:k])
+	if j%subLen != 0 {
+		// The last sub-block lost entries: counted again.
+		var c subCount
+		for i := range cl.ev[(k-1)*subLen:] {
+			c.add(&cl.ev[(k-1)*subLen+i])
+		}
+		cl.subs[k-1] = c
+	}
+	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
 	if k := len(cl.blocks); k > 0 && j%logBlockLen != 0 {
 		// The last block lost entries: its highest attempt again.
 		var h uint8
@@ -110,16 +202,54 @@ func (cl *clientLog) truncate(n int) {
 // decided is how many entries a state after events[:pos] with its retries
 // decided up to now holds.
 func (cl *clientLog) decided(pos int, now time.Duration) int {
+	m := &cl.decidedMemo
+	if m.n == len(cl.ev)+1 && m.pos == pos && m.now == now {
+		return m.j
+	}
 	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= pos })
 	for j < len(cl.ev) && int(cl.ev[j].pos) == pos && cl.ev[j].n > 1 && cl.ev[j].at <= now {
 		j++
 	}
+	m.n, m.pos, m.now, m.j = len(cl.ev)+1, pos, now, j
 	return j
 }
 
-// before is how many entries were decided before t.
+// before is how many entries were decided before t: a search of the
+// blocks' starts, then of one block's sub-blocks, then of one sub-block.
+// After an earlier t (a screen asks for its columns' bounds in order), the
+// search gallops on from the sub-block of the last answer instead: the
+// next bound is near, in memory just read.
 func (cl *clientLog) before(t time.Duration) int {
-	return sort.Search(len(cl.ev), func(j int) bool { return cl.ev[j].at >= t })
+	m := &cl.beforeMemo
+	if m.n == len(cl.ev)+1 && m.t == t {
+		return m.j
+	}
+	// k is the first sub-block starting at or after t: the first entry
+	// at or after t is in the sub-block before it, or begins it.
+	var k int
+	if m.n == len(cl.ev)+1 && m.t < t {
+		// Every sub-block before lo starts before the last t.
+		lo := (m.j + subLen - 1) / subLen
+		hi, step := lo, 1
+		for hi < len(cl.subStarts) && cl.subStarts[hi] < t {
+			lo, hi = hi+1, hi+step
+			step *= 2
+		}
+		hi = min(hi, len(cl.subStarts))
+		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.subStarts[lo+i] >= t })
+	} else {
+		b := sort.Search(len(cl.starts), func(b int) bool { return cl.starts[b] >= t })
+		const per = logBlockLen / subLen
+		lo, hi := max(b-1, 0)*per, min(b*per, len(cl.subStarts))
+		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.subStarts[lo+i] >= t })
+	}
+	j := 0
+	if k > 0 {
+		lo, hi := (k-1)*subLen, min(k*subLen, len(cl.ev))
+		j = lo + sort.Search(hi-lo, func(i int) bool { return cl.ev[lo+i].at >= t })
+	}
+	m.n, m.t, m.j = len(cl.ev)+1, t, j
+	return j
 }
 
 // span is what the entries ev[j0:j1] came to.
@@ -136,13 +266,30 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 			}
 		}
 	}
-	b0, b1 := (j0+logBlockLen-1)/logBlockLen, j1/logBlockLen
-	if b0 >= b1 {
+	// The entries of partial sub-blocks one by one, whole sub-blocks
+	// outside whole blocks by their counts.
+	k0, k1 := (j0+subLen-1)/subLen, j1/subLen
+	if k0 >= k1 {
 		tally(j0, j1)
 		return s
 	}
-	tally(j0, b0*logBlockLen)
-	tally(b1*logBlockLen, j1)
+	tally(j0, k0*subLen)
+	tally(k1*subLen, j1)
+	subs := func(lo, hi int) {
+		for _, c := range cl.subs[lo:hi] {
+			s.Retries += int(c.retries)
+			s.Admitted += int(c.admitted)
+			s.Highest = max(s.Highest, int(c.highest))
+		}
+	}
+	const per = logBlockLen / subLen
+	b0, b1 := (k0+per-1)/per, k1/per
+	if b0 >= b1 {
+		subs(k0, k1)
+		return s
+	}
+	subs(k0, b0*per)
+	subs(b1*per, k1)
 	// Whole blocks: their counts from the sums, their highest attempts.
 	end := logBlock{}
 	if b1 < len(cl.blocks) {
@@ -255,8 +402,11 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 		return RetrySpan{}
 	}
 	// Every retry before to is decided before the first request at or
-	// after to (or after the last request).
-	e.ensure(l.timeline.searchBefore(to) + 1)
+	// after to (or after the last request): decided already when a
+	// request at or after to is.
+	if e.computed == 0 || l.timeline.at(e.computed-1) < to {
+		e.ensure(l.timeline.searchBefore(to) + 1)
+	}
 	cl := e.clog[lane]
 	j0, j1 := cl.before(from), cl.before(to)
 	j1 = max(min(j1, cl.decided(l.clock.pos, l.clock.now)), j0) // not past the clock
@@ -319,27 +469,89 @@ func (l *Lab) PrevRetry(t time.Duration) (time.Duration, bool) {
 	return best, true
 }
 
-// spanFrom is the replay of the decisions arriving from `from` on, up to
-// the clock, reused while the clock stays and asks for no earlier from. It
-// costs a replay from the checkpoint before from.
+// spanFrom is what passed each lane among the decisions arriving from
+// `from` on, up to the clock, reused while the clock stays and asks for no
+// earlier from. It replays nothing: the originals are the lanes' outcomes
+// (less those given back, cancels), the retries the admitted ones of the
+// clients' logs; a block of requests none of which a lane admitted is
+// skipped whole. So it costs the originals arriving from `from` on, a byte
+// each, at most, and the admitted retries among them.
 func (l *Lab) spanFrom(from time.Duration) *spanReplay {
 	e, c := l.engine, l.clock
 	return l.caches.spanFrom(c.stamp(), from, func() spanReplay {
+		// The logs must reach the retries decided by the clock.
+		e.ensure(c.pos + 1)
+		tl := l.timeline
+		lo := tl.searchBefore(from)
 		sp := spanReplay{releases: make([][]time.Duration, len(e.defs)), passed: make([][]passing, len(e.defs))}
-		e.replay(l.timeline.searchBefore(from), c.pos, c.now, func(r Record) bool {
-			d := &r.Decision
-			if r.Request.At < from || !d.Outcome.Admitted() || r.Attempt.Cancelled {
-				return true
+		for lane := range e.defs {
+			cl := e.clog[lane]
+			end := cl.decided(c.pos, c.now)
+			// The admitted retries decided by the clock, from `from` on.
+			admits := cl.admits[:sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= end })]
+			admits = admits[sort.Search(len(admits), func(i int) bool { return cl.ev[entryOf(admits[i])].at >= from }):]
+			cancels := cl.cancels[sort.Search(len(cl.cancels), func(i int) bool { return int(cl.cancels[i]) >= lo }):]
+			passed, releases := sp.passed[lane], sp.releases[lane]
+			pass := func(at time.Duration, orig int, delay time.Duration) {
+				k := tl.kind(orig)
+				passed = append(passed, passing{at, k.key, k.cost})
+				if delay > 0 {
+					releases = append(releases, at+delay)
+				}
 			}
-			k, _ := l.timeline.keys.lookup(r.Request.Key)
-			sp.passed[r.Lane] = append(sp.passed[r.Lane], passing{r.Request.At, k, r.Request.Cost})
-			if d.Delay > 0 {
-				sp.releases[r.Lane] = append(sp.releases[r.Lane], r.Request.At+d.Delay)
+			// next is the pos of the first admitted retry left.
+			next := math.MaxInt
+			if len(admits) > 0 {
+				next = int(cl.ev[entryOf(admits[0])].pos)
 			}
-			return true
-		})
-		for _, rs := range sp.releases {
-			slices.Sort(rs)
+			// retriesBefore passes the admitted retries decided before
+			// events[i], in order.
+			retriesBefore := func(i int) {
+				for len(admits) > 0 && next <= i {
+					if x := admits[0]; uint32(x)&cancelledBit == 0 {
+						j := entryOf(x)
+						ev := &cl.ev[j]
+						pass(ev.at, int(ev.orig), cl.retryDelays.delay(j))
+					}
+					admits = admits[1:]
+					next = math.MaxInt
+					if len(admits) > 0 {
+						next = int(cl.ev[entryOf(admits[0])].pos)
+					}
+				}
+			}
+			outcomes, blocks := e.outcomes[lane], e.blocks[lane]
+			for i := lo; i < c.pos; i++ {
+				if i%tallyBlock == 0 {
+					// A whole block the lane admitted none of, with no
+					// retry admitted before its end: skipped.
+					if b := i / tallyBlock; b < len(blocks) && i+tallyBlock <= c.pos && blocks[b].Allowed+blocks[b].Delayed == 0 && next >= i+tallyBlock {
+						i += tallyBlock - 1
+						continue
+					}
+				}
+				if next <= i {
+					retriesBefore(i)
+				}
+				if !outcomes[i].Admitted() {
+					continue
+				}
+				for len(cancels) > 0 && int(cancels[0]) < i {
+					cancels = cancels[1:]
+				}
+				if len(cancels) > 0 && int(cancels[0]) == i {
+					cancels = cancels[1:]
+					continue // given back: it never passes
+				}
+				var delay time.Duration
+				if outcomes[i] == algorithms.Delayed && e.delays[lane] != nil {
+					delay = e.delays[lane].delay(i)
+				}
+				pass(tl.at(i), i, delay)
+			}
+			retriesBefore(math.MaxInt) // those after the clock's last request
+			slices.Sort(releases)
+			sp.passed[lane], sp.releases[lane] = passed, releases
 		}
 		return sp
 	})

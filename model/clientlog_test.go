@@ -1,11 +1,14 @@
 package model
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/scenarios"
 )
 
 // TestClientLogSpans checks the log's block sums against counting, through
@@ -15,7 +18,7 @@ func TestClientLogSpans(t *testing.T) {
 	var cl clientLog
 	var at time.Duration
 	pos := 0
-	for round := range 8000 {
+	for round := range 20000 {
 		if rng.IntN(500) == 0 && pos > 0 {
 			pos -= rng.IntN(min(pos, 300) + 1)
 			cl.truncate(pos)
@@ -55,6 +58,104 @@ func TestClientLogSpans(t *testing.T) {
 		}
 		if got := cl.span(j0, j1); got != want {
 			t.Fatalf("round %d, span [%d, %d) of %d: %+v, counted %+v", round, j0, j1, len(cl.ev), got, want)
+		}
+		tt := time.Duration(rng.Int64N(int64(at) + 3))
+		for range 4 {
+			// In order, as a screen's columns ask, and anywhere.
+			if rng.IntN(3) == 0 {
+				tt = time.Duration(rng.Int64N(int64(at) + 3))
+			} else {
+				tt += time.Duration(rng.Int64N(int64(at)/4 + 3))
+			}
+			want := 0
+			for want < len(cl.ev) && cl.ev[want].at < tt {
+				want++
+			}
+			if got := cl.before(tt); got != want {
+				t.Fatalf("round %d: %d entries before %v, counted %d", round, got, tt, want)
+			}
+		}
+	}
+}
+
+// spanByReplay is spanFrom as a replay of the decisions computes it.
+func spanByReplay(l *Lab, from time.Duration) spanReplay {
+	e, c := l.engine, l.clock
+	sp := spanReplay{releases: make([][]time.Duration, len(e.defs)), passed: make([][]passing, len(e.defs))}
+	e.replay(l.timeline.searchBefore(from), c.pos, c.now, func(r Record) bool {
+		d := &r.Decision
+		if r.Request.At < from || !d.Outcome.Admitted() || r.Attempt.Cancelled {
+			return true
+		}
+		k, _ := l.timeline.keys.lookup(r.Request.Key)
+		sp.passed[r.Lane] = append(sp.passed[r.Lane], passing{r.Request.At, k, r.Request.Cost})
+		if d.Delay > 0 {
+			sp.releases[r.Lane] = append(sp.releases[r.Lane], r.Request.At+d.Delay)
+		}
+		return true
+	})
+	for _, rs := range sp.releases {
+		slices.Sort(rs)
+	}
+	return sp
+}
+
+// TestSpanFromMatchesAReplay: what passed each lane from a time on, read
+// from the outcomes and the clients' logs, is what a replay finds, at
+// random clocks, through what-ifs and undos.
+func TestSpanFromMatchesAReplay(t *testing.T) {
+	// Retries that wait in a queue past their deadline and give it back.
+	const cancelling = `
+title: cancelling retries
+duration: 30s
+limiters:
+  - {name: queue, algorithm: leaky-bucket, queue: 10, rate: 2/s}
+  - {name: reserve, algorithm: x-time-rate-reserve, burst: 2, rate: 2/s}
+clients:
+  - {name: rc, retry: backoff, attempts: 4, base: 500ms, deadline: 3s, cancel: true}
+traffic:
+  - {at: 0s, count: 11}
+  - {at: 100ms, count: 5, client: rc}
+  - {every: 700ms, from: 4s, until: 12s, client: rc, key: b}
+  - {at: 6s, count: 11}
+`
+	for _, name := range append(slices.Sorted(maps.Keys(clientScenarios)), "cancelling") {
+		var s *scenarios.Scenario
+		if name == "cancelling" {
+			var err error
+			if s, err = scenarios.Parse("cancelling.yaml", []byte(cancelling)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			s = clientScenario(t, name)
+		}
+		l := newLab(t, s)
+		rng := rand.New(rand.NewPCG(3, uint64(len(name))))
+		for step := range rounds(200, 40) {
+			switch rng.IntN(12) {
+			case 0:
+				l.SeekPos(rng.IntN(l.Len() + 1))
+			case 1:
+				if _, err := l.FireAt(time.Duration(rng.Int64N(int64(s.Duration))), "k", 1); err != nil {
+					t.Fatal(err)
+				}
+			case 2:
+				l.Undo()
+			default:
+				l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
+			}
+			from := time.Duration(rng.Int64N(int64(l.Now()) + 2))
+			if rng.IntN(4) == 0 {
+				from = 0
+			}
+			l.caches.span = spanReplay{}
+			got, want := *l.spanFrom(from), spanByReplay(l, from)
+			for lane := range want.passed {
+				if !slices.Equal(got.passed[lane], want.passed[lane]) || !slices.Equal(got.releases[lane], want.releases[lane]) {
+					t.Fatalf("%s step %d, at %v pos %d from %v lane %d:\npassed %v\nreplay %v\nreleases %v\nreplay   %v", name, step, l.Now(), l.Pos(), from, lane,
+						got.passed[lane], want.passed[lane], got.releases[lane], want.releases[lane])
+				}
+			}
 		}
 	}
 }

@@ -89,3 +89,54 @@ func TestPopClearsTheSlot(t *testing.T) {
 		t.Errorf("the popped slot still refers to %p", spare.V)
 	}
 }
+
+// BenchmarkOwed is a lane's owed retries in a retry storm, as
+// tools/million-retries.yaml's lanes hold them: a few dozen, each pop
+// followed by a push due up to 40 ms after the one popped (the longest
+// backoff there); and a heap of 5000, as a longer backoff keeps.
+func BenchmarkOwed(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+		wait time.Duration
+	}{{"storm", 64, 40 * time.Millisecond}, {"long", 5000, time.Second}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			var h []Entry[int32]
+			seq := int64(0)
+			for i := range c.n {
+				h = Push(h, Entry[int32]{At: time.Duration(r.Int64N(int64(c.wait))), Seq: seq, V: int32(i)})
+				seq++
+			}
+			for b.Loop() {
+				var x Entry[int32]
+				x, h = Pop(h)
+				x.At += time.Duration(r.Int64N(int64(c.wait)))
+				x.Seq = seq
+				seq++
+				h = Push(h, x)
+			}
+		})
+	}
+}
+
+// TestDeepHeaps: pops from heaps deeper than the tests above reach come
+// out sorted.
+func TestDeepHeaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 2, 4, 5, 6, 21, 22, 85, 86, 1000, 5000} {
+		var h []entry
+		for i := range n {
+			h = Push(h, entry{At: time.Duration(r.IntN(n/2 + 1)), Seq: int64(r.IntN(3)), V: i})
+		}
+		var got []entry
+		for len(h) > 0 {
+			var x entry
+			x, h = Pop(h)
+			got = append(got, x)
+		}
+		if len(got) != n || !slices.IsSortedFunc(got, cmp) {
+			t.Fatalf("%d entries: %d out, sorted %v", n, len(got), slices.IsSortedFunc(got, cmp))
+		}
+	}
+}
