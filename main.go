@@ -342,7 +342,7 @@ func runCommand(args []string, stdout io.Writer) error {
 	if err != nil {
 		return errUsage{err}
 	}
-	keys := s.Keys()
+	file := s // its keys head a table (a run by key lists those it saw)
 	if hasUntil && until == 0 {
 		// Every request arrives at or after 0: none is run. (The runner
 		// reads a zero Until as no limit.)
@@ -393,7 +393,7 @@ func runCommand(args []string, stdout io.Writer) error {
 		}
 		return w.Flush()
 	}
-	w := report.New(format, stdout, lanes, keys, s.Clients)
+	w := report.New(format, stdout, lanes, file.Keys(), s.Clients)
 	stats, err := model.Run(s, opt, stopped(report.Emit(w)))
 	if err == nil {
 		err = failed(st)

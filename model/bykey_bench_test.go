@@ -10,7 +10,8 @@ import (
 // one 60 s window), as `ratelab run --format summary --by-key` does, and
 // reports what the keys' totals and peak trackers hold at the end of the
 // run, a lane and key: held-B/lane-key is the structures' own account,
-// heap-B/lane-key the live heap beside a plain Run's at the same point.
+// heap-B/lane-key the live heap beside a plain Run's at the same point;
+// either above maxKeyLaneBytes fails it.
 func BenchmarkRunKeysManyKeys(b *testing.B) {
 	s := manyKeysFile(b)
 	var held, heap float64
@@ -40,6 +41,9 @@ func BenchmarkRunKeysManyKeys(b *testing.B) {
 		n := float64(kr.Len() * kr.lanes)
 		held = float64(kr.heldBytes()) / n
 		heap = (float64(keyed.HeapAlloc) - float64(plain.HeapAlloc)) / n
+		if held > maxKeyLaneBytes || heap > maxKeyLaneBytes {
+			b.Fatalf("%.1f bytes a lane and key held, %.1f on the heap, want ≤ %d", held, heap, maxKeyLaneBytes)
+		}
 		if kr.totals().Len() != 100_000 {
 			b.Fatal("not 100,000 keys")
 		}

@@ -5,6 +5,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"iter"
@@ -535,21 +536,104 @@ func WriteSummaryByKey(w io.Writer, lanes []model.Lane, peakWindow time.Duration
 
 // WriteSummaryKeys is WriteSummaryByKey reading each key's totals from
 // kt (model.RunKeys), in two passes, the columns' widths and then the
-// rows: it holds one row at a time, whatever the keys.
+// rows: it holds one row at a time, whatever the keys, built in one
+// reused buffer (a row of strings, six times a key, was most of the time
+// of a run of many keys).
 func WriteSummaryKeys(w io.Writer, lanes []model.Lane, peakWindow time.Duration, kt *model.KeyTotals) {
 	head := summaryHead([]string{"key"}, peakWindow)
-	writeSummaryRowSeq(w, func(yield func([]string) bool) {
-		if !yield(head) {
-			return
-		}
+	// The columns: lane, key, policy, the four counts (aligned right),
+	// peak (the last: its row is trimmed on the right).
+	const key, policy, counts, peak = 1, 2, 3, 7
+	var widths [8]int
+	for c, cell := range head {
+		widths[c] = utf8.RuneCountInString(cell)
+	}
+	policies := make([]string, len(lanes))
+	for i, l := range lanes {
+		policies[i] = summaryPolicy(l)
+	}
+	if len(lanes) > 0 && kt.Len() > 0 { // else there is no row but the header
 		for i, l := range lanes {
-			for k := range kt.Len() {
-				if !yield(summaryRow(l, []string{kt.Key(k)}, kt.Stats(k, i))) {
-					return
-				}
-			}
+			widths[0] = max(widths[0], utf8.RuneCountInString(l.Name))
+			widths[policy] = max(widths[policy], utf8.RuneCountInString(policies[i]))
 		}
-	}, peakWindow)
+		for k := range kt.Len() {
+			widths[key] = max(widths[key], utf8.RuneCountInString(kt.Key(k)))
+		}
+	}
+	var buf []byte
+	for i := range lanes {
+		for k := range kt.Len() {
+			st := kt.Stats(k, i)
+			for c, n := range summaryCounts(&st) {
+				buf = strconv.AppendInt(buf[:0], n, 10)
+				widths[counts+c] = max(widths[counts+c], len(buf))
+			}
+			widths[peak] = max(widths[peak], len(appendPeak(buf[:0], &st)))
+		}
+	}
+	var line, num []byte
+	right := func(c int) bool { return c >= counts && c < peak }
+	end := func() {
+		line = append(bytes.TrimRight(line, " "), '\n')
+		w.Write(line)
+		line = line[:0]
+	}
+	for c, cell := range head {
+		line = appendCell(line, cell, widths[c], right(c), c < peak)
+	}
+	end()
+	for i, l := range lanes {
+		for k := range kt.Len() {
+			st := kt.Stats(k, i)
+			line = appendCell(line, l.Name, widths[0], false, true)
+			line = appendCell(line, kt.Key(k), widths[key], false, true)
+			line = appendCell(line, policies[i], widths[policy], false, true)
+			for c, n := range summaryCounts(&st) {
+				num = strconv.AppendInt(num[:0], n, 10)
+				line = appendCell(line, num, widths[counts+c], true, true)
+			}
+			num = appendPeak(num[:0], &st)
+			line = appendCell(line, num, widths[peak], false, false)
+			end()
+		}
+	}
+	if peakWindow > 0 {
+		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
+			algorithms.FormatSeconds(peakWindow))
+	}
+}
+
+// summaryCounts are the four counts of a summary row.
+func summaryCounts(st *model.Stats) [4]int64 {
+	return [4]int64{st.Requests(), st.Admitted, st.Delayed, st.Rejected}
+}
+
+// appendPeak appends a summary row's peak: "12 by 3.5s", or "0".
+func appendPeak(b []byte, st *model.Stats) []byte {
+	if st.Peak <= 0 {
+		return append(b, '0')
+	}
+	b = strconv.AppendInt(b, st.Peak, 10)
+	b = append(b, " by "...)
+	return algorithms.AppendSeconds(b, st.PeakAt)
+}
+
+// appendCell appends a cell padded to width runes, on the left if right,
+// and the two spaces after it unless it is the last.
+func appendCell[S ~string | ~[]byte](line []byte, cell S, width int, right, sep bool) []byte {
+	pad := width - utf8.RuneCountInString(string(cell))
+	if right {
+		line = appendSpaces(line, pad)
+	}
+	line = append(line, cell...)
+	if !right {
+		line = appendSpaces(line, pad)
+	}
+	if sep {
+		line = append(line, "  "...)
+	}
+	return line
 }
 
 // summaryHead is the header row, with extra columns after the lane's name;
@@ -567,6 +651,13 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 	if st.Peak > 0 {
 		peak = fmt.Sprintf("%d by %s", st.Peak, algorithms.FormatSeconds(st.PeakAt))
 	}
+	return slices.Concat([]string{l.Name}, extra, []string{summaryPolicy(l), itoa(st.Requests()), itoa(st.Admitted),
+		itoa(st.Delayed), itoa(st.Rejected), peak})
+}
+
+// summaryPolicy is a summary row's policy: the lane's, its stack's or its
+// fleet's.
+func summaryPolicy(l model.Lane) string {
 	policy := l.Policy.String()
 	if l.Stack != nil {
 		policy = StackText(l.Stack)
@@ -574,8 +665,7 @@ func summaryRow(l model.Lane, extra []string, st model.Stats) []string {
 	if !l.Fleet.Plain() {
 		policy += " " + l.Fleet.Short()
 	}
-	return slices.Concat([]string{l.Name}, extra, []string{policy, itoa(st.Requests()), itoa(st.Admitted),
-		itoa(st.Delayed), itoa(st.Rejected), peak})
+	return policy
 }
 
 // writeSummaryRows aligns the columns, the four counts (after the policy)

@@ -16,6 +16,12 @@ func TestSmallIsTracker(t *testing.T) {
 		delays := seed % 4 // 0 none, 1 in release order, 2 any, 3 rare and in order
 		tr := NewTracker(w)
 		var s Small
+		var enc []byte
+		var d Small
+		var shelf []Small
+		var other Small // another key's, regular
+		other.Admit(time.Millisecond, 0, 1, 0, w)
+		otherEnc := other.Append(nil, &shelf)
 		at, release := time.Duration(0), time.Duration(0)
 		step := time.Duration(rng.IntN(5)) * time.Millisecond
 		for i := range 300 {
@@ -50,6 +56,20 @@ func TestSmallIsTracker(t *testing.T) {
 			}
 			tr.Admit(at, delay, cost, Source(0, 0))
 			s.Admit(at, delay, cost, Source(0, 0), w)
+			if seed%2 == 0 {
+				// Kept encoded between admissions, as RunKeys keeps it,
+				// and loaded into a Small that held another key's
+				// between: its runs are not written over.
+				enc = s.Append(enc[:0], &shelf)
+				if n := d.Load(append(enc, 9, 9), shelf); n != len(enc) {
+					t.Fatalf("seed %d: Load read %d bytes of %d", seed, n, len(enc))
+				}
+				d.Append(enc[:0], &shelf)
+				d.Load(otherEnc, shelf)
+				d.CopyFrom(&other)
+				d.Load(enc, shelf)
+				s = d
+			}
 			p1, a1 := tr.PeakBy(at)
 			p2, a2 := s.PeakBy(at, w)
 			if p1 != p2 || a1 != a2 {
