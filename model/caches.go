@@ -21,6 +21,10 @@ type caches struct {
 	keyRun    keyRun
 	span      spanReplay
 	lastFor   keyVerdicts
+	// latest is a key's latest request at a stamp; verdict the replay
+	// toward its records, done in steps (see PendingLastDecisionFor).
+	latest  latestRequest
+	verdict verdictWork
 	// keyStats prepares StatsFor per key, for generation keyStatsGen.
 	keyStats    map[int32]*keyStats
 	keyStatsGen uint64
@@ -115,6 +119,21 @@ type keyVerdicts struct {
 	retries []*Record
 }
 
+// latestRequest is key's latest request before the clock at at: its
+// index, −1 if none.
+type latestRequest struct {
+	at    stamp
+	key   int32
+	index int
+	ok    bool
+}
+
+// verdictWork is the replay toward one request's records that a screen
+// does in steps; it is good for its generation and request only.
+type verdictWork struct {
+	rc *recordsReplay
+}
+
 // lastDecisions is key's latest decisions at at, from compute the first
 // time they are asked there; asking for another key forgets them.
 func (cs *caches) lastDecisions(at stamp, key int32, compute func() keyVerdicts) *keyVerdicts {
@@ -163,8 +182,9 @@ func (cs *caches) runningSums(k laneKey, blocks int, block func(b int) int64) []
 }
 
 // truncate forgets the running sums that reach past events[i], where the
-// timeline changed.
+// timeline changed, and the work toward a verdict on decisions now gone.
 func (cs *caches) truncate(i int) {
+	cs.verdict = verdictWork{} // of decisions now forgotten
 	for k, cum := range cs.admittedSums {
 		cs.admittedSums[k] = cum[:min(len(cum), i/tallyBlock+1)]
 	}
@@ -181,4 +201,6 @@ func (cs *caches) forgetKeys(n int) {
 
 // reset forgets the running sums, after every decision was made again.
 // (The others hold their generation.)
-func (cs *caches) reset() { cs.admittedSums = map[laneKey][]int64{} }
+func (cs *caches) reset() {
+	cs.admittedSums, cs.verdict = map[laneKey][]int64{}, verdictWork{}
+}

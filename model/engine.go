@@ -474,14 +474,76 @@ func (e *engine) replay(lo, hi int, until time.Duration, fn func(Record) bool) {
 // recordsAt is every lane's record of events[i], replayed from the
 // checkpoint before it; empty records for i < 0.
 func (e *engine) recordsAt(i int) []Record {
-	out := make([]Record, len(e.defs))
-	e.replay(i, i+1, -1, func(r Record) bool {
-		if r.Attempt.N == 1 && r.Index == i {
-			out[r.Lane] = r
-		}
+	if i < 0 {
+		return make([]Record, len(e.defs))
+	}
+	rc := e.recordsCursor(i)
+	rc.step(e.tl.len())
+	return rc.out
+}
+
+// recordsReplay replays, in steps, from the checkpoint before events[at]
+// to it, for every lane's record of it: what recordsAt does at once, done
+// a few requests at a time (step) so that a screen need not wait for a
+// replay of a long checkpoint interval. It holds its own copy of the
+// lanes, good for as long as the engine's generation is gen.
+type recordsReplay struct {
+	e        *engine
+	gen      uint64
+	at, next int // the request whose records it wants, the next to decide
+	start    int // the checkpoint it started from
+	ls       *lanes
+	out      []Record // every lane's record of events[at], once done
+	done     bool
+	d        algorithms.Decision
+	a        Attempt
+	rr       Request
+}
+
+// recordsCursor is a replay, not begun, toward every lane's record of
+// events[i], 0 ≤ i < computed.
+func (e *engine) recordsCursor(i int) *recordsReplay {
+	e.ensure(i)
+	start := e.checkpoints[e.checkpointAt(i)].pos
+	return &recordsReplay{e: e, gen: e.gen, at: i, next: start, start: start}
+}
+
+// left is how many requests the replay has yet to decide.
+func (rc *recordsReplay) left() int {
+	if rc.done {
+		return 0
+	}
+	return rc.at + 1 - rc.next
+}
+
+// step decides up to n more requests (at least one), as replay does, and
+// reports whether the records are done.
+func (rc *recordsReplay) step(n int) bool {
+	if rc.done {
 		return true
-	})
-	return out
+	}
+	e := rc.e
+	if rc.ls == nil {
+		rc.ls = e.restore(rc.start)
+		rc.out = make([]Record, len(e.defs))
+	}
+	ls := rc.ls
+	for stop := min(rc.next+max(n, 1), rc.at+1); rc.next < stop; rc.next++ {
+		i := rc.next
+		r := e.tl.request(i)
+		ls.drain(r.At, &rc.rr, &rc.d, &rc.a, func(int) bool { return true })
+		ls.arrive(r, i)
+		for lane := range e.defs {
+			ls.decideInto(lane, r, &rc.d, &rc.a)
+			if i == rc.at && rc.a.N == 1 {
+				rc.out[lane] = Record{Index: i, Lane: lane, Request: r, Decision: rc.d, Attempt: rc.a}
+			}
+		}
+	}
+	if rc.next > rc.at {
+		rc.done, rc.ls = true, nil
+	}
+	return rc.done
 }
 
 // wholePeaks asks a clone of the lanes to keep every peak tracker whole.

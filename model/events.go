@@ -229,6 +229,81 @@ func (rw *rewriter) push(e event) int {
 	return i
 }
 
+// rest writes every old request not yet taken by next, unchanged and in
+// order, after those pushed: the rewrite is then complete (done). The
+// requests from a whole block on are moved at once where they can be (see
+// shift): an insertion or a removal near the start of a long timeline costs
+// a move of its arrays, not a request-by-request rewrite.
+func (rw *rewriter) rest() {
+	// The old requests left are q[qh:], then old[r:oldLen]; they go to
+	// [w, newLen). The first whole block of those from old[r:] on moves
+	// at once; the others are pushed.
+	newLen := rw.w + len(rw.q) - rw.qh + rw.oldLen - rw.r
+	delta := newLen - rw.oldLen // where old[x] goes: x + delta
+	s0 := (rw.r + delta + timeBlock - 1) / timeBlock * timeBlock
+	if s0 < newLen && s0-delta >= rw.r && rw.shift(s0, delta, newLen) {
+		rw.readThrough(s0 - delta)
+		rw.r = rw.oldLen // the rest is moved
+		for e, ok := rw.next(); ok; e, ok = rw.next() {
+			rw.push(e)
+		}
+		rw.w = newLen
+		return
+	}
+	for e, ok := rw.next(); ok; e, ok = rw.next() {
+		rw.push(e)
+	}
+}
+
+// shift moves old[s0−delta:oldLen] to [s0, newLen), s0 a block's start,
+// re-basing each block of the offsets by one addition a run, when the old
+// blocks are all narrow and the new ones fit 32 bits too; it reports
+// whether it did (nothing changed otherwise). The old requests before
+// s0−delta are read into the queue first, before the move overwrites
+// any of them.
+func (rw *rewriter) shift(s0, delta, newLen int) bool {
+	t := rw.t
+	from := s0 - delta // the first old request moved
+	for b := rw.r / timeBlock; b < len(t.wide); b++ {
+		if t.wide[b] >= 0 {
+			return false
+		}
+	}
+	for b := s0 / timeBlock; b*timeBlock < newLen; b++ {
+		lo, hi := b*timeBlock-delta, min((b+1)*timeBlock, newLen)-1-delta
+		if uint64(t.at(hi)-t.at(lo))>>32 != 0 {
+			return false
+		}
+	}
+	rw.readThrough(from)
+	oldBase := slices.Clone(t.base[from/timeBlock:])
+	baseOf := func(x int) time.Duration { return oldBase[x/timeBlock-from/timeBlock] }
+	t.low, t.kind = growTo(t.low, newLen)[:max(newLen, len(t.low))], growTo(t.kind, newLen)[:max(newLen, len(t.kind))]
+	copy(t.low[s0:newLen], t.low[from:rw.oldLen])
+	copy(t.kind[s0:newLen], t.kind[from:rw.oldLen])
+	blocks := (newLen + timeBlock - 1) / timeBlock
+	for len(t.base) < blocks {
+		t.base, t.wide = append(t.base, 0), append(t.wide, -1)
+	}
+	for b := s0 / timeBlock; b < blocks; b++ {
+		start, end := b*timeBlock, min((b+1)*timeBlock, newLen)
+		// The first moved request of the block is its base.
+		nb := baseOf(start-delta) + time.Duration(t.low[start])
+		for j := start; j < end; {
+			ob := (j - delta) / timeBlock
+			runEnd := min(end, (ob+1)*timeBlock+delta)
+			c := uint32(uint64(baseOf(j-delta) - nb))
+			low := t.low[j:runEnd]
+			for k := range low {
+				low[k] += c
+			}
+			j = runEnd
+		}
+		t.base[b], t.wide[b] = nb, -1
+	}
+	return true
+}
+
 // done ends the rewrite: the timeline is the requests pushed (old ones not
 // read are dropped).
 func (rw *rewriter) done() { rw.t.truncate(rw.w) }

@@ -80,19 +80,27 @@ func (tl *timeline) undo() (u Undone, ch change, ok bool) {
 	if a.reset != nil {
 		return tl.undoReset(a)
 	}
-	lo := slices.IndexFunc(tl.ev.kind, func(k uint32) bool { return tl.kinds.list[k].fired == a.serial })
+	// The action's requests are at its time or later.
+	from := tl.searchBefore(a.fire.at)
+	lo := slices.IndexFunc(tl.ev.kind[from:], func(k uint32) bool { return tl.kinds.list[k].fired == a.serial })
 	if lo < 0 { // unreachable: an action on the history has requests on the timeline
 		return Undone{}, change{}, false
 	}
+	lo += from
 	u.Request = tl.request(lo)
-	tl.rewrite(lo, 0, func(next func() (event, bool), push func(event) int) {
-		for e, ok := next(); ok; e, ok = next() {
+	tl.rewrite(lo, 0, func(rw *rewriter) {
+		for u.N < a.fire.n {
+			e, ok := rw.next()
+			if !ok {
+				break
+			}
 			if tl.kinds.list[e.kind].fired == a.serial {
 				u.N++
 			} else {
-				push(e)
+				rw.push(e)
 			}
 		}
+		rw.rest()
 	})
 	tl.nFired -= u.N
 	tl.end = a.end
@@ -109,18 +117,28 @@ func (tl *timeline) reset(now time.Duration) (ch change) {
 	ch = change{from: -1, keys: tl.baseKeys}
 	if tl.nFired > 0 {
 		r := &resetUndo{keys: slices.Clone(tl.keys.list[tl.baseKeys:]), nFired: tl.nFired, now: now}
-		from := slices.IndexFunc(tl.ev.kind, func(k uint32) bool { return tl.kinds.list[k].fired != 0 })
-		tl.rewrite(from, 0, func(next func() (event, bool), push func(event) int) {
+		// The first of them is at the earliest action's time or later.
+		from := tl.len()
+		for _, f := range tl.fireActions() {
+			from = min(from, tl.searchBefore(f.at))
+		}
+		from += slices.IndexFunc(tl.ev.kind[from:], func(k uint32) bool { return tl.kinds.list[k].fired != 0 })
+		tl.rewrite(from, 0, func(rw *rewriter) {
 			i := from
-			for e, ok := next(); ok; e, ok = next() {
+			for len(r.fired) < tl.nFired {
+				e, ok := rw.next()
+				if !ok {
+					break
+				}
 				if tl.kinds.list[e.kind].fired != 0 {
 					r.fired = append(r.fired, e)
 					r.at = append(r.at, i)
 				} else {
-					push(e)
+					rw.push(e)
 				}
 				i++
 			}
+			rw.rest()
 		})
 		tl.history = append(tl.history, action{end: tl.end, reset: r})
 		ch.from = r.at[0]
@@ -135,17 +153,22 @@ func (tl *timeline) reset(now time.Duration) (ch change) {
 // left it.
 func (tl *timeline) undoReset(a action) (Undone, change, bool) {
 	r := a.reset
-	tl.rewrite(r.at[0], len(r.fired), func(next func() (event, bool), push func(event) int) {
+	tl.rewrite(r.at[0], len(r.fired), func(rw *rewriter) {
 		j, i := 0, r.at[0] // i: the index the next push writes
-		for e, ok := next(); ok; e, ok = next() {
+		for j < len(r.at) {
 			for ; j < len(r.at) && r.at[j] == i; j++ {
-				i = push(r.fired[j]) + 1
+				i = rw.push(r.fired[j]) + 1
 			}
-			i = push(e) + 1
+			e, ok := rw.next()
+			if !ok {
+				break
+			}
+			i = rw.push(e) + 1
 		}
 		for _, e := range r.fired[j:] {
-			push(e)
+			rw.push(e)
 		}
+		rw.rest()
 	})
 	tl.setKeys(r.keys)
 	tl.nFired, tl.end = r.nFired, a.end

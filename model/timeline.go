@@ -129,17 +129,18 @@ func (tl *timeline) fire(f fireAction, horizon time.Duration) (first, last int) 
 	first = tl.search(f.at)
 	last = first + f.n - 1 // the index of the action's last request
 	item := f.item()
-	tl.rewrite(first, f.n, func(next func() (event, bool), push func(event) int) {
-		x, ok := next()
+	tl.rewrite(first, f.n, func(rw *rewriter) {
+		x, ok := rw.next()
 		for j := range int64(f.n) {
 			e.at = item.Time(j)
-			for ; ok && x.at <= e.at; x, ok = next() {
-				push(x)
+			for ; ok && x.at <= e.at; x, ok = rw.next() {
+				rw.push(x)
 			}
-			last = push(e)
+			last = rw.push(e)
 		}
-		for ; ok; x, ok = next() {
-			push(x)
+		if ok {
+			rw.push(x)
+			rw.rest()
 		}
 	})
 	// Let the axis reach past the requests as far as a scenario's default
@@ -150,17 +151,18 @@ func (tl *timeline) fire(f fireAction, horizon time.Duration) (first, last int) 
 }
 
 // rewrite replaces the requests from index from on, in place: fn reads
-// them from there on with next, in order, and pushes those that take their
-// place, in time order (push returns the index it wrote). adds is how many
+// them from there on with rw.next, in order, and pushes those that take
+// their place, in time order (rw.push returns the index it wrote); rw.rest
+// writes every request not read yet unchanged, at once where it can. adds is how many
 // more requests fn may push than it reads: the timeline makes room for
 // them first. Besides that room the rewrite holds at most the requests
 // pushed ahead of those read, plus a block (see rewriter), not a copy of
 // the timeline; it then gives back the memory a shorter timeline no
 // longer needs.
-func (tl *timeline) rewrite(from, adds int, fn func(next func() (event, bool), push func(event) int)) {
+func (tl *timeline) rewrite(from, adds int, fn func(rw *rewriter)) {
 	tl.ev.grow(tl.ev.len() + adds)
 	rw := tl.ev.rewriteFrom(from)
-	fn(rw.next, rw.push)
+	fn(rw)
 	rw.done()
 	tl.ev.clip()
 }

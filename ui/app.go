@@ -156,6 +156,9 @@ type App struct {
 	quiz    quiz
 	labMode labMode
 
+	// verdictQueued is set while a verdictMsg is on its way (verdict.go).
+	verdictQueued bool
+
 	// dirty is set when the learner's requests changed since they were
 	// last saved (or loaded): discarding them then asks first.
 	dirty bool
@@ -252,6 +255,9 @@ func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.wa
 // Update handles a message and returns what to do next.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := a.update(msg)
+	if c := a.workOnVerdict(msg); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	if a.unsaved != nil {
 		a.unsaved.Store(int64(a.unsavedCount()))
 	}
@@ -285,6 +291,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.onLoaded(msg)
 	case computeMsg:
 		return a.onCompute(msg)
+	case verdictMsg:
+		return nil // workOnVerdict does its work
 	case endMsg:
 		return a.end(msg)
 	case suspendMsg:

@@ -20,6 +20,10 @@ type laneView struct {
 	snap    algorithms.Snapshot
 	last    model.Record
 	hasLast bool
+	// verdictPending tells that the lane's verdict on the shown key's
+	// latest request is still being worked out (verdict.go): last is
+	// not known, and nothing is shown in its place.
+	verdictPending bool
 	// stats are the lane's totals over every key; keyStats over the shown
 	// key's requests alone, when a key is pinned (pinned).
 	stats    model.Stats
@@ -75,6 +79,7 @@ func laneViews(ctx *programContext) []laneView {
 	key := ctx.key()
 	lanes := lab.Lanes()
 	views := make([]laneView, len(lanes))
+	pending := verdictPending(lab, key)
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
 			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients()}
@@ -86,7 +91,9 @@ func laneViews(ctx *programContext) []laneView {
 		if v.pinned {
 			v.keyStats = lab.StatsFor(i, key)
 		}
-		v.last, v.hasLast = lab.LastDecisionFor(i, key)
+		if v.verdictPending = pending; !pending {
+			v.last, v.hasLast = lab.LastDecisionFor(i, key)
+		}
 		v.fleet = l.Fleet
 		// Each gateway's view is read for the focused lane only: the why
 		// panel shows no other lane's.
@@ -138,6 +145,10 @@ func outcomeMark(st *styles, o algorithms.Outcome, suffix string) string {
 // so that it stays true as the clock moves. With several keys the longest
 // names the key the lane shows.
 func verdictTexts(st *styles, v laneView) []string {
+	if v.verdictPending {
+		return []string{st.muted.Render("… working out the latest verdict on key " + keyText(v.key)),
+			st.muted.Render("… working out its verdict"), st.muted.Render("… working"), st.muted.Render("…")}
+	}
 	if !v.hasLast {
 		none := st.muted.Render("· no request yet")
 		return []string{none, none, st.muted.Render("· none yet"), st.muted.Render("·")}

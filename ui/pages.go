@@ -303,6 +303,10 @@ func (p *pages) panelText(a *App, w int) string {
 			words = stackWords(v.layers)
 		}
 		b.WriteString(hanging(st.title.Render(mark+v.name)+" ", st.muted.Render(words), w) + "\n")
+		if v.verdictPending {
+			b.WriteString("    working out the verdict on its latest request…\n\n")
+			continue
+		}
 		if !v.hasLast {
 			b.WriteString("    no request yet\n\n")
 			continue

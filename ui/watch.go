@@ -144,7 +144,7 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 		a.job = nil // its work was for the timeline being replaced
 	}
 	a.lab.Seek(0)
-	lab, kept, dropped, err := a.lab.Rebase(s)
+	lab, kept, dropped, err := a.lab.Relane(s)
 	if err != nil {
 		a.lab.Seek(t)
 		return "", nil, err

@@ -50,6 +50,13 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	}
 	v := views[focus]
 	head := st.title.Render("why") + " " + st.accent.Render(ansi.Truncate(v.name, max(label-1, 1), "…"))
+	if v.verdictPending {
+		lines := []string{fit(head+st.muted.Render(" · working out the verdict on key "+keyText(v.key)+"'s latest request…"), w)}
+		if h > 1 {
+			lines = append(lines, fit(st.muted.Render("the lanes replay its requests from a saved state; every key still works meanwhile"), w))
+		}
+		return lines
+	}
 	if !v.hasLast {
 		lines := []string{fit(head+st.muted.Render(" · no request has arrived yet"), w)}
 		if h > 1 {
