@@ -101,6 +101,12 @@ func (a *attemptLog) clone(s *attemptLogState, _ *mem) attemptLogState { return 
 
 func (a *attemptLog) tables(*attemptLogState) int64 { return 0 }
 
+// copyState shares src's logs, owned by neither instance from then on.
+func (a *attemptLog) copyState(dst, src *attemptLogState, m, from *mem) {
+	dst.tried.copyLog(&src.tried, m, from)
+	dst.adm.copyLog(&src.adm, m, from)
+}
+
 func (a *attemptLog) dropItems(s *attemptLogState, m *mem) {
 	s.tried.log.free(m)
 	s.adm.log.free(m)

@@ -108,6 +108,12 @@ func (c *collapsingLog) tables(*collapsingLogState) int64 { return 0 }
 
 func (c *collapsingLog) dropItems(s *collapsingLogState, m *mem) { s.set.log.free(m) }
 
+// copyState shares src's log, owned by neither instance from then on.
+func (c *collapsingLog) copyState(dst, src *collapsingLogState, m, from *mem) {
+	dst.set.copyLog(&src.set, m, from)
+	dst.admitted, dst.added = src.admitted, src.added
+}
+
 // collapsingLogForm: the time of the last request (ns), how many
 // admissions there have been and how many of them added a member (the
 // rest collapsed), and the members still counting then, oldest first, each

@@ -175,6 +175,13 @@ func (l *leakyBucket) tables(s *leakyBucketState) int64 { return s.queue.tables(
 
 func (l *leakyBucket) dropItems(s *leakyBucketState, m *mem) { s.queue.free(m) }
 
+// copyState shares src's runs, owned by neither instance from then on, in
+// dst's own runLog if it has one.
+func (l *leakyBucket) copyState(dst, src *leakyBucketState, m, from *mem) {
+	dst.next, dst.last = src.next, src.last
+	dst.queue.copyRuns(&src.queue, m, from)
+}
+
 // leakyBucketForm: the instant the pipe is next free, next_ns + next_frac/N
 // ns (N the rate's, 0 ≤ next_frac < N: the grid of 1/N ns that I = period/N
 // falls on), the time of the last request, and the queue of requests still

@@ -242,11 +242,18 @@ type keyed[S any] struct {
 	// state saveKey kept aside.
 	plain bool
 	saved savedState[S]
+	// copier is alg's own copyState (see copier), nil if it has none, and
+	// items its dropItems (see itemHolder).
+	copier copier[S]
+	items  itemHolder[S]
+	// aside is the account of saved.s when it is a copy (copyState): not
+	// k's state, and not counted in its Memory.
+	aside mem
 }
 
 // savedState is a key's state kept aside by saveKey: s when the
-// algorithm's states are plain values, st when they must be encoded, and
-// had false for a key with no state.
+// algorithm's states are plain values or have a copier, st when they must
+// be encoded, and had false for a key with no state.
 type savedState[S any] struct {
 	s   S
 	st  State
@@ -259,7 +266,19 @@ func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
 	if h, ok := alg.(holder[S]); ok {
 		k.held = h.held
 	}
+	k.copier = copierOf(alg)
+	k.items, _ = alg.(itemHolder[S])
 	return k
+}
+
+// copierOf is alg as a copier, or the algorithm it renames as one; nil if
+// neither is.
+func copierOf[S any](alg algorithm[S]) copier[S] {
+	if r, ok := alg.(*renamed[S]); ok {
+		alg = r.alg
+	}
+	c, _ := alg.(copier[S])
+	return c
 }
 
 // holder is an algorithm whose key state keeps items beside its struct
@@ -370,9 +389,10 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 // copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain}
+	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain, copier: k.copier, items: k.items}
 	c.Decider = NewDecider(c, k.ids)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
+	cloned(c.m.epoch)
 	return c
 }
 
@@ -409,21 +429,44 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 		return
 	}
 	s := other.seenSlot(key.id)
-	if s == nil {
+	if s == nil || other == k {
+		return // nothing to take, or the state already
+	}
+	// s is in a chunk of other's, which k.slot never changes: it makes k's
+	// chunk its own by copying, when shared. What dst and s both reach (a
+	// log's chunks, shared by an earlier copy or a Clone) neither instance
+	// owns, so dropping dst's changes nothing s reaches.
+	dst := k.slot(key.id, 0)
+	switch {
+	case k.plain:
+		*dst = s.s // a whole copy, holding nothing beside itself
+		return
+	case k.copier != nil:
+		k.copier.copyState(dst, &s.s, &k.m, &other.m)
 		return
 	}
-	from := s.s
-	dst := k.slot(key.id, 0)
 	k.discard(dst)
-	*dst = k.alg.clone(&from, &k.m)
+	*dst = k.alg.clone(&s.s, &k.m)
+}
+
+// copier is an algorithm whose states hold something beside their struct
+// (a log's or a queue's chunks, a table of counts, a library's limiters):
+// copyState sets *dst, a state of the instance of account m in a chunk of
+// its own, to src's, a state of another instance of account from. The
+// copy shares src's items, which it leaves owned by neither instance (as a
+// Clone does: whichever changes them first copies them), adding their
+// bytes to m; what dst holds of its own it gives back to m, or reuses to
+// hold src's numbers, so that copying again allocates nothing.
+type copier[S any] interface {
+	copyState(dst, src *S, m, from *mem)
 }
 
 // discard gives back to k's account what *s holds beside itself (a table
 // of counts, a log's or a queue's chunks), before *s is overwritten.
 func (k *keyed[S]) discard(s *S) {
 	k.m.release(k.alg.tables(s), k.m.epoch)
-	if h, ok := k.alg.(itemHolder[S]); ok {
-		h.dropItems(s, &k.m)
+	if k.items != nil {
+		k.items.dropItems(s, &k.m)
 	}
 }
 
@@ -467,8 +510,11 @@ type keySaver interface {
 
 // saveKey keeps key's state in k.saved. A state that is a plain value (no
 // pointer, slice or map: a bucket, a window, a TAT) is copied as it is,
-// allocating nothing; one that holds items beside its struct (a log) is
-// encoded as ExportKey does, since deciding changes those items in place.
+// allocating nothing; one that holds items beside its struct is copied by
+// its algorithm's copyState into a state kept aside, which shares a log's
+// items (left owned by neither, so that deciding changes nothing the copy
+// sees) and copies a table of counts into the copy's own (allocating only
+// the first time); any other would be encoded as ExportKey does.
 func (k *keyed[S]) saveKey(key Key) {
 	s := k.seenSlot(key.id)
 	k.saved.had = s != nil
@@ -476,6 +522,11 @@ func (k *keyed[S]) saveKey(key Key) {
 	case s == nil:
 	case k.plain:
 		k.saved.s = s.s
+	case k.copier != nil:
+		if k.aside.epoch == 0 {
+			k.aside = mem{epoch: newEpoch(), aside: true}
+		}
+		k.copier.copyState(&k.saved.s, &s.s, &k.aside, &k.m)
 	default:
 		k.saved.st = k.alg.(codec[S]).encode(&s.s)
 	}
@@ -488,6 +539,8 @@ func (k *keyed[S]) restoreKey(key Key) {
 		k.ForgetKey(key)
 	case k.plain:
 		*k.slot(key.id, 0) = k.saved.s
+	case k.copier != nil:
+		k.copier.copyState(k.slot(key.id, 0), &k.saved.s, &k.m, &k.aside)
 	default:
 		if err := k.ImportKey(key, k.saved.st); err != nil {
 			panic("algorithms: a stack cannot put back its own state: " + err.Error())

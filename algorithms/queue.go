@@ -31,17 +31,38 @@ type mem struct {
 	epoch   uint64
 	bytes   int64 // Memory.State
 	dropped int64 // Memory.Dropped
+	// aside marks the account of a copy an instance keeps aside of one of
+	// its own states (keyed.saveKey): what the copy shares with the
+	// instance stays the instance's in the accounts (see fifo.share).
+	aside bool
 }
 
 var epochs atomic.Uint64
 
 func newEpoch() uint64 { return epochs.Add(1) }
 
+// lastClone is the latest epoch a Clone gave (of any instance): a chunk of
+// an earlier epoch may be held by a clone, one of a later epoch by none.
+var lastClone atomic.Uint64
+
+// cloned records that a Clone gave epoch e.
+func cloned(e uint64) {
+	for {
+		old := lastClone.Load()
+		if e <= old || lastClone.CompareAndSwap(old, e) {
+			return
+		}
+	}
+}
+
 // release accounts for letting go of b bytes that the chunk of epoch e
-// holds: dropped too when another instance may still hold them.
+// holds: dropped too when a clone may still hold them (another instance's
+// chunk, or one of this instance's from before its Clone, made before the
+// latest Clone). A chunk that states of several instances share through
+// CopyKey alone (see fifo.share) is not counted dropped: no clone holds it.
 func (m *mem) release(b int64, e uint64) {
 	m.bytes -= b
-	if e != m.epoch {
+	if e != m.epoch && e < lastClone.Load() {
 		m.dropped += b
 	}
 }
@@ -152,6 +173,44 @@ func (q *fifo[T]) free(m *mem) {
 		m.release(int64(cap(q.tab.ptrs))*8, q.tab.epoch)
 	}
 	*q = fifo[T]{}
+}
+
+// share readies q for a copy of it that another instance (of account m)
+// keeps, q being a state of the instance of account from: what of q from
+// owns takes a new epoch, no instance's, so that neither changes in place
+// what the other sees (appending past the end every view sees stays
+// allowed, as for a Clone's), and m counts q's chunks and table. It
+// changes only what from alone holds: nothing a Clone of from (in another
+// goroutine, perhaps) still sees. The new epoch is later than every
+// Clone's so far: letting go of those chunks counts them dropped only
+// after another Clone (see mem.release).
+func (q *fifo[T]) share(from, m *mem) {
+	var none uint64
+	disown := func(e *uint64) {
+		if *e == from.epoch {
+			if none == 0 {
+				none = newEpoch()
+			}
+			*e = none
+		}
+	}
+	if t := q.tab; t != nil {
+		disown(&t.epoch)
+		m.bytes += int64(cap(t.ptrs)) * 8
+		if !m.aside {
+			// Full chunks never change: their epoch only says whose
+			// account they leave as dropped. A copy kept aside by from
+			// itself leaves them from's (not O(chunks) a decision).
+			for _, c := range t.ptrs[q.lo:q.hi] {
+				disown(&c.epoch)
+			}
+		}
+		m.bytes += int64(q.hi-q.lo) * chunkBytes[T](fifoChunk)
+	}
+	if t := q.tail; t != nil {
+		disown(&t.epoch)
+		m.bytes += chunkBytes[T](cap(t.items))
+	}
 }
 
 // drop takes the n oldest items off the queue.

@@ -299,6 +299,34 @@ func (q *releaseRuns) clone(m *mem) releaseRuns {
 	return c
 }
 
+// copyRuns sets *q, a queue of its own (its runLog its own), to src's
+// requests, sharing src's runs' chunks, which it leaves owned by neither
+// instance: see copier. It reuses q's runLog, allocating one only if q has
+// none and src's requests wait (and, as clone, keeps none when nothing
+// waits in src).
+func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
+	l := q.log
+	if l != nil {
+		l.runs.free(m)
+	}
+	if src.n == 0 {
+		// Nothing waits: let go of q's runLog, as clone does.
+		if l != nil {
+			m.release(runLogBytes, m.epoch)
+		}
+		*q = releaseRuns{}
+		return
+	}
+	if l == nil {
+		l = new(runLog)
+		m.bytes += runLogBytes
+	}
+	*l = *src.log
+	l.runs.share(from, m)
+	*q = *src
+	q.log = l
+}
+
 // tables is what q holds beside its runs' chunks: its runLog.
 func (q *releaseRuns) tables() int64 {
 	if q.log == nil {

@@ -222,6 +222,16 @@ func (l *slidingLog) tables(*slidingLogState) int64 { return 0 }
 
 func (l *slidingLog) dropItems(s *slidingLogState, m *mem) { s.log.free(m) }
 
+// copyState shares src's log, owned by neither instance from then on.
+func (l *slidingLog) copyState(dst, src *slidingLogState, m, from *mem) { dst.copyLog(src, m, from) }
+
+// copyLog sets *dst to a copy of src sharing its log: see copier.
+func (dst *slidingLogState) copyLog(src *slidingLogState, m, from *mem) {
+	dst.log.free(m)
+	*dst = *src
+	dst.log.share(from, m)
+}
+
 // slidingLogForm: the time of the last request (ns), and the admissions
 // still counting then, oldest first, each its time (ns) and cost. The
 // running totals the process keeps beside them are not written: they are

@@ -273,6 +273,24 @@ func (c *subWindowCounter) clone(st *subWindowState, m *mem) subWindowState {
 
 func (c *subWindowCounter) tables(st *subWindowState) int64 { return int64(cap(st.totals)) * 8 }
 
+// copyState copies src's totals into dst's own, allocating only when dst
+// has none.
+func (c *subWindowCounter) copyState(dst, src *subWindowState, m, _ *mem) {
+	t := dst.totals
+	switch {
+	case src.totals == nil:
+		m.release(c.tables(dst), m.epoch)
+		*dst = *src
+	case t == nil || len(t) != len(src.totals):
+		m.release(c.tables(dst), m.epoch)
+		*dst = c.clone(src, m)
+	default:
+		*dst = *src
+		dst.totals = t
+		copy(t, src.totals)
+	}
+}
+
 // subWindowForm is the state of a sliding counter of N > 1 sub-windows:
 // last, the time of the latest request in ns (a late request is decided at
 // it; the current sub-window is number ⌊last / S⌋); counts, the cost

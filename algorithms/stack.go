@@ -67,8 +67,10 @@ type stack struct {
 	ids    *Keys
 	all    Key // AllKeysKey in ids
 	// verdicts is where the layers decide a request, before a decision of
-	// several layers copies them into the record its explanation reads.
+	// several layers copies their numbers into its explain func.
 	verdicts [MaxLayers]Decision
+	// info explains the decisions of several layers (nil for one).
+	info *stackInfo
 }
 
 // NewStack makes the limiter of a stack of layers (1 to MaxLayers),
@@ -96,6 +98,9 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 		s.lims = append(s.lims, lim)
 	}
 	s.savers = saversOf(s.lims)
+	if len(layers) > 1 {
+		s.info = newStackInfo(layers, s.lims, s.all)
+	}
 	return s, nil
 }
 
@@ -142,12 +147,15 @@ func (s *stack) keyOf(i int, key Key) Key {
 // layer admits sooner) and every layer's reasoning in its explanation.
 //
 // A stack of one policy allocates nothing: its decision is the layer's,
-// marked with its scope. A stack of several allocates, a decision (unless
-// a layer can never fit the cost), a record of every layer's verdict and
-// the closure that explains the decision from it, so that the decision
-// can be explained whenever it is asked, however many decisions the stack
-// has taken since; putting states back allocates only for the layers whose
-// states hold items beside their struct (logs; see keyed.saveKey).
+// marked with its scope. A stack of several allocates once a decision
+// (unless a layer can never fit the cost): the func that explains it,
+// holding every layer's numbers (48 bytes a layer, no pointer), so that the
+// decision can be explained whenever it is asked, however many decisions
+// the stack has taken since (a Decision has no room for them; see
+// stack_explain.go). Saving and putting states back copies them, sharing a
+// log's chunks (see keyed.saveKey): it allocates nothing, but a layer
+// whose log a refusal put back copies the log's newest chunk when it next
+// logs an admission.
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if len(s.lims) == 1 {
 		// One policy (a lane over all keys): nothing to put back; it
@@ -171,6 +179,7 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 			wait = max(wait, verdicts[i].RetryAfter)
 		}
 	}
+	primary := max(refused, 0)
 	if refused < 0 {
 		*d = verdicts[0]
 	} else {
@@ -189,18 +198,19 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		*d = verdicts[refused]
 		d.RetryAfter = wait
 	}
-	// The layers' verdicts go with the decision in the closure it is
-	// explained by (its explain func: a field of its own would cost every
-	// decision of every limiter its copying).
-	rec := &stackVerdicts{layers: s.layers, verdicts: s.verdicts}
-	d.explain = rec.explain
+	// The layers' verdicts go with the decision in the func it is
+	// explained by (a field of its own would cost every decision of every
+	// limiter its copying), and its policy, the primary layer's, points
+	// into the stack's stackInfo: see stack_explain.go.
+	d.policy = &s.info.with(verdicts).entries[primary].p
+	d.explain = explainer(verdicts)
 }
 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
 
 func (s *stack) Clone() Limiter {
-	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims))}
+	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), info: s.info}
 	c.Decider = NewDecider(c, s.ids)
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()

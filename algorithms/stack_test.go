@@ -14,6 +14,11 @@ var stackPolicies = []Policy{
 	{Algorithm: SlidingLog, Limit: 3, Window: 2 * time.Second},
 	{Algorithm: GCRA, Burst: 3, Rate: Rate{N: 3, Per: time.Second}},
 	{Algorithm: SlidingCounter, Limit: 6, Window: time.Second},
+	// States that hold items or tables, which a stack saves and puts back
+	// by copies (not an attempt log: a stack puts back the attempt a
+	// layer refused, which the log alone keeps).
+	{Algorithm: SlidingCounter, Limit: 5, Window: time.Second, SubWindows: 4},
+	{Algorithm: CollapsingLog, Limit: 3, Window: time.Second},
 }
 
 // trace is a random run of requests over a few keys.
@@ -140,5 +145,35 @@ func TestStackRefusesShapers(t *testing.T) {
 	_, err := NewStack([]Layer{{Name: "q", Policy: Policy{Algorithm: LeakyBucket, Queue: 3, Rate: Rate{N: 1, Per: time.Second}}}}, NewKeys())
 	if err == nil || !strings.Contains(err.Error(), "delays") {
 		t.Errorf("a leaky bucket in a stack: %v", err)
+	}
+}
+
+// A stack's decision explains itself the same however long after it is
+// asked, its layers' states having moved on (logs and tables of counts
+// among them, saved and put back around every refusal); and the stack's
+// memory stays what its layers hold.
+func TestStackExplainsLater(t *testing.T) {
+	sub := Policy{Algorithm: SlidingCounter, Limit: 5, Window: time.Second, SubWindows: 4}
+	for _, layers := range [][]Layer{
+		{{Name: "log", Policy: stackPolicies[2]}, {Name: "total", Policy: stackPolicies[1], AllKeys: true}},
+		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "log", Policy: stackPolicies[2], AllKeys: true},
+			{Name: "sub", Policy: sub}, {Name: "gcra", Policy: stackPolicies[3], AllKeys: true}},
+	} {
+		s := mustStack(t, layers...)
+		var ds []Decision
+		var now []string
+		for _, r := range stackTrace(11, 600) {
+			d := s.Decide(r.at, r.key, r.cost)
+			ds = append(ds, d)
+			now = append(now, d.Explain())
+		}
+		for i, d := range ds {
+			if got := d.Explain(); got != now[i] {
+				t.Fatalf("%d layers, decision %d explained later:\n%s\nright away:\n%s", len(layers), i, got, now[i])
+			}
+		}
+		if m := s.Memory(); m.State <= 0 || m.Dropped != 0 {
+			t.Errorf("%d layers: memory %+v", len(layers), m)
+		}
 	}
 }

@@ -315,6 +315,21 @@ func (x *xtimerate) clone(s *xtimerateState, m *mem) xtimerateState {
 	return c
 }
 
+// copyState copies src's limiter into dst's own pair, allocating one only
+// when dst has none.
+func (x *xtimerate) copyState(dst, src *xtimerateState, m, _ *mem) {
+	switch {
+	case src.lim == nil:
+		m.release(x.tables(dst), m.epoch)
+		*dst = *src
+	case dst.lim == nil:
+		*dst = x.clone(src, m)
+	default:
+		copyLimiter(dst.lim, src.lim)
+		dst.last, dst.at = src.last, src.at
+	}
+}
+
 func (x *xtimerate) tables(s *xtimerateState) int64 {
 	if s.lim == nil {
 		return 0

@@ -130,10 +130,9 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 			return nil, err
 		}
 		l.blank = blank
-		l.reads.renew = p.StateForm().Log != ""
 		_, outside := l.gws[0].(algorithms.Inspector)
 		l.reads.inMem = !outside
-		l.reads.keep = l.reads.inMem && !l.reads.renew
+		l.reads.keep = l.reads.inMem
 		l.latestRead = make([]racyRead, max(c.Gateways, 1))
 		for g := range l.latestRead {
 			l.latestRead[g].layer = -1

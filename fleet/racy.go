@@ -52,9 +52,12 @@ type reads struct {
 	// slot copies the store's state of the key over whatever the slot
 	// still holds, or forgets it when the store in memory holds none.
 	// A store outside the process may hold none without saying so
-	// (CopyKey leaves a key its source never saw as it is), and a state
-	// that keeps items should not be kept beyond its use: then a slot is
-	// forgotten when its last holder lets go (keep is false).
+	// (CopyKey leaves a key its source never saw as it is): then a slot is
+	// forgotten when its last holder lets go (keep is false). In memory a
+	// free slot keeps its state, whose tables and log the next read
+	// reuses: CopyKey leaves the items it shares (a log's, a queue's)
+	// owned by neither layer, so the reads copied from a slot never see
+	// it change, and a read allocates nothing.
 	use  [][]uint8
 	keep bool
 	// next is, by key number, the layer to try first: the reads of a key
@@ -66,15 +69,6 @@ type reads struct {
 	// then). nil for a store outside the process, which takes every write.
 	home  []int32
 	inMem bool
-	// renew is set for a policy whose states keep items (a log, a queue:
-	// its StateForm has a Log). CopyKey shares a state's items with the
-	// limiter it copies from, which still counts those it made as its own
-	// to change in place (a log's tail reused or compacted); the reads
-	// copied from a slot must never see it change, so a layer that lets go
-	// of a slot is renewed first (a Clone, which makes everything it holds
-	// shared, to be copied before it is changed): an allocation a read,
-	// where a state of plain numbers costs none.
-	renew bool
 }
 
 // take is a free slot of key, marked held by hold: a layer holding no
@@ -123,10 +117,6 @@ func (r *reads) mark(j, id int, hold uint8) {
 func (r *reads) let(x racyRead, hold uint8) {
 	u := &r.use[x.layer][x.id]
 	if *u &^= hold; *u == 0 && !r.keep {
-		if r.renew {
-			lim := r.lims[x.layer].Clone()
-			r.lims[x.layer], r.copiers[x.layer] = lim, lim.(algorithms.KeyCopier)
-		}
 		r.copiers[x.layer].ForgetKey(r.keys[x.id])
 	}
 }

@@ -29,8 +29,9 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 		t = append(t, -1)
 	}
 	if last := t[id]; last >= 0 && now-last >= l.cfg.ExpireIdle {
-		// The views first: they may share what the shared state made of
-		// the key, which forgetting it may change in place.
+		// The views first (they may share what the shared state made of
+		// the key: CopyKey leaves it owned by neither, so the order no
+		// longer matters for that).
 		for _, v := range l.views {
 			v.(algorithms.KeyCopier).ForgetKey(key)
 		}
@@ -117,10 +118,9 @@ func (l *Limiter) sync(now time.Duration) {
 		// changed since the last sync, as a Clone of it would be; or a
 		// Clone, when so many keys changed that copying each costs more
 		// than a Clone's table of a pointer for every 16 keys. A view
-		// shares the items of a state it took (a log's), which the
-		// shared state changes in place only here, deciding the keys that
-		// every view then takes again, and when the key expires, which
-		// the views forget first.
+		// shares the items of a state it took (a log's), which CopyKey
+		// leaves owned by neither: whichever changes them first copies
+		// them.
 		few := len(l.changed) <= 4 || 16*len(l.changed) <= l.ids.Len()
 		for _, k := range l.changed {
 			stale := l.stale[k.ID()]
