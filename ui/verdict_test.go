@@ -41,6 +41,12 @@ func TestPinnedVerdictInSlices(t *testing.T) {
 	if view := a.View().Content; !strings.Contains(view, "working out") {
 		t.Fatalf("a verdict being worked out is not said:\n%s", view)
 	}
+	// At 80 columns the why panel says it in a wording that fits whole.
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if view := a.View().Content; !strings.Contains(view, "keys still work meanwhile") {
+		t.Fatalf("at 80×24 the wait is not said whole:\n%s", view)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	if cmd == nil || !a.verdictQueued {
 		t.Fatal("no slice of the verdict's work is asked for")
 	}

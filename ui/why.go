@@ -53,7 +53,13 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	if v.verdictPending {
 		lines := []string{fit(head+st.muted.Render(" · working out the verdict on key "+keyText(v.key)+"'s latest request…"), w)}
 		if h > 1 {
-			lines = append(lines, fit(st.muted.Render("the lanes replay its requests from a saved state; every key still works meanwhile"), w))
+			// Two wordings, the longer where it fits whole: a cut
+			// sentence explains nothing.
+			lines = append(lines, fit(first([]string{
+				st.muted.Render("the lanes replay its requests from a saved state; every key still works meanwhile"),
+				st.muted.Render("replaying its requests from a saved state; keys still work meanwhile"),
+				st.muted.Render("replaying its requests; keys still work"),
+			}, w), w))
 		}
 		return lines
 	}
