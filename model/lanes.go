@@ -37,9 +37,12 @@ type lanes struct {
 	// keys numbers the request keys for every limiter, shared by clones:
 	// a request's key is looked up once, not once a lane (lastKey
 	// remembers the latest, once hasKey).
-	keys     *algorithms.Keys
-	hasKey   bool
-	lastKey  algorithms.Key
+	keys    *algorithms.Keys
+	hasKey  bool
+	lastKey algorithms.Key
+	// retryKey is the key of the retry nextRetry decided last, numbered,
+	// so that whoever records it need not look its name up again.
+	retryKey algorithms.Key
 	limiters []algorithms.Limiter
 	stats    []Stats
 	peaks    []peak.Tracker
@@ -191,6 +194,7 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 	}
 	x := ls.owed[lane].pop()
 	*r = Request{At: x.at, Key: x.key.String(), Cost: x.cost, Client: int(x.client)}
+	ls.retryKey = x.key
 	ls.try(lane, &x, d, a)
 	return lane, true
 }

@@ -86,7 +86,7 @@ func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) 
 	var rr Request
 	retries := func(t time.Duration) (err error) {
 		ls.drain(t, &rr, &d, &a, func(lane int) bool {
-			err = record(lane, &rr, ls.keys.Key(rr.Key))
+			err = record(lane, &rr, ls.retryKey)
 			return err == nil
 		})
 		return err
