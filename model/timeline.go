@@ -57,8 +57,15 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	tl := &timeline{duration: s.Duration, end: s.Duration}
 	n := int(s.RequestCount())
 	tl.ev.reserve(n + slack(n))
-	for r := range s.Requests() {
-		tl.ev.push(event{at: r.At, kind: tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)})})
+	// An item's requests share their key, cost and client, so their kind
+	// is interned once an item, not looked up by name a request.
+	kinds := make([]uint32, len(s.Traffic))
+	known := make([]bool, len(s.Traffic))
+	for item, r := range s.RequestsOfItems() {
+		if !known[item] {
+			kinds[item], known[item] = tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)}), true
+		}
+		tl.ev.push(event{at: r.At, kind: kinds[item]})
 	}
 	for _, k := range s.Keys() {
 		tl.keys.of(k)

@@ -142,31 +142,44 @@ func (s *Scenario) Keys() []string {
 // scenario of millions of requests never sits in memory.
 func (s *Scenario) Requests() iter.Seq[Request] {
 	return func(yield func(Request) bool) {
-		// One cursor per item: due At its next request, Seq the item (so
-		// that equal times come out in file order), V the next request's
-		// index within the item.
-		h := make([]minheap.Entry[int64], 0, len(s.Traffic))
-		for i, t := range s.Traffic {
-			if t.Count > 0 {
-				h = append(h, minheap.Entry[int64]{At: t.Time(0), Seq: int64(i)})
-			}
+		s.merge(func(_ int, r Request) bool { return yield(r) })
+	}
+}
+
+// RequestsOfItems is Requests with each request's item: its index in
+// s.Traffic. A reader that keeps something per key, cost or client can
+// keep it per item instead, and so look nothing up by name a request.
+func (s *Scenario) RequestsOfItems() iter.Seq2[int, Request] {
+	return func(yield func(int, Request) bool) { s.merge(yield) }
+}
+
+// merge calls yield with every request in time order and its item, until
+// yield returns false.
+func (s *Scenario) merge(yield func(item int, r Request) bool) {
+	// One cursor per item: due At its next request, Seq the item (so
+	// that equal times come out in file order), V the next request's
+	// index within the item.
+	h := make([]minheap.Entry[int64], 0, len(s.Traffic))
+	for i, t := range s.Traffic {
+		if t.Count > 0 {
+			h = append(h, minheap.Entry[int64]{At: t.Time(0), Seq: int64(i)})
 		}
-		minheap.Init(h)
-		for len(h) > 0 {
-			c := &h[0]
-			t := &s.Traffic[c.Seq]
-			if !yield(Request{At: c.At, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
-				return
-			}
-			c.V++
-			if c.V == t.Count {
-				_, h = minheap.Pop(h)
-				continue
-			}
-			c.At = t.Time(c.V)
-			if len(h) > 1 { // a heap of one is in order: skip the call
-				minheap.Down(h, 0)
-			}
+	}
+	minheap.Init(h)
+	for len(h) > 0 {
+		c := &h[0]
+		t := &s.Traffic[c.Seq]
+		if !yield(int(c.Seq), Request{At: c.At, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
+			return
+		}
+		c.V++
+		if c.V == t.Count {
+			_, h = minheap.Pop(h)
+			continue
+		}
+		c.At = t.Time(c.V)
+		if len(h) > 1 { // a heap of one is in order: skip the call
+			minheap.Down(h, 0)
 		}
 	}
 }

@@ -342,3 +342,31 @@ func BenchmarkRequests(b *testing.B) {
 		})
 	}
 }
+
+// TestRequestsOfItemsNameTheirItems: RequestsOfItems yields what Requests
+// yields, in the same order, each request with the item it came from, on
+// every canned lesson (items of accounts, bursts, poisson, clients).
+func TestRequestsOfItemsNameTheirItems(t *testing.T) {
+	for _, info := range List() {
+		name := info.Name
+		s, err := Canned(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain []Request
+		for r := range s.Requests() {
+			plain = append(plain, r)
+		}
+		i := 0
+		for item, r := range s.RequestsOfItems() {
+			tr := s.Traffic[item]
+			if i >= len(plain) || r != plain[i] || r.Key != tr.Key || r.Cost != tr.Cost || r.Client != tr.Client {
+				t.Fatalf("%s: request %d is %+v of item %d (%+v), Requests gives %+v", name, i, r, item, tr, plain[min(i, len(plain)-1)])
+			}
+			i++
+		}
+		if i != len(plain) {
+			t.Fatalf("%s: %d requests, Requests gives %d", name, i, len(plain))
+		}
+	}
+}
