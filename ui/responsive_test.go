@@ -193,7 +193,7 @@ func loadTimed(t *testing.T, file string, w, h int) (*App, time.Duration) {
 // must stay under the limit.
 var knownSlow = map[string]map[string]string{
 	"many-keys.yaml": {
-		"first frame":      "the timeline's expansion and the keys' interning, 1,000,000 requests of 100,000 keys",
+		"first frame":      "the timeline's expansion: 1,000,000 requests merged from 100,000 items through a heap",
 		"L":                "a seek replays up to 110,000 requests from a checkpoint (checkpoints of 100,000 keys' states are far apart)",
 		"burst at 0":       "firing replays from a checkpoint, twice (checkpoints of 100,000 keys' states are far apart)",
 		"play":             "with a key pinned (k), the frame's StatsFor decides ahead of the clock up to twice what it prepared (model/keystats.go keyStatsFor), and a frame's seek replays from a checkpoint",
