@@ -385,7 +385,7 @@ func explainNginx(b []byte, d Decision) []byte {
 	ms := msOf(eff)
 	s := nginxState{node: !fresh, excess: excess, last: last}
 	e := g.excessFor(&s, ms, d.Cost)
-	b = appendf(b, "%s", lateNote(&d, eff))
+	b = lateNote(&d, eff).appendTo(b)
 	if fresh {
 		b = appendf(b, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
 		if d.Cost > 1 {

@@ -160,7 +160,7 @@ func (s ResettingWindowSnapshot) Moment() time.Duration { return s.Now }
 func explainResetting(b []byte, d Decision) []byte {
 	p := d.policy
 	count, expires, eff, since := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
-	b = appendf(b, "%s", lateNote(&d, eff))
+	b = lateNote(&d, eff).appendTo(b)
 	if count > 0 { // a key lives: every attempt it counted cost ≥ 1
 		b = appendf(b, "key alive since %s, expiring at %s", secs(since), secs(expires))
 	} else {

@@ -35,9 +35,14 @@ func TestRelaneIsRebase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gk, gd, err := build().Relane(on)
+		old := build()
+		kept := old.timeline
+		got, gk, gd, err := old.Relane(on)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got.timeline != kept {
+			t.Fatalf("%s: Relane expanded the traffic again instead of taking over the timeline", lane)
 		}
 		for step := 0; ; step++ {
 			if gk != wk || gd != wd || got.Len() != want.Len() || got.End() != want.End() || got.Now() != want.Now() ||

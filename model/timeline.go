@@ -58,14 +58,14 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	n := int(s.RequestCount())
 	tl.ev.reserve(n + slack(n))
 	// An item's requests share their key, cost and client, so their kind
-	// is interned once an item, not looked up by name a request.
+	// is interned once an item, not looked up by name a request: kinds
+	// holds each item's kind + 1, 0 until its first request.
 	kinds := make([]uint32, len(s.Traffic))
-	known := make([]bool, len(s.Traffic))
 	for item, r := range s.RequestsOfItems() {
-		if !known[item] {
-			kinds[item], known[item] = tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)}), true
+		if kinds[item] == 0 {
+			kinds[item] = tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)}) + 1
 		}
-		tl.ev.push(event{at: r.At, kind: kinds[item]})
+		tl.ev.push(event{at: r.At, kind: kinds[item] - 1})
 	}
 	for _, k := range s.Keys() {
 		tl.keys.of(k)

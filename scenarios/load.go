@@ -18,6 +18,8 @@ import (
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"ratelab/algorithms"
 )
 
 // Limits that keep a runaway file from eating the machine.
@@ -74,8 +76,9 @@ const (
 	MaxPoissonRequests = 5_000_000
 )
 
-// MaxPolicies bounds the policies of a stacked lane.
-const MaxPolicies = 4
+// MaxPolicies bounds the policies of a stacked lane: as many layers as
+// a stack takes.
+const MaxPolicies = algorithms.MaxLayers
 
 // MaxClients bounds the clients of a scenario.
 const MaxClients = 100

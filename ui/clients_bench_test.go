@@ -3,7 +3,6 @@
 package ui
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,29 +39,20 @@ func BenchmarkViewRetries(b *testing.B) {
 				t = (t + 37*time.Second + 123456789) % a.lab.End()
 				a.lab.Seek(t)
 				b.StartTimer()
-				c0 := processCPU()
+				c0 := cpuTime()
 				a.render()
-				cpu += processCPU() - c0
+				cpu += cpuTime() - c0
 			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 		b.Run(c.name+"/still", func(b *testing.B) {
 			a.lab.Seek(a.lab.End() / 2)
 			a.render()
-			c0 := processCPU()
+			c0 := cpuTime()
 			for b.Loop() {
 				a.render()
 			}
-			b.ReportMetric(float64((processCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// processCPU is the CPU time the process has taken, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -242,9 +242,10 @@ func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
 // returnTo brings the clock to t, in slices as a job when the lab must
 // decide more than a slice to get there.
 func (a *App) returnTo(what string, t time.Duration) tea.Cmd {
-	if a.decide(a.lab.Search(t), sliceBudget) {
+	need := a.lab.Search(t)
+	if a.decide(need, sliceBudget) {
 		a.lab.Seek(t)
 		return nil
 	}
-	return a.startJob(a.lab.Search(t), what, func() tea.Cmd { a.lab.Seek(t); return nil })
+	return a.startJob(need, what, func() tea.Cmd { a.lab.Seek(t); return nil })
 }

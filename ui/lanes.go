@@ -79,7 +79,9 @@ func laneViews(ctx *programContext) []laneView {
 	key := ctx.key()
 	lanes := lab.Lanes()
 	views := make([]laneView, len(lanes))
-	pending := verdictPending(lab, key)
+	// Read only: the replay a verdict needs is done after each message
+	// (workOnVerdict), never while a frame is drawn.
+	_, pending := lab.PendingLastDecisionFor(key)
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
 			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients()}
@@ -91,7 +93,8 @@ func laneViews(ctx *programContext) []laneView {
 		if v.pinned {
 			v.keyStats = lab.StatsFor(i, key)
 		}
-		if v.verdictPending = pending; !pending {
+		v.verdictPending = pending
+		if !pending {
 			v.last, v.hasLast = lab.LastDecisionFor(i, key)
 		}
 		v.fleet = l.Fleet

@@ -249,7 +249,8 @@ func responsiveRun(t *testing.T, file string, all bool) map[string]time.Duration
 // presses the lab's keys in turn (space and u at 0, steps, searches, k,
 // M, G, a peak window, a burst, play, reset): no key press, frame or
 // slice of a job may take frozenLimit or more (but the actions of
-// knownSlow), nor the first frame of many keys firstFrameLimit. A run
+// knownSlow), nor a first frame firstFrameLimit (but where knownSlow
+// lists it: the first frames of many keys and of 20,000,000 requests). A run
 // where some step is slow is repeated, twice more, and each step judged by
 // its median over the runs: a noisy machine slows a step now and then, a
 // key that decides every request on the ui's goroutine slows it every

@@ -24,17 +24,6 @@ const syncVerdict = 2 * model.CheckpointEvery
 // verdictMsg asks for the next slice of work on the shown key's verdict.
 type verdictMsg struct{}
 
-// verdictPending reports whether the lanes must show key's verdict as
-// still being worked out.
-func verdictPending(lab *model.Lab, key string) bool {
-	left, pending := lab.PendingLastDecisionFor(key)
-	if pending && left <= syncVerdict {
-		lab.WorkOnLastDecisionFor(key, left)
-		_, pending = lab.PendingLastDecisionFor(key)
-	}
-	return pending
-}
-
 // workOnVerdict works for about sliceBudget on the shown key's verdict,
 // after msg was handled, and asks for another slice if it is still not
 // done. A job's slices come first: the verdict waits for its end.
