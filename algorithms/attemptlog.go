@@ -19,6 +19,7 @@ const AttemptLog Algorithm = "attempt-log"
 func init() {
 	register(windowedDescription(Description{
 		Algorithm:       AttemptLog,
+		explain:         explainAttemptLog,
 		KeepsRejections: true,
 		Family:          Mistake,
 		Twin:            SlidingLog,

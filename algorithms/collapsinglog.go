@@ -20,6 +20,7 @@ const CollapsingLog Algorithm = "collapsing-log"
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: CollapsingLog,
+		explain:   explainCollapsingLog,
 		Family:    Mistake,
 		Twin:      SlidingLog,
 		Source:    "a Redis sorted-set log whose member is the timestamp in milliseconds (the lesson warns that timestamp-as-member collapses admissions of one instant)",

@@ -41,6 +41,10 @@ const Never time.Duration = math.MaxInt64
 // costs no allocation to make; Explain formats the reasoning on demand.
 type Decision struct {
 	Outcome Outcome
+	// rec is, for a decision of a stack of several layers, the end of its
+	// layers' record when the record fits in the decision (see
+	// stack_explain.go); zero otherwise. It fills what would be padding.
+	rec [7]byte
 	// At is the time the request arrived.
 	At time.Duration
 	// Cost is the request's cost in units (tokens, requests).

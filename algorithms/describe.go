@@ -203,6 +203,11 @@ type Description struct {
 	// bound. A store deciding outside the process (package redisstore) is
 	// held to the limiter on each, beside the examples.
 	Edges []Policy
+	// explain words every decision of the algorithm's limiters, as their
+	// Decisions' own explain func does (for a sliding counter and Envoy,
+	// one that picks the func of the policy's mode): a stack of policies
+	// explains each layer's verdict with it.
+	explain func(b []byte, d Decision) []byte
 	// check reports values too large for exact arithmetic, once every
 	// parameter is present (Validate).
 	check func(p Policy) error
@@ -265,6 +270,9 @@ var descriptions = map[Algorithm]*Description{}
 func register(d Description) {
 	if _, dup := descriptions[d.Algorithm]; dup {
 		panic("algorithms: two descriptions of " + string(d.Algorithm))
+	}
+	if d.explain == nil {
+		panic("algorithms: " + string(d.Algorithm) + " has no explain func")
 	}
 	if q, ok := d.param(d.Size); d.Size != "" && (!ok || q.Kind != Count) {
 		panic("algorithms: " + string(d.Algorithm) + "'s size is not one of its count parameters")

@@ -37,6 +37,7 @@ const envoyMinFill = 50 * time.Millisecond
 func init() {
 	register(Description{
 		Algorithm:    EnvoyLocal,
+		explain:      explainEnvoy,
 		Family:       Library,
 		NoRetryAfter: true, // it answers 429 with x-envoy-ratelimited, not Retry-After
 		Source:       "Envoy source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc with source/common/common/token_bucket_impl.cc (AtomicTokenBucketImpl)",
@@ -110,6 +111,16 @@ func envoyForm(p Policy) StateForm {
 func envoyLocal(p Policy) *renamed[tokenBucketState] {
 	tb := newTokenBucket(Policy{Algorithm: TokenBucket, Capacity: p.MaxTokens, Rate: Rate{N: p.TokensPerFill, Per: p.FillInterval}})
 	return &renamed[tokenBucketState]{p: p, alg: tb, explain: explainEnvoyLocal}
+}
+
+// explainEnvoy words a decision of either of Envoy's buckets: its timer
+// (explainEnvoyTimer) or its continuous refill. It is the description's
+// explain, which words a stack's layers.
+func explainEnvoy(b []byte, d Decision) []byte {
+	if d.policy.Timer {
+		return explainEnvoyTimer(b, d)
+	}
+	return explainEnvoyLocal(b, d)
 }
 
 // explainEnvoyLocal: v as the token bucket's, balances × fill_interval.

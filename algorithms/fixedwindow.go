@@ -13,6 +13,7 @@ const FixedWindow Algorithm = "fixed-window"
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: FixedWindow,
+		explain:   explainFixedWindow,
 		Rule:      "windows aligned to t=0 (index ⌊now/window⌋); admitted iff the cost admitted in now's window + c ≤ limit",
 		Words: func(p Policy) string {
 			return "fixed window: at most " + strconv.FormatInt(p.Limit, 10) + " per clock-aligned " + FormatSeconds(p.Window) + " window"

@@ -30,6 +30,7 @@ const FloatTokenBucket Algorithm = "float-token-bucket"
 func init() {
 	register(sizedDescription(CapacityParam, Description{
 		Algorithm: FloatTokenBucket,
+		explain:   explainFloatBucket,
 		Family:    Mistake,
 		Twin:      TokenBucket,
 		Source:    "the float64 admit() of the token-bucket lesson (reference lesson-token-bucket-to-sliding-window): seconds and tokens as floats",

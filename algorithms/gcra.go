@@ -20,6 +20,7 @@ var BurstParam = Param{Name: "burst", Kind: Count, Amount: true, Want: "a positi
 func init() {
 	register(sizedDescription(BurstParam, Description{
 		Algorithm: GCRA,
+		explain:   explainGCRA,
 		Rule:      "T = period/N; new TAT = max(TAT, now) + c×T; admitted iff now ≥ new TAT − burst×T, then TAT = new TAT",
 		Words: func(p Policy) string {
 			return "GCRA: burst " + strconv.FormatInt(p.Burst, 10) + " at " + p.Rate.String() + ", one timestamp (TAT) per key"

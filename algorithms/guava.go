@@ -41,6 +41,7 @@ func init() {
 	for _, try := range []bool{false, true} {
 		d := Description{
 			Algorithm: Guava,
+			explain:   explainGuava,
 			Family:    Library,
 			Source:    guavaSource,
 			Params:    []Param{RateParam},

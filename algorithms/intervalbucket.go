@@ -28,6 +28,7 @@ var (
 func init() {
 	register(Description{
 		Algorithm: IntervalBucket,
+		explain:   explainIntervalBucket,
 		Params: []Param{CapacityParam, TokensPerFillParam, FillIntervalParam,
 			Optional(StartsEmptyParam, "true for a bucket that starts with no tokens; false or left out, it starts full")},
 		Size: "capacity",

@@ -21,6 +21,7 @@ var QueueParam = Param{Name: "queue", Kind: Count, Amount: true, Want: "a positi
 func init() {
 	register(sizedDescription(QueueParam, Description{
 		Algorithm: LeakyBucket,
+		explain:   explainLeakyBucket,
 		InFlight:  1, // one in the pipe beside a full queue
 		Rule:      "I = period/N; delay = max(next free, now) − now; admitted iff delay + (c−1)×I ≤ queue×I, released after delay",
 		Words: func(p Policy) string {

@@ -506,6 +506,14 @@ type keySaver interface {
 	// saveKey; restoreKey puts it back.
 	saveKey(key Key)
 	restoreKey(key Key)
+	// saveDecide is saveKey and then DecideInto: a stack's layer deciding
+	// in one call.
+	saveDecide(d *Decision, now time.Duration, key Key, cost int64)
+}
+
+func (k *keyed[S]) saveDecide(d *Decision, now time.Duration, key Key, cost int64) {
+	k.saveKey(key)
+	k.DecideInto(d, now, key, cost)
 }
 
 // saveKey keeps key's state in k.saved. A state that is a plain value (no

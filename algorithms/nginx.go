@@ -49,6 +49,7 @@ var (
 func init() {
 	register(Description{
 		Algorithm:    NginxLimitReq,
+		explain:      explainNginx,
 		Family:       Library,
 		Source:       "nginx src/http/modules/ngx_http_limit_req_module.c",
 		Status:       503,

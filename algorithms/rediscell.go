@@ -34,6 +34,7 @@ var (
 func init() {
 	register(Description{
 		Algorithm: RedisCell,
+		explain:   explainRedisCell,
 		Family:    Library,
 		Source:    "brandur/redis-cell redis-cell-impl/src/lib.rs (RateLimiter::rate_limit) and redis-cell/src/lib.rs (CL.THROTTLE's reply)",
 		Params:    []Param{MaxBurstParam, CountPerPeriodParam, PeriodParam},

@@ -23,6 +23,7 @@ func init() {
 	// redis_rate's order (Limit{Rate, Burst}) and words.
 	d := sizedDescription(BurstParam, Description{
 		Algorithm: RedisRate,
+		explain:   explainRedisRate,
 		Family:    Library,
 		Source:    "go-redis/redis_rate lua.go (allowN) and rate.go (Limit, AllowN)",
 		Rule:      "T = period/rate; new_tat = max(tat, now) + c×T; admitted iff now ≥ new_tat − burst×T, then tat = new_tat (burst N admits N)",

@@ -23,6 +23,7 @@ const ResettingWindow Algorithm = "resetting-window"
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: ResettingWindow,
+		explain:   explainResetting,
 		Family:    Mistake,
 		Twin:      FixedWindow,
 		Source:    "a Redis fixed-window counter that calls INCR then EXPIRE on every attempt (the lesson warns against resetting the expiry on every attempt)",

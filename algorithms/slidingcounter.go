@@ -35,6 +35,7 @@ func subWindows(p Policy) int64 { return max(p.SubWindows, 1) }
 func init() {
 	d := windowedDescription(Description{
 		Algorithm: SlidingCounter,
+		explain:   explainCounter,
 		Rule:      "S = window / sub_windows; admitted iff the last sub_windows sub-window counts + the one before × (S − elapsed) / S + c ≤ limit, compared exactly",
 		Words: func(p Policy) string {
 			if n := subWindows(p); n > 1 {
@@ -237,6 +238,16 @@ func (c *slidingCounter) encode(s *windowCounts) State { return s.encode() }
 
 func (c *slidingCounter) decode(st State, _ *mem) (windowCounts, error) {
 	return decodeWindowCounts(st, &c.p, c.fits)
+}
+
+// explainCounter words a decision of either sliding counter: in
+// sub-windows (explainSubWindows) or of a current and a previous window.
+// It is the description's explain, which words a stack's layers.
+func explainCounter(b []byte, d Decision) []byte {
+	if subWindows(*d.policy) > 1 {
+		return explainSubWindows(b, d)
+	}
+	return explainSlidingCounter(b, d)
 }
 
 // explainSlidingCounter: v = {current, previous, elapsed, time decided at}.

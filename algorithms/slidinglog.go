@@ -15,6 +15,7 @@ const SlidingLog Algorithm = "sliding-log"
 func init() {
 	register(windowedDescription(Description{
 		Algorithm: SlidingLog,
+		explain:   explainSlidingLog,
 		Rule:      "admitted iff the cost of admissions at times > now − window, + c ≤ limit",
 		Words: func(p Policy) string {
 			return "sliding log: at most " + strconv.FormatInt(p.Limit, 10) + " in any " + FormatSeconds(p.Window) + ", every admission remembered"

@@ -45,8 +45,8 @@ func (s layerScope) String() string {
 	return ""
 }
 
-// MaxLayers bounds the layers of a stack (NewStack): a stack's decision
-// keeps every layer's verdict in an array of this size.
+// MaxLayers bounds the layers of a stack (NewStack): a stack decides
+// every layer's verdict into an array of this size.
 const MaxLayers = 4
 
 // AllKeysKey is the key a layer over all keys keeps its one state under: a
@@ -61,16 +61,21 @@ type stack struct {
 	Decider
 	layers []Layer
 	lims   []Limiter
-	// savers are lims as what saves a key's state before a request and
-	// puts it back after a refusal.
+	// savers are lims as what saves a key's state as it decides a
+	// request and puts it back after a refusal.
 	savers []keySaver
 	ids    *Keys
 	all    Key // AllKeysKey in ids
 	// verdicts is where the layers decide a request, before a decision of
-	// several layers copies their numbers into its explain func.
+	// several layers copies their numbers into a record.
 	verdicts [MaxLayers]Decision
-	// info explains the decisions of several layers (nil for one).
+	// info explains the decisions of several layers (nil for one), shared
+	// by clones; recs is this instance's chunk of their records (see
+	// stack_explain.go).
 	info *stackInfo
+	recs stackRecords
+	// scratch is where a decision's record is written.
+	scratch [stackRecordMax]byte
 }
 
 // NewStack makes the limiter of a stack of layers (1 to MaxLayers),
@@ -99,7 +104,7 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	}
 	s.savers = saversOf(s.lims)
 	if len(layers) > 1 {
-		s.info = newStackInfo(layers, s.lims, s.all)
+		s.info = newStackInfo(layers)
 	}
 	return s, nil
 }
@@ -146,16 +151,14 @@ func (s *stack) keyOf(i int, key Key) Key {
 // the first refusal's, with RetryAfter the longest of the refusals' (no
 // layer admits sooner) and every layer's reasoning in its explanation.
 //
-// A stack of one policy allocates nothing: its decision is the layer's,
-// marked with its scope. A stack of several allocates once a decision
-// (unless a layer can never fit the cost): the func that explains it,
-// holding every layer's numbers (48 bytes a layer, no pointer), so that the
-// decision can be explained whenever it is asked, however many decisions
-// the stack has taken since (a Decision has no room for them; see
-// stack_explain.go). Saving and putting states back copies them, sharing a
-// log's chunks (see keyed.saveKey): it allocates nothing, but a layer
-// whose log a refusal put back copies the log's newest chunk when it next
-// logs an admission.
+// A stack of one policy decides as that policy, marked with its scope. A
+// stack of several writes every layer's numbers into a record, which the
+// decision's explanation reads however long after it is asked: in the
+// decision itself when it fits, else in a chunk of records, allocated
+// once it is full (see stack_explain.go). Saving and putting states back
+// copies them, sharing a log's chunks (see keyed.saveKey): it allocates
+// nothing, but a layer whose log a refusal put back copies the log's
+// newest chunk when it next logs an admission.
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if len(s.lims) == 1 {
 		// One policy (a lane over all keys): nothing to put back; it
@@ -164,22 +167,19 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		d.scope = scopeOf(s.layers[0])
 		return
 	}
-	n := len(s.lims)
-	verdicts := s.verdicts[:n]
+	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
-	for i, lim := range s.lims {
-		k := s.keyOf(i, key)
-		s.savers[i].saveKey(k)
-		lim.DecideInto(&verdicts[i], now, k, cost)
-		if verdicts[i].Outcome == Rejected {
+	for i, sv := range s.savers {
+		v := &verdicts[i]
+		sv.saveDecide(v, now, s.keyOf(i, key), cost)
+		if v.Outcome == Rejected {
 			if refused < 0 {
 				refused = i
 			}
-			wait = max(wait, verdicts[i].RetryAfter)
+			wait = max(wait, v.RetryAfter)
 		}
 	}
-	primary := max(refused, 0)
 	if refused < 0 {
 		*d = verdicts[0]
 	} else {
@@ -198,18 +198,16 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		*d = verdicts[refused]
 		d.RetryAfter = wait
 	}
-	// The layers' verdicts go with the decision in the func it is
-	// explained by (a field of its own would cost every decision of every
-	// limiter its copying), and its policy, the primary layer's, points
-	// into the stack's stackInfo: see stack_explain.go.
-	d.policy = &s.info.with(verdicts).entries[primary].p
-	d.explain = explainer(verdicts)
+	// The first layer to refuse, or the first, decided: its policy is
+	// the decision's. Its explanation is every layer's, from the record.
+	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, verdicts))
 }
 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
 
 func (s *stack) Clone() Limiter {
+	// The clone writes records into chunks of its own.
 	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), info: s.info}
 	c.Decider = NewDecider(c, s.ids)
 	for i, lim := range s.lims {

@@ -1,140 +1,222 @@
 package algorithms
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"time"
-	"unsafe"
 )
 
-// A Decision has no room for several layers' numbers (each layer's v,
-// RetryAfter and outcome, beside the decision's own), and a caller may keep
-// a decision and ask for its explanation long after (the explorer explains
-// each lane's last decision, check its first mismatch at the end): so a
-// decision of a stack of several layers carries its layers' verdicts in
-// the one allocation of its explain func, a method value holding a copy of
-// them. The numbers are all that is copied (no pointer: the garbage
-// collector never scans them); what is the same for every decision of the
-// stack (the layers, their policies, the funcs that explain their
-// verdicts) is in the stack's stackInfo, which the decision's policy
-// points into.
+// A decision of a stack of several layers is explained with every layer's
+// numbers (its v, its RetryAfter and whether it refused), and a caller may
+// keep a decision and ask for its explanation long after (the explorer
+// explains each lane's last decision every frame, check its first
+// mismatch at the end). A field of its own in Decision would cost every
+// decision of every limiter its copying, so a stack writes each decision's
+// layer numbers as a record of bytes, exactly (stackRecord), and keeps it
+// where the decision can reach it for as long as the decision is kept:
+//
+//   - in the decision itself, when it fits in v and rec (stackInline
+//     bytes, which a decision of a stack does not otherwise use): its
+//     explain func is then the stack's inline one, made once by NewStack;
+//     nothing is allocated;
+//   - else in a chunk of the stack instance's own (stackChunkBytes),
+//     appended and never changed, v[0] its offset: its explain func is a
+//     closure over the chunk, made with it, so the chunk lives as long as
+//     a decision explained by it is kept (or while the stack fills it).
+//     A new chunk costs two allocations, the bytes (no pointer, so the
+//     collector never scans them) and the closure, once a chunk is full.
+//
+// Either way a record is exact and never changes, however many decisions
+// the stack takes after it; what the chunks hold is bounded by the
+// decisions callers keep, a chunk at most each, not by the decisions made.
+
+// stackInline is how many bytes of a record a Decision holds: v and rec.
+const stackInline = 4*8 + 7
+
+// stackChunkBytes is the size of a chunk of records that do not fit in
+// their decisions: 4 KiB, the records of 24 to 100 decisions (a record
+// kept there takes 40 to 170 bytes).
+const stackChunkBytes = 4096
+
+// stackRecordMax bounds a record, with the 8 bytes stackRecord may write
+// past its end: a nibble and 8 bytes for each of 5 numbers a layer.
+const stackRecordMax = MaxLayers*5*(1+16)/2 + 8
 
 // stackInfo is what every decision of a stack of several layers is
 // explained with, made once by NewStack and shared by its clones (it never
 // changes).
 type stackInfo struct {
+	// layers are the stack's layers (a copy of its caller's).
 	layers []Layer
-	// entries are, by layer, the policy a decision the layer decided
-	// points at.
-	entries []layerEntry
-	// explains are, by layer, the func that explains its verdicts (every
-	// decision of an algorithm has the same).
+	// explains are, by layer, the func its algorithm's description says
+	// words its decisions.
 	explains []func(b []byte, d Decision) []byte
+	// inline explains a decision whose record it holds itself.
+	inline func(b []byte, d Decision) []byte
 }
 
-// layerEntry is a layer's policy, first, so that a decision's policy that
-// points at it also points at the entry.
-type layerEntry struct {
-	p    Policy
-	info *stackInfo
-}
-
-// newStackInfo is the stackInfo of layers, whose limiters are lims: the
-// func that explains each one's verdicts is that of a decision of a clone
-// of it on key (which changes nothing of the layer).
-func newStackInfo(layers []Layer, lims []Limiter, key Key) *stackInfo {
-	info := &stackInfo{layers: layers, entries: make([]layerEntry, len(layers)), explains: make([]func(b []byte, d Decision) []byte, len(layers))}
-	for i, l := range layers {
-		info.entries[i] = layerEntry{p: l.Policy, info: info}
-		info.explains[i] = lims[i].Clone().DecideKey(0, key, 1).explain
+// newStackInfo is the stackInfo of layers, each explained by the explain
+// func of its algorithm's description.
+func newStackInfo(layers []Layer) *stackInfo {
+	info := &stackInfo{layers: slices.Clone(layers), explains: make([]func(b []byte, d Decision) []byte, len(layers))}
+	for i, l := range info.layers {
+		info.explains[i] = Describe(l.Policy.Algorithm).explain
+	}
+	info.inline = func(b []byte, d Decision) []byte {
+		var rec [stackInline]byte
+		for i, x := range d.v {
+			binary.LittleEndian.PutUint64(rec[8*i:], uint64(x))
+		}
+		copy(rec[32:], d.rec[:])
+		return info.explain(b, &d, rec[:])
 	}
 	return info
 }
 
-// with is info, or for verdicts that some layer explains with another func
-// than info says (none of the algorithms does: each explains every
-// decision with one func), a stackInfo of their own funcs.
-func (info *stackInfo) with(verdicts []Decision) *stackInfo {
+// stackRecords is the chunk a stack instance writes the records that do
+// not fit in their decisions into.
+type stackRecords struct {
+	// chunk is what is written of it: its cap is the chunk's.
+	chunk []byte
+	// explain explains the decisions whose records are in the chunk: a
+	// closure over the whole chunk (not over chunk, which moves on).
+	explain func(b []byte, d Decision) []byte
+}
+
+// stackRecord writes verdicts, the layers' decisions of a request at at,
+// into buf, and returns what it wrote. A layer is five numbers, its v and
+// its RetryAfter, and the record is a nibble for each number, two to a
+// byte (numbers 2k and 2k+1 in byte k, low nibble first), then the numbers
+// in order, each in the bytes the nibble says. A v[j] is written as the
+// zigzag of itself or of its difference from at, whichever is smaller
+// (times sit near at): the nibble's bit 3 says the difference. For
+// RetryAfter, written as it is, bit 3 says the layer refused (a layer of a
+// stack admits or refuses at once: NewStack). The nibble's low 3 bits are
+// the number's bytes, 0 to 6, or 7 for 8. Arithmetic wraps, so any int64 (a
+// float's bits among them) comes back exactly.
+func stackRecord(buf *[stackRecordMax]byte, at time.Duration, verdicts []Decision) int {
+	n := (5*len(verdicts) + 1) / 2
+	clear(buf[:n])
+	k := 0
+	put := func(z uint64, c byte) {
+		c |= byte(min((bits.Len64(z)+7)/8, 7))
+		buf[k/2] |= c << (4 * (k % 2))
+		binary.LittleEndian.PutUint64(buf[n:], z)
+		n += stackSizes[c&7]
+		k++
+	}
 	for i := range verdicts {
-		if funcID(verdicts[i].explain) != funcID(info.explains[i]) {
-			alt := &stackInfo{layers: info.layers, entries: make([]layerEntry, len(info.entries)), explains: make([]func(b []byte, d Decision) []byte, len(info.entries))}
-			for j := range verdicts {
-				alt.entries[j] = layerEntry{p: info.entries[j].p, info: alt}
-				alt.explains[j] = verdicts[j].explain
+		v := &verdicts[i]
+		for _, x := range v.v {
+			z, near := zigzag(x), zigzag(x-int64(at))
+			if near < z {
+				put(near, 8)
+			} else {
+				put(z, 0)
 			}
-			return alt
+		}
+		if v.Outcome == Rejected {
+			put(uint64(v.RetryAfter), 8)
+		} else {
+			put(uint64(v.RetryAfter), 0)
 		}
 	}
-	return info
-}
-
-// explainer is the explain func of a decision whose layers' verdicts are
-// vs: a method value holding a copy of their numbers (one allocation, of
-// no pointer).
-func explainer(vs []Decision) func(b []byte, d Decision) []byte {
-	switch len(vs) {
-	case 2:
-		return verdicts2{verdictOf(&vs[0]), verdictOf(&vs[1])}.explain
-	case 3:
-		return verdicts3{verdictOf(&vs[0]), verdictOf(&vs[1]), verdictOf(&vs[2])}.explain
+	if n < stackInline {
+		clear(buf[n:stackInline]) // what PutUint64 wrote past the end
 	}
-	return verdicts4{verdictOf(&vs[0]), verdictOf(&vs[1]), verdictOf(&vs[2]), verdictOf(&vs[3])}.explain
+	return n
 }
 
-// funcID tells two funcs apart: the same function's value is one funcval.
-func funcID(f func(b []byte, d Decision) []byte) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&f))
+// stackSizes are the bytes of a number of a record, by its nibble's low 3
+// bits.
+var stackSizes = [8]int{0, 1, 2, 3, 4, 5, 6, 8}
+
+func zigzag(x int64) uint64 { return uint64(x<<1) ^ uint64(x>>63) }
+
+func unzigzag(z uint64) int64 { return int64(z>>1) ^ -int64(z&1) }
+
+// stackReader reads a record that stackRecord wrote.
+type stackReader struct {
+	rec []byte
+	k   int // the next number's nibble
+	n   int // where its bytes start
 }
 
-// layerVerdict is one layer's numbers on a request: with the request's At
-// and Cost, which the stack's decision carries, and the layer's policy and
-// explain func, its Decision (a layer of a stack never delays, and has no
-// gateway, scope or fallback).
-type layerVerdict struct {
-	v          [4]int64
-	retryAfter time.Duration
-	outcome    Outcome
+func newStackReader(rec []byte, layers int) stackReader {
+	return stackReader{rec: rec, n: (5*layers + 1) / 2}
 }
 
-func verdictOf(d *Decision) layerVerdict {
-	return layerVerdict{v: d.v, retryAfter: d.RetryAfter, outcome: d.Outcome}
+// next is the next number and its nibble's bit 3.
+func (r *stackReader) next() (uint64, bool) {
+	c := r.rec[r.k/2] >> (4 * (r.k % 2)) & 15
+	size := stackSizes[c&7]
+	var word [8]byte
+	copy(word[:], r.rec[r.n:r.n+size])
+	r.k, r.n = r.k+1, r.n+size
+	return binary.LittleEndian.Uint64(word[:]), c&8 != 0
 }
 
-// decision is layer i's Decision again, on the request of the stack's
-// decision d.
-func (info *stackInfo) decision(i int, v *layerVerdict, d *Decision) Decision {
-	return Decision{Outcome: v.outcome, At: d.At, Cost: d.Cost, RetryAfter: v.retryAfter, explain: info.explains[i], policy: &info.entries[i].p, v: v.v}
+// keep puts rec, the record of d, where d can reach it: in d when it fits,
+// else in the stack instance's chunk. rec is the first n bytes of buf
+// (stackRecord), the rest of buf up to stackInline zero.
+func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, n int) {
+	if n <= stackInline {
+		for i := range d.v {
+			d.v[i] = int64(binary.LittleEndian.Uint64(buf[8*i:]))
+		}
+		d.rec = [7]byte(buf[32:stackInline])
+		d.explain = info.inline
+		return
+	}
+	if len(r.chunk)+n > cap(r.chunk) {
+		chunk := make([]byte, stackChunkBytes)
+		r.chunk = chunk[:0]
+		r.explain = func(b []byte, d Decision) []byte { return info.explain(b, &d, chunk[d.v[0]:]) }
+	}
+	d.v = [4]int64{int64(len(r.chunk))}
+	r.chunk = append(r.chunk, buf[:n]...)
+	d.explain = r.explain
 }
 
-// verdicts2, 3 and 4 are the verdicts of a stack of that many layers, as a
-// decision's explain func holds them (its explain method as a value).
-type (
-	verdicts2 [2]layerVerdict
-	verdicts3 [3]layerVerdict
-	verdicts4 [4]layerVerdict
-)
+// layer is layer i's Decision again, read from r, on the request of the
+// stack's decision d.
+func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
+	l := Decision{At: d.At, Cost: d.Cost, explain: info.explains[i], policy: &info.layers[i].Policy}
+	for j := range l.v {
+		z, near := r.next()
+		l.v[j] = unzigzag(z)
+		if near {
+			l.v[j] += int64(d.At)
+		}
+	}
+	wait, refused := r.next()
+	l.RetryAfter = time.Duration(wait)
+	if refused {
+		l.Outcome = Rejected
+	}
+	return l
+}
 
-func (r verdicts2) explain(b []byte, d Decision) []byte { return explainLayers(b, &d, r[:]) }
-func (r verdicts3) explain(b []byte, d Decision) []byte { return explainLayers(b, &d, r[:]) }
-func (r verdicts4) explain(b []byte, d Decision) []byte { return explainLayers(b, &d, r[:]) }
-
-// explainLayers words every layer's verdict: "per-account (per key): … →
-// allowed; total (all keys together): … → rejected ⇒ refused by total; no
-// layer spends it". d is the stack's decision, whose policy is a layer's
-// entry's in the stack's stackInfo.
-func explainLayers(b []byte, d *Decision, verdicts []layerVerdict) []byte {
-	info := (*layerEntry)(unsafe.Pointer(d.policy)).info
-	refused := d.Outcome == Rejected
+// explain words every layer's verdict, from rec, d's record onward:
+// "per-account (per key): … → allowed; total (all keys together): … →
+// rejected ⇒ refused by total: no policy spends it".
+func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
+	var refused [MaxLayers]bool
 	refusers := 0
+	r := newStackReader(rec, len(info.layers))
 	for i, l := range info.layers {
 		if i > 0 {
 			b = append(b, "; "...)
 		}
 		b = appendf(b, "%s (%s): ", l.Name, l.Scope())
-		v := &verdicts[i]
-		b = info.decision(i, v, d).AppendExplain(b)
+		v := info.layer(i, &r, d)
+		b = v.AppendExplain(b)
 		switch {
-		case v.outcome == Rejected:
+		case v.Outcome == Rejected:
+			refused[i] = true
 			refusers++
-		case refused:
+		case d.Outcome == Rejected:
 			b = append(b, " (had all admitted)"...)
 		}
 	}
@@ -144,7 +226,7 @@ func explainLayers(b []byte, d *Decision, verdicts []layerVerdict) []byte {
 	b = append(b, " ⇒ refused by "...)
 	first := true
 	for i, l := range info.layers {
-		if verdicts[i].outcome != Rejected {
+		if !refused[i] {
 			continue
 		}
 		if !first {

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,120 @@ func TestStackRefusesShapers(t *testing.T) {
 	_, err := NewStack([]Layer{{Name: "q", Policy: Policy{Algorithm: LeakyBucket, Queue: 3, Rate: Rate{N: 1, Per: time.Second}}}}, NewKeys())
 	if err == nil || !strings.Contains(err.Error(), "delays") {
 		t.Errorf("a leaky bucket in a stack: %v", err)
+	}
+}
+
+// layersExplain is what a stack's decision must say, from its layers' own
+// decisions ws of the request (each by a lone limiter of the layer's
+// policy): every layer's words after its name and scope, those that
+// admitted a refused request marked, then who refused.
+func layersExplain(layers []Layer, ws []Decision, retry time.Duration) string {
+	var parts, refusers []string
+	for i, w := range ws {
+		if w.Outcome == Rejected {
+			refusers = append(refusers, layers[i].Name)
+		}
+	}
+	for i, w := range ws {
+		part := layers[i].Name + " (" + layers[i].Scope() + "): " + w.Explain()
+		if w.Outcome != Rejected && len(refusers) > 0 {
+			part += " (had all admitted)"
+		}
+		parts = append(parts, part)
+	}
+	out := strings.Join(parts, "; ")
+	switch {
+	case len(refusers) == 0:
+		return out + " ⇒ every policy admits: spent in all"
+	case len(refusers) == 1:
+		return out + " ⇒ refused by " + refusers[0] + ": no policy spends it"
+	}
+	return out + " ⇒ refused by " + strings.Join(refusers, " and ") + ": no policy spends it; retry after " + FormatSeconds(retry) + ", the longest of their waits"
+}
+
+// logLayers are layers whose states hold logs and tables (a sliding log,
+// a sliding counter in sub-windows, a collapsing log and an attempt log
+// over all keys), beside a fixed window.
+var logLayers = []Layer{
+	{Name: "log", Policy: stackPolicies[2]},
+	{Name: "subs", Policy: Policy{Algorithm: SlidingCounter, Limit: 4, Window: sec, SubWindows: 4}},
+	{Name: "collapse", Policy: Policy{Algorithm: CollapsingLog, Limit: 5, Window: sec}, AllKeys: true},
+	{Name: "total", Policy: stackPolicies[1], AllKeys: true},
+	{Name: "attempts", Policy: Policy{Algorithm: AttemptLog, Limit: 9, Window: 2 * sec}, AllKeys: true},
+}
+
+// A stack's decision says what its layers' own limiters say of the
+// request, each fed only the requests the stack admitted, word for word,
+// and so do its outcome, wait and policy; asked long after, when every
+// layer has moved on. Records that fit in their decisions and records
+// kept in chunks (a float's bits take 8 bytes) are both checked.
+func TestStackExplanationIsItsLayers(t *testing.T) {
+	xrate := Policy{Algorithm: XTimeRate, Burst: 3, Rate: Rate{N: 7, Per: sec}}
+	for _, layers := range [][]Layer{
+		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "total", Policy: stackPolicies[1], AllKeys: true}},
+		benchLayers,
+		logLayers[:2], logLayers[1:4], {logLayers[0], logLayers[4]},
+		{{Name: "x", Policy: xrate}, {Name: "all-x", Policy: xrate, AllKeys: true}, {Name: "gcra", Policy: stackPolicies[3]}, {Name: "log", Policy: stackPolicies[2], AllKeys: true}},
+	} {
+		s := mustStack(t, layers...)
+		info := s.(*stack).info
+		lone := make([]Limiter, len(layers))
+		for i, l := range layers {
+			lone[i] = mustNew(t, l.Policy)
+		}
+		var ds []Decision
+		var want []string
+		inline, chunked := 0, 0
+		for j, r := range stackTrace(5, 600) {
+			ws := make([]Decision, len(layers))
+			all, wait := true, time.Duration(0)
+			for i, l := range layers {
+				key := r.key
+				if l.AllKeys {
+					key = AllKeysKey
+				}
+				ws[i] = lone[i].Clone().Decide(r.at, key, r.cost)
+				if ws[i].Outcome == Rejected {
+					all, wait = false, max(wait, ws[i].RetryAfter)
+				}
+			}
+			d := s.Decide(r.at, r.key, r.cost)
+			if all {
+				for i, l := range layers {
+					key := r.key
+					if l.AllKeys {
+						key = AllKeysKey
+					}
+					lone[i].Decide(r.at, key, r.cost)
+				}
+			}
+			text := layersExplain(layers, ws, wait)
+			if wait == Never {
+				for _, w := range ws {
+					if w.RetryAfter == Never {
+						text = w.Explain()
+						break
+					}
+				}
+			} else if reflect.ValueOf(d.explain).Pointer() == reflect.ValueOf(info.inline).Pointer() {
+				inline++
+			} else {
+				chunked++
+			}
+			if d.Outcome.Admitted() != all || (!all && d.RetryAfter != wait) {
+				t.Fatalf("%d layers, request %d: %s after %v; its layers: admitted %v, wait %v", len(layers), j, d.Outcome, d.RetryAfter, all, wait)
+			}
+			ds, want = append(ds, d), append(want, text)
+		}
+		for j, d := range ds {
+			if got := d.Explain(); got != want[j] {
+				t.Fatalf("%d layers (%s …), decision %d:\n%s\nits layers say:\n%s", len(layers), layers[0].Name, j, got, want[j])
+			}
+		}
+		t.Logf("%d layers (%s …): %d records in their decisions, %d in chunks", len(layers), layers[0].Name, inline, chunked)
+		if layers[0].Policy == xrate && chunked == 0 {
+			t.Errorf("x/time/rate's floats: no record kept in a chunk")
+		}
 	}
 }
 

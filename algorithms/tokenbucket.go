@@ -24,6 +24,7 @@ var StartsEmptyParam = Param{Name: "starts_empty", Kind: Flag, Want: "true or fa
 func init() {
 	d := sizedDescription(CapacityParam, Description{
 		Algorithm: TokenBucket,
+		explain:   explainTokenBucket,
 		Rule:      "admitted iff min(capacity, tokens + elapsed × rate) ≥ c, then c is spent; starts full (starts_empty: with 0 tokens)",
 		Words: func(p Policy) string {
 			return "token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + emptyWords(p) + "; a request spends its cost"

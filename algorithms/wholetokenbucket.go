@@ -20,6 +20,7 @@ const WholeTokenBucket Algorithm = "whole-token-bucket"
 func init() {
 	register(sizedDescription(CapacityParam, Description{
 		Algorithm: WholeTokenBucket,
+		explain:   explainWholeBucket,
 		Family:    Mistake,
 		Twin:      TokenBucket,
 		Source:    "a token bucket whose refill is rounded down to whole tokens on every arrival (the lesson warns this discards elapsed-time credit)",

@@ -49,6 +49,7 @@ func init() {
 	for _, reserve := range []bool{false, true} {
 		d := Description{
 			Algorithm: XTimeRate,
+			explain:   explainXTimeRate,
 			Family:    Library,
 			Source:    xtimerateSource + " (Limiter.AllowN)",
 			Params:    []Param{xtimerateBurst, RateParam},
