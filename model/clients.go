@@ -5,19 +5,18 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/internal/minheap"
 	"ratelab/scenarios"
 )
 
 // Each lane sees its own retries: every lane gets the same original
 // requests, and each lane's refusals make that lane's retries, which only
-// that lane then decides. A lane keeps the retries it owes in a heap beside
-// its limiter (in lanes, so a checkpoint holds them). Before an original
-// request at t, every retry due at or before t is decided first, in time
-// order (ties in the order they were made); a retry due at the same instant
-// as an original therefore goes before it, and one a refusal makes for its
-// own instant (retry: at-once) goes before the next original at that
-// instant. Retries are sent only before the scenario's Duration: one that
+// that lane then decides. A lane keeps the retries it owes in a calendar
+// (retryCalendar) beside its limiter (in lanes, so a checkpoint holds
+// them). Before an original request at t, every retry due at or before t
+// is decided first, in time order (ties in the order they were made); a
+// retry due at the same instant as an original therefore goes before it,
+// and one a refusal makes for its own instant (retry: at-once) goes before
+// the next original at that instant. Retries are sent only before the scenario's Duration: one that
 // would come later leaves its request unfinished.
 
 // Fate is what became of a request after one of its attempts was decided.
@@ -67,65 +66,18 @@ type Attempt struct {
 	Cancelled bool
 }
 
-// retry is an attempt a lane owes: request key of cost, attempt n of the
-// original request orig first sent at first.
-type retry struct {
-	at, first time.Duration
-	key       algorithms.Key
-	cost      int64
-	orig      int
-	rank      int32 // among the originals arriving at first, from 0
-	n         int32
-	client    int32
-	seq       uint64 // the order the lane made its retries in: ties' order
-}
-
-// owedRetries are the retries one lane owes, taken in time order, ties
-// in the order the lane made them (seq, never the same twice). They wait
-// in a slab, and a min-heap of small references orders them (due At, Seq
-// the retry's seq, V its slot in the slab): the heap's comparisons move
-// three words, not a retry's ten.
-type owedRetries struct {
-	heap []minheap.Entry[int32]
-	slab []retry
-	free []int32 // the slab's empty slots
-}
-
-// push adds x.
-func (o *owedRetries) push(x retry) {
-	var s int32
-	if n := len(o.free); n > 0 {
-		s, o.free = o.free[n-1], o.free[:n-1]
-		o.slab[s] = x
-	} else {
-		s = int32(len(o.slab))
-		o.slab = append(o.slab, x)
-	}
-	o.heap = minheap.Push(o.heap, minheap.Entry[int32]{At: x.at, Seq: int64(x.seq), V: s})
-}
-
-// pop removes and returns the first retry; o must hold one.
-func (o *owedRetries) pop() retry {
-	var r minheap.Entry[int32]
-	r, o.heap = minheap.Pop(o.heap)
-	x := o.slab[r.V]
-	o.slab[r.V] = retry{} // drop what it refers to
-	o.free = append(o.free, r.V)
-	return x
-}
-
-// clone is a copy of o that shares no memory with it, its retries in
-// a slab of their own, no larger than they are.
-func (o *owedRetries) clone() owedRetries {
-	if len(o.heap) == 0 {
-		return owedRetries{}
-	}
-	c := owedRetries{heap: make([]minheap.Entry[int32], len(o.heap)), slab: make([]retry, len(o.heap))}
-	for i, r := range o.heap {
-		c.slab[i] = o.slab[r.V]
-		c.heap[i] = minheap.Entry[int32]{At: r.At, Seq: r.Seq, V: int32(i)}
-	}
-	return c
+// retryReq is what every attempt of a request shares, in a lane that
+// retries it: its first arrival, key, cost, index in the timeline or
+// stream, jitter salt (jitterSalt: its client, first arrival and rank among
+// the originals arriving then; 0 for a client that draws none) and client.
+// A lane holds one a request it owes a retry, not one a retry.
+type retryReq struct {
+	first  time.Duration
+	key    algorithms.Key
+	cost   int64
+	orig   int
+	salt   uint64
+	client int32
 }
 
 // clientBook is what the lanes know of a scenario's clients; nil when it
@@ -152,8 +104,9 @@ func (b *clientBook) client(c int32) *scenarios.Client {
 	return &b.clients[c-1]
 }
 
-// retryBytes is what one owed retry takes.
-const retryBytes = 80
+// retryBytes is what one owed retry takes: its entry in the calendar and
+// its request's retryReq.
+const retryBytes = 24 + 64
 
 // Then says what became of a request after attempt a, in a few words: "served after
 // 1.2s", "retries at 3s (attempt 2)", "abandoned: gives up (attempts

@@ -52,12 +52,13 @@ type lanes struct {
 	// made counts the retries made, for their order; cancels[lane] tells
 	// whether lane can delay, so that a client's cancel can matter.
 	book    *clientBook
-	owed    []owedRetries
+	owed    []retryCalendar
 	made    uint64
 	cancels []bool
-	// orig and rank identify the latest original request: its index and
+	// req is the latest original request, as a lane that retries it
+	// keeps it (its jitter salt worked out once for every lane); rank is
 	// its place among the originals arriving at its instant, rankAt.
-	orig   int
+	req    retryReq
 	rank   int32
 	rankAt time.Duration
 }
@@ -65,10 +66,12 @@ type lanes struct {
 func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Duration, book *clientBook) (*lanes, error) {
 	ls := &lanes{keys: algorithms.NewKeys(), book: book, rankAt: -1}
 	if book != nil {
-		ls.owed = make([]owedRetries, len(defs))
+		ls.owed = make([]retryCalendar, len(defs))
 		ls.cancels = make([]bool, len(defs))
+		shift := calendarShift(book.longestWait())
 		for i, def := range defs {
 			ls.cancels[i] = maxDelay(def.Policy) > 0
+			ls.owed[i].shift = shift
 		}
 	}
 	for _, def := range defs {
@@ -122,7 +125,14 @@ func (ls *lanes) arrive(r Request, orig int) {
 		ls.rankAt, ls.rank = r.At, -1
 	}
 	ls.rank++
-	ls.orig = orig
+	if ls.book == nil {
+		ls.req.orig = orig
+		return
+	}
+	ls.req = retryReq{first: r.At, key: ls.lastKey, cost: r.Cost, orig: orig, client: int32(r.Client)}
+	if c := ls.book.client(ls.req.client); c != nil && c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+		ls.req.salt = jitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
+	}
 }
 
 // decide is decideInto returning the decision.
@@ -146,7 +156,7 @@ func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt
 		s := &ls.stats[i]
 		s.count(d)
 		s.Originals++
-		*a = Attempt{N: 1, Original: ls.orig, First: r.At}
+		*a = Attempt{N: 1, Original: ls.req.orig, First: r.At}
 		if d.Outcome.Admitted() {
 			s.Served++
 			a.Fate, a.Latency = Served, d.Delay
@@ -157,8 +167,7 @@ func (ls *lanes) decideInto(i int, r Request, d *algorithms.Decision, a *Attempt
 		}
 		return
 	}
-	x := retry{at: r.At, first: r.At, key: ls.lastKey, cost: r.Cost, orig: ls.orig, rank: ls.rank, n: 1, client: int32(r.Client)}
-	ls.try(i, &x, d, a)
+	ls.try(i, r.At, 1, &ls.req, -1, d, a)
 }
 
 // drain decides every retry the lanes owe due at or before t, in order
@@ -184,58 +193,72 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 		return 0, false
 	}
 	lane = -1
+	var first time.Duration
 	for i := range ls.owed {
-		if h := ls.owed[i].heap; len(h) > 0 && h[0].At <= t && (lane < 0 || h[0].At < ls.owed[lane].heap[0].At) {
-			lane = i
+		if at, ok := ls.owed[i].next(); ok && at <= t && (lane < 0 || at < first) {
+			lane, first = i, at
 		}
 	}
 	if lane < 0 {
 		return 0, false
 	}
-	x := ls.owed[lane].pop()
-	*r = Request{At: x.at, Key: x.key.String(), Cost: x.cost, Client: int(x.client)}
-	ls.retryKey = x.key
-	ls.try(lane, &x, d, a)
+	o := &ls.owed[lane]
+	x, _ := o.popUntil(t)
+	q := &o.reqs[x.slot]
+	*r = Request{At: x.at, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
+	ls.retryKey = q.key
+	ls.try(lane, x.at, x.n, q, x.slot, d, a)
 	return lane, true
 }
 
-// try decides attempt x in lane i and settles what becomes of its request:
-// served, abandoned, unfinished, or a retry the lane now owes.
-func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
-	c := ls.book.client(x.client)
+// try decides attempt n, at, of request q in lane i and settles what
+// becomes of the request: served, abandoned, unfinished, or a retry the
+// lane now owes. slot is q's in the lane's calendar, or −1 for an original
+// request (q is then copied there if the lane retries it); the slot is
+// freed unless the lane retries the request.
+func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+	ls.settle(i, at, n, q, slot, d, a)
+	if slot >= 0 && a.Fate != Retrying {
+		ls.owed[i].release(slot)
+	}
+}
+
+// settle is try but for freeing slot.
+func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+	c := ls.book.client(q.client)
 	lim := ls.limiters[i]
 	var before algorithms.State
 	var had, cancel bool
 	if c != nil && c.Cancel && ls.cancels[i] {
 		cancel = true
-		before, had = lim.(algorithms.StateCodec).ExportKey(x.key)
+		before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
-	lim.DecideInto(d, x.at, x.key, x.cost)
+	lim.DecideInto(d, at, q.key, q.cost)
 	s := &ls.stats[i]
 	s.count(d)
-	*a = Attempt{N: int(x.n), Original: x.orig, First: x.first, Client: int(x.client)}
+	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
 	if d.Outcome.Admitted() {
-		release := x.at + d.Delay
-		if c != nil && c.Deadline > 0 && release-x.first > c.Deadline {
+		release := at + d.Delay
+		if c != nil && c.Deadline > 0 && release-q.first > c.Deadline {
 			// The caller stops waiting. Given back, the slot is as if
 			// never taken; kept, the request still passes the limiter
 			// when released, for nobody.
 			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
 			s.settle(a)
 			if !cancel {
-				ls.peaks[i].Admit(x.at, d.Delay, x.cost, peak.Source(x.key.ID(), d.Gateway))
+				ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 			} else if had {
-				if err := lim.(algorithms.StateCodec).ImportKey(x.key, before); err != nil {
+				if err := lim.(algorithms.StateCodec).ImportKey(q.key, before); err != nil {
 					panic("model: a cancelled request's key cannot be put back: " + err.Error())
 				}
 			} else {
-				lim.(algorithms.KeyCopier).ForgetKey(x.key)
+				lim.(algorithms.KeyCopier).ForgetKey(q.key)
 			}
 			return
 		}
-		a.Fate, a.Latency = Served, release-x.first
+		a.Fate, a.Latency = Served, release-q.first
 		s.settle(a)
-		ls.peaks[i].Admit(x.at, d.Delay, x.cost, peak.Source(x.key.ID(), d.Gateway))
+		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		return
 	}
 	if c == nil {
@@ -245,9 +268,9 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 	}
 	var draw uint64
 	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		draw = scenarios.JitterDraw(ls.book.seed, int(x.client-1), x.first, int(x.rank), int(x.n))
+		draw = jitterDraw(q.salt, int(n))
 	}
-	next, ending := c.NextTry(int(x.n), x.first, d, draw)
+	next, ending := c.NextTry(int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		a.Fate, a.Ending = Abandoned, ending
@@ -255,10 +278,12 @@ func (ls *lanes) try(i int, x *retry, d *algorithms.Decision, a *Attempt) {
 		a.Fate, a.Next = Unfinished, next
 	default:
 		a.Fate, a.Next = Retrying, next
-		nx := *x
-		nx.at, nx.n, nx.seq = next, x.n+1, ls.made
+		o := &ls.owed[i]
+		if slot < 0 {
+			slot = o.hold(q)
+		}
+		o.push(owedTry{at: next, seq: ls.made, slot: slot, n: n + 1})
 		ls.made++
-		ls.owed[i].push(nx)
 	}
 	s.settle(a)
 }
@@ -285,12 +310,12 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		book:     ls.book,
 		made:     ls.made,
 		cancels:  ls.cancels,
-		orig:     ls.orig,
+		req:      ls.req,
 		rank:     ls.rank,
 		rankAt:   ls.rankAt,
 	}
 	if ls.owed != nil {
-		c.owed = make([]owedRetries, len(ls.owed))
+		c.owed = make([]retryCalendar, len(ls.owed))
 		for i := range ls.owed {
 			c.owed[i] = ls.owed[i].clone()
 		}
@@ -315,7 +340,7 @@ const laneBytes = 256
 func (ls *lanes) cloneBytes() int64 {
 	n := int64(len(ls.limiters)) * laneBytes
 	for i := range ls.owed {
-		n += int64(len(ls.owed[i].heap)) * retryBytes
+		n += int64(ls.owed[i].len()) * retryBytes
 	}
 	for _, lim := range ls.limiters {
 		n += lim.Memory().Clone

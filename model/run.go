@@ -52,8 +52,13 @@ func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) 
 	if err != nil {
 		return nil, err
 	}
-	if ls.book == nil && emit == nil {
+	if emit == nil && ls.book == nil {
 		return runOpen(s, defs, opt, ls), nil
+	}
+	if emit == nil && opt.Store == nil {
+		// A store's lanes keep their state elsewhere, in an order of
+		// calls Run keeps; in memory, each lane can run alone.
+		return runByLane(s, defs, opt, ls), nil
 	}
 	var d algorithms.Decision
 	var a Attempt

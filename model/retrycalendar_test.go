@@ -1,0 +1,104 @@
+package model
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestRetryCalendarOrder pushes retries as lanes do (each due no earlier
+// than the clock) and takes them as the clock moves, against a sorted
+// list: waits within the buckets' days, far past them, crowded on one
+// instant, and a clone taken midway that must go on alike.
+func TestRetryCalendarOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shift uint
+		due   func(r *rand.Rand, now time.Duration) time.Duration // a retry's, made at now
+	}{
+		{"within the days", calendarShift(40 * time.Millisecond), func(r *rand.Rand, now time.Duration) time.Duration {
+			return now + time.Duration(r.Int64N(int64(40*time.Millisecond)))
+		}},
+		{"past the days", calendarShift(time.Millisecond), func(r *rand.Rand, now time.Duration) time.Duration {
+			return now + time.Duration(r.Int64N(int64(time.Second)))
+		}},
+		{"crowded instants", calendarShift(time.Second), func(r *rand.Rand, now time.Duration) time.Duration {
+			return now.Truncate(100*time.Millisecond) + time.Duration(1+r.IntN(3))*100*time.Millisecond
+		}},
+		{"at once", 0, func(r *rand.Rand, now time.Duration) time.Duration { return now + time.Duration(r.IntN(2)) }},
+		{"mixed", calendarShift(10 * time.Millisecond), func(r *rand.Rand, now time.Duration) time.Duration {
+			if r.IntN(10) == 0 {
+				return now + time.Duration(r.Int64N(int64(time.Minute)))
+			}
+			return now + time.Duration(r.Int64N(int64(10*time.Millisecond)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(tc.shift)))
+			c := &retryCalendar{shift: tc.shift}
+			var want []owedTry
+			var clone *retryCalendar
+			var cloneWant []owedTry
+			var now time.Duration
+			var seq uint64
+			take := func(c *retryCalendar, want *[]owedTry, t0 time.Duration) {
+				for {
+					x, ok := c.popUntil(t0)
+					if ok != (len(*want) > 0 && (*want)[0].at <= t0) {
+						t.Fatalf("at %v: popUntil %v, want %v (%d held)", t0, ok, !ok, len(*want))
+					}
+					if !ok {
+						return
+					}
+					// want's slots are the requests' orig: a clone
+					// packs the requests in slots of its own.
+					w := (*want)[0]
+					if x.at != w.at || x.seq != w.seq || x.n != w.n || c.reqs[x.slot].orig != int(w.slot) {
+						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, c.reqs[x.slot].orig, w)
+					}
+					c.release(x.slot)
+					*want = (*want)[1:]
+				}
+			}
+			for step := range 20000 {
+				now += time.Duration(r.Int64N(int64(2 * time.Millisecond)))
+				take(c, &want, now)
+				if clone != nil {
+					take(clone, &cloneWant, now)
+				}
+				for range r.IntN(3) {
+					x := owedTry{at: tc.due(r, now), seq: seq, slot: int32(seq), n: 2}
+					seq++
+					c.push(owedTry{at: x.at, seq: x.seq, slot: c.hold(&retryReq{orig: int(x.slot)}), n: x.n})
+					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
+						if a.before(&b) {
+							return -1
+						}
+						return 1
+					})
+					want = slices.Insert(want, i, x)
+					if clone != nil {
+						clone.push(owedTry{at: x.at, seq: x.seq, slot: clone.hold(&retryReq{orig: int(x.slot)}), n: x.n})
+						cloneWant = slices.Clone(want)
+					}
+				}
+				if c.len() != len(want) {
+					t.Fatalf("len %d, want %d", c.len(), len(want))
+				}
+				if at, ok := c.next(); ok != (len(want) > 0) || ok && at != want[0].at {
+					t.Fatalf("next %v %v, want %+v", at, ok, want)
+				}
+				if step == 10000 {
+					cl := c.clone()
+					clone, cloneWant = &cl, slices.Clone(want)
+				}
+			}
+			take(c, &want, endOfTime)
+			take(clone, &cloneWant, endOfTime)
+			if len(c.over) != 0 || c.count != 0 || c.full != 0 || len(c.free) != len(c.reqs) {
+				t.Errorf("emptied, the calendar still holds %d + %d, full %#x, %d of %d requests", c.count, len(c.over), c.full, len(c.reqs)-len(c.free), len(c.reqs))
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package model
+
+import (
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// runByLane is Run with clients and without emit or a Store: `ratelab run
+// --format summary` on a scenario whose clients retry. A lane's retries are
+// its own (see clients.go): every lane gets the same originals, and what a
+// lane decides depends only on them and on its own refusals, never on
+// another lane's (the keys' numbers they share are given by the originals
+// alone, a jitter draw by its request and attempt, and the order of a
+// lane's retries by when that lane made them). So each lane can run alone,
+// which spares Run's search for the earliest retry among every lane's and
+// keeps one lane's limiter and calendar in cache: the originals are read in
+// blocks of retryBlock, and each lane in turn decides its retries and the
+// block's originals, in the order Run does. The totals are Run's, byte for
+// byte (TestRunByLaneIsRun).
+func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
+	runs := make([]laneRun, len(defs))
+	for i, def := range defs {
+		runs[i].grows = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
+	}
+	block := make([]retryReq, 0, retryBlock)
+	flush := func(t time.Duration) {
+		for i := range runs {
+			runs[i].decide(ls, i, block, t)
+		}
+		block = block[:0]
+	}
+	index := 0
+	for r := range s.Requests() {
+		if opt.Until > 0 && r.At >= opt.Until {
+			break
+		}
+		ls.arrive(r, index)
+		block = append(block, ls.req)
+		if len(block) == cap(block) {
+			// The retries due by the block's last original are
+			// decided with it; the rest wait for the next block.
+			flush(r.At)
+		}
+		index++
+	}
+	last := endOfTime
+	if opt.Until > 0 {
+		last = opt.Until - 1
+	}
+	flush(last)
+	stats := make([]Stats, len(defs))
+	for i := range stats {
+		stats[i] = ls.statsAt(i, endOfTime)
+		stats[i].KeyBytes = runs[i].keyBytes
+		stats[i].Latency = runs[i].waited.latency(stats[i].Served)
+	}
+	return stats
+}
+
+// retryBlock is how many originals runByLane reads before the lanes decide
+// them: a block and one lane's state stay in cache.
+const retryBlock = 512
+
+// laneRun is what runByLane keeps of one lane beside its limiter, as Run
+// keeps it: the most bytes a key's state took, the served requests' waits,
+// and whether the lane's state can grow on a refusal.
+type laneRun struct {
+	keyBytes int64
+	waited   latencyCounts
+	grows    bool
+}
+
+// decide runs lane i over the originals of block, each after every retry
+// the lane owes due by its arrival, then decides the retries due by t (no
+// earlier than the block's last original).
+func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
+	var d algorithms.Decision
+	var a Attempt
+	o := &ls.owed[i]
+	for j := range block {
+		q := &block[j]
+		lr.drain(ls, i, o, q.first, &d, &a)
+		ls.try(i, q.first, 1, q, -1, &d, &a)
+		lr.record(ls, i, q.first, q.key, &d, &a)
+	}
+	lr.drain(ls, i, o, t, &d, &a)
+}
+
+// drain decides lane i's retries due by t, in order.
+func (lr *laneRun) drain(ls *lanes, i int, o *retryCalendar, t time.Duration, d *algorithms.Decision, a *Attempt) {
+	for {
+		x, ok := o.popUntil(t)
+		if !ok {
+			return
+		}
+		key := o.reqs[x.slot].key
+		ls.try(i, x.at, x.n, &o.reqs[x.slot], x.slot, d, a)
+		lr.record(ls, i, x.at, key, d, a)
+	}
+}
+
+// record counts an attempt at at of key, decided d with a, in the lane's
+// key bytes and waits, as Run's record does.
+func (lr *laneRun) record(ls *lanes, i int, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	if d.Outcome.Admitted() || lr.grows || lr.keyBytes == 0 {
+		lr.keyBytes = max(lr.keyBytes, ls.limiters[i].KeyBytes(at, key))
+	}
+	if a.Fate == Served && a.Latency != 0 {
+		lr.waited.add(a.Latency)
+	}
+}

@@ -1,0 +1,93 @@
+package model
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"ratelab/scenarios"
+)
+
+// mixedClients is a scenario whose clients do everything a retry can: back
+// off with each jitter, retry at once and after Retry-After, give up past
+// a deadline and cancel, several keys and costs, requests arriving at the
+// same instant (two of them retried at the same instants, where only
+// the order they were made in decides which goes first), retries due past
+// the end, on lanes that delay and lanes
+// that reject.
+const mixedClients = `
+title: clients of every kind
+seed: 7
+duration: 30s
+clients:
+  - {name: full,   retry: backoff, attempts: 5, base: 10ms, cap: 400ms, jitter: full}
+  - {name: equal,  retry: backoff, attempts: 4, base: 50ms, factor: 3, jitter: equal}
+  - {name: none,   retry: backoff, attempts: 3, base: 100ms}
+  - {name: once,   retry: at-once, attempts: 3}
+  - {name: after,  retry: retry-after, attempts: 3}
+  - {name: hasty,  retry: backoff, attempts: 6, base: 20ms, jitter: full, deadline: 300ms, cancel: true}
+limiters:
+  - {name: fixed,   algorithm: fixed-window,    limit: 20, window: 1s}
+  - {name: log,     algorithm: sliding-log,     limit: 20, window: 1s}
+  - {name: bucket,  algorithm: token-bucket,    capacity: 5, rate: 10/s}
+  - {name: shaper,  algorithm: leaky-bucket,    queue: 5,    rate: 10/s}
+traffic:
+  - {every: 7ms,  until: 25s, key: a, client: full}
+  - {every: 7ms,  until: 25s, key: b, client: equal, cost: 2}
+  - {every: 13ms, until: 25s, key: a, client: none}
+  - {every: 20ms, until: 25s, key: c, client: once}
+  - {every: 50ms, until: 29s, key: d, client: after}
+  - {every: 7ms,  until: 25s, key: e, client: hasty}
+  - {every: 7ms,  until: 25s, key: f}
+  - {every: 10ms, until: 25s, key: g, client: none}
+  - {every: 10ms, until: 25s, key: g, client: none, cost: 3}
+`
+
+// TestRunByLaneIsRun checks that a summary run with clients, which takes
+// one lane at a time (runByLane), gives Run's totals as Run gives them
+// with every decision in order, lanes interleaved (an emit forces that
+// path): on every canned lesson with clients, on mixedClients, whole and
+// cut short.
+func TestRunByLaneIsRun(t *testing.T) {
+	var cases []*scenarios.Scenario
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Clients) > 0 {
+			cases = append(cases, s)
+		}
+	}
+	s, err := scenarios.Parse("mixed.yaml", []byte(mixedClients))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, s)
+	if len(cases) < 4 {
+		t.Fatalf("%d scenarios with clients; the lessons have 4", len(cases))
+	}
+	for _, s := range cases {
+		for _, until := range []time.Duration{0, s.Duration / 3, time.Second + 1} {
+			opt := Options{Until: until}
+			got, err := Run(s, opt, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Run(s, opt, func(Record) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s until %v: by lane\n%+v\nin order\n%+v", s.Title, until, got, want)
+			}
+			var retries int64
+			for _, st := range got {
+				retries += st.Requests() - st.Originals
+			}
+			if s == cases[len(cases)-1] && until == 0 && retries < 1000 {
+				t.Errorf("%s: %d retries: the case tests too little", s.Title, retries)
+			}
+		}
+	}
+}
