@@ -21,20 +21,32 @@ import (
 // lane and microseconds on a stack of policies, 64 racy gateways or a
 // client that retries. The explorer decides in chunks and reads the wall
 // clock between them (the model never reads it); the chunks are sized from
-// what the last ones cost (pacer).
+// what the last ones of the same kind of work cost (pacer).
 
 // sliceBudget is how long one slice of a job decides requests, and how long
 // a key press may decide them before it becomes a job: the screen is drawn
 // and keys are read between slices.
 const sliceBudget = 20 * time.Millisecond
 
-// pacer sizes the chunks in which the explorer decides requests, so that it
-// can look at the clock often enough to stop near a budget.
+// pacer times the explorer's long work on the wall clock: it sizes the
+// chunks in which the work is done, so that the clock is read often enough
+// to stop near a budget. Each kind of work learns its own cost a request:
+// deciding the timeline (each decision recorded) and replaying requests
+// from a checkpoint toward a pinned key's verdict (nothing recorded, every
+// state restored from a checkpoint) cost differently, by up to several
+// times with many keys, and one cost learned from both would size each
+// kind's first chunk after the other's from the other's cost.
 type pacer struct {
 	// now is the wall clock; tests replace it.
 	now func() time.Time
-	// perRequest is what deciding one request has cost lately, in
-	// nanoseconds; 0 before anything was measured.
+	// deciding is what deciding the timeline's requests costs (decide);
+	// replaying, what replaying them toward a verdict costs (verdict.go).
+	deciding, replaying rate
+}
+
+// rate is what one kind of work has cost a request lately.
+type rate struct {
+	// perRequest is in nanoseconds; 0 before anything was measured.
 	perRequest float64
 }
 
@@ -45,56 +57,74 @@ const (
 	maxChunk = 1 << 20
 )
 
-// chunk is how many requests to decide before reading the clock again:
+// chunk is how many requests to work on before reading the clock again:
 // about a quarter of budget's worth.
-func (p *pacer) chunk(budget time.Duration) int {
-	if p.perRequest <= 0 {
+func (r *rate) chunk(budget time.Duration) int {
+	if r.perRequest <= 0 {
 		return minChunk
 	}
-	return int(min(max(float64(budget)/4/p.perRequest, minChunk), maxChunk))
+	return int(min(max(float64(budget)/4/r.perRequest, minChunk), maxChunk))
 }
 
-// within reports whether deciding n requests would take no more than
+// within reports whether working on n requests would take no more than
 // budget, at what they have cost lately (at 1 µs a request before any was
 // measured).
-func (p *pacer) within(n int, budget time.Duration) bool {
-	cost := p.perRequest
+func (r *rate) within(n int, budget time.Duration) bool {
+	cost := r.perRequest
 	if cost <= 0 {
 		cost = float64(time.Microsecond)
 	}
 	return float64(n)*cost <= float64(budget)
 }
 
-// learn takes in that n requests were decided in d.
-func (p *pacer) learn(n int, d time.Duration) {
+// learn takes in that n requests were worked on in d.
+func (r *rate) learn(n int, d time.Duration) {
 	if n <= 0 {
 		return
 	}
 	cost := float64(max(d, 0)) / float64(n)
-	if p.perRequest <= 0 {
-		p.perRequest = cost
+	if r.perRequest <= 0 {
+		r.perRequest = cost
 		return
 	}
-	p.perRequest = (p.perRequest + cost) / 2
+	r.perRequest = (r.perRequest + cost) / 2
 }
 
-// decide has the lab decide requests toward need for about budget, in
-// chunks with a look at the clock between them; it reports whether the
-// lab has decided need requests.
-func (c *programContext) decide(need int, budget time.Duration) bool {
-	lab, p := c.lab, &c.pace
-	need = min(need, lab.Len())
+// slice works for about budget, in chunks that r sizes, reading the clock
+// between them and teaching r what each cost: step(n) works on at most n
+// requests and returns how many it worked on and whether work is left.
+// slice stops when no work is left, when a chunk did nothing, or once
+// budget has passed; it reports whether no work is left.
+func (p *pacer) slice(r *rate, budget time.Duration, step func(n int) (did int, more bool)) bool {
 	start := p.now()
-	for lab.Computed() < need {
-		from, t0 := lab.Computed(), p.now()
-		lab.ComputeAhead(min(p.chunk(budget), need-from))
+	for {
+		t0 := p.now()
+		did, more := step(r.chunk(budget))
 		t1 := p.now()
-		p.learn(lab.Computed()-from, t1.Sub(t0))
-		if lab.Computed() == from || t1.Sub(start) >= budget {
-			break
+		r.learn(did, t1.Sub(t0))
+		if !more {
+			return true
+		}
+		if did == 0 || t1.Sub(start) >= budget {
+			return false
 		}
 	}
-	return lab.Computed() >= need
+}
+
+// decide has the lab decide requests toward need for about budget (a
+// slice of deciding); it reports whether the lab has decided need
+// requests.
+func (c *programContext) decide(need int, budget time.Duration) bool {
+	lab := c.lab
+	need = min(need, lab.Len())
+	if lab.Computed() >= need {
+		return true
+	}
+	return c.pace.slice(&c.pace.deciding, budget, func(n int) (int, bool) {
+		from := lab.Computed()
+		lab.ComputeAhead(min(n, need-from))
+		return lab.Computed() - from, lab.Computed() < need
+	})
 }
 
 // job is a key's work waiting for the lab to decide requests up to need:
@@ -228,7 +258,7 @@ func commas(n int) string {
 // further than a slice's worth of requests is changed in place.
 func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
 	t := a.lab.Now()
-	if a.pace.within(a.lab.Pos(), sliceBudget) {
+	if a.pace.deciding.within(a.lab.Pos(), sliceBudget) {
 		return nil, change()
 	}
 	a.lab.Seek(0)

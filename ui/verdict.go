@@ -10,11 +10,15 @@ import (
 // which the lab finds by replaying from the checkpoint before it: with
 // 100,000 keys, checkpoints lie a hundred thousand requests apart, and the
 // replay would freeze the screen. So the explorer works it out a slice at
-// a time after each message (workOnVerdict), keys and frames going on
-// between slices; until it is done the lanes say that it is being worked
-// out and show no verdict (never one of another request). The work is kept
-// while the key's latest request and the decisions stay the same, so a
-// clock that moves on (play, steps) does not start it again.
+// a time, each slice on a message of its own (verdictMsg), keys and frames
+// going on between slices; until it is done the lanes say that it is being
+// worked out and show no verdict (never one of another request). The work
+// is kept while the key's latest request and the decisions stay the same,
+// so a clock that moves on (play, steps) does not start it again.
+//
+// A slice is never added to another message's work: a key, a frame of
+// play or a job's slice may already have spent its own budget deciding,
+// and the two together would leave the screen unchanged twice as long.
 
 // syncVerdict is the replay short enough to do at once, whatever the
 // time it takes: two checkpoint intervals of ordinary traffic, so that a
@@ -24,17 +28,22 @@ const syncVerdict = 2 * model.CheckpointEvery
 // verdictMsg asks for the next slice of work on the shown key's verdict.
 type verdictMsg struct{}
 
-// workOnVerdict works for about sliceBudget on the shown key's verdict,
-// after msg was handled, and asks for another slice if it is still not
-// done. A job's slices come first: the verdict waits for its end.
+// workOnVerdict follows the shown key's verdict after msg was handled. A
+// verdict that needs no more than syncVerdict requests replayed is worked
+// out at once, after any message. A longer one is worked on only on a
+// verdictMsg, for about sliceBudget (replaying, timed apart from deciding:
+// pacer); after any other message, and after a slice that did not finish
+// it, a verdictMsg is asked for, unless one is already on its way. A job's
+// slices come first: the verdict waits for its end.
 func (a *App) workOnVerdict(msg tea.Msg) tea.Cmd {
-	if _, ok := msg.(verdictMsg); ok {
+	_, own := msg.(verdictMsg)
+	if own {
 		a.verdictQueued = false
 	}
 	if a.job != nil || a.lab == nil {
 		return nil
 	}
-	key, lab, p := a.key(), a.lab, &a.pace
+	key, lab := a.key(), a.lab
 	left, pending := lab.PendingLastDecisionFor(key)
 	if !pending {
 		return nil
@@ -43,21 +52,15 @@ func (a *App) workOnVerdict(msg tea.Msg) tea.Cmd {
 		lab.WorkOnLastDecisionFor(key, left)
 		return nil
 	}
-	start := p.now()
-	for {
-		n, t0 := min(p.chunk(sliceBudget), left), p.now()
-		still := lab.WorkOnLastDecisionFor(key, n)
-		t1 := p.now()
-		p.learn(n, t1.Sub(t0))
-		if !still {
-			return nil
+	if own && a.pace.slice(&a.pace.replaying, sliceBudget, func(n int) (int, bool) {
+		left, pending := lab.PendingLastDecisionFor(key)
+		if !pending {
+			return 0, false
 		}
-		if t1.Sub(start) >= sliceBudget {
-			break
-		}
-		if left, pending = lab.PendingLastDecisionFor(key); !pending {
-			return nil
-		}
+		n = min(n, left)
+		return n, lab.WorkOnLastDecisionFor(key, n)
+	}) {
+		return nil
 	}
 	if a.verdictQueued {
 		return nil

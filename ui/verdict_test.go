@@ -32,8 +32,7 @@ func TestPinnedVerdictInSlices(t *testing.T) {
 	// A clock that moves 5 ms each time it is read: every slice is then
 	// a few chunks whatever the machine, so the verdict's replay (about
 	// 110,000 requests from a checkpoint) always takes several slices,
-	// and one worked out in one piece fails below. (The tests' counting
-	// clock, workClock, counts decisions, which a replay makes none of.)
+	// and one worked out in one piece fails below.
 	var tick time.Time
 	a.pace.now = func() time.Time { tick = tick.Add(5 * time.Millisecond); return tick }
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
