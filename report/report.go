@@ -5,10 +5,8 @@ package report
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,10 +251,8 @@ type jsonWriter struct {
 	lanes   []model.Lane
 	clients []scenarios.Client
 	// laneNames and clientNames are the lanes' and the clients' names as
-	// JSON strings, quoted once for every line, and refusals each lane's
-	// status of a rejection its limiter decided.
+	// JSON strings, quoted once for every line.
 	laneNames, clientNames [][]byte
-	refusals               []int
 	// buf is the line being written and why its explanation, both kept
 	// between records, so that a record costs no allocation.
 	buf, why []byte
@@ -266,7 +262,6 @@ func newJSONWriter(w *bufio.Writer, lanes []model.Lane, clients []scenarios.Clie
 	j := &jsonWriter{w: w, lanes: lanes, clients: clients}
 	for _, l := range lanes {
 		j.laneNames = append(j.laneNames, appendJSONString(nil, l.Name))
-		j.refusals = append(j.refusals, algorithms.Decision{Outcome: algorithms.Rejected}.Status(l.Policy))
 	}
 	for _, c := range clients {
 		j.clientNames = append(j.clientNames, appendJSONString(nil, c.Name))
@@ -300,7 +295,7 @@ func (j *jsonWriter) appendLine(b []byte, r *model.Record) []byte {
 	b = strconv.AppendInt(append(b, `,"delay_ns":`...), int64(d.Delay), 10)
 	b = strconv.AppendInt(append(b, `,"retry_after_ns":`...), retry, 10)
 	b = strconv.AppendInt(append(b, `,"retry_after_s":`...), d.RetryAfterSeconds(), 10)
-	if status := j.status(d, r.Lane); status != 0 { // omitempty
+	if status := d.Status(j.lanes[r.Lane].Policy); status != 0 { // omitempty
 		b = strconv.AppendInt(append(b, `,"status":`...), int64(status), 10)
 	}
 	b = strconv.AppendInt(append(b, `,"gateway":`...), int64(d.Gateway), 10)
@@ -316,15 +311,6 @@ func (j *jsonWriter) appendLine(b []byte, r *model.Record) []byte {
 	j.why = d.AppendExplain(j.why[:0])
 	b = appendJSONString(append(b, `,"why":`...), j.why)
 	return append(b, "}\n"...)
-}
-
-// status is d.Status(lane's policy), the lane's rejection status looked up
-// once for all.
-func (j *jsonWriter) status(d *algorithms.Decision, lane int) int {
-	if d.Outcome == algorithms.Rejected && d.Fallback == algorithms.NoFallback {
-		return j.refusals[lane]
-	}
-	return d.Status(j.lanes[lane].Policy)
 }
 
 func (j *jsonWriter) Close([]model.Stats) error { return j.w.Flush() }
@@ -363,7 +349,7 @@ func WriteClients(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 // WriteClientsByKey is WriteClients with a row per lane and key, after the
 // lane a key column.
 func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) {
-	rows := [][]string{{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}}
+	rows := [][]string{clientsKeysHead}
 	for i, l := range lanes {
 		for _, k := range byKey {
 			st := k.Lanes[i]
@@ -377,25 +363,38 @@ func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) 
 }
 
 // WriteClientsKeys is WriteClientsByKey reading each key's totals from kt
-// (model.RunKeys), in two passes as WriteSummaryKeys.
+// (model.RunKeys), in two passes as WriteSummaryKeys: it holds one row at
+// a time, whatever the keys.
 func WriteClientsKeys(w io.Writer, lanes []model.Lane, kt *model.KeyTotals) {
-	writeClientRowSeq(w, func(yield func([]string) bool) {
-		if !yield([]string{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}) {
-			return
+	alignRows(w, clientsRight(2), func(t *columns) {
+		for _, cell := range clientsKeysHead {
+			t.text(cell)
 		}
+		t.end()
 		for i, l := range lanes {
 			for k := range kt.Len() {
 				st := kt.Stats(k, i)
-				cells := clientCells(l.Name, st)
-				if !yield(append(append([]string{cells[0], kt.Key(k)}, cells[1:]...),
-					algorithms.FormatSeconds(st.Latency.P50), algorithms.FormatSeconds(st.Latency.P95), algorithms.FormatSeconds(st.Latency.P99))) {
-					return
+				t.text(l.Name)
+				t.text(kt.Key(k))
+				t.int(st.Originals)
+				t.int(st.Requests())
+				t.text(st.AmplificationText())
+				for _, n := range [...]int64{st.Served, st.Abandoned, st.TimedOut, st.Unfinished} {
+					t.int(n)
 				}
+				t.seconds(st.Latency.P50)
+				t.seconds(st.Latency.P95)
+				t.seconds(st.Latency.P99)
+				t.end()
 			}
 		}
-	}, 2)
+	})
+	writeClientsNotes(w)
 	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
 }
+
+// clientsKeysHead is the header of the clients' table by key.
+var clientsKeysHead = []string{"lane", "key", "originals", "attempts", "×", "served", "abandoned", "deadline", "unfinished", "latency p50", "p95", "p99"}
 
 func clientCells(lane string, st model.Stats) []string {
 	return []string{lane, itoa(st.Originals), itoa(st.Requests()), st.AmplificationText(), itoa(st.Served),
@@ -405,36 +404,18 @@ func clientCells(lane string, st model.Stats) []string {
 // writeClientRows aligns rows, the first left columns to the left and the
 // numbers to the right, and explains the columns.
 func writeClientRows(w io.Writer, rows [][]string, left int) {
-	writeClientRowSeq(w, slices.Values(rows), left)
+	alignCells(w, clientsRight(left), rows)
+	writeClientsNotes(w)
 }
 
-// writeClientRowSeq is writeClientRows over rows made as they are read,
-// read twice: for the columns' widths, then to write them.
-func writeClientRowSeq(w io.Writer, rows iter.Seq[[]string], left int) {
-	var widths []int
-	for row := range rows {
-		if widths == nil {
-			widths = make([]int, len(row))
-		}
-		for c, cell := range row {
-			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
-		}
-	}
-	for row := range rows {
-		var b strings.Builder
-		for c, cell := range row {
-			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
-			switch {
-			case c == 0:
-				b.WriteString(cell + pad)
-			case c < left:
-				b.WriteString("  " + cell + pad)
-			default:
-				b.WriteString("  " + pad + cell)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+// clientsRight aligns a clients' table: its first left columns (the lane,
+// and the key by key) to the left, the numbers after them to the right.
+func clientsRight(left int) func(c int) bool {
+	return func(c int) bool { return c >= left }
+}
+
+// writeClientsNotes explains a clients' table's columns.
+func writeClientsNotes(w io.Writer) {
 	fmt.Fprintln(w, "requests count every attempt; ×: attempts ÷ originals, the load retries multiply the traffic by")
 	fmt.Fprintln(w, "served: finally admitted; abandoned: the client gave up (deadline: of them, at its deadline); unfinished: the next attempt came after the end")
 }
@@ -536,72 +517,36 @@ func WriteSummaryByKey(w io.Writer, lanes []model.Lane, peakWindow time.Duration
 
 // WriteSummaryKeys is WriteSummaryByKey reading each key's totals from
 // kt (model.RunKeys), in two passes, the columns' widths and then the
-// rows: it holds one row at a time, whatever the keys, built in one
-// reused buffer (a row of strings, six times a key, was most of the time
-// of a run of many keys).
+// rows (alignRows): it holds one row at a time, whatever the keys, and a
+// cell allocates nothing (a row of strings, six times a key, was most of
+// the time of a run of many keys).
 func WriteSummaryKeys(w io.Writer, lanes []model.Lane, peakWindow time.Duration, kt *model.KeyTotals) {
 	head := summaryHead([]string{"key"}, peakWindow)
-	// The columns: lane, key, policy, the four counts (aligned right),
-	// peak (the last: its row is trimmed on the right).
-	const key, policy, counts, peak = 1, 2, 3, 7
-	var widths [8]int
-	for c, cell := range head {
-		widths[c] = utf8.RuneCountInString(cell)
-	}
 	policies := make([]string, len(lanes))
 	for i, l := range lanes {
 		policies[i] = summaryPolicy(l)
 	}
-	if len(lanes) > 0 && kt.Len() > 0 { // else there is no row but the header
+	alignRows(w, summaryRight(slices.Index(head, "policy")), func(t *columns) {
+		for _, cell := range head {
+			t.text(cell)
+		}
+		t.end()
 		for i, l := range lanes {
-			widths[0] = max(widths[0], utf8.RuneCountInString(l.Name))
-			widths[policy] = max(widths[policy], utf8.RuneCountInString(policies[i]))
-		}
-		for k := range kt.Len() {
-			widths[key] = max(widths[key], utf8.RuneCountInString(kt.Key(k)))
-		}
-	}
-	var buf []byte
-	for i := range lanes {
-		for k := range kt.Len() {
-			st := kt.Stats(k, i)
-			for c, n := range summaryCounts(&st) {
-				buf = strconv.AppendInt(buf[:0], n, 10)
-				widths[counts+c] = max(widths[counts+c], len(buf))
+			for k := range kt.Len() {
+				st := kt.Stats(k, i)
+				t.text(l.Name)
+				t.text(kt.Key(k))
+				t.text(policies[i])
+				for _, n := range summaryCounts(&st) {
+					t.int(n)
+				}
+				t.num = appendPeak(t.num[:0], &st)
+				t.bytes(t.num)
+				t.end()
 			}
-			widths[peak] = max(widths[peak], len(appendPeak(buf[:0], &st)))
 		}
-	}
-	var line, num []byte
-	right := func(c int) bool { return c >= counts && c < peak }
-	end := func() {
-		line = append(bytes.TrimRight(line, " "), '\n')
-		w.Write(line)
-		line = line[:0]
-	}
-	for c, cell := range head {
-		line = appendCell(line, cell, widths[c], right(c), c < peak)
-	}
-	end()
-	for i, l := range lanes {
-		for k := range kt.Len() {
-			st := kt.Stats(k, i)
-			line = appendCell(line, l.Name, widths[0], false, true)
-			line = appendCell(line, kt.Key(k), widths[key], false, true)
-			line = appendCell(line, policies[i], widths[policy], false, true)
-			for c, n := range summaryCounts(&st) {
-				num = strconv.AppendInt(num[:0], n, 10)
-				line = appendCell(line, num, widths[counts+c], true, true)
-			}
-			num = appendPeak(num[:0], &st)
-			line = appendCell(line, num, widths[peak], false, false)
-			end()
-		}
-	}
-	if peakWindow > 0 {
-		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
-			algorithms.FormatSeconds(peakWindow))
-	}
+	})
+	writePeakNote(w, peakWindow)
 }
 
 // summaryCounts are the four counts of a summary row.
@@ -617,23 +562,6 @@ func appendPeak(b []byte, st *model.Stats) []byte {
 	b = strconv.AppendInt(b, st.Peak, 10)
 	b = append(b, " by "...)
 	return algorithms.AppendSeconds(b, st.PeakAt)
-}
-
-// appendCell appends a cell padded to width runes, on the left if right,
-// and the two spaces after it unless it is the last.
-func appendCell[S ~string | ~[]byte](line []byte, cell S, width int, right, sep bool) []byte {
-	pad := width - utf8.RuneCountInString(string(cell))
-	if right {
-		line = appendSpaces(line, pad)
-	}
-	line = append(line, cell...)
-	if !right {
-		line = appendSpaces(line, pad)
-	}
-	if sep {
-		line = append(line, "  "...)
-	}
-	return line
 }
 
 // summaryHead is the header row, with extra columns after the lane's name;
@@ -668,43 +596,23 @@ func summaryPolicy(l model.Lane) string {
 	return policy
 }
 
-// writeSummaryRows aligns the columns, the four counts (after the policy)
-// and a state column after the peak to the right, and adds the peak's
+// writeSummaryRows aligns the columns (summaryRight) and adds the peak's
 // footnote.
 func writeSummaryRows(w io.Writer, rows [][]string, window time.Duration) {
-	writeSummaryRowSeq(w, slices.Values(rows), window)
+	alignCells(w, summaryRight(slices.Index(rows[0], "policy")), rows)
+	writePeakNote(w, window)
 }
 
-// writeSummaryRowSeq is writeSummaryRows over rows made as they are read,
-// read twice: for the columns' widths, then to write them.
-func writeSummaryRowSeq(w io.Writer, rows iter.Seq[[]string], window time.Duration) {
-	var widths []int
-	policy := -1
-	for row := range rows {
-		if widths == nil {
-			widths = make([]int, len(row))
-			policy = slices.Index(row, "policy")
-		}
-		for c, cell := range row {
-			widths[c] = max(widths[c], utf8.RuneCountInString(cell))
-		}
-	}
-	last := len(widths) - 1
-	for row := range rows {
-		var b strings.Builder
-		for c, cell := range row {
-			pad := strings.Repeat(" ", widths[c]-len([]rune(cell)))
-			if c > policy && c <= policy+4 || c > policy+5 { // numbers align right
-				b.WriteString(pad + cell)
-			} else {
-				b.WriteString(cell + pad)
-			}
-			if c < last {
-				b.WriteString("  ")
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+// summaryRight aligns a summary whose policy is column policy: the four
+// counts after it and every column after the peak (the state, beyond,
+// fallbacks, forgot) to the right, the rest to the left.
+func summaryRight(policy int) func(c int) bool {
+	return func(c int) bool { return c > policy && c <= policy+4 || c > policy+5 }
+}
+
+// writePeakNote explains the peak column over window; a zero window, which
+// the header leaves unsaid too, has none.
+func writePeakNote(w io.Writer, window time.Duration) {
 	if window > 0 {
 		fmt.Fprintf(w, "peak: the largest admitted cost passing in any trailing %s window (a delayed request passes on release)\n",
 			algorithms.FormatSeconds(window))
