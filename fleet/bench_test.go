@@ -117,8 +117,8 @@ var allocPolicies = []algorithms.Policy{
 // takes a chunk when its log grows, and a racy read or a synced view that
 // logs an item where another copy of the same log already did (the two
 // histories part) copies the log's newest chunk: at most one allocation
-// an item logged (and a synced view, which forgets a key before it takes
-// it again, makes a table of its own anew).
+// an item logged (and at each sync, where the shared state logs the views'
+// admissions and every view takes its log again, a chunk a view).
 func TestStoresAllocateNothing(t *testing.T) {
 	configs := append(benchStores[:len(benchStores):len(benchStores)],
 		struct {
@@ -171,9 +171,9 @@ func TestStoresAllocateNothing(t *testing.T) {
 					most = float64(logged) / 21 // AllocsPerRun runs it once more
 				}
 				if s.c.Store == Synced && p.StateForm().Log != "" {
-					// A view forgets the key before it takes it again
-					// (the shared state may never have taken it in): a
-					// table of its own made anew, one a view a sync.
+					// At each sync the shared state logs the views'
+					// admissions and each view takes its log again: the
+					// logs part anew, a chunk copied a view a sync.
 					most += batch / 100 * 8
 				}
 				if n > most {

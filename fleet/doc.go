@@ -20,10 +20,16 @@
 // seed with the request's serial number, so a run repeats exactly, and a
 // clone routes as the original.
 //
+// The yardstick is not asked about a request it is sure to refuse: a
+// textbook algorithm's rejection changes nothing that decides and its
+// RetryAfter is exact, so the same request of a key before its refusal's
+// RetryAfter is refused again (Limiter.measure).
+//
 // config.go holds a lane's configuration and its words, limiter.go the
-// Limiter (routing, deciding, showing a key), stores.go what each store
-// does between a gateway and the state, racy.go the racy store's reads and
-// the writes in flight: each read one key's state in a slot taken again
-// once nothing holds it, so that a racy decision copies one key's state
-// and allocates nothing of its own.
+// Limiter (routing, deciding, measuring, showing a key), stores.go what
+// each store does between a gateway and the state, racy.go the racy
+// store's reads and the writes in flight: each read one key's state in a
+// slot of that key's own, taken again once nothing holds it, so that a
+// racy decision copies one key's state, allocates nothing of its own, and
+// a hot key's many reads in flight make slots for that key alone.
 package fleet

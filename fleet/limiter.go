@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"math"
 	"slices"
 	"time"
 	"unsafe"
@@ -18,8 +19,8 @@ type Limiter struct {
 	ids *algorithms.Keys
 	// gws is one limiter per gateway (local, split), or the one all share.
 	gws []algorithms.Limiter
-	// yard is the policy on one shared atomic store, fed every request: the
-	// yardstick. nil when the store is shared (or racy with writes that
+	// yard is the policy on one shared atomic store, fed every request it
+	// does not surely refuse (see measure): the yardstick. nil when the store is shared (or racy with writes that
 	// land at once), never fails, expires nothing and every clock is
 	// right: the lane then decides as the yardstick would.
 	yard algorithms.Limiter
@@ -38,9 +39,6 @@ type Limiter struct {
 	sent       []write
 	reads      reads
 	latestRead []racyRead
-	// blank is the policy's limiter with no key, never decided on: each
-	// layer of the racy reads is a clone of it.
-	blank algorithms.Limiter
 	// store makes the shared store's limiter (NewWithKeys, or one whose
 	// state lives in a server: redisstore), again when it restarts empty.
 	store algorithms.Maker
@@ -51,12 +49,15 @@ type Limiter struct {
 	// the views last took the shared state, and stale[key id] the views
 	// that must take the key's state again at the next sync (a bit a
 	// gateway: the one that decided, or all when the shared state took the
-	// key in); syncing copies those keys alone.
+	// key in); syncing copies those keys alone. took[key id] is whether
+	// the shared state holds the key (took it in, and has not forgotten
+	// it since).
 	views    []algorithms.Limiter
 	unsynced []admission
 	synced   int64
 	changed  []algorithms.Key
 	stale    []uint64
+	took     []bool
 	// over counts the outages whose end has passed (a lost state is
 	// reset then); caps are the local-cap fallback's limiters of the
 	// outage capsFor (−1: none yet).
@@ -74,6 +75,10 @@ type Limiter struct {
 	// kept off the heap and never copied.
 	scratch algorithms.Decision
 	yardD   algorithms.Decision
+	// refused is, by key number, the yardstick's latest refusal of each
+	// key while it still stands, when foresees (see measure).
+	refused  []refusal
+	foresees bool
 	// kind is the store (c.store()), and apart whether the gateways see
 	// different states, so that a key's latest gateway matters.
 	kind  Store
@@ -129,10 +134,9 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 		if err != nil {
 			return nil, err
 		}
-		l.blank = blank
+		l.reads.blank = blank
 		_, outside := l.gws[0].(algorithms.Inspector)
 		l.reads.inMem = !outside
-		l.reads.keep = l.reads.inMem
 		l.latestRead = make([]racyRead, max(c.Gateways, 1))
 		for g := range l.latestRead {
 			l.latestRead[g].layer = -1
@@ -157,6 +161,7 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 			return nil, err
 		}
 		l.yard = y
+		l.foresees = algorithms.Describe(p.Algorithm).Family == algorithms.Textbook
 	}
 	return l, nil
 }
@@ -189,8 +194,8 @@ func (l *Limiter) route(k algorithms.Key) int {
 }
 
 // DecideInto routes the request to its gateway, which decides it, and
-// runs it through the yardstick (Decide and DecideKey come from the
-// embedded Decider).
+// measures it against the yardstick (measure; Decide and DecideKey come
+// from the embedded Decider).
 func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
 	g := l.route(key)
 	store := 0
@@ -223,14 +228,7 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		}
 	}
 	if l.yard != nil {
-		y := &l.yardD
-		l.yard.DecideInto(y, arrived, key, cost)
-		switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
-		case a && !b:
-			d.Beyond = 1
-		case b && !a:
-			d.Beyond = -1
-		}
+		l.measure(d, arrived, key, cost)
 	}
 	// Which gateway took a key's latest request matters only where the
 	// gateways see different states.
@@ -239,6 +237,63 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 			l.latest = append(l.latest, 0)
 		}
 		l.latest[id] = uint16(g)
+	}
+}
+
+// refusal is a rejection of the yardstick's that still stands: a request
+// of cost arriving in [from, until) is refused again.
+type refusal struct {
+	from, until time.Duration
+	cost        int64
+}
+
+// measure runs the request, which the lane decided d, through the
+// yardstick and sets d.Beyond. A textbook algorithm's rejection changes
+// nothing that decides a later request, and its RetryAfter is exact: no
+// shorter wait admits the same request while nothing but what is refused
+// arrives. So once the yardstick refused a key's request arriving at from,
+// it refuses every request of that key and cost arriving before from +
+// RetryAfter, and the lane does not ask it (its state then differs from
+// one that was asked only in what decides nothing): a lane whose traffic
+// mostly exceeds its policy asks it about little more than its
+// admissions. Only for a textbook algorithm (foresees): a library's or a
+// mistake's rejection may change what decides (an attempt log logs it, a
+// float bucket rounds its refill).
+func (l *Limiter) measure(d *algorithms.Decision, arrived time.Duration, key algorithms.Key, cost int64) {
+	id := key.ID()
+	if id < len(l.refused) {
+		if r := &l.refused[id]; r.from <= arrived && arrived < r.until && r.cost == cost {
+			if d.Outcome.Admitted() {
+				d.Beyond = 1
+			}
+			return
+		}
+	}
+	y := &l.yardD
+	l.yard.DecideInto(y, arrived, key, cost)
+	switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
+	case a && !b:
+		d.Beyond = 1
+	case b && !a:
+		d.Beyond = -1
+	}
+	if !l.foresees || id < 0 {
+		return
+	}
+	if id >= len(l.refused) {
+		if y.Outcome != algorithms.Rejected {
+			return
+		}
+		l.refused = extend(l.refused, id+1)
+	}
+	r := &l.refused[id]
+	if y.Outcome != algorithms.Rejected {
+		r.until = 0 // stands no longer
+		return
+	}
+	r.from, r.until, r.cost = arrived, arrived+y.RetryAfter, cost
+	if r.until < arrived {
+		r.until = math.MaxInt64 // Never
 	}
 }
 
@@ -321,6 +376,7 @@ func (l *Limiter) Clone() algorithms.Limiter {
 		c.yard = l.yard.Clone()
 	}
 	c.latest = slices.Clone(l.latest)
+	c.refused = slices.Clone(l.refused)
 	// The racy reads are taken again for other reads: each side has its
 	// own (sharing their states until either changes them).
 	c.pending = slices.Clone(l.pending)
@@ -350,6 +406,7 @@ func (l *Limiter) Clone() algorithms.Limiter {
 		c.unsynced = slices.Clone(l.unsynced)
 		c.changed = slices.Clone(l.changed)
 		c.stale = slices.Clone(l.stale)
+		c.took = slices.Clone(l.took)
 	}
 	return &c
 }
@@ -388,15 +445,13 @@ func (l *Limiter) Memory() algorithms.Memory {
 		m.State += int64(cap(t)) * 8
 		m.Clone += int64(len(t)) * 8
 	}
-	m.State += int64(cap(l.stale))*8 + int64(cap(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
-	m.Clone += int64(len(l.stale))*8 + int64(len(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
-	for _, u := range l.reads.use {
-		m.State += int64(cap(u))
-		m.Clone += int64(len(u))
-	}
-	k := int64(unsafe.Sizeof(algorithms.Key{}))
-	m.State += int64(cap(l.reads.next)+cap(l.reads.home))*4 + int64(cap(l.reads.keys))*k + int64(cap(l.sent))*int64(unsafe.Sizeof(write{}))
-	m.Clone += int64(len(l.reads.next)+len(l.reads.home))*4 + int64(len(l.reads.keys))*k + int64(len(l.pending))*int64(unsafe.Sizeof(write{}))
+	m.State += int64(cap(l.stale))*8 + int64(cap(l.took)) + int64(cap(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
+	m.Clone += int64(len(l.stale))*8 + int64(len(l.took)) + int64(len(l.changed))*int64(unsafe.Sizeof(algorithms.Key{}))
+	m.State += int64(cap(l.refused)) * int64(unsafe.Sizeof(refusal{}))
+	m.Clone += int64(len(l.refused)) * int64(unsafe.Sizeof(refusal{}))
+	rs, rc := l.reads.bytes()
+	m.State += rs + int64(cap(l.sent))*int64(unsafe.Sizeof(write{}))
+	m.Clone += rc + int64(len(l.pending))*int64(unsafe.Sizeof(write{}))
 	return m
 }
 

@@ -3,6 +3,7 @@ package fleet
 import (
 	"slices"
 	"time"
+	"unsafe"
 
 	"ratelab/algorithms"
 )
@@ -20,15 +21,6 @@ type write struct {
 	racyRead
 }
 
-// What holds a slot of the racy reads (reads.use): its write, in flight;
-// its gateway, whose latest read it is (what GatewaySnapshot shows); the
-// store, where it is the key's state since its write landed.
-const (
-	inFlight uint8 = 1 << iota
-	shown
-	stored
-)
-
 // reads are a racy store's reads, each one key's state, kept while its
 // write is in flight, while it is its gateway's latest read, and, for a
 // store in memory, while it is the key's state in the store: a write that
@@ -38,8 +30,34 @@ const (
 // that key is free, and its decision touches nothing else. Layers rather
 // than a limiter a read: the algorithms keep a key's state in chunks
 // numbered up to the key's, so every limiter that ever held a key of a
-// high number keeps that many chunks; there are only as many layers as the
-// most reads one key has at once.
+// high number keeps that many chunks.
+//
+// Each key keeps its own slots: the key numbered id has one in each of
+// layers 0 to per[id].n−1, as many as it ever held reads at once, and
+// takes a free one of them before it makes another. So layer j holds only
+// the keys that once held more than j reads at once: one hot key whose
+// writes take long to land makes as many layers as it has reads in flight,
+// and every other key keeps its few slots in the first layers (taking any
+// free layer, as keys once did, spread every key over every layer a hot
+// key made, and memory with them).
+//
+// What holds a slot is read off what the lane keeps anyway rather than
+// marked and unmarked: its write is in flight until the time it lands
+// (until), which a read sets when it takes the slot and which no later
+// read of the store can reach while the write has not landed (the writes
+// landed by a request's arrival are landed before it reads); its gateway
+// shows it while its latest read is the slot (by, the gateway that took
+// it); the store holds it while it is the key's home. So a decision
+// touches one slot's record, the one it takes.
+//
+// A read into a free slot copies the store's state of the key over
+// whatever the slot still holds, or forgets it when the store holds none.
+// In memory a free slot keeps its state, whose tables and log the next
+// read reuses: CopyKey leaves the items it shares (a log's, a queue's)
+// owned by neither layer, so the reads copied from a slot never see it
+// change, and a read allocates nothing. A store outside the process may
+// hold none of a key without saying so (CopyKey leaves a key its source
+// never saw as it is): there a read forgets the slot before it copies.
 type reads struct {
 	// lims and copiers are the layers, each as both interfaces (a
 	// conversion from one to the other looks a table up).
@@ -47,94 +65,116 @@ type reads struct {
 	copiers []algorithms.KeyCopier
 	// keys are the keys read, by number.
 	keys []algorithms.Key
-	// use[j][id] is what holds layer j's read of the key numbered id
-	// (inFlight | shown | stored); 0 is a free slot. A read into a free
-	// slot copies the store's state of the key over whatever the slot
-	// still holds, or forgets it when the store in memory holds none.
-	// A store outside the process may hold none without saying so
-	// (CopyKey leaves a key its source never saw as it is): then a slot is
-	// forgotten when its last holder lets go (keep is false). In memory a
-	// free slot keeps its state, whose tables and log the next read
-	// reuses: CopyKey leaves the items it shares (a log's, a queue's)
-	// owned by neither layer, so the reads copied from a slot never see
-	// it change, and a read allocates nothing.
-	use  [][]uint8
-	keep bool
-	// next is, by key number, the layer to try first: the reads of a key
-	// are let go of about in the order they were taken (their writes land
-	// in order), so the slot after the latest taken is most likely free.
-	next []int32
-	// home is, by key number, the layer whose read is the key's state in a
-	// store in memory (−1: the store's own limiter, which holds nothing
-	// then). nil for a store outside the process, which takes every write.
-	home  []int32
+	// per are the keys' slots, by key number. The key's slot j has its
+	// record at per[id].at + j in until (when its write lands) and by (the
+	// gateway that took it).
+	per   []keySlots
+	until []time.Duration
+	by    []uint8
 	inMem bool
+	// blank is the policy's limiter with no key's state, whose chunks of
+	// states (every one empty) reach the keys numbered below reach: each
+	// layer is made a Clone of it, sharing those chunks until it writes
+	// one, so that a layer made for a hot key of a high number takes a
+	// table of a pointer for every 16 keys and the one chunk it writes,
+	// not a chunk of states for every 16 keys below.
+	blank algorithms.Limiter
+	reach int
 }
 
-// take is a free slot of key, marked held by hold: a layer holding no
-// read of key, made from blank (the policy's limiter with no key) when
-// every layer holds one.
-func (r *reads) take(key algorithms.Key, hold uint8, blank algorithms.Limiter) int32 {
+// keySlots are one key's slots in the racy reads, in layers 0 to n−1.
+type keySlots struct {
+	// n is how many slots the key has, room how many records it has room
+	// for from at.
+	n, room, at int32
+	// next is the slot to try first: the reads of a key are let go of
+	// about in the order they were taken (their writes land in order), so
+	// the slot after the latest taken is most likely free.
+	next int32
+	// home is the slot whose read is the key's state in a store in memory,
+	// −1 for none (the store's own limiter, which holds nothing then). A
+	// store outside the process takes every write: always −1.
+	home int32
+}
+
+// take is a free slot of key for gateway g's read at now, whose write
+// lands at until, given shows, every gateway's latest read but g's (its
+// latest read is no longer shown): one of the key's own slots, else a new
+// one, in a new layer (see blank) when the key's slots reach the last.
+func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows []racyRead) int32 {
 	id := key.ID()
-	if id >= len(r.next) {
-		r.next = extend(r.next, id+1)
-		r.keys = extend(r.keys, id+1)
+	if id >= len(r.per) {
+		r.grow(id)
 	}
-	if r.keys[id] != key {
-		r.keys[id] = key
-	}
-	n := len(r.lims)
-	j := int(r.next[id])
-	for range n {
-		if j >= n {
+	k := &r.per[id]
+	j := k.next
+	for range k.n {
+		if j >= k.n {
 			j = 0
 		}
-		if u := r.use[j]; id >= len(u) || u[id] == 0 {
-			r.mark(j, id, hold)
-			return int32(j)
+		if x := int(k.at + j); r.until[x] <= now && j != k.home && shows[r.by[x]] != (racyRead{int32(id), j}) {
+			r.until[x], r.by[x] = until, uint8(g)
+			k.next = j + 1
+			return j
 		}
 		j++
 	}
-	lim := blank.Clone()
-	r.lims = append(r.lims, lim)
-	r.copiers = append(r.copiers, lim.(algorithms.KeyCopier))
-	r.use = append(r.use, nil)
-	r.mark(n, id, hold)
-	return int32(n)
+	j = k.n
+	if j == 0 {
+		r.keys[id] = key
+	}
+	if j == k.room {
+		// Move the key's records to the end, with room for twice as
+		// many: a key's records stay together.
+		at := int32(len(r.until))
+		room := max(2, 2*k.room)
+		r.until = append(r.until, make([]time.Duration, room)...)
+		r.by = append(r.by, make([]uint8, room)...)
+		copy(r.until[at:], r.until[k.at:k.at+k.n])
+		copy(r.by[at:], r.by[k.at:k.at+k.n])
+		k.at, k.room = at, room
+	}
+	k.n++
+	k.next = j + 1
+	r.until[k.at+j], r.by[k.at+j] = until, uint8(g)
+	if int(j) == len(r.lims) {
+		if id >= r.reach {
+			// Make blank's chunks reach key: a state of it, forgotten.
+			var d algorithms.Decision
+			r.blank.DecideInto(&d, 0, key, 1)
+			r.blank.(algorithms.KeyCopier).ForgetKey(key)
+			r.reach = id + 1
+		}
+		lim := r.blank.Clone()
+		r.lims = append(r.lims, lim)
+		r.copiers = append(r.copiers, lim.(algorithms.KeyCopier))
+	}
+	return j
 }
 
-// mark has hold hold layer j's read of the key numbered id.
-func (r *reads) mark(j, id int, hold uint8) {
-	if id >= len(r.use[j]) {
-		r.use[j] = extend(r.use[j], id+1)
+// grow makes the per-key tables reach the key numbered id.
+func (r *reads) grow(id int) {
+	old := len(r.per)
+	r.per = extend(r.per, id+1)
+	for i := old; i < len(r.per); i++ {
+		r.per[i].home = -1
 	}
-	r.use[j][id] |= hold
-	r.next[id] = int32(j + 1)
-}
-
-// let has hold let go of read x, which is forgotten when nothing else
-// holds it (unless keep).
-func (r *reads) let(x racyRead, hold uint8) {
-	u := &r.use[x.layer][x.id]
-	if *u &^= hold; *u == 0 && !r.keep {
-		r.copiers[x.layer].ForgetKey(r.keys[x.id])
-	}
+	r.keys = extend(r.keys, id+1)
 }
 
 // unhome makes the store's own limiter the state of the key numbered id
 // in a store in memory again, letting go of the read that was.
 func (r *reads) unhome(id int) {
-	if id < len(r.home) && r.home[id] >= 0 {
-		r.let(racyRead{int32(id), r.home[id]}, stored)
-		r.home[id] = -1
+	if id < len(r.per) {
+		r.per[id].home = -1
 	}
 }
 
 // homeOf is the layer whose read is the state of the key numbered id in a
 // store in memory, −1 for none.
 func (r *reads) homeOf(id int) int32 {
-	if id < len(r.home) {
-		return r.home[id]
+	if id < len(r.per) {
+		return r.per[id].home
 	}
 	return -1
 }
@@ -145,16 +185,27 @@ func (r *reads) clone() reads {
 	c := *r
 	c.lims = make([]algorithms.Limiter, len(r.lims))
 	c.copiers = make([]algorithms.KeyCopier, len(r.lims))
-	c.use = make([][]uint8, len(r.use))
 	for j, x := range r.lims {
 		c.lims[j] = x.Clone()
 		c.copiers[j] = c.lims[j].(algorithms.KeyCopier)
-		c.use[j] = slices.Clone(r.use[j])
+	}
+	if r.blank != nil {
+		c.blank = r.blank.Clone()
 	}
 	c.keys = slices.Clone(r.keys)
-	c.next = slices.Clone(r.next)
-	c.home = slices.Clone(r.home)
+	c.per = slices.Clone(r.per)
+	c.until = slices.Clone(r.until)
+	c.by = slices.Clone(r.by)
 	return c
+}
+
+// bytes is what the tables of the racy reads take (their layers aside),
+// and what a clone of them copies.
+func (r *reads) bytes() (state, clone int64) {
+	per, key := int64(unsafe.Sizeof(keySlots{})), int64(unsafe.Sizeof(algorithms.Key{}))
+	state = int64(cap(r.per))*per + int64(cap(r.keys))*key + int64(cap(r.until))*8 + int64(cap(r.by))
+	clone = int64(len(r.per))*per + int64(len(r.keys))*key + int64(len(r.until))*9
+	return state, clone
 }
 
 // extend is s with at least n elements, the new ones zero.
@@ -177,20 +228,15 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	if len(l.pending) > 0 && l.pending[0].at <= arrived {
 		l.land(arrived)
 	}
-	if prev := l.latestRead[g]; prev.layer >= 0 {
-		r.let(prev, shown)
-	}
-	hold := shown
-	if l.cfg.Latency > 0 {
-		hold |= inFlight
-	}
-	j := r.take(key, hold, l.blank)
+	l.latestRead[g].layer = -1 // no longer shown
+	j := r.take(key, g, arrived, arrived+l.cfg.Latency, l.latestRead)
 	switch h := r.homeOf(key.ID()); {
 	case h >= 0:
 		r.copiers[j].CopyKey(r.lims[h], key)
 	case r.inMem:
 		r.copiers[j].ForgetKey(key) // the store holds nothing of key: it starts new
 	default:
+		r.copiers[j].ForgetKey(key) // what the slot held, if the store holds nothing
 		r.copiers[j].CopyKey(l.gws[0], key)
 	}
 	r.lims[j].DecideInto(d, now, key, cost)
@@ -221,29 +267,23 @@ func (l *Limiter) write(x racyRead) {
 		l.gws[0].(algorithms.KeyCopier).CopyKey(r.lims[x.layer], r.keys[x.id])
 		return
 	}
-	id := int(x.id)
-	if id >= len(r.home) {
-		old := len(r.home)
-		r.home = extend(r.home, id+1)
-		for i := old; i < len(r.home); i++ {
-			r.home[i] = -1
-		}
-	}
-	r.use[x.layer][id] |= stored
-	r.unhome(id)
-	r.home[id] = x.layer
+	r.per[x.id].home = x.layer
 }
 
 // land applies to the shared store the writes in flight that have landed
-// by now, and lets go of them.
+// by now, and drops them from pending (their slots are in flight no
+// longer: their until has passed).
 func (l *Limiter) land(now time.Duration) {
 	n := 0
 	for _, w := range l.pending {
 		if w.at > now {
 			break
 		}
-		l.write(w.racyRead)
-		l.reads.let(w.racyRead, inFlight)
+		if l.reads.inMem {
+			l.reads.per[w.id].home = w.layer // write's, inline
+		} else {
+			l.write(w.racyRead)
+		}
 		n++
 	}
 	l.pending = l.pending[n:]
@@ -269,11 +309,11 @@ func (l *Limiter) send(w write) {
 // lose empties a racy store that restarted: every key as new, and the
 // writes in flight found no store.
 func (l *Limiter) lose() {
-	for id := range l.reads.home {
+	for id := range l.reads.per {
 		l.reads.unhome(id)
 	}
 	for _, w := range l.pending {
-		l.reads.let(w.racyRead, inFlight)
+		l.reads.until[l.reads.per[w.id].at+w.layer] = 0 // in flight no longer
 	}
 	l.pending = l.pending[len(l.pending):]
 }

@@ -37,6 +37,9 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 		}
 		l.gws[store].(algorithms.KeyCopier).ForgetKey(key)
 		l.reads.unhome(id)
+		if id < len(l.took) {
+			l.took[id] = false
+		}
 	}
 	t[id] = now
 	l.touched[store] = t
@@ -49,6 +52,7 @@ func (l *Limiter) outage(now time.Duration) (Outage, bool) {
 		if l.cfg.Outages[l.over].LoseState {
 			if fresh, err := l.store(l.gws[0].Policy(), l.ids); err == nil {
 				l.gws[0] = fresh // a restart: every key as new
+				clear(l.took)
 			}
 			l.lose()
 		}
@@ -111,6 +115,10 @@ func (l *Limiter) sync(now time.Duration) {
 			}
 			l.gws[0].DecideKey(a.t, a.key, a.cost)
 			l.change(a.key, ^uint64(0))
+			if id := a.key.ID(); id >= len(l.took) {
+				l.took = extend(l.took, id+1)
+			}
+			l.took[a.key.ID()] = true
 			n++
 		}
 		l.unsynced = append(l.unsynced[:0], l.unsynced[n:]...)
@@ -121,13 +129,12 @@ func (l *Limiter) sync(now time.Duration) {
 		// shares the items of a state it took (a log's), which CopyKey
 		// leaves owned by neither: whichever changes them first copies
 		// them.
-		few := len(l.changed) <= 4 || 16*len(l.changed) <= l.ids.Len()
+		few := l.fewChanged()
 		for _, k := range l.changed {
 			stale := l.stale[k.ID()]
 			for g, v := range l.views {
 				if few && stale&(1<<g) != 0 {
-					v.(algorithms.KeyCopier).ForgetKey(k) // a key the shared state never took in
-					v.(algorithms.KeyCopier).CopyKey(l.gws[0], k)
+					l.retake(v.(algorithms.KeyCopier), k)
 				}
 			}
 			l.stale[k.ID()] = 0
@@ -140,6 +147,26 @@ func (l *Limiter) sync(now time.Duration) {
 		}
 		l.synced++
 	}
+}
+
+// fewChanged is whether so few keys changed since the last sync that the
+// views copy each rather than Clone the shared state: a Clone copies a
+// table of a pointer for every 16 keys, as far as the highest key the lane
+// decided (the lane's own, not every lane's: the numbering is shared, and
+// a lane's tables reach only its keys). stale reaches that far.
+func (l *Limiter) fewChanged() bool {
+	return len(l.changed) <= 4 || 16*len(l.changed) <= len(l.stale)
+}
+
+// retake has view v take key's state from the shared state again: a copy
+// over its own, which reuses its tables, or none when the shared state
+// never took the key in (or forgot it).
+func (l *Limiter) retake(v algorithms.KeyCopier, k algorithms.Key) {
+	if id := k.ID(); id < len(l.took) && l.took[id] {
+		v.CopyKey(l.gws[0], k)
+		return
+	}
+	v.ForgetKey(k)
 }
 
 // change marks key's state as changed since the last sync for the views
