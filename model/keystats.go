@@ -12,26 +12,35 @@ import (
 const keyStride = 64
 
 // keyStats answers StatsFor for one key until the timeline changes. It
-// covers the key's requests among events[:upto], where upto is at least
-// Search(Now) when asked, and grows (doubling) as the clock moves on.
+// lists the key's requests among events[:upto], where upto is at least
+// Search(Now) when asked and grows (doubling) as the clock moves on; each
+// lane's view covers a prefix of that list, every request of it decided,
+// and is extended as the clock moves on, never rebuilt: StatsFor never
+// decides ahead of the clock.
 type keyStats struct {
 	all   bool    // the key sent every request of the timeline: its stats are the lane's
-	upto  int     // idx and lanes cover events[:upto]
+	upto  int     // idx covers events[:upto]
 	idx   []int32 // the key's requests among events[:upto], in timeline order
 	lanes []*keyLane
 }
 
-// keyLane is one lane's view of one key's requests.
+// keyLane is one lane's view of one key's first n requests (ks.idx[:n]).
 type keyLane struct {
+	n int
 	// sums[j] are the totals (Peak aside) over the key's first j×keyStride
-	// requests.
+	// requests, for j×keyStride ≤ n; run is the totals over all n.
 	sums []Stats
+	run  Stats
 	// order is the key's admitted requests (indexes into events) by passage
 	// time (arrival + delay) then index, and steps the running peak along
 	// it: each step is where the largest cost passing in a trailing window
-	// first rose, and to what.
+	// first rose, and to what. The trailing window ending at the last of
+	// order holds order[lo:], of cost sum; peak is the last step's.
 	order []int32
 	steps []peakStep
+	lo    int
+	sum   int64
+	peak  int64
 }
 
 // peakStep says that over order[:n] the peak is peak, first reached by the
@@ -49,11 +58,11 @@ type peakStep struct {
 // clients, its retries too). A key that sent nothing has zero totals; a
 // key's totals hold a Latency only with clients (see Stats.Latency).
 //
-// The first call after the timeline changes prepares key in O(n log n) for
-// the n requests up to the clock (or answers Stats, when key sent every
-// request); later calls cost two binary searches and at most 64 outcomes,
-// until the clock passes what was prepared, which is then redone twice as
-// far.
+// The first call after the timeline changes lists key's requests up to the
+// clock in O(n) for the n requests there (or answers Stats, when key sent
+// every request); later calls cost two binary searches and at most 64
+// outcomes, plus the key's requests decided since the last call, and a
+// scan of the requests the clock passes.
 func (l *Lab) StatsFor(lane int, key string) Stats {
 	e := l.engine
 	k, ok := l.timeline.keys.lookup(key)
@@ -71,12 +80,15 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	}
 	kl := ks.lanes[lane]
 	if kl == nil {
-		kl = e.prepareKeyLane(ks, lane)
+		kl = &keyLane{sums: make([]Stats, 1, len(ks.idx)/keyStride+1)}
 		ks.lanes[lane] = kl
 	}
 	pos := l.clock.pos
-	// The totals: the nearest running sum, then outcome by outcome.
+	// The key's requests before pos are decided (the clock ensured them):
+	// the view is extended to them.
 	j := sort.Search(len(ks.idx), func(j int) bool { return int(ks.idx[j]) >= pos })
+	e.extendKeyLane(kl, ks.idx[:max(j, kl.n)], lane)
+	// The totals: the nearest running sum, then outcome by outcome.
 	s := kl.sums[j/keyStride]
 	for _, i := range ks.idx[j/keyStride*keyStride : j] {
 		s.add(e.outcomes[lane][i], l.timeline.kind(int(i)).cost)
@@ -84,7 +96,8 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	// Every request of a lab without clients is tried once.
 	s.Originals, s.Served, s.Abandoned = s.Requests(), s.Admitted, s.Rejected
 	// The peak: the passages before (Now, Pos) in (time, index) order have
-	// passed (an admission at Now passes when it is decided), the others not.
+	// passed (an admission at Now passes when it is decided), the others not;
+	// those of the requests after pos, not in order yet, pass after Now.
 	now := l.clock.now
 	n := sort.Search(len(kl.order), func(j int) bool {
 		i := int(kl.order[j])
@@ -98,7 +111,8 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	return s
 }
 
-// keyStatsFor is key k's prepared requests, up to at least Search(Now).
+// keyStatsFor is key k's prepared requests, listed up to at least
+// Search(Now).
 func (l *Lab) keyStatsFor(k int32) *keyStats {
 	tl := l.timeline
 	ks := l.caches.keyStatsOf(l.engine.gen, k, func() *keyStats {
@@ -109,57 +123,73 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 				break
 			}
 		}
+		if !ks.all {
+			ks.lanes = make([]*keyLane, len(l.engine.defs))
+		}
 		return ks
 	})
 	need := tl.search(l.clock.now)
-	if ks.all || ks.upto >= need && ks.lanes != nil {
+	if ks.all || ks.upto >= need {
 		return ks
 	}
+	// Listing needs no decision: it may run ahead of the clock, doubling,
+	// so that a clock moving on rescans nothing.
 	upto := min(tl.len(), max(need, 2*ks.upto, CheckpointEvery))
-	l.engine.ensure(upto)
-	*ks = keyStats{upto: upto, lanes: make([]*keyLane, len(l.engine.defs))}
-	for i, e := range tl.ev.kind[:upto] {
+	for i, e := range tl.ev.kind[ks.upto:upto] {
 		if tl.kinds.list[e].key == k {
-			ks.idx = append(ks.idx, int32(i))
+			ks.idx = append(ks.idx, int32(ks.upto+i))
 		}
 	}
+	ks.upto = upto
 	return ks
 }
 
-// prepareKeyLane computes lane's running totals and peak steps over ks.
-func (e *engine) prepareKeyLane(ks *keyStats, lane int) *keyLane {
-	kl := &keyLane{sums: make([]Stats, 1, len(ks.idx)/keyStride+1)}
-	var s Stats
-	for j, i := range ks.idx {
+// extendKeyLane extends kl, lane's view of a key's requests, to idx, a
+// longer list of them of which kl covers a prefix, every one decided.
+func (e *engine) extendKeyLane(kl *keyLane, idx []int32, lane int) {
+	from := len(kl.order)
+	inOrder := true
+	for _, i := range idx[kl.n:] {
 		o := e.outcomes[lane][i]
-		s.add(o, e.tl.kind(int(i)).cost)
-		if (j+1)%keyStride == 0 {
-			kl.sums = append(kl.sums, s)
+		kl.run.add(o, e.tl.kind(int(i)).cost)
+		if kl.n++; kl.n%keyStride == 0 {
+			kl.sums = append(kl.sums, kl.run)
 		}
 		if o.Admitted() {
+			// A leaky bucket releases one key's requests in arrival order,
+			// so each passes after those before it; a lane that delayed an
+			// earlier one further puts order out of order, sorted below.
+			if n := len(kl.order); n > 0 && inOrder && e.passesBefore(lane, i, kl.order[n-1]) {
+				inOrder = false
+			}
 			kl.order = append(kl.order, i)
 		}
 	}
-	// A leaky bucket releases one key's requests in arrival order, so this
-	// finds them sorted; it keeps the order right whatever a lane delays.
-	if e.delays[lane] != nil {
+	if !inOrder {
 		slices.SortFunc(kl.order, func(a, b int32) int {
 			return cmp.Or(cmp.Compare(e.passage(lane, int(a)), e.passage(lane, int(b))), cmp.Compare(a, b))
 		})
+		// The steps are redone from the start.
+		from, kl.steps, kl.lo, kl.sum, kl.peak = 0, kl.steps[:0], 0, 0, 0
 	}
-	var sum, peak int64
-	lo := 0
-	for j, i := range kl.order {
+	for j := from; j < len(kl.order); j++ {
+		i := kl.order[j]
 		at := e.passage(lane, int(i))
-		sum += e.tl.kind(int(i)).cost
-		for e.passage(lane, int(kl.order[lo])) <= at-e.window {
-			sum -= e.tl.kind(int(kl.order[lo])).cost
-			lo++
+		kl.sum += e.tl.kind(int(i)).cost
+		for e.passage(lane, int(kl.order[kl.lo])) <= at-e.window {
+			kl.sum -= e.tl.kind(int(kl.order[kl.lo])).cost
+			kl.lo++
 		}
-		if sum > peak {
-			peak = sum
-			kl.steps = append(kl.steps, peakStep{n: j + 1, peak: peak, at: at})
+		if kl.sum > kl.peak {
+			kl.peak = kl.sum
+			kl.steps = append(kl.steps, peakStep{n: j + 1, peak: kl.peak, at: at})
 		}
 	}
-	return kl
+}
+
+// passesBefore reports whether events[a] passes lane before events[b] in
+// (passage, index) order.
+func (e *engine) passesBefore(lane int, a, b int32) bool {
+	pa, pb := e.passage(lane, int(a)), e.passage(lane, int(b))
+	return pa < pb || pa == pb && a < b
 }

@@ -59,19 +59,72 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	tl.ev.reserve(n + slack(n))
 	// An item's requests share their key, cost and client, so their kind
 	// is interned once an item, not looked up by name a request: kinds
-	// holds each item's kind + 1, 0 until its first request.
-	kinds := make([]uint32, len(s.Traffic))
-	for item, r := range s.RequestsOfItems() {
+	// holds each item's kind + 1, 0 until its first request. The items'
+	// first requests come in the order of s.Keys, so the keys are numbered
+	// in that order. The key map and the lists are sized for a key and a
+	// kind an item, the most there can be, so that 100,000 keys never
+	// grow them; the lists are then cut to size if that left them mostly
+	// empty.
+	items := len(s.Traffic)
+	tl.keys.index = make(map[string]int32, items)
+	tl.keys.list, tl.kinds.list = make([]string, 0, items), make([]kind, 0, items)
+	b := kindBuilder{tl: tl, first: make([]uint32, 0, items)}
+	kinds := make([]uint32, items)
+	for item, at := range s.ItemTimes() {
 		if kinds[item] == 0 {
-			kinds[item] = tl.kindOf(kind{cost: r.Cost, key: tl.keys.of(r.Key), client: uint16(r.Client)}) + 1
+			kinds[item] = b.of(&s.Traffic[item]) + 1
 		}
-		tl.ev.push(event{at: r.At, kind: kinds[item] - 1})
+		tl.ev.push(event{at: at, kind: kinds[item] - 1})
 	}
-	for _, k := range s.Keys() {
-		tl.keys.of(k)
-	}
+	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
 	tl.baseKeys = len(tl.keys.list)
 	return tl
+}
+
+// kindBuilder numbers the keys and the kinds of a scenario's items in
+// the order of their first requests. The scenario's kinds are kept out of
+// tl.kinds.index: only kindOf looks kinds up, for a fire action, whose
+// kinds (fired ≠ 0) are never the scenario's; so the common case, a key
+// of its own an item, costs one map lookup and one insertion (the key's),
+// not four.
+type kindBuilder struct {
+	tl *timeline
+	// first[key] is the kind first numbered for the key; a key's other
+	// kinds (another cost or client) are found in more.
+	first []uint32
+	more  map[kind]uint32
+}
+
+// of is the number of the kind of t's requests, numbered anew (and its key
+// too) if unseen.
+func (b *kindBuilder) of(t *scenarios.Traffic) uint32 {
+	tl := b.tl
+	key, seen := tl.keys.lookup(t.Key)
+	if !seen {
+		key = int32(len(tl.keys.list))
+		tl.keys.list = append(tl.keys.list, t.Key)
+		tl.keys.index[t.Key] = key
+	}
+	k := kind{cost: t.Cost, key: key, client: uint16(t.Client)}
+	if seen {
+		if f := b.first[key]; tl.kinds.list[f] == k {
+			return f
+		}
+		if i, ok := b.more[k]; ok {
+			return i
+		}
+	}
+	i := uint32(len(tl.kinds.list))
+	tl.kinds.list = append(tl.kinds.list, k)
+	if !seen {
+		b.first = append(b.first, i)
+	} else {
+		if b.more == nil {
+			b.more = map[kind]uint32{}
+		}
+		b.more[k] = i
+	}
+	return i
 }
 
 // kindOf interns k.

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
-
-	"ratelab/internal/minheap"
 )
 
 // trafficItem is one item of the traffic list as written: a Traffic, and
@@ -138,8 +136,9 @@ func (s *Scenario) Keys() []string {
 
 // Requests yields every request of the traffic list in time order; requests
 // at the same time keep file order (item by item, then within an item). It
-// merges the items lazily, holding one cursor per item in a heap, so a
-// scenario of millions of requests never sits in memory.
+// merges the items lazily, holding a cursor per item and at most one
+// window of time's requests (see merge), so a scenario of millions of
+// requests never sits in memory.
 func (s *Scenario) Requests() iter.Seq[Request] {
 	return func(yield func(Request) bool) {
 		s.merge(func(_ int, r Request) bool { return yield(r) })
@@ -151,35 +150,4 @@ func (s *Scenario) Requests() iter.Seq[Request] {
 // keep it per item instead, and so look nothing up by name a request.
 func (s *Scenario) RequestsOfItems() iter.Seq2[int, Request] {
 	return func(yield func(int, Request) bool) { s.merge(yield) }
-}
-
-// merge calls yield with every request in time order and its item, until
-// yield returns false.
-func (s *Scenario) merge(yield func(item int, r Request) bool) {
-	// One cursor per item: due At its next request, Seq the item (so
-	// that equal times come out in file order), V the next request's
-	// index within the item.
-	h := make([]minheap.Entry[int64], 0, len(s.Traffic))
-	for i, t := range s.Traffic {
-		if t.Count > 0 {
-			h = append(h, minheap.Entry[int64]{At: t.Time(0), Seq: int64(i)})
-		}
-	}
-	minheap.Init(h)
-	for len(h) > 0 {
-		c := &h[0]
-		t := &s.Traffic[c.Seq]
-		if !yield(int(c.Seq), Request{At: c.At, Key: t.Key, Cost: t.Cost, Client: t.Client}) {
-			return
-		}
-		c.V++
-		if c.V == t.Count {
-			_, h = minheap.Pop(h)
-			continue
-		}
-		c.At = t.Time(c.V)
-		if len(h) > 1 { // a heap of one is in order: skip the call
-			minheap.Down(h, 0)
-		}
-	}
 }
