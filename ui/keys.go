@@ -56,11 +56,13 @@ type jobKeys struct{ GiveUp, Quit key.Binding }
 type confirmKeys struct{ Yes, SaveFirst, Stay key.Binding }
 
 // promptKeys are the prompt's own keys (prompt.go); the rest edit the text.
-type promptKeys struct{ Submit, Cancel key.Binding }
+// Edit is shown only while a proposal waits: it takes the proposal up for
+// editing, where typed text would replace it.
+type promptKeys struct{ Submit, Edit, Cancel key.Binding }
 
 // pickerKeys move through the picker's list and choose (picker.go).
 type pickerKeys struct {
-	Up, Down, Choose, Close, Quit key.Binding
+	Up, Down, First, Last, Choose, Close, Quit key.Binding
 	// right is the footer's right: quit (the picker has no help page).
 	right []key.Binding
 }
@@ -154,11 +156,14 @@ func newKeyMap() keyMap {
 		},
 		Prompt: promptKeys{
 			Submit: b(enter, "enter", "ok"),
+			Edit:   b(k("right", "left", "end", "home"), "→", "edit the proposal"),
 			Cancel: b(esc, "esc", "cancel"),
 		},
 		Picker: pickerKeys{
 			Up:     b(k("up", "k"), "↑/k", "up"),
 			Down:   b(k("down", "j"), "↓/j", "down"),
+			First:  b(k("home", "g"), "home/g", "first"),
+			Last:   b(k("end", "G"), "end/G", "last"),
 			Choose: b(enter, "enter", "open"),
 			Close:  b(k("esc", "o"), "esc", "back"),
 			Quit:   lab.Quit,
@@ -227,10 +232,12 @@ func (k jobKeys) ShortHelp() []key.Binding      { return []key.Binding{k.GiveUp,
 func (k jobKeys) FullHelp() [][]key.Binding     { return [][]key.Binding{k.ShortHelp()} }
 func (k confirmKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Yes, k.SaveFirst, k.Stay} }
 func (k confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
-func (k promptKeys) ShortHelp() []key.Binding   { return []key.Binding{k.Submit, k.Cancel} }
+func (k promptKeys) ShortHelp() []key.Binding   { return []key.Binding{k.Submit, k.Edit, k.Cancel} }
 func (k promptKeys) FullHelp() [][]key.Binding  { return [][]key.Binding{k.ShortHelp()} }
 func (k pickerKeys) ShortHelp() []key.Binding   { return []key.Binding{k.Up, k.Down, k.Choose, k.Close} }
-func (k pickerKeys) FullHelp() [][]key.Binding  { return [][]key.Binding{k.ShortHelp()} }
+func (k pickerKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.First, k.Last, k.Choose, k.Close}}
+}
 func (k quizKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Admit, k.Delay, k.Reject, k.Leave}
 }

@@ -265,8 +265,8 @@ var everyKey = map[string]keyCase{
 	"?": overlayCase(overlayHelp, "keys"),
 	"s": {
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
-			if promptKind(a) != promptSave || !strings.HasSuffix(a.prompt.input.Value(), "boundary-mine.yaml") {
-				t.Errorf("s: prompt %v, path %q", promptKind(a), a.prompt.input.Value())
+			if promptKind(a) != promptSave || !strings.HasSuffix(a.prompt.shown(), "boundary-mine.yaml") {
+				t.Errorf("s: prompt %v, path %q", promptKind(a), a.prompt.shown())
 			}
 		},
 	},

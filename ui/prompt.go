@@ -16,7 +16,10 @@ import (
 // answer beside it: the prompt itself knows nothing of what it asks.
 type ask struct {
 	prompt string // the question, before the text field
-	value  string // the text proposed
+	// value is the answer proposed: enter accepts it as it is, the first
+	// text typed replaces it, a backspace clears it, and an arrow, home or
+	// end takes it up for editing.
+	value string
 	// submit acts on the answer (trimmed of spaces) when enter is
 	// pressed. An error keeps the prompt open, the error in the status
 	// line for the learner to mend the answer; else the prompt closes.
@@ -39,6 +42,11 @@ type prompt struct {
 	passThrough
 	ask   *ask
 	input textinput.Model
+	// proposed is set while the ask's value waits untouched, shown as
+	// the field's placeholder over an empty field (so that typing
+	// replaces it rather than appending to it: "10" then "120" is 120,
+	// not 10120).
+	proposed bool
 }
 
 func newPrompt() prompt {
@@ -76,15 +84,55 @@ func (a *App) openPrompt(q *ask) tea.Cmd {
 	p := &a.prompt
 	p.ask = q
 	p.input.Prompt = q.prompt
-	p.input.SetValue(q.value)
-	p.input.CursorEnd()
+	p.input.SetValue("")
+	p.input.Placeholder = q.value
+	p.proposed = q.value != ""
 	p.SetWidth(a.width)
 	return p.input.Focus()
 }
 
 func (p *prompt) close() {
 	p.ask = nil
+	p.proposed = false
+	p.input.Placeholder = ""
 	p.input.Blur()
+}
+
+// shown is the answer as the field shows it: the proposal while it
+// waits, else the text typed.
+func (p *prompt) shown() string {
+	if p.proposed {
+		return p.ask.value
+	}
+	return p.input.Value()
+}
+
+// answer is what enter hands to the ask: the answer shown, trimmed of
+// spaces.
+func (p *prompt) answer() string { return strings.TrimSpace(p.shown()) }
+
+// takeProposal ends the proposal's wait before msg edits the field: a
+// key that types text or deletes drops it (the field is then what is
+// typed), and Edit puts it in the field for editing, the cursor where the
+// key points. It reports whether msg has done its work.
+func (p *prompt) takeProposal(k promptKeys, msg tea.KeyPressMsg) (done bool) {
+	if !p.proposed {
+		return false
+	}
+	p.proposed = false
+	p.input.Placeholder = ""
+	if !key.Matches(msg, k.Edit) {
+		// Deleting the proposal is all a backspace or delete does; typed
+		// text goes on into the empty field.
+		return msg.Text == ""
+	}
+	p.input.SetValue(p.ask.value)
+	if s := msg.String(); s == "left" || s == "home" {
+		p.input.CursorStart()
+	} else {
+		p.input.CursorEnd()
+	}
+	return true
 }
 
 // update handles a key while the prompt is open: Submit hands the answer
@@ -101,7 +149,7 @@ func (p *prompt) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Submit):
-		cmd, err := q.submit(strings.TrimSpace(p.input.Value()))
+		cmd, err := q.submit(p.answer())
 		if err != nil {
 			a.status.setError(err.Error())
 			return nil
@@ -113,6 +161,9 @@ func (p *prompt) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if q.edited != nil {
 		q.edited()
+	}
+	if p.takeProposal(k, msg) {
+		return nil
 	}
 	return p.updateInput(msg)
 }
@@ -133,5 +184,7 @@ func (p *prompt) footer(a *App, w int) (string, bool) {
 	if a.status.err {
 		return fit(a.st.errText.Render(a.status.text), w), true
 	}
-	return a.keysFooter(a.keys.Prompt, nil, w), true
+	k := a.keys.Prompt
+	k.Edit.SetEnabled(p.proposed)
+	return a.keysFooter(k, nil, w), true
 }

@@ -10,8 +10,8 @@ import (
 
 // TestPromptCarriesItsSubmit: the prompt hands the trimmed answer to its
 // ask's submit; an error keeps it open, said in the status line and the
-// footer; once submit succeeds the prompt closes and its command is
-// returned.
+// footer (the refused proposal still waits, and typing replaces it);
+// once submit succeeds the prompt closes and its command is returned.
 func TestPromptCarriesItsSubmit(t *testing.T) {
 	a := newTestApp(t, "boundary", 100, 30)
 	var got []string
@@ -30,7 +30,7 @@ func TestPromptCarriesItsSubmit(t *testing.T) {
 	if footer := lastLine(screen(a)); !strings.HasPrefix(footer, "not 1") {
 		t.Errorf("the footer does not say what was wrong: %q", footer)
 	}
-	typeText(a, "2 ")
+	typeText(a, "12 ")
 	cmd := press(a, "enter")
 	if a.prompt.active() || cmd == nil || cmd() != "done" {
 		t.Fatalf("an answer taken: prompt open %v", a.prompt.active())
@@ -87,3 +87,46 @@ func TestPromptAnswerOpensAnother(t *testing.T) {
 }
 
 func lastLine(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
+
+// TestPromptProposal: a proposed answer is accepted by enter as it is,
+// replaced by the first text typed (not appended to: "10" then "120" is
+// 120), cleared by a backspace, and taken up for editing by an arrow,
+// home or end; the footer offers the editing only while it waits.
+func TestPromptProposal(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		keys  []string // pressed before the text
+		text  string
+		want  string
+		edits bool // the footer still offers → once the keys are pressed
+	}{
+		{name: "enter accepts it", want: "10 100ms", edits: true},
+		{name: "text replaces it", text: "120 100ms", want: "120 100ms"},
+		{name: "backspace clears it", keys: []string{"backspace"}, want: ""},
+		{name: "backspace then text", keys: []string{"backspace"}, text: "7", want: "7"},
+		{name: "right edits at its end", keys: []string{"right"}, text: "0", want: "10 100ms0"},
+		{name: "end edits at its end", keys: []string{"end"}, text: "0", want: "10 100ms0"},
+		{name: "left edits at its start", keys: []string{"left"}, text: "2", want: "210 100ms"},
+		{name: "home edits at its start", keys: []string{"home"}, text: "2", want: "210 100ms"},
+		{name: "ctrl+u clears it", keys: []string{"ctrl+u"}, text: "3", want: "3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newTestApp(t, "boundary", 100, 30)
+			var got []string
+			a.openPrompt(&ask{prompt: "how many? ", value: "10 100ms", submit: func(v string) (tea.Cmd, error) {
+				got = append(got, v)
+				return nil, nil
+			}})
+			press(a, c.keys...)
+			typeText(a, c.text)
+			footer := lastLine(screen(a))
+			if offered := strings.Contains(footer, "→ edit"); offered != c.edits {
+				t.Errorf("footer %q offers → edit: %v, want %v", footer, offered, c.edits)
+			}
+			press(a, "enter")
+			if len(got) != 1 || got[0] != c.want {
+				t.Errorf("submitted %q, want [%q]", got, c.want)
+			}
+		})
+	}
+}

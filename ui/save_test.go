@@ -21,7 +21,7 @@ func TestSaveKey(t *testing.T) {
 		t.Fatal("s did not open the save prompt")
 	}
 	want := filepath.Join(a.opts.SaveDir, "boundary-mine.yaml")
-	if got := a.prompt.input.Value(); got != want {
+	if got := a.prompt.shown(); got != want {
 		t.Fatalf("default path %q, want %q", got, want)
 	}
 	settle(a, press(a, "enter"))
