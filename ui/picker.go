@@ -59,6 +59,10 @@ func (p *picker) Update(msg tea.KeyPressMsg) (choice string, done bool) {
 		p.cursor = (p.cursor + n - 1) % n
 	case key.Matches(msg, p.keys.Down):
 		p.cursor = (p.cursor + 1) % n
+	case key.Matches(msg, p.keys.First):
+		p.cursor = 0
+	case key.Matches(msg, p.keys.Last):
+		p.cursor = n - 1
 	case key.Matches(msg, p.keys.Choose) && p.cursor == len(p.items):
 		return pickFile, true
 	case key.Matches(msg, p.keys.Choose):

@@ -29,3 +29,27 @@ func TestPickerKey(t *testing.T) {
 		t.Fatal("esc in the picker changed the scenario")
 	}
 }
+
+// TestPickerFirstAndLast: home (g) and end (G) reach the first and the
+// last rows, whichever row the cursor is on; the last is "open a file".
+func TestPickerFirstAndLast(t *testing.T) {
+	list := scenarios.List()
+	for _, c := range []struct {
+		keys []string
+		want int // the row, len(list) for the file row
+	}{
+		{[]string{"home"}, 0},
+		{[]string{"g"}, 0},
+		{[]string{"end"}, len(list)},
+		{[]string{"G"}, len(list)},
+		{[]string{"end", "home"}, 0},
+		{[]string{"home", "end", "up"}, len(list) - 1},
+	} {
+		a := newTestApp(t, list[len(list)/2].Name, 100, 30)
+		press(a, "o")
+		press(a, c.keys...)
+		if a.picker.cursor != c.want {
+			t.Errorf("%v: row %d, want %d", c.keys, a.picker.cursor, c.want)
+		}
+	}
+}
