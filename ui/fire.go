@@ -201,7 +201,7 @@ func (m *labMode) undoLast(a *App) tea.Cmd {
 		a.status.set("nothing to undo: you have fired no request")
 		return cmd
 	case u.Reset:
-		a.status.set("undid the reset: your " + requestCount(u.N) + " are back")
+		a.status.set("undid the reset: your " + requestCount(u.N) + " " + agree(u.N, "is", "are") + " back")
 	default:
 		a.status.set("undid " + requestCount(u.N) + " at " + secs(u.Request.At) + "; everything after it is recomputed")
 	}
@@ -210,12 +210,7 @@ func (m *labMode) undoLast(a *App) tea.Cmd {
 }
 
 // requestCount is "1 request" or "n requests".
-func requestCount(n int) string {
-	if n == 1 {
-		return "1 request"
-	}
-	return strconv.Itoa(n) + " requests"
-}
+func requestCount(n int) string { return counted(n, "request", "requests") }
 
 // verdicts is every lane's verdict on the last request, "fixed ✓ · log ✗".
 func verdicts(st *styles, lab *model.Lab) string {

@@ -253,5 +253,5 @@ func (m *labMode) reset(a *App) {
 		return
 	}
 	a.dirty = true
-	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings them back")
+	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings " + agree(n, "it", "them") + " back")
 }

@@ -134,7 +134,7 @@ func (collapsingLogPicture) state(st *styles, v laneView, w, n int) []string {
 	return []string{
 		count,
 		strip,
-		itoa(s.Collapsed) + " admissions added no member",
+		counted(s.Collapsed, "admission", "admissions") + " added no member",
 		st.muted.Render("member = the time in ms"),
 		st.muted.Render("one ms holds one member"),
 	}

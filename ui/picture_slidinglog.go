@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"strconv"
-
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
@@ -47,9 +45,4 @@ func (slidingLogPicture) glossary() []string {
 }
 
 // entries is "1 entry" or "n entries".
-func entries(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return strconv.Itoa(n) + " entries"
-}
+func entries(n int) string { return counted(n, "entry", "entries") }

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -88,7 +87,7 @@ func (a *App) onSaved(m savedMsg) tea.Cmd {
 	// how to reopen it may be cut.
 	msg := "saved " + m.path + " with your " + requestCount(m.fired)
 	if m.dropped > 0 {
-		msg += ", " + strconv.Itoa(m.dropped) + " expectations left out (no longer true)"
+		msg += ", " + counted(m.dropped, "expectation", "expectations") + " left out (no longer true)"
 	}
 	a.status.set(msg + " · ratelab " + m.path + " opens it")
 	return nil

@@ -46,14 +46,6 @@ func (e *Ended) Error() string {
 // number.
 func (e *Ended) ExitCode() int { return 128 + int(e.Signal) }
 
-// agree is one when n is 1, else many: a verb that agrees with n requests.
-func agree(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func signalName(s syscall.Signal) string {
 	switch s {
 	case syscall.SIGHUP:
