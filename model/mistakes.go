@@ -33,30 +33,58 @@ func TwinIn(defs []Lane, lane int) (int, bool) {
 	return 0, false
 }
 
+// Toggled is what ToggleMistakes did: the mistake lanes it switched on
+// or off, those it had no room for, and the exact lane they twin.
+type Toggled struct {
+	On     bool     // switched on (added), else off (taken away)
+	Lanes  []string // the mistake lanes switched, in the scenario's order
+	NoRoom []string // mistakes left out for want of room (when On)
+	Of     string   // the exact lane whose mistakes they are
+}
+
+// String is what was done in words: "switched on bucket-float,
+// bucket-whole", "switched off bucket-whole", with the lanes left out
+// for want of room named.
+func (t Toggled) String() string {
+	words := "switched off "
+	if t.On {
+		words = "switched on "
+	}
+	words += strings.Join(t.Lanes, ", ")
+	if len(t.NoRoom) > 0 {
+		words += " (no room for " + strings.Join(t.NoRoom, ", ") + ")"
+	}
+	return words
+}
+
 // ToggleMistakes is s with the mistake lanes of its lane called name
-// switched on or off, and what changed in words. On an exact lane that some
+// switched on or off, and what was done. On an exact lane that some
 // mistakes twin (a token bucket: its float and whole-token versions), it
 // adds each of them with the same parameters, right after the lane, named
 // after it ("bucket-float"), as many as MaxLanes leaves room for; if they
 // are all there already, it takes them away. On a mistake lane it takes that
 // lane away. A lane an expectation or a quiz mark names is never taken away:
 // the scenario would no longer check. s itself is not changed.
-func ToggleMistakes(s *scenarios.Scenario, name string) (*scenarios.Scenario, string, error) {
+func ToggleMistakes(s *scenarios.Scenario, name string) (*scenarios.Scenario, Toggled, error) {
 	i := slices.IndexFunc(s.Lanes, func(l scenarios.Lane) bool { return l.Name == name })
 	if i < 0 {
-		return nil, "", fmt.Errorf("no lane is called %s", name)
+		return nil, Toggled{}, fmt.Errorf("no lane is called %s", name)
 	}
 	lane := s.Lanes[i]
 	d := algorithms.Describe(lane.Policy.Algorithm)
 	if d.Family == algorithms.Mistake {
 		if err := removable(s, lane.Name); err != nil {
-			return nil, "", err
+			return nil, Toggled{}, err
 		}
-		return withLanes(s, slices.Delete(slices.Clone(s.Lanes), i, i+1)), "took away " + lane.Name, nil
+		of := lane.Name
+		if twin, ok := TwinIn(LanesOf(s), i); ok {
+			of = s.Lanes[twin].Name
+		}
+		return withLanes(s, slices.Delete(slices.Clone(s.Lanes), i, i+1)), Toggled{Lanes: []string{lane.Name}, Of: of}, nil
 	}
 	mistakes := algorithms.MistakesOf(lane.Policy.Algorithm)
 	if len(mistakes) == 0 {
-		return nil, "", fmt.Errorf("a %s has no mistake lanes (%s)", lane.Policy.Algorithm, twinsWords())
+		return nil, Toggled{}, fmt.Errorf("a %s has no mistake lanes (%s)", lane.Policy.Algorithm, twinsWords())
 	}
 	var missing []scenarios.Lane
 	var present []string
@@ -68,35 +96,36 @@ func ToggleMistakes(s *scenarios.Scenario, name string) (*scenarios.Scenario, st
 		case s.Lanes[j].Policy == ml.Policy:
 			present = append(present, ml.Name)
 		default:
-			return nil, "", fmt.Errorf("a lane called %s is already there and is not %s's %s", ml.Name, lane.Name, m)
+			return nil, Toggled{}, fmt.Errorf("a lane called %s is already there and is not %s's %s", ml.Name, lane.Name, m)
 		}
 	}
 	if len(missing) == 0 {
 		lanes := slices.Clone(s.Lanes)
 		for _, n := range present {
 			if err := removable(s, n); err != nil {
-				return nil, "", err
+				return nil, Toggled{}, err
 			}
 			lanes = slices.DeleteFunc(lanes, func(l scenarios.Lane) bool { return l.Name == n })
 		}
-		return withLanes(s, lanes), "took away " + strings.Join(present, ", "), nil
+		return withLanes(s, lanes), Toggled{Lanes: present, Of: lane.Name}, nil
 	}
 	room := scenarios.MaxLanes - len(s.Lanes)
 	if room <= 0 {
-		return nil, "", fmt.Errorf("%d lanes already, the most a lab holds: no room for %s's mistakes", len(s.Lanes), lane.Name)
+		return nil, Toggled{}, fmt.Errorf("%d lanes already, the most a lab holds: no room for %s's mistakes", len(s.Lanes), lane.Name)
 	}
-	words := ""
+	done := Toggled{On: true, Of: lane.Name}
 	if len(missing) > room {
-		words = fmt.Sprintf(" (no room for %s)", laneNames(missing[room:]))
+		done.NoRoom = laneNames(missing[room:])
 		missing = missing[:room]
 	}
+	done.Lanes = laneNames(missing)
 	// After the lane and the mistakes of it already there.
 	at := i + 1
 	for at < len(s.Lanes) && slices.Contains(present, s.Lanes[at].Name) {
 		at++
 	}
 	lanes := slices.Insert(slices.Clone(s.Lanes), at, missing...)
-	return withLanes(s, lanes), "added " + laneNames(missing) + words, nil
+	return withLanes(s, lanes), done, nil
 }
 
 // mistakeLane is lane's policy run by the mistake m, named after the lane
@@ -153,12 +182,12 @@ func withLanes(s *scenarios.Scenario, lanes []scenarios.Lane) *scenarios.Scenari
 	return &out
 }
 
-func laneNames(lanes []scenarios.Lane) string {
+func laneNames(lanes []scenarios.Lane) []string {
 	names := make([]string, len(lanes))
 	for i, l := range lanes {
 		names[i] = l.Name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // twinsWords names the algorithms that have mistakes: "the mistakes twin

@@ -254,28 +254,29 @@ func commas(n int) string {
 // up to the clock (an undo far back, a new peak window, a reloaded file)
 // without freezing the screen: the clock is parked at 0, where there is
 // nothing to recompute, the change is made, and the clock goes back to
-// where it was in slices, as a job named what. A timeline decided no
-// further than a slice's worth of requests is changed in place.
+// where it was (its place, inside an instant too) in slices, as a job
+// named what. A timeline decided no further than a slice's worth of
+// requests is changed in place.
 func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
-	t := a.lab.Now()
+	at := placeOf(a.lab)
 	if a.pace.deciding.within(a.lab.Pos(), sliceBudget) {
 		return nil, change()
 	}
 	a.lab.Seek(0)
 	if err := change(); err != nil {
-		a.lab.Seek(t)
+		at.seek(a.lab)
 		return nil, err
 	}
-	return a.returnTo(what, t), nil
+	return a.returnTo(what, at), nil
 }
 
-// returnTo brings the clock to t, in slices as a job when the lab must
+// returnTo brings the clock to at, in slices as a job when the lab must
 // decide more than a slice to get there.
-func (a *App) returnTo(what string, t time.Duration) tea.Cmd {
-	need := a.lab.Search(t)
+func (a *App) returnTo(what string, at place) tea.Cmd {
+	need := a.lab.Search(at.t)
 	if a.decide(need, sliceBudget) {
-		a.lab.Seek(t)
+		at.seek(a.lab)
 		return nil
 	}
-	return a.startJob(need, what, func() tea.Cmd { a.lab.Seek(t); return nil })
+	return a.startJob(need, what, func() tea.Cmd { at.seek(a.lab); return nil })
 }

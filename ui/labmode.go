@@ -202,10 +202,11 @@ func (m *labMode) askPeakWindow(a *App) tea.Cmd {
 
 // toggleMistakes switches the mistake lanes of the focused lane on or off
 // (model.ToggleMistakes): a token bucket gains its float and whole-token
-// twins beside it, and M on one of them takes it away.
+// twins beside it, and M on one of them takes it away. The status says
+// what was switched, and how to switch it back.
 func (m *labMode) toggleMistakes(a *App) tea.Cmd {
 	name := a.lab.Lanes()[a.focus].Name
-	s, what, err := model.ToggleMistakes(a.lab.Scenario(), name)
+	s, done, err := model.ToggleMistakes(a.lab.Scenario(), name)
 	if err != nil {
 		a.status.setError(err.Error())
 		return nil
@@ -215,7 +216,11 @@ func (m *labMode) toggleMistakes(a *App) tea.Cmd {
 		a.status.setError(err.Error())
 		return nil
 	}
-	a.status.set(what + words + " · M again switches them off")
+	back := " · M again switches " + agree(len(done.Lanes), "it", "them") + " off"
+	if !done.On {
+		back = " · M on " + done.Of + " switches " + agree(len(done.Lanes), "it", "them") + " on again"
+	}
+	a.status.set(done.String() + words + back)
 	return cmd
 }
 

@@ -120,8 +120,8 @@ func TestMistakesSwitchOn(t *testing.T) {
 	if a.lab.FiredCount() != fired || a.lab.Now() != 60*time.Second {
 		t.Errorf("M lost the learner's work: %d fired (had %d), clock %v", a.lab.FiredCount(), fired, a.lab.Now())
 	}
-	if !strings.Contains(a.status.text, "added bucket-float, bucket-whole") {
-		t.Errorf("status %q", a.status.text)
+	if want := "switched on bucket-float, bucket-whole · M again switches them off"; !strings.HasPrefix(a.status.text, "switched on bucket-float, bucket-whole") || !strings.HasSuffix(a.status.text, "M again switches them off") {
+		t.Errorf("status %q, want %q", a.status.text, want)
 	}
 	out := screen(a)
 	if !strings.Contains(out, "than bucket") && !strings.Contains(out, "same as bucket") {
@@ -129,8 +129,41 @@ func TestMistakesSwitchOn(t *testing.T) {
 	}
 	a.focus = 5
 	press(a, "M")
-	if n := len(a.lab.Lanes()); n != 5 || !strings.Contains(a.status.text, "took away bucket-whole") {
+	if n := len(a.lab.Lanes()); n != 5 || !strings.HasPrefix(a.status.text, "switched off bucket-whole") || !strings.HasSuffix(a.status.text, "M on bucket switches it on again") {
 		t.Errorf("M on bucket-whole: %d lanes, status %q", n, a.status.text)
+	}
+	a.focus = 3
+	press(a, "M")
+	if n := len(a.lab.Lanes()); n != 6 || !strings.HasPrefix(a.status.text, "switched on bucket-whole") {
+		t.Fatalf("M on the bucket again: %d lanes, status %q", n, a.status.text)
+	}
+	press(a, "M")
+	if n := len(a.lab.Lanes()); n != 4 || !strings.HasPrefix(a.status.text, "switched off bucket-float, bucket-whole") || !strings.HasSuffix(a.status.text, "M on bucket switches them on again") {
+		t.Errorf("M on the bucket with both: %d lanes, status %q", n, a.status.text)
+	}
+}
+
+// TestMistakesKeepThePlace: M inside an instant (n stepping through the
+// requests arriving at once) keeps the clock on the same request of
+// that instant, not at its end.
+func TestMistakesKeepThePlace(t *testing.T) {
+	a := newYAMLApp(t, `title: twelve at once
+limiters:
+  - {name: bucket, algorithm: token-bucket, capacity: 10, rate: 1/s}
+traffic:
+  - {at: 1s, count: 12}
+`, 100, 30)
+	press(a, "n", "n", "n")
+	if k, m := a.lab.Instant(); k != 3 || m != 12 {
+		t.Fatalf("after n n n: request %d of %d", k, m)
+	}
+	press(a, "M")
+	if k, m := a.lab.Instant(); k != 3 || m != 12 || a.lab.Now() != time.Second || len(a.lab.Lanes()) != 3 {
+		t.Errorf("after M: request %d of %d at %v, %d lanes; want request 3 of 12 at 1s, 3 lanes", k, m, a.lab.Now(), len(a.lab.Lanes()))
+	}
+	press(a, "M")
+	if k, m := a.lab.Instant(); k != 3 || m != 12 {
+		t.Errorf("after M again: request %d of %d", k, m)
 	}
 }
 

@@ -133,20 +133,20 @@ func (a *App) onLoaded(m loadedMsg) tea.Cmd {
 
 // rebase replaces the lab by one of s that carries the learner's requests
 // over (Lab.Rebase), keeping the shown key and the zoom, and returning to the
-// clock's time (in slices, for a long timeline). words say what became of
+// clock's place, inside an instant too (in slices, for a long timeline). words say what became of
 // the requests, the cost and the quiz, to follow a status message; on an
 // error nothing changes.
 func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.Cmd, err error) {
 	// The new lab starts where the clock is parked, at 0, and the clock
 	// goes back in slices: a rebase of a long timeline does not freeze.
-	t := a.lab.Now()
+	at := placeOf(a.lab)
 	if a.job != nil {
 		a.job = nil // its work was for the timeline being replaced
 	}
 	a.lab.Seek(0)
 	lab, kept, dropped, err := a.lab.Relane(s)
 	if err != nil {
-		a.lab.Seek(t)
+		at.seek(a.lab)
 		return "", nil, err
 	}
 	shown, pinned, zoom, quizzing := a.key(), a.pinned(), a.tl.zoom, a.quiz.on
@@ -173,5 +173,5 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 			words += ", " + requestCount(dropped) + " dropped (they no longer fit)"
 		}
 	}
-	return words, a.returnTo(what, t), nil
+	return words, a.returnTo(what, at), nil
 }
