@@ -32,7 +32,7 @@ func TestSecs(t *testing.T) {
 // timeline exactly, not "≈0s".
 func TestSubMillisecondStep(t *testing.T) {
 	a := newYAMLApp(t, "title: fine\nstep: 250us\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1000/s}\ntraffic:\n  - {every: 500us, until: 20ms}\n", 120, 40)
-	requireScreen(t, a, "step 250µs", "250µs/column")
+	requireScreen(t, a, "steps 250µs", "250µs/column")
 	if out := screen(a); strings.Contains(out, "≈0s") {
 		t.Errorf("the screen shows ≈0s:\n%s", out)
 	}

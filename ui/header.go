@@ -8,7 +8,7 @@ import (
 )
 
 // headerBlock is the title and the clock, and on a second line the play
-// state, speed, step and what space fires; h is 1 or 2.
+// state, speed, step and what space sends; h is 1 or 2.
 func (a *App) headerBlock(w, h int) []string {
 	st := a.st
 	lab := a.lab
@@ -29,7 +29,7 @@ func (a *App) headerBlock(w, h int) []string {
 	if len(lab.Keys()) > 1 && a.keyIdx < 0 {
 		key += st.muted.Render(" (auto)") // the latest request's key; k pins one
 	}
-	step := st.muted.Render(" · step ") + secs(a.step())
+	step := st.muted.Render(" · → steps ") + secs(a.step())
 	fires := "key " + key + ", cost " + st.key.Render(itoa(a.cost))
 	right := st.muted.Render("· " + requestsText(lab.Len(), lab.FiredCount()))
 	switch {
@@ -42,10 +42,13 @@ func (a *App) headerBlock(w, h int) []string {
 		}
 		right = st.muted.Render("· in "+where+" ") + right
 	}
+	// In words a newcomer reads: what → and space do, the longest that
+	// fits.
 	left := first([]string{
-		play + step + st.muted.Render(" · space fires ") + fires,
-		play + step + st.muted.Render(" · fires ") + fires,
-		play + st.muted.Render(" · fires ") + fires,
+		play + step + st.muted.Render(" · space sends a request as ") + fires,
+		play + step + st.muted.Render(" · space sends ") + fires,
+		play + st.muted.Render(" · space sends ") + fires,
+		play + st.muted.Render(" · sends ") + fires,
 	}, w-ansi.StringWidth(right)-1)
 	return []string{line1, joinFit(left, right, w)}
 }

@@ -124,11 +124,14 @@ func newKeyMap() keyMap {
 		Help:  b(k("?"), "?", "this help"),
 		Quit:  b(k("q", "ctrl+c"), "q", "quit"),
 	}
+	// A lesson is gone through note by note, so ] comes first after the
+	// fire key (the footer leaves it out when there is no note).
 	lab.short = []key.Binding{
 		shortly(lab.Fire, "fire"),
-		shortly(lab.NextSplit, "next disagreement"),
+		shortly(lab.NextNote, "next note"),
 		b(k("right", "left"), "←/→", "step"),
 		shortly(lab.Play, "play"),
+		shortly(lab.NextSplit, "disagreement"),
 		shortly(lab.NextReq, "next request"),
 		shortly(lab.Expand, "read all"),
 		shortly(lab.FocusNext, "lane"),

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -123,9 +124,16 @@ func (m *labMode) status(a *App, w int) (string, bool) {
 	return a.status.view(w), true
 }
 
-// footer is the lab's short help, "? help · q quit" on the right.
+// footer is the lab's short help, "? help · q quit" on the right; ]
+// only when the scenario has notes to go to.
 func (m *labMode) footer(a *App, w int) (string, bool) {
-	return a.keysFooter(a.keys.Lab, a.keys.Lab.right, w), true
+	km := a.keys.Lab
+	if len(a.lab.Scenario().Notes) == 0 {
+		km.short = slices.DeleteFunc(slices.Clone(km.short), func(b key.Binding) bool {
+			return slices.Equal(b.Keys(), km.NextNote.Keys())
+		})
+	}
+	return a.keysFooter(km, km.right, w), true
 }
 
 // body is the lab's screen, the why panel in its lower panel.

@@ -183,3 +183,21 @@ func TestPeakWindowPrompt(t *testing.T) {
 		t.Errorf("w 61: %q", a.status.text)
 	}
 }
+
+// TestFooterNamesNextNote: at 80 columns the footer names ] (the way
+// through a lesson) when the scenario has notes, and leaves it out when
+// there is none to go to; the about page starts with the same keys.
+func TestFooterNamesNextNote(t *testing.T) {
+	a := newTestApp(t, "boundary", 80, 24)
+	if footer := lastLine(screen(a)); !strings.Contains(footer, "] next note") {
+		t.Errorf("boundary's footer: %q", footer)
+	}
+	press(a, "a")
+	if about := screen(a); !strings.Contains(about, "To go through it: ] jumps to the next note, n steps") {
+		t.Errorf("the about page does not start with the way through:\n%s", about)
+	}
+	b := newYAMLApp(t, "title: no notes\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {at: 0s}\n", 80, 24)
+	if footer := lastLine(screen(b)); strings.Contains(footer, "]") || !strings.Contains(footer, "space fire") {
+		t.Errorf("a footer without notes: %q", footer)
+	}
+}

@@ -197,12 +197,14 @@ func (p *pages) helpText(a *App, w int) string {
 	return ansi.Wrap(text, w, "")
 }
 
-// aboutText is the scenario's story, its lanes and its notes.
+// aboutText is the scenario's story, its lanes and its notes, after how
+// to go through it.
 func (p *pages) aboutText(a *App, w int) string {
 	st := a.st
 	s := a.lab.Scenario()
 	var b strings.Builder
 	b.WriteString(st.title.Render(s.Title) + "\n\n")
+	b.WriteString(st.muted.Render(howToGoThrough(len(s.Notes) > 0)) + "\n\n")
 	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
@@ -233,6 +235,16 @@ func (p *pages) aboutText(a *App, w int) string {
 	}
 	b.WriteString("\n" + st.muted.Render("esc or a returns to the lab · ? lists every key"))
 	return ansi.Wrap(b.String(), w, "")
+}
+
+// howToGoThrough is the about page's first line, for a learner who has
+// not pressed a key yet: the keys that walk through a lesson.
+func howToGoThrough(notes bool) string {
+	ways := "n steps to the next request and t quizzes you: predict each lane's answer, then see it."
+	if notes {
+		ways = "] jumps to the next note, " + ways
+	}
+	return "To go through it: " + ways
 }
 
 // glossaryOf is the words the lab's lanes use, each algorithm's once.
