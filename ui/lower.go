@@ -6,7 +6,8 @@ package ui
 // needs most:
 //
 //   - a question takes all the rows but one line of note: it is the
-//     moment's point, and the request is not decided yet;
+//     moment's point, and the request is not decided yet; a note at the
+//     question's instant waits for the answer (shownNotes);
 //   - after an answer, the lesson's word on the moment comes first;
 //   - else the current note comes before the other lanes' explanations,
 //     down to what the focused lane's own explanation needs;
@@ -14,7 +15,7 @@ package ui
 //     rest.
 func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, h int) []string) (note, why []string) {
 	l := a.lay
-	notes := a.lab.Scenario().Notes
+	notes, withheld, ok := a.shownNotes()
 	whyRows := l.why
 	switch {
 	case question != nil:
@@ -28,6 +29,9 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 	}
 	if why == nil {
 		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.markWhy())
+	}
+	if ok {
+		return pad([]string{fit(a.st.muted.Render(withheldLine(withheld)), w)}, w, l.note+l.why-len(why)), why
 	}
 	return noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why)), why
 }

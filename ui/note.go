@@ -56,6 +56,29 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 	return pad(append(earlier, body...), w, h)
 }
 
+// shownNotes is the scenario's notes as the lower panel and the whole
+// panel (e) may show them: while a quiz question waits, the notes at its
+// request's instant are left out, since they tell what the lanes do with
+// it; withheld is that instant then. The timeline still marks them.
+func (a *App) shownNotes() (notes []scenarios.Note, withheld time.Duration, ok bool) {
+	notes = a.lab.Scenario().Notes
+	if !a.quiz.asking() {
+		return notes, 0, false
+	}
+	at := a.lab.Request(a.quiz.index).At
+	i := sort.Search(len(notes), func(i int) bool { return notes[i].At >= at })
+	j := currentNote(notes, at) + 1
+	if i == j {
+		return notes, 0, false
+	}
+	return append(notes[:i:i], notes[j:]...), at, true
+}
+
+// withheldLine is the line in place of the notes a question withholds.
+func withheldLine(at time.Duration) string {
+	return "◇ the note at " + secs(at) + " comes with the answer"
+}
+
 // noteBetween is the time of the first note after from and at or before to.
 func noteBetween(notes []scenarios.Note, from, to time.Duration) (time.Duration, bool) {
 	i := currentNote(notes, from) + 1

@@ -285,8 +285,10 @@ func hanging(head, text string, w int) string {
 func (p *pages) panelText(a *App, w int) string {
 	st := a.st
 	var b strings.Builder
-	notes := a.lab.Scenario().Notes
-	if cur := currentNote(notes, a.lab.Now()); cur >= 0 {
+	notes, withheld, ok := a.shownNotes()
+	if ok {
+		b.WriteString(st.muted.Render(withheldLine(withheld)) + "\n\n")
+	} else if cur := currentNote(notes, a.lab.Now()); cur >= 0 {
 		b.WriteString(hanging("◆ "+secs(notes[cur].At)+"  ", notes[cur].Text, w) + "\n\n")
 	} else if len(notes) > 0 {
 		b.WriteString(st.muted.Render("◇ the first note is at "+secs(notes[0].At)) + "\n\n")

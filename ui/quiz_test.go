@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/algorithms"
+	"ratelab/scenarios"
 )
 
 // TestQuizThroughALesson: the quiz stops at each of the dashboard's marks,
@@ -167,4 +168,67 @@ func TestQuizRejectionAndRetry(t *testing.T) {
 	if a.quiz.retryClose != a.quiz.retryAsked {
 		t.Errorf("exact retry guesses scored %d of %d", a.quiz.retryClose, a.quiz.retryAsked)
 	}
+}
+
+// TestQuizWithholdsTheNote: while a question waits, a note at its
+// request's instant (which tells what the lanes do) is neither in the
+// lower panel nor on the whole panel (e); the answer brings it. Every
+// canned lesson whose quiz meets a note at its instant is walked.
+func TestQuizWithholdsTheNote(t *testing.T) {
+	met := 0
+	for _, c := range scenarios.List() {
+		a := newTestApp(t, c.Name, 100, 30)
+		if len(a.lab.Scenario().Quiz) == 0 || len(a.lab.Scenario().Notes) == 0 {
+			continue
+		}
+		press(a, "t")
+		a.play.speed = len(speeds) - 1
+		press(a, "m") // only the quiz stops play
+		for a.lab.Now() < a.lab.End() {
+			press(a, "p")
+			playUntilPaused(t, a, 100000)
+			if !a.quiz.asking() {
+				break
+			}
+			at := a.lab.Request(a.quiz.index).At
+			var withheld []string
+			for _, n := range a.lab.Scenario().Notes {
+				if n.At == at {
+					withheld = append(withheld, firstRunes(noteLine(n), 30))
+				}
+			}
+			for _, n := range withheld {
+				met++
+				if s := screen(a); strings.Contains(s, n) || !strings.Contains(s, withheldLine(at)) {
+					t.Errorf("%s at %v: the question shows its note %q (or not the line in its place):\n%s", c.Name, at, n, s)
+				}
+				press(a, "e")
+				if s := screen(a); strings.Contains(s, n) {
+					t.Errorf("%s at %v: e shows the note %q before the answer:\n%s", c.Name, at, n, s)
+				}
+				press(a, "esc")
+			}
+			for a.quiz.asking() {
+				if a.quiz.stage == quizRetry {
+					answer(a, "1s")
+					continue
+				}
+				press(a, "r")
+			}
+			for _, n := range withheld {
+				if s := screen(a); !strings.Contains(s, n) {
+					t.Errorf("%s at %v: the answer does not bring the note %q:\n%s", c.Name, at, n, s)
+				}
+			}
+		}
+	}
+	if met == 0 {
+		t.Fatal("no canned lesson has a note at a question's instant: the test tests nothing")
+	}
+}
+
+// firstRunes is s's first n runes.
+func firstRunes(s string, n int) string {
+	r := []rune(s)
+	return string(r[:min(n, len(r))])
 }
