@@ -12,7 +12,7 @@ import (
 // Field names of a note, an expectation and a quiz mark, as the format
 // documents them.
 var (
-	noteFields   = []string{"at", "text"}
+	noteFields   = []string{"at", "text", "key", "lane"}
 	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "why"}
 	quizFields   = []string{"at", "request", "key", "lane", "ask", "why"}
 )
@@ -32,7 +32,40 @@ func (d *decoder) note(n ast.Node, path string) (Note, *fields, error) {
 	if note.Text, err = f.requiredText("text", "the note's text", true); err != nil {
 		return Note{}, nil, err
 	}
+	if note.Key, _, err = f.optionalKey(); err != nil {
+		return Note{}, nil, err
+	}
+	if note.Lane, err = f.optionalLane(); err != nil {
+		return Note{}, nil, err
+	}
 	return note, f, nil
+}
+
+// optionalLane reads a lane's name, "" when the field is absent.
+func (f *fields) optionalLane() (string, error) {
+	lane, ok, err := f.text("lane", "the name of a lane", false)
+	if err != nil || !ok {
+		return "", err
+	}
+	if lane == "" {
+		return "", f.errorf("lane", "want the name of a lane, got blank text")
+	}
+	return lane, nil
+}
+
+// checkNamed checks the lane and the key a note or a quiz mark names,
+// read from f, against the scenario's lanes and the keys its traffic
+// names.
+func checkNamed(s *Scenario, lane, key string, f *fields, keys map[string]bool) error {
+	if lane != "" {
+		if _, ok := s.Lane(lane); !ok {
+			return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(lane)), laneNames(s))
+		}
+	}
+	if key != "" && !keys[key] {
+		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(key)))
+	}
+	return nil
 }
 
 // outcomes are the values of an expectation's outcome.
@@ -151,13 +184,8 @@ func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
 	if q.Key, _, err = f.optionalKey(); err != nil {
 		return QuizMark{}, nil, err
 	}
-	if lane, ok, err := f.text("lane", "the name of a lane", false); err != nil {
+	if q.Lane, err = f.optionalLane(); err != nil {
 		return QuizMark{}, nil, err
-	} else if ok {
-		if lane == "" {
-			return QuizMark{}, nil, f.errorf("lane", "want the name of a lane, got blank text")
-		}
-		q.Lane = lane
 	}
 	if q.Ask, _, err = f.text("ask", "a question or hint", true); err != nil {
 		return QuizMark{}, nil, err
@@ -172,13 +200,8 @@ func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
 // whose traffic names keys. Whether the marked request exists is left to
 // `ratelab check`.
 func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys map[string]bool) error {
-	if q.Lane != "" {
-		if _, ok := s.Lane(q.Lane); !ok {
-			return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(q.Lane)), laneNames(s))
-		}
-	}
-	if q.Key != "" && !keys[q.Key] {
-		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(q.Key)))
+	if err := checkNamed(s, q.Lane, q.Key, f, keys); err != nil {
+		return err
 	}
 	if q.At >= s.Duration {
 		return f.errorf("at", "%s is not before the end of the time axis (duration %s)", algorithms.FormatDuration(q.At), algorithms.FormatDuration(s.Duration))

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -74,5 +75,27 @@ quiz:
 	}
 	if n := s.CountAt(2*time.Second, ""); n != 0 {
 		t.Errorf("CountAt(2s) = %d", n)
+	}
+}
+
+// TestNoteNamesKeyAndLane: a note may name the key and the lane it speaks
+// of; each must exist, as a quiz mark's must.
+func TestNoteNamesKeyAndLane(t *testing.T) {
+	const lanes = oneLane + "traffic:\n  - {at: 1s, count: 3, key: k}\n"
+	s := parse(t, lanes+"notes:\n  - {at: 1s, text: \"k's turn\", key: k, lane: b}\n  - {at: 2s, text: all}\n")
+	if got, want := s.Notes, []Note{{At: time.Second, Text: "k's turn", Key: "k", Lane: "b"}, {At: 2 * time.Second, Text: "all"}}; !slices.Equal(got, want) {
+		t.Errorf("notes %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct{ name, note, want string }{
+		{"unknown lane", "  - {at: 1s, text: t, lane: c}\n", `x.yaml:7:29: notes[0].lane: no lane is called "c"; the lanes are b`},
+		{"blank lane", "  - {at: 1s, text: t, lane: \"\"}\n", "x.yaml:7:29: notes[0].lane: want the name of a lane, got blank text"},
+		{"unknown key", "  - {at: 1s, text: t, key: nobody}\n", `x.yaml:7:28: notes[0].key: no request has key "nobody"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("x.yaml", []byte(lanes+"notes:\n"+tt.note))
+			if err == nil || s != nil || err.Error() != tt.want {
+				t.Errorf("Parse = %v, %v; want error\n%s", s, err, tt.want)
+			}
+		})
 	}
 }

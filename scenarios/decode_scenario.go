@@ -136,6 +136,9 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		if n.At > s.Duration {
 			return nil, nf[i].errorf("at", "%s is past the end of the time axis (duration %s)", algorithms.FormatDuration(n.At), algorithms.FormatDuration(s.Duration))
 		}
+		if err := checkNamed(s, n.Lane, n.Key, nf[i], written); err != nil {
+			return nil, err
+		}
 	}
 	slices.SortStableFunc(s.Notes, func(a, b Note) int { return cmp.Compare(a.At, b.At) })
 

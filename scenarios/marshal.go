@@ -167,7 +167,14 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("notes:\n")
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "  - {at: %s, text: %s}\n", algorithms.FormatDuration(n.At), quote(n.Text))
+		fmt.Fprintf(&b, "  - {at: %s, text: %s", algorithms.FormatDuration(n.At), quote(n.Text))
+		if n.Key != "" {
+			fmt.Fprintf(&b, ", key: %s", quote(n.Key))
+		}
+		if n.Lane != "" {
+			fmt.Fprintf(&b, ", lane: %s", quote(n.Lane))
+		}
+		b.WriteString("}\n")
 	}
 
 	if len(s.Quiz) > 0 {

@@ -287,6 +287,8 @@ func TestMarshalWritesAnItemOfCopiesOnce(t *testing.T) {
 func TestMarshalWritesTheQuiz(t *testing.T) {
 	s := parse(t, oneLane+`traffic:
   - {at: 1s, count: 3, key: k}
+notes:
+  - {at: 1s, text: "k's turn", key: k, lane: b}
 quiz:
   - {at: 1s, request: 3, key: k, lane: b, ask: "Will \"b\" admit it?", why: "two\nlines"}
   - {at: 1s}
@@ -297,7 +299,9 @@ expect:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `quiz:
+	want := `notes:
+  - {at: 1s, text: "k's turn", key: "k", lane: "b"}
+quiz:
   - {at: 1s}
   - {at: 1s, request: 3, key: "k", lane: "b", ask: "Will \"b\" admit it?", why: "two\nlines"}
 expect:

@@ -173,10 +173,14 @@ type copyGroup struct {
 	stagger  string   // "" (none), "even" or "random"
 }
 
-// Note is narration shown when the clock reaches At.
+// Note is narration shown when the clock reaches At. A note that speaks
+// of one key's requests or one lane names them: when the clock reaches
+// it, the explorer shows that key in the lanes and focuses that lane.
 type Note struct {
 	At   time.Duration
 	Text string
+	Key  string // "" speaks of every key
+	Lane string // "" speaks of every lane
 }
 
 // Request is one expanded request.

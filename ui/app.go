@@ -155,6 +155,7 @@ type App struct {
 	pages   pages
 	quiz    quiz
 	labMode labMode
+	follow  noteFollow
 
 	// verdictQueued is set while a verdictMsg is on its way (verdict.go).
 	verdictQueued bool
@@ -204,6 +205,7 @@ func (a *App) setLab(lab *model.Lab) {
 	a.lab = lab
 	a.toStart()
 	a.focus, a.keyIdx, a.cost = 0, -1, 1
+	a.follow = noteFollow{cur: -2}
 	a.labMode = newLabMode()
 	a.play.pause()
 	a.tl = newTimeline(a.programContext)
@@ -255,6 +257,7 @@ func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.wa
 // Update handles a message and returns what to do next.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := a.update(msg)
+	a.followNote()
 	if c := a.workOnVerdict(msg); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}

@@ -148,6 +148,17 @@ func settle(a *App, cmd tea.Cmd) {
 	}
 }
 
+// seekTo moves the clock to t as a key that seeks does: the lab seeks,
+// then the explorer follows (the current note's key and lane, the pinned
+// key's verdict worked out to the end).
+func seekTo(a *App, t time.Duration) {
+	a.lab.Seek(t)
+	a.Update(verdictMsg{})
+	for a.verdictQueued {
+		a.Update(verdictMsg{})
+	}
+}
+
 // screen is the rendered screen without escape sequences.
 func screen(a *App) string { return ansi.Strip(a.View().Content) }
 

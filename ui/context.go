@@ -45,11 +45,11 @@ func (c *programContext) step() time.Duration {
 // that the lanes' state and their last verdict are about the same client.
 func (c *programContext) key() string {
 	keys := c.lab.Keys()
+	if c.asked != "" { // a question is about its request's key, whatever is pinned
+		return c.asked
+	}
 	if c.keyIdx >= 0 && c.keyIdx < len(keys) {
 		return keys[c.keyIdx]
-	}
-	if c.asked != "" {
-		return c.asked
 	}
 	if rec, ok := c.lab.LastDecision(0); ok {
 		return rec.Request.Key

@@ -100,7 +100,7 @@ func TestGolden(t *testing.T) {
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", c.name, size[0], size[1]), func(t *testing.T) {
 				a := newTestApp(t, c.name, size[0], size[1])
-				a.lab.Seek(c.at)
+				seekTo(a, c.at)
 				golden.RequireEqual(t, screen(a))
 			})
 		}
@@ -111,7 +111,7 @@ func TestGoldenEveryLesson(t *testing.T) {
 	for _, c := range moreLessons {
 		t.Run(c.name+"_80x24", func(t *testing.T) {
 			a := newTestApp(t, c.name, 80, 24)
-			a.lab.Seek(c.at)
+			seekTo(a, c.at)
 			golden.RequireEqual(t, screen(a))
 		})
 	}

@@ -26,7 +26,10 @@ func (a *App) headerBlock(w, h int) []string {
 	}
 	line1 := joinFit(title, clock, w)
 	key := st.key.Render(keyText(a.key()))
-	if len(lab.Keys()) > 1 && a.keyIdx < 0 {
+	switch {
+	case a.noteKeyShown():
+		key += st.muted.Render(" (the note's)") // the current note speaks of it
+	case len(lab.Keys()) > 1 && a.keyIdx < 0:
 		key += st.muted.Render(" (auto)") // the latest request's key; k pins one
 	}
 	step := st.muted.Render(" · → steps ") + secs(a.step())

@@ -151,7 +151,7 @@ var everyKey = map[string]keyCase{
 	},
 	"k": {
 		scenario: "counter-blind-spot",
-		setup:    func(a *App) { a.lab.Seek(90 * time.Second) },
+		setup:    func(a *App) { a.lab.Seek(90 * time.Second); a.followNote() },
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
 			// Pinned to early, the counter shows early's exact count: 50
 			// (late's would be 150).
