@@ -282,6 +282,7 @@ func countTexts(st *styles, v laneView) []string {
 		"key " + k + " " + mine + " · " + peak(v.keyStats) + st.muted.Render(" │ all ") + all + " · " + peak(v.stats),
 		"key " + k + " " + mine + " · " + peak(v.keyStats) + per,
 		"key " + k + " " + mine + " · " + peak(v.keyStats),
+		"key " + k + " " + mine,
 		"key " + mine,
 	}
 }
@@ -389,21 +390,34 @@ func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
 	return c
 }
 
-// rowTotals is the totals text of the one-row form, at most a third of w.
+// rowTotals is the totals text of the one-row form, at most a third of w;
+// with a key pinned, at most five twelfths, so that the key's name and
+// peak keep their place ("key default ✓240 ✗0 · peak 240" at 80 columns),
+// the gauge giving up the cells.
 func rowTotals(st *styles, v laneView, w int) string {
 	texts := totalsTexts(st, v)
-	texts = texts[len(texts)-2:]
 	s := v.stats
 	if v.pinned {
 		s = v.keyStats
+		texts = texts[len(texts)-3:] // the name, with the peak if it fits
+	} else {
+		texts = texts[len(texts)-2:]
 	}
 	if len(v.clients) > 0 && s.Originals > 0 {
 		// A lab with clients: the amplification first, what the row has
 		// room for of the retries' cost.
 		amp := amplification(s) + " · "
-		texts = []string{amp + texts[0], amp + texts[1], texts[0], texts[1]}
+		withAmp := make([]string, 0, 2*len(texts))
+		for _, t := range texts {
+			withAmp = append(withAmp, amp+t)
+		}
+		texts = append(withAmp, texts...)
 	}
-	return first(texts, max(w/3, 12))
+	room := w / 3
+	if v.pinned {
+		room = w * 5 / 12
+	}
+	return first(texts, max(room, 12))
 }
 
 // laneRowLine is a lane in one line, its parts in the columns c:

@@ -36,3 +36,27 @@ func TestTotalsWrittenOneWay(t *testing.T) {
 		}
 	}
 }
+
+// TestPinnedRowKeepsTheKey: in the one-row form a pinned key's totals keep
+// its name, and its peak where a row of 80 has room for it (the gauge
+// gives up the cells); narrower, the name stays.
+func TestPinnedRowKeepsTheKey(t *testing.T) {
+	for _, c := range []struct {
+		w    int
+		want string
+	}{
+		{80, "key default ✓240 ✗0 · peak 240"},
+		{60, "key default ✓240 ✗0"},
+	} {
+		a := newTestApp(t, "boundary", c.w, 24)
+		a.lab.Seek(a.lab.End())
+		if _, err := a.lab.Fire("x", 1); err != nil {
+			t.Fatal(err)
+		}
+		a.pin("default")
+		row := strings.Split(screen(a), "\n")[2]
+		if !strings.Contains(row, c.want) {
+			t.Errorf("at %d columns the fixed window's row is %q, want it to hold %q", c.w, row, c.want)
+		}
+	}
+}
