@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -142,11 +143,15 @@ func outcomeMark(st *styles, o algorithms.Outcome, suffix string) string {
 	return st.rejected.Render("✗" + suffix)
 }
 
-// verdictTexts are the lane's last verdict from longest to shortest, four
-// of them: with time and retry, with retry, the word, the glyph. A
-// rejection says when a retry fits, as a time and as a wait from the clock,
-// so that it stays true as the clock moves. With several keys the longest
+// verdictTexts are the lane's last verdict from longest to shortest: with
+// time and retry, with retry, (for a rejection, with the retry's time
+// alone,) the word, the glyph. A rejection says when a retry fits, as a
+// time and as a wait from the clock, so that it stays true as the clock
+// moves. With several keys the longest
 // names the key the lane shows.
+//
+// The last two are always the verdict's word and its glyph, which the
+// compact and the one-row forms take.
 func verdictTexts(st *styles, v laneView) []string {
 	if v.verdictPending {
 		return []string{st.muted.Render("… working out the latest verdict on key " + keyText(v.key)),
@@ -178,8 +183,10 @@ func verdictTexts(st *styles, v laneView) []string {
 	case algorithms.Delayed:
 		return []string{word + " " + secs(d.Delay) + at + whose, word + " " + secs(d.Delay), word, outcomeGlyph(st, d.Outcome)}
 	case algorithms.Rejected:
-		retry := retryText(v.last, v.now)
-		return []string{word + at + " · " + retry + whose, word + " · " + retry, word, outcomeGlyph(st, d.Outcome)}
+		// The retry time stays while there is room for its short form:
+		// a box that shows a rejection says when to come back.
+		retry, short := retryText(v.last, v.now), shortRetryText(v.last)
+		return []string{word + at + " · " + retry + whose, word + " · " + retry, word + " · " + short, word, outcomeGlyph(st, d.Outcome)}
 	}
 	return []string{word + at + whose, word, word, outcomeGlyph(st, d.Outcome)}
 }
@@ -197,6 +204,15 @@ func retryText(rec model.Record, now time.Duration) string {
 		return "retry at " + secs(at) + ", passed"
 	}
 	return "retry at " + secs(at) + " (in " + secs(at-now) + ")"
+}
+
+// shortRetryText is retryText without the wait from the clock: "retry at
+// 61s", "never fits".
+func shortRetryText(rec model.Record) string {
+	if rec.Decision.RetryAfter == algorithms.Never {
+		return "never fits"
+	}
+	return "retry at " + secs(rec.Request.At+rec.Decision.RetryAfter)
 }
 
 // totalsTexts are the lane's totals from longest to shortest, written one
@@ -347,16 +363,33 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 	case laneCompact:
 		inner := w - 2
 		// The title with the verdict's word, else its glyph, with the
-		// longest policy text that fits; the verdict flush right.
+		// longest policy text that fits; the verdict flush right. A
+		// rejection's retry time comes before the policy's words.
 		verdicts := verdictTexts(st, v)
-		title, verdict := laneTitle(st, v, policies[len(policies)-1], false), verdicts[3]
+		// The last two are the verdict's word and its glyph.
+		words := verdicts[len(verdicts)-2:]
+		title, verdict := laneTitle(st, v, policies[len(policies)-1], false), words[1]
+		fits := func(t, vt string) bool { return ansi.StringWidth(t)+1+ansi.StringWidth(vt) <= w }
+		var retries [][]string // verdicts tried before the word, each with every policy
+		if v.hasLast && !v.verdictPending && v.last.Decision.Outcome == algorithms.Rejected {
+			short := shortRetryText(v.last)
+			retries = [][]string{{verdicts[len(verdicts)-3]}, {words[1] + " " + short}}
+		}
 	pick:
-		for _, p := range policies {
-			t := laneTitle(st, v, p, false)
-			for _, vt := range verdicts[2:] {
-				if ansi.StringWidth(t)+1+ansi.StringWidth(vt) <= w {
-					title, verdict = t, vt
-					break pick
+		for i, vts := range append(retries, words) {
+			ps := policies
+			if i < len(retries) {
+				// The retry before the policy's last words: the name alone
+				// if need be (the lane's other rows say the rest).
+				ps = append(slices.Clone(policies), "")
+			}
+			for _, p := range ps {
+				t := laneTitle(st, v, p, false)
+				for _, vt := range vts {
+					if fits(t, vt) {
+						title, verdict = t, vt
+						break pick
+					}
 				}
 			}
 		}
@@ -429,7 +462,8 @@ func laneRowLine(st *styles, v laneView, w, label int, c rowColumns) string {
 		mark = st.accent.Render("▶ ")
 		name = st.accent.Render(name)
 	}
-	head := mark + name + " " + verdictTexts(st, v)[3] + " "
+	verdicts := verdictTexts(st, v)
+	head := mark + name + " " + verdicts[len(verdicts)-1] + " "
 	tail := " · " + fit(rowTotals(st, v, w), c.totals)
 	fill, numbers := laneNumbers(v)
 	gw := min(w-ansi.StringWidth(head)-ansi.StringWidth(tail)-c.numbers-1, maxGauge+2)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPerKeyLabels: with two keys the totals say "all keys", and a pinned
@@ -57,6 +58,29 @@ func TestPinnedRowKeepsTheKey(t *testing.T) {
 		row := strings.Split(screen(a), "\n")[2]
 		if !strings.Contains(row, c.want) {
 			t.Errorf("at %d columns the fixed window's row is %q, want it to hold %q", c.w, row, c.want)
+		}
+	}
+}
+
+// TestRejectionSaysWhenToRetry: wherever a lane's box or row says
+// "rejected" (not the why panel, whose arithmetic says it, nor the
+// legend), it says when a retry fits, at every lesson's golden moment
+// and at each size.
+func TestRejectionSaysWhenToRetry(t *testing.T) {
+	for _, c := range append(append([]struct {
+		name string
+		at   time.Duration
+	}{}, goldenCases...), moreLessons...) {
+		for _, size := range [][2]int{{80, 24}, {60, 30}, {120, 40}, {200, 60}} {
+			a := newTestApp(t, c.name, size[0], size[1])
+			seekTo(a, c.at)
+			for _, line := range strings.Split(screen(a), "\n") {
+				for _, cell := range strings.FieldsFunc(line, func(r rune) bool { return r == '│' || r == '┃' }) {
+					if lane := strings.Contains(cell, "✗ rejected") && !strings.Contains(cell, "rejected:") && !strings.Contains(cell, "± mixed"); lane && !strings.Contains(cell, "retry at") && !strings.Contains(cell, "never fits") {
+						t.Errorf("%s at %v, %d×%d: %q says rejected and not when to retry", c.name, c.at, size[0], size[1], strings.TrimSpace(cell))
+					}
+				}
+			}
 		}
 	}
 }
