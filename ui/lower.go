@@ -9,10 +9,16 @@ package ui
 //     moment's point, and the request is not decided yet; a note at the
 //     question's instant waits for the answer (shownNotes);
 //   - after an answer, the lesson's word on the moment comes first;
-//   - else the current note comes before the other lanes' explanations,
-//     down to what the focused lane's own explanation needs;
+//   - else the current note takes the rows it needs first (up to
+//     noteMax): from the other lanes' explanations, then from the focused
+//     lane's, down to its heading, one line of it and its reply (the 429
+//     line is never given up), the rest of it a key away (e);
 //   - the why panel may need fewer rows than it gets: the note takes the
 //     rest.
+// whyFloor is the fewest rows the why panel keeps for a long note: its
+// heading, the first line of the explanation and the reply.
+const whyFloor = 3
+
 func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, h int) []string) (note, why []string) {
 	l := a.lay
 	notes, withheld, ok := a.shownNotes()
@@ -24,7 +30,7 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 		whyRows = l.why + l.note - 1
 	default:
 		if need := noteRows(notes, a.lab.Now(), w); need > l.note {
-			whyRows = max(l.why-(need-l.note), min(whyFocusRows(a.st, views, a.focus, w), l.why))
+			whyRows = max(l.why-(need-l.note), min(whyFloor, l.why))
 		}
 	}
 	if why == nil {

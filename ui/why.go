@@ -90,7 +90,15 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	if h >= 3 {
 		avail-- // the reply
 	}
-	explain := wrapMore(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, min(avail, whyExplain))
+	text := outcomeWord(st, d.Outcome) + ": " + d.Explain()
+	rows := min(avail, whyExplain)
+	if len(v.clients) > 0 {
+		// Whose attempt it was keeps a row or two, the explanation giving
+		// up its later lines (e reads them): the reply is never given up.
+		want := len(clientLines(v.last, v.clients, w, 2))
+		rows = max(min(rows, len(wrap(text, w, whyExplain)), avail-want), min(1, avail))
+	}
+	explain := wrapMore(text, w, rows)
 	for _, l := range explain {
 		lines = append(lines, fit(l, w))
 	}
@@ -99,19 +107,9 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	}
 	rest, others := avail-len(explain), len(views)-1
 	if len(v.clients) > 0 {
-		// Whose attempt this was and what its client does next. With no
-		// row left it takes the reply's, as the store's line does: the
-		// explanation says the verdict, and the client's next try says
-		// more than when a retry would fit.
-		room := rest
-		if h >= 3 {
-			room++ // the reply's row, if need be
-		}
-		client := clientLines(v.last, v.clients, w, min(room, 2))
-		if len(client) > rest && h >= 3 {
-			lines = lines[:len(lines)-1]
-			rest++
-		}
+		// Whose attempt this was and what its client does next, in the
+		// rows the explanation left (the reply keeps its own).
+		client := clientLines(v.last, v.clients, w, min(rest, 2))
 		for _, l := range client[:min(len(client), rest)] {
 			lines = append(lines, fit(st.accent.Render(l), w))
 			rest--
