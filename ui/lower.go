@@ -15,6 +15,7 @@ package ui
 //     line is never given up), the rest of it a key away (e);
 //   - the why panel may need fewer rows than it gets: the note takes the
 //     rest.
+//
 // whyFloor is the fewest rows the why panel keeps for a long note: its
 // heading, the first line of the explanation and the reply.
 const whyFloor = 3
