@@ -1,5 +1,9 @@
 package ui
 
+// whyFloor is the fewest rows the why panel keeps for a long note: its
+// heading, the first line of the explanation and the reply.
+const whyFloor = 3
+
 // lowerBlocks are the lower panel: the note and, under it, the why panel —
 // or question (w wide, h rows) when set: the quiz's, while it waits for an
 // answer — in the layout's l.note + l.why rows, shared out by what each
@@ -15,11 +19,6 @@ package ui
 //     line is never given up), the rest of it a key away (e);
 //   - the why panel may need fewer rows than it gets: the note takes the
 //     rest.
-//
-// whyFloor is the fewest rows the why panel keeps for a long note: its
-// heading, the first line of the explanation and the reply.
-const whyFloor = 3
-
 func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, h int) []string) (note, why []string) {
 	l := a.lay
 	notes, withheld, ok := a.shownNotes()
