@@ -232,3 +232,47 @@ func firstRunes(s string, n int) string {
 	r := []rune(s)
 	return string(r[:min(n, len(r))])
 }
+
+// TestQuizRevealSaysItsWhy: after each answer at 80×24, the lesson's
+// explanation of the moment is on the screen whole, or begins there and
+// says "(e: read all)"; never dropped unsaid.
+func TestQuizRevealSaysItsWhy(t *testing.T) {
+	reveals := 0
+	for _, c := range scenarios.List() {
+		a := newTestApp(t, c.Name, 80, 24)
+		if len(a.lab.Scenario().Quiz) == 0 {
+			continue
+		}
+		press(a, "t")
+		a.play.speed = len(speeds) - 1
+		press(a, "m")
+		for a.lab.Now() < a.lab.End() {
+			press(a, "p")
+			playUntilPaused(t, a, 100000)
+			if !a.quiz.asking() {
+				break
+			}
+			mark := a.quiz.mark
+			for a.quiz.asking() {
+				if a.quiz.stage == quizRetry {
+					answer(a, "1s")
+					continue
+				}
+				press(a, "a")
+			}
+			if mark == nil || mark.Why == "" {
+				continue
+			}
+			reveals++
+			s := screen(a)
+			words := strings.Fields(mark.Why)
+			start := strings.Join(words[:min(3, len(words))], " ")
+			if !noteWhole(s, mark.Why) && (!strings.Contains(strings.Join(strings.Fields(s), " "), start) || !strings.Contains(s, "(e: read all)")) {
+				t.Errorf("%s: the reveal at %v drops its why %q:\n%s", c.Name, mark.At, mark.Why, s)
+			}
+		}
+	}
+	if reveals == 0 {
+		t.Fatal("no reveal with a why was reached")
+	}
+}

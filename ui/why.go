@@ -26,15 +26,16 @@ import (
 // sentence that comes first (the quiz's explanation of a moment just
 // answered).
 func whyBlock(st *styles, views []laneView, focus, w, h, label int, extra string) []string {
-	if extra == "" {
+	if extra == "" || h < 2 {
 		return whyBody(st, views, focus, w, h, label)
 	}
-	room := h - whyFocusRows(st, views, focus, w)
-	if room < 1 {
-		return whyBody(st, views, focus, w, h, label)
-	}
-	// The extra sentence goes under the heading, in the rows the focused
-	// lane's own explanation leaves; the other lanes get what is left.
+	// The extra sentence (the lesson's word on a quiz moment) comes
+	// first: it takes the rows it needs under the heading, leaving the
+	// focused lane its heading, one line and its reply where there is
+	// room (whyFloor), and at least one row however small the panel; cut,
+	// it ends "… (e: read all)", never dropped unsaid.
+	need := len(wrap(extra, w, h))
+	room := max(min(need, h-min(whyFloor, whyFocusRows(st, views, focus, w))), 1)
 	var pre []string
 	for _, l := range wrapMore(extra, w, room) {
 		pre = append(pre, fit(st.note.Render(l), w))
