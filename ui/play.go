@@ -156,6 +156,13 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	}
 	p.lastTick = msg.at
 	lab := p.ctx.lab
+	if t, ok := p.skipTo(); ok {
+		from := lab.Now()
+		lab.Seek(t)
+		p.carry = 0
+		say.set("skipped " + secs(from) + " to " + secs(t) + ": nothing arrives or leaves in between · p pauses")
+		return p.tick()
+	}
 	from := lab.Now()
 	to := p.advanceTo(time.Duration(float64(elapsed) * speeds[p.speed]))
 	// A frame decides requests for at most sliceBudget beyond what the
@@ -208,6 +215,53 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 		return nil
 	}
 	return p.tick()
+}
+
+// skipLead is how much wall time of play an empty stretch keeps before
+// the next event, and skipMin how much it must last to be skipped.
+const (
+	skipLead = time.Second
+	skipMin  = 3 * time.Second
+)
+
+// skipTo is where play jumps to over an empty stretch: when nothing
+// happens for more than skipMin of play at this speed (no request
+// arrives, no retry, no delayed request leaves a queue, no note, no
+// moment P plays to), the clock goes to skipLead of play before the next
+// thing that does, so that a minute of nothing (boundary's first) is not
+// watched. The lanes' state still moves with the clock (a bucket refills
+// over the jump), exactly as if played.
+func (p *playback) skipTo() (time.Duration, bool) {
+	lab := p.ctx.lab
+	now := lab.Now()
+	if k, m := lab.Instant(); k < m {
+		return 0, false // requests at this instant are still to come
+	}
+	next := lab.End()
+	if t, ok := lab.NextRequest(now); ok {
+		next = min(next, t)
+	}
+	if t, ok := lab.NextRetry(now); ok {
+		next = min(next, t)
+	}
+	notes := lab.Scenario().Notes
+	if t, ok := noteAt(notes, currentNote(notes, now)+1); ok {
+		next = min(next, t)
+	}
+	if p.hasTarget {
+		next = min(next, p.target)
+	}
+	speed := speeds[p.speed]
+	lead := time.Duration(float64(skipLead) * speed)
+	if next-now <= time.Duration(float64(skipMin)*speed) {
+		return 0, false
+	}
+	for lane := range lab.Lanes() {
+		if lab.Released(lane, now+1, next) > 0 {
+			return 0, false // a queue empties in between: the out row moves
+		}
+	}
+	return next - lead, true
 }
 
 // advanceTo is where the clock goes after d of play: onto whole

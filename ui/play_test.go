@@ -22,6 +22,7 @@ func playUntilPaused(t *testing.T, a *App, frames int) {
 
 func TestPlayKeys(t *testing.T) {
 	a := newTestApp(t, "boundary", 100, 30)
+	a.lab.Seek(58 * time.Second) // near the burst: nothing to skip
 	cmd := press(a, "p")
 	if !a.play.playing || cmd == nil {
 		t.Fatal("p did not start playing with a ticker")
@@ -29,7 +30,7 @@ func TestPlayKeys(t *testing.T) {
 	start := time.Unix(1000, 0)
 	a.Update(tickMsg{gen: a.play.gen, at: start})
 	now := a.lab.Now()
-	if want := frameInterval.Truncate(time.Millisecond); now != want {
+	if want := 58*time.Second + frameInterval.Truncate(time.Millisecond); now != want {
 		t.Fatalf("the first frame moved the clock to %v, want %v (whole milliseconds)", now, want)
 	}
 	a.Update(tickMsg{gen: a.play.gen, at: start.Add(100 * time.Millisecond)})
@@ -161,5 +162,32 @@ func TestFastForward(t *testing.T) {
 	}
 	if want := int(a.lab.End()/(1000*frameInterval)) + 1; frames < want-1 || frames > want+1 {
 		t.Errorf("%d frames to the end, want about %d", frames, want)
+	}
+}
+
+// TestPlaySkipsEmptyStretches: play jumps over a stretch where nothing
+// happens to a second of play before the next request, and says so;
+// where requests keep arriving it does not jump.
+func TestPlaySkipsEmptyStretches(t *testing.T) {
+	a := newTestApp(t, "boundary", 100, 30)
+	a.play.stopAtNotes = false
+	a.Update(keyPress("p"))
+	a.Update(tickMsg{gen: a.play.gen, at: time.Now()})
+	if got, want := a.lab.Now(), 59900*time.Millisecond-time.Second; got != want {
+		t.Fatalf("after one frame of play from 0 the clock is at %v, want %v (a second before the burst)", got, want)
+	}
+	if !strings.Contains(a.status.text, "skipped 0s to 58.9s") {
+		t.Errorf("the skip is not said: %q", a.status.text)
+	}
+	if !a.play.playing {
+		t.Error("play stopped at the skip")
+	}
+
+	b := newYAMLApp(t, "title: steady\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {every: 500ms, from: 0s, until: 50s}\n", 100, 30)
+	b.Update(keyPress("p"))
+	from := b.lab.Now()
+	b.Update(tickMsg{gen: b.play.gen, at: time.Now()})
+	if b.lab.Now()-from > time.Second || strings.Contains(b.status.text, "skipped") {
+		t.Errorf("steady traffic: one frame moved the clock %v → %v (%q)", from, b.lab.Now(), b.status.text)
 	}
 }
