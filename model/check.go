@@ -159,7 +159,10 @@ type selection struct {
 	lastPass time.Duration // arrival of the latest admission
 	// open holds, by the outcome they assert, the outcome assertions
 	// between their From and Until that no request contradicted yet.
-	open    [3][]*expState
+	open [3][]*expState
+	// waits holds the Retry-After and wait assertions between their From
+	// and Until: each rejection is held against them.
+	waits   []*expState
 	groups  []*peakGroup // the active ones
 	used    bool
 	clients clientCounts
@@ -175,6 +178,10 @@ type expState struct {
 	clientsAt, clients clientCounts
 	closed             bool    // Until has fired
 	mismatch           *Record // first selected request whose outcome is not e.Outcome
+	// rejections counts the selected rejections, badWait is the first
+	// whose Retry-After or wait is not e's.
+	rejections int64
+	badWait    *Record
 	// A peak is measured by a group for the windows ending in [From +
 	// window + D, Until), D the lane's longest delay (0 for a lane that
 	// passes requests on arrival), and for the others, at the edges, from
@@ -353,6 +360,14 @@ func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a 
 func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt, c *checker) {
 	sel.tally.add(d.Outcome)
 	sel.clients.add(a)
+	if d.Outcome == algorithms.Rejected {
+		for _, x := range sel.waits {
+			x.rejections++
+			if x.badWait == nil && !x.waitHolds(d) {
+				x.badWait = &Record{Index: index, Lane: lane, Request: *r, Decision: *d}
+			}
+		}
+	}
 	for o := range sel.open {
 		if algorithms.Outcome(o) != d.Outcome && len(sel.open[o]) > 0 {
 			rec := &Record{Index: index, Lane: lane, Request: *r, Decision: *d}
@@ -404,6 +419,9 @@ func (c *checker) fire(t time.Duration) {
 			if o := x.e.Outcome; o != nil {
 				sel.open[*o] = append(sel.open[*o], x)
 			}
+			if x.e.RetryAfter != nil || x.e.Wait != nil {
+				sel.waits = append(sel.waits, x)
+			}
 			if g := x.group; g != nil {
 				if g.active++; g.active == 1 {
 					sel.groups = append(sel.groups, g)
@@ -425,6 +443,9 @@ func (c *checker) fire(t time.Duration) {
 			x.outcomes = Tally{sel.tally.Allowed - x.start.Allowed, sel.tally.Delayed - x.start.Delayed, sel.tally.Rejected - x.start.Rejected}
 			x.clients = clientCounts{sel.clients.retries - x.clientsAt.retries, sel.clients.served - x.clientsAt.served, sel.clients.abandoned - x.clientsAt.abandoned}
 			x.closed = true
+			if x.e.RetryAfter != nil || x.e.Wait != nil {
+				sel.waits = slices.DeleteFunc(sel.waits, func(y *expState) bool { return y == x })
+			}
 			if x.query >= 0 {
 				x.late, x.lateAt = x.group.max.result(x.query)
 			}
@@ -483,6 +504,10 @@ func (x *expState) verdict() (got string, ok bool) {
 	if e.Outcome != nil && (o.Total() == 0 || x.mismatch != nil) {
 		ok = false
 	}
+	waits := e.RetryAfter != nil || e.Wait != nil
+	if waits && (x.rejections == 0 || x.badWait != nil) {
+		ok = false
+	}
 	if ok {
 		return "", true
 	}
@@ -517,5 +542,24 @@ func (x *expState) verdict() (got string, ok bool) {
 			b = fmt.Appendf(b, "all %d %s", o.Total(), *e.Outcome)
 		}
 	}
+	if waits {
+		sep()
+		switch m := x.badWait; {
+		case x.rejections == 0:
+			b = append(b, "no rejection selected"...)
+		case m != nil:
+			b = fmt.Appendf(b, "the rejection at %s (key %s) had Retry-After %d, wait %s", algorithms.FormatSeconds(m.Request.At),
+				m.Request.Key, m.Decision.RetryAfterSeconds(), algorithms.FormatDuration(m.Decision.RetryAfter))
+		default:
+			b = fmt.Appendf(b, "all %d rejections as expected", x.rejections)
+		}
+	}
 	return string(b), false
+}
+
+// waitHolds reports whether rejection d tells its client what x asserts:
+// its Retry-After header and its exact wait.
+func (x *expState) waitHolds(d *algorithms.Decision) bool {
+	e := x.e
+	return (e.RetryAfter == nil || d.RetryAfterSeconds() == *e.RetryAfter) && (e.Wait == nil || d.RetryAfter == *e.Wait)
 }

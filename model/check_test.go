@@ -436,3 +436,43 @@ func BenchmarkCheckLeakyPeaks(b *testing.B) {
 		})
 	})
 }
+
+// TestCheckRetryAfterAndWait: retry_after and wait hold when every
+// selected rejection tells its client that, and fail, saying which
+// rejection and what it said, when one does not or none is selected.
+func TestCheckRetryAfterAndWait(t *testing.T) {
+	const head = `title: t
+limiters:
+  - {name: b, algorithm: token-bucket, capacity: 1, rate: 4/s}
+traffic:
+  - {at: 0s, count: 2}
+  - {at: 100ms}
+duration: 2s
+expect:
+`
+	for _, c := range []struct{ expect, got string }{
+		{"  - {lane: b, at: 0s, retry_after: 1, wait: 250ms}\n", ""},
+		{"  - {lane: b, at: 100ms, wait: 150ms}\n", ""},
+		{"  - {lane: b, until: 1s, retry_after: 1}\n", ""},
+		{"  - {lane: b, at: 0s, wait: 200ms}\n", "the rejection at 0s (key default) had Retry-After 1, wait 250ms"},
+		{"  - {lane: b, until: 1s, wait: 250ms}\n", "the rejection at 0.1s (key default) had Retry-After 1, wait 150ms"},
+		{"  - {lane: b, at: 0s, retry_after: 0}\n", "the rejection at 0s (key default) had Retry-After 1, wait 250ms"},
+		{"  - {lane: b, from: 1s, retry_after: 1}\n", "no rejection selected"},
+	} {
+		s, err := scenarios.Parse("t.yaml", []byte(head+c.expect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures, err := Check(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(failures) > 0 {
+			got = failures[0].Got
+		}
+		if got != c.got {
+			t.Errorf("%s: got %q, want %q", strings.TrimSpace(c.expect), got, c.got)
+		}
+	}
+}

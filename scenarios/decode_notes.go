@@ -3,6 +3,7 @@ package scenarios
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -13,7 +14,7 @@ import (
 // documents them.
 var (
 	noteFields   = []string{"at", "text", "key", "lane"}
-	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "why"}
+	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "retry_after", "wait", "why"}
 	quizFields   = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 
@@ -149,12 +150,22 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 		}
 		e.Outcome = &outcome
 	}
-	asserted := e.Peak != nil || e.Outcome != nil
+	if s, ok, err := f.integer("retry_after", 0, int64(MaxTime/time.Second)+1); err != nil {
+		return Expectation{}, nil, err
+	} else if ok {
+		e.RetryAfter = &s
+	}
+	if w, ok, err := f.duration("wait", false); err != nil {
+		return Expectation{}, nil, err
+	} else if ok {
+		e.Wait = &w
+	}
+	asserted := e.Peak != nil || e.Outcome != nil || e.RetryAfter != nil || e.Wait != nil
 	for _, c := range e.counts() {
 		asserted = asserted || *c.v != nil
 	}
 	if !asserted {
-		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak or outcome")
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak, outcome, retry_after or wait")
 	}
 	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
 		return Expectation{}, nil, err

@@ -229,6 +229,12 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		if e.Outcome != nil {
 			fmt.Fprintf(&b, ", outcome: %s", e.Outcome)
 		}
+		if e.RetryAfter != nil {
+			fmt.Fprintf(&b, ", retry_after: %d", *e.RetryAfter)
+		}
+		if e.Wait != nil {
+			fmt.Fprintf(&b, ", wait: %s", algorithms.FormatDuration(*e.Wait))
+		}
 		if e.Why != "" {
 			fmt.Fprintf(&b, ", why: %s", quote(e.Why))
 		}

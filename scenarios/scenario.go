@@ -223,6 +223,12 @@ type Expectation struct {
 	PeakWindow time.Duration
 	// Outcome, when set, is the outcome of every selected request.
 	Outcome *algorithms.Outcome
+	// RetryAfter and Wait, when set, are what every selected rejection
+	// tells its client (at least one must be selected): the Retry-After
+	// header, whole seconds rounded up as a server sends it, and the exact
+	// wait before a retry fits.
+	RetryAfter *int64
+	Wait       *time.Duration
 	// Why is the file's explanation, shown when the assertion fails.
 	Why string
 	// Line is the expectation's line in the file (1-based), 0 when it was
