@@ -38,7 +38,13 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 	if err != nil {
 		return nil, nil, err
 	}
-	s.Traffic = make([]Traffic, 0, len(items))
+	// Each item's copies are kept apart and joined once at the end: an
+	// item of 10,000 accounts is 10,000 items, and appending them item by
+	// item would copy the list over and over as it grows (100,000 keys:
+	// about a fifth of the file's reading).
+	parts := make([][]Traffic, 0, len(items))
+	partFields := make([]*fields, 0, len(items))
+	total := 0
 	// written are the keys the traffic names, whether or not their items
 	// came to hold a request (a poisson item may draw none, a staggered copy
 	// may start past until): an expectation or a quiz mark may name them,
@@ -121,12 +127,24 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 				}
 			}
 		}
-		if len(s.Traffic)+len(copies) > MaxTrafficItems {
-			return nil, nil, d.errorf(n, path, "the traffic expands to more than %d items, counting an item of accounts or keys as its copies (%d with this item)", MaxTrafficItems, len(s.Traffic)+len(copies))
+		if total+len(copies) > MaxTrafficItems {
+			return nil, nil, d.errorf(n, path, "the traffic expands to more than %d items, counting an item of accounts or keys as its copies (%d with this item)", MaxTrafficItems, total+len(copies))
 		}
-		s.Traffic = append(s.Traffic, copies...)
-		for range copies {
-			tf = append(tf, item)
+		parts, partFields = append(parts, copies), append(partFields, item)
+		total += len(copies)
+	}
+	if len(parts) == 1 {
+		s.Traffic = parts[0]
+	} else {
+		s.Traffic = make([]Traffic, 0, total)
+		for _, p := range parts {
+			s.Traffic = append(s.Traffic, p...)
+		}
+	}
+	tf = make([]*fields, 0, total)
+	for i, p := range parts {
+		for range p {
+			tf = append(tf, partFields[i])
 		}
 	}
 	return tf, written, nil

@@ -328,3 +328,13 @@ func TestLargestAcceptedFilesStaySmall(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadManyKeys reads tools/many-keys.yaml: ten items of 10,000
+// accounts each, 100,000 traffic items once expanded.
+func BenchmarkLoadManyKeys(b *testing.B) {
+	for b.Loop() {
+		if _, err := Load("../tools/many-keys.yaml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
