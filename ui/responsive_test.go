@@ -283,11 +283,9 @@ var knownSlow = map[string]map[string]string{
 		"burst at 0":  "a burst fired at 0 moves the rest of the timeline and decides the requests of its spread, 100,000 keys' first second in six lanes, in one piece (115–170 ms)",
 	},
 	"stack-racy.yaml": {
-		"D":                "a jump to the previous split seeks back: a replay of up to 2,048 requests from a checkpoint (a request costs microseconds here)",
-		"play":             "with a key pinned (k), the frame's StatsFor decides ahead of the clock up to twice what it prepared (model/keystats.go keyStatsFor), and a frame's seek replays from a checkpoint (a request costs microseconds here)",
+		"D":                "a jump to the previous split seeks back: a replay of up to 2,048 requests from a checkpoint (a request costs microseconds here): 82–165 ms",
 		"space at the end": "firing replays from the checkpoint before the request; under RATELAB_RESPONSIVE_ALL the u after it undoes that request, a like replay (u at the end: 24–195 ms)",
-		"t":                "the quiz takes back the clock's instant: a replay from a checkpoint",
-		"r":                "a reset replays from a checkpoint (64 racy gateways: a request costs microseconds)",
+		"t":                "the quiz takes back the clock's instant: a replay from a checkpoint (4–108 ms)",
 	},
 	"twenty-million.yaml": {
 		"first frame": "the timeline's expansion: 20,000,000 requests",
