@@ -13,8 +13,8 @@ func init() {
 }
 
 // xtimeratePicture shows golang.org/x/time/rate's float64 balance: a gauge
-// of the tokens against the burst, and for ReserveN the debt the reserved
-// requests left and when it is paid off.
+// of the tokens against the burst, and for ReserveN the tokens the reserved
+// requests owe ("1.5 tokens owed") and until when.
 type xtimeratePicture struct{}
 
 // floatCell writes a library's float64 for a lane: exactly when three
@@ -42,10 +42,10 @@ func (xtimeratePicture) state(st *styles, v laneView, w, n int) []string {
 	last := "a rejection takes nothing"
 	if s.Reserve {
 		if s.Tokens < 0 {
-			bal = "debt " + floatCell(-s.Tokens) + " of " + itoa(s.Burst) + " tokens"
-			full = "debt paid at " + secs(s.PaidAt)
+			bal = owedText(s.Tokens)
+			full = "owed until " + secs(s.PaidAt)
 		}
-		rule = []string{"ReserveN: take n now, wait out the debt", "ReserveN: wait out the debt"}
+		rule = []string{"ReserveN: take n now, wait while tokens are owed", "ReserveN: wait out what is owed"}
 		last = "waits as long as it takes"
 		if s.MaxWait > 0 {
 			last = "refuses a wait over " + secs(s.MaxWait)
@@ -65,7 +65,21 @@ func (xtimeratePicture) state(st *styles, v laneView, w, n int) []string {
 
 func (xtimeratePicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.XTimeRateSnapshot)
-	return math.Max(s.Tokens, 0) / float64(max(s.Burst, 1)), floatCell(s.Tokens) + "/" + itoa(s.Burst) + " tokens"
+	if s.Tokens < 0 {
+		return 0, owedText(s.Tokens)
+	}
+	return s.Tokens / float64(max(s.Burst, 1)), floatCell(s.Tokens) + "/" + itoa(s.Burst) + " tokens"
+}
+
+// owedText is a reservation's negative balance in one wording wherever a
+// lane shows it: "1.5 tokens owed" (the callers already told to wait have
+// taken them ahead of the refill).
+func owedText(tokens float64) string {
+	n := floatCell(-tokens)
+	if n == "1" {
+		return "1 token owed"
+	}
+	return n + " tokens owed"
 }
 
 func (xtimeratePicture) titles(p algorithms.Policy) []string {
@@ -79,6 +93,6 @@ func (xtimeratePicture) titles(p algorithms.Policy) []string {
 func (xtimeratePicture) glossary() []string {
 	return []string{
 		"x/time/rate: Go's golang.org/x/time/rate Limiter, the real library run on the virtual clock: a token bucket starting full whose balance is a float64, refilled at rate.Limit = N ÷ the period in seconds. AllowN admits n iff the balance covers it; the lane's retry is what a Reservation would say.",
-		"x/time/rate ReserveN: takes n ≤ burst whatever the balance, which may go negative (a debt), and the request waits until the refill pays it off: a shaper with no bound on its queue. max_wait refuses, changing nothing, a reservation that would wait longer, as WaitN with a context deadline does.",
+		"x/time/rate ReserveN: takes n ≤ burst whatever the balance, which may go negative (tokens owed), and the request waits until the refill makes them up: a shaper with no bound on its queue. max_wait refuses, changing nothing, a reservation that would wait longer, as WaitN with a context deadline does.",
 	}
 }
