@@ -49,7 +49,7 @@ var pictureMoments = map[algorithms.Algorithm][]pictureMoment{
 	algorithms.GuavaTry:         {{notice: "stored"}},
 	algorithms.NginxLimitReq:    {{1600 * time.Millisecond, "excess"}},
 	algorithms.XTimeRate:        {{notice: "tokens"}},
-	algorithms.XTimeRateReserve: {{notice: "debt"}},
+	algorithms.XTimeRateReserve: {{notice: "owed"}},
 
 	algorithms.FloatTokenBucket: {{notice: "float64"}},
 	algorithms.WholeTokenBucket: {{notice: "whole tokens"}},
