@@ -91,6 +91,18 @@ var moreLessons = []struct {
 	{"lumpy-refill", 7 * time.Second},
 	// The request at 0.25s: half a token in both buckets.
 	{"empty-start", 250 * time.Millisecond},
+	// edge's second burst: the fixed window's 240 within 200ms.
+	{"promise-first", 60100 * time.Millisecond},
+	// Halfway through the minute: 20 + 120 × 0.5 = 80 before the burst.
+	{"sliding-estimate", 90 * time.Second},
+	// seller-1's log full at 120 entries, 2,936 bytes.
+	{"memory-fleet", 59500 * time.Millisecond},
+	// idle's 120 within 100ms in every lane but the shaper.
+	{"table-from-runs", 120100 * time.Millisecond},
+	// b.example's first page leaving at once beside a.example's queue.
+	{"crawler-per-host", 2500 * time.Millisecond},
+	// The racy lanes admitting what the refusal's write gave back.
+	{"refusal-writes", 200 * time.Millisecond},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
