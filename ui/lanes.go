@@ -245,7 +245,17 @@ func totalsTexts(st *styles, v laneView) []string {
 
 // beyondText is a lane of gateways' admissions beyond its policy on one
 // shared atomic store: "beyond +30", "beyond 0".
-func beyondText(n int64) string { return "beyond " + signed(n) }
+//
+// A negative count says what it means where it shows: the lane admitted
+// fewer than its policy would on one atomic store (a slow clock's refill
+// clamped away, a fallback failing closed), "beyond -1 (1 fewer than one
+// store)".
+func beyondText(n int64) string {
+	if n < 0 {
+		return "beyond " + signed(n) + " (" + itoa(-n) + " fewer than one store)"
+	}
+	return "beyond " + signed(n)
+}
 
 // signed is n with its sign: "+30", "0", "-2".
 func signed(n int64) string {

@@ -84,3 +84,13 @@ func TestRejectionSaysWhenToRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestBeyondSaysWhatANegativeMeans: a lane of gateways that admitted
+// fewer than its policy says so in words, not a bare minus.
+func TestBeyondSaysWhatANegativeMeans(t *testing.T) {
+	for n, want := range map[int64]string{30: "beyond +30", 0: "beyond 0", -1: "beyond -1 (1 fewer than one store)", -4: "beyond -4 (4 fewer than one store)"} {
+		if got := beyondText(n); got != want {
+			t.Errorf("beyondText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
