@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -97,5 +98,21 @@ func TestNoteNamesKeyAndLane(t *testing.T) {
 				t.Errorf("Parse = %v, %v; want error\n%s", s, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestWatchState: `watch: state` is read, written back, and anything else
+// refused.
+func TestWatchState(t *testing.T) {
+	s := parse(t, "title: t\nwatch: state\n"+strings.TrimPrefix(oneLane, "title: t\n")+"traffic:\n  - {at: 0s}\n")
+	if !s.WatchState {
+		t.Fatal("watch: state not read")
+	}
+	out, err := Marshal(s, nil)
+	if err != nil || !strings.Contains(string(out), "\nwatch: state\n") {
+		t.Errorf("Marshal: %v\n%s", err, out)
+	}
+	if _, err := Parse("x.yaml", []byte("title: t\nwatch: peak\n"+strings.TrimPrefix(oneLane, "title: t\n"))); err == nil || !strings.Contains(err.Error(), `watch: want state (the lanes' state bytes), got "peak"`) {
+		t.Errorf("watch: peak: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
@@ -13,7 +14,7 @@ import (
 
 // topFields are the fields of a file's top level, as the format documents
 // them.
-var topFields = []string{"title", "about", "step", "duration", "seed", "limiters", "clients", "traffic", "notes", "quiz", "expect"}
+var topFields = []string{"title", "about", "step", "duration", "seed", "watch", "limiters", "clients", "traffic", "notes", "quiz", "expect"}
 
 // scenario decodes the file's top level, root: its fields in the order
 // each needs the one before (the seed, the lanes, the clients, the
@@ -49,6 +50,14 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		return nil, err
 	} else {
 		s.Seed = uint64(seed)
+	}
+	if watch, ok, err := f.text("watch", "what the lesson asks the learner to watch: state", false); err != nil {
+		return nil, err
+	} else if ok {
+		if watch != "state" {
+			return nil, f.errorf("watch", "want state (the lanes' state bytes), got %s", strconv.Quote(shorten(watch)))
+		}
+		s.WatchState = true
 	}
 
 	lanes, err := f.list("limiters", "a list of 1 to 8 limiters")

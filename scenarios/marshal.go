@@ -49,6 +49,9 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	if s.Seed != 0 {
 		fmt.Fprintf(&b, "seed: %d\n", s.Seed)
 	}
+	if s.WatchState {
+		b.WriteString("watch: state\n")
+	}
 
 	b.WriteString("limiters:\n")
 	for _, l := range s.Lanes {

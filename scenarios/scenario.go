@@ -62,6 +62,10 @@ type Scenario struct {
 	// random route, a random stagger, a poisson item's arrivals), so that a
 	// run repeats exactly; 0 if not given.
 	Seed uint64
+	// WatchState is set when the lesson asks the learner to watch each
+	// lane's state (`watch: state`): the explorer then never gives up the
+	// lanes' state bytes for room, however small the screen.
+	WatchState bool
 }
 
 // Lane is one limiter of the scenario. Every request goes to every lane.

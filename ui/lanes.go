@@ -32,6 +32,9 @@ type laneView struct {
 	key      string
 	pinned   bool
 	multiKey bool // the timeline has several keys: say which numbers are whose
+	// watchState is set when the lesson asks to watch the lanes' state
+	// (scenarios.Scenario.WatchState): every form of the totals keeps it.
+	watchState bool
 	// exact is, for a sliding counter, the true admitted cost of the
 	// trailing window, which the counter only estimates.
 	exact   int64
@@ -85,7 +88,7 @@ func laneViews(ctx *programContext) []laneView {
 	_, pending := lab.PendingLastDecisionFor(key)
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
-			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients()}
+			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState}
 		v.snap = lab.Snapshot(i, key)
 		if l.Stack != nil {
 			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
@@ -239,8 +242,15 @@ func totalsTexts(st *styles, v laneView) []string {
 		texts = append([]string{texts[0] + " · " + twinText(v), texts[len(texts)-1] + " · " + twinText(v)}, texts...)
 	}
 	// Where there is room for every total, the state the lane keeps for
-	// the shown key.
-	return append([]string{texts[0] + st.muted.Render(" · state "+stateText(v))}, texts...)
+	// the shown key; in every form when the lesson asks to watch it.
+	state := st.muted.Render(" · state " + stateText(v))
+	if v.watchState {
+		for i := range texts {
+			texts[i] += state
+		}
+		return texts
+	}
+	return append([]string{texts[0] + state}, texts...)
 }
 
 // beyondText is a lane of gateways' admissions beyond its policy on one
@@ -457,8 +467,14 @@ func rowTotals(st *styles, v laneView, w int) string {
 		texts = append(withAmp, texts...)
 	}
 	room := w / 3
-	if v.pinned {
+	if v.pinned || v.watchState {
 		room = w * 5 / 12
+	}
+	if v.watchState {
+		// The counts and the state alone, the peak given up first, and
+		// at the narrowest the bytes without "/key".
+		texts = append(texts, tallyCounts(st, v.policy, s)+st.muted.Render(" · "+stateText(v)),
+			tallyCounts(st, v.policy, s)+st.muted.Render(" · "+model.FormatBytes(v.keyBytes)))
 	}
 	return first(texts, max(room, 12))
 }

@@ -94,3 +94,19 @@ func TestBeyondSaysWhatANegativeMeans(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchedStateStays: a lesson that asks to watch the lanes' state
+// (memory-price) keeps each lane's state bytes in its one-row form, at 80
+// and at 60 columns.
+func TestWatchedStateStays(t *testing.T) {
+	for _, w := range []int{80, 60} {
+		a := newTestApp(t, "memory-price", w, 24)
+		seekTo(a, 80*time.Second)
+		rows := strings.Split(screen(a), "\n")[2:6]
+		for i, want := range []string{"281.3 KiB", "32 B", "536 B", "28.2 KiB"} {
+			if !strings.Contains(rows[i], want) {
+				t.Errorf("at %d columns lane %d's row %q lacks its state %s", w, i, rows[i], want)
+			}
+		}
+	}
+}
