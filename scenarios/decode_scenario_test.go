@@ -214,7 +214,7 @@ func TestParseInlineErrors(t *testing.T) {
 		{"key too long", oneLane + "traffic:\n  - {at: 1s, key: " + strings.Repeat("k", 65) + "}\n",
 			`x.yaml:5:19: traffic[0].key: want a key of 1 to 64 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk…"`},
 		{"unknown field like no known one", oneLane + "zzzzzzzz: 1\n",
-			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect"},
+			"x.yaml:4:1: unknown field \"zzzzzzzz\"; want one of title, about, step, duration, seed, watch, limiters, clients, traffic, notes, quiz, expect"},
 		{"note without at", oneLane + "notes:\n  - {text: x}\n", "x.yaml:5:5: notes[0]: missing at: want the time to show the note, such as 60s"},
 		{"accounts 0", oneLane + "traffic:\n  - {at: 1s, accounts: 0}\n",
 			"x.yaml:5:24: traffic[0].accounts: want a whole number from 1 to 10000, got 0"},

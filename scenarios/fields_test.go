@@ -19,15 +19,15 @@ func TestLoadQuotesLittleOfTheFile(t *testing.T) {
 		name, data, want string
 	}{
 		{"a long first line", secret + "\n",
-			`unknown field of 120 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
+			`unknown field of 120 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, watch, limiters, clients, traffic, notes, quiz, expect`},
 		{"a long line of no field", strings.Repeat("secret ", 20) + "\n",
 			`want a mapping with title, limiters and traffic, got a text (is this a scenario file?)`},
 		{"a long key twice", "title: t\n" + secret + "\n" + secret + "\n",
 			`invalid YAML: mapping key of 120 characters already defined at [2:1]`},
 		{"escaped", "\"a\\e[2Jb: " + secret + "\": 1\n",
-			`unknown field of 129 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
+			`unknown field of 129 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, watch, limiters, clients, traffic, notes, quiz, expect`},
 		{"a short secret", "hunter2:x: 1\n",
-			`unknown field of 9 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
+			`unknown field of 9 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, watch, limiters, clients, traffic, notes, quiz, expect`},
 		{"a misspelt field", "titel: x\n",
 			`unknown field "titel"; did you mean title?`},
 		{"a binary file", "\x7fELF\x02\x01\x01\x00" + secret + "\n", "the file is not text: it holds the control character U+007F"},

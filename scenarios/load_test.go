@@ -141,7 +141,7 @@ func TestHostileButValidShapes(t *testing.T) {
 		{"directive without ---", "%YAML 1.2\n" + oneLane, "x.yaml:1:1: invalid YAML: a directive (%YAML) must be followed by a line of --- before the document"},
 		{"directive then two documents", "%YAML 1.2\n---\n" + oneLane + "---\ntitle: u\n", "x.yaml:7:1: want one YAML document, found a second one"},
 		{"a long unknown key past column 160", oneLane + longKey + ": 1\n",
-			`x.yaml:4:1: unknown field of 170 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, limiters, clients, traffic, notes, quiz, expect`},
+			`x.yaml:4:1: unknown field of 170 characters, not a field name (is this a scenario file?); want one of title, about, step, duration, seed, watch, limiters, clients, traffic, notes, quiz, expect`},
 		{"a key: value mistake past column 160", oneLane + "about: " + strings.Repeat("word ", 34) + "and: more\n",
 			"x.yaml:4:8: invalid YAML: mapping value is not allowed in this context"},
 		{"nesting past column 160 is still refused", "title: t\nx:\n" + nestedBlock(90),
