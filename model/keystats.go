@@ -22,6 +22,7 @@ type keyStats struct {
 	upto  int     // idx covers events[:upto]
 	idx   []int32 // the key's requests among events[:upto], in timeline order
 	lanes []*keyLane
+	marks *keyTimeline // the key's timeline marks (keytimeline.go), once asked for
 }
 
 // keyLane is one lane's view of one key's first n requests (ks.idx[:n]).

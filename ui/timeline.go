@@ -77,7 +77,10 @@ func (t *timeline) span() span {
 // span of virtual time, dt long, marked with the outcomes of the requests
 // in it. Drawing a column costs two binary searches (Lab.Search) and one
 // Lab.Tally per lane, so a frame costs what is on screen, whatever the
-// timeline's length.
+// timeline's length. With a key pinned, the Key… methods answer instead,
+// from the key's requests and retries, listed once and extended as the
+// clock moves: a binary search a column more, and at most the key's own
+// requests and retries in it.
 
 // roundSpans are 1, 2, 5 × 10ⁿ from 1µs to 1 day, in order: the rungs of
 // the zoom ladder and the axis's ticks.
@@ -283,17 +286,28 @@ func timelineLabel(s string, style ink, w int) string {
 
 // laneRows draws one row per lane over sp, and with releases a row of the
 // releases under each lane that delays. A column shows the outcomes of the
-// requests in it the clock has decided, and · for those it has not.
+// requests in it the clock has decided, and · for those it has not. With a
+// key pinned (k), the rows are that key's alone: its requests' outcomes,
+// its gateway marks, its retries, its releases (rowsOf).
 func (t *timeline) laneRows(sp span, releases bool) []string {
 	st, lab, label := t.ctx.st, t.ctx.lab, t.ctx.lay.label
+	rs := t.rowsOf()
 	now := lab.Now()
 	cursor := sp.column(now)
 	// bounds[c] is the index of the first request at or after column c's
 	// start; requests before decided have been decided (the clock may
-	// stand inside an instant, part of its requests decided).
+	// stand inside an instant, part of its requests decided). keyBounds[c]
+	// counts the pinned key's requests before bounds[c].
 	bounds := make([]int, sp.cols+1)
+	var keyBounds []int
+	if rs.pinned {
+		keyBounds = make([]int, sp.cols+1)
+	}
 	for c := range bounds {
 		bounds[c] = lab.Search(sp.start + time.Duration(c)*sp.dt - 1)
+		if rs.pinned {
+			keyBounds[c] = lab.KeyRequestsBefore(rs.key, bounds[c])
+		}
 	}
 	decided := lab.Pos()
 	marks := make([]mark, sp.cols)
@@ -303,15 +317,17 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 		for c := range marks {
 			lo, hi := bounds[c], bounds[c+1]
 			past := min(hi, decided)
+			t := rs.tally(lane, lo, past) // zero when lo ≥ past
 			switch {
-			case lo < past:
-				t := lab.Tally(lane, lo, past)
+			case t.Total() > 0:
 				marks[c] = markOf(t)
 				if !def.Fleet.Plain() {
-					down, beyond := lab.Marked(lane, lo, past)
+					down, beyond := rs.marked(lane, lo, past)
 					marks[c] = gatewayMark(marks[c], t, down, beyond)
 				}
-			case lo < hi:
+			case !rs.pinned && lo < hi, rs.pinned && keyBounds[c] < keyBounds[c+1]:
+				// Requests in the column, none decided (a decided one
+				// counts in the tally).
 				marks[c] = markUpcoming
 			default:
 				marks[c] = markEmpty
@@ -324,7 +340,7 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 				// the totals still count), so that a storm shows.
 				from := sp.start + time.Duration(c)*sp.dt
 				if to := min(from+sp.dt, now+1); from < to {
-					if span := lab.Retries(lane, from, to); span.Retries > 0 {
+					if span := rs.retries(lane, from, to); span.Retries > 0 {
 						marks[c] = retryMark(span)
 					}
 				}
@@ -336,25 +352,80 @@ func (t *timeline) laneRows(sp span, releases bool) []string {
 		}
 		out = append(out, name+drawMarks(st, marks, cursor))
 		if releases && canDelay(def.Policy) {
-			out = append(out, t.releaseRow(lane, sp, marks))
+			out = append(out, t.releaseRow(rs, lane, sp, marks))
 		}
 	}
 	return out
 }
 
+// rows is where the lane rows' marks come from: the lab's, over every key,
+// or with pinned the key's alone (model's Key… methods).
+type rows struct {
+	lab    *model.Lab
+	pinned bool
+	key    string
+}
+
+// rowsOf is the rows the timeline shows: the pinned key's when the learner
+// pinned one.
+func (t *timeline) rowsOf() rows {
+	// A key that sent every request has the lanes' rows: drawn as such.
+	if key := t.ctx.key(); t.ctx.pinned() && !t.ctx.lab.OnlyKey(key) {
+		return rows{t.ctx.lab, true, key}
+	}
+	return rows{lab: t.ctx.lab}
+}
+
+func (r rows) tally(lane, lo, hi int) model.Tally {
+	if r.pinned {
+		return r.lab.KeyTally(lane, r.key, lo, hi)
+	}
+	return r.lab.Tally(lane, lo, hi)
+}
+
+func (r rows) marked(lane, lo, hi int) (down, beyond int) {
+	if r.pinned {
+		return r.lab.KeyMarked(lane, r.key, lo, hi)
+	}
+	return r.lab.Marked(lane, lo, hi)
+}
+
+func (r rows) retries(lane int, from, to time.Duration) model.RetrySpan {
+	if r.pinned {
+		return r.lab.KeyRetries(lane, r.key, from, to)
+	}
+	return r.lab.Retries(lane, from, to)
+}
+
+// releasedIn is, for the release row over sp, whether lane released
+// something in [from, to) (within sp): the key's releases are read once
+// for the row and binned, not counted column by column.
+func (r rows) releasedIn(lane int, sp span) func(from, to time.Duration) bool {
+	if !r.pinned {
+		return func(from, to time.Duration) bool { return r.lab.Released(lane, from, to) > 0 }
+	}
+	times := r.lab.KeyReleases(lane, r.key, sp.start, sp.end())
+	return func(from, to time.Duration) bool {
+		i, _ := slices.BinarySearch(times, from)
+		return i < len(times) && times[i] < to
+	}
+}
+
 // releaseRow marks when the requests that lane delayed leave its queue for
 // the service: ↦ where one left by the clock, · where one is due later. It
-// is what the service behind a shaper sees.
-func (t *timeline) releaseRow(lane int, sp span, marks []mark) string {
+// is what the service behind a shaper sees (of the pinned key's requests,
+// with one pinned).
+func (t *timeline) releaseRow(rs rows, lane int, sp span, marks []mark) string {
 	st, lab := t.ctx.st, t.ctx.lab
 	now := lab.Now()
+	released := rs.releasedIn(lane, sp)
 	for c := range marks {
 		from := sp.start + time.Duration(c)*sp.dt
 		to := from + sp.dt
 		switch {
-		case from <= now && lab.Released(lane, from, min(to, now+1)) > 0:
+		case from <= now && released(from, min(to, now+1)):
 			marks[c] = markReleased
-		case to > now && lab.Released(lane, max(from, now+1), to) > 0:
+		case to > now && released(max(from, now+1), to):
 			marks[c] = markReleaseAhead
 		default:
 			marks[c] = markEmpty
@@ -382,6 +453,8 @@ func (t *timeline) notesRow(sp span) string {
 
 // view draws the timeline over sp in l.timeline rows: the legend (when the
 // layout has room), the notes, the lanes with their releases, the axis.
+// With a key pinned the legend (or, without one, the axis's label) names
+// the key whose the lane rows are.
 func (t *timeline) view(sp span) []string {
 	st, l := t.ctx.st, t.ctx.lay
 	var out []string
@@ -422,11 +495,36 @@ func (t *timeline) view(sp span) []string {
 				dt+" "+outcomes+" outcomes "+retry+"(↻ 10+) "+ahead+st.cursor.Render(" ")+" now "+zoom,
 				dt+" "+outcomes+" "+retry+ahead+zoom)
 		}
+		if rs := t.rowsOf(); rs.pinned {
+			// The rows are one key's: the legend says whose first (after
+			// the title), so that every variant keeps it.
+			tag := st.accent.Render("key " + keyText(rs.key))
+			title := st.title.Render("timeline")
+			for i, v := range variants {
+				if rest, ok := strings.CutPrefix(v, title); ok {
+					variants[i] = title + " " + tag + rest
+				} else {
+					variants[i] = tag + " " + v
+				}
+			}
+			// Narrower ones for a long key or a narrow screen: the
+			// outcomes' glyphs alone, then without what is ahead.
+			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
+			dt := st.muted.Render(secs(sp.dt) + "/column")
+			variants = append(variants,
+				tag+" "+dt+" "+outcomes+" outcomes "+st.upcoming.Render("·")+" ahead "+zoom,
+				tag+" "+dt+" "+outcomes+" "+zoom)
+		}
 		out = append(out, fit(first(variants, l.width), l.width))
 	}
 	out = append(out, t.notesRow(sp))
 	out = append(out, t.laneRows(sp, l.releases)...)
-	return append(out, timelineLabel("t", st.muted, l.label)+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()))))
+	axisLabel := timelineLabel("t", st.muted, l.label)
+	if rs := t.rowsOf(); rs.pinned && !l.legend {
+		// No legend to say whose the rows are: the axis's label does.
+		axisLabel = timelineLabel("key "+rs.key, st.accent, l.label)
+	}
+	return append(out, axisLabel+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()))))
 }
 
 // overview draws the whole run in layout.overview rows, as many columns
