@@ -116,20 +116,32 @@ func BenchmarkFastForward(b *testing.B) {
 	}
 }
 
-// BenchmarkStartup builds the lab of the default canned scenario and draws
-// the first frame: what `ratelab` does before the learner sees anything.
+// BenchmarkStartup reads a scenario, builds its lab and draws the first
+// frame: what `ratelab` does before the learner sees anything. default is
+// the default canned scenario; many-keys is tools/many-keys.yaml (100,000
+// keys, 1,000,000 requests), read from its file.
 func BenchmarkStartup(b *testing.B) {
-	for b.Loop() {
-		s, err := scenarios.Canned(scenarios.Default)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lab, err := model.New(s, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		a := New(lab, Options{About: true})
-		a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-		a.render()
+	for _, c := range []struct {
+		name string
+		load func() (*scenarios.Scenario, error)
+	}{
+		{"default", func() (*scenarios.Scenario, error) { return scenarios.Canned(scenarios.Default) }},
+		{"many-keys", func() (*scenarios.Scenario, error) { return scenarios.Load("../tools/many-keys.yaml") }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				s, err := c.load()
+				if err != nil {
+					b.Fatal(err)
+				}
+				lab, err := model.New(s, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				a := New(lab, Options{About: true})
+				a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+				a.render()
+			}
+		})
 	}
 }
