@@ -76,7 +76,7 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 			// abandoned at once.
 			a := Attempt{N: 1, Fate: Abandoned}
 			if d.Outcome.Admitted() {
-				a.Fate = Served
+				a.Fate, a.Latency = Served, d.Delay
 			}
 			c.record(index, lane, &r, &d, &a)
 		}
@@ -162,7 +162,10 @@ type selection struct {
 	open [3][]*expState
 	// waits holds the Retry-After and wait assertions between their From
 	// and Until: each rejection is held against them.
-	waits   []*expState
+	waits []*expState
+	// timed holds the latency assertions between their From and Until:
+	// each served request's latency is counted for them.
+	timed   []*expState
 	groups  []*peakGroup // the active ones
 	used    bool
 	clients clientCounts
@@ -182,6 +185,10 @@ type expState struct {
 	// whose Retry-After or wait is not e's.
 	rejections int64
 	badWait    *Record
+	// served counts the requests the selected attempts served, latencies
+	// those of them that waited (the latency assertions').
+	served    int64
+	latencies latencyCounts
 	// A peak is measured by a group for the windows ending in [From +
 	// window + D, Until), D the lane's longest delay (0 for a lane that
 	// passes requests on arrival), and for the others, at the edges, from
@@ -360,6 +367,14 @@ func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a 
 func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt, c *checker) {
 	sel.tally.add(d.Outcome)
 	sel.clients.add(a)
+	if a.Fate == Served && !a.Cancelled {
+		for _, x := range sel.timed {
+			x.served++
+			if a.Latency > 0 {
+				x.latencies.add(a.Latency)
+			}
+		}
+	}
 	if d.Outcome == algorithms.Rejected {
 		for _, x := range sel.waits {
 			x.rejections++
@@ -422,6 +437,9 @@ func (c *checker) fire(t time.Duration) {
 			if x.e.RetryAfter != nil || x.e.Wait != nil {
 				sel.waits = append(sel.waits, x)
 			}
+			if x.timesLatency() {
+				sel.timed = append(sel.timed, x)
+			}
 			if g := x.group; g != nil {
 				if g.active++; g.active == 1 {
 					sel.groups = append(sel.groups, g)
@@ -445,6 +463,9 @@ func (c *checker) fire(t time.Duration) {
 			x.closed = true
 			if x.e.RetryAfter != nil || x.e.Wait != nil {
 				sel.waits = slices.DeleteFunc(sel.waits, func(y *expState) bool { return y == x })
+			}
+			if x.timesLatency() {
+				sel.timed = slices.DeleteFunc(sel.timed, func(y *expState) bool { return y == x })
 			}
 			if x.query >= 0 {
 				x.late, x.lateAt = x.group.max.result(x.query)
@@ -508,6 +529,14 @@ func (x *expState) verdict() (got string, ok bool) {
 	if waits && (x.rejections == 0 || x.badWait != nil) {
 		ok = false
 	}
+	var lat Latency
+	if x.timesLatency() {
+		lat = x.latencies.latency(x.served)
+		got := [3]time.Duration{lat.P50, lat.P95, lat.P99}
+		for i, l := range [3]*time.Duration{e.LatencyP50, e.LatencyP95, e.LatencyP99} {
+			ok = ok && x.served > 0 && (l == nil || got[i] == *l)
+		}
+	}
 	if ok {
 		return "", true
 	}
@@ -554,7 +583,22 @@ func (x *expState) verdict() (got string, ok bool) {
 			b = fmt.Appendf(b, "all %d rejections as expected", x.rejections)
 		}
 	}
+	if x.timesLatency() {
+		sep()
+		if x.served == 0 {
+			b = append(b, "no served request selected"...)
+		} else {
+			b = fmt.Appendf(b, "latency p50 %s, p95 %s, p99 %s of %d served", algorithms.FormatDuration(lat.P50),
+				algorithms.FormatDuration(lat.P95), algorithms.FormatDuration(lat.P99), x.served)
+		}
+	}
 	return string(b), false
+}
+
+// timesLatency reports whether x asserts a latency percentile.
+func (x *expState) timesLatency() bool {
+	e := x.e
+	return e.LatencyP50 != nil || e.LatencyP95 != nil || e.LatencyP99 != nil
 }
 
 // waitHolds reports whether rejection d tells its client what x asserts:

@@ -476,3 +476,37 @@ expect:
 		}
 	}
 }
+
+// TestCheckLatencyPercentiles: latency_p50/p95/p99 hold when the served
+// requests' latencies have them, and a failure says what they were.
+func TestCheckLatencyPercentiles(t *testing.T) {
+	const head = `title: t
+limiters:
+  - {name: q, algorithm: leaky-bucket, queue: 3, rate: 1/s}
+traffic:
+  - {at: 0s, count: 3}
+duration: 10s
+expect:
+`
+	for _, c := range []struct{ expect, got string }{
+		{"  - {lane: q, latency_p50: 1s, latency_p95: 2s, latency_p99: 2s}\n", ""},
+		{"  - {lane: q, latency_p50: 2s}\n", "latency p50 1s, p95 2s, p99 2s of 3 served"},
+		{"  - {lane: q, from: 5s, latency_p99: 0s}\n", "no served request selected"},
+	} {
+		s, err := scenarios.Parse("t.yaml", []byte(head+c.expect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures, err := Check(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(failures) > 0 {
+			got = failures[0].Got
+		}
+		if got != c.got {
+			t.Errorf("%s: got %q, want %q", strings.TrimSpace(c.expect), got, c.got)
+		}
+	}
+}

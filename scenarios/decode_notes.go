@@ -14,7 +14,7 @@ import (
 // documents them.
 var (
 	noteFields   = []string{"at", "text", "key", "lane"}
-	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "retry_after", "wait", "why"}
+	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "retry_after", "wait", "latency_p50", "latency_p95", "latency_p99", "why"}
 	quizFields   = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 
@@ -161,11 +161,18 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 		e.Wait = &w
 	}
 	asserted := e.Peak != nil || e.Outcome != nil || e.RetryAfter != nil || e.Wait != nil
+	for _, l := range e.latencies() {
+		if v, ok, err := f.duration(l.name, false); err != nil {
+			return Expectation{}, nil, err
+		} else if ok {
+			*l.v, asserted = &v, true
+		}
+	}
 	for _, c := range e.counts() {
 		asserted = asserted || *c.v != nil
 	}
 	if !asserted {
-		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak, outcome, retry_after or wait")
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak, outcome, retry_after, wait or a latency percentile")
 	}
 	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
 		return Expectation{}, nil, err

@@ -116,3 +116,22 @@ func TestWatchState(t *testing.T) {
 		t.Errorf("watch: peak: %v", err)
 	}
 }
+
+// TestExpectationWaitsAndLatenciesRoundTrip: retry_after, wait and the
+// latency percentiles are read and written back as they were given.
+func TestExpectationWaitsAndLatenciesRoundTrip(t *testing.T) {
+	s := parse(t, oneLane+"traffic:\n  - {at: 0s, count: 20}\nexpect:\n  - {lane: b, at: 0s, retry_after: 1, wait: 500ms}\n  - {lane: b, latency_p50: 0s, latency_p95: 1.5s, latency_p99: 2s}\n")
+	out, err := Marshal(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"retry_after: 1, wait: 500ms", "latency_p50: 0s, latency_p95: 1.5s, latency_p99: 2s"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("Marshal lacks %q:\n%s", want, out)
+		}
+	}
+	back, err := Parse("x.yaml", out)
+	if err != nil || *back.Expect[1].LatencyP95 != 1500*time.Millisecond || *back.Expect[0].Wait != 500*time.Millisecond {
+		t.Errorf("read back: %v", err)
+	}
+}

@@ -200,7 +200,7 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("expect[%d]: no key %q", i, e.Key)
 		case e.From < 0 || e.From >= e.Until || e.Until > s.Duration || (e.Instant && e.Until != e.From+1):
 			t.Errorf("expect[%d]: from %v until %v, duration %v", i, e.From, e.Until, s.Duration)
-		case e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Retries == nil && e.Served == nil && e.Abandoned == nil && e.Peak == nil && e.Outcome == nil && e.RetryAfter == nil && e.Wait == nil:
+		case e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Retries == nil && e.Served == nil && e.Abandoned == nil && e.Peak == nil && e.Outcome == nil && e.RetryAfter == nil && e.Wait == nil && e.LatencyP50 == nil && e.LatencyP95 == nil && e.LatencyP99 == nil:
 			t.Errorf("expect[%d] asserts nothing", i)
 		case e.Peak != nil && e.PeakWindow <= 0:
 			t.Errorf("expect[%d]: peak window %v", i, e.PeakWindow)

@@ -238,6 +238,11 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		if e.Wait != nil {
 			fmt.Fprintf(&b, ", wait: %s", algorithms.FormatDuration(*e.Wait))
 		}
+		for _, l := range e.latencies() {
+			if *l.v != nil {
+				fmt.Fprintf(&b, ", %s: %s", l.name, algorithms.FormatDuration(**l.v))
+			}
+		}
 		if e.Why != "" {
 			fmt.Fprintf(&b, ", why: %s", quote(e.Why))
 		}

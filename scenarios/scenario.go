@@ -233,11 +233,29 @@ type Expectation struct {
 	// wait before a retry fits.
 	RetryAfter *int64
 	Wait       *time.Duration
+	// LatencyP50, LatencyP95 and LatencyP99, when set, are percentiles of
+	// the latency of the requests the selected attempts served (from the
+	// first attempt to the release), as the explorer and `run` report
+	// them: the smallest latency that many per cent of them do not
+	// exceed. At least one served request must be selected.
+	LatencyP50, LatencyP95, LatencyP99 *time.Duration
 	// Why is the file's explanation, shown when the assertion fails.
 	Why string
 	// Line is the expectation's line in the file (1-based), 0 when it was
 	// not read from a file.
 	Line int
+}
+
+// latencyField is one of an expectation's latency percentiles, by its
+// field name in a file.
+type latencyField struct {
+	name string
+	v    **time.Duration
+}
+
+// latencies lists e's latency percentiles in the order a file writes them.
+func (e *Expectation) latencies() [3]latencyField {
+	return [3]latencyField{{"latency_p50", &e.LatencyP50}, {"latency_p95", &e.LatencyP95}, {"latency_p99", &e.LatencyP99}}
 }
 
 // countField is one of an expectation's counts, by its field name in a file.
