@@ -150,8 +150,7 @@ func outcomeMark(st *styles, o algorithms.Outcome, suffix string) string {
 // time and retry, with retry, (for a rejection, with the retry's time
 // alone,) the word, the glyph. A rejection says when a retry fits, as a
 // time and as a wait from the clock, so that it stays true as the clock
-// moves. With several keys the longest
-// names the key the lane shows.
+// moves. With several keys the longest names the key the lane shows.
 //
 // The last two are always the verdict's word and its glyph, which the
 // compact and the one-row forms take.
