@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"math"
 	"reflect"
 	"runtime"
 	"testing"
@@ -106,21 +107,29 @@ func TestStackAllocations(t *testing.T) {
 		for range 2000 {
 			decide()
 		}
+		// The fewest of three rounds: the runtime may allocate on its own
+		// once in a while (MemStats counts every goroutine), never in every
+		// round.
 		const n = 20000
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range n {
-			decide()
+		allocs, bytes := math.Inf(1), 0.0
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range n {
+				decide()
+			}
+			runtime.ReadMemStats(&after)
+			if a := float64(after.Mallocs-before.Mallocs) / n; a < allocs {
+				allocs, bytes = a, float64(after.TotalAlloc-before.TotalAlloc)/n
+			}
 		}
-		runtime.ReadMemStats(&after)
 		if refused == 0 {
 			t.Errorf("%d layers (%s …): nothing refused", len(c.layers), c.layers[0].Name)
 		}
-		allocs := float64(after.Mallocs-before.Mallocs) / n
 		if allocs > c.most {
 			t.Errorf("%d layers (%s …): %.4f allocations a decision, want at most %v", len(c.layers), c.layers[0].Name, allocs, c.most)
 		}
-		t.Logf("%d layers (%s …): %.4f allocations, %.1f bytes a decision", len(c.layers), c.layers[0].Name, allocs, float64(after.TotalAlloc-before.TotalAlloc)/n)
+		t.Logf("%d layers (%s …): %.4f allocations, %.1f bytes a decision", len(c.layers), c.layers[0].Name, allocs, bytes)
 	}
 }
 
