@@ -18,12 +18,7 @@ import (
 func TestAppendExplainAllocatesNothing(t *testing.T) {
 	var ds []Decision
 	for _, a := range Algorithms {
-		d := Describe(a)
-		ps := append([]Policy(nil), d.Edges...)
-		for _, e := range d.Examples {
-			ps = append(ps, e.Policy)
-		}
-		for _, p := range ps {
+		for _, p := range describedPolicies(a) {
 			ds = append(ds, explainTrace(t, mustNew(t, p))...)
 			if p.MaxDelay() == 0 {
 				ds = append(ds, explainTrace(t, mustStack(t, Layer{Name: "all", Policy: p, AllKeys: true}))...)

@@ -134,12 +134,7 @@ func fuzzAlgorithm(f *testing.F, alg Algorithm) {
 	f.Add(uint64(10<<6|4), uint64(1000<<6|10), uint64(1<<63|3<<6|2), busy) // starts empty, where a policy takes it
 	// The algorithm's examples and the edges of its arithmetic, from its
 	// description.
-	d := Describe(alg)
-	seeds := make([]Policy, 0, len(d.Examples)+len(d.Edges))
-	for _, e := range d.Examples {
-		seeds = append(seeds, e.Policy)
-	}
-	for _, p := range append(seeds, d.Edges...) {
+	for _, p := range describedPolicies(alg) {
 		a, b, c := fuzzSeed(p)
 		if got := fuzzPolicy(alg, a, b, c); got != p {
 			f.Fatalf("the seed of %v builds %v", p, got)

@@ -26,6 +26,17 @@ func shortened(n int) int {
 	return n
 }
 
+// describedPolicies are the policies a's description names: its edges,
+// then its examples'.
+func describedPolicies(a Algorithm) []Policy {
+	d := Describe(a)
+	ps := append([]Policy(nil), d.Edges...)
+	for _, e := range d.Examples {
+		ps = append(ps, e.Policy)
+	}
+	return ps
+}
+
 func mustNew(tb testing.TB, p Policy) Limiter {
 	tb.Helper()
 	l, err := New(p)

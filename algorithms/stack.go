@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -90,6 +91,9 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	if len(layers) > MaxLayers {
 		return nil, fmt.Errorf("a stack takes at most %d policies, not %d", MaxLayers, len(layers))
 	}
+	// A copy of the caller's layers: a decision's explanation reads them
+	// however long after.
+	layers = slices.Clone(layers)
 	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey)}
 	s.Decider = NewDecider(s, ks)
 	for _, l := range layers {

@@ -3,7 +3,6 @@ package algorithms
 import (
 	"encoding/binary"
 	"math/bits"
-	"slices"
 	"time"
 )
 
@@ -47,7 +46,7 @@ const stackRecordMax = MaxLayers*5*(1+16)/2 + 8
 // explained with, made once by NewStack and shared by its clones (it never
 // changes).
 type stackInfo struct {
-	// layers are the stack's layers (a copy of its caller's).
+	// layers are the stack's layers (NewStack's copy of its caller's).
 	layers []Layer
 	// explains are, by layer, the func its algorithm's description says
 	// words its decisions.
@@ -59,7 +58,7 @@ type stackInfo struct {
 // newStackInfo is the stackInfo of layers, each explained by the explain
 // func of its algorithm's description.
 func newStackInfo(layers []Layer) *stackInfo {
-	info := &stackInfo{layers: slices.Clone(layers), explains: make([]func(b []byte, d Decision) []byte, len(layers))}
+	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers))}
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
 	}

@@ -65,11 +65,7 @@ func TestStackRecordFillsPadding(t *testing.T) {
 func TestDescriptionsExplainAsDecisions(t *testing.T) {
 	for _, a := range Algorithms {
 		desc := Describe(a)
-		ps := append([]Policy(nil), desc.Edges...)
-		for _, e := range desc.Examples {
-			ps = append(ps, e.Policy)
-		}
-		for _, p := range ps {
+		for _, p := range describedPolicies(a) {
 			for i, d := range explainTrace(t, mustNew(t, p)) {
 				if d.RetryAfter == Never {
 					continue // AppendExplain words it itself
