@@ -220,12 +220,7 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	if l.remembering != nil {
 		r := &l.scratch
 		l.remembering.DecideInto(r, arrived, key, cost)
-		switch a, b := d.Outcome.Admitted(), r.Outcome.Admitted(); {
-		case a && !b:
-			d.Forgot = 1
-		case b && !a:
-			d.Forgot = -1
-		}
+		d.Forgot = moves(d.Outcome.Admitted(), r.Outcome.Admitted())
 	}
 	if l.yard != nil {
 		l.measure(d, arrived, key, cost)
@@ -258,43 +253,51 @@ type refusal struct {
 // mostly exceeds its policy asks it about little more than its
 // admissions. Only for a textbook algorithm (foresees): a library's or a
 // mistake's rejection may change what decides (an attempt log logs it, a
-// float bucket rounds its refill).
+// float bucket rounds its refill). Exact for a key's requests in time
+// order, as a timeline's are: a late request of another cost, arriving
+// before one that was skipped, finds the yardstick's clock at the refusal,
+// not at the skipped request, and may be decided otherwise.
 func (l *Limiter) measure(d *algorithms.Decision, arrived time.Duration, key algorithms.Key, cost int64) {
 	id := key.ID()
 	if id < len(l.refused) {
 		if r := &l.refused[id]; r.from <= arrived && arrived < r.until && r.cost == cost {
-			if d.Outcome.Admitted() {
-				d.Beyond = 1
-			}
+			d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
 			return
 		}
 	}
 	y := &l.yardD
 	l.yard.DecideInto(y, arrived, key, cost)
-	switch a, b := d.Outcome.Admitted(), y.Outcome.Admitted(); {
-	case a && !b:
-		d.Beyond = 1
-	case b && !a:
-		d.Beyond = -1
-	}
+	d.Beyond = moves(d.Outcome.Admitted(), y.Outcome.Admitted())
 	if !l.foresees || id < 0 {
 		return
 	}
-	if id >= len(l.refused) {
-		if y.Outcome != algorithms.Rejected {
-			return
-		}
-		l.refused = extend(l.refused, id+1)
-	}
-	r := &l.refused[id]
 	if y.Outcome != algorithms.Rejected {
-		r.until = 0 // stands no longer
+		if id < len(l.refused) {
+			l.refused[id].until = 0 // stands no longer
+		}
 		return
 	}
-	r.from, r.until, r.cost = arrived, arrived+y.RetryAfter, cost
-	if r.until < arrived {
-		r.until = math.MaxInt64 // Never
+	if id >= len(l.refused) {
+		l.refused = extend(l.refused, id+1)
 	}
+	until := arrived + y.RetryAfter
+	if until < arrived {
+		until = math.MaxInt64 // Never
+	}
+	l.refused[id] = refusal{arrived, until, cost}
+}
+
+// moves is how a lane's decision moves against another limiter's on the
+// same request (Decision.Beyond, Forgot), given whether each admitted it:
+// 1 the lane admitted what the other refuses, −1 the reverse, 0 neither.
+func moves(lane, other bool) int8 {
+	switch {
+	case lane && !other:
+		return 1
+	case other && !lane:
+		return -1
+	}
+	return 0
 }
 
 // decide has the lane's limiter decide: gateway g's, or the shared store.

@@ -115,10 +115,11 @@ func (l *Limiter) sync(now time.Duration) {
 			}
 			l.gws[0].DecideKey(a.t, a.key, a.cost)
 			l.change(a.key, ^uint64(0))
-			if id := a.key.ID(); id >= len(l.took) {
+			id := a.key.ID()
+			if id >= len(l.took) {
 				l.took = extend(l.took, id+1)
 			}
-			l.took[a.key.ID()] = true
+			l.took[id] = true
 			n++
 		}
 		l.unsynced = append(l.unsynced[:0], l.unsynced[n:]...)
