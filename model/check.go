@@ -181,13 +181,11 @@ type expState struct {
 	clientsAt, clients clientCounts
 	closed             bool    // Until has fired
 	mismatch           *Record // first selected request whose outcome is not e.Outcome
-	// rejections counts the selected rejections, badWait is the first
-	// whose Retry-After or wait is not e's.
-	rejections int64
-	badWait    *Record
-	// served counts the requests the selected attempts served, latencies
-	// those of them that waited (the latency assertions').
-	served    int64
+	// badWait is the first selected rejection whose Retry-After or wait
+	// is not e's (outcomes counts the rejections); latencies are the
+	// waits of the selected attempts served that waited (clients counts
+	// them all).
+	badWait   *Record
 	latencies latencyCounts
 	// A peak is measured by a group for the windows ending in [From +
 	// window + D, Until), D the lane's longest delay (0 for a lane that
@@ -367,17 +365,13 @@ func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a 
 func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a *Attempt, c *checker) {
 	sel.tally.add(d.Outcome)
 	sel.clients.add(a)
-	if a.Fate == Served && !a.Cancelled {
+	if a.Fate == Served && a.Latency > 0 {
 		for _, x := range sel.timed {
-			x.served++
-			if a.Latency > 0 {
-				x.latencies.add(a.Latency)
-			}
+			x.latencies.add(a.Latency)
 		}
 	}
 	if d.Outcome == algorithms.Rejected {
 		for _, x := range sel.waits {
-			x.rejections++
 			if x.badWait == nil && !x.waitHolds(d) {
 				x.badWait = &Record{Index: index, Lane: lane, Request: *r, Decision: *d}
 			}
@@ -434,7 +428,7 @@ func (c *checker) fire(t time.Duration) {
 			if o := x.e.Outcome; o != nil {
 				sel.open[*o] = append(sel.open[*o], x)
 			}
-			if x.e.RetryAfter != nil || x.e.Wait != nil {
+			if x.assertsWait() {
 				sel.waits = append(sel.waits, x)
 			}
 			if x.timesLatency() {
@@ -461,7 +455,7 @@ func (c *checker) fire(t time.Duration) {
 			x.outcomes = Tally{sel.tally.Allowed - x.start.Allowed, sel.tally.Delayed - x.start.Delayed, sel.tally.Rejected - x.start.Rejected}
 			x.clients = clientCounts{sel.clients.retries - x.clientsAt.retries, sel.clients.served - x.clientsAt.served, sel.clients.abandoned - x.clientsAt.abandoned}
 			x.closed = true
-			if x.e.RetryAfter != nil || x.e.Wait != nil {
+			if x.assertsWait() {
 				sel.waits = slices.DeleteFunc(sel.waits, func(y *expState) bool { return y == x })
 			}
 			if x.timesLatency() {
@@ -525,16 +519,16 @@ func (x *expState) verdict() (got string, ok bool) {
 	if e.Outcome != nil && (o.Total() == 0 || x.mismatch != nil) {
 		ok = false
 	}
-	waits := e.RetryAfter != nil || e.Wait != nil
-	if waits && (x.rejections == 0 || x.badWait != nil) {
+	waits := x.assertsWait()
+	if waits && (o.Rejected == 0 || x.badWait != nil) {
 		ok = false
 	}
 	var lat Latency
 	if x.timesLatency() {
-		lat = x.latencies.latency(x.served)
+		lat = x.latencies.latency(k.served)
 		got := [3]time.Duration{lat.P50, lat.P95, lat.P99}
 		for i, l := range [3]*time.Duration{e.LatencyP50, e.LatencyP95, e.LatencyP99} {
-			ok = ok && x.served > 0 && (l == nil || got[i] == *l)
+			ok = ok && k.served > 0 && (l == nil || got[i] == *l)
 		}
 	}
 	if ok {
@@ -574,26 +568,30 @@ func (x *expState) verdict() (got string, ok bool) {
 	if waits {
 		sep()
 		switch m := x.badWait; {
-		case x.rejections == 0:
+		case o.Rejected == 0:
 			b = append(b, "no rejection selected"...)
 		case m != nil:
 			b = fmt.Appendf(b, "the rejection at %s (key %s) had Retry-After %d, wait %s", algorithms.FormatSeconds(m.Request.At),
 				m.Request.Key, m.Decision.RetryAfterSeconds(), algorithms.FormatDuration(m.Decision.RetryAfter))
 		default:
-			b = fmt.Appendf(b, "all %d rejections as expected", x.rejections)
+			b = fmt.Appendf(b, "all %d rejections as expected", o.Rejected)
 		}
 	}
 	if x.timesLatency() {
 		sep()
-		if x.served == 0 {
+		if k.served == 0 {
 			b = append(b, "no served request selected"...)
 		} else {
 			b = fmt.Appendf(b, "latency p50 %s, p95 %s, p99 %s of %d served", algorithms.FormatDuration(lat.P50),
-				algorithms.FormatDuration(lat.P95), algorithms.FormatDuration(lat.P99), x.served)
+				algorithms.FormatDuration(lat.P95), algorithms.FormatDuration(lat.P99), k.served)
 		}
 	}
 	return string(b), false
 }
+
+// assertsWait reports whether x asserts what rejections tell their
+// clients: a Retry-After or a wait.
+func (x *expState) assertsWait() bool { return x.e.RetryAfter != nil || x.e.Wait != nil }
 
 // timesLatency reports whether x asserts a latency percentile.
 func (x *expState) timesLatency() bool {

@@ -68,8 +68,9 @@ type Attempt struct {
 
 // retryReq is what every attempt of a request shares, in a lane that
 // retries it: its first arrival, key, cost, index in the timeline or
-// stream, jitter salt (jitterSalt: its client, first arrival and rank among
-// the originals arriving then; 0 for a client that draws none) and client.
+// stream, jitter salt (scenarios.JitterSalt: its client, first arrival and
+// rank among the originals arriving then; 0 for a client that draws none)
+// and client.
 // A lane holds one a request it owes a retry, not one a retry.
 type retryReq struct {
 	first  time.Duration

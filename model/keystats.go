@@ -135,14 +135,19 @@ func (l *Lab) keyStatsFor(k int32) *keyStats {
 	}
 	// Listing needs no decision: it may run ahead of the clock, doubling,
 	// so that a clock moving on rescans nothing.
-	upto := min(tl.len(), max(need, 2*ks.upto, CheckpointEvery))
+	ks.listTo(tl, k, min(tl.len(), max(need, 2*ks.upto, CheckpointEvery)))
+	return ks
+}
+
+// listTo lists key k's requests among events[ks.upto:upto] in ks.idx,
+// which then covers events[:upto]. It decides nothing.
+func (ks *keyStats) listTo(tl *timeline, k int32, upto int) {
 	for i, e := range tl.ev.kind[ks.upto:upto] {
 		if tl.kinds.list[e].key == k {
 			ks.idx = append(ks.idx, int32(ks.upto+i))
 		}
 	}
 	ks.upto = upto
-	return ks
 }
 
 // extendKeyLane extends kl, lane's view of a key's requests, to idx, a

@@ -49,14 +49,8 @@ func (l *Lab) keyTimelineFor(k int32, n int) (*keyStats, *keyTimeline) {
 		return ks, nil
 	}
 	if tl := l.timeline; ks.upto < n {
-		// As keyStatsFor lists, doubling: listing decides nothing.
-		upto := min(tl.len(), max(n, 2*ks.upto))
-		for i, e := range tl.ev.kind[ks.upto:upto] {
-			if tl.kinds.list[e].key == k {
-				ks.idx = append(ks.idx, int32(ks.upto+i))
-			}
-		}
-		ks.upto = upto
+		// As keyStatsFor lists, doubling.
+		ks.listTo(tl, k, min(tl.len(), max(n, 2*ks.upto)))
 	}
 	if ks.marks == nil {
 		ks.marks = &keyTimeline{lanes: make([]keyTimelineLane, len(l.engine.defs))}

@@ -131,7 +131,7 @@ func (ls *lanes) arrive(r Request, orig int) {
 	}
 	ls.req = retryReq{first: r.At, key: ls.lastKey, cost: r.Cost, orig: orig, client: int32(r.Client)}
 	if c := ls.book.client(ls.req.client); c != nil && c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		ls.req.salt = jitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
+		ls.req.salt = scenarios.JitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
 	}
 }
 
@@ -204,10 +204,10 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 	}
 	o := &ls.owed[lane]
 	x, _ := o.popUntil(t)
-	q := &o.reqs[x.slot]
-	*r = Request{At: x.at, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
+	q := &o.reqs[x.V.slot]
+	*r = Request{At: x.At, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
 	ls.retryKey = q.key
-	ls.try(lane, x.at, x.n, q, x.slot, d, a)
+	ls.try(lane, x.At, x.V.n, q, x.V.slot, d, a)
 	return lane, true
 }
 
@@ -268,7 +268,7 @@ func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int3
 	}
 	var draw uint64
 	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		draw = jitterDraw(q.salt, int(n))
+		draw = scenarios.JitterOfAttempt(q.salt, int(n))
 	}
 	next, ending := c.NextTry(int(n), q.first, d, draw)
 	switch {
@@ -282,7 +282,7 @@ func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int3
 		if slot < 0 {
 			slot = o.hold(q)
 		}
-		o.push(owedTry{at: next, seq: ls.made, slot: slot, n: n + 1})
+		o.push(owedTry{At: next, Seq: int64(ls.made), V: owedRef{slot: slot, n: n + 1}})
 		ls.made++
 	}
 	s.settle(a)

@@ -2,29 +2,23 @@ package model
 
 import (
 	"math/bits"
-	"slices"
 	"time"
 
+	"ratelab/internal/minheap"
 	"ratelab/scenarios"
 )
 
-// owedTry is a retry a lane owes: attempt n of the request in slot of its
-// calendar's requests, due at; seq is the order the lane made its retries
-// in, the order of those due at the same instant.
-type owedTry struct {
-	at   time.Duration
-	seq  uint64
-	slot int32
-	n    int32
-}
+// owedTry is a retry a lane owes: attempt V.n of the request in slot V.slot
+// of its calendar's requests, due At; Seq is the order the lane made its
+// retries in (never the same twice), the order of those due at the same
+// instant. Before orders them: due earlier, or made earlier.
+type owedTry = minheap.Entry[owedRef]
 
-// before orders retries: due earlier, or made earlier.
-func (x *owedTry) before(y *owedTry) bool {
-	return x.at < y.at || x.at == y.at && x.seq < y.seq
-}
+// owedRef is which attempt of which held request a retry is.
+type owedRef struct{ slot, n int32 }
 
 // retryCalendar is the retries one lane owes, taken in time order, ties in
-// the order the lane made them (seq, never the same twice), and the
+// the order the lane made them (Seq, never the same twice), and the
 // requests they retry (reqs, a slot a request, reused by its next attempt
 // and freed by its last). The retries wait in a calendar queue: time is
 // cut into days of 1<<shift nanoseconds; those due in the calendarDays
@@ -50,7 +44,7 @@ type retryCalendar struct {
 	low     time.Duration
 	exact   bool
 	buckets *[calendarDays][]owedTry // nil until a retry goes to one
-	over    []owedTry                // a min-heap by before
+	over    []owedTry                // a min-heap (minheap)
 	reqs    []retryReq
 	free    []int32 // reqs' empty slots
 }
@@ -109,10 +103,10 @@ func (c *retryCalendar) release(slot int32) {
 
 // push adds x.
 func (c *retryCalendar) push(x owedTry) {
-	if c.len() == 0 || x.at < c.low {
-		c.low, c.exact = x.at, true
+	if c.len() == 0 || x.At < c.low {
+		c.low, c.exact = x.At, true
 	}
-	day := int64(x.at) >> c.shift
+	day := int64(x.At) >> c.shift
 	if c.count == 0 {
 		c.base = day
 	}
@@ -128,8 +122,7 @@ func (c *retryCalendar) push(x owedTry) {
 			return
 		}
 	}
-	c.over = append(c.over, x)
-	owedUp(c.over, len(c.over)-1)
+	c.over = minheap.Push(c.over, x)
 }
 
 // first is the earliest retry c holds, nil when none: in bucket b at i,
@@ -146,11 +139,11 @@ func (c *retryCalendar) first() (x *owedTry, b, i int) {
 	bucket := c.buckets[b]
 	x = &bucket[0]
 	for k := 1; k < len(bucket); k++ {
-		if bucket[k].before(x) {
+		if bucket[k].Before(x) {
 			x, i = &bucket[k], k
 		}
 	}
-	if len(c.over) > 0 && c.over[0].before(x) {
+	if len(c.over) > 0 && c.over[0].Before(x) {
 		return &c.over[0], -1, 0
 	}
 	return x, b, i
@@ -163,7 +156,7 @@ func (c *retryCalendar) next() (time.Duration, bool) {
 	}
 	if !c.exact {
 		x, _, _ := c.first()
-		c.low, c.exact = x.at, true
+		c.low, c.exact = x.At, true
 	}
 	return c.low, true
 }
@@ -177,16 +170,13 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	if p == nil {
 		return owedTry{}, false
 	}
-	if c.low, c.exact = p.at, true; p.at > t {
+	if c.low, c.exact = p.At, true; p.At > t {
 		return owedTry{}, false
 	}
 	x := *p
 	c.exact = false
 	if b < 0 {
-		last := len(c.over) - 1
-		c.over[0] = c.over[last]
-		c.over = c.over[:last]
-		owedDown(c.over, 0)
+		_, c.over = minheap.Pop(c.over)
 		return x, true
 	}
 	bucket := c.buckets[b]
@@ -201,9 +191,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 }
 
 // clone is a copy of c that shares no memory with it, no larger than its
-// retries: all of them in order in over (a sorted list is a heap), their
-// requests packed in slots of their own. Retries pushed later go to
-// buckets as in c.
+// retries: all of them in over, made a heap in O(n), their requests packed
+// in slots of their own. Retries pushed later go to buckets as in c.
 func (c *retryCalendar) clone() retryCalendar {
 	d := retryCalendar{shift: c.shift, base: c.base, low: c.low, exact: c.exact}
 	n := c.len()
@@ -217,49 +206,11 @@ func (c *retryCalendar) clone() retryCalendar {
 		}
 	}
 	d.over = append(d.over, c.over...)
-	slices.SortFunc(d.over, func(x, y owedTry) int {
-		switch {
-		case x.before(&y):
-			return -1
-		case y.before(&x):
-			return 1
-		}
-		return 0
-	})
+	minheap.Init(d.over)
 	d.reqs = make([]retryReq, n)
 	for k := range d.over {
-		d.reqs[k] = c.reqs[d.over[k].slot]
-		d.over[k].slot = int32(k)
+		d.reqs[k] = c.reqs[d.over[k].V.slot]
+		d.over[k].V.slot = int32(k)
 	}
 	return d
-}
-
-// owedUp and owedDown keep h a min-heap by before, from i.
-func owedUp(h []owedTry, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func owedDown(h []owedTry, i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].before(&h[l]) {
-			m = r
-		}
-		if !h[m].before(&h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }

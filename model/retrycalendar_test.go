@@ -41,11 +41,11 @@ func TestRetryCalendarOrder(t *testing.T) {
 			var clone *retryCalendar
 			var cloneWant []owedTry
 			var now time.Duration
-			var seq uint64
+			var seq int64
 			take := func(c *retryCalendar, want *[]owedTry, t0 time.Duration) {
 				for {
 					x, ok := c.popUntil(t0)
-					if ok != (len(*want) > 0 && (*want)[0].at <= t0) {
+					if ok != (len(*want) > 0 && (*want)[0].At <= t0) {
 						t.Fatalf("at %v: popUntil %v, want %v (%d held)", t0, ok, !ok, len(*want))
 					}
 					if !ok {
@@ -54,10 +54,10 @@ func TestRetryCalendarOrder(t *testing.T) {
 					// want's slots are the requests' orig: a clone
 					// packs the requests in slots of its own.
 					w := (*want)[0]
-					if x.at != w.at || x.seq != w.seq || x.n != w.n || c.reqs[x.slot].orig != int(w.slot) {
-						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, c.reqs[x.slot].orig, w)
+					if x.At != w.At || x.Seq != w.Seq || x.V.n != w.V.n || c.reqs[x.V.slot].orig != int(w.V.slot) {
+						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, c.reqs[x.V.slot].orig, w)
 					}
-					c.release(x.slot)
+					c.release(x.V.slot)
 					*want = (*want)[1:]
 				}
 			}
@@ -68,25 +68,25 @@ func TestRetryCalendarOrder(t *testing.T) {
 					take(clone, &cloneWant, now)
 				}
 				for range r.IntN(3) {
-					x := owedTry{at: tc.due(r, now), seq: seq, slot: int32(seq), n: 2}
+					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
 					seq++
-					c.push(owedTry{at: x.at, seq: x.seq, slot: c.hold(&retryReq{orig: int(x.slot)}), n: x.n})
+					c.push(owedTry{At: x.At, Seq: x.Seq, V: owedRef{slot: c.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n}})
 					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
-						if a.before(&b) {
+						if a.Before(&b) {
 							return -1
 						}
 						return 1
 					})
 					want = slices.Insert(want, i, x)
 					if clone != nil {
-						clone.push(owedTry{at: x.at, seq: x.seq, slot: clone.hold(&retryReq{orig: int(x.slot)}), n: x.n})
+						clone.push(owedTry{At: x.At, Seq: x.Seq, V: owedRef{slot: clone.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n}})
 						cloneWant = slices.Clone(want)
 					}
 				}
 				if c.len() != len(want) {
 					t.Fatalf("len %d, want %d", c.len(), len(want))
 				}
-				if at, ok := c.next(); ok != (len(want) > 0) || ok && at != want[0].at {
+				if at, ok := c.next(); ok != (len(want) > 0) || ok && at != want[0].At {
 					t.Fatalf("next %v %v, want %+v", at, ok, want)
 				}
 				if step == 10000 {

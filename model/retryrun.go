@@ -21,8 +21,8 @@ import (
 // byte (TestRunByLaneIsRun).
 func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
 	runs := make([]laneRun, len(defs))
-	for i, def := range defs {
-		runs[i].grows = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
+	for i, m := range keyMeters(defs) {
+		runs[i].keys = m
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -53,7 +53,7 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	stats := make([]Stats, len(defs))
 	for i := range stats {
 		stats[i] = ls.statsAt(i, endOfTime)
-		stats[i].KeyBytes = runs[i].keyBytes
+		stats[i].KeyBytes = runs[i].keys.most
 		stats[i].Latency = runs[i].waited.latency(stats[i].Served)
 	}
 	return stats
@@ -64,12 +64,11 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 const retryBlock = 512
 
 // laneRun is what runByLane keeps of one lane beside its limiter, as Run
-// keeps it: the most bytes a key's state took, the served requests' waits,
-// and whether the lane's state can grow on a refusal.
+// keeps it: the most bytes a key's state took and the served requests'
+// waits.
 type laneRun struct {
-	keyBytes int64
-	waited   latencyCounts
-	grows    bool
+	keys   keyMeter
+	waited latencyCounts
 }
 
 // decide runs lane i over the originals of block, each after every retry
@@ -95,18 +94,16 @@ func (lr *laneRun) drain(ls *lanes, i int, o *retryCalendar, t time.Duration, d 
 		if !ok {
 			return
 		}
-		key := o.reqs[x.slot].key
-		ls.try(i, x.at, x.n, &o.reqs[x.slot], x.slot, d, a)
-		lr.record(ls, i, x.at, key, d, a)
+		key := o.reqs[x.V.slot].key
+		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, d, a)
+		lr.record(ls, i, x.At, key, d, a)
 	}
 }
 
 // record counts an attempt at at of key, decided d with a, in the lane's
 // key bytes and waits, as Run's record does.
 func (lr *laneRun) record(ls *lanes, i int, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	if d.Outcome.Admitted() || lr.grows || lr.keyBytes == 0 {
-		lr.keyBytes = max(lr.keyBytes, ls.limiters[i].KeyBytes(at, key))
-	}
+	lr.keys.measure(ls.limiters[i], at, key, d.Outcome.Admitted())
 	if a.Fate == Served && a.Latency != 0 {
 		lr.waited.add(a.Latency)
 	}

@@ -63,21 +63,13 @@ func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) 
 	var d algorithms.Decision
 	var a Attempt
 	var rec Record // lent to emit
-	keyBytes := make([]int64, len(defs))
+	keys := keyMeters(defs)
 	// How many served requests waited each latency above 0, per lane, in
 	// a scenario with clients: exact percentiles need every distinct
 	// latency, not every request.
 	waited := make([]latencyCounts, len(defs))
-	// A key's state can only grow when a lane admits (or, for one that
-	// keeps rejections, decides at all): the figure is measured then.
-	grows := make([]bool, len(defs))
-	for i, def := range defs {
-		grows[i] = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
-	}
 	record := func(lane int, r *Request, key algorithms.Key) error {
-		if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
-			keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, key))
-		}
+		keys[lane].measure(ls.limiters[lane], r.At, key, d.Outcome.Admitted())
 		if a.Fate == Served && a.Latency != 0 && ls.book != nil {
 			waited[lane].add(a.Latency)
 		}
@@ -110,9 +102,7 @@ func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) 
 		for lane := range defs {
 			// record, written out: this is a run's hot path.
 			ls.decideInto(lane, r, &d, &a)
-			if d.Outcome.Admitted() || grows[lane] || keyBytes[lane] == 0 {
-				keyBytes[lane] = max(keyBytes[lane], ls.limiters[lane].KeyBytes(r.At, ls.lastKey))
-			}
+			keys[lane].measure(ls.limiters[lane], r.At, ls.lastKey, d.Outcome.Admitted())
 			if a.Latency != 0 && ls.book != nil && a.Fate == Served {
 				waited[lane].add(a.Latency)
 			}
@@ -135,7 +125,7 @@ func run(s *scenarios.Scenario, opt Options, emit func(*Record, algorithms.Key) 
 	stats := make([]Stats, len(defs))
 	for lane := range defs {
 		stats[lane] = ls.statsAt(lane, endOfTime)
-		stats[lane].KeyBytes = keyBytes[lane]
+		stats[lane].KeyBytes = keys[lane].most
 		if ls.book != nil {
 			stats[lane].Latency = waited[lane].latency(stats[lane].Served)
 		}
@@ -168,4 +158,29 @@ func (f Failure) Error() string {
 		msg += " (" + f.Expectation.Why + ")"
 	}
 	return msg
+}
+
+// keyMeter is the most bytes one key's state took in a lane (Stats.KeyBytes),
+// measured only where it can have grown: when the lane admits, or decides
+// at all if it keeps rejections (grows), or before any measure.
+type keyMeter struct {
+	most  int64
+	grows bool
+}
+
+// keyMeters are a meter for each lane of defs.
+func keyMeters(defs []Lane) []keyMeter {
+	ms := make([]keyMeter, len(defs))
+	for i, def := range defs {
+		ms[i].grows = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
+	}
+	return ms
+}
+
+// measure takes the size of key's state in lim after a decision at at,
+// admitted or not, where it can have grown.
+func (m *keyMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool) {
+	if admitted || m.grows || m.most == 0 {
+		m.most = max(m.most, lim.KeyBytes(at, key))
+	}
 }

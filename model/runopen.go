@@ -13,13 +13,7 @@ import (
 // requests are the outcomes' own, set once at the end.
 func runOpen(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
 	n := len(ls.limiters)
-	keyBytes := make([]int64, n)
-	// A key's state can only grow when a lane admits (or, for one that
-	// keeps rejections, decides at all): the figure is measured then.
-	grows := make([]bool, n)
-	for i, def := range defs {
-		grows[i] = algorithms.Describe(def.Policy.Algorithm).KeepsRejections
-	}
+	keys := keyMeters(defs)
 	var d algorithms.Decision
 	index := 0
 	for r := range s.Requests() {
@@ -33,10 +27,8 @@ func runOpen(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats
 			ls.stats[lane].count(&d)
 			if d.Outcome.Admitted() {
 				ls.peaks[lane].Admit(r.At, d.Delay, r.Cost, peak.Source(key.ID(), d.Gateway))
-			} else if !grows[lane] && keyBytes[lane] != 0 {
-				continue
 			}
-			keyBytes[lane] = max(keyBytes[lane], lim.KeyBytes(r.At, key))
+			keys[lane].measure(lim, r.At, key, d.Outcome.Admitted())
 		}
 		index++
 	}
@@ -45,7 +37,7 @@ func runOpen(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats
 		st := &ls.stats[lane]
 		st.Originals, st.Served, st.Abandoned = st.Requests(), st.Admitted, st.Rejected
 		stats[lane] = ls.statsAt(lane, endOfTime)
-		stats[lane].KeyBytes = keyBytes[lane]
+		stats[lane].KeyBytes = keys[lane].most
 	}
 	return stats
 }

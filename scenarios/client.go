@@ -170,12 +170,21 @@ func uniform(draw uint64, w time.Duration) time.Duration {
 // nothing else, so a rewound or edited timeline draws the same waits for
 // the same requests, and runs repeat exactly.
 func JitterDraw(seed uint64, c int, first time.Duration, rank int, n int) uint64 {
-	h := seed
-	for _, v := range [...]uint64{uint64(c), uint64(first), uint64(rank), uint64(n)} {
-		h = splitmix(h ^ v)
-	}
-	return h
+	return JitterOfAttempt(JitterSalt(seed, c, first, rank), n)
 }
+
+// JitterSalt is JitterDraw's work before the attempt's number: SplitMix64
+// over the seed, the client, the first arrival and the rank. It is the same
+// for every attempt of a request, so a caller that draws for several of
+// them computes it once and finishes each draw with JitterOfAttempt.
+func JitterSalt(seed uint64, c int, first time.Duration, rank int) uint64 {
+	return splitmix(splitmix(splitmix(seed^uint64(c))^uint64(first)) ^ uint64(rank))
+}
+
+// JitterOfAttempt is the draw of attempt n of the request whose JitterSalt
+// is salt: JitterOfAttempt(JitterSalt(seed, c, first, rank), n) is
+// JitterDraw(seed, c, first, rank, n).
+func JitterOfAttempt(salt uint64, n int) uint64 { return splitmix(salt ^ uint64(n)) }
 
 // splitmix is SplitMix64's step and finaliser.
 func splitmix(x uint64) uint64 {

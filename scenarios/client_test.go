@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -79,6 +80,42 @@ func TestBackoffJitter(t *testing.T) {
 	odd := Client{Retry: Backoff, Base: 3, Cap: 3, Factor: 2, Jitter: EqualJitter}
 	if lo, hi := odd.Backoff(1, 0), odd.Backoff(1, math.MaxUint64); lo != 1 || hi != 3 {
 		t.Errorf("W = 3ns: equal jitter from %v to %v, want 1ns to 3ns", lo, hi)
+	}
+}
+
+// TestJitterSaltIsJitterDraw: a draw finished from its request's salt is
+// SplitMix64 chained over the five numbers from the seed (docs/format.md),
+// bit for bit, on edge values and at random: the model salts a request
+// once and finishes each attempt's draw from it.
+func TestJitterSaltIsJitterDraw(t *testing.T) {
+	type args struct {
+		seed  uint64
+		c     int
+		first time.Duration
+		rank  int
+		n     int
+	}
+	cases := []args{
+		{0, 0, 0, 0, 1},
+		{1, 0, time.Second, 0, 1},
+		{1, 3, time.Second, 7, 2},
+		{^uint64(0), 254, MaxTime, 1 << 30, 255},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		cases = append(cases, args{r.Uint64(), r.IntN(256), time.Duration(r.Int64N(int64(MaxTime))), r.IntN(1 << 20), 1 + r.IntN(255)})
+	}
+	for _, a := range cases {
+		want := a.seed
+		for _, v := range [...]uint64{uint64(a.c), uint64(a.first), uint64(a.rank), uint64(a.n)} {
+			want = splitmix(want ^ v)
+		}
+		if got := JitterDraw(a.seed, a.c, a.first, a.rank, a.n); got != want {
+			t.Fatalf("%+v: JitterDraw %#x, want %#x", a, got, want)
+		}
+		if got := JitterOfAttempt(JitterSalt(a.seed, a.c, a.first, a.rank), a.n); got != want {
+			t.Fatalf("%+v: salted %#x, want %#x", a, got, want)
+		}
 	}
 }
 

@@ -17,8 +17,8 @@ type Entry[V any] struct {
 	V   V
 }
 
-// before reports whether e comes out before o.
-func (e *Entry[V]) before(o *Entry[V]) bool {
+// Before reports whether e comes out before o.
+func (e *Entry[V]) Before(o *Entry[V]) bool {
 	return e.At < o.At || e.At == o.At && e.Seq < o.Seq
 }
 
@@ -35,7 +35,7 @@ func Push[V any](h []Entry[V], e Entry[V]) []Entry[V] {
 	h = append(h, e)
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
+		if !h[i].Before(&h[p]) {
 			break
 		}
 		h[i], h[p] = h[p], h[i]
@@ -65,10 +65,10 @@ func Down[V any](h []Entry[V], i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && h[r].before(&h[l]) {
+		if r := l + 1; r < len(h) && h[r].Before(&h[l]) {
 			m = r
 		}
-		if !h[m].before(&h[i]) {
+		if !h[m].Before(&h[i]) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]

@@ -11,9 +11,9 @@ type entry = Entry[int]
 
 func cmp(a, b entry) int {
 	switch {
-	case a.before(&b):
+	case a.Before(&b):
 		return -1
-	case b.before(&a):
+	case b.Before(&a):
 		return 1
 	}
 	return 0
