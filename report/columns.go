@@ -51,43 +51,40 @@ func alignRows(w io.Writer, right func(c int) bool, rows func(t *columns)) {
 func alignCells(w io.Writer, right func(c int) bool, rows [][]string) {
 	alignRows(w, right, func(t *columns) {
 		for _, row := range rows {
-			for _, cell := range row {
-				t.text(cell)
-			}
-			t.end()
+			t.row(row)
 		}
 	})
 }
 
+// row adds the cells and ends the row.
+func (t *columns) row(cells []string) {
+	for _, cell := range cells {
+		t.text(cell)
+	}
+	t.end()
+}
+
 // text adds the cell s.
-func (t *columns) text(s string) {
+func (t *columns) text(s string) { addCell(t, s) }
+
+// bytes adds the cell b, as text does s.
+func (t *columns) bytes(b []byte) { addCell(t, b) }
+
+// addCell is text and bytes: on the first pass it widens the cell's
+// column, on the second it appends the cell padded.
+func addCell[S string | []byte](t *columns, s S) {
 	c := t.next()
 	if !t.writing {
 		// A cell of no more bytes than the width has no more runes:
 		// only a longer one can widen its column.
 		if len(s) > t.widths[c] {
-			t.widths[c] = max(t.widths[c], utf8.RuneCountInString(s))
+			t.widths[c] = max(t.widths[c], utf8.RuneCountInString(string(s)))
 		}
 		return
 	}
-	pad := t.widths[c] - utf8.RuneCountInString(s)
+	pad := t.widths[c] - utf8.RuneCountInString(string(s))
 	t.padLeft(c, pad)
 	t.line = append(t.line, s...)
-	t.padRight(c, pad)
-}
-
-// bytes adds the cell b, as text does s.
-func (t *columns) bytes(b []byte) {
-	c := t.next()
-	if !t.writing {
-		if len(b) > t.widths[c] {
-			t.widths[c] = max(t.widths[c], utf8.RuneCount(b))
-		}
-		return
-	}
-	pad := t.widths[c] - utf8.RuneCount(b)
-	t.padLeft(c, pad)
-	t.line = append(t.line, b...)
 	t.padRight(c, pad)
 }
 

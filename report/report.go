@@ -366,31 +366,37 @@ func WriteClientsByKey(w io.Writer, lanes []model.Lane, byKey []model.KeyStats) 
 // (model.RunKeys), in two passes as WriteSummaryKeys: it holds one row at
 // a time, whatever the keys.
 func WriteClientsKeys(w io.Writer, lanes []model.Lane, kt *model.KeyTotals) {
-	alignRows(w, clientsRight(2), func(t *columns) {
-		for _, cell := range clientsKeysHead {
-			t.text(cell)
+	alignKeys(w, clientsRight(2), clientsKeysHead, lanes, kt, func(t *columns, _ int, st model.Stats) {
+		t.int(st.Originals)
+		t.int(st.Requests())
+		t.text(st.AmplificationText())
+		for _, n := range [...]int64{st.Served, st.Abandoned, st.TimedOut, st.Unfinished} {
+			t.int(n)
 		}
-		t.end()
+		t.seconds(st.Latency.P50)
+		t.seconds(st.Latency.P95)
+		t.seconds(st.Latency.P99)
+	})
+	writeClientsNotes(w)
+	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
+}
+
+// alignKeys writes a table by key of kt's totals aligned (alignRows):
+// head, then a row per lane and key, lane by lane, each the lane's name,
+// the key and the cells that cells adds of the key's totals on lane.
+func alignKeys(w io.Writer, right func(c int) bool, head []string, lanes []model.Lane, kt *model.KeyTotals,
+	cells func(t *columns, lane int, st model.Stats)) {
+	alignRows(w, right, func(t *columns) {
+		t.row(head)
 		for i, l := range lanes {
 			for k := range kt.Len() {
-				st := kt.Stats(k, i)
 				t.text(l.Name)
 				t.text(kt.Key(k))
-				t.int(st.Originals)
-				t.int(st.Requests())
-				t.text(st.AmplificationText())
-				for _, n := range [...]int64{st.Served, st.Abandoned, st.TimedOut, st.Unfinished} {
-					t.int(n)
-				}
-				t.seconds(st.Latency.P50)
-				t.seconds(st.Latency.P95)
-				t.seconds(st.Latency.P99)
+				cells(t, i, kt.Stats(k, i))
 				t.end()
 			}
 		}
 	})
-	writeClientsNotes(w)
-	fmt.Fprintln(w, "latency: from a request's first attempt to its release, over the served, nearest rank")
 }
 
 // clientsKeysHead is the header of the clients' table by key.
@@ -526,25 +532,13 @@ func WriteSummaryKeys(w io.Writer, lanes []model.Lane, peakWindow time.Duration,
 	for i, l := range lanes {
 		policies[i] = summaryPolicy(l)
 	}
-	alignRows(w, summaryRight(slices.Index(head, "policy")), func(t *columns) {
-		for _, cell := range head {
-			t.text(cell)
+	alignKeys(w, summaryRight(slices.Index(head, "policy")), head, lanes, kt, func(t *columns, lane int, st model.Stats) {
+		t.text(policies[lane])
+		for _, n := range summaryCounts(&st) {
+			t.int(n)
 		}
-		t.end()
-		for i, l := range lanes {
-			for k := range kt.Len() {
-				st := kt.Stats(k, i)
-				t.text(l.Name)
-				t.text(kt.Key(k))
-				t.text(policies[i])
-				for _, n := range summaryCounts(&st) {
-					t.int(n)
-				}
-				t.num = appendPeak(t.num[:0], &st)
-				t.bytes(t.num)
-				t.end()
-			}
-		}
+		t.num = appendPeak(t.num[:0], &st)
+		t.bytes(t.num)
 	})
 	writePeakNote(w, peakWindow)
 }

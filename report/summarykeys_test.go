@@ -32,14 +32,7 @@ traffic:
 	lanes := model.LanesOf(s)
 	// Until 1ns: no key has sent anything yet, and there is no row.
 	for _, opt := range []model.Options{{}, {Until: 1}} {
-		kt, err := model.RunKeys(s, opt, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, byKey, err := model.RunByKey(s, opt, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kt, byKey := runKeysBoth(t, s, opt)
 		if opt.Until == 1 && kt.Len() != 0 {
 			t.Fatalf("%d keys by 1ns, want none", kt.Len())
 		}
@@ -54,6 +47,21 @@ traffic:
 			}
 		}
 	}
+}
+
+// runKeysBoth runs s both ways a table by key is written from: the compact
+// totals (model.RunKeys) and every key's Stats (model.RunByKey).
+func runKeysBoth(t *testing.T, s *scenarios.Scenario, opt model.Options) (*model.KeyTotals, []model.KeyStats) {
+	t.Helper()
+	kt, err := model.RunKeys(s, opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, byKey, err := model.RunByKey(s, opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kt, byKey
 }
 
 // keysWithClients is a scenario of clients that retry, under many keys:
@@ -84,14 +92,7 @@ func TestWriteClientsKeysIsByKey(t *testing.T) {
 	s := keysWithClients(t, 12)
 	lanes := model.LanesOf(s)
 	for _, opt := range []model.Options{{}, {Until: 1}} {
-		kt, err := model.RunKeys(s, opt, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, byKey, err := model.RunByKey(s, opt, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kt, byKey := runKeysBoth(t, s, opt)
 		for _, ls := range [][]model.Lane{lanes, nil} {
 			var got, want bytes.Buffer
 			WriteClientsKeys(&got, ls, kt)
