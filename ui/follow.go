@@ -8,8 +8,7 @@ package ui
 // moves the focus freely until the next note.
 type noteFollow struct {
 	cur    int    // the current note when last looked at; -2 before the first look
-	pinned bool   // the current note pinned key
-	key    string // the key it pinned
+	key    string // the key the current note pinned; "" when it pinned none
 	before int    // keyIdx before it pinned key, given back when it is left
 }
 
@@ -24,10 +23,10 @@ func (a *App) followNote() {
 		return
 	}
 	f.cur = cur
-	if f.pinned && a.noteKeyShown() {
+	if a.noteKeyShown() {
 		a.keyIdx = f.before
 	}
-	f.pinned = false
+	f.key = ""
 	if cur < 0 {
 		return
 	}
@@ -35,7 +34,7 @@ func (a *App) followNote() {
 	if n.Key != "" {
 		before := a.keyIdx
 		if a.pin(n.Key) {
-			f.pinned, f.key, f.before = true, n.Key, before
+			f.key, f.before = n.Key, before
 		}
 	}
 	if n.Lane != "" {
@@ -50,5 +49,5 @@ func (a *App) followNote() {
 // noteKeyShown reports whether the lanes show the key the current note
 // pinned (and the learner has not chosen another with k since).
 func (a *App) noteKeyShown() bool {
-	return a.follow.pinned && a.pinned() && a.key() == a.follow.key
+	return a.follow.key != "" && a.pinned() && a.key() == a.follow.key
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -383,29 +382,31 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 		inner := w - 2
 		// The title with the verdict's word, else its glyph, with the
 		// longest policy text that fits; the verdict flush right. A
-		// rejection's retry time comes before the policy's words.
+		// rejection's retry time comes before the policy's words: the
+		// lane's name alone if need be (the lane's other rows say the
+		// rest).
 		verdicts := verdictTexts(st, v)
-		// The last two are the verdict's word and its glyph.
-		words := verdicts[len(verdicts)-2:]
-		title, verdict := laneTitle(st, v, policies[len(policies)-1], false), words[1]
-		fits := func(t, vt string) bool { return ansi.StringWidth(t)+1+ansi.StringWidth(vt) <= w }
-		var retries [][]string // verdicts tried before the word, each with every policy
-		if v.hasLast && !v.verdictPending && v.last.Decision.Outcome == algorithms.Rejected {
-			short := shortRetryText(v.last)
-			retries = [][]string{{verdicts[len(verdicts)-3]}, {words[1] + " " + short}}
+		words := verdicts[len(verdicts)-2:] // the verdict's word and its glyph
+		titles := make([]string, len(policies), len(policies)+1)
+		for i, p := range policies {
+			titles[i] = laneTitle(st, v, p, false)
 		}
+		tries := []struct{ titles, verdicts []string }{{titles, words}}
+		if v.hasLast && !v.verdictPending && v.last.Decision.Outcome == algorithms.Rejected {
+			named := append(titles, laneTitle(st, v, "", false))
+			short := shortRetryText(v.last)
+			tries = append([]struct{ titles, verdicts []string }{
+				{named, []string{words[0] + " · " + short}},
+				{named, []string{words[1] + " " + short}},
+			}, tries...)
+		}
+		title, verdict := titles[len(titles)-1], words[1]
 	pick:
-		for i, vts := range append(retries, words) {
-			ps := policies
-			if i < len(retries) {
-				// The retry before the policy's last words: the name alone
-				// if need be (the lane's other rows say the rest).
-				ps = append(slices.Clone(policies), "")
-			}
-			for _, p := range ps {
-				t := laneTitle(st, v, p, false)
-				for _, vt := range vts {
-					if fits(t, vt) {
+		for _, try := range tries {
+			for _, t := range try.titles {
+				tw := ansi.StringWidth(t)
+				for _, vt := range try.verdicts {
+					if tw+1+ansi.StringWidth(vt) <= w {
 						title, verdict = t, vt
 						break pick
 					}

@@ -167,7 +167,8 @@ func TestFastForward(t *testing.T) {
 
 // TestPlaySkipsEmptyStretches: play jumps over a stretch where nothing
 // happens to a second of play before the next request, and says so;
-// where requests keep arriving it does not jump.
+// where requests keep arriving, or a queue keeps emptying, it does not
+// jump.
 func TestPlaySkipsEmptyStretches(t *testing.T) {
 	a := newTestApp(t, "boundary", 100, 30)
 	a.play.stopAtNotes = false
@@ -183,11 +184,44 @@ func TestPlaySkipsEmptyStretches(t *testing.T) {
 		t.Error("play stopped at the skip")
 	}
 
+	// A queue still emptying is something happening: the out row moves,
+	// so play does not jump over it, though no request arrives until 60s.
+	q := newYAMLApp(t, "title: queue\nlimiters:\n  - {name: s, algorithm: leaky-bucket, queue: 20, rate: 1/s}\ntraffic:\n  - {at: 0s, count: 20}\n  - {at: 60s, count: 1}\n", 100, 30)
+	q.play.stopAtNotes = false
+	q.lab.Seek(0)
+	q.Update(keyPress("p"))
+	from := q.lab.Now()
+	q.Update(tickMsg{gen: q.play.gen, at: time.Now()})
+	if q.lab.Now()-from > time.Second || strings.Contains(q.status.text, "skipped") {
+		t.Errorf("a queue emptying: one frame moved the clock %v → %v (%q)", from, q.lab.Now(), q.status.text)
+	}
+
 	b := newYAMLApp(t, "title: steady\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {every: 500ms, from: 0s, until: 50s}\n", 100, 30)
 	b.Update(keyPress("p"))
-	from := b.lab.Now()
+	from = b.lab.Now()
 	b.Update(tickMsg{gen: b.play.gen, at: time.Now()})
 	if b.lab.Now()-from > time.Second || strings.Contains(b.status.text, "skipped") {
 		t.Errorf("steady traffic: one frame moved the clock %v → %v (%q)", from, b.lab.Now(), b.status.text)
+	}
+}
+
+// TestPlaySkipLandsBeforeRetriesAndNotes: an empty stretch ends at a
+// retry and at a note as at a request: play jumps to a second of play
+// before it, not past it.
+func TestPlaySkipLandsBeforeRetriesAndNotes(t *testing.T) {
+	for _, c := range []struct{ name, yaml string }{
+		{"a retry at 20s", "title: retry\nlimiters:\n  - {name: w, algorithm: fixed-window, limit: 1, window: 60s}\nclients:\n  - {name: slow, retry: backoff, base: 20s, attempts: 2}\ntraffic:\n  - {at: 0s, count: 2, client: slow}\n  - {at: 60s, count: 1}\n"},
+		{"a note at 20s", "title: note\nlimiters:\n  - {name: w, algorithm: fixed-window, limit: 1, window: 60s}\ntraffic:\n  - {at: 0s, count: 2}\n  - {at: 60s, count: 1}\nnotes:\n  - {at: 20s, text: here}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newYAMLApp(t, c.yaml, 100, 30)
+			a.play.stopAtNotes = false
+			a.lab.Seek(0)
+			a.Update(keyPress("p"))
+			a.Update(tickMsg{gen: a.play.gen, at: time.Now()})
+			if got, want := a.lab.Now(), 19*time.Second; got != want {
+				t.Errorf("after one frame of play from 0 the clock is at %v, want %v (%q)", got, want, a.status.text)
+			}
+		})
 	}
 }

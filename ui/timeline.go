@@ -288,10 +288,9 @@ func timelineLabel(s string, style ink, w int) string {
 // releases under each lane that delays. A column shows the outcomes of the
 // requests in it the clock has decided, and · for those it has not. With a
 // key pinned (k), the rows are that key's alone: its requests' outcomes,
-// its gateway marks, its retries, its releases (rowsOf).
-func (t *timeline) laneRows(sp span, releases bool) []string {
+// its gateway marks, its retries, its releases (rs, rowsOf).
+func (t *timeline) laneRows(sp span, rs rows, releases bool) []string {
 	st, lab, label := t.ctx.st, t.ctx.lab, t.ctx.lay.label
-	rs := t.rowsOf()
 	now := lab.Now()
 	cursor := sp.column(now)
 	// bounds[c] is the index of the first request at or after column c's
@@ -457,6 +456,7 @@ func (t *timeline) notesRow(sp span) string {
 // the key whose the lane rows are.
 func (t *timeline) view(sp span) []string {
 	st, l := t.ctx.st, t.ctx.lay
+	rs := t.rowsOf()
 	var out []string
 	if l.legend {
 		marks := st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
@@ -495,7 +495,7 @@ func (t *timeline) view(sp span) []string {
 				dt+" "+outcomes+" outcomes "+retry+"(↻ 10+) "+ahead+st.cursor.Render(" ")+" now "+zoom,
 				dt+" "+outcomes+" "+retry+ahead+zoom)
 		}
-		if rs := t.rowsOf(); rs.pinned {
+		if rs.pinned {
 			// The rows are one key's: the legend says whose first (after
 			// the title), so that every variant keeps it.
 			tag := st.accent.Render("key " + keyText(rs.key))
@@ -518,9 +518,9 @@ func (t *timeline) view(sp span) []string {
 		out = append(out, fit(first(variants, l.width), l.width))
 	}
 	out = append(out, t.notesRow(sp))
-	out = append(out, t.laneRows(sp, l.releases)...)
+	out = append(out, t.laneRows(sp, rs, l.releases)...)
 	axisLabel := timelineLabel("t", st.muted, l.label)
-	if rs := t.rowsOf(); rs.pinned && !l.legend {
+	if rs.pinned && !l.legend {
 		// No legend to say whose the rows are: the axis's label does.
 		axisLabel = timelineLabel("key "+rs.key, st.accent, l.label)
 	}
@@ -546,7 +546,7 @@ func (t *timeline) overview(tl span) []string {
 		}
 	}
 	out := []string{timelineLabel("overview", st.title, t.ctx.lay.label) + st.accent.Render(b.String())}
-	out = append(out, t.laneRows(sp, false)...)
+	out = append(out, t.laneRows(sp, t.rowsOf(), false)...)
 	return append(out, timelineLabel("t", st.muted, t.ctx.lay.label)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
 }
 

@@ -167,3 +167,24 @@ traffic:
 	}
 	benchKeyRows(b, s, false)
 }
+
+// TestTimelineKeyRowsAhead: with a key pinned, a column is marked ahead
+// (·) only where that key has requests to come, not where another key
+// has.
+func TestTimelineKeyRowsAhead(t *testing.T) {
+	a := newYAMLApp(t, "title: two keys\nlimiters:\n  - {name: w, algorithm: fixed-window, limit: 5, window: 10s}\ntraffic:\n  - {at: 1s, count: 1, key: a}\n  - {at: 5s, count: 1, key: b}\n", 120, 40)
+	a.lab.Seek(0)
+	a.keyIdx = -1
+	ahead := func() int { return strings.Count(ansi.Strip(laneRowTexts(t, a)[0]), "·") }
+	if n := ahead(); n != 2 {
+		t.Fatalf("unpinned at 0s: %d columns ahead, want 2 (a's and b's):\n%s", n, screen(a))
+	}
+	for _, key := range []string{"a", "b"} {
+		if !a.pin(key) {
+			t.Fatalf("no key %s", key)
+		}
+		if n := ahead(); n != 1 {
+			t.Errorf("key %s pinned at 0s: %d columns ahead, want 1:\n%s", key, n, screen(a))
+		}
+	}
+}

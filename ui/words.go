@@ -1,7 +1,5 @@
 package ui
 
-import "strconv"
-
 // agree is one when n is 1, else many: a word that agrees with a count
 // of n ("is" or "are", "it" or "them").
 func agree[N ~int | ~int64](n N, one, many string) string {
@@ -14,5 +12,5 @@ func agree[N ~int | ~int64](n N, one, many string) string {
 // counted is n and its noun in the number n takes: "1 request",
 // "0 requests", "2 requests".
 func counted[N ~int | ~int64](n N, one, many string) string {
-	return strconv.FormatInt(int64(n), 10) + " " + agree(n, one, many)
+	return itoa(int64(n)) + " " + agree(n, one, many)
 }
