@@ -31,6 +31,8 @@ type caches struct {
 	// admittedSums[{lane, key}][b] is the cost of key that lane admitted in
 	// events[:b*tallyBlock], filled as TrailingAdmitted asks.
 	admittedSums map[laneKey][]int64
+	// trace is the lanes' states at instants before the clock (StatesAt).
+	trace stateTrace
 }
 
 // newCaches is empty caches.
