@@ -75,6 +75,23 @@ func (c *clock) seekBefore(i int) {
 	c.moveTo(i)
 }
 
+// toCheckpoint moves the clock to the last checkpoint at or before
+// request p, its state restored and nothing replayed: the instant of the
+// checkpoint's last request, with the requests up to it decided (a
+// second clock's cheap way back; seekPos to it could replay a checkpoint
+// interval).
+func (c *clock) toCheckpoint(p int) {
+	e := c.e
+	cp := e.checkpoints[e.checkpointAt(max(p, 0))].pos
+	c.live, c.gen, c.pos, c.from, c.at = e.restore(cp), e.gen, cp, cp, 0
+	c.last = nil
+	c.now = 0
+	if cp > 0 {
+		c.now = c.tl.at(cp - 1)
+	}
+	c.moveTo(cp)
+}
+
 // instant says where the clock is inside its instant: m requests arrive at
 // exactly now, and the first k of them are decided.
 func (c *clock) instant() (k, m int) {

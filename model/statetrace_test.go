@@ -28,12 +28,20 @@ func wantStates(t *testing.T, s *scenarios.Scenario, key string, at []time.Durat
 	return out
 }
 
-func statesText(t *testing.T, lab *Lab, key string, at []time.Duration) [][]string {
+// statesText traces key's states at at in slices of n requests, each
+// slice replaying no more than n, then reads them.
+func statesText(t *testing.T, lab *Lab, key string, at []time.Duration, n int) [][]string {
 	t.Helper()
-	states, ok := lab.StatesAt(key, at, math.MaxInt)
-	if !ok {
-		t.Fatal("no trace with an unbounded budget")
+	for i := 0; ; i++ {
+		did, more := lab.TraceStates(key, at, n)
+		if did > n || did == 0 && more || i > 1_000_000 {
+			t.Fatalf("slice %d replayed %d of %d, more %v", i, did, n, more)
+		}
+		if !more {
+			break
+		}
 	}
+	states := lab.StatesAt(key, at)
 	out := make([][]string, len(states))
 	for i, lanes := range states {
 		for _, s := range lanes {
@@ -70,13 +78,13 @@ func TestStatesAtIsTheClockSeeked(t *testing.T) {
 			at := instants(lab.End(), 37)
 			lab.Seek(lab.End())
 			want := wantStates(t, s, key, at, nil)
-			if got := statesText(t, lab, key, at); !reflect.DeepEqual(got, want) {
+			if got := statesText(t, lab, key, at, math.MaxInt); !reflect.DeepEqual(got, want) {
 				t.Fatalf("states at the clock's end differ from a clock seeked to each instant:\n got %v\nwant %v", got, want)
 			}
 			// The clock halfway: only the instants before it.
 			half := at[len(at)/2]
 			lab.Seek(half)
-			if got := statesText(t, lab, key, at); !reflect.DeepEqual(got, want[:len(at)/2]) {
+			if got := statesText(t, lab, key, at, 7); !reflect.DeepEqual(got, want[:len(at)/2]) {
 				t.Fatalf("with the clock at %v: %d states, want the %d before it, equal", half, len(got), len(at)/2)
 			}
 			// A request fired at the quarter changes what follows it.
@@ -88,16 +96,17 @@ func TestStatesAtIsTheClockSeeked(t *testing.T) {
 			fire(lab)
 			lab.Seek(lab.End())
 			want = wantStates(t, s, key, at, fire)
-			if got := statesText(t, lab, key, at); !reflect.DeepEqual(got, want) {
+			if got := statesText(t, lab, key, at, 100); !reflect.DeepEqual(got, want) {
 				t.Fatalf("after a fired request the trace differs from a clock seeked there:\n got %v\nwant %v", got, want)
 			}
 		})
 	}
 }
 
-// TestStatesAtKeepsItsBudget: a walk longer than the budget is refused,
-// and one already answered costs nothing the second time.
-func TestStatesAtKeepsItsBudget(t *testing.T) {
+// TestTraceStatesKeepsItsBudget: a slice replays no more than it is
+// given, StatesAt answers the instants found so far and replays nothing,
+// and instants answered once cost nothing the second time.
+func TestTraceStatesKeepsItsBudget(t *testing.T) {
 	s, err := scenarios.Canned("boundary")
 	if err != nil {
 		t.Fatal(err)
@@ -105,13 +114,21 @@ func TestStatesAtKeepsItsBudget(t *testing.T) {
 	lab := newLab(t, s)
 	lab.Seek(lab.End())
 	at := instants(lab.End(), 50)
-	if _, ok := lab.StatesAt(scenarios.DefaultKey, at, 100); ok {
-		t.Fatal("240 requests replayed within a budget of 100")
+	if did, more := lab.TraceStates(scenarios.DefaultKey, at, 100); did != 100 || !more {
+		t.Fatalf("a slice of 100 replayed %d, more %v; want 100 of the 240, more", did, more)
 	}
-	if _, ok := lab.StatesAt(scenarios.DefaultKey, at, 240); !ok {
-		t.Fatal("240 requests refused within a budget of 240")
+	// The instants are 2.5s apart; the burst starts at 59.9s, after the
+	// 24th (57.5s).
+	if got := len(lab.StatesAt(scenarios.DefaultKey, at)); got != 24 {
+		t.Fatalf("%d instants answered after 100 requests, want the 24 before the burst", got)
 	}
-	if _, ok := lab.StatesAt(scenarios.DefaultKey, at, 0); !ok {
-		t.Fatal("the same instants again, with nothing to replay, refused")
+	if did, more := lab.TraceStates(scenarios.DefaultKey, at, 1000); did != 140 || more {
+		t.Fatalf("the rest replayed %d, more %v; want 140, done", did, more)
+	}
+	if did, more := lab.TraceStates(scenarios.DefaultKey, at, 1000); did != 0 || more {
+		t.Fatalf("the same instants again replayed %d, more %v", did, more)
+	}
+	if got := len(lab.StatesAt(scenarios.DefaultKey, at)); got != len(at) {
+		t.Fatalf("%d instants answered, want %d", got, len(at))
 	}
 }
