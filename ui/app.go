@@ -157,8 +157,9 @@ type App struct {
 	labMode labMode
 	follow  noteFollow
 
-	// verdictQueued is set while a verdictMsg is on its way (verdict.go).
-	verdictQueued bool
+	// verdictQueued is set while a verdictMsg is on its way (verdict.go),
+	// chartQueued while a chartMsg is (chart.go).
+	verdictQueued, chartQueued bool
 
 	// dirty is set when the learner's requests changed since they were
 	// last saved (or loaded): discarding them then asks first.
@@ -221,7 +222,9 @@ func (a *App) setStyles() {
 
 // relayout lays the screen out for the terminal's size.
 func (a *App) relayout() {
-	a.lay = layoutFor(a.width, a.height, shapeOf(a.lab))
+	sh := shapeOf(a.lab)
+	sh.noChart = a.chart == chartHidden
+	a.lay = layoutFor(a.width, a.height, sh)
 	a.help.SetWidth(a.width)
 	a.prompt.SetWidth(a.width)
 	a.sizeBody()
@@ -261,6 +264,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c := a.workOnVerdict(msg); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
+	if c := a.workOnChart(msg); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	if a.unsaved != nil {
 		a.unsaved.Store(int64(a.unsavedCount()))
 	}
@@ -296,6 +302,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.onCompute(msg)
 	case verdictMsg:
 		return nil // workOnVerdict does its work
+	case chartMsg:
+		return nil // workOnChart does its work
 	case endMsg:
 		return a.end(msg)
 	case suspendMsg:

@@ -150,12 +150,15 @@ func settle(a *App, cmd tea.Cmd) {
 
 // seekTo moves the clock to t as a key that seeks does: the lab seeks,
 // then the explorer follows (the current note's key and lane, the pinned
-// key's verdict worked out to the end).
+// key's verdict and the chart's states worked out to the end).
 func seekTo(a *App, t time.Duration) {
 	a.lab.Seek(t)
 	a.Update(verdictMsg{})
 	for a.verdictQueued {
 		a.Update(verdictMsg{})
+	}
+	for a.chartQueued {
+		a.Update(chartMsg{})
 	}
 }
 

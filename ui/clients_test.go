@@ -47,7 +47,7 @@ func TestGoldenClients(t *testing.T) {
 	for _, size := range append(goldenSizes, [2]int{200, 60}, [2]int{50, 14}) {
 		t.Run(fmt.Sprintf("storm_%dx%d", size[0], size[1]), func(t *testing.T) {
 			a := openStorm(t, size[0], size[1])
-			a.lab.Seek(2400 * time.Millisecond)
+			seekTo(a, 2400*time.Millisecond)
 			golden.RequireEqual(t, screen(a))
 		})
 	}

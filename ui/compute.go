@@ -40,8 +40,9 @@ type pacer struct {
 	// now is the wall clock; tests replace it.
 	now func() time.Time
 	// deciding is what deciding the timeline's requests costs (decide);
-	// replaying, what replaying them toward a verdict costs (verdict.go).
-	deciding, replaying rate
+	// replaying, what replaying them toward a verdict costs (verdict.go);
+	// charting, what replaying them for the chart's states costs (chart.go).
+	deciding, replaying, charting rate
 }
 
 // rate is what one kind of work has cost a request lately.

@@ -27,6 +27,9 @@ type programContext struct {
 	// asked is the key of the request a quiz question waits on ("" when
 	// none): the lanes show its state, not the latest request's.
 	asked string
+	// chart is the learner's choice of the chart of states over time
+	// (chart.go).
+	chart chartShow
 
 	// pace sizes the chunks in which long work is done (compute.go).
 	pace pacer

@@ -231,6 +231,15 @@ var everyKey = map[string]keyCase{
 			}
 		},
 	},
+	"v": {
+		// At 100×30 no panel fits: v draws the focused lane's state in the
+		// timeline's rows (the panel's toggle: chart_test.go).
+		check: func(t *testing.T, a *App, _ tea.Cmd) {
+			if !a.tl.inlineChart() || !strings.Contains(screen(a), "  state ") {
+				t.Errorf("v at 100×30: inline %v\n%s", a.tl.inlineChart(), screen(a))
+			}
+		},
+	},
 	"w": {
 		check: func(t *testing.T, a *App, _ tea.Cmd) {
 			if promptKind(a) != promptPeakWindow {

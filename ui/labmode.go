@@ -73,6 +73,8 @@ func (m *labMode) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		a.quiz.toggle(a)
 	case key.Matches(msg, k.Mistakes):
 		return m.toggleMistakes(a)
+	case key.Matches(msg, k.Chart):
+		m.toggleChart(a)
 
 	case key.Matches(msg, k.Fire):
 		m.fire(a, 1, 0)
@@ -142,7 +144,7 @@ func (m *labMode) body(a *App, lines []string, w, _ int) ([]string, bool) {
 }
 
 // screen appends to lines the lanes, the timeline (and on a tall screen
-// the overview), and the lower panel, in the layout's rows: the body's
+// the chart of states over time and the overview), and the lower panel, in the layout's rows: the body's
 // height. question, when set, draws a question in place of the why panel
 // (the quiz's).
 func (m *labMode) screen(a *App, lines []string, w int, question func(w, h int) []string) []string {
@@ -159,6 +161,10 @@ func (m *labMode) screen(a *App, lines []string, w int, question func(w, h int) 
 	tl := a.tl.span()
 	lines = append(lines, a.tl.view(tl)...)
 	gap()
+	if l.chart > 0 {
+		lines = append(lines, a.tl.chartPanel(tl, l.chart)...)
+		gap()
+	}
 	switch {
 	case l.overview == 0:
 	case tl.length() > a.lab.End():
@@ -206,6 +212,25 @@ func (m *labMode) askPeakWindow(a *App) tea.Cmd {
 			return cmd, nil
 		},
 	})
+}
+
+// toggleChart shows the chart of states over time, or hides it: as a
+// panel where the layout has room for one, else in place of the
+// timeline's lane rows, for the focused lane.
+func (m *labMode) toggleChart(a *App) {
+	if a.lay.chart > 0 || a.tl.inlineChart() {
+		a.chart = chartHidden
+		a.relayout()
+		a.status.set("state over time hidden; v shows it again")
+		return
+	}
+	a.chart = chartShown
+	a.relayout()
+	if a.lay.chart > 0 {
+		a.status.set("state over time shown under the timeline; v hides it")
+		return
+	}
+	a.status.set(a.lab.Lanes()[a.focus].Name + "'s state over time in the timeline's rows (tab: next lane; v: the rows)")
 }
 
 // toggleMistakes switches the mistake lanes of the focused lane on or off

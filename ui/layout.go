@@ -63,6 +63,10 @@ const (
 	whyOther   = 2
 	noteMax    = 6
 	noteBoxed  = 3
+	// chartLaneMin and chartLaneMax are the fewest and the most rows a
+	// lane's bars get in the chart panel.
+	chartLaneMin = 2
+	chartLaneMax = 6
 )
 
 // stateLines is how many state lines a lane cell shows in each mode, tall
@@ -101,6 +105,9 @@ type shape struct {
 	// richer lane modes leave room for the longest of them (up to
 	// noteBoxed rows) rather than cut it to a line.
 	notes []string
+	// noChart says the learner hid the chart of states over time: the
+	// layout gives it no rows.
+	noChart bool
 }
 
 // noteRows is how many rows the longest note needs at width w, at most
@@ -137,6 +144,7 @@ type layout struct {
 	releases bool // a row of releases under each lane that delays
 	legend   bool
 	overview int // the whole run: lanes + 2 rows, or 0
+	chart    int // the states over time: a title and chartLane rows a lane, or 0
 	note     int
 	why      int
 	status   int // 0: the status shares the footer line
@@ -193,21 +201,22 @@ func layoutFor(width, height int, sh shape) layout {
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
 		l.releases = sh.releases > 0
 		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, note, why, 1
-		l.grow(height-fixed, n)
+		l.grow(height-fixed, n, sh.noChart)
 		return l
 	}
 	l.mode, l.cols, l.rows, l.cellWidth = laneRow, 1, n, width
 	l.header, l.lanes, l.timeline, l.note, l.why, l.status = 1, n, timeline, 1, 2, 0
-	l.grow(height-l.needHeight, n)
+	l.grow(height-l.needHeight, n, sh.noChart)
 	return l
 }
 
 // grow hands spare rows out: first to the why panel until the focused
 // lane's explanation has its rows (the heart of the lesson), then the
-// timeline's legend, then the why panel's lines for the other lanes, then an
-// overview of the whole run, then the note panel (earlier notes), then
-// blank rows between the panels.
-func (l *layout) grow(spare, n int) {
+// timeline's legend, then the why panel's lines for the other lanes, then the
+// chart of states over time (unless noChart), then an overview of the
+// whole run, then the note panel (earlier notes), then blank rows between
+// the panels.
+func (l *layout) grow(spare, n int, noChart bool) {
 	give := func(to *int, upTo int) {
 		add := min(spare, max(upTo-*to, 0))
 		*to += add
@@ -225,6 +234,19 @@ func (l *layout) grow(spare, n int) {
 		l.lanes += grow
 		spare -= grow
 	}
+	if !noChart && l.header == 2 {
+		// The states over time, under the timeline whose columns they
+		// share: bars of chartLaneMin to chartLaneMax rows a lane, as
+		// tall as leaves the overview its rows, else as tall as fit.
+		per := min((spare-1-(n+2))/n, chartLaneMax)
+		if per < chartLaneMin {
+			per = min((spare-1)/n, chartLaneMax)
+		}
+		if per >= chartLaneMin {
+			l.chart = 1 + n*per
+			spare -= l.chart
+		}
+	}
 	if spare >= n+2 && l.header == 2 {
 		l.overview = n + 2
 		spare -= l.overview
@@ -241,12 +263,17 @@ func (l *layout) grow(spare, n int) {
 }
 
 // gapRows is how many blank rows separate the panels when l.gaps: one
-// after the lanes, the timeline, the overview (if any) and the note.
+// after the lanes, the timeline, the chart and the overview (each if
+// any) and the note.
 func (l *layout) gapRows() int {
+	n := 3
 	if l.overview > 0 {
-		return 4
+		n++
 	}
-	return 3
+	if l.chart > 0 {
+		n++
+	}
+	return n
 }
 
 // comfortableWidth is the box width beyond which a lane gains nothing by

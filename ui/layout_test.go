@@ -36,11 +36,14 @@ func TestLayoutAddsUp(t *testing.T) {
 	for n := 1; n <= 8; n++ {
 		for w := 0; w <= 300; w += 7 {
 			for h := 0; h <= 120; h++ {
-				l := layoutFor(w, h, shape{lanes: n})
+				l := layoutFor(w, h, shape{lanes: n, noChart: h%2 == 0})
 				if l.tooSmall {
 					continue
 				}
-				sum := l.header + l.lanes + l.timeline + l.overview + l.note + l.why + l.status + l.footer + l.spare
+				if l.chart > 0 && (h%2 == 0 || (l.chart-1)%n != 0 || (l.chart-1)/n < chartLaneMin) {
+					t.Fatalf("%d×%d, %d lanes: chart of %d rows (hidden %v)", w, h, n, l.chart, h%2 == 0)
+				}
+				sum := l.header + l.lanes + l.timeline + l.overview + l.chart + l.note + l.why + l.status + l.footer + l.spare
 				if l.gaps {
 					sum += l.gapRows()
 				}

@@ -224,10 +224,20 @@ func runAction(t *testing.T, a *App, act action) stepTimes {
 			st.slices = append(st.slices, timedStep(a, verdictMsg{}))
 		}
 	}
+	// The chart's states are read in slices of their own messages too.
+	finishChart := func() {
+		for i := 0; a.chartQueued; i++ {
+			if i == 100_000 {
+				t.Fatalf("%s: the chart's states are still being read after %d slices", act.name, i)
+			}
+			st.slices = append(st.slices, timedStep(a, chartMsg{}))
+		}
+	}
 	for _, k := range act.keys {
 		st.keys = append(st.keys, timedStep(a, keyPress(k)))
 		finishJob()
 		finishVerdict()
+		finishChart()
 	}
 	if act.frames > 0 {
 		wall := time.Unix(0, 0)
@@ -236,6 +246,7 @@ func runAction(t *testing.T, a *App, act action) stepTimes {
 			st.keys = append(st.keys, timedStep(a, tickMsg{gen: a.play.gen, at: wall}))
 			finishJob()
 			finishVerdict()
+			finishChart()
 		}
 		if a.play.playing {
 			st.keys = append(st.keys, timedStep(a, keyPress("p")))

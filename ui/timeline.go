@@ -20,6 +20,12 @@ type timeline struct {
 	ctx   *programContext
 	zooms []time.Duration
 	zoom  int // index into zooms
+	// refused[lane][c] is whether the lane rows laneRows drew last, over
+	// refusedSpan of refusedRows, refused a request in column c: the chart
+	// drawn under them in the same frame marks its ✗ from them.
+	refused     [][]bool
+	refusedSpan span
+	refusedRows rows
 }
 
 // newTimeline starts at one column per step of the scenario.
@@ -312,11 +318,15 @@ func (t *timeline) laneRows(sp span, rs rows, releases bool) []string {
 	marks := make([]mark, sp.cols)
 	clients := len(lab.Clients()) > 0
 	var out []string
+	t.refused, t.refusedSpan, t.refusedRows = make([][]bool, len(lab.Lanes())), sp, rs
 	for lane, def := range lab.Lanes() {
+		refused := make([]bool, sp.cols)
+		t.refused[lane] = refused
 		for c := range marks {
 			lo, hi := bounds[c], bounds[c+1]
 			past := min(hi, decided)
 			t := rs.tally(lane, lo, past) // zero when lo ≥ past
+			refused[c] = t.Rejected > 0
 			switch {
 			case t.Total() > 0:
 				marks[c] = markOf(t)
@@ -355,6 +365,19 @@ func (t *timeline) laneRows(sp span, rs rows, releases bool) []string {
 		}
 	}
 	return out
+}
+
+// laneRowCount is how many rows laneRows draws: one a lane, and with
+// releases one more under each lane that delays.
+func (t *timeline) laneRowCount(releases bool) int {
+	n := 0
+	for _, def := range t.ctx.lab.Lanes() {
+		n++
+		if releases && canDelay(def.Policy) {
+			n++
+		}
+	}
+	return n
 }
 
 // rows is where the lane rows' marks come from: the lab's, over every key,
@@ -518,7 +541,11 @@ func (t *timeline) view(sp span) []string {
 		out = append(out, fit(first(variants, l.width), l.width))
 	}
 	out = append(out, t.notesRow(sp))
-	out = append(out, t.laneRows(sp, rs, l.releases)...)
+	if t.inlineChart() {
+		out = append(out, t.chartInline(sp, rs, t.laneRowCount(l.releases))...)
+	} else {
+		out = append(out, t.laneRows(sp, rs, l.releases)...)
+	}
 	axisLabel := timelineLabel("t", st.muted, l.label)
 	if rs.pinned && !l.legend {
 		// No legend to say whose the rows are: the axis's label does.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"ratelab/model"
 	"ratelab/scenarios"
 )
 
@@ -58,7 +60,18 @@ func TestTimelineKeyGolden(t *testing.T) {
 func laneRowTexts(t *testing.T, a *App) []string {
 	t.Helper()
 	var rows []string
+	inChart := false // the chart's rows, under their title, are no timeline rows
 	for _, line := range strings.Split(screen(a), "\n") {
+		name := strings.TrimPrefix(strings.Fields(line + " x")[0], "▶")
+		switch {
+		case strings.HasPrefix(line, "state over time"):
+			inChart = true
+		case inChart && !strings.HasPrefix(line, " ") && !slices.ContainsFunc(a.lab.Lanes(), func(l model.Lane) bool { return l.Name == name }):
+			inChart = false
+		}
+		if inChart {
+			continue
+		}
 		for _, l := range a.lab.Lanes() {
 			if name := strings.TrimPrefix(strings.Fields(line + " x")[0], "▶"); name == l.Name && !strings.Contains(line, "─") && !strings.Contains(line, "━") {
 				rows = append(rows, line)

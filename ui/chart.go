@@ -1,0 +1,345 @@
+package ui
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/model"
+)
+
+// The chart draws each lane's state over the timeline's span: the gauge
+// its box draws (the token balance, a window's count, the log's entries,
+// the estimate, the queue, GCRA's TAT as tokens), from empty at the bottom
+// to full at the top, one bar a column. A column's bar is the state at the
+// column's last instant, read from the same decisions as everything else
+// (model.StatesAt); the clock's column is the state at the clock, as the
+// boxes show it; the columns after the clock are blank. A column where
+// the lane refused a request of the rows' key marks ✗ just above its bar.
+//
+// On a screen with rows to spare the chart is a panel of its own under
+// the timeline (layout.chart); on a smaller one, v draws the focused
+// lane's chart in place of the timeline's lane rows. v switches either
+// off and on.
+
+// syncChart is the replay short enough to do after any message, so that
+// a small lesson's chart is whole in the frame that first shows it; a
+// longer one is done in slices of its own messages (chartMsg), as a pinned
+// key's verdict is (verdict.go).
+const syncChart = model.CheckpointEvery / 2
+
+// chartMsg asks for the next slice of reading the chart's states.
+type chartMsg struct{}
+
+// chartShow is the learner's choice of chart: none yet (a panel where the
+// layout has room for one), shown or hidden.
+type chartShow uint8
+
+const (
+	chartAuto chartShow = iota
+	chartShown
+	chartHidden
+)
+
+// chartState is what a chart draws of one lane: its gauge's fill (0 to 1)
+// at each column up to the clock's, and where the lane refused.
+type chartState struct {
+	fills   []float64 // NaN after the clock, and where not read yet
+	refused []bool
+}
+
+// chartInstants are the instants whose states the chart draws over sp:
+// each column's last, for the columns wholly before the clock.
+func chartInstants(sp span, now time.Duration) []time.Duration {
+	var at []time.Duration
+	for c := range sp.cols {
+		last := sp.start + time.Duration(c+1)*sp.dt - 1
+		if last >= now {
+			break
+		}
+		at = append(at, last)
+	}
+	return at
+}
+
+// chartShown reports whether the screen draws the chart: as a panel, or
+// in the timeline's rows.
+func (t *timeline) chartShown() bool { return t.ctx.lay.chart > 0 || t.inlineChart() }
+
+// workOnChart reads the states the chart draws after msg was handled
+// (model.TraceStates): up to syncChart requests' replay after any
+// message; on a chartMsg, for about sliceBudget (timed apart from other
+// work: pacer); and while some are left, a chartMsg is asked for, unless
+// one is already on its way. A job's slices come first.
+func (a *App) workOnChart(msg tea.Msg) tea.Cmd {
+	_, own := msg.(chartMsg)
+	if own {
+		a.chartQueued = false
+	}
+	if a.job != nil || a.lab == nil || !a.tl.chartShown() {
+		return nil
+	}
+	key, at := a.key(), chartInstants(a.tl.span(), a.lab.Now())
+	if !own {
+		if _, more := a.lab.TraceStates(key, at, syncChart); !more {
+			return nil
+		}
+	} else if a.pace.slice(&a.pace.charting, sliceBudget, func(n int) (int, bool) {
+		return a.lab.TraceStates(key, at, n)
+	}) {
+		return nil
+	}
+	if a.chartQueued {
+		return nil
+	}
+	a.chartQueued = true
+	return func() tea.Msg { return chartMsg{} }
+}
+
+// chartStates reads the state of the shown key over sp of the lanes
+// wanted (every lane's when nil; the others' are left empty), as far as
+// workOnChart has read them, and where they refused a request of the rows
+// rs; reading says some columns before the clock are not read yet; why
+// (a sentence) says why there is nothing to draw.
+func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartState, reading bool, why string) {
+	lab := t.ctx.lab
+	now, key := lab.Now(), t.ctx.key()
+	if _, onStore := lab.StoreView(0, key); onStore {
+		return nil, false, "the states live in the store: only the boxes show them, at the clock"
+	}
+	at := chartInstants(sp, now)
+	states := lab.StatesAt(key, at)
+	reading = len(states) < len(at)
+	cursor := sp.column(now)
+	defs := lab.Lanes()
+	lanes = make([]chartState, len(defs))
+	decided := lab.Pos()
+	// The refusals are the rows' key's: marked when that is the key drawn.
+	marked := rs.pinned && rs.key == key || !rs.pinned && len(lab.Keys()) <= 1
+	// The lane rows drawn above in this frame have tallied each column
+	// already.
+	drawn := t.refusedSpan == sp && t.refusedRows == rs && len(t.refused) == len(defs)
+	var bounds []int
+	if marked && !drawn {
+		bounds = make([]int, sp.cols+1)
+		for c := range bounds {
+			bounds[c] = lab.Search(sp.start + time.Duration(c)*sp.dt - 1)
+		}
+	}
+	if wanted == nil {
+		for lane := range defs {
+			wanted = append(wanted, lane)
+		}
+	}
+	for _, lane := range wanted {
+		def := defs[lane]
+		pic := pictureOf(def.Policy)
+		cs := chartState{fills: make([]float64, sp.cols), refused: make([]bool, sp.cols)}
+		if marked && drawn {
+			copy(cs.refused, t.refused[lane])
+		}
+		for c := range sp.cols {
+			switch {
+			case c < len(states):
+				cs.fills[c], _ = pic.row(laneView{policy: def.Policy, snap: states[c][lane]})
+			case c == cursor:
+				cs.fills[c], _ = pic.row(laneView{policy: def.Policy, snap: lab.Snapshot(lane, key)})
+			default:
+				// After the clock, or not read yet (workOnChart).
+				cs.fills[c] = math.NaN()
+				continue
+			}
+			if marked && !drawn {
+				lo, hi := bounds[c], min(bounds[c+1], decided)
+				cs.refused[c] = lo < hi && rs.tally(lane, lo, hi).Rejected > 0
+			}
+		}
+		lanes[lane] = cs
+	}
+	return lanes, reading, ""
+}
+
+// chartBars draws one lane's fills in h rows, top row first, each bar in
+// eighths of a cell rounded down (a bar reaches the top only when full),
+// with ✗ above the bar in a column that refused (on its top cell when
+// full), the cursor column in reverse video.
+func chartBars(st *styles, cs chartState, h, cursor int) []string {
+	rows := make([][]string, h)
+	for r := range rows {
+		rows[r] = make([]string, len(cs.fills))
+	}
+	for c, f := range cs.fills {
+		if math.IsNaN(f) {
+			for r := range rows {
+				rows[r][c] = " "
+			}
+			continue
+		}
+		eighthsUp := int(min(max(f, 0), 1) * float64(h*8))
+		full, part := eighthsUp/8, eighthsUp%8
+		for r := range rows {
+			fromBottom := h - 1 - r
+			switch {
+			case fromBottom < full:
+				rows[r][c] = "█"
+			case fromBottom == full && part > 0:
+				rows[r][c] = levels[part]
+			default:
+				rows[r][c] = " "
+			}
+		}
+		if cs.refused[c] {
+			// Just above the bar: the first row over its top, or the top
+			// row when the bar fills the column.
+			r := max(h-1-full, 0)
+			if part > 0 {
+				r = max(r-1, 0)
+			}
+			rows[r][c] = "✗"
+		}
+	}
+	out := make([]string, h)
+	for r, cells := range rows {
+		var b, run strings.Builder
+		style := -1 // of run: 0 none, 1 bar, 2 refusal, 3 cursor
+		flush := func() {
+			switch style {
+			case 0:
+				b.WriteString(run.String())
+			case 1:
+				b.WriteString(st.gauge.Render(run.String()))
+			case 2:
+				b.WriteString(st.rejected.Render(run.String()))
+			case 3:
+				b.WriteString(st.cursor.Render(run.String()))
+			}
+			run.Reset()
+		}
+		for c, cell := range cells {
+			// One Render a run of cells of one style, as drawMarks does.
+			s := 0
+			switch {
+			case c == cursor:
+				s = 3
+			case cell == "✗":
+				s = 2
+			case cell != " ":
+				s = 1
+			}
+			if s != style || s == 3 {
+				flush()
+				style = s
+			}
+			run.WriteString(cell)
+		}
+		flush()
+		out[r] = b.String()
+	}
+	return out
+}
+
+// chartTitle says what the chart draws, for the panel's first row, at
+// most w cells wide: the longest of its variants that fits; reading says
+// that some of the states are still being read.
+func (t *timeline) chartTitle(rs rows, reading bool, w int) string {
+	st, lab := t.ctx.st, t.ctx.lab
+	whose := ""
+	if len(lab.Keys()) > 1 {
+		whose = st.accent.Render("key "+keyText(t.ctx.key())) + " "
+		if !rs.pinned {
+			whose += st.muted.Render("(the latest request's; k pins one) ")
+		}
+	}
+	refusals := st.rejected.Render("✗") + " refused"
+	if !rs.pinned && len(lab.Keys()) > 1 {
+		refusals = st.rejected.Render("✗") + " refused, with a key pinned"
+	}
+	title := st.title.Render("state over time") + " "
+	if reading {
+		title += st.muted.Render("(reading…)") + " "
+	}
+	return first([]string{
+		title + whose + st.muted.Render("each lane's gauge, empty at the bottom, full at the top, at each column's end; ") + refusals + st.muted.Render(" · v hides"),
+		title + whose + st.muted.Render("each lane's gauge, empty to full, at each column's end; ") + refusals,
+		title + whose + st.muted.Render("gauge, empty to full; ") + refusals,
+		title + whose,
+		title,
+	}, w)
+}
+
+// chartPanel draws the chart panel over sp in n rows: the title, then
+// each lane's bars in the rows it gets, its name beside them.
+func (t *timeline) chartPanel(sp span, n int) []string {
+	st, l, lab := t.ctx.st, t.ctx.lay, t.ctx.lab
+	rs := t.rowsOf()
+	lanes, reading, why := t.chartStates(sp, rs, nil)
+	out := []string{fit(t.chartTitle(rs, reading, l.width), l.width)}
+	if why != "" {
+		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
+		for len(out) < n {
+			out = append(out, fit("", l.width))
+		}
+		return out
+	}
+	defs := lab.Lanes()
+	per := (n - 1) / max(len(defs), 1)
+	cursor := sp.column(lab.Now())
+	for lane, def := range defs {
+		for r, bars := range chartBars(st, lanes[lane], per, cursor) {
+			label := timelineLabel("", st.text, l.label)
+			if r == 0 {
+				label = t.laneLabel(lane, def.Name)
+			}
+			out = append(out, label+bars)
+		}
+	}
+	for len(out) < n {
+		out = append(out, fit("", l.width))
+	}
+	return out
+}
+
+// chartInline draws the focused lane's chart in h rows, for the timeline's
+// lane rows on a screen with no room for the panel: its name on the first
+// row, "state" on the second.
+func (t *timeline) chartInline(sp span, rs rows, h int) []string {
+	st, l, lab := t.ctx.st, t.ctx.lay, t.ctx.lab
+	lanes, _, why := t.chartStates(sp, rs, []int{t.ctx.focus})
+	out := make([]string, 0, h)
+	if why != "" {
+		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
+	} else {
+		lane := t.ctx.focus
+		for r, bars := range chartBars(st, lanes[lane], h, sp.column(lab.Now())) {
+			label := timelineLabel("", st.text, l.label)
+			switch r {
+			case 0:
+				label = t.laneLabel(lane, lab.Lanes()[lane].Name)
+			case 1:
+				label = timelineLabel("  state", st.muted, l.label)
+			}
+			out = append(out, label+bars)
+		}
+	}
+	for len(out) < h {
+		out = append(out, fit("", l.width))
+	}
+	return out
+}
+
+// laneLabel is lane's name in the column of names, ▶ when focused.
+func (t *timeline) laneLabel(lane int, name string) string {
+	if lane == t.ctx.focus {
+		return timelineLabel("▶"+name, t.ctx.st.accent, t.ctx.lay.label)
+	}
+	return timelineLabel(name, t.ctx.st.text, t.ctx.lay.label)
+}
+
+// inlineChart reports whether the timeline's lane rows are the focused
+// lane's chart: the learner asked for the chart and the layout has no
+// panel for it.
+func (t *timeline) inlineChart() bool {
+	return t.ctx.chart == chartShown && t.ctx.lay.chart == 0
+}

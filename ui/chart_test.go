@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"ratelab/model"
+)
+
+// TestChartBars: a bar rises in eighths from the bottom and reaches the
+// top only when full; a column after the clock is blank; a refusal sits
+// just above its bar, on the top cell of a full one.
+func TestChartBars(t *testing.T) {
+	st := newStyles(true, true)
+	for _, c := range []struct {
+		name    string
+		fills   []float64
+		refused []bool
+		want    []string
+	}{
+		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, []string{
+			"   ▇█",
+			" ▁███",
+		}},
+		{"after the clock", []float64{1, math.NaN()}, nil, []string{"█ ", "█ "}},
+		{"refusals", []float64{0, 0.25, 0.5, 1}, []bool{true, true, true, true}, []string{
+			" ✗✗✗",
+			"✗▄██",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cs := chartState{fills: c.fills, refused: c.refused}
+			if cs.refused == nil {
+				cs.refused = make([]bool, len(c.fills))
+			}
+			got := chartBars(st, cs, len(c.want), -1)
+			for i := range got {
+				got[i] = ansi.Strip(got[i])
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("bars of %v:\n%s\nwant\n%s", c.fills, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestChartIsTheStateAtEachColumn: each column's bar is the gauge a clock
+// seeked to the column's last instant shows (the clock's column: at the
+// clock), for every lane; the columns after the clock are blank, and a
+// column is marked refused exactly when the timeline's row marks a
+// rejection there.
+func TestChartIsTheStateAtEachColumn(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		at     time.Duration
+	}{
+		{"gcra-is-token-bucket", 8 * time.Second},
+		{"shaping-vs-policing", 3 * time.Second},
+		{"boundary", 60*time.Second + 100*time.Millisecond},
+		{"lumpy-refill", 7 * time.Second},
+		{"finer-sub-windows", 67500 * time.Millisecond},
+	} {
+		t.Run(c.lesson, func(t *testing.T) {
+			a := newTestApp(t, c.lesson, 200, 60)
+			seekTo(a, c.at)
+			sp := a.tl.span()
+			lanes, reading, why := a.tl.chartStates(sp, a.tl.rowsOf(), nil)
+			if why != "" || reading {
+				t.Fatalf("reading %v, %s", reading, why)
+			}
+			ref, err := model.New(a.lab.Scenario(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now, cursor := a.lab.Now(), sp.column(a.lab.Now())
+			for c := range sp.cols {
+				last := sp.start + time.Duration(c+1)*sp.dt - 1
+				switch {
+				case c == cursor:
+					last = now
+				case c > cursor:
+					for lane := range lanes {
+						if !math.IsNaN(lanes[lane].fills[c]) {
+							t.Fatalf("lane %d, column %d after the clock: %v, want blank", lane, c, lanes[lane].fills[c])
+						}
+					}
+					continue
+				}
+				ref.Seek(last)
+				for lane, def := range ref.Lanes() {
+					want, _ := pictureOf(def.Policy).row(laneView{policy: def.Policy, snap: ref.Snapshot(lane, a.key())})
+					if got := lanes[lane].fills[c]; got != want {
+						t.Fatalf("%s, column %d (%v): fill %v, want %v", def.Name, c, last, got, want)
+					}
+				}
+			}
+			rows := laneRowTexts(t, a)
+			for lane := range lanes {
+				marks := []rune(ansi.Strip(rows[lane]))[a.lay.label:]
+				for c, refused := range lanes[lane].refused {
+					if m := marks[c]; refused != (m == '✗' || m == '±') {
+						t.Errorf("lane %d, column %d: refused %v, the timeline marks %q", lane, c, refused, m)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestChartToggle: a large screen draws the panel of states over time,
+// and v hides it and shows it again; at 80×24 v draws the focused lane's
+// chart in the timeline's lane rows, and v gives them back.
+func TestChartToggle(t *testing.T) {
+	a := newTestApp(t, "gcra-is-token-bucket", 200, 60)
+	seekTo(a, 8*time.Second)
+	requireScreen(t, a, "state over time")
+	press(a, "v")
+	if strings.Contains(screen(a), "full at the top") || a.lay.chart != 0 {
+		t.Fatalf("v left the chart:\n%s", screen(a))
+	}
+	press(a, "v")
+	requireScreen(t, a, "state over time", "full at the top")
+
+	s := newTestApp(t, "gcra-is-token-bucket", 80, 24)
+	seekTo(s, 8*time.Second)
+	before := laneRowTexts(t, s)
+	press(s, "v")
+	out := screen(s)
+	if !strings.Contains(out, "  state ") || strings.Contains(out, before[1]) {
+		t.Fatalf("at 80×24, v did not draw the focused lane's state in the timeline's rows:\n%s", out)
+	}
+	if !strings.Contains(s.status.text, "bucket's state over time") {
+		t.Errorf("status %q", s.status.text)
+	}
+	press(s, "v")
+	if got := laneRowTexts(t, s); strings.Join(got, "\n") != strings.Join(before, "\n") {
+		t.Errorf("v again did not give the rows back:\n%s", screen(s))
+	}
+}
+
+// TestChartGolden: the chart of each family of algorithm (windows, logs,
+// counters, buckets, GCRA, the shaper, a library's rule, a mistake) at
+// 200×60, as a panel, and at 80×24, in the timeline's rows after v.
+func TestChartGolden(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		at     time.Duration
+		tabs   int // lanes to move the focus on at 80×24
+	}{
+		{"boundary", 60*time.Second + 100*time.Millisecond, 0},
+		{"counter-blind-spot", 90 * time.Second, 2},
+		{"gcra-is-token-bucket", 8 * time.Second, 1},
+		{"shaping-vs-policing", 3 * time.Second, 1},
+		{"nginx-config", 30250 * time.Millisecond, 0},
+		{"float-drift", 300 * time.Millisecond, 1},
+		{"retry-storm", 4 * time.Second, 1},
+	} {
+		for _, size := range [][2]int{{200, 60}, {80, 24}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", c.lesson, size[0], size[1]), func(t *testing.T) {
+				a := newTestApp(t, c.lesson, size[0], size[1])
+				seekTo(a, c.at)
+				if size[0] == 80 {
+					for range c.tabs {
+						press(a, "tab")
+					}
+					press(a, "v")
+				}
+				golden.RequireEqual(t, screen(a))
+			})
+		}
+	}
+}
