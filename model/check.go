@@ -23,6 +23,8 @@ import (
 // selection that has another outcome; peaks are measured once per lane, key
 // and window (see peakGroup), and on a lane that delays also by a tracker
 // per distinct edge of a range, alive only over that edge (see peakEdges).
+// A state_per_key takes the state of each selected decision's key just
+// after it, a state_total adds up the lane's keys' states at its Until.
 func Check(s *scenarios.Scenario) ([]Failure, error) { return CheckOn(s, nil) }
 
 // CheckOn is Check with the lanes' state kept by store.
@@ -59,6 +61,7 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 			return fmt.Errorf("lane %s: %w", def.Name, err)
 		}
 	}
+	c.limiters, c.ids = lims, keys
 	index := 0
 	// The key is looked up once a request, and each decision written in
 	// place, as Run does.
@@ -78,7 +81,7 @@ func (c *checker) run(s *scenarios.Scenario, store Store) error {
 			if d.Outcome.Admitted() {
 				a.Fate, a.Latency = Served, d.Delay
 			}
-			c.record(index, lane, &r, &d, &a)
+			c.record(index, lane, &r, key, &d, &a)
 		}
 		index++
 	}
@@ -93,15 +96,27 @@ func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, bo
 	if err != nil {
 		return err
 	}
+	c.limiters, c.ids = ls.limiters, ls.keys
 	var d algorithms.Decision
 	var a Attempt
 	var rr Request
+	record := func(lane int) bool {
+		c.request(rr)
+		c.record(a.Original, lane, &rr, ls.retryKey, &d, &a)
+		return true
+	}
+	// retries decides the retries due by t, and fires each event due by
+	// then before the retries at or after its instant: a state_total
+	// reads the lanes' states before any request at or after its Until
+	// is decided, as without clients (each request is recorded after the
+	// events due by it either way).
 	retries := func(t time.Duration) {
-		ls.drain(t, &rr, &d, &a, func(lane int) bool {
-			c.request(rr)
-			c.record(a.Original, lane, &rr, &d, &a)
-			return true
-		})
+		for c.next < len(c.events) && c.events[c.next].at <= t {
+			at := c.events[c.next].at
+			ls.drain(at-1, &rr, &d, &a, record)
+			c.fire(at)
+		}
+		ls.drain(t, &rr, &d, &a, record)
 	}
 	index := 0
 	for r := range s.Requests() {
@@ -110,7 +125,7 @@ func (c *checker) runClients(s *scenarios.Scenario, defs []Lane, store Store, bo
 		ls.arrive(r, index)
 		for lane := range defs {
 			ls.decideInto(lane, r, &d, &a)
-			c.record(index, lane, &r, &d, &a)
+			c.record(index, lane, &r, ls.lastKey, &d, &a)
 		}
 		index++
 	}
@@ -149,6 +164,14 @@ type checker struct {
 	keyIDs  map[string]int64
 	keyName string
 	keyID   int64
+	// limiters are the lanes', their keys numbered by ids: the state
+	// assertions measure them.
+	limiters []algorithms.Limiter
+	ids      *algorithms.Keys
+	// key is the key of the decision being recorded, keyBytes its state
+	// in the lane just after it once measured (−1 before).
+	key      algorithms.Key
+	keyBytes int64
 }
 
 // selection is the running totals of one lane's requests, of one key or of
@@ -165,7 +188,10 @@ type selection struct {
 	waits []*expState
 	// timed holds the latency assertions between their From and Until:
 	// each served request's latency is counted for them.
-	timed   []*expState
+	timed []*expState
+	// sized holds the state_per_key assertions between their From and
+	// Until: each decision's key state is measured for them.
+	sized   []*expState
 	groups  []*peakGroup // the active ones
 	used    bool
 	clients clientCounts
@@ -175,6 +201,7 @@ type selection struct {
 type expState struct {
 	e        *scenarios.Expectation
 	sel      *selection
+	lane     int   // sel's lane
 	start    Tally // sel's tally at From
 	outcomes Tally
 	// clientsAt is sel's clients at From, clients what happened since.
@@ -187,6 +214,12 @@ type expState struct {
 	// them all).
 	badWait   *Record
 	latencies latencyCounts
+	// keyMost is the most bytes a key's state took just after a selected
+	// decision (state_per_key); total the lane's states at Until − 1ns, of
+	// totalKeys keys (state_total).
+	keyMost   int64
+	total     int64
+	totalKeys int
 	// A peak is measured by a group for the windows ending in [From +
 	// window + D, Until), D the lane's longest delay (0 for a lane that
 	// passes requests on arrival), and for the others, at the edges, from
@@ -256,7 +289,7 @@ func newChecker(s *scenarios.Scenario) (*checker, error) {
 		sel := &c.sels[lane*c.slots+slot]
 		sel.used = true
 		x := &c.exps[i]
-		*x = expState{e: e, sel: sel, query: -1}
+		*x = expState{e: e, sel: sel, query: -1, lane: lane}
 		from, until := e.From, max(e.Until, e.From)
 		c.events = append(c.events, checkEvent{at: from, kind: eventFrom, x: x})
 		if e.Peak != nil {
@@ -347,8 +380,10 @@ func (c *checker) keyNumber(key string) int64 {
 	return c.keyID
 }
 
-// record counts lane's decision d on attempt a of the index-th request, r.
-func (c *checker) record(index, lane int, r *Request, d *algorithms.Decision, a *Attempt) {
+// record counts lane's decision d on attempt a of the index-th request, r,
+// of key (numbered by c.ids).
+func (c *checker) record(index, lane int, r *Request, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	c.key, c.keyBytes = key, -1
 	base := lane * c.slots
 	if sel := &c.sels[base]; sel.used {
 		sel.add(index, lane, r, d, a, c)
@@ -368,6 +403,12 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a
 	if a.Fate == Served && a.Latency > 0 {
 		for _, x := range sel.timed {
 			x.latencies.add(a.Latency)
+		}
+	}
+	if len(sel.sized) > 0 {
+		b := c.stateOfKey(lane, r.At)
+		for _, x := range sel.sized {
+			x.keyMost = max(x.keyMost, b)
 		}
 	}
 	if d.Outcome == algorithms.Rejected {
@@ -404,6 +445,41 @@ func (sel *selection) add(index, lane int, r *Request, d *algorithms.Decision, a
 	}
 }
 
+// stateOfKey is the bytes of the recorded decision's key state in lane
+// just after it, at at, as Run's keyMeter measures it for Stats.KeyBytes
+// (algorithms.Limiter.KeyBytes): measured once a decision, for the
+// selections of every key and of the key alike. Unlike the keyMeter it
+// measures every selected decision, not only where the state can have
+// grown: a key's first decision in a selection that starts after 0s
+// may be a rejection that leaves it as large as ever.
+func (c *checker) stateOfKey(lane int, at time.Duration) int64 {
+	if c.keyBytes < 0 {
+		c.keyBytes = c.limiters[lane].KeyBytes(at, c.key)
+	}
+	return c.keyBytes
+}
+
+// stateTotal is the bytes lane's states take at at, no earlier than any
+// request decided, and how many keys they are: the sum of
+// algorithms.Limiter.KeyBytes over every key a request of which has been
+// decided, or over key alone when it is set (none, 0 bytes, if it has had
+// no request).
+func (c *checker) stateTotal(lane int, key string, at time.Duration) (total int64, keys int) {
+	lim := c.limiters[lane]
+	if key != "" {
+		k, ok := c.ids.Lookup(key)
+		if !ok {
+			return 0, 0
+		}
+		return lim.KeyBytes(at, k), 1
+	}
+	for k := range c.ids.All {
+		total += lim.KeyBytes(at, k)
+		keys++
+	}
+	return total, keys
+}
+
 // fire runs the events before the first request at or after t.
 func (c *checker) fire(t time.Duration) {
 	for ; c.next < len(c.events) && c.events[c.next].at <= t; c.next++ {
@@ -434,6 +510,9 @@ func (c *checker) fire(t time.Duration) {
 			if x.timesLatency() {
 				sel.timed = append(sel.timed, x)
 			}
+			if x.e.StatePerKey != nil {
+				sel.sized = append(sel.sized, x)
+			}
 			if g := x.group; g != nil {
 				if g.active++; g.active == 1 {
 					sel.groups = append(sel.groups, g)
@@ -460,6 +539,12 @@ func (c *checker) fire(t time.Duration) {
 			}
 			if x.timesLatency() {
 				sel.timed = slices.DeleteFunc(sel.timed, func(y *expState) bool { return y == x })
+			}
+			if x.e.StatePerKey != nil {
+				sel.sized = slices.DeleteFunc(sel.sized, func(y *expState) bool { return y == x })
+			}
+			if x.e.StateTotal != nil {
+				x.total, x.totalKeys = c.stateTotal(x.lane, x.e.Key, ev.at-1)
 			}
 			if x.query >= 0 {
 				x.late, x.lateAt = x.group.max.result(x.query)
@@ -531,6 +616,12 @@ func (x *expState) verdict() (got string, ok bool) {
 			ok = ok && k.served > 0 && (l == nil || got[i] == *l)
 		}
 	}
+	if e.StatePerKey != nil && (o.Total() == 0 || x.keyMost != *e.StatePerKey) {
+		ok = false
+	}
+	if e.StateTotal != nil && x.total != *e.StateTotal {
+		ok = false
+	}
 	if ok {
 		return "", true
 	}
@@ -586,7 +677,37 @@ func (x *expState) verdict() (got string, ok bool) {
 				algorithms.FormatDuration(lat.P95), algorithms.FormatDuration(lat.P99), k.served)
 		}
 	}
+	if e.StatePerKey != nil {
+		sep()
+		if o.Total() == 0 {
+			b = append(b, "no request selected"...)
+		} else {
+			b = appendBytes(append(b, "state per key "...), x.keyMost)
+		}
+	}
+	if e.StateTotal != nil {
+		sep()
+		b = appendBytes(append(b, "state total "...), x.total)
+		if e.Key == "" {
+			keys := "keys"
+			if x.totalKeys == 1 {
+				keys = "key"
+			}
+			b = fmt.Appendf(b, " of %d %s", x.totalKeys, keys)
+		}
+		b = algorithms.AppendSeconds(append(b, " at "...), max(e.Until, e.From)-1)
+	}
 	return string(b), false
+}
+
+// appendBytes appends n bytes as a state assertion's failure says it:
+// "32 bytes", "2936 bytes (2.9 KiB)".
+func appendBytes(b []byte, n int64) []byte {
+	b = append(strconv.AppendInt(b, n, 10), " bytes"...)
+	if n >= 1024 {
+		b = append(append(append(b, " ("...), FormatBytes(n)...), ')')
+	}
+	return b
 }
 
 // assertsWait reports whether x asserts what rejections tell their

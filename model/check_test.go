@@ -504,3 +504,104 @@ func checkEach(t *testing.T, head string, cases []checkCase) {
 		}
 	}
 }
+
+// TestCheckStateBytes: state_per_key holds when the most bytes a selected
+// key's state took after a selected request is that, state_total when the
+// selected keys' states add up to that at the selection's last instant;
+// a failure says what they were.
+func TestCheckStateBytes(t *testing.T) {
+	// A sliding log keeps 56 bytes a key and 24 an entry inside its window.
+	const head = `title: t
+limiters:
+  - {name: log, algorithm: sliding-log, limit: 50, window: 1s}
+traffic:
+  - {at: 0s, count: 60, key: a}
+  - {at: 0.5s, key: b}
+  - {at: 0.5s, key: a}
+  - {at: 2.5s, key: a}
+duration: 5s
+expect:
+`
+	checkEach(t, head, []checkCase{
+		{"  - {lane: log, state_per_key: 1256}\n", ""}, // a's 50 entries
+		{"  - {lane: log, key: b, state_per_key: 80}\n", ""},
+		// a's first request from 0.5s is refused, its state as large as ever.
+		{"  - {lane: log, from: 0.5s, state_per_key: 1256}\n", ""},
+		{"  - {lane: log, from: 1s, state_per_key: 80}\n", ""}, // a's 50 entries left at 1s
+		{"  - {lane: log, at: 0s, state_per_key: 1256, state_total: 1256}\n", ""},
+		{"  - {lane: log, until: 1s, state_total: 1336}\n", ""},
+		{"  - {lane: log, at: 2s, state_total: 112}\n", ""}, // no request at 2s; both keys empty
+		{"  - {lane: log, key: b, until: 0.5s, state_total: 0}\n", ""},
+		{"  - {lane: log, state_per_key: 80}\n", "state per key 1256 bytes (1.2 KiB)"},
+		{"  - {lane: log, from: 3s, state_per_key: 56}\n", "no request selected"},
+		{"  - {lane: log, state_total: 0}\n", "state total 112 bytes of 2 keys at 4.999999999s"},
+		{"  - {lane: log, until: 0.5s, state_total: 0}\n", "state total 1256 bytes (1.2 KiB) of 1 key at 0.499999999s"},
+		{"  - {lane: log, key: a, at: 2.5s, state_total: 56}\n", "state total 80 bytes at 2.5s"},
+		{"  - {lane: log, until: 1s, admitted: 51, state_per_key: 80}\n", "admitted 51, state per key 1256 bytes (1.2 KiB)"},
+	})
+}
+
+// TestCheckStateTotalBeforeRetries: a retry due at until is not in the
+// state at until − 1ns, even in the first lane, which decides its retries
+// before any other lane's. An attempt log keeps every refused retry, so
+// each retry adds an entry of 24 bytes.
+func TestCheckStateTotalBeforeRetries(t *testing.T) {
+	const head = `title: t
+limiters:
+  - {name: tries, algorithm: attempt-log, limit: 1, window: 1h}
+  - {name: bucket, algorithm: token-bucket, capacity: 1, rate: 1/h}
+clients:
+  - {name: c, retry: backoff, base: 1s, factor: 1, attempts: 5}
+traffic:
+  - {at: 0s, count: 2, client: c}
+duration: 10s
+expect:
+`
+	measure := func(expect string) string {
+		s, err := scenarios.Parse("t.yaml", []byte(head+expect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures, err := Check(s)
+		if err != nil || len(failures) != 1 {
+			t.Fatalf("failures %v, %v", failures, err)
+		}
+		return failures[0].Got
+	}
+	for _, c := range []struct{ expect, got string }{
+		{"  - {lane: tries, until: 2s, state_total: 0}\n", "state total 208 bytes of 1 key at 1.999999999s"},
+		{"  - {lane: tries, at: 2s, state_total: 0}\n", "state total 232 bytes of 1 key at 2s"},
+		{"  - {lane: tries, state_per_key: 0}\n", "state per key 280 bytes"},
+	} {
+		if got := measure(c.expect); got != c.got {
+			t.Errorf("%s: got %q, want %q", strings.TrimSpace(c.expect), got, c.got)
+		}
+	}
+}
+
+// TestCheckStatePerKeyIsRunsStateKey: over every key and the whole axis,
+// state_per_key is what Run measures as Stats.KeyBytes (run's summary's
+// state/key), on every lane of every canned lesson.
+func TestCheckStatePerKeyIsRunsStateKey(t *testing.T) {
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := Run(s, Options{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Expect = s.Expect[:0]
+		for i, l := range s.Lanes {
+			s.Expect = append(s.Expect, scenarios.Expectation{Lane: l.Name, Until: s.Duration, StatePerKey: &stats[i].KeyBytes})
+		}
+		failures, err := Check(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range failures {
+			t.Errorf("%s: Run measured state/key %d; check: %s", info.Name, *f.Expectation.StatePerKey, f.Got)
+		}
+	}
+}

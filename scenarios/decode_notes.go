@@ -14,7 +14,7 @@ import (
 // documents them.
 var (
 	noteFields   = []string{"at", "text", "key", "lane"}
-	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "retry_after", "wait", "latency_p50", "latency_p95", "latency_p99", "why"}
+	expectFields = []string{"lane", "key", "at", "from", "until", "allowed", "admitted", "delayed", "rejected", "retries", "served", "abandoned", "peak", "peak_window", "outcome", "retry_after", "wait", "latency_p50", "latency_p95", "latency_p99", "state_per_key", "state_total", "why"}
 	quizFields   = []string{"at", "request", "key", "lane", "ask", "why"}
 )
 
@@ -68,6 +68,10 @@ func checkNamed(s *Scenario, lane, key string, f *fields, keys map[string]bool) 
 	}
 	return nil
 }
+
+// maxStateBytes bounds state_per_key and state_total, in bytes: 1 PiB, far
+// above what any run's state can take.
+const maxStateBytes = 1 << 50
 
 // outcomes are the values of an expectation's outcome.
 var outcomes = map[string]algorithms.Outcome{
@@ -168,11 +172,21 @@ func (d *decoder) expectation(n ast.Node, path string) (Expectation, *fields, er
 			*l.v, asserted = &v, true
 		}
 	}
+	for _, b := range e.states() {
+		if v, ok, err := f.integer(b.name, 0, maxStateBytes); err != nil {
+			return Expectation{}, nil, err
+		} else if ok {
+			*b.v, asserted = &v, true
+		}
+	}
+	if e.StateTotal != nil && f.present("from") {
+		return Expectation{}, nil, f.keyErrorf("from", "state_total is the state at until, whatever arrived before from: give it without from (or at: for one instant)")
+	}
 	for _, c := range e.counts() {
 		asserted = asserted || *c.v != nil
 	}
 	if !asserted {
-		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak, outcome, retry_after, wait or a latency percentile")
+		return Expectation{}, nil, d.errorf(n, path, "want at least one assertion: allowed, admitted, delayed, rejected, retries, served, abandoned, peak, outcome, retry_after, wait, a latency percentile, state_per_key or state_total")
 	}
 	if e.Why, _, err = f.text("why", "an explanation", true); err != nil {
 		return Expectation{}, nil, err

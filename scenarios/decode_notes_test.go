@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -133,5 +134,100 @@ func TestExpectationWaitsAndLatenciesRoundTrip(t *testing.T) {
 	back, err := Parse("x.yaml", out)
 	if err != nil || *back.Expect[1].LatencyP95 != 1500*time.Millisecond || *back.Expect[0].Wait != 500*time.Millisecond {
 		t.Errorf("read back: %v", err)
+	}
+}
+
+// TestExpectationStateErrors: state_per_key and state_total are whole
+// numbers of bytes, and state_total, the state at until, takes no from.
+func TestExpectationStateErrors(t *testing.T) {
+	const lanes = oneLane + "traffic:\n  - {at: 1s, key: k}\nexpect:\n"
+	tests := []struct {
+		name, expect, want string
+	}{
+		{"negative", "  - {lane: b, state_per_key: -1}\n",
+			"x.yaml:7:30: expect[0].state_per_key: want a whole number from 0 to 1125899906842624, got -1"},
+		{"above 1 PiB", "  - {lane: b, state_total: 1125899906842625}\n",
+			"x.yaml:7:28: expect[0].state_total: want a whole number from 0 to 1125899906842624, got 1125899906842625"},
+		{"a size for people", "  - {lane: b, state_per_key: 2.9KiB}\n",
+			`x.yaml:7:30: expect[0].state_per_key: want a whole number from 0 to 1125899906842624, got "2.9KiB"`},
+		{"a fraction", "  - {lane: b, state_total: 32.5}\n",
+			"x.yaml:7:28: expect[0].state_total: want a whole number from 0 to 1125899906842624, got 32.5"},
+		{"state_total with from", "  - {lane: b, from: 1s, state_total: 80}\n",
+			"x.yaml:7:15: expect[0].from: state_total is the state at until, whatever arrived before from: give it without from (or at: for one instant)"},
+		{"state_total with from 0s", "  - {lane: b, key: k, from: 0s, until: 2s, admitted: 1, state_total: 80}\n",
+			"x.yaml:7:23: expect[0].from: state_total is the state at until, whatever arrived before from: give it without from (or at: for one instant)"},
+		{"state_total and at and from", "  - {lane: b, at: 1s, from: 1s, state_total: 80}\n",
+			"x.yaml:7:23: expect[0].from: at selects the requests of one instant and cannot be combined with from"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("x.yaml", []byte(lanes+tt.expect))
+			if err == nil || s != nil {
+				t.Fatalf("Parse = %v, %v; want error %s", s, err, tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n got: %s\nwant: %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestExpectationStatesRoundTrip: state_per_key and state_total are read
+// as bytes, with from (state_per_key only), at and until, and written back
+// as they were given.
+func TestExpectationStatesRoundTrip(t *testing.T) {
+	s := parse(t, oneLane+"traffic:\n  - {at: 0s, count: 20, key: k}\nexpect:\n"+
+		"  - {lane: b, from: 1s, state_per_key: 16}\n  - {lane: b, key: k, at: 0s, state_per_key: 16, state_total: 16}\n  - {lane: b, until: 2s, state_total: 0}\n")
+	out, err := Marshal(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"from: 1s, state_per_key: 16}", "at: 0s, state_per_key: 16, state_total: 16}", "until: 2s, state_total: 0}"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("Marshal lacks %q:\n%s", want, out)
+		}
+	}
+	back, err := Parse("x.yaml", out)
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	for i, want := range []struct{ perKey, total *int64 }{{int64p(16), nil}, {int64p(16), int64p(16)}, {nil, int64p(0)}} {
+		e := back.Expect[i]
+		if !equalp(e.StatePerKey, want.perKey) || !equalp(e.StateTotal, want.total) {
+			t.Errorf("expect[%d] read back: state_per_key %v, state_total %v", i, e.StatePerKey, e.StateTotal)
+		}
+	}
+}
+
+// equalp reports whether a and b are both nil or point to equal numbers.
+func equalp(a, b *int64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+// TestExpectFieldsDocumented: every field of an expectation has a row in
+// docs/format.md's table of them, and every row there is a field.
+func TestExpectFieldsDocumented(t *testing.T) {
+	data, err := os.ReadFile("../docs/format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Expectations\n")
+	if !ok {
+		t.Fatal("docs/format.md has no Expectations section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var documented []string
+	for line := range strings.SplitSeq(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first, _, _ := strings.Cut(line[1:], "|")
+		for _, name := range strings.Split(first, ",") {
+			documented = append(documented, strings.Trim(strings.TrimSpace(name), "`"))
+		}
+	}
+	want := slices.Clone(expectFields)
+	slices.Sort(want)
+	slices.Sort(documented)
+	if !slices.Equal(documented, want) {
+		t.Errorf("docs/format.md documents the expectation fields\n%v\nthe decoder reads\n%v", documented, want)
 	}
 }

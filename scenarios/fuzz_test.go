@@ -200,8 +200,10 @@ func checkInvariants(t *testing.T, s *Scenario) {
 			t.Errorf("expect[%d]: no key %q", i, e.Key)
 		case e.From < 0 || e.From >= e.Until || e.Until > s.Duration || (e.Instant && e.Until != e.From+1):
 			t.Errorf("expect[%d]: from %v until %v, duration %v", i, e.From, e.Until, s.Duration)
-		case e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Retries == nil && e.Served == nil && e.Abandoned == nil && e.Peak == nil && e.Outcome == nil && e.RetryAfter == nil && e.Wait == nil && e.LatencyP50 == nil && e.LatencyP95 == nil && e.LatencyP99 == nil:
+		case e.Allowed == nil && e.Admitted == nil && e.Delayed == nil && e.Rejected == nil && e.Retries == nil && e.Served == nil && e.Abandoned == nil && e.Peak == nil && e.Outcome == nil && e.RetryAfter == nil && e.Wait == nil && e.LatencyP50 == nil && e.LatencyP95 == nil && e.LatencyP99 == nil && e.StatePerKey == nil && e.StateTotal == nil:
 			t.Errorf("expect[%d] asserts nothing", i)
+		case e.StateTotal != nil && e.From != 0 && !e.Instant:
+			t.Errorf("expect[%d]: state_total from %v", i, e.From)
 		case e.Peak != nil && e.PeakWindow <= 0:
 			t.Errorf("expect[%d]: peak window %v", i, e.PeakWindow)
 		case !algorithms.Describe(lane.Policy.Algorithm).Delays() && (e.Delayed != nil && *e.Delayed > 0 || e.Outcome != nil && *e.Outcome == algorithms.Delayed):

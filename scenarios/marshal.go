@@ -243,6 +243,11 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 				fmt.Fprintf(&b, ", %s: %s", l.name, algorithms.FormatDuration(**l.v))
 			}
 		}
+		for _, st := range e.states() {
+			if *st.v != nil {
+				fmt.Fprintf(&b, ", %s: %d", st.name, **st.v)
+			}
+		}
 		if e.Why != "" {
 			fmt.Fprintf(&b, ", why: %s", quote(e.Why))
 		}

@@ -239,6 +239,19 @@ type Expectation struct {
 	// them: the smallest latency that many per cent of them do not
 	// exceed. At least one served request must be selected.
 	LatencyP50, LatencyP95, LatencyP99 *time.Duration
+	// StatePerKey, when set, is the most bytes one key's state took in the
+	// lane just after a selected request was decided (retries included),
+	// Key's or any key's, as algorithms.Limiter.KeyBytes measures it: over
+	// every key and the whole axis, the state/key of `run`'s summary. At
+	// least one request must be selected.
+	StatePerKey *int64
+	// StateTotal, when set, is the bytes the lane's states take at the last
+	// instant of the selection, Until − 1ns (At for `at:`), once every
+	// request before Until is decided: the sum of Limiter.KeyBytes over
+	// every key a request of which the lane has decided by then (Key alone
+	// when set, 0 if it had none). From plays no part, so a file may not
+	// give it with `from`.
+	StateTotal *int64
 	// Why is the file's explanation, shown when the assertion fails.
 	Why string
 	// Line is the expectation's line in the file (1-based), 0 when it was
@@ -256,6 +269,18 @@ type latencyField struct {
 // latencies lists e's latency percentiles in the order a file writes them.
 func (e *Expectation) latencies() [3]latencyField {
 	return [3]latencyField{{"latency_p50", &e.LatencyP50}, {"latency_p95", &e.LatencyP95}, {"latency_p99", &e.LatencyP99}}
+}
+
+// stateField is one of an expectation's state sizes, in bytes, by its
+// field name in a file.
+type stateField struct {
+	name string
+	v    **int64
+}
+
+// states lists e's state sizes in the order a file writes them.
+func (e *Expectation) states() [2]stateField {
+	return [2]stateField{{"state_per_key", &e.StatePerKey}, {"state_total", &e.StateTotal}}
 }
 
 // countField is one of an expectation's counts, by its field name in a file.
@@ -308,6 +333,12 @@ func (e *Expectation) String() string {
 	}
 	if e.Outcome != nil {
 		add("every request %s", e.Outcome)
+	}
+	if e.StatePerKey != nil {
+		add("state per key %d bytes", *e.StatePerKey)
+	}
+	if e.StateTotal != nil {
+		add("state total %d bytes", *e.StateTotal)
 	}
 	return b.String()
 }

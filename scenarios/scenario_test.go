@@ -38,6 +38,9 @@ func TestExpectationSelects(t *testing.T) {
 		{Expectation{Lane: "fixed", Until: 61 * time.Second, Admitted: int64p(240)}, "fixed until 61s: admitted 240"},
 		{Expectation{Lane: "shaper", From: time.Second, Until: 2 * time.Second, Allowed: int64p(1), Delayed: int64p(0), Rejected: int64p(2)},
 			"shaper from 1s until 2s: allowed 1, delayed 0, rejected 2"},
+		{Expectation{Lane: "log", Key: "seller-1", From: 15 * time.Second, Until: 15*time.Second + 1, Instant: true, StatePerKey: int64p(800), StateTotal: int64p(800)},
+			`log key "seller-1" at 15s: state per key 800 bytes, state total 800 bytes`},
+		{Expectation{Lane: "log", Until: time.Minute, StateTotal: int64p(2936000)}, "log until 60s: state total 2936000 bytes"},
 	} {
 		if got := tt.e.String(); got != tt.want {
 			t.Errorf("String = %q, want %q", got, tt.want)
