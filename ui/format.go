@@ -68,9 +68,34 @@ func fit(s string, w int) string {
 	}
 	sw := ansi.StringWidth(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "…")
+		cut := cutAtWord(s, w-1) + "…"
+		return cut + strings.Repeat(" ", w-ansi.StringWidth(cut))
 	}
 	return s + strings.Repeat(" ", w-sw)
+}
+
+// cutAtWord is s cut to at most w cells at the end of a word, its styles
+// kept, with no mark of the cut: a text shortened to fit ends at a word,
+// not inside one. A first word longer than a third of w is cut inside
+// (a key, a path) rather than leave the line mostly blank.
+func cutAtWord(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	cut := ansi.Strip(ansi.Truncate(s, w, ""))
+	rest := strings.TrimPrefix(ansi.Strip(s), cut)
+	if !strings.HasPrefix(rest, " ") {
+		// Inside a word: back to the space before it.
+		i := strings.LastIndexByte(cut, ' ')
+		if i < 0 || ansi.StringWidth(cut[:i]) < w/3 {
+			return ansi.Truncate(s, w, "")
+		}
+		cut = cut[:i]
+	}
+	return ansi.Truncate(s, ansi.StringWidth(strings.TrimRight(cut, " ")), "")
 }
 
 // pad fills lines up to h lines of w spaces (and cuts them to h).
@@ -110,7 +135,7 @@ func wrap(text string, w, n int) []string {
 	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
 	if len(lines) > n {
 		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(strings.TrimRight(lines[n-1], " ")+" …", w, "…")
+		lines[n-1] = cutAtWord(strings.TrimRight(lines[n-1], " "), w-2) + " …"
 	}
 	return lines
 }
@@ -147,6 +172,6 @@ func wrapMore(text string, w, n int) []string {
 		return lines
 	}
 	last := strings.TrimRight(full[n-1], " ")
-	lines[n-1] = ansi.Truncate(last, max(w-ansi.StringWidth(moreHint), 0), "") + moreHint
+	lines[n-1] = cutAtWord(last, max(w-ansi.StringWidth(moreHint), 0)) + moreHint
 	return lines
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"ratelab/algorithms"
 )
 
@@ -52,5 +54,30 @@ func TestQuantityDuration(t *testing.T) {
 		if got := quantityDuration(c.q); got != c.want {
 			t.Errorf("quantityDuration(%v/%v) = %q, want %q", c.q.Num, c.q.Den, got, c.want)
 		}
+	}
+}
+
+// TestCutsEndAtAWord: a text shortened to fit (fit, wrap, wrapMore) ends
+// at the end of a word with its mark, never inside one, unless its first
+// word alone is longer than a third of the width; its styles are kept.
+func TestCutsEndAtAWord(t *testing.T) {
+	for _, c := range []struct {
+		name, got, want string
+	}{
+		{"fit", fit("the admissions up to 0s free one", 20), "the admissions up…  "},
+		{"fit at a space", fit("the admissions up to", 15), "the admissions…"},
+		{"fit fits", fit("short", 8), "short   "},
+		{"fit one long word", fit("rl:v1:{bucket:alice-and-bob}", 12), "rl:v1:{buck…"},
+		{"fit styled", ansi.Strip(fit("\x1b[1mbold words\x1b[0m and more", 14)), "bold words…   "},
+		{"wrap", strings.Join(wrap("one two three four five six seven", 10, 2), "|"), "one two|three …"},
+		{"wrapMore", strings.Join(wrapMore("the log must wait for the oldest admission to leave its window", 30, 2), "|"),
+			"the log must wait for the|oldest … (e: read all)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if got := fit("\x1b[1mbold words\x1b[0m and more", 14); !strings.Contains(got, "\x1b[1m") {
+		t.Errorf("fit dropped the style: %q", got)
 	}
 }

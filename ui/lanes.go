@@ -448,6 +448,16 @@ func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
 // peak keep their place ("key default ✓240 ✗0 · peak 240" at 80 columns),
 // the gauge giving up the cells.
 func rowTotals(st *styles, v laneView, w int) string {
+	room := w / 3
+	if v.pinned || v.watchState {
+		room = w * 5 / 12
+	}
+	return rowTotalsWithin(st, v, room)
+}
+
+// rowTotalsWithin is the longest totals text of the one-row form that
+// fits in room cells (at least 12).
+func rowTotalsWithin(st *styles, v laneView, room int) string {
 	texts := totalsTexts(st, v)
 	s := v.stats
 	if v.pinned {
@@ -465,10 +475,6 @@ func rowTotals(st *styles, v laneView, w int) string {
 			withAmp = append(withAmp, amp+t)
 		}
 		texts = append(withAmp, texts...)
-	}
-	room := w / 3
-	if v.pinned || v.watchState {
-		room = w * 5 / 12
 	}
 	if v.watchState {
 		// The counts and the state alone, the peak given up first, and
@@ -490,8 +496,14 @@ func laneRowLine(st *styles, v laneView, w, label int, c rowColumns) string {
 	}
 	verdicts := verdictTexts(st, v)
 	head := mark + name + " " + verdicts[len(verdicts)-1] + " "
-	tail := " · " + fit(rowTotals(st, v, w), c.totals)
 	fill, numbers := laneNumbers(v)
+	totals, column := rowTotals(st, v, w), c.totals
+	if room := w - ansi.StringWidth(head) - c.numbers - 3; column > room {
+		// No room left for a gauge, and not even for the widest totals:
+		// the shorter totals that fit, rather than a cut.
+		totals, column = rowTotalsWithin(st, v, room), room
+	}
+	tail := " · " + fit(totals, column)
 	gw := min(w-ansi.StringWidth(head)-ansi.StringWidth(tail)-c.numbers-1, maxGauge+2)
 	state := fit(numbers, c.numbers)
 	if gw >= 5 {
@@ -511,7 +523,7 @@ func box(st *styles, title string, lines []string, w int, focused bool) []string
 	}
 	inner := w - 2
 	if ansi.StringWidth(title) > inner-2 {
-		title = ansi.Truncate(title, inner-2, "…")
+		title = cutAtWord(title, inner-3) + "…"
 	}
 	rest := max(inner-1-ansi.StringWidth(title), 0)
 	top := bs.Render(tl+h) + title + bs.Render(strings.Repeat(h, rest)+tr)
