@@ -551,7 +551,7 @@ func (t *timeline) view(sp span) []string {
 		// No legend to say whose the rows are: the axis's label does.
 		axisLabel = timelineLabel("key "+rs.key, st.accent, l.label)
 	}
-	return append(out, axisLabel+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()))))
+	return append(out, axisLabel+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()), t.ctx.lab.End())))
 }
 
 // overview draws the whole run in layout.overview rows, as many columns
@@ -574,21 +574,27 @@ func (t *timeline) overview(tl span) []string {
 	}
 	out := []string{timelineLabel("overview", st.title, t.ctx.lay.label) + st.accent.Render(b.String())}
 	out = append(out, t.laneRows(sp, t.rowsOf(), false)...)
-	return append(out, timelineLabel("t", st.muted, t.ctx.lay.label)+st.muted.Render(axis(sp, sp.column(lab.Now()))))
+	return append(out, timelineLabel("t", st.muted, t.ctx.lay.label)+st.muted.Render(axis(sp, sp.column(lab.Now()), lab.End())))
 }
 
 // axis writes time labels under the columns: a "|" and the time at round
 // multiples of a tick at least ten columns apart, and ▲ under the clock. A
 // label the ▲ would cut is left out.
-func axis(sp span, cursor int) string {
+func axis(sp span, cursor int, end time.Duration) string {
 	start, dt, cols := sp.start, sp.dt, sp.cols
 	row := []rune(strings.Repeat(" ", cols))
 	tick := dt * 10
 	if i := slices.IndexFunc(roundSpans, func(t time.Duration) bool { return t >= dt*10 }); i >= 0 {
 		tick = roundSpans[i]
 	}
+	// The axis ends at the scenario's end: "┤2s end" there, when it
+	// falls on screen, and no tick past it.
+	endCol, endText := sp.column(end), []rune("┤"+algorithms.FormatSeconds(end)+" end")
+	if endCol >= 0 && endCol+len(endText) > cols {
+		endText = []rune("┤")
+	}
 	first := (start + tick - 1) / tick * tick
-	for t := first; t < start+time.Duration(cols)*dt; t += tick {
+	for t := first; t < start+time.Duration(cols)*dt && t <= end; t += tick {
 		c := int((t - start) / dt)
 		// t is a multiple of the tick: exact, with no more decimals than
 		// the tick has ("|60.00001s" on a 10µs tick, not "|≈60s").
@@ -596,10 +602,13 @@ func axis(sp span, cursor int) string {
 		if c+len(text) > cols {
 			break
 		}
-		if cursor > c && cursor < c+len(text) {
+		if cursor > c && cursor < c+len(text) || endCol >= 0 && c+len(text) > endCol {
 			continue
 		}
 		copy(row[c:], text)
+	}
+	if endCol >= 0 && !(cursor > endCol && cursor < endCol+len(endText)) {
+		copy(row[endCol:], endText)
 	}
 	if cursor >= 0 && cursor < cols {
 		row[cursor] = '▲'

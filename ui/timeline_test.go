@@ -66,10 +66,31 @@ func TestEightLaneNamesWhole(t *testing.T) {
 	}
 }
 
+// TestAxisEndsAtTheEnd: no tick past the scenario's end, which the axis
+// marks where it falls (its time when it fits, a ┤ alone when not), and
+// a tick that would run into the mark gives way to it.
+func TestAxisEndsAtTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		sp     span
+		cursor int
+		end    time.Duration
+		want   string
+	}{
+		{span{0, 100 * time.Millisecond, 40}, 5, 2 * time.Second, "|0s  ▲    |1s       ┤2s end             "},
+		{span{0, 100 * time.Millisecond, 40}, -1, 1900 * time.Millisecond, "|0s       |1s      ┤1.9s end            "},
+		{span{0, 100 * time.Millisecond, 24}, -1, 2 * time.Second, "|0s       |1s       ┤   "},
+		{span{0, 100 * time.Millisecond, 24}, -1, time.Hour, "|0s       |1s       |2s "},
+	} {
+		if got := axis(c.sp, c.cursor, c.end); got != c.want {
+			t.Errorf("axis of %v to %v:\n%q\nwant\n%q", c.sp, c.end, got, c.want)
+		}
+	}
+}
+
 // TestAxisLabelsExact: a zoomed axis past 1s labels each tick exactly and
 // differently.
 func TestAxisLabelsExact(t *testing.T) {
-	row := axis(span{start: 60 * time.Second, dt: 10 * time.Microsecond, cols: 80}, -1)
+	row := axis(span{start: 60 * time.Second, dt: 10 * time.Microsecond, cols: 80}, -1, time.Hour)
 	seen := map[string]bool{}
 	for _, label := range strings.Fields(row) {
 		if strings.Contains(label, "≈") || seen[label] {
