@@ -41,16 +41,23 @@ func newCaches() *caches { return &caches{admittedSums: map[laneKey][]int64{}} }
 // latencyCache holds Lab.Stats' latencies for one stamp.
 type latencyCache struct {
 	at    stamp
-	lanes []Latency
+	lanes []laneLatency
 	known []bool
+}
+
+// laneLatency is a lane's latency at the clock, and how many of its
+// served requests are released after it (still queued).
+type laneLatency struct {
+	lat    Latency
+	queued int64
 }
 
 // latency is lane's latency (of lanes) at at, from compute the first time
 // it is asked there.
-func (cs *caches) latency(at stamp, lane, lanes int, compute func() Latency) Latency {
+func (cs *caches) latency(at stamp, lane, lanes int, compute func() laneLatency) laneLatency {
 	c := &cs.latencies
 	if c.lanes == nil || c.at != at {
-		*c = latencyCache{at: at, lanes: make([]Latency, lanes), known: make([]bool, lanes)}
+		*c = latencyCache{at: at, lanes: make([]laneLatency, lanes), known: make([]bool, lanes)}
 	}
 	if !c.known[lane] {
 		c.lanes[lane], c.known[lane] = compute(), true

@@ -25,7 +25,7 @@ func TestCachesKeepTheirStamp(t *testing.T) {
 		asks []ask
 	}{
 		{"latency", func(cs *caches, q ask, compute func()) {
-			cs.latency(q.at, q.lane, 3, func() Latency { compute(); return Latency{N: int64(q.lane)} })
+			cs.latency(q.at, q.lane, 3, func() laneLatency { compute(); return laneLatency{lat: Latency{N: int64(q.lane)}} })
 		}, []ask{
 			{at: a, lane: 0, computes: true}, {at: a, lane: 0}, {at: a, lane: 2, computes: true}, {at: a, lane: 0},
 			{at: b, lane: 0, computes: true}, {at: c, lane: 0, computes: true}, {at: c, lane: 2, computes: true},

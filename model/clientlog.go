@@ -308,25 +308,31 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 }
 
 // latency is lane's Latency at the clock, of its served requests.
-func (l *Lab) latency(lane int, served int64) Latency {
+func (l *Lab) latency(lane int, served int64) (Latency, int64) {
 	e, c := l.engine, l.clock
 	if e.clog == nil {
-		return Latency{} // see Stats.Latency
+		return Latency{}, 0 // see Stats.Latency
 	}
-	return l.caches.latency(c.stamp(), lane, len(e.defs), func() Latency {
+	ll := l.caches.latency(c.stamp(), lane, len(e.defs), func() laneLatency {
 		// The log must reach the retries due before the next request.
 		e.ensure(c.pos + 1)
 		cl := e.clog[lane]
 		j := cl.decided(c.pos, c.now)
 		var waits latencyCounts
+		var queued int64
 		for _, w := range cl.waits {
 			if int(w.j) >= j {
 				break
 			}
+			if l.timeline.at(int(cl.ev[w.j].orig))+w.latency > c.now {
+				queued++ // admitted, released after the clock
+				continue
+			}
 			waits.add(w.latency)
 		}
-		return waits.latency(served)
+		return laneLatency{waits.latency(served - queued), queued}
 	})
+	return ll.lat, ll.queued
 }
 
 // clientStatsFor is StatsFor in a lab with clients: every lane's
@@ -354,7 +360,10 @@ func (l *Lab) clientStatsFor(lane int, k int32) Stats {
 				st := &stats[r.Lane]
 				st.count(&r.Decision)
 				st.settle(&r.Attempt)
-				if r.Attempt.Fate == Served && r.Attempt.Latency > 0 {
+				if r.Attempt.Fate == Served && r.Attempt.First+r.Attempt.Latency > c.now {
+					st.Served-- // released after the clock: not served yet
+					st.Queued++
+				} else if r.Attempt.Fate == Served && r.Attempt.Latency > 0 {
 					waits[r.Lane].add(r.Attempt.Latency)
 				}
 				if r.Decision.Outcome.Admitted() && !r.Attempt.Cancelled {

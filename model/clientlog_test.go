@@ -159,3 +159,37 @@ traffic:
 		}
 	}
 }
+
+// TestServedOnceReleased: at the clock a request admitted into a queue
+// counts as served only once released; until then it is queued (not
+// retrying), the same for every key's totals and one key's.
+func TestServedOnceReleased(t *testing.T) {
+	s, err := scenarios.Parse("queue.yaml", []byte(`title: queue
+limiters:
+  - {name: leaky, algorithm: leaky-bucket, queue: 4, rate: 1/s}
+clients:
+  - {name: once, retry: give-up}
+traffic:
+  - {at: 0s, count: 5, client: once, key: k}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := newLab(t, s)
+	for _, c := range []struct {
+		at             time.Duration
+		served, queued int64
+	}{
+		{0, 1, 4}, {2500 * time.Millisecond, 3, 2}, {4 * time.Second, 5, 0},
+	} {
+		lab.Seek(c.at)
+		for _, st := range []Stats{lab.Stats(0), lab.StatsFor(0, "k")} {
+			if st.Served != c.served || st.Queued != c.queued || st.Pending() != 0 {
+				t.Errorf("at %v: served %d, queued %d, retrying %d; want %d, %d, 0", c.at, st.Served, st.Queued, st.Pending(), c.served, c.queued)
+			}
+		}
+		if n := lab.Stats(0).Latency.N; n != c.served {
+			t.Errorf("at %v: latency over %d requests, want the %d served", c.at, n, c.served)
+		}
+	}
+}

@@ -166,11 +166,12 @@ func (l *Lab) SeekBefore(i int) { l.clock.seekBefore(i) }
 func (l *Lab) Instant() (k, m int) { return l.clock.instant() }
 
 // Stats are lane's totals over the decided requests (the first Pos: those
-// at or before Now after Seek). The peak counts delayed requests released by
-// Now.
+// at or before Now after Seek). The peak, Served and the latency count
+// delayed requests released by Now; Queued those released after it.
 func (l *Lab) Stats(lane int) Stats {
 	s := l.clock.stats(lane)
-	s.Latency = l.latency(lane, s.Served)
+	s.Latency, s.Queued = l.latency(lane, s.Served)
+	s.Served -= s.Queued
 	return s
 }
 

@@ -50,6 +50,10 @@ type Stats struct {
 	// deadline), Unfinished (its next attempt would come after the
 	// scenario's end), or still retrying (Pending).
 	Originals, Served, Abandoned, TimedOut, Unfinished int64
+	// Queued is, at a clock (Lab.Stats, Lab.StatsFor), how many requests
+	// were admitted to be served but wait in a queue past it: Served
+	// counts a request once it is released.
+	Queued int64
 	// Latency is the time from the first attempt to the release of the
 	// served requests, in a scenario with clients (zero without: nobody
 	// reads it there, and it would cost a run memory per request); set by
@@ -76,7 +80,9 @@ func (s *Stats) settle(a *Attempt) {
 }
 
 // Pending is how many requests the lane has refused and will try again.
-func (s Stats) Pending() int64 { return s.Originals - s.Served - s.Abandoned - s.Unfinished }
+func (s Stats) Pending() int64 {
+	return s.Originals - s.Served - s.Queued - s.Abandoned - s.Unfinished
+}
 
 // Amplification is attempts ÷ originals, the load retries multiply the
 // traffic by, in thousandths rounded down (1000 with no retry; 0 before

@@ -90,8 +90,10 @@ func roughSecs(d time.Duration) string {
 }
 
 // endsText is what became of a lane's requests: "served 47 · abandoned
-// 15 (2 at their deadline) · unfinished 1 · retrying 4"; short leaves out
-// the deadline, the unfinished and those still retrying.
+// 15 (2 at their deadline) · unfinished 1 · queued 3 · retrying 4" (served:
+// released by the clock; queued: admitted, released after it); short
+// leaves out the deadline, the unfinished, the queued and those still
+// retrying.
 func endsText(s model.Stats, short bool) string {
 	text := "served " + itoa(s.Served) + " · abandoned " + itoa(s.Abandoned)
 	if short {
@@ -102,6 +104,9 @@ func endsText(s model.Stats, short bool) string {
 	}
 	if s.Unfinished > 0 {
 		text += " · unfinished " + itoa(s.Unfinished)
+	}
+	if s.Queued > 0 {
+		text += " · queued " + itoa(s.Queued)
 	}
 	if p := s.Pending(); p > 0 {
 		text += " · retrying " + itoa(p)
