@@ -506,7 +506,7 @@ func (t *timeline) view(sp span) []string {
 			// A lab with clients marks retries too: each variant gains the
 			// retry mark, and shorter ones follow, the outcomes' names
 			// first to go.
-			retry := st.rejected.Render("4") + " retry, attempt 4 "
+			retry := st.rejected.Render("4") + " a retry, 4th attempt "
 			dt := st.muted.Render(secs(sp.dt) + "/column")
 			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
 			ahead := st.upcoming.Render("·") + " ahead "
@@ -515,7 +515,7 @@ func (t *timeline) view(sp span) []string {
 				with = append(with, strings.TrimSuffix(v, zoom)+retry+zoom)
 			}
 			variants = append(with,
-				dt+" "+outcomes+" outcomes "+retry+"(↻ 10+) "+ahead+st.cursor.Render(" ")+" now "+zoom,
+				dt+" "+outcomes+" outcomes "+retry+"(↻ 10th or later) "+ahead+st.cursor.Render(" ")+" now "+zoom,
 				dt+" "+outcomes+" "+retry+ahead+zoom)
 		}
 		if rs.pinned {
