@@ -247,14 +247,23 @@ func howToGoThrough(notes bool) string {
 	return "To go through it: " + ways
 }
 
-// glossaryOf is the words the lab's lanes use, each algorithm's once.
+// glossaryOf is the words the lab's lanes use, the layers of a stack's
+// too, each once.
 func glossaryOf(lab *model.Lab) []string {
 	var out []string
-	seen := map[algorithms.Algorithm]bool{}
+	seen := map[string]bool{}
+	add := func(p algorithms.Policy) {
+		for _, g := range pictureOf(p).glossary(p) {
+			if !seen[g] {
+				seen[g] = true
+				out = append(out, g)
+			}
+		}
+	}
 	for _, l := range lab.Lanes() {
-		if !seen[l.Policy.Algorithm] {
-			seen[l.Policy.Algorithm] = true
-			out = append(out, pictureOf(l.Policy).glossary()...)
+		add(l.Policy)
+		for _, layer := range l.Stack {
+			add(layer.Policy)
 		}
 	}
 	return out

@@ -150,3 +150,32 @@ func TestAboutNamesWhatALaneFollows(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutExplainsItsLanesWords: the about page's words are those its
+// lanes use, a stack's layers included, and no others: no sub-windows
+// for a sliding counter without them, no tryAcquire for acquire.
+func TestAboutExplainsItsLanesWords(t *testing.T) {
+	for _, c := range []struct {
+		lesson       string
+		want, absent []string
+	}{
+		{"boundary", []string{"sliding counter:", "token bucket:", "It starts full."}, []string{"sub-windows", "starts_empty", "GCRA"}},
+		{"finer-sub-windows", []string{"sub-windows (sub_windows N)"}, nil},
+		{"empty-start", []string{"With starts_empty it starts with no tokens."}, nil},
+		{"pay-later", []string{"Guava RateLimiter"}, []string{"tryAcquire"}},
+		{"crawler-per-host", []string{"token bucket:", "leaky bucket"}, []string{"GCRA"}},
+	} {
+		a := newTestApp(t, c.lesson, 100, 30)
+		words := strings.Join(glossaryOf(a.lab), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(words, w) {
+				t.Errorf("%s: the words lack %q:\n%s", c.lesson, w, words)
+			}
+		}
+		for _, w := range c.absent {
+			if strings.Contains(words, w) {
+				t.Errorf("%s: the words explain %q, which no lane uses:\n%s", c.lesson, w, words)
+			}
+		}
+	}
+}

@@ -32,9 +32,10 @@ type picture interface {
 	// titles are the algorithm and its parameters in a few words, longest
 	// first, so that a narrow lane drops a word rather than cut a number.
 	titles(p algorithms.Policy) []string
-	// glossary explains the terms the picture shows ("TAT: …"), one
-	// sentence each, for the about and help pages.
-	glossary() []string
+	// glossary explains the terms the picture shows of a lane of p ("TAT:
+	// …"), one sentence each, for the about and help pages: only those a
+	// lane of p uses (no sub-windows for a sliding counter without them).
+	glossary(p algorithms.Policy) []string
 }
 
 // trailingPicture is a picture that shows, beside its own state, the exact
@@ -76,7 +77,7 @@ func (plainPicture) state(st *styles, _ laneView, _, _ int) []string {
 }
 func (plainPicture) row(laneView) (float64, string)      { return 0, "(no picture)" }
 func (plainPicture) titles(p algorithms.Policy) []string { return []string{p.String()} }
-func (plainPicture) glossary() []string                  { return nil }
+func (plainPicture) glossary(algorithms.Policy) []string { return nil }
 
 // stateLines draws a lane's state in n lines of w cells with its picture.
 // A lane of several policies draws its first policy's picture and a line

@@ -49,6 +49,9 @@ func (envoyLocalPicture) titles(p algorithms.Policy) []string {
 	return []string{name + " max " + n + fill, name + " " + n + fill, name + " " + n}
 }
 
-func (envoyLocalPicture) glossary() []string {
-	return []string{"envoy-local: Envoy's local rate limit, a bucket of max_tokens that starts full and, since Envoy 1.31, refills continuously at tokens_per_fill per fill_interval; older Envoy (timer: true) added tokens_per_fill at once on one fill timer from the filter's start."}
+func (envoyLocalPicture) glossary(p algorithms.Policy) []string {
+	if p.Timer {
+		return []string{"envoy-local (timer: true): Envoy's local rate limit before 1.31, a bucket of max_tokens that starts full and gains tokens_per_fill at once on one fill timer from the filter's start, every fill_interval."}
+	}
+	return []string{"envoy-local: Envoy's local rate limit, a bucket of max_tokens that starts full and, since Envoy 1.31, refills continuously at tokens_per_fill per fill_interval."}
 }

@@ -31,7 +31,7 @@ func (fixedWindowPicture) row(v laneView) (fill float64, numbers string) {
 
 func (fixedWindowPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (fixedWindowPicture) glossary() []string {
+func (fixedWindowPicture) glossary(algorithms.Policy) []string {
 	return []string{"fixed window: one counter per clock-aligned window [k×W, (k+1)×W); it restarts at each boundary, so two windows' worth can pass around one boundary."}
 }
 

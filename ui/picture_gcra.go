@@ -35,7 +35,7 @@ func (gcraPicture) row(v laneView) (fill float64, numbers string) {
 
 func (gcraPicture) titles(p algorithms.Policy) []string { return sizedTitles(p, "burst", p.Burst) }
 
-func (gcraPicture) glossary() []string {
+func (gcraPicture) glossary(algorithms.Policy) []string {
 	return []string{
 		"GCRA's TAT (theoretical arrival time): when the key's next request would be exactly on schedule if requests came at the rate; it is the only thing GCRA stores per key.",
 		"GCRA's T (emission interval): one request's share of time, the rate's period ÷ its count. τ (tolerance) = burst × T: how far ahead of schedule a request may come. A request of cost c is admitted iff now ≥ TAT + c×T − τ; \"as tokens\" is (now − (TAT − τ)) ÷ T, the token bucket's balance it equals.",

@@ -56,9 +56,13 @@ func (guavaPicture) titles(p algorithms.Policy) []string {
 	return []string{name + rate}
 }
 
-func (guavaPicture) glossary() []string {
-	return []string{
+func (guavaPicture) glossary(p algorithms.Policy) []string {
+	words := []string{
 		"Guava RateLimiter (SmoothBursty), in Guava's own doubles and microseconds: it starts with no stored permits and stores at most one second's. A request waits only until \"next free\", whatever it asks for; its permits, less those stored, push next free on by one interval each: it pays later, and the next caller waits.",
 		"Guava tryAcquire: refuses, changing nothing, when next free is more than the timeout away; else acquires as acquire does, waiting at most the timeout.",
 	}
+	if p.Algorithm != algorithms.GuavaTry {
+		return words[:1]
+	}
+	return words
 }

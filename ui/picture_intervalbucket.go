@@ -38,6 +38,6 @@ func (intervalBucketPicture) titles(p algorithms.Policy) []string {
 	return []string{name + " cap " + n + lump + empty, name + " " + n + lump, name + " " + n}
 }
 
-func (intervalBucketPicture) glossary() []string {
+func (intervalBucketPicture) glossary(algorithms.Policy) []string {
 	return []string{"interval bucket: a token bucket refilled in lumps, tokens_per_fill at once every fill_interval counted from the key's first request, up to the capacity; between two fills nothing comes back."}
 }

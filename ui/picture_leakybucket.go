@@ -83,6 +83,6 @@ func (leakyBucketPicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "queue", p.Queue)
 }
 
-func (leakyBucketPicture) glossary() []string {
+func (leakyBucketPicture) glossary(algorithms.Policy) []string {
 	return []string{"leaky bucket (a shaper): requests wait in a queue and leave one per interval at the pace; only a full queue rejects. The timeline's ↦ row marks when delayed requests leave."}
 }

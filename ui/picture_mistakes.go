@@ -45,7 +45,7 @@ func (floatBucketPicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "cap", p.Capacity)
 }
 
-func (floatBucketPicture) glossary() []string {
+func (floatBucketPicture) glossary(algorithms.Policy) []string {
 	return []string{"float-token-bucket: the lesson's admit() in float64, seconds as ns / 1e9; \"exact, same history\" is what exact arithmetic holds after the same admissions, so a difference is rounding, not time."}
 }
 
@@ -81,7 +81,7 @@ func (wholeBucketPicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "cap", p.Capacity)
 }
 
-func (wholeBucketPicture) glossary() []string {
+func (wholeBucketPicture) glossary(algorithms.Policy) []string {
 	return []string{"whole-token-bucket: refill rounded down to whole tokens at each request, the clock moved on anyway; \"dropped\" is the refill it threw away."}
 }
 
@@ -116,7 +116,7 @@ func (attemptLogPicture) row(v laneView) (float64, string) {
 
 func (attemptLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (attemptLogPicture) glossary() []string {
+func (attemptLogPicture) glossary(algorithms.Policy) []string {
 	return []string{"attempt-log: a sliding log that logs rejected requests too, so a client that keeps retrying keeps its own window full."}
 }
 
@@ -147,7 +147,7 @@ func (collapsingLogPicture) row(v laneView) (float64, string) {
 
 func (collapsingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (collapsingLogPicture) glossary() []string {
+func (collapsingLogPicture) glossary(algorithms.Policy) []string {
 	return []string{"collapsing-log: a sorted-set log whose member is the millisecond of the admission; admissions in a millisecond already in the set add nothing and are never counted."}
 }
 
@@ -181,6 +181,6 @@ func (resettingWindowPicture) row(v laneView) (float64, string) {
 
 func (resettingWindowPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (resettingWindowPicture) glossary() []string {
+func (resettingWindowPicture) glossary(algorithms.Policy) []string {
 	return []string{"resetting-window: INCR then EXPIRE on every attempt, rejected ones too; the key lives until a whole window passes with no attempt, so it is not a clock window."}
 }

@@ -87,9 +87,13 @@ func (nginxPicture) titles(p algorithms.Policy) []string {
 	}
 }
 
-func (nginxPicture) glossary() []string {
-	return []string{
+func (nginxPicture) glossary(p algorithms.Policy) []string {
+	words := []string{
 		"nginx limit_req: each key's node keeps an excess, requests beyond the rate in thousandths (nginx's log writes 7.500), drained at the rate by nginx's clock of whole milliseconds. A request adds 1 and is refused with 503 when that would pass the burst; a key's first request counts 0, so burst N admits N + 1 at once.",
 		"nginx's delay: an admitted request whose excess is above delay (0 unless set; never with nodelay) waits (excess − delay) ÷ rate, truncated to whole ms. The timeline's ↦ row marks when delayed requests leave.",
 	}
+	if p.NoDelay {
+		return words[:1] // nodelay: no request waits
+	}
+	return words
 }

@@ -35,7 +35,7 @@ func (redisCellPicture) titles(p algorithms.Policy) []string {
 	return []string{name + " max_burst " + b + rate, name + " burst " + b + rate, name + " " + b + rate}
 }
 
-func (redisCellPicture) glossary() []string {
+func (redisCellPicture) glossary(algorithms.Policy) []string {
 	return []string{
 		"redis-cell: CL.THROTTLE's GCRA. T = period ÷ count_per_period (whole ns); DVT (delay variation tolerance) = T × (max_burst + 1), so max_burst N admits N + 1 at once; its limit is that N + 1.",
 		"redis-cell's retry_after and reset_after are whole seconds, rounded up only when the fraction holds a whole millisecond: 1.0004s is reported as 1.",

@@ -33,6 +33,6 @@ func (redisRatePicture) titles(p algorithms.Policy) []string {
 	return sizedTitles(p, "burst", p.Burst)
 }
 
-func (redisRatePicture) glossary() []string {
+func (redisRatePicture) glossary(algorithms.Policy) []string {
 	return []string{"redis-rate: go-redis/redis_rate's GCRA; emission_interval T = period ÷ rate, burst_offset = burst × T, so a burst of N admits N requests at once, as the textbook GCRA does."}
 }

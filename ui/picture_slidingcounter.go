@@ -101,9 +101,13 @@ func (slidingCounterPicture) titles(p algorithms.Policy) []string {
 	return windowTitles(p)
 }
 
-func (slidingCounterPicture) glossary() []string {
-	return []string{"sliding counter: estimates the trailing window from two counters, current + previous × the share of the previous window still inside it; \"exact\" beside it is the true count, which it cannot see.",
+func (slidingCounterPicture) glossary(p algorithms.Policy) []string {
+	words := []string{"sliding counter: estimates the trailing window from two counters, current + previous × the share of the previous window still inside it; \"exact\" beside it is the true count, which it cannot see.",
 		"sub-windows (sub_windows N): the window counted in N parts; the estimate is the current part + the N − 1 before it + the oldest part × its share still inside the window, and \"per 5s: 3 ¦ 1 0 2 ¦ 2\" shows the parts' counts, oldest first."}
+	if p.SubWindows <= 1 {
+		return words[:1]
+	}
+	return words
 }
 
 // offBy is how far the estimate lies from the exact count: "+0.2", "−1.5",

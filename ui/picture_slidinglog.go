@@ -40,7 +40,7 @@ func (slidingLogPicture) row(v laneView) (fill float64, numbers string) {
 
 func (slidingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }
 
-func (slidingLogPicture) glossary() []string {
+func (slidingLogPicture) glossary(algorithms.Policy) []string {
 	return []string{"sliding log: remembers the time of every admission in the trailing window (now − W, now]; exact, at the cost of one entry per admission."}
 }
 

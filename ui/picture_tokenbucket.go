@@ -35,8 +35,12 @@ func (tokenBucketPicture) titles(p algorithms.Policy) []string {
 	return t
 }
 
-func (tokenBucketPicture) glossary() []string {
-	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends. It starts full, or with starts_empty with no tokens."}
+func (tokenBucketPicture) glossary(p algorithms.Policy) []string {
+	start := "It starts full."
+	if p.StartsEmpty {
+		start = "With starts_empty it starts with no tokens."
+	}
+	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends. " + start}
 }
 
 // sizedTitles are the titles of a policy with a size and a rate:
