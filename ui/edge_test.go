@@ -41,7 +41,7 @@ func TestSandbox(t *testing.T) {
 		t.Fatalf("after firing at the end the axis ends at %v, want 6s (one refill later)", a.lab.End())
 	}
 	press(a, "G")
-	requireScreen(t, a, "t = 6.000 s", "3 of 3 tokens", "✓3 ✗1")
+	requireScreen(t, a, "t = 6s", "3 of 3 tokens", "✓3 ✗1")
 	// Saved, the file keeps the grown axis.
 	settle(a, press(a, "s", "enter"))
 	saved, err := scenarios.Load(filepath.Join(a.opts.SaveDir, "test-mine.yaml"))

@@ -48,16 +48,15 @@ func qty(q algorithms.Quantity) string {
 	return "≈" + q.String()
 }
 
-// clockText is the header's clock: "59.950 s", with as many decimals as the
-// scenario's step needs (at least three), so stepping always shows a change.
+// clockText is the header's clock in the screen's one format for a time
+// (secs): "59.95s", "≈60.099s" at a request between milliseconds. A
+// scenario that steps by less than a millisecond shows every digit its
+// steps move ("60.00001s"), so stepping always shows a change.
 func clockText(now, step time.Duration) string {
-	decimals := 3
-	for unit := time.Millisecond; decimals < 9 && step%unit != 0; unit /= 10 {
-		decimals++
+	if now%time.Millisecond != 0 && step%time.Millisecond != 0 && (now >= time.Second || now <= -time.Second) {
+		return algorithms.FormatSeconds(now)
 	}
-	s := strconv.FormatInt(int64(now/time.Second), 10)
-	frac := strconv.FormatInt(int64(now%time.Second)+int64(time.Second), 10)[1:]
-	return s + "." + frac[:decimals] + " s"
+	return secs(now)
 }
 
 // fit pads or cuts a (styled) line to exactly w cells, so that panels line

@@ -81,3 +81,23 @@ func TestCutsEndAtAWord(t *testing.T) {
 		t.Errorf("fit dropped the style: %q", got)
 	}
 }
+
+// TestClockText: the header's clock is written as every other time on the
+// screen, and a step under a millisecond shows every digit it moves.
+func TestClockText(t *testing.T) {
+	for _, c := range []struct {
+		now, step time.Duration
+		want      string
+	}{
+		{60100 * time.Millisecond, 100 * time.Millisecond, "60.1s"},
+		{0, 100 * time.Millisecond, "0s"},
+		{60099166666, 100 * time.Millisecond, "≈60.099s"},
+		{60*time.Second + 10*time.Microsecond, 10 * time.Microsecond, "60.00001s"},
+		{500 * time.Microsecond, 10 * time.Microsecond, "500µs"},
+		{2500 * time.Millisecond, 250 * time.Millisecond, "2.5s"},
+	} {
+		if got := clockText(c.now, c.step); got != c.want {
+			t.Errorf("clockText(%v, step %v) = %q, want %q", c.now, c.step, got, c.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func TestStepKeys(t *testing.T) {
 		}
 	}
 	press(a, "right")
-	if !strings.Contains(screen(a), "t = 0.100 s") {
+	if !strings.Contains(screen(a), "t = 0.1s") {
 		t.Errorf("the header does not show the clock after a step:\n%s", screen(a))
 	}
 }
