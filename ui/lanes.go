@@ -553,15 +553,19 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 		if r > 0 && l.mode == laneCompact {
 			out = append(out, strings.Repeat(" ", l.width))
 		}
+		// The row's cells share its width evenly, the first ones a cell
+		// wider when it does not divide: a short last row's cells widen
+		// rather than leave one of them twice as wide as the others.
+		n := hi - lo
+		avail := l.width
+		if l.mode == laneCompact {
+			avail -= (n - 1) * compactGap
+		}
 		var cells [][]string
 		for i := lo; i < hi; i++ {
-			w := l.cellWidth
-			if i == hi-1 {
-				used := (hi - 1 - lo) * l.cellWidth
-				if l.mode == laneCompact {
-					used += (hi - 1 - lo) * compactGap
-				}
-				w = l.width - used
+			w := avail / n
+			if i-lo < avail%n {
+				w++
 			}
 			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label, rc))
 		}

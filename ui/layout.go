@@ -135,7 +135,7 @@ type layout struct {
 	mode       laneMode
 	tall       bool // boxed lanes with tallExtra more state lines
 	cols, rows int  // the lane grid
-	cellWidth  int  // width of every cell but the last of a row, which takes the rest
+	cellWidth  int  // the width of a full row's cells (lanesBlock shares each row's width evenly)
 	label      int  // the column of lane names left of the timeline and the why panel
 
 	header   int  // 1 or 2
