@@ -26,6 +26,8 @@ func parse(t *testing.T, yaml string) *Scenario {
 
 func int64p(v int64) *int64 { return &v }
 
+func durationp(d time.Duration) *time.Duration { return &d }
+
 func outcomep(o algorithms.Outcome) *algorithms.Outcome { return &o }
 
 // TestParseScenario checks a file using every field against the exact

@@ -334,6 +334,17 @@ func (e *Expectation) String() string {
 	if e.Outcome != nil {
 		add("every request %s", e.Outcome)
 	}
+	if e.RetryAfter != nil {
+		add("every rejection Retry-After %d", *e.RetryAfter)
+	}
+	if e.Wait != nil {
+		add("every rejection a wait of %s", algorithms.FormatDuration(*e.Wait))
+	}
+	for _, l := range e.latencies() {
+		if *l.v != nil {
+			add("%s %s", strings.ReplaceAll(l.name, "_", " "), algorithms.FormatDuration(**l.v))
+		}
+	}
 	if e.StatePerKey != nil {
 		add("state per key %d bytes", *e.StatePerKey)
 	}

@@ -41,6 +41,10 @@ func TestExpectationSelects(t *testing.T) {
 		{Expectation{Lane: "log", Key: "seller-1", From: 15 * time.Second, Until: 15*time.Second + 1, Instant: true, StatePerKey: int64p(800), StateTotal: int64p(800)},
 			`log key "seller-1" at 15s: state per key 800 bytes, state total 800 bytes`},
 		{Expectation{Lane: "log", Until: time.Minute, StateTotal: int64p(2936000)}, "log until 60s: state total 2936000 bytes"},
+		{Expectation{Lane: "bucket", From: 250 * time.Millisecond, Until: 250*time.Millisecond + 1, Instant: true, RetryAfter: int64p(1), Wait: durationp(250 * time.Millisecond)},
+			"bucket at 250ms: every rejection Retry-After 1, every rejection a wait of 250ms"},
+		{Expectation{Lane: "reserve", Until: 8 * time.Second, LatencyP50: durationp(time.Second), LatencyP99: durationp(3750 * time.Millisecond)},
+			"reserve until 8s: latency p50 1s, latency p99 3.75s"},
 	} {
 		if got := tt.e.String(); got != tt.want {
 			t.Errorf("String = %q, want %q", got, tt.want)
