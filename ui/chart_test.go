@@ -176,3 +176,25 @@ func TestChartGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineChartMarksNewRefusals: a refusal fired while the focused
+// lane's chart stands in the timeline's rows is marked at once, not read
+// from the rows drawn before (a bucket of 2: the third request at 50s is
+// refused).
+func TestInlineChartMarksNewRefusals(t *testing.T) {
+	a := newYAMLApp(t, "title: t\nduration: 100s\nstep: 1s\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 2, rate: 1/s}\n  - {name: w, algorithm: fixed-window, limit: 5, window: 10s}\ntraffic:\n  - {at: 10s}\n", 80, 24)
+	seekTo(a, 50*time.Second)
+	sp := a.tl.span()
+	screen(a) // the lane rows, drawn once, with nothing refused at 50s
+	press(a, "v")
+	screen(a)
+	press(a, "space", "space", "space")
+	if a.tl.span() != sp {
+		t.Fatalf("firing moved the view from %+v to %+v: the test needs it to stay", sp, a.tl.span())
+	}
+	screen(a)
+	lanes, _, _ := a.tl.chartStates(sp, a.tl.rowsOf(), []int{a.focus})
+	if c := sp.column(a.lab.Now()); !lanes[a.focus].refused[c] {
+		t.Errorf("the clock's column, where the third request was refused, is not marked refused:\n%s", screen(a))
+	}
+}

@@ -480,6 +480,9 @@ func (t *timeline) notesRow(sp span) string {
 func (t *timeline) view(sp span) []string {
 	st, l := t.ctx.st, t.ctx.lay
 	rs := t.rowsOf()
+	// The refusals laneRows keeps are this frame's or none: a chart in
+	// the lane rows' place must not read an earlier frame's.
+	t.refused = nil
 	var out []string
 	if l.legend {
 		marks := st.allowed.Render("✓") + " allowed " + st.delayed.Render("◷") + " delayed " +
