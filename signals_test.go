@@ -291,7 +291,7 @@ func TestKeysWhenInputIsNoTerminal(t *testing.T) {
 	p := startPane(t, "boundary", "< /dev/null")
 	p.ready()
 	p.keys("l")
-	p.waitFor("t = 0.100 s after l", func() bool { return strings.Contains(p.screen(), "t = 0.100 s") })
+	p.waitFor("t = 0.1s after l", func() bool { return strings.Contains(p.screen(), "t = 0.1s") })
 	p.keys("q")
 	p.ended(0)
 }
@@ -354,7 +354,7 @@ func TestSuspendAndResume(t *testing.T) {
 		p.keys("fg", "Enter")
 		p.waitFor("the explorer back", func() bool { return strings.Contains(p.screen(), "? help") })
 		p.keys("l")
-		want := fmt.Sprintf("t = 0.%d00 s", i+1)
+		want := fmt.Sprintf("t = 0.%ds", i+1)
 		p.waitFor(want+" after l", func() bool { return strings.Contains(p.screen(), want) })
 	}
 	p.keys("q")
