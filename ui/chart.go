@@ -247,23 +247,23 @@ func (t *timeline) chartTitle(rs rows, reading bool, w int) string {
 	st, lab := t.ctx.st, t.ctx.lab
 	whose := ""
 	if len(lab.Keys()) > 1 {
-		whose = st.accent.Render("key "+keyText(t.ctx.key())) + " "
+		whose = " · " + st.accent.Render("key "+keyText(t.ctx.key()))
 		if !rs.pinned {
-			whose += st.muted.Render("(the latest request's; k pins one) ")
+			whose += st.muted.Render(" (the latest request's; k pins one)")
 		}
 	}
-	refusals := st.rejected.Render("✗") + " refused"
+	refusals := " · " + st.rejected.Render("✗") + st.muted.Render(" refused")
 	if !rs.pinned && len(lab.Keys()) > 1 {
-		refusals = st.rejected.Render("✗") + " refused, with a key pinned"
+		refusals = st.muted.Render(" · ✗ with a key pinned")
 	}
-	title := st.title.Render("state over time") + " "
+	title := st.title.Render("state over time")
 	if reading {
-		title += st.muted.Render("(reading…)") + " "
+		title += st.muted.Render(" (reading…)")
 	}
 	return first([]string{
-		title + whose + st.muted.Render("each lane's gauge, empty at the bottom, full at the top, at each column's end; ") + refusals + st.muted.Render(" · v hides"),
-		title + whose + st.muted.Render("each lane's gauge, empty to full, at each column's end; ") + refusals,
-		title + whose + st.muted.Render("gauge, empty to full; ") + refusals,
+		title + whose + st.muted.Render(" · each lane's gauge, empty at the bottom, full at the top · a column: its last instant") + refusals + st.muted.Render(" · v hides"),
+		title + whose + st.muted.Render(" · each lane's gauge, empty to full") + refusals + st.muted.Render(" · v hides"),
+		title + whose + st.muted.Render(" · gauge, empty to full") + refusals,
 		title + whose,
 		title,
 	}, w)

@@ -509,7 +509,8 @@ func (t *timeline) view(sp span) []string {
 			// A lab with clients marks retries too: each variant gains the
 			// retry mark, and shorter ones follow, the outcomes' names
 			// first to go.
-			retry := st.rejected.Render("4") + " a retry, 4th attempt "
+			retry := st.rejected.Render("4") + " a retry, 4th attempt (↻ 10th or later) "
+			shortRetry := st.rejected.Render("4") + " a retry, 4th attempt "
 			dt := st.muted.Render(secs(sp.dt) + "/column")
 			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
 			ahead := st.upcoming.Render("·") + " ahead "
@@ -518,8 +519,9 @@ func (t *timeline) view(sp span) []string {
 				with = append(with, strings.TrimSuffix(v, zoom)+retry+zoom)
 			}
 			variants = append(with,
-				dt+" "+outcomes+" outcomes "+retry+"(↻ 10th or later) "+ahead+st.cursor.Render(" ")+" now "+zoom,
-				dt+" "+outcomes+" "+retry+ahead+zoom)
+				dt+" "+outcomes+" outcomes "+retry+ahead+st.cursor.Render(" ")+" now "+zoom,
+				dt+" "+outcomes+" "+retry+ahead+zoom,
+				dt+" "+outcomes+" "+shortRetry+ahead+zoom)
 		}
 		if rs.pinned {
 			// The rows are one key's: the legend says whose first (after
