@@ -11,21 +11,19 @@ import (
 	"ratelab/algorithms"
 )
 
-// secs writes a time or duration for a cell of the screen: exact when it is
-// a whole number of milliseconds ("59.9s", "0.25s"), else to the
-// millisecond with "≈" ("≈59.999s"), since the exact nine decimals of
-// algorithms.FormatSeconds do not fit a lane. The why panel shows the
-// exact values in Decision.Explain.
-//
-// Under a second a duration that is not whole milliseconds is written
-// exactly in Go's units ("500µs", "1.5ms"), since rounding it to the
-// millisecond would show a step of 500µs as "≈0.001s" or "≈0s".
+// secs writes a time or duration for a cell of the screen, in seconds as
+// every time on the screen is written: exact when it is a whole number of
+// milliseconds ("59.9s", "0.25s"), or under a second and a whole number
+// of microseconds ("0.0015s", a step of 1.5ms), or under a millisecond
+// ("0.000000001s", so that a nanosecond still shows); else to the
+// millisecond with "≈" ("≈59.999s", "≈0.333s"), since the exact nine
+// decimals of algorithms.FormatSeconds do not fit a lane. The why panel
+// shows the exact values in Decision.Explain.
 func secs(d time.Duration) string {
+	small := d > -time.Second && d < time.Second
 	switch {
-	case d%time.Millisecond == 0:
+	case d%time.Millisecond == 0, small && d%time.Microsecond == 0, d > -time.Millisecond && d < time.Millisecond:
 		return algorithms.FormatSeconds(d)
-	case d > -time.Second && d < time.Second:
-		return d.String()
 	}
 	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }
@@ -53,7 +51,7 @@ func qty(q algorithms.Quantity) string {
 // scenario that steps by less than a millisecond shows every digit its
 // steps move ("60.00001s"), so stepping always shows a change.
 func clockText(now, step time.Duration) string {
-	if now%time.Millisecond != 0 && step%time.Millisecond != 0 && (now >= time.Second || now <= -time.Second) {
+	if now%time.Millisecond != 0 && step%time.Millisecond != 0 {
 		return algorithms.FormatSeconds(now)
 	}
 	return secs(now)

@@ -18,10 +18,12 @@ func TestSecs(t *testing.T) {
 		{0, "0s"},
 		{1500 * time.Millisecond, "1.5s"},
 		{59*time.Second + 999*time.Millisecond + 166666, "≈59.999s"},
-		{500 * time.Microsecond, "500µs"},
-		{1500 * time.Microsecond, "1.5ms"},
-		{999*time.Millisecond + 1, "999.000001ms"},
-		{-250 * time.Microsecond, "-250µs"},
+		{500 * time.Microsecond, "0.0005s"},
+		{1500 * time.Microsecond, "0.0015s"},
+		{999*time.Millisecond + 1, "≈0.999s"},
+		{333333334, "≈0.333s"},
+		{1, "0.000000001s"},
+		{-250 * time.Microsecond, "-0.00025s"},
 		{time.Second + 1, "≈1s"},
 	} {
 		if got := secs(c.d); got != c.want {
@@ -34,7 +36,7 @@ func TestSecs(t *testing.T) {
 // timeline exactly, not "≈0s".
 func TestSubMillisecondStep(t *testing.T) {
 	a := newYAMLApp(t, "title: fine\nstep: 250us\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 3, rate: 1000/s}\ntraffic:\n  - {every: 500us, until: 20ms}\n", 120, 40)
-	requireScreen(t, a, "steps 250µs", "250µs/column")
+	requireScreen(t, a, "steps 0.00025s", "0.00025s/column")
 	if out := screen(a); strings.Contains(out, "≈0s") {
 		t.Errorf("the screen shows ≈0s:\n%s", out)
 	}
@@ -93,7 +95,7 @@ func TestClockText(t *testing.T) {
 		{0, 100 * time.Millisecond, "0s"},
 		{60099166666, 100 * time.Millisecond, "≈60.099s"},
 		{60*time.Second + 10*time.Microsecond, 10 * time.Microsecond, "60.00001s"},
-		{500 * time.Microsecond, 10 * time.Microsecond, "500µs"},
+		{500 * time.Microsecond, 10 * time.Microsecond, "0.0005s"},
 		{2500 * time.Millisecond, 250 * time.Millisecond, "2.5s"},
 	} {
 		if got := clockText(c.now, c.step); got != c.want {

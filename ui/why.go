@@ -254,7 +254,7 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		}
 	}
 	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
-	exact := " (exact " + secs(d.RetryAfter) + ", rounded up) · "
+	exact := " (exact " + algorithms.FormatSeconds(d.RetryAfter) + ", rounded up) · "
 	if d.RetryAfter%time.Second == 0 {
 		exact = " · " // a whole number of seconds: nothing was rounded
 	}
