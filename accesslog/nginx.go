@@ -405,6 +405,10 @@ func scanQuoted(line []byte, pos int) (end int, escaped bool) {
 	return -1, escaped
 }
 
+// backslashed is what Apache's \c stands for, by c: 0 for a c that is no
+// such escape.
+var backslashed = [256]byte{'"': '"', '\\': '\\', 'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'v': '\v'}
+
 // appendUnescaped appends s to dst with the escapes nginx and Apache
 // write undone: \xHH (nginx's for '"', '\' and bytes outside printable
 // ASCII; Apache's for the other bytes outside it), \" and \\ (Apache's),
@@ -416,26 +420,11 @@ func appendUnescaped(dst, s []byte) []byte {
 			dst = append(dst, c)
 			continue
 		}
-		switch n := s[i+1]; n {
-		case '"', '\\':
-			dst = append(dst, n)
+		switch n := s[i+1]; {
+		case backslashed[n] != 0:
+			dst = append(dst, backslashed[n])
 			i++
-		case 'n':
-			dst = append(dst, '\n')
-			i++
-		case 'r':
-			dst = append(dst, '\r')
-			i++
-		case 't':
-			dst = append(dst, '\t')
-			i++
-		case 'b':
-			dst = append(dst, '\b')
-			i++
-		case 'v':
-			dst = append(dst, '\v')
-			i++
-		case 'x':
+		case n == 'x':
 			if i+3 < len(s) && isHex(s[i+2]) && isHex(s[i+3]) {
 				dst = append(dst, unhex(s[i+2])<<4|unhex(s[i+3]))
 				i += 3
