@@ -144,9 +144,9 @@ func (m *labMode) body(a *App, lines []string, w, _ int) ([]string, bool) {
 }
 
 // screen appends to lines the lanes, the timeline (and on a tall screen
-// the chart of states over time and the overview), and the lower panel, in the layout's rows: the body's
-// height. question, when set, draws a question in place of the why panel
-// (the quiz's).
+// the chart of states over time and the overview), and the lower panel,
+// in the layout's rows: the body's height. question, when set, draws a
+// question in place of the why panel (the quiz's).
 func (m *labMode) screen(a *App, lines []string, w int, question func(w, h int) []string) []string {
 	l := a.lay
 	views := laneViews(a.programContext)
