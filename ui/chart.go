@@ -190,7 +190,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				rows[r][c] = " "
 			}
 		}
-		if cs.refused[c] {
+		switch {
+		case cs.refused[c]:
 			// Just above the bar: the first row over its top, or the top
 			// row when the bar fills the column.
 			r := max(h-1-full, 0)
@@ -198,6 +199,10 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				r = max(r-1, 0)
 			}
 			rows[r][c] = "✗"
+		case f > 1:
+			// Past full (an attempt log holding 11 of 5): the bar cannot
+			// grow, its top says so.
+			rows[0][c] = "▲"
 		}
 	}
 	out := make([]string, h)
@@ -223,7 +228,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 			switch {
 			case c == cursor:
 				s = 3
-			case cell == "✗":
+			case cell == "✗" || cell == "▲":
 				s = 2
 			case cell != " ":
 				s = 1
@@ -242,8 +247,9 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 
 // chartTitle says what the chart draws, for the panel's first row, at
 // most w cells wide: the longest of its variants that fits; reading says
-// that some of the states are still being read.
-func (t *timeline) chartTitle(rs rows, reading bool, w int) string {
+// that some of the states are still being read, over that a bar is past
+// full.
+func (t *timeline) chartTitle(rs rows, reading, over bool, w int) string {
 	st, lab := t.ctx.st, t.ctx.lab
 	whose := ""
 	if len(lab.Keys()) > 1 {
@@ -255,6 +261,9 @@ func (t *timeline) chartTitle(rs rows, reading bool, w int) string {
 	refusals := " · " + st.rejected.Render("✗") + st.muted.Render(" refused")
 	if !rs.pinned && len(lab.Keys()) > 1 {
 		refusals = st.muted.Render(" · ✗ with a key pinned")
+	}
+	if over {
+		refusals += " " + st.rejected.Render("▲") + st.muted.Render(" past full")
 	}
 	title := st.title.Render("state over time")
 	if reading {
@@ -275,7 +284,13 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 	st, l, lab := t.ctx.st, t.ctx.lay, t.ctx.lab
 	rs := t.rowsOf()
 	lanes, reading, why := t.chartStates(sp, rs, nil)
-	out := []string{fit(t.chartTitle(rs, reading, l.width), l.width)}
+	over := false // a bar drawn past full (a refusal's ✗ takes the place of its ▲)
+	for _, cs := range lanes {
+		for c, f := range cs.fills {
+			over = over || f > 1 && !cs.refused[c]
+		}
+	}
+	out := []string{fit(t.chartTitle(rs, reading, over, l.width), l.width)}
 	if why != "" {
 		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
 		for len(out) < n {

@@ -33,6 +33,10 @@ func TestChartBars(t *testing.T) {
 			" ✗✗✗",
 			"✗▄██",
 		}},
+		{"past full", []float64{2.2, 2.2, 1}, []bool{false, true, false}, []string{
+			"▲✗█",
+			"███",
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := chartState{fills: c.fills, refused: c.refused}

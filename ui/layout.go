@@ -66,7 +66,7 @@ const (
 	// chartLaneMin and chartLaneMax are the fewest and the most rows a
 	// lane's bars get in the chart panel.
 	chartLaneMin = 2
-	chartLaneMax = 6
+	chartLaneMax = 8
 )
 
 // stateLines is how many state lines a lane cell shows in each mode, tall

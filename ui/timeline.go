@@ -496,9 +496,13 @@ func (t *timeline) view(sp span) []string {
 		}
 		if hasGateways(t.ctx.lab) {
 			// Lanes of gateways add two marks, which come first.
-			gw := st.http.Render("+") + " beyond the policy " + st.http.Render("⊘") + " 503 store down "
+			down := ""
+			if hasOutages(t.ctx.lab) {
+				down = st.http.Render("⊘") + " 503 store down "
+			}
+			gw := st.http.Render("+") + " beyond the policy " + down
 			short := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±") + " " +
-				st.http.Render("+") + " beyond " + st.http.Render("⊘") + " 503 store down " + st.upcoming.Render("·") + " ahead"
+				st.http.Render("+") + " beyond " + down + st.upcoming.Render("·") + " ahead"
 			variants = []string{
 				st.title.Render("timeline") + " " + st.muted.Render(secs(sp.dt)+"/column") + "  " + marks + " " + gw + zoom,
 				st.muted.Render(secs(sp.dt)+"/column") + " " + marks + " " + gw + zoom,
@@ -623,6 +627,17 @@ func axis(sp span, cursor int, end time.Duration) string {
 
 // hasGateways reports whether some lane of lab stands for several gateways
 // (and so may mark + and ⊘ on the timeline).
+// hasOutages reports whether a lane's store has outages: only then can
+// the timeline mark ⊘.
+func hasOutages(lab *model.Lab) bool {
+	for _, l := range lab.Lanes() {
+		if len(l.Fleet.Outages) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func hasGateways(lab *model.Lab) bool {
 	for _, l := range lab.Lanes() {
 		if !l.Fleet.Plain() {
