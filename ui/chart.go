@@ -116,11 +116,13 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 	defs := lab.Lanes()
 	lanes = make([]chartState, len(defs))
 	decided := lab.Pos()
-	// The refusals are the rows' key's: marked when that is the key drawn.
-	marked := rs.pinned && rs.key == key || !rs.pinned && len(lab.Keys()) <= 1
+	// The refusals marked are the key drawn's: the timeline rows' when
+	// they are that key's, else that key's own (keyed, within
+	// chartKeyTallies requests).
+	marked, keyed := chartMarks(lab, rs, key)
 	// The lane rows drawn above in this frame have tallied each column
 	// already.
-	drawn := t.refusedSpan == sp && t.refusedRows == rs && len(t.refused) == len(defs)
+	drawn := t.refusedSpan == sp && t.refusedRows == keyed && len(t.refused) == len(defs)
 	var bounds []int
 	if marked && !drawn {
 		bounds = make([]int, sp.cols+1)
@@ -153,12 +155,30 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 			}
 			if marked && !drawn {
 				lo, hi := bounds[c], min(bounds[c+1], decided)
-				cs.refused[c] = lo < hi && rs.tally(lane, lo, hi).Rejected > 0
+				cs.refused[c] = lo < hi && keyed.tally(lane, lo, hi).Rejected > 0
 			}
 		}
 		lanes[lane] = cs
 	}
 	return lanes, reading, ""
+}
+
+// chartKeyTallies is the longest timeline on which the chart marks the
+// refusals of a key nobody pinned (the latest request's): a key's
+// refusals are read from an index of its requests, built the first time
+// the key is asked for, which costs a pass over the timeline a key.
+const chartKeyTallies = 200_000
+
+// chartMarks says whether the chart of key marks its refusals, and from
+// which rows: rs when they are key's, else key's own.
+func chartMarks(lab *model.Lab, rs rows, key string) (marked bool, from rows) {
+	switch {
+	case rs.pinned && rs.key == key, !rs.pinned && len(lab.Keys()) <= 1:
+		return true, rs
+	case lab.Len() <= chartKeyTallies:
+		return true, rows{lab: lab, pinned: true, key: key}
+	}
+	return false, rs
 }
 
 // chartBars draws one lane's fills in h rows, top row first, each bar in
@@ -259,7 +279,7 @@ func (t *timeline) chartTitle(rs rows, reading, over bool, w int) string {
 		}
 	}
 	refusals := " · " + st.rejected.Render("✗") + st.muted.Render(" refused")
-	if !rs.pinned && len(lab.Keys()) > 1 {
+	if marked, _ := chartMarks(lab, rs, t.ctx.key()); !marked {
 		refusals = st.muted.Render(" · ✗ with a key pinned")
 	}
 	if over {

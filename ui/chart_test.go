@@ -202,3 +202,28 @@ func TestInlineChartMarksNewRefusals(t *testing.T) {
 		t.Errorf("the clock's column, where the third request was refused, is not marked refused:\n%s", screen(a))
 	}
 }
+
+// TestChartMarksTheLatestKeysRefusals: with several keys and none pinned,
+// the chart draws the latest request's key and marks that key's own
+// refusals (counter-blind-spot at 90s: late's burst, half refused by the
+// counter), not every key's.
+func TestChartMarksTheLatestKeysRefusals(t *testing.T) {
+	a := newTestApp(t, "counter-blind-spot", 200, 60)
+	seekTo(a, 90*time.Second)
+	a.keyIdx = -1
+	if a.pinned() || a.key() != "late" {
+		t.Fatalf("pinned %v, key %q: want late, unpinned", a.pinned(), a.key())
+	}
+	sp := a.tl.span()
+	lanes, _, _ := a.tl.chartStates(sp, a.tl.rowsOf(), nil)
+	c := sp.column(a.lab.Now())
+	if !lanes[0].refused[c] {
+		t.Errorf("the counter's column at 90s, where late was refused, is not marked")
+	}
+	if c60 := sp.column(60 * time.Second); lanes[0].refused[c60] || lanes[1].refused[c60] {
+		t.Errorf("the column at 60s, where early alone was admitted, is marked refused")
+	}
+	if strings.Contains(screen(a), "with a key pinned") {
+		t.Errorf("the title still asks for a key pinned:\n%s", screen(a))
+	}
+}
