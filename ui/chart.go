@@ -47,7 +47,7 @@ const (
 // at each column up to the clock's, and where the lane refused.
 type chartState struct {
 	fills   []float64 // NaN after the clock, and where not read yet
-	refused []bool
+	refused []refusal
 }
 
 // chartInstants are the instants whose states the chart draws over sp:
@@ -138,7 +138,7 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 	for _, lane := range wanted {
 		def := defs[lane]
 		pic := pictureOf(def.Policy)
-		cs := chartState{fills: make([]float64, sp.cols), refused: make([]bool, sp.cols)}
+		cs := chartState{fills: make([]float64, sp.cols), refused: make([]refusal, sp.cols)}
 		if marked && drawn {
 			copy(cs.refused, t.refused[lane])
 		}
@@ -155,7 +155,11 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 			}
 			if marked && !drawn {
 				lo, hi := bounds[c], min(bounds[c+1], decided)
-				cs.refused[c] = lo < hi && keyed.tally(lane, lo, hi).Rejected > 0
+				tally, down := keyed.tally(lane, lo, hi), 0 // zero when lo ≥ hi
+				if !def.Fleet.Plain() && tally.Rejected > 0 {
+					down, _ = keyed.marked(lane, lo, hi)
+				}
+				cs.refused[c] = refusalOf(tally, down)
 			}
 		}
 		lanes[lane] = cs
@@ -211,7 +215,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 			}
 		}
 		switch {
-		case cs.refused[c]:
+		case cs.refused[c] != noRefusal:
 			// Just above the bar: the first row over its top, or the top
 			// row when the bar fills the column.
 			r := max(h-1-full, 0)
@@ -219,6 +223,9 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				r = max(r-1, 0)
 			}
 			rows[r][c] = "✗"
+			if cs.refused[c] == refusedStoreDown {
+				rows[r][c] = "⊘"
+			}
 		case f > 1:
 			// Past full (an attempt log holding 11 of 5): the bar cannot
 			// grow, its top says so.
@@ -228,7 +235,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	out := make([]string, h)
 	for r, cells := range rows {
 		var b, run strings.Builder
-		style := -1 // of run: 0 none, 1 bar, 2 refusal, 3 cursor
+		style := -1 // of run: 0 none, 1 bar, 2 refusal or past full, 3 cursor, 4 store down
 		flush := func() {
 			switch style {
 			case 0:
@@ -239,6 +246,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				b.WriteString(st.rejected.Render(run.String()))
 			case 3:
 				b.WriteString(st.cursor.Render(run.String()))
+			case 4:
+				b.WriteString(st.http.Render(run.String()))
 			}
 			run.Reset()
 		}
@@ -250,6 +259,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				s = 3
 			case cell == "✗" || cell == "▲":
 				s = 2
+			case cell == "⊘":
+				s = 4
 			case cell != " ":
 				s = 1
 			}
@@ -268,8 +279,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 // chartTitle says what the chart draws, for the panel's first row, at
 // most w cells wide: the longest of its variants that fits; reading says
 // that some of the states are still being read, over that a bar is past
-// full.
-func (t *timeline) chartTitle(rs rows, reading, over bool, w int) string {
+// full, down that a column's refusals were a store's outage's.
+func (t *timeline) chartTitle(rs rows, reading, over, down bool, w int) string {
 	st, lab := t.ctx.st, t.ctx.lab
 	whose := ""
 	if len(lab.Keys()) > 1 {
@@ -281,6 +292,9 @@ func (t *timeline) chartTitle(rs rows, reading, over bool, w int) string {
 	refusals := " · " + st.rejected.Render("✗") + st.muted.Render(" refused")
 	if marked, _ := chartMarks(lab, rs, t.ctx.key()); !marked {
 		refusals = st.muted.Render(" · ✗ with a key pinned")
+	}
+	if down {
+		refusals += " " + st.http.Render("⊘") + st.muted.Render(" 503 store down")
 	}
 	if over {
 		refusals += " " + st.rejected.Render("▲") + st.muted.Render(" past full")
@@ -304,13 +318,16 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 	st, l, lab := t.ctx.st, t.ctx.lay, t.ctx.lab
 	rs := t.rowsOf()
 	lanes, reading, why := t.chartStates(sp, rs, nil)
-	over := false // a bar drawn past full (a refusal's ✗ takes the place of its ▲)
+	// The marks drawn that the title names: a bar past full (a refusal's
+	// mark takes the place of its ▲), a store down.
+	var over, down bool
 	for _, cs := range lanes {
 		for c, f := range cs.fills {
-			over = over || f > 1 && !cs.refused[c]
+			over = over || f > 1 && cs.refused[c] == noRefusal
+			down = down || cs.refused[c] == refusedStoreDown
 		}
 	}
-	out := []string{fit(t.chartTitle(rs, reading, over, l.width), l.width)}
+	out := []string{fit(t.chartTitle(rs, reading, over, down, l.width), l.width)}
 	if why != "" {
 		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
 		for len(out) < n {

@@ -21,7 +21,7 @@ func TestChartBars(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		fills   []float64
-		refused []bool
+		refused []refusal
 		want    []string
 	}{
 		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, []string{
@@ -29,11 +29,11 @@ func TestChartBars(t *testing.T) {
 			" ▁███",
 		}},
 		{"after the clock", []float64{1, math.NaN()}, nil, []string{"█ ", "█ "}},
-		{"refusals", []float64{0, 0.25, 0.5, 1}, []bool{true, true, true, true}, []string{
-			" ✗✗✗",
+		{"refusals", []float64{0, 0.25, 0.5, 1}, []refusal{refused, refused, refusedStoreDown, refused}, []string{
+			" ✗⊘✗",
 			"✗▄██",
 		}},
-		{"past full", []float64{2.2, 2.2, 1}, []bool{false, true, false}, []string{
+		{"past full", []float64{2.2, 2.2, 1}, []refusal{noRefusal, refused, noRefusal}, []string{
 			"▲✗█",
 			"███",
 		}},
@@ -41,7 +41,7 @@ func TestChartBars(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cs := chartState{fills: c.fills, refused: c.refused}
 			if cs.refused == nil {
-				cs.refused = make([]bool, len(c.fills))
+				cs.refused = make([]refusal, len(c.fills))
 			}
 			got := chartBars(st, cs, len(c.want), -1)
 			for i := range got {
@@ -107,9 +107,9 @@ func TestChartIsTheStateAtEachColumn(t *testing.T) {
 			rows := laneRowTexts(t, a)
 			for lane := range lanes {
 				marks := []rune(ansi.Strip(rows[lane]))[a.lay.label:]
-				for c, refused := range lanes[lane].refused {
-					if m := marks[c]; refused != (m == '✗' || m == '±') {
-						t.Errorf("lane %d, column %d: refused %v, the timeline marks %q", lane, c, refused, m)
+				for c, r := range lanes[lane].refused {
+					if m := marks[c]; (r != noRefusal) != (m == '✗' || m == '±') {
+						t.Errorf("lane %d, column %d: refusal %v, the timeline marks %q", lane, c, r, m)
 					}
 				}
 			}
@@ -198,7 +198,7 @@ func TestInlineChartMarksNewRefusals(t *testing.T) {
 	}
 	screen(a)
 	lanes, _, _ := a.tl.chartStates(sp, a.tl.rowsOf(), []int{a.focus})
-	if c := sp.column(a.lab.Now()); !lanes[a.focus].refused[c] {
+	if c := sp.column(a.lab.Now()); lanes[a.focus].refused[c] == noRefusal {
 		t.Errorf("the clock's column, where the third request was refused, is not marked refused:\n%s", screen(a))
 	}
 }
@@ -217,13 +217,42 @@ func TestChartMarksTheLatestKeysRefusals(t *testing.T) {
 	sp := a.tl.span()
 	lanes, _, _ := a.tl.chartStates(sp, a.tl.rowsOf(), nil)
 	c := sp.column(a.lab.Now())
-	if !lanes[0].refused[c] {
+	if lanes[0].refused[c] == noRefusal {
 		t.Errorf("the counter's column at 90s, where late was refused, is not marked")
 	}
-	if c60 := sp.column(60 * time.Second); lanes[0].refused[c60] || lanes[1].refused[c60] {
+	if c60 := sp.column(60 * time.Second); lanes[0].refused[c60] != noRefusal || lanes[1].refused[c60] != noRefusal {
 		t.Errorf("the column at 60s, where early alone was admitted, is marked refused")
 	}
 	if strings.Contains(screen(a), "with a key pinned") {
 		t.Errorf("the title still asks for a key pinned:\n%s", screen(a))
+	}
+}
+
+// TestChartMarksStoreDown: a column whose refusals were all a fallback's
+// 503 while the store was down is ⊘ in the chart, as in the timeline's
+// row; other refusals ✗.
+func TestChartMarksStoreDown(t *testing.T) {
+	a := newTestApp(t, "store-outage", 200, 60)
+	seekTo(a, 6*time.Second)
+	sp := a.tl.span()
+	lanes, _, _ := a.tl.chartStates(sp, a.tl.rowsOf(), nil)
+	rows := laneRowTexts(t, a)
+	downs := 0
+	for lane := range lanes {
+		marks := []rune(ansi.Strip(rows[lane]))[a.lay.label:]
+		for c, r := range lanes[lane].refused {
+			if want := marks[c] == '⊘'; want != (r == refusedStoreDown) {
+				t.Errorf("lane %d, column %d: refusal %v, the timeline marks %q", lane, c, r, marks[c])
+			}
+			if r == refusedStoreDown {
+				downs++
+			}
+		}
+	}
+	if downs == 0 {
+		t.Fatalf("no column marked store down:\n%s", screen(a))
+	}
+	if !strings.Contains(screen(a), "⊘") {
+		t.Error("the chart draws no ⊘")
 	}
 }

@@ -23,7 +23,7 @@ type timeline struct {
 	// refused[lane][c] is whether the lane rows laneRows drew last, over
 	// refusedSpan of refusedRows, refused a request in column c: the chart
 	// drawn under them in the same frame marks its ✗ from them.
-	refused     [][]bool
+	refused     [][]refusal
 	refusedSpan span
 	refusedRows rows
 }
@@ -189,6 +189,29 @@ func retryMark(span model.RetrySpan) mark {
 	return markRetry + mark(10*how+min(span.Highest, 10)-1)
 }
 
+// refusal is what a column of the chart marks of a lane's refusals in it:
+// none, some (✗), or all of them a fallback's 503 while the store was
+// down (⊘), as the timeline's row marks them.
+type refusal uint8
+
+const (
+	noRefusal refusal = iota
+	refused
+	refusedStoreDown
+)
+
+// refusalOf is the refusal of a column whose tally is t, down of its
+// refusals a fallback's (gatewayMark's rule).
+func refusalOf(t model.Tally, down int) refusal {
+	switch {
+	case t.Rejected == 0:
+		return noRefusal
+	case down > 0 && down == t.Rejected && t.Rejected == t.Total():
+		return refusedStoreDown
+	}
+	return refused
+}
+
 // gatewayMark refines m, a column's mark from its tally t, with what a lane
 // of gateways marked in it: down refusals by a fallback, beyond admissions
 // beyond the policy.
@@ -318,21 +341,22 @@ func (t *timeline) laneRows(sp span, rs rows, releases bool) []string {
 	marks := make([]mark, sp.cols)
 	clients := len(lab.Clients()) > 0
 	var out []string
-	t.refused, t.refusedSpan, t.refusedRows = make([][]bool, len(lab.Lanes())), sp, rs
+	t.refused, t.refusedSpan, t.refusedRows = make([][]refusal, len(lab.Lanes())), sp, rs
 	for lane, def := range lab.Lanes() {
-		refused := make([]bool, sp.cols)
+		refused := make([]refusal, sp.cols)
 		t.refused[lane] = refused
 		for c := range marks {
 			lo, hi := bounds[c], bounds[c+1]
 			past := min(hi, decided)
 			t := rs.tally(lane, lo, past) // zero when lo ≥ past
-			refused[c] = t.Rejected > 0
+			refused[c] = refusalOf(t, 0)
 			switch {
 			case t.Total() > 0:
 				marks[c] = markOf(t)
 				if !def.Fleet.Plain() {
 					down, beyond := rs.marked(lane, lo, past)
 					marks[c] = gatewayMark(marks[c], t, down, beyond)
+					refused[c] = refusalOf(t, down)
 				}
 			case !rs.pinned && lo < hi, rs.pinned && keyBounds[c] < keyBounds[c+1]:
 				// Requests in the column, none decided (a decided one
