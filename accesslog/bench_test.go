@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"sync"
 	"testing"
 	"time"
@@ -48,18 +47,8 @@ func benchRead(b *testing.B, opts Options) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := NewReader(bytes.NewReader(data), "", Combined, opts)
 		n := 0
-		for {
-			_, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
+		each(b, NewReader(bytes.NewReader(data), "", Combined, opts), func(*Record) { n++ })
 		if n != benchLines {
 			b.Fatalf("%d records", n)
 		}
@@ -74,17 +63,7 @@ func BenchmarkReadCombinedRules(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rules := Rules{Key: KeyRule{IPv4Bits: 24}, Cost: CostRule{Paths: []PathCost{{Prefix: "/api/", Cost: 3}}}}
-		r := NewReader(bytes.NewReader(data), "", Combined, Options{})
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			rules.Apply(&rec)
-		}
+		each(b, NewReader(bytes.NewReader(data), "", Combined, Options{}), func(rec *Record) { rules.Apply(rec) })
 	}
 }
 

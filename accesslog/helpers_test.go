@@ -121,3 +121,19 @@ func zone(hours, minutes int) *time.Location {
 	}
 	return time.FixedZone("", off)
 }
+
+// each calls fn with every record r gives, to the end; the first error
+// other than io.EOF fails tb.
+func each(tb testing.TB, r *Reader, fn func(*Record)) {
+	tb.Helper()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fn(&rec)
+	}
+}

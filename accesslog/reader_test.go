@@ -212,25 +212,14 @@ func TestSpreadKeepsItsSecondAcrossAnOrderError(t *testing.T) {
 
 func TestGzip(t *testing.T) {
 	var z bytes.Buffer
-	for i, part := range []string{at(0, "a") + "\n" + at(1, "b") + "\n", at(2, "c")} {
+	for _, part := range []string{at(0, "a") + "\n" + at(1, "b") + "\n", at(2, "c")} {
 		w := gzip.NewWriter(&z)
 		io.WriteString(w, part)
 		w.Close()
-		_ = i
 	}
 	for _, name := range []string{"access.log.gz", "access.log", ""} {
-		r := NewReader(bytes.NewReader(z.Bytes()), name, Combined, Options{})
 		n := 0
-		for {
-			_, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			n++
-		}
+		each(t, NewReader(bytes.NewReader(z.Bytes()), name, Combined, Options{}), func(*Record) { n++ })
 		if n != 3 {
 			t.Errorf("%s: %d records from two gzip members, want 3", name, n)
 		}
