@@ -48,7 +48,7 @@ func benchRead(b *testing.B, opts Options) {
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
-		each(b, NewReader(bytes.NewReader(data), "", Combined, opts), func(*Record) { n++ })
+		each(b, NewReader(bytes.NewReader(data), "", Combined, opts), func(Record) { n++ })
 		if n != benchLines {
 			b.Fatalf("%d records", n)
 		}
@@ -63,7 +63,7 @@ func BenchmarkReadCombinedRules(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rules := Rules{Key: KeyRule{IPv4Bits: 24}, Cost: CostRule{Paths: []PathCost{{Prefix: "/api/", Cost: 3}}}}
-		each(b, NewReader(bytes.NewReader(data), "", Combined, Options{}), func(rec *Record) { rules.Apply(rec) })
+		each(b, NewReader(bytes.NewReader(data), "", Combined, Options{}), func(rec Record) { rules.Apply(&rec) })
 	}
 }
 

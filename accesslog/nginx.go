@@ -2,8 +2,10 @@ package accesslog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +27,20 @@ type nginxVar struct {
 	// quoted is set when the variable sits between '"'s: its value runs
 	// to the next '"' not escaped by a backslash.
 	quoted bool
+	// fixed is how the variable's value may be taken by a fixed width or
+	// shape before looking for the literal after it (fixedNone, or by its
+	// name: fixedTimeLocal, fixedISO, fixedMsec), precomputed so that
+	// parse compares no names.
+	fixed uint8
 }
+
+// How a variable's value may be found by its shape (nginxVar.fixed).
+const (
+	fixedNone      = iota
+	fixedTimeLocal // $time_local: 26 bytes when they are a time
+	fixedISO       // $time_iso8601: 25 bytes when they are a time
+	fixedMsec      // $msec before a '.': its decimal
+)
 
 // varKind is how a variable's value is checked and read.
 type varKind uint8
@@ -164,6 +179,16 @@ func compileNginx(layout string) (*nginxFormat, error) {
 	for i := range f.vars {
 		before, after := f.lits[i], f.lits[i+1]
 		f.vars[i].quoted = strings.HasSuffix(before, `"`) && strings.HasPrefix(after, `"`)
+		switch f.vars[i].name {
+		case "time_local":
+			f.vars[i].fixed = fixedTimeLocal
+		case "time_iso8601":
+			f.vars[i].fixed = fixedISO
+		case "msec":
+			if after != "" && after[0] == '.' {
+				f.vars[i].fixed = fixedMsec
+			}
+		}
 	}
 	return f, nil
 }
@@ -211,37 +236,59 @@ func (p *nginxParser) parse(rec *Record) error {
 		spans = make([]span, 0, len(f.vars))
 	}
 	spans = spans[:len(f.vars)]
+	lits := f.lits[:len(f.vars)+1]
 	kept := 0
 	pos := 0
 	for i := range f.vars {
-		if err := matchLiteral(line, pos, f.lits[i]); err != nil {
-			return err
-		}
-		pos += len(f.lits[i])
 		v := &f.vars[i]
+		// The literal before the variable: a byte compare for the usual
+		// one-byte literal, matchLiteral for the error.
+		switch lit := lits[i]; {
+		case len(lit) == 1 && pos < len(line) && line[pos] == lit[0]:
+			pos++
+		case len(lit) == 0:
+		case len(lit) == 2 && len(line)-pos >= 2 && line[pos] == lit[0] && line[pos+1] == lit[1]:
+			pos += 2
+		case len(lit) == 3 && len(line)-pos >= 3 && line[pos] == lit[0] && line[pos+1] == lit[1] && line[pos+2] == lit[2]:
+			pos += 3
+		case len(line)-pos >= len(lit) && string(line[pos:pos+len(lit)]) == lit:
+			pos += len(lit)
+		default:
+			return matchLiteral(line, pos, lit)
+		}
 		start, end := pos, 0
 		escaped := false
-		switch next := f.lits[i+1]; {
+		switch {
 		case v.quoted:
-			end, escaped = scanQuoted(line, pos)
+			end, escaped = scanQuotedFast(line, pos)
 			if end < 0 {
 				return fmt.Errorf("no closing '\"' for $%s opened at column %d", v.name, start)
 			}
-		case v.name == "time_local" && len(line)-pos >= 26 && p.isTimeLocal(line[pos:pos+26]):
+		case v.fixed == fixedTimeLocal && len(line)-pos >= 26 && p.isTimeLocal(line[pos:pos+26]):
 			// Times hold ':', ' ', '-' and '+', which a layout may have
-			// after them: they are taken by their fixed width.
-			end = pos + 26
-		case v.name == "time_iso8601" && len(line)-pos >= 25 && isISO(line[pos:pos+25]):
+			// after them: they are taken by their fixed width. The time
+			// is the one isTimeLocal just read or remembered.
+			if v.kind == kindTimeLocal {
+				rec.Time = p.lastTime
+			}
+			spans[kept] = span{name: int32(i), v0: int32(pos), v1: int32(pos + 26)}
+			kept++
+			pos += 26
+			continue
+		case v.fixed == fixedISO && len(line)-pos >= 25 && isISO(line[pos:pos+25]):
 			end = pos + 25
-		case v.name == "msec" && next != "" && next[0] == '.':
+		case v.fixed == fixedMsec:
 			end = pos + len(decimalPrefix(line[pos:]))
-		case next != "":
+		case lits[i+1] != "":
 			// Unquoted values are short: a loop beats IndexByte's call.
-			stop := next[0]
+			stop := lits[i+1][0]
 			end = pos
-			for end < len(line) && line[end] != stop {
-				escaped = escaped || line[end] == '\\'
-				end++
+			end = indexEither(line, pos, stop)
+			if end < len(line) && line[end] == '\\' && stop != '\\' {
+				escaped = true
+				for end < len(line) && line[end] != stop {
+					end++
+				}
 			}
 			if end == len(line) {
 				return fmt.Errorf("no %s after $%s at column %d", quoteByte(stop), v.name, start+1)
@@ -251,6 +298,32 @@ func (p *nginxParser) parse(rec *Record) error {
 			escaped = bytes.IndexByte(line[pos:end], '\\') >= 0
 		}
 		pos = end
+		if !escaped {
+			// The common cases, without value's call: kept as they are,
+			// unless "-"; a status or a whole number checked here when
+			// it is plain digits (value says what is wrong otherwise).
+			switch raw := line[start:end]; v.kind {
+			case kindText:
+				if len(raw) != 1 || raw[0] != '-' {
+					spans[kept] = span{name: int32(i), v0: int32(start), v1: int32(end)}
+					kept++
+				}
+				continue
+			case kindStatus:
+				if n, ok := plainStatus(raw); ok {
+					rec.Status = n
+					spans[kept] = span{name: int32(i), v0: int32(start), v1: int32(end)}
+					kept++
+					continue
+				}
+			case kindInt:
+				if plainDigits(raw) {
+					spans[kept] = span{name: int32(i), v0: int32(start), v1: int32(end)}
+					kept++
+					continue
+				}
+			}
+		}
 		v0, v1, keep, err := p.value(rec, v, line[start:end], start, escaped)
 		if err != nil {
 			rec.spans = spans[:kept]
@@ -260,9 +333,10 @@ func (p *nginxParser) parse(rec *Record) error {
 			spans[kept] = span{name: int32(i), v0: int32(v0), v1: int32(v1)}
 			kept++
 		}
+		// value may have appended to rec.buf; line still holds the line.
 	}
 	rec.spans = spans[:kept]
-	last := f.lits[len(f.vars)]
+	last := lits[len(f.vars)]
 	if err := matchLiteral(line, pos, last); err != nil {
 		return err
 	}
@@ -331,7 +405,7 @@ func (p *nginxParser) value(rec *Record, v *nginxVar, raw []byte, start int, esc
 
 // isTimeLocal reports whether b is a $time_local, remembering it.
 func (p *nginxParser) isTimeLocal(b []byte) bool {
-	if p.hasLast && string(b) == string(p.lastText[:]) {
+	if p.hasLast && len(b) == 26 && sameTimeLocal(b, &p.lastText) {
 		return true
 	}
 	t, ok := parseTimeLocal(b)
@@ -340,6 +414,17 @@ func (p *nginxParser) isTimeLocal(b []byte) bool {
 		p.lastTime, p.hasLast = t, true
 	}
 	return ok
+}
+
+// sameTimeLocal reports whether the 26 bytes of b are last's, by four
+// word loads each rather than a call to compare them.
+func sameTimeLocal(b []byte, last *[26]byte) bool {
+	b = b[:26]
+	le := binary.LittleEndian
+	return le.Uint64(b) == le.Uint64(last[:]) &&
+		le.Uint64(b[8:]) == le.Uint64(last[8:]) &&
+		le.Uint64(b[16:]) == le.Uint64(last[16:]) &&
+		le.Uint16(b[24:]) == le.Uint16(last[24:])
 }
 
 // isISO reports whether b is a $time_iso8601 as nginx writes it.
@@ -360,6 +445,39 @@ func decimalPrefix(b []byte) []byte {
 		}
 	}
 	return b[:i]
+}
+
+// plainStatus reads a status of one to three digits; ok is false for
+// anything else, "-" included.
+func plainStatus(b []byte) (int, bool) {
+	switch len(b) {
+	case 3:
+		c0, c1, c2 := b[0]-'0', b[1]-'0', b[2]-'0'
+		if c0 > 9 || c1 > 9 || c2 > 9 {
+			return 0, false
+		}
+		return int(c0)*100 + int(c1)*10 + int(c2), true
+	case 1, 2:
+		if b[0] == '-' {
+			return 0, false
+		}
+		return parseStatus(b)
+	}
+	return 0, false
+}
+
+// plainDigits reports whether b is one to 18 decimal digits, a whole
+// number wholeNumber reads.
+func plainDigits(b []byte) bool {
+	if len(b) == 0 || len(b) > 18 {
+		return false
+	}
+	for _, c := range b {
+		if c-'0' > 9 {
+			return false
+		}
+	}
+	return true
 }
 
 // parseStatus reads a status code: one to three digits.
@@ -403,6 +521,47 @@ func scanQuoted(line []byte, pos int) (end int, escaped bool) {
 		i += k + 2
 	}
 	return -1, escaped
+}
+
+// scanQuotedFast is scanQuoted, in one pass over the value for the '"'
+// or '\\' that comes first: most values have no backslash and end at
+// the first '"'; one with a backslash is left to scanQuoted.
+func scanQuotedFast(line []byte, pos int) (end int, escaped bool) {
+	i := indexEither(line, pos, '"')
+	switch {
+	case i == len(line):
+		return -1, false
+	case line[i] == '"':
+		return i, false
+	}
+	return scanQuoted(line, pos)
+}
+
+// indexEither is the index of the first byte from pos on that is stop or
+// '\\', len(line) when there is none. It looks at eight bytes at a time.
+func indexEither(line []byte, pos int, stop byte) int {
+	const (
+		lo    = 0x0101010101010101
+		hi    = 0x8080808080808080
+		slash = lo * '\\'
+	)
+	stops := lo * uint64(stop)
+	i := pos
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		q, s := x^stops, x^slash
+		// A byte of q or s is zero where x has stop or a '\\'; the
+		// lowest such byte is found exactly.
+		if t := ((q-lo)&^q | (s-lo)&^s) & hi; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	for ; i < len(line); i++ {
+		if c := line[i]; c == stop || c == '\\' {
+			return i
+		}
+	}
+	return len(line)
 }
 
 // backslashed is what Apache's \c stands for, by c: 0 for a c that is no

@@ -273,6 +273,12 @@ func (r *Reader) nextOrdered() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		if r.lookNs == 0 && r.fifoHead == len(r.fifo) && len(r.heap) == 0 && (r.maxLine == 0 || rec.Time >= r.maxTime) {
+			// In order with no look-behind and nothing held: the record
+			// is the next, as insert and ready would find.
+			r.maxTime, r.maxLine = rec.Time, rec.Line
+			return rec, nil
+		}
 		if err := r.insert(rec); err != nil {
 			return nil, err
 		}

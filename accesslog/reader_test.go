@@ -219,7 +219,7 @@ func TestGzip(t *testing.T) {
 	}
 	for _, name := range []string{"access.log.gz", "access.log", ""} {
 		n := 0
-		each(t, NewReader(bytes.NewReader(z.Bytes()), name, Combined, Options{}), func(*Record) { n++ })
+		each(t, NewReader(bytes.NewReader(z.Bytes()), name, Combined, Options{}), func(Record) { n++ })
 		if n != 3 {
 			t.Errorf("%s: %d records from two gzip members, want 3", name, n)
 		}
