@@ -66,9 +66,9 @@ func (l *Lab) StatesAt(key string, at []time.Duration) (states [][]algorithms.Sn
 	return l.trace(key, l.before(at)).states
 }
 
-// TraceStates replays at most n requests toward key's states at the instants of
-// at before the clock, for StatesAt; it reports how many it replayed and
-// whether more are left. The replay starts where the last one stopped
+// TraceStates replays at most n requests toward key's states at the
+// instants of at before the clock, for StatesAt; it reports how many it
+// replayed and whether more are left. The replay starts where the last one stopped
 // when it can go on from there, else at the checkpoint before the first
 // instant not yet answered. A lab that keeps its state in a store outside
 // the process has no trace (nothing left, nothing replayed): a second
