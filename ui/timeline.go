@@ -341,10 +341,18 @@ func (t *timeline) laneRows(sp span, rs rows, releases bool) []string {
 	marks := make([]mark, sp.cols)
 	clients := len(lab.Clients()) > 0
 	var out []string
-	t.refused, t.refusedSpan, t.refusedRows = make([][]refusal, len(lab.Lanes())), sp, rs
+	// The chart panel drawn under these rows in this frame marks their
+	// refusals: kept only when there is one.
+	keep := t.ctx.lay.chart > 0 && sp == t.span()
+	if keep {
+		t.refused, t.refusedSpan, t.refusedRows = make([][]refusal, len(lab.Lanes())), sp, rs
+	}
+	refused := make([]refusal, sp.cols)
 	for lane, def := range lab.Lanes() {
-		refused := make([]refusal, sp.cols)
-		t.refused[lane] = refused
+		if keep {
+			refused = make([]refusal, sp.cols)
+			t.refused[lane] = refused
+		}
 		for c := range marks {
 			lo, hi := bounds[c], bounds[c+1]
 			past := min(hi, decided)
