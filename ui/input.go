@@ -50,16 +50,21 @@ type keyboard struct {
 	signalKeys bool
 
 	// The bytes typed and not yet read by Bubble Tea, one entry a read
-	// from the terminal; cond wakes Read when one comes, a key has been
-	// handled (see Read), the keyboard closes or wake is called.
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []typed
-	escapeAt time.Time // when the read Bubble Tea last took came, if it ended with an escape
-	// escapeTaken is when Bubble Tea took it.
-	escapeTaken time.Time
-	gen         int // wake's count
-	eof         bool
+	// from the terminal; cond wakes Read when one comes, the keyboard
+	// closes or wake is called.
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue [][]byte
+	gen   int // wake's count
+	eof   bool
+
+	// A read that ended with an escape is held (see lone): heldAt is
+	// when it came, heldGen tells its timer whether it is still the one
+	// held. sendMu keeps what queue and watch get in the order typed.
+	held    bool
+	heldAt  time.Time
+	heldGen int
+	sendMu  sync.Mutex
 
 	// watch decodes the same bytes as Bubble Tea does, to count the key
 	// presses and find the quit keys among them.
@@ -73,15 +78,6 @@ type keyboard struct {
 	quit        chan struct{}
 	quitOnce    sync.Once
 	closed      chan struct{}
-}
-
-// typed is one read from the keyboard: what a key (or a paste) sent.
-type typed struct {
-	bytes []byte
-	at    time.Time
-	// seen is how many key presses the bytes before these held, as far
-	// as decode had found them when these came.
-	seen int64
 }
 
 // earlyKeys are the keys the keyboard finds among the bytes before the
@@ -118,6 +114,11 @@ func openKeyboard(in io.Reader, keys earlyKeys) (*keyboard, error) {
 	return k, nil
 }
 
+// escapeKey is the escape key written so that no decoder can take it for
+// the start of a longer sequence (its code, 27, in the form "CSI code u"
+// that Bubble Tea reads whatever the terminal's keyboard protocol).
+const escapeKey = "\x1b[27u"
+
 // read takes every byte typed as it comes.
 func (k *keyboard) read() {
 	buf := make([]byte, 4096)
@@ -133,17 +134,11 @@ func (k *keyboard) read() {
 				return
 			}
 		}
-		if n > 0 {
-			t := typed{bytes: append([]byte(nil), buf[:n]...), at: time.Now(), seen: k.seen.Load()}
-			k.mu.Lock()
-			k.queue = append(k.queue, t)
-			k.cond.Broadcast()
-			k.mu.Unlock()
-			if _, err := k.watch.Write(t.bytes); err != nil {
-				return
-			}
+		if n > 0 && !k.lone(append([]byte(nil), buf[:n]...), time.Now()) {
+			return
 		}
 		if err != nil {
+			k.release()
 			k.watch.Close()
 			k.mu.Lock()
 			k.eof = true
@@ -154,14 +149,89 @@ func (k *keyboard) read() {
 	}
 }
 
+// lone settles what an escape means before any decoder sees it. A
+// terminal sends the escape key as one byte, and alt with a key as an
+// escape before the key; a decoder tells them apart by waiting
+// uv.DefaultEscTimeout for more. But keys queued while the explorer works
+// reach Bubble Tea's decoder in a burst, and on a loaded machine a
+// decoder's timer can fire late: either way an escape and the key after it
+// would read as alt+that key. So a read that ends with an escape is held:
+// bytes that come within uv.DefaultEscTimeout of it were typed with it and
+// go together; otherwise (later bytes, or the hold's timer) it goes as
+// escapeKey, which no decoder can join to what follows. It reports false
+// once the keyboard can take no more.
+func (k *keyboard) lone(b []byte, at time.Time) bool {
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	k.mu.Lock()
+	wasHeld, together := k.held, at.Sub(k.heldAt) <= uv.DefaultEscTimeout
+	k.held = false
+	k.mu.Unlock()
+	switch {
+	case wasHeld && together:
+		b = append([]byte{0x1b}, b...)
+	case wasHeld:
+		if !k.send([]byte(escapeKey)) {
+			return false
+		}
+	}
+	if b[len(b)-1] == 0x1b {
+		k.mu.Lock()
+		k.held, k.heldAt = true, at
+		k.heldGen++
+		gen := k.heldGen
+		k.mu.Unlock()
+		time.AfterFunc(uv.DefaultEscTimeout, func() { k.releaseIf(gen) })
+		b = b[:len(b)-1]
+		if len(b) > 0 && b[len(b)-1] == 0x1b { // two escapes: the first is a key
+			b = append(b[:len(b)-1], escapeKey...)
+		}
+	}
+	return len(b) == 0 || k.send(b)
+}
+
+// releaseIf sends the escape held as escapeKey, if the hold numbered gen
+// is still on: nothing came within uv.DefaultEscTimeout of it.
+func (k *keyboard) releaseIf(gen int) {
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	k.mu.Lock()
+	on := k.held && k.heldGen == gen
+	k.held = false
+	k.mu.Unlock()
+	if on {
+		k.send([]byte(escapeKey))
+	}
+}
+
+// release sends an escape still held, at the end of the input.
+func (k *keyboard) release() {
+	k.sendMu.Lock()
+	defer k.sendMu.Unlock()
+	k.mu.Lock()
+	on := k.held
+	k.held = false
+	k.mu.Unlock()
+	if on {
+		k.send([]byte(escapeKey))
+	}
+}
+
+// send queues b for Bubble Tea and gives it to the watcher, under sendMu.
+// It reports false once the watcher is gone.
+func (k *keyboard) send(b []byte) bool {
+	k.mu.Lock()
+	k.queue = append(k.queue, b)
+	k.cond.Broadcast()
+	k.mu.Unlock()
+	_, err := k.watch.Write(b)
+	return err == nil
+}
+
 // Read is Bubble Tea's input: the next read from the keyboard (never two
-// run together), waiting for one. A read that ended with an escape, and
-// then nothing for longer than the decoder waits, was the escape key; but
-// keys queued while the explorer works would reach the decoder in a burst,
-// where the escape and the next key read as alt+that key. So what follows
-// such an escape waits until the explorer has handled it, as a key of its
-// own. A Read waiting when wake is called returns nothing, so that a
-// reader Bubble Tea has cancelled (on suspend) ends without taking a key.
+// run together), waiting for one. A Read waiting when wake is called
+// returns nothing, so that a reader Bubble Tea has cancelled (on suspend)
+// ends without taking a key.
 func (k *keyboard) Read(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -170,16 +240,10 @@ func (k *keyboard) Read(p []byte) (int, error) {
 		switch {
 		case k.gen != gen:
 			return 0, nil
-		case len(k.queue) > 0 && k.mayTake(k.queue[0]):
-			t := &k.queue[0]
-			n := copy(p, t.bytes)
-			t.bytes = t.bytes[n:]
-			if len(t.bytes) == 0 {
-				k.escapeAt = time.Time{}
-				if p[n-1] == 0x1b {
-					k.escapeAt, k.escapeTaken = t.at, time.Now()
-					time.AfterFunc(escapeHold, k.wakeHeld)
-				}
+		case len(k.queue) > 0:
+			n := copy(p, k.queue[0])
+			k.queue[0] = k.queue[0][n:]
+			if len(k.queue[0]) == 0 {
 				k.queue = k.queue[1:]
 			}
 			return n, nil
@@ -188,25 +252,6 @@ func (k *keyboard) Read(p []byte) (int, error) {
 		}
 		k.cond.Wait()
 	}
-}
-
-// mayTake reports whether t may go to the decoder now (see Read): not
-// before the escape before it has been handled, or escapeHold has passed
-// (should the two decoders ever count differently, keys are late, never
-// stuck).
-func (k *keyboard) mayTake(t typed) bool {
-	return k.escapeAt.IsZero() || t.at.Sub(k.escapeAt) <= uv.DefaultEscTimeout || k.keysHandled.Load() >= t.seen ||
-		time.Since(k.escapeTaken) > escapeHold
-}
-
-// escapeHold is the longest a key waits for the escape before it.
-const escapeHold = time.Second
-
-// wakeHeld lets Read look again at a key held behind an escape.
-func (k *keyboard) wakeHeld() {
-	k.mu.Lock()
-	k.cond.Broadcast()
-	k.mu.Unlock()
 }
 
 // wake makes a Read that waits return nothing.
@@ -277,10 +322,7 @@ func (k *keyboard) watchQuit(n int64, quits func() bool) {
 func (k *keyboard) handled(key, quitsOnQ bool) {
 	k.quitsOnQ.Store(quitsOnQ)
 	if key {
-		k.mu.Lock()
 		k.keysHandled.Add(1)
-		k.cond.Broadcast() // a key held behind an escape may go
-		k.mu.Unlock()
 	}
 }
 

@@ -1,12 +1,17 @@
 package ui
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -223,4 +228,72 @@ func TestKeysTypedWhileLoading(t *testing.T) {
 	if n != 241 {
 		t.Errorf("the saved scenario has %d requests, want 241 (the space typed while loading)", n)
 	}
+}
+
+// TestAnEscapeIsSettledBeforeDecoding feeds the keyboard reads at chosen
+// instants and decodes all that Bubble Tea would get in one burst (keys
+// queued while the explorer works): an escape read alone stays the escape
+// key whatever follows it later, and goes even when nothing follows; an
+// escape with a key inside the decoder's wait is alt+that key.
+func TestAnEscapeIsSettledBeforeDecoding(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	type read struct {
+		bytes string
+		at    time.Time
+	}
+	for _, tc := range []struct {
+		name  string
+		reads []read
+		want  []string
+	}{
+		{"escape then a key later", []read{{"\x1b", ms(0)}, {" ", ms(100)}}, []string{"esc", "space"}},
+		{"escape then a key at once", []read{{"\x1b", ms(0)}, {" ", ms(10)}}, []string{"alt+space"}},
+		{"escape alone at the end", []read{{"s", ms(0)}, {"\x1b", ms(100)}}, []string{"s", "esc"}},
+		{"two escapes then a key", []read{{"\x1b\x1b", ms(0)}, {"q", ms(200)}}, []string{"esc", "esc", "q"}},
+		{"a key and an escape in one read", []read{{"a\x1b", ms(0)}, {"b", ms(70)}}, []string{"a", "esc", "b"}},
+		{"an arrow key", []read{{"\x1b[A", ms(0)}}, []string{"up"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, typing := io.Pipe()
+			defer typing.Close()
+			k, _ := openKeyboard(in, earlyKeys{})
+			for _, r := range tc.reads {
+				k.lone([]byte(r.bytes), r.at)
+			}
+			k.release()
+			k.mu.Lock()
+			burst := string(bytesJoined(k.queue))
+			k.mu.Unlock()
+			if got := decodedKeys(t, burst); !slices.Equal(got, tc.want) {
+				t.Errorf("%q decoded as %q, want %q", burst, got, tc.want)
+			}
+		})
+	}
+}
+
+// bytesJoined is the reads queued, one after another.
+func bytesJoined(q [][]byte) []byte {
+	var b []byte
+	for _, r := range q {
+		b = append(b, r...)
+	}
+	return b
+}
+
+// decodedKeys decodes s as Bubble Tea does, reading it all at once.
+func decodedKeys(t *testing.T, s string) []string {
+	t.Helper()
+	events := make(chan uv.Event, 64)
+	go func() {
+		uv.NewTerminalReader(strings.NewReader(s), "xterm").StreamEvents(context.Background(), events)
+		close(events)
+	}()
+	var keys []string
+	for e := range events {
+		if p, ok := e.(uv.KeyPressEvent); ok {
+			keys = append(keys, tea.KeyPressMsg(p).String())
+		}
+	}
+	return keys
 }
