@@ -7,7 +7,8 @@
 //	                                   (flags before or after SCENARIO; -- ends them)
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //
-// SCENARIO is a canned scenario's name or a YAML file's path. With
+// SCENARIO is a canned scenario's name, a YAML file's path, or an access
+// log's, replayed through default lanes (logflags.go). With
 // --store redis://HOST:PORT/DB, the explorer, run and check keep the lanes'
 // state in that Redis server and have it decide (package redisstore).
 package main
@@ -47,6 +48,21 @@ usage:
                                   lane window)
   ratelab check SCENARIO...     run the scenarios' expectations; exit 1 if
                                 any fails
+
+SCENARIO may also be an access log (any file not named *.yaml or *.yml):
+its requests are replayed at their logged times through six lanes of 120
+requests a minute per client address (docs/logs.md). With a log:
+    --log-format FORMAT           combined (default), common, json ..., csv ...
+                                  or nginx 'LOG_FORMAT'
+    --key RULE                    remote_addr (default), FIELD, FIELD/24,
+                                  FIELD~REGEXP
+    --cost N|FIELD                every request's cost, or a field holding it
+    --spread even                 spread each logged second's requests
+    --look-behind DURATION        how far lines may be out of order (1m)
+    --from, --until TIME          an RFC 3339 instant or a duration after the
+                                  log's first line
+    --strict                      stop at the first line that does not parse
+    --lanes SCENARIO              that scenario's lanes instead of the six
 
 SCENARIO is a canned scenario's name or the path of a YAML file. Flags may
 come before or after it; -- ends the flags. A DURATION is written as in a
@@ -132,7 +148,7 @@ func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
 
 func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	if len(args) == 0 {
-		return explore(scenarios.Default, storeFlag{}, stdout.w)
+		return explore(scenarios.Default, storeFlag{}, logFlags{}, stdout.w)
 	}
 	switch args[0] {
 	case "help":
@@ -142,20 +158,21 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	case "show":
 		return show(args[1:], stdout)
 	case "run":
-		return runCommand(args[1:], stdout)
+		return runCommand(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
 	}
 	var store storeFlag
-	operands, err := parseArgs("", args, store.flag())
+	var logs logFlags
+	operands, err := parseArgs("", args, append(logs.flags(), store.flag(), logs.until())...)
 	if err != nil {
 		return err
 	}
 	switch len(operands) {
 	case 0:
-		return explore(scenarios.Default, store, stdout.w)
+		return explore(scenarios.Default, store, logs, stdout.w)
 	case 1:
-		return explore(operands[0], store, stdout.w)
+		return explore(operands[0], store, logs, stdout.w)
 	}
 	return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", operands[0])}
 }
@@ -301,12 +318,14 @@ func show(args []string, stdout io.Writer) error {
 // runUsage is the one-line usage of run.
 const runUsage = "usage: ratelab run [--format table|json|summary] [--by-key] [--until DURATION] [--peak-window DURATION] [--store URL] SCENARIO"
 
-func runCommand(args []string, stdout io.Writer) error {
+func runCommand(args []string, stdout, stderr io.Writer) error {
 	format := report.Table
 	var until, peak time.Duration
 	byKey, hasUntil := false, false
 	var store storeFlag
-	operands, err := parseArgs("run", args, store.flag(),
+	var logs logFlags
+	var untilText string
+	operands, err := parseArgs("run", args, append(logs.flags(), store.flag(),
 		flagDef{name: "format", set: func(v string) (err error) {
 			format, err = report.ParseFormat(v)
 			return err
@@ -319,16 +338,15 @@ func runCommand(args []string, stdout io.Writer) error {
 			byKey = b
 			return nil
 		}},
-		flagDef{name: "until", set: func(v string) (err error) {
-			hasUntil = true
-			until, err = scenarios.ParseDuration(v, false)
-			return err
+		flagDef{name: "until", set: func(v string) error {
+			hasUntil, untilText = true, v
+			return nil
 		}},
 		flagDef{name: "peak-window", set: func(v string) (err error) {
 			peak, err = scenarios.ParseDuration(v, true)
 			return err
 		}},
-	)
+	)...)
 	if err != nil {
 		return err
 	}
@@ -338,9 +356,19 @@ func runCommand(args []string, stdout io.Writer) error {
 	if byKey && format != report.Summary {
 		return errUsage{fmt.Errorf("run: --by-key needs --format summary (the %s format already shows each request's key)", format)}
 	}
-	s, err := scenarios.Open(operands[0])
+	if hasUntil && isLog(operands[0]) {
+		// A log is cut where it is read: --until is an instant of its
+		// own clock, or a duration after its first line.
+		logs.opt.Until, hasUntil = untilText, false
+	} else if hasUntil {
+		if until, err = scenarios.ParseDuration(untilText, false); err != nil {
+			return errUsage{fmt.Errorf("run: --until: %v", err)}
+		}
+	}
+	logs.showProgress(stderr)
+	s, err := logs.open(operands[0])
 	if err != nil {
-		return errUsage{err}
+		return err
 	}
 	file := s // its keys head a table (a run by key lists those it saw)
 	if hasUntil && until == 0 {
@@ -391,6 +419,7 @@ func runCommand(args []string, stdout io.Writer) error {
 		if len(s.Clients) > 0 {
 			report.WriteClientsKeys(w, lanes, keys)
 		}
+		report.WriteLogs(w, s.Logs)
 		return w.Flush()
 	}
 	w := report.New(format, stdout, lanes, file.Keys(), s.Clients)
@@ -401,7 +430,15 @@ func runCommand(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return w.Close(stats)
+	if err := w.Close(stats); err != nil {
+		return err
+	}
+	// A log's lines and resolution close the table and the summary; JSON
+	// Lines keep stdout to records, so they go to stderr.
+	if format == report.JSON {
+		return report.WriteLogs(stderr, s.Logs)
+	}
+	return report.WriteLogs(stdout, s.Logs)
 }
 
 // checkFailed is returned when an expectation failed; the failures are
@@ -494,7 +531,7 @@ func oneLine(s string) string {
 // The store is opened first (a wrong URL is said before the screen
 // changes); the scenario is loaded by the explorer, which reads the keys
 // typed meanwhile.
-func explore(name string, store storeFlag, stdout io.Writer) error {
+func explore(name string, store storeFlag, logs logFlags, stdout io.Writer) error {
 	st, backend, err := store.open()
 	if err != nil {
 		return err
@@ -504,13 +541,7 @@ func explore(name string, store storeFlag, stdout io.Writer) error {
 	if st != nil {
 		opts.StoreName = "redis " + st.Where()
 	}
-	load := func() (*scenarios.Scenario, error) {
-		s, err := scenarios.Open(name)
-		if err != nil {
-			return nil, errUsage{err}
-		}
-		return s, nil
-	}
+	load := func() (*scenarios.Scenario, error) { return logs.open(name) }
 	switch err := ui.Run(load, opts); {
 	case errors.Is(err, ui.ErrQuitWhileBusy):
 		return nil // the store's last calls are not waited for

@@ -31,6 +31,9 @@ type KeyStats struct {
 // KeyTotals one at a time instead.
 func RunByKey(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, []KeyStats, error) {
 	kr, stats, err := runKeys(s, opt, emit)
+	if err == nil {
+		err = s.Err()
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,12 +209,18 @@ type openLane struct {
 func RunKeys(s *scenarios.Scenario, opt Options, emit func(Record) error) (*KeyTotals, error) {
 	if emit != nil || len(s.Clients) > 0 {
 		kr, _, err := runKeys(s, opt, emit)
+		if err == nil {
+			err = s.Err()
+		}
 		if err != nil {
 			return nil, err
 		}
 		return kr.totals(), nil
 	}
 	kr, err := runKeysOpen(s, opt)
+	if err == nil {
+		err = s.Err()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ func CheckOn(s *scenarios.Scenario, store Store) ([]Failure, error) {
 	if err := c.run(s, store); err != nil {
 		return nil, err
 	}
+	if err := s.Err(); err != nil { // a log that could not be read to its end
+		return nil, err
+	}
 	failures := make([]Failure, 0, len(c.exps))
 	for i := range c.exps {
 		x := &c.exps[i]

@@ -33,12 +33,21 @@ const endOfTime = time.Duration(math.MaxInt64)
 // lane's retries too, every one due by a request before that request, and
 // those due after the last one (before the scenario's end) after it; emit
 // gets them with their Attempt. It returns each lane's final totals, or
-// the first error from emit. Only Run measures Stats.KeyBytes.
+// the first error from emit, or the error that ended reading a log
+// (scenarios.Scenario.Err). Only Run measures Stats.KeyBytes.
 func Run(s *scenarios.Scenario, opt Options, emit func(Record) error) ([]Stats, error) {
-	if emit == nil {
-		return run(s, opt, nil)
+	var lend func(*Record, algorithms.Key) error
+	if emit != nil {
+		lend = func(r *Record, _ algorithms.Key) error { return emit(*r) }
 	}
-	return run(s, opt, func(r *Record, _ algorithms.Key) error { return emit(*r) })
+	stats, err := run(s, opt, lend)
+	if err == nil {
+		err = s.Err() // a log that could not be read to its end
+	}
+	if err != nil {
+		return nil, err
+	}
+	return stats, nil
 }
 
 // run is Run calling emit with each record and its request's key, numbered

@@ -69,6 +69,10 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	tl.keys.index = make(map[string]int32, items)
 	tl.keys.list, tl.kinds.list = make([]string, 0, items), make([]kind, 0, items)
 	b := kindBuilder{tl: tl, first: make([]uint32, 0, items)}
+	if len(s.Logs) > 0 {
+		tl.addLogged(s, &b)
+		return tl
+	}
 	kinds := make([]uint32, items)
 	for item, at := range s.ItemTimes() {
 		if kinds[item] == 0 {
@@ -79,6 +83,32 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
 	tl.baseKeys = len(tl.keys.list)
 	return tl
+}
+
+// addLogged is newTimeline's reading of a scenario with logs, whose
+// requests have each their own key and cost: an item's kind is numbered
+// once, a log's request's kind looked up (and numbered if new) for each.
+func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder) {
+	kinds := make([]uint32, len(s.Traffic))
+	for item, r := range s.RequestsOfItems() {
+		if item < len(s.Traffic) {
+			if kinds[item] == 0 {
+				kinds[item] = b.of(&s.Traffic[item]) + 1
+			}
+			tl.ev.push(event{at: r.At, kind: kinds[item] - 1})
+			continue
+		}
+		key, seen := tl.keys.lookup(r.Key)
+		if !seen {
+			key = int32(len(tl.keys.list))
+			tl.keys.list = append(tl.keys.list, r.Key)
+			tl.keys.index[r.Key] = key
+			b.first = append(b.first, uint32(len(tl.kinds.list))) // a key of the items' kinds is in first; a log's is not looked up there
+		}
+		tl.ev.push(event{at: r.At, kind: tl.kindOf(kind{cost: r.Cost, key: key})})
+	}
+	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
+	tl.baseKeys = len(tl.keys.list)
 }
 
 // kindBuilder numbers the keys and the kinds of a scenario's items in

@@ -114,6 +114,9 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 			last = max(last, t.Time(t.Count-1))
 		}
 	}
+	for _, l := range s.Logs {
+		last = max(last, l.Last)
+	}
 	for _, n := range s.Notes {
 		last = max(last, n.At)
 	}
@@ -139,6 +142,11 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 				what = "it arrives"
 			}
 			return nil, d.errorf(tf[i].node, tf[i].path, "%s at %s, not before the end of the time axis (duration %s)", what, algorithms.FormatDuration(at), algorithms.FormatDuration(s.Duration))
+		}
+	}
+	for _, l := range s.Logs {
+		if l.Last >= s.Duration {
+			return nil, d.errorf(root, "traffic", "the log %s replays requests until %s, not before the end of the time axis (duration %s): cut it with until, or lengthen the duration", l.Path, algorithms.FormatDuration(l.Last), algorithms.FormatDuration(s.Duration))
 		}
 	}
 	for i, n := range s.Notes {

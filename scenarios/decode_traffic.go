@@ -50,8 +50,21 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 	// may start past until): an expectation or a quiz mark may name them,
 	// whatever the seed drew.
 	written = map[string]bool{}
+	seedIndex := 0 // the item's place among those that are not logs: its draws' seed
 	for i, n := range items {
 		path := index("traffic", i)
+		if isLogItem(n) {
+			l, err := d.logItem(n, path)
+			if err != nil {
+				return nil, nil, err
+			}
+			s.Logs = append(s.Logs, l)
+			s.passErr = &passErrors{}
+			for _, k := range l.keys {
+				written[k.key] = true
+			}
+			continue
+		}
 		it, item, err := d.traffic(n, path)
 		if err != nil {
 			return nil, nil, err
@@ -65,7 +78,8 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 		for _, k := range it.keys {
 			written[k] = true
 		}
-		copies := it.expand(s.Seed, i)
+		copies := it.expand(s.Seed, seedIndex)
+		seedIndex++
 		// A poisson copy draws its times here, from the seed and its
 		// place among the poisson copies, within what the limit leaves.
 		var drawn int64

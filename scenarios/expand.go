@@ -98,6 +98,9 @@ func (s *Scenario) RequestCount() int64 {
 	for _, t := range s.Traffic {
 		n += t.Count
 	}
+	for _, l := range s.Logs {
+		n += l.Count
+	}
 	return n
 }
 
@@ -122,6 +125,18 @@ func (s *Scenario) Keys() []string {
 			firsts = append(firsts, first{t.Key, at, i})
 		} else if at < firsts[j].at {
 			firsts[j].at, firsts[j].item = at, i
+		}
+	}
+	for j, l := range s.Logs {
+		for _, k := range l.keys {
+			i, ok := index[k.key]
+			switch {
+			case !ok:
+				index[k.key] = len(firsts)
+				firsts = append(firsts, first{k.key, k.at, len(s.Traffic) + j})
+			case k.at < firsts[i].at:
+				firsts[i].at, firsts[i].item = k.at, len(s.Traffic)+j
+			}
 		}
 	}
 	slices.SortFunc(firsts, func(a, b first) int {

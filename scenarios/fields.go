@@ -15,6 +15,8 @@ import (
 // place of the first problem.
 type decoder struct {
 	file string
+	// progress is given to each log item (LogOptions.Progress).
+	progress func(size int64) (update func(lines, bytes int64), done func())
 }
 
 func (d *decoder) errorf(n ast.Node, path, format string, args ...any) error {

@@ -172,7 +172,12 @@ func tooLarge(name string) error {
 // Parse decodes and validates a scenario file. name names the scenario
 // (Scenario.Name) and prefixes every error. On error it returns no scenario.
 func Parse(name string, data []byte) (*Scenario, error) {
-	d := &decoder{file: name}
+	return (&decoder{file: name}).parse(data)
+}
+
+// parse is Parse with d's options.
+func (d *decoder) parse(data []byte) (*Scenario, error) {
+	name := d.file
 	if len(data) > MaxFileSize {
 		return nil, tooLarge(name)
 	}

@@ -53,88 +53,17 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("watch: state\n")
 	}
 
-	b.WriteString("limiters:\n")
-	for _, l := range s.Lanes {
-		if len(l.Stack) > 1 {
-			fmt.Fprintf(&b, "  - {name: %s, policies: [", quote(l.Name))
-			for i, x := range l.Stack {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "{name: %s, ", quote(x.Name))
-				if err := writePolicy(&b, x.Policy); err != nil {
-					return nil, fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
-				}
-				if x.AllKeys {
-					b.WriteString(", across: all")
-				}
-				b.WriteString("}")
-			}
-			b.WriteString("]}\n")
-			continue
-		}
-		fmt.Fprintf(&b, "  - {name: %s, ", quote(l.Name))
-		if err := writePolicy(&b, l.Policy); err != nil {
-			return nil, fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
-		}
-		if len(l.Stack) == 1 && l.Stack[0].AllKeys {
-			b.WriteString(", across: all")
-		}
-		if c := l.Fleet; !c.Plain() {
-			if c.Gateways > 1 {
-				fmt.Fprintf(&b, ", gateways: %d", c.Gateways)
-			}
-			if c.Route != "" {
-				fmt.Fprintf(&b, ", route: %s", c.Route)
-			}
-			if c.Store != "" {
-				fmt.Fprintf(&b, ", store: %s", c.Store)
-			}
-			if c.Latency > 0 {
-				fmt.Fprintf(&b, ", store_latency: %s", algorithms.FormatDuration(c.Latency))
-			}
-			if c.SyncEvery > 0 {
-				fmt.Fprintf(&b, ", sync_every: %s", algorithms.FormatDuration(c.SyncEvery))
-			}
-			if len(c.Outages) > 0 {
-				b.WriteString(", outages: [")
-				for i, o := range c.Outages {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					fmt.Fprintf(&b, "{from: %s, until: %s", algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
-					if o.LoseState {
-						b.WriteString(", lose_state: true")
-					}
-					b.WriteString("}")
-				}
-				fmt.Fprintf(&b, "], fallback: %s", c.Fallback)
-			}
-			if c.ExpireIdle > 0 {
-				fmt.Fprintf(&b, ", expire_idle: %s", algorithms.FormatDuration(c.ExpireIdle))
-			}
-			if len(c.Skew) > 0 {
-				b.WriteString(", clock_skew: [")
-				for i, d := range c.Skew {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					if d < 0 {
-						b.WriteString("-" + algorithms.FormatDuration(-d))
-					} else {
-						b.WriteString(algorithms.FormatDuration(d))
-					}
-				}
-				b.WriteString("]")
-			}
-		}
-		b.WriteString("}\n")
+	if err := writeLanes(&b, s.Lanes); err != nil {
+		return nil, err
 	}
 
 	writeClients(&b, s.Clients)
 
-	if len(s.Traffic)+len(extra) > 0 {
+	if len(s.Traffic)+len(s.Logs)+len(extra) > 0 {
 		b.WriteString("traffic:\n")
+	}
+	for _, l := range s.Logs {
+		writeLog(&b, l)
 	}
 	var group *copyGroup // the item of accounts or keys last written
 	for _, t := range s.Traffic {
@@ -431,4 +360,86 @@ func writeClients(b *bytes.Buffer, cs []Client) {
 		}
 		b.WriteString("}\n")
 	}
+}
+
+// writeLanes writes the limiters list.
+func writeLanes(b *bytes.Buffer, lanes []Lane) error {
+	b.WriteString("limiters:\n")
+	for _, l := range lanes {
+		if len(l.Stack) > 1 {
+			fmt.Fprintf(b, "  - {name: %s, policies: [", quote(l.Name))
+			for i, x := range l.Stack {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(b, "{name: %s, ", quote(x.Name))
+				if err := writePolicy(b, x.Policy); err != nil {
+					return fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
+				}
+				if x.AllKeys {
+					b.WriteString(", across: all")
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("]}\n")
+			continue
+		}
+		fmt.Fprintf(b, "  - {name: %s, ", quote(l.Name))
+		if err := writePolicy(b, l.Policy); err != nil {
+			return fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
+		}
+		if len(l.Stack) == 1 && l.Stack[0].AllKeys {
+			b.WriteString(", across: all")
+		}
+		if c := l.Fleet; !c.Plain() {
+			if c.Gateways > 1 {
+				fmt.Fprintf(b, ", gateways: %d", c.Gateways)
+			}
+			if c.Route != "" {
+				fmt.Fprintf(b, ", route: %s", c.Route)
+			}
+			if c.Store != "" {
+				fmt.Fprintf(b, ", store: %s", c.Store)
+			}
+			if c.Latency > 0 {
+				fmt.Fprintf(b, ", store_latency: %s", algorithms.FormatDuration(c.Latency))
+			}
+			if c.SyncEvery > 0 {
+				fmt.Fprintf(b, ", sync_every: %s", algorithms.FormatDuration(c.SyncEvery))
+			}
+			if len(c.Outages) > 0 {
+				b.WriteString(", outages: [")
+				for i, o := range c.Outages {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(b, "{from: %s, until: %s", algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
+					if o.LoseState {
+						b.WriteString(", lose_state: true")
+					}
+					b.WriteString("}")
+				}
+				fmt.Fprintf(b, "], fallback: %s", c.Fallback)
+			}
+			if c.ExpireIdle > 0 {
+				fmt.Fprintf(b, ", expire_idle: %s", algorithms.FormatDuration(c.ExpireIdle))
+			}
+			if len(c.Skew) > 0 {
+				b.WriteString(", clock_skew: [")
+				for i, d := range c.Skew {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					if d < 0 {
+						b.WriteString("-" + algorithms.FormatDuration(-d))
+					} else {
+						b.WriteString(algorithms.FormatDuration(d))
+					}
+				}
+				b.WriteString("]")
+			}
+		}
+		b.WriteString("}\n")
+	}
+	return nil
 }

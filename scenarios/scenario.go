@@ -53,9 +53,13 @@ type Scenario struct {
 	Duration time.Duration // requests arrive in [0, Duration); notes sit in [0, Duration]
 	Lanes    []Lane        // in file order
 	Traffic  []Traffic     // as written (for saving back), an item of accounts or keys as its copies
-	Notes    []Note        // sorted by At, stable
-	Quiz     []QuizMark    // sorted by At, then Request, stable
-	Expect   []Expectation // in file order
+	// Logs are the traffic items that replay an access log ({log: PATH}),
+	// in file order; their requests are not in Traffic (see LogTraffic).
+	Logs    []*LogTraffic
+	passErr *passErrors   // what ended a pass over a log early (Err)
+	Notes   []Note        // sorted by At, stable
+	Quiz    []QuizMark    // sorted by At, then Request, stable
+	Expect  []Expectation // in file order
 	// Clients are the named clients of the traffic, in file order.
 	Clients []Client
 	// Seed is the scenario's seed for what is drawn at random (a lane's

@@ -36,6 +36,15 @@ const (
 // own in its order. It holds O(items) state plus at most calendarMost
 // requests, never the whole traffic.
 func (s *Scenario) merge(yield func(item int, r Request) bool) {
+	if len(s.Logs) > 0 {
+		s.mergeLogs(yield)
+		return
+	}
+	s.mergeItems(yield)
+}
+
+// mergeItems is merge of s.Traffic's items alone.
+func (s *Scenario) mergeItems(yield func(item int, r Request) bool) {
 	s.mergeTimes(calendarMost, func(item int, at time.Duration) bool {
 		t := &s.Traffic[item]
 		return yield(item, Request{At: at, Key: t.Key, Cost: t.Cost, Client: t.Client})

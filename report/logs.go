@@ -1,0 +1,44 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"ratelab/scenarios"
+)
+
+// WriteLogs writes what each log a scenario replays held, a line each,
+// then its first bad lines (file:line and why) and, when most lines were
+// bad, the diagnosis:
+//
+//	log access.log: 2000 requests from 2004 lines (3 bad, 1 empty, 0 left out …); the log's times are whole seconds; …
+//	  access.log:17: status "abc" is not a number
+//
+// Every result printed from a log names its times' resolution so.
+func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
+	for _, l := range logs {
+		st := l.Lines
+		line := fmt.Sprintf("log %s: %s requests from %s lines (%s bad, %s empty, %s left out by the filter, from or until)",
+			l.Path, itoa(l.Count), itoa(st.Lines), itoa(st.Bad), itoa(st.Empty), itoa(l.Skipped))
+		line += "; " + l.ResolutionNote()
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+		for _, b := range l.Bad {
+			if _, err := fmt.Fprintf(w, "  %v\n", b); err != nil {
+				return err
+			}
+		}
+		if st.Bad > int64(len(l.Bad)) && len(l.Bad) > 0 {
+			if _, err := fmt.Fprintf(w, "  … and %s more bad lines\n", itoa(st.Bad-int64(len(l.Bad)))); err != nil {
+				return err
+			}
+		}
+		if l.Diagnosis != "" {
+			if _, err := fmt.Fprintf(w, "  %s\n", l.Diagnosis); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
