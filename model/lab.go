@@ -42,12 +42,19 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 // lab computes, and every one it computes again after a rewind, goes
 // through it.
 func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, error) {
+	if n := s.RequestCount(); n > scenarios.MaxRequests {
+		// Only a log can hold more: a file's traffic is refused when read.
+		return nil, fmt.Errorf("the log holds %d requests, more than the %d the explorer keeps (8 bytes each); cut it with --from and --until (run, check and fit read a log of any length)", n, scenarios.MaxRequests)
+	}
 	defs := LanesOf(s)
 	choice := max(peakWindow, 0)
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
 	tl := newTimeline(s)
+	if err := s.Err(); err != nil { // a log that could not be read to its end
+		return nil, err
+	}
 	e, err := newEngine(tl, defs, peakWindow, store, newClientBook(s))
 	if err != nil {
 		return nil, err

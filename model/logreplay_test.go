@@ -81,4 +81,7 @@ func TestALogGoneIsAnError(t *testing.T) {
 	if _, err := Check(s); err == nil {
 		t.Error("Check on a log removed: no error")
 	}
+	if _, err := New(s, 0); err == nil {
+		t.Error("the lab on a log removed: no error")
+	}
 }
