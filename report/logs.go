@@ -18,10 +18,7 @@ import (
 func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
 	for _, l := range logs {
 		st := l.Lines
-		line := fmt.Sprintf("log %s: %s requests from %s lines (%s bad, %s empty, %s left out by the filter, from or until)",
-			l.Path, itoa(l.Count), itoa(st.Lines), itoa(st.Bad), itoa(st.Empty), itoa(l.Skipped))
-		line += "; " + l.ResolutionNote()
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if _, err := fmt.Fprintln(w, "log "+l.Summary()); err != nil {
 			return err
 		}
 		for _, b := range l.Bad {

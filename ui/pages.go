@@ -206,6 +206,19 @@ func (p *pages) aboutText(a *App, w int) string {
 	b.WriteString(st.title.Render(s.Title) + "\n\n")
 	b.WriteString(st.muted.Render(howToGoThrough(len(s.Notes) > 0)) + "\n\n")
 	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
+	if len(s.Logs) > 0 {
+		b.WriteString(st.title.Render("logs") + "\n")
+		for _, l := range s.Logs {
+			b.WriteString(hanging("  · ", l.Summary(), w) + "\n")
+			for _, bad := range l.Bad {
+				b.WriteString(hanging("      ", bad.Error(), w) + "\n")
+			}
+			if l.Diagnosis != "" {
+				b.WriteString(hanging("      ", l.Diagnosis, w) + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString(st.title.Render("lanes") + "\n")
 	for _, l := range a.lab.Lanes() {
 		words := policyWords(l.Policy) + familyWords(l.Policy)

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -176,6 +178,29 @@ func TestAboutExplainsItsLanesWords(t *testing.T) {
 			if strings.Contains(words, w) {
 				t.Errorf("%s: the words explain %q, which no lane uses:\n%s", c.lesson, w, words)
 			}
+		}
+	}
+}
+
+// TestAboutNamesTheLog: a scenario replaying a log says on its about page
+// what was read (requests, lines, the bad ones with file:line) and the
+// times' resolution.
+func TestAboutNamesTheLog(t *testing.T) {
+	dir := t.TempDir()
+	log := "192.0.2.1 - - [24/Nov/2026:09:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"x\"\nnot a line\n"
+	if err := os.WriteFile(filepath.Join(dir, "access.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.ReplayLog(filepath.Join(dir, "access.log"), scenarios.LogOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := openApp(t, s, 100, 60)
+	press(a, "a")
+	page := strings.Join(strings.Fields(ansi.Strip(a.pages.view.GetContent())), " ")
+	for _, want := range []string{"1 request from 2 lines (1 bad", "whole seconds", "access.log:2:"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the about page lacks %q:\n%s", want, page)
 		}
 	}
 }
