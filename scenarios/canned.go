@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed canned/*.yaml
+//go:embed canned/*.yaml canned/logs/*.log
 var cannedFS embed.FS
 
 // Default is the canned scenario the explorer opens when given none.
@@ -75,7 +75,9 @@ func names() []string {
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			names = append(names, name)
+		}
 	}
 	rank := func(name string) int {
 		if i := slices.Index(teachingOrder, name); i >= 0 {
@@ -130,7 +132,7 @@ func Canned(name string) (*Scenario, error) {
 
 // parseCanned parses data, the source of the canned scenario name.
 func parseCanned(name string, data []byte) (*Scenario, error) {
-	s, err := Parse(name+".yaml", data)
+	s, err := (&decoder{file: name + ".yaml", canned: true}).parse(data)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,11 @@ import (
 	"ratelab/algorithms"
 )
 
+// cannedLog starts the name of a log shipped with the canned lessons
+// ("canned:api.log"), which any scenario file may replay; a canned
+// lesson's logs are those.
+const cannedLog = "canned:"
+
 // logFields are the fields of a log item, as the format documents them.
 var logFields = []string{"log", "format", "key", "cost", "filter", "spread", "look_behind", "from", "until", "strict"}
 
@@ -44,7 +49,14 @@ func (d *decoder) logItem(n ast.Node, path string) (*LogTraffic, error) {
 	if l.Path, err = f.requiredText("log", "the path of an access log", false); err != nil {
 		return nil, err
 	}
-	l.file = resolvePath(d.file, l.Path)
+	switch name, ok := strings.CutPrefix(l.Path, cannedLog); {
+	case ok:
+		l.fsys, l.file = cannedFS, "canned/logs/"+name
+	case d.canned:
+		l.fsys, l.file = cannedFS, "canned/logs/"+l.Path
+	default:
+		l.file = resolvePath(d.file, l.Path)
+	}
 	format := "combined"
 	if v, ok, err := f.text("format", "a log format such as combined, common, json time=ts or nginx '$remote_addr …'", false); err != nil {
 		return nil, err

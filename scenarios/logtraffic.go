@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,7 +55,8 @@ type LogTraffic struct {
 	Diagnosis  string                 // when most lines were bad: the format is probably wrong
 	keys       []keyFirst             // in the order of their first requests
 
-	file string // the log's path, resolved
+	file string // the log's path, resolved (in fsys when set)
+	fsys fs.FS  // the lessons' logs, for a log shipped with them
 	end  int64  // Unix nanoseconds of Until, resolved by the scan (MaxInt64 for none)
 	// progress, when set, is told of each pass over the file: its size,
 	// and it gives what to call with the lines and bytes read so far, and
@@ -72,7 +74,13 @@ type keyFirst struct {
 // yield returns false. With scan, it first finds the start (l.Start is
 // not yet known) and measures the log (Count, Last, keys, …).
 func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, cost int64) bool) error {
-	f, err := os.Open(l.file)
+	var f fs.File
+	var err error
+	if l.fsys != nil {
+		f, err = l.fsys.Open(l.file)
+	} else {
+		f, err = os.Open(l.file)
+	}
 	if err != nil {
 		return err
 	}
@@ -231,7 +239,10 @@ func resolvePath(file, path string) string {
 // absolute, so that the file reads the same log wherever it is saved.
 func writeLog(b *bytes.Buffer, l *LogTraffic) {
 	path, err := filepath.Abs(l.file)
-	if err != nil {
+	switch {
+	case l.fsys != nil:
+		path = cannedLog + filepath.Base(l.file)
+	case err != nil:
 		path = l.file
 	}
 	fmt.Fprintf(b, "  - {log: %s, format: %s", quote(path), quote(l.Format.String()))

@@ -157,3 +157,26 @@ func TestLogItemMarshals(t *testing.T) {
 		t.Errorf("read back %v, want %v\n%s", got, want, out)
 	}
 }
+
+// TestCannedLog: the log shipped with the lessons is read by any file as
+// canned:NAME, and written back so.
+func TestCannedLog(t *testing.T) {
+	yaml := "title: shipped\nlimiters:\n  - {name: bucket, algorithm: token-bucket, capacity: 2, rate: 1/s}\ntraffic:\n  - {log: 'canned:api.log'}\n"
+	s, err := Parse(filepath.Join(t.TempDir(), "s.yaml"), []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RequestCount() != 2400 || len(requestsOf(s)) != 2400 {
+		t.Errorf("canned:api.log holds %d requests (%d read), want 2400", s.RequestCount(), len(requestsOf(s)))
+	}
+	out, err := Marshal(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `{log: "canned:api.log"`) {
+		t.Errorf("written back as\n%s", out)
+	}
+	if slices.Contains(names(), "logs") || slices.Contains(names(), "api.log") {
+		t.Errorf("the lessons' names %v include the logs", names())
+	}
+}
