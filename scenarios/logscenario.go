@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -65,7 +66,10 @@ func ReplayLog(path string, opt LogOptions, lanes *Scenario) (*Scenario, error) 
 			return nil, err
 		}
 	}
-	fmt.Fprintf(&b, "traffic:\n  - {log: %s", quote(abs))
+	// The log is named by its base name, beside the file the decoder
+	// reads (the log itself): it then speaks of "access.log:17", as the
+	// user named it, not of a path the user never wrote.
+	fmt.Fprintf(&b, "traffic:\n  - {log: %s", quote(filepath.Base(abs)))
 	for _, f := range []struct{ name, v string }{
 		{"format", opt.Format}, {"key", opt.Key}, {"cost", opt.Cost}, {"spread", opt.Spread},
 		{"look_behind", opt.LookBehind}, {"from", opt.From}, {"until", opt.Until},
@@ -82,6 +86,13 @@ func ReplayLog(path string, opt LogOptions, lanes *Scenario) (*Scenario, error) 
 		b.WriteString(", strict: true")
 	}
 	b.WriteString("}\n")
-	d := &decoder{file: path, progress: opt.Progress}
-	return d.parse(b.Bytes())
+	d := &decoder{file: abs, progress: opt.Progress}
+	s, err := d.parse(b.Bytes())
+	var e *Error
+	if errors.As(err, &e) {
+		// The file the position would point into is the one written
+		// here, which the user never saw: the error names the log.
+		e.File, e.Line, e.Column, e.Path = path, 0, 0, ""
+	}
+	return s, err
 }
