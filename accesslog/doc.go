@@ -50,7 +50,8 @@
 // not have them (see Record.Field).
 //
 // A JSON line is an object; values nested in it are checked and kept as
-// their JSON text, strings are unescaped, null is absent, numbers and
+// their JSON text, and a field named by a dotted path ("user.id") is the
+// value inside them (Record.Field), strings are unescaped, null is absent, numbers and
 // true and false are kept as written. A CSV field is bare or quoted ("",
 // a '"' inside); a quoted field cannot hold a line end; an empty field is
 // absent. In both, a field named status must be a status, as $status.

@@ -87,7 +87,7 @@ func (r *Record) Field(name string) []byte {
 	if len(name) > 4 && name[:4] == "arg_" {
 		return queryArg(r.Field("args"), name[4:])
 	}
-	return nil
+	return r.jsonPath(name)
 }
 
 // Each calls f with every field the line logged, in the line's order,

@@ -1,0 +1,45 @@
+package accesslog
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestJSONPathFields(t *testing.T) {
+	line := `{"time": 1764576000, "user": {"id": "u-7", "plan": {"tier": 3}, "tags": ["a"]}, "a.b": "dotted", "headers": {"x-api-key": "k1"}}` + "\n"
+	f, err := ParseFormat("json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(strings.NewReader(line), "", f, Options{})
+	rec, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"user.id", "u-7"},
+		{"user.plan.tier", "3"},
+		{"user.tags", `["a"]`},
+		{"headers.x-api-key", "k1"},
+		{"a.b", "dotted"}, // a key holding a '.' wins
+		{"user.missing", "<nil>"},
+		{"user.id.deeper", "<nil>"},
+		{"time.x", "<nil>"},
+	} {
+		got := "<nil>"
+		if v := rec.Field(tc.name); v != nil {
+			got = string(v)
+		}
+		if got != tc.want {
+			t.Errorf("Field(%q) = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	rules := Rules{Key: KeyRule{Field: "user.id"}}
+	if key, _, _ := rules.Apply(&rec); key != "u-7" {
+		t.Errorf("keyed by user.id: %q", key)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the line: %v", err)
+	}
+}
