@@ -43,3 +43,21 @@ func TestJSONPathFields(t *testing.T) {
 		t.Errorf("after the line: %v", err)
 	}
 }
+
+// TestNginxEscapeJSON reads a log_format written with escape=json, whose
+// lines nginx escapes as JSON strings: \", \\, \n and \u00XX.
+func TestNginxEscapeJSON(t *testing.T) {
+	f, err := ParseFormat("nginx", `escape=json '{"addr":"$remote_addr","t":"$time_iso8601","ua":"$http_user_agent","s":$status}'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"addr":"192.0.2.1","t":"2026-11-24T09:00:00+00:00","ua":"a \"b\" c\\d\u0001\n","s":200}` + "\n"
+	r := NewReader(strings.NewReader(line), "", f, Options{})
+	rec, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rec.Field("http_user_agent")); got != "a \"b\" c\\d\x01\n" || rec.Status != 200 {
+		t.Errorf("user agent %q, status %d", got, rec.Status)
+	}
+}

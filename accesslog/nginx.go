@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // nginxFormat is a compiled log_format: lits[i] comes before vars[i], and
@@ -60,6 +61,15 @@ const (
 func unquoteNginx(spec string) (string, error) {
 	s := strings.TrimSpace(spec)
 	s = strings.TrimSpace(strings.TrimSuffix(s, ";"))
+	// nginx's escape= parameter, before the strings, as its
+	// configuration writes it: every mode's escapes are read anyway
+	// (appendUnescaped).
+	for _, mode := range []string{"escape=json", "escape=default", "escape=none"} {
+		if rest, ok := strings.CutPrefix(s, mode); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			s = strings.TrimSpace(rest)
+			break
+		}
+	}
 	if s == "" {
 		return "", errors.New("empty")
 	}
@@ -566,12 +576,15 @@ func indexEither(line []byte, pos int, stop byte) int {
 
 // backslashed is what Apache's \c stands for, by c: 0 for a c that is no
 // such escape.
-var backslashed = [256]byte{'"': '"', '\\': '\\', 'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'v': '\v'}
+var backslashed = [256]byte{'"': '"', '\\': '\\', 'n': '\n', 'r': '\r', 't': '\t', 'b': '\b', 'v': '\v', 'f': '\f'}
 
 // appendUnescaped appends s to dst with the escapes nginx and Apache
 // write undone: \xHH (nginx's for '"', '\' and bytes outside printable
-// ASCII; Apache's for the other bytes outside it), \" and \\ (Apache's),
-// \n, \r, \t, \b, \v (Apache's). Any other backslash is kept as it is.
+// ASCII; Apache's for the other bytes outside it), \" and \\ (Apache's,
+// and nginx's with escape=json), \n, \r, \t, \b, \v (Apache's), \f and
+// \uXXXX (nginx's with escape=json). No format writes a backslash
+// unescaped, so each mode's escapes are read in any. Any other backslash
+// is kept as it is.
 func appendUnescaped(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -583,6 +596,13 @@ func appendUnescaped(dst, s []byte) []byte {
 		case backslashed[n] != 0:
 			dst = append(dst, backslashed[n])
 			i++
+		case n == 'u':
+			if r, ok := hex4(s, i+2); ok {
+				dst = utf8.AppendRune(dst, r)
+				i += 5
+				continue
+			}
+			dst = append(dst, c)
 		case n == 'x':
 			if i+3 < len(s) && isHex(s[i+2]) && isHex(s[i+3]) {
 				dst = append(dst, unhex(s[i+2])<<4|unhex(s[i+3]))
