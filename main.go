@@ -6,6 +6,7 @@
 //	ratelab run [flags] SCENARIO       every decision, as a table, JSON Lines or a summary
 //	                                   (flags before or after SCENARIO; -- ends them)
 //	ratelab check SCENARIO...          verify the scenarios' expectations
+//	ratelab fit [flags] SOURCE         the smallest policies that fit a log's or a scenario's traffic
 //
 // SCENARIO is a canned scenario's name, a YAML file's path, or an access
 // log's, replayed through default lanes (logflags.go). With
@@ -48,6 +49,18 @@ usage:
                                   lane window)
   ratelab check SCENARIO...     run the scenarios' expectations; exit 1 if
                                 any fails
+
+  ratelab fit [flags] LOG|SCENARIO
+                                the smallest policy of each algorithm that
+                                refuses nothing on that traffic (docs/fit.md)
+    --algorithm A,...             the algorithms (default: every one fit
+                                  supports)
+    --rate R,... --window D,...   rates and windows besides the grid's
+    --by-key                      a limiter state per key (default: one for
+                                  all the traffic)
+    --key-share P%                with --by-key, the quantile of keys (99%)
+    --reject-at-most P%           the smallest refusing at most that share
+    --save FILE.yaml              a scenario of the knees, to open and check
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
 its requests are replayed at their logged times through six lanes of 120
@@ -161,6 +174,8 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 		return runCommand(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
+	case "fit":
+		return fitCommand(args[1:], stdout, stderr)
 	}
 	var store storeFlag
 	var logs logFlags

@@ -1,0 +1,83 @@
+package fit
+
+import (
+	"runtime"
+	"sync"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// batch is a run of requests read from the source that the workers of a
+// pass decide while the reader fills the next: with each request, its key
+// as the pass numbers it (keys) or its tracks (tracks), whichever the pass
+// uses.
+type batch struct {
+	reqs   []scenarios.Request
+	keys   []algorithms.Key
+	tracks []*keyTracks
+	done   sync.WaitGroup // the workers still deciding it
+}
+
+// batchSize is how many requests a batch holds: a worker goes through a
+// batch one part of its work at a time (a probe, a kind of track), keeping
+// that part's state hot; two batches are in memory.
+const batchSize = 8192
+
+// fanOut reads src once into batches, label adding each request to its
+// batch, and has every part run over every batch, in order. The parts run
+// in as many goroutines as there are processors (each its own share of
+// the parts), while the reader fills the other batch; parts must touch
+// nothing another part does. It returns how many requests there were and
+// the source's error.
+func fanOut(src Source, label func(b *batch, r scenarios.Request), parts []func(b *batch)) (int64, error) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
+	work := make([]chan *batch, workers)
+	var finished sync.WaitGroup
+	for w := range work {
+		work[w] = make(chan *batch, 1)
+		finished.Add(1)
+		go func() {
+			defer finished.Done()
+			for b := range work[w] {
+				for i := w; i < len(parts); i += workers {
+					parts[i](b)
+				}
+				b.done.Done()
+			}
+		}()
+	}
+	batches := [2]*batch{{}, {}}
+	cur := batches[0]
+	send := func() {
+		cur.done.Add(workers)
+		for _, c := range work {
+			c <- cur
+		}
+		if cur == batches[0] {
+			cur = batches[1]
+		} else {
+			cur = batches[0]
+		}
+		cur.done.Wait() // the workers are done with the batch to refill
+		cur.reqs, cur.keys, cur.tracks = cur.reqs[:0], cur.keys[:0], cur.tracks[:0]
+	}
+	var n int64
+	err := src(func(r scenarios.Request) bool {
+		n++
+		label(cur, r)
+		cur.reqs = append(cur.reqs, r)
+		if len(cur.reqs) == batchSize {
+			send()
+		}
+		return true
+	})
+	if len(cur.reqs) > 0 {
+		send()
+	}
+	for _, c := range work {
+		close(c)
+	}
+	finished.Wait()
+	return n, err
+}

@@ -1,0 +1,162 @@
+package fit
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// grid is the points a fit computes at, and what each algorithm needs of
+// them.
+type grid struct {
+	rates   []algorithms.Rate
+	windows []time.Duration
+	// nginxRate is each rate in nginx's thousandths of a request per
+	// second, 0 where nginx cannot take it (or it is not fitted);
+	// cellInterval each rate's redis-cell emission interval in ns, 0 where
+	// redis-cell cannot take it (or it is not fitted).
+	nginxRate, cellInterval []int64
+	// Which tracks the fitted algorithms read.
+	buckets, windowed, log bool
+}
+
+func newGrid(rates []algorithms.Rate, windows []time.Duration, algs []algorithms.Algorithm) *grid {
+	g := &grid{rates: rates, windows: windows, nginxRate: make([]int64, len(rates)), cellInterval: make([]int64, len(rates))}
+	for _, a := range algs {
+		switch a {
+		case algorithms.TokenBucket, algorithms.GCRA, algorithms.LeakyBucket:
+			g.buckets = true
+		case algorithms.FixedWindow, algorithms.SlidingCounter:
+			g.windowed = true
+		case algorithms.SlidingLog:
+			g.log = true
+		case algorithms.NginxLimitReq:
+			for i, r := range rates {
+				if families[a].takes(r) {
+					g.nginxRate[i] = algorithms.NginxRateMilli(r)
+				}
+			}
+		case algorithms.RedisCell:
+			for i, r := range rates {
+				if families[a].takes(r) {
+					g.cellInterval[i] = int64(r.Per) / r.N
+				}
+			}
+		}
+	}
+	return g
+}
+
+// keyTracks is one state's tracks: every key's for ByKey, else the one of
+// all the traffic. Only the tracks the fitted algorithms read are made.
+type keyTracks struct {
+	name     string
+	requests int64
+	// last is the time of the state's latest request (the rates' tracks
+	// share it), lastMs the same in nginx's whole milliseconds.
+	last    time.Duration
+	lastMs  int64
+	buckets []bucketTrack // per rate
+	nginx   []nginxTrack  // per rate
+	cells   []cellTrack   // per rate
+	windows []windowTrack // per window
+	log     *logTrack
+}
+
+func (g *grid) newTracks(name string) *keyTracks {
+	k := &keyTracks{name: name}
+	if g.buckets {
+		k.buckets = make([]bucketTrack, len(g.rates))
+	}
+	if slices.ContainsFunc(g.nginxRate, func(r int64) bool { return r > 0 }) {
+		k.nginx = make([]nginxTrack, len(g.rates))
+	}
+	if slices.ContainsFunc(g.cellInterval, func(t int64) bool { return t > 0 }) {
+		k.cells = make([]cellTrack, len(g.rates))
+	}
+	if g.windowed {
+		k.windows = make([]windowTrack, len(g.windows))
+	}
+	if g.log {
+		k.log = newLogTrack(len(g.windows))
+	}
+	return k
+}
+
+// addRates moves key k's tracks at every rate by a request.
+func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
+	first := k.requests == 0
+	k.requests++
+	ms := int64(at / time.Millisecond) // nginx's clock
+	elapsed, elapsedMs := at-k.last, ms-k.lastMs
+	if first {
+		elapsed, elapsedMs = 0, 0
+	}
+	for i, r := range g.rates {
+		if k.buckets != nil {
+			k.buckets[i].add(elapsed, cost, r.N, int64(r.Per))
+		}
+		if k.nginx != nil && g.nginxRate[i] > 0 {
+			k.nginx[i].add(first, elapsedMs, cost, g.nginxRate[i])
+		}
+		if k.cells != nil && g.cellInterval[i] > 0 {
+			k.cells[i].add(elapsed, cost, g.cellInterval[i])
+		}
+	}
+	k.last, k.lastMs = at, ms
+}
+
+// addWindows moves key k's tracks at every window by a request.
+func (g *grid) addWindows(k *keyTracks, at time.Duration, cost int64) {
+	for i := range k.windows {
+		k.windows[i].add(at, cost, int64(g.windows[i]))
+	}
+	if k.log != nil {
+		k.log.add(at, cost, g.windows)
+	}
+}
+
+// trackPass reads src once, following every state at every grid point:
+// the keys' tracks in the order keys first appear (one for all the
+// traffic unless byKey). The rates' tracks and the windows' are two parts
+// of fanOut, run side by side.
+func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
+	var keys []*keyTracks
+	index := map[string]int{}
+	var cur *keyTracks
+	label := func(b *batch, r scenarios.Request) {
+		switch {
+		case !byKey:
+			if cur == nil {
+				cur = g.newTracks("")
+				keys = append(keys, cur)
+			}
+		case cur == nil || r.Key != cur.name:
+			i, ok := index[r.Key]
+			if !ok {
+				i = len(keys)
+				index[r.Key] = i
+				keys = append(keys, g.newTracks(r.Key))
+			}
+			cur = keys[i]
+		}
+		b.tracks = append(b.tracks, cur)
+	}
+	rates := func(b *batch) {
+		for i, r := range b.reqs {
+			g.addRates(b.tracks[i], r.At, r.Cost)
+		}
+	}
+	windows := func(b *batch) {
+		for i, r := range b.reqs {
+			g.addWindows(b.tracks[i], r.At, r.Cost)
+		}
+	}
+	if _, err := fanOut(src, label, []func(*batch){rates, windows}); err != nil {
+		return nil, fmt.Errorf("fit: reading the traffic: %w", err)
+	}
+	return keys, nil
+}

@@ -1,0 +1,348 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"ratelab/algorithms"
+	"ratelab/fit"
+)
+
+// FitView shapes what WriteFit writes.
+type FitView struct {
+	// TopKeys is how many of the keys above the quantile a ByKey fit lists
+	// per frontier, largest need first; 0 lists 10.
+	TopKeys int
+	// NoChart leaves out each frontier's picture.
+	NoChart bool
+}
+
+// WriteFit writes a fit's result for the command line: a line on the
+// traffic, then per algorithm a table of its frontier (rate or window →
+// the smallest size refusing nothing, the knee marked ◆, what the real
+// limiters said where they ran, the quantile's size for a ByKey fit and
+// the budget's when refusals were allowed), a picture of the frontier,
+// the knee's policy, and for a ByKey fit the keys above the quantile.
+func WriteFit(w io.Writer, r *fit.Result, v FitView) error {
+	if v.TopKeys == 0 {
+		v.TopKeys = 10
+	}
+	bw := bufio.NewWriter(w)
+	writeFitHead(bw, r)
+	for i := range r.Frontiers {
+		bw.WriteByte('\n')
+		writeFrontier(bw, r, &r.Frontiers[i], v)
+	}
+	return bw.Flush()
+}
+
+// writeFitHead is the line on the traffic and how it was fitted.
+func writeFitHead(w io.Writer, r *fit.Result) {
+	fmt.Fprintf(w, "fit of %s requests (cost %s) from %s to %s, %s %s: ", thousands(r.Requests), thousands(r.Cost),
+		algorithms.FormatSeconds(r.First), algorithms.FormatSeconds(r.Last), thousands(int64(r.Keys)), plural(int64(r.Keys), "key", "keys"))
+	if r.ByKey {
+		fmt.Fprintf(w, "one limiter state a key; sizes are the largest any key needs, %s the %s quantile of the keys' needs\n",
+			quantileName(r.KeyShare), ppmText(r.KeyShare))
+	} else {
+		fmt.Fprintln(w, "one limiter state for all the traffic")
+	}
+	if r.RejectAtMost > 0 {
+		fmt.Fprintf(w, "budget: the smallest size refusing at most %s of the requests, measured by the real limiters\n", ppmText(r.RejectAtMost))
+	}
+}
+
+// writeFrontier is one algorithm's table, picture, knee and top keys.
+func writeFrontier(w io.Writer, r *fit.Result, f *fit.Frontier, v FitView) {
+	fmt.Fprintf(w, "%s: %s (%s) by %s\n", f.Algorithm, f.SizeName, sizeUnit(f), axisName(f.Axis))
+	if len(f.Points) == 0 {
+		fmt.Fprintln(w, "  no point to fit: no rate the algorithm takes, or no traffic")
+		return
+	}
+	waits := false
+	for _, p := range f.Points {
+		waits = waits || p.LongestWait > 0
+	}
+	head := []string{"  " + axisName(f.Axis), "", f.SizeName}
+	if waits {
+		head = append(head, "longest wait")
+	}
+	if r.ByKey {
+		head = append(head, quantileName(r.KeyShare))
+	}
+	if r.RejectAtMost > 0 {
+		head = append(head, "≤ "+ppmText(r.RejectAtMost)+" refused")
+	}
+	rows := [][]string{append(head, "confirmation")}
+	for i, p := range f.Points {
+		mark := ""
+		if i == f.Knee {
+			mark = "◆"
+		}
+		row := []string{"  " + axisValue(f.Axis, p), mark}
+		if !p.Feasible {
+			row = append(row, "—")
+			for range len(head) - 3 {
+				row = append(row, "")
+			}
+			rows = append(rows, append(row, p.Why))
+			continue
+		}
+		row = append(row, itoa(p.Size))
+		if waits {
+			row = append(row, algorithms.FormatSeconds(p.LongestWait))
+		}
+		if r.ByKey {
+			row = append(row, itoa(p.Quantile.Size))
+		}
+		if r.RejectAtMost > 0 {
+			row = append(row, budgetText(p.Budget))
+		}
+		rows = append(rows, append(row, confirmationText(f, p)))
+	}
+	// Right-aligned: the size and every number after it, but the last
+	// column, the confirmation's words.
+	last := len(rows[0]) - 1
+	alignCells(w, func(c int) bool { return c >= 2 && c < last }, rows)
+	if !v.NoChart {
+		writeChart(w, f)
+	}
+	if f.Knee < 0 {
+		fmt.Fprintln(w, "  knee: none, no point is feasible")
+		return
+	}
+	k := f.Points[f.Knee]
+	fmt.Fprintf(w, "  knee ◆: %s\n", k.Policy)
+	if q := k.Quantile; q != nil {
+		writeTopKeys(w, r, f, k, v.TopKeys)
+	}
+}
+
+// confirmationText says what the real limiters did at a point: "capacity
+// 12 refuses 0; 11 refuses 3 of 10,000, the first at 4.2s".
+func confirmationText(f *fit.Frontier, p fit.Point) string {
+	c := p.Confirmation
+	if !c.Ran {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d refuses %s", f.SizeName, p.Size, thousands(c.Refused))
+	switch {
+	case !c.Confirmed:
+		b.WriteString(": not confirmed")
+	case c.SmallerValid:
+		fmt.Fprintf(&b, "; %d refuses %s of %s, the first at %s", p.Size-1, thousands(c.SmallerRefused), thousands(c.Requests),
+			algorithms.FormatSeconds(c.FirstRefusal))
+	default:
+		b.WriteString(", the smallest valid")
+	}
+	if c.Searched {
+		b.WriteString(" (found by a search with real runs)")
+	}
+	return b.String()
+}
+
+// budgetText is a budget's size and what it and the size below refused.
+func budgetText(b *fit.Budget) string {
+	if b == nil {
+		return "—"
+	}
+	s := itoa(b.Size) + " (" + thousands(b.Refused) + " refused"
+	if b.SmallerValid {
+		s += "; " + itoa(b.Size-1) + ": " + thousands(b.SmallerRefused)
+	}
+	return s + ")"
+}
+
+// writeTopKeys lists the keys the knee's quantile policy refuses.
+func writeTopKeys(w io.Writer, r *fit.Result, f *fit.Frontier, k fit.Point, top int) {
+	q := k.Quantile
+	if len(q.Keys) == 0 {
+		fmt.Fprintf(w, "  every key fits in %s %d at the knee\n", f.SizeName, q.Size)
+		return
+	}
+	fmt.Fprintf(w, "  keys above the %s %s %d at the knee: %s of %s", quantileName(r.KeyShare), f.SizeName, q.Size,
+		thousands(int64(len(q.Keys))), thousands(int64(r.Keys)))
+	if len(q.Keys) > top {
+		fmt.Fprintf(w, ", the %d that need most", top)
+	}
+	fmt.Fprintln(w)
+	rows := [][]string{{"    key", "requests", "needs", "refused", "first refused", "last refused"}}
+	for _, t := range q.Keys[:min(top, len(q.Keys))] {
+		row := []string{"    " + t.Key, itoa(t.Requests), itoa(t.Size)}
+		if q.Measured {
+			row = append(row, itoa(t.Refused), algorithms.FormatSeconds(t.FirstRefusal), algorithms.FormatSeconds(t.LastRefusal))
+		} else {
+			row = append(row, "", "", "")
+		}
+		rows = append(rows, row)
+	}
+	alignCells(w, func(c int) bool { return c > 0 }, rows)
+}
+
+// chartWidth and chartRows are the picture's plot area, in columns and
+// rows; each row holds eight levels (the block elements ▁ to █).
+const (
+	chartWidth = 60
+	chartRows  = 8
+)
+
+var blocks = []rune(" ▁▂▃▄▅▆▇█")
+
+// writeChart draws the frontier as bars, one a point in the order of the
+// table, each as tall as its size over the largest (rounded up to an
+// eighth of a row, so that a size above 0 shows); an infeasible point is
+// a × on the axis. Under the axis, the first, knee's and last point's
+// rate or window.
+func writeChart(w io.Writer, f *fit.Frontier) {
+	var top int64
+	for _, p := range f.Points {
+		top = max(top, p.Size)
+	}
+	if top == 0 {
+		return
+	}
+	n := len(f.Points)
+	slot := max(1, chartWidth/n)
+	bar := max(1, slot-1)
+	// eighths is each point's height in eighths of a row.
+	eighths := make([]int64, n)
+	for i, p := range f.Points {
+		eighths[i] = (p.Size*chartRows*8 + top - 1) / top
+	}
+	label := itoa(top)
+	pad := utf8.RuneCountInString(label)
+	fmt.Fprintf(w, "  %s (%s)\n", f.SizeName, sizeUnit(f))
+	for row := range chartRows {
+		floor := int64(chartRows-1-row) * 8 // eighths below this row
+		var line strings.Builder
+		switch row {
+		case 0:
+			fmt.Fprintf(&line, "  %*s ┤", pad, label)
+		case chartRows - 1:
+			fmt.Fprintf(&line, "  %*s ┤", pad, "0")
+		default:
+			fmt.Fprintf(&line, "  %*s │", pad, "")
+		}
+		for i := range n {
+			cell := ' '
+			switch h := eighths[i] - floor; {
+			case !f.Points[i].Feasible:
+				if row == chartRows-1 {
+					cell = '×'
+				}
+			case h >= 8:
+				cell = blocks[8]
+			case h > 0:
+				cell = blocks[h]
+			}
+			line.WriteString(strings.Repeat(string(cell), bar))
+			line.WriteString(strings.Repeat(" ", slot-bar))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
+	}
+	fmt.Fprintf(w, "  %*s └%s\n", pad, "", strings.Repeat("─", slot*n))
+	// The labels, each at its bar unless it would run into the one before.
+	ticks := []rune(strings.Repeat(" ", slot*n+20))
+	end := 0
+	for _, i := range []int{0, f.Knee, n - 1} {
+		if i < 0 {
+			continue
+		}
+		text := axisValue(f.Axis, f.Points[i])
+		if i == f.Knee {
+			text = "◆" + text
+		}
+		at := i * slot
+		if at < end {
+			continue
+		}
+		for j, r := range []rune(text) {
+			if at+j < len(ticks) {
+				ticks[at+j] = r
+			}
+		}
+		end = at + utf8.RuneCountInString(text) + 1
+	}
+	fmt.Fprintf(w, "  %*s  %s  %s\n", pad, "", strings.TrimRight(string(ticks), " "), axisUnit(f.Axis))
+}
+
+// axisName is what a frontier's points vary.
+func axisName(a fit.Axis) string {
+	if a == fit.ByWindow {
+		return "window"
+	}
+	return "rate"
+}
+
+// axisUnit labels the picture's horizontal axis, whose bars are evenly
+// spaced whatever their rates or windows.
+func axisUnit(a fit.Axis) string {
+	return "(" + axisName(a) + ": a bar a row of the table)"
+}
+
+// axisValue is a point's rate ("2/s", "120/min") or window ("10s").
+func axisValue(a fit.Axis, p fit.Point) string {
+	if a == fit.ByWindow {
+		return algorithms.FormatDuration(p.Window)
+	}
+	return p.Rate.String()
+}
+
+// sizeUnit is what a frontier's size counts.
+func sizeUnit(f *fit.Frontier) string {
+	switch {
+	case f.Algorithm == algorithms.TokenBucket:
+		return "tokens"
+	case f.Axis == fit.ByWindow:
+		return "cost per window"
+	case f.Algorithm == algorithms.LeakyBucket:
+		return "requests waiting"
+	case f.Algorithm == algorithms.NginxLimitReq || f.Algorithm == algorithms.RedisCell:
+		return "requests beyond the first"
+	}
+	return "requests at once"
+}
+
+// quantileName is a ByKey fit's quantile column: "p99", "p99.9".
+func quantileName(share int64) string {
+	return "p" + strings.TrimSuffix(ppmText(share), "%")
+}
+
+// ppmText writes parts per million as a percentage, exact: "1%",
+// "0.05%", "99.99%".
+func ppmText(ppm int64) string {
+	s := strconv.FormatInt(ppm/10_000, 10)
+	if frac := ppm % 10_000; frac != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%04d", frac), "0")
+	}
+	return s + "%"
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
