@@ -58,8 +58,8 @@ usage:
     --rate R,... --window D,...   rates and windows besides the grid's
     --by-key                      a limiter state per key (default: one for
                                   all the traffic)
-    --key-share P%%               with --by-key, the quantile of keys (99%%)
-    --reject-at-most P%%          the smallest refusing at most that share
+    --key-share P%%                with --by-key, the quantile of keys (99%%)
+    --reject-at-most P%%           the smallest refusing at most that share
     --save FILE.yaml              a scenario of the knees, to open and check
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
