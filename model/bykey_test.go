@@ -68,17 +68,11 @@ func TestRunByKeyIsEachKeyRunAlone(t *testing.T) {
 		sums := make([]Stats, len(s.Lanes))
 		for _, ks := range byKey {
 			got = append(got, ks.Key)
-			alone := *s
-			alone.Traffic = nil
-			for _, tr := range s.Traffic {
-				if tr.Key == ks.Key {
-					alone.Traffic = append(alone.Traffic, tr)
-				}
-			}
+			alone := aloneWith(s, ks.Key)
 			// Where keys touch one another, a key's totals are its
 			// requests' in the whole run, not those of it run alone.
 			if !keysShare(s) {
-				wantKey, err := Run(&alone, Options{Until: opt.Until, PeakWindow: all[0].PeakWindow}, nil)
+				wantKey, err := Run(alone, Options{Until: opt.Until, PeakWindow: all[0].PeakWindow}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -107,12 +101,33 @@ func TestRunByKeyIsEachKeyRunAlone(t *testing.T) {
 }
 
 func keyArrivesBefore(s *scenarios.Scenario, key string, until time.Duration) bool {
-	for _, tr := range s.Traffic {
-		if tr.Key == key && tr.Count > 0 && tr.Time(0) < until {
-			return true
+	for r := range s.Requests() {
+		if r.Key == key {
+			return r.At < until
 		}
 	}
 	return false
+}
+
+// aloneWith is s with only key's requests: its items, and a log's
+// requests of that key as single requests.
+func aloneWith(s *scenarios.Scenario, key string) *scenarios.Scenario {
+	alone := *s
+	alone.Traffic, alone.Logs = nil, nil
+	for _, tr := range s.Traffic {
+		if tr.Key == key {
+			alone.Traffic = append(alone.Traffic, tr)
+		}
+	}
+	if len(s.Logs) == 0 {
+		return &alone
+	}
+	for item, r := range s.RequestsOfItems() {
+		if item >= len(s.Traffic) && r.Key == key {
+			alone.Traffic = append(alone.Traffic, scenarios.Traffic{Form: scenarios.Single, At: r.At, Count: 1, Key: r.Key, Cost: r.Cost})
+		}
+	}
+	return &alone
 }
 
 // TestRunByKeyPeaks: the lesson's numbers. The sliding log's peak over both

@@ -43,6 +43,7 @@ var teachingOrder = []string{
 	"deadlines-and-cancel",
 	"promise-first",
 	"table-from-runs",
+	"which-burst",
 	"sliding-estimate",
 	"memory-fleet",
 	"float-drift",
@@ -132,7 +133,7 @@ func Canned(name string) (*Scenario, error) {
 
 // parseCanned parses data, the source of the canned scenario name.
 func parseCanned(name string, data []byte) (*Scenario, error) {
-	s, err := (&decoder{file: name + ".yaml", canned: true}).parse(data)
+	s, err := Parse(name+".yaml", data)
 	if err != nil {
 		return nil, err
 	}

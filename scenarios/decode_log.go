@@ -13,8 +13,7 @@ import (
 )
 
 // cannedLog starts the name of a log shipped with the canned lessons
-// ("canned:api.log"), which any scenario file may replay; a canned
-// lesson's logs are those.
+// ("canned:api.log"), which any scenario file (a lesson too) may replay.
 const cannedLog = "canned:"
 
 // logFields are the fields of a log item, as the format documents them.
@@ -49,12 +48,9 @@ func (d *decoder) logItem(n ast.Node, path string) (*LogTraffic, error) {
 	if l.Path, err = f.requiredText("log", "the path of an access log", false); err != nil {
 		return nil, err
 	}
-	switch name, ok := strings.CutPrefix(l.Path, cannedLog); {
-	case ok:
+	if name, ok := strings.CutPrefix(l.Path, cannedLog); ok {
 		l.fsys, l.file = cannedFS, "canned/logs/"+name
-	case d.canned:
-		l.fsys, l.file = cannedFS, "canned/logs/"+l.Path
-	default:
+	} else {
 		l.file = resolvePath(d.file, l.Path)
 	}
 	format := "combined"

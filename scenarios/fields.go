@@ -15,9 +15,6 @@ import (
 // place of the first problem.
 type decoder struct {
 	file string
-	// canned reads a canned lesson, whose logs are shipped with it
-	// (cannedLog).
-	canned bool
 	// progress is given to each log item (LogOptions.Progress).
 	progress func(size int64) (update func(lines, bytes int64), done func())
 }

@@ -166,6 +166,22 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 	return nil
 }
 
+// countAt is the number of the log's requests at exactly at (with key,
+// when not ""), read up to at; 0 when the log can no longer be read.
+func (l *LogTraffic) countAt(at time.Duration, key string) int64 {
+	if at > l.Last {
+		return 0
+	}
+	var n int64
+	l.pass(false, func(t time.Duration, k string, _ int64) bool {
+		if t == at && (key == "" || k == key) {
+			n++
+		}
+		return t <= at
+	})
+	return n
+}
+
 // scan reads the log when the scenario is read: its start, requests,
 // span and keys. A log with no request to replay is an error that says
 // why (every line bad, filtered out, or outside From and Until).

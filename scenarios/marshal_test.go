@@ -17,6 +17,12 @@ func normalise(s *Scenario) *Scenario {
 	for i := range c.Traffic {
 		c.Traffic[i].Line = 0
 	}
+	c.Logs = nil
+	for _, l := range s.Logs {
+		cl := *l
+		cl.Line, cl.Path = 0, "" // a log is written by its absolute path
+		c.Logs = append(c.Logs, &cl)
+	}
 	c.Expect = append([]Expectation(nil), s.Expect...)
 	for i := range c.Expect {
 		c.Expect[i].Line = 0

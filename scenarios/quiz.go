@@ -61,13 +61,17 @@ func (t Traffic) CountAt(at time.Duration) int64 {
 
 // CountAt is the number of the scenario's requests arriving at exactly at,
 // counting only those with key when key is not "". A quiz mark's moment
-// exists when CountAt(q.At, q.Key) ≥ q.Request.
+// exists when CountAt(q.At, q.Key) ≥ q.Request. A log is read for it, up
+// to at.
 func (s *Scenario) CountAt(at time.Duration, key string) int64 {
 	var n int64
 	for _, t := range s.Traffic {
 		if key == "" || t.Key == key {
 			n += t.CountAt(at)
 		}
+	}
+	for _, l := range s.Logs {
+		n += l.countAt(at, key)
 	}
 	return n
 }

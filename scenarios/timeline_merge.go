@@ -51,9 +51,11 @@ func (s *Scenario) mergeItems(yield func(item int, r Request) bool) {
 	})
 }
 
-// ItemTimes yields the time of every request in the order of Requests,
-// each with its item (an index in s.Traffic): what RequestsOfItems yields
-// without reading the item for each request. A reader that keeps
+// ItemTimes yields the time of every request of s.Traffic's items in the
+// order of Requests, each with its item (an index in s.Traffic): what
+// RequestsOfItems yields without reading the item for each request. A
+// log's requests, whose keys and costs are their own, are not among them:
+// RequestsOfItems yields those. A reader that keeps
 // something per item (the explorer's timeline) looks the item up once.
 func (s *Scenario) ItemTimes() iter.Seq2[int, time.Duration] {
 	return func(yield func(int, time.Duration) bool) { s.mergeTimes(calendarMost, yield) }

@@ -103,6 +103,8 @@ var moreLessons = []struct {
 	{"crawler-per-host", 2500 * time.Millisecond},
 	// The racy lanes admitting what the refusal's write gave back.
 	{"refusal-writes", 200 * time.Millisecond},
+	// The batch job's second burst: one-less refuses its 22nd request.
+	{"which-burst", 120 * time.Second},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
