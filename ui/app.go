@@ -294,6 +294,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.onKey(msg)
 	case savedMsg:
 		return a.onSaved(msg)
+	case fittedMsg:
+		return a.onFitted(msg)
 	case fileStatMsg:
 		return a.onFileStat(msg)
 	case loadedMsg:

@@ -133,13 +133,14 @@ func answer(a *App, s string) {
 }
 
 // settle runs cmd, a command that does file work (a save's write, a
-// file's load), and hands its message to the app, as the program would.
+// file's load, a fit), and hands its message to the app, as the program
+// would.
 func settle(a *App, cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
 	switch msg := cmd().(type) {
-	case savedMsg, loadedMsg:
+	case savedMsg, loadedMsg, fittedMsg:
 		a.Update(msg)
 	case tea.BatchMsg:
 		for _, c := range msg {

@@ -36,7 +36,7 @@ type labKeys struct {
 	NextReq, PrevReq, NextSplit, PrevSplit key.Binding
 	NextNote, PrevNote, Start, End         key.Binding
 	Play, ToMoment, Faster, Slower         key.Binding
-	StopNotes, Quiz, Mistakes              key.Binding
+	StopNotes, Quiz, Mistakes, Fit         key.Binding
 	Undo, Reset                            key.Binding
 	FocusNext, FocusPrev, ZoomIn, ZoomOut  key.Binding
 	Expand, PeakWindow, Chart              key.Binding
@@ -106,6 +106,7 @@ func newKeyMap() keyMap {
 		StopNotes: b(k("m"), "m", "stop at notes on/off"),
 		Quiz:      b(k("t"), "t", "quiz: predict, then see"),
 		Mistakes:  b(k("M"), "M", "mistake lanes of this lane on/off"),
+		Fit:       b(k("F"), "F", "fitted lane: smallest refusing none, on/off"),
 		Chart:     b(k("v"), "v", "state over time on/off"),
 
 		Undo:  b(k("u"), "u", "undo last fire or reset"),
@@ -221,7 +222,7 @@ func (k labKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.StepFwd, k.StepBack, k.LeapFwd, k.LeapBack, k.NextReq, k.PrevReq, k.NextSplit, k.PrevSplit, k.NextNote, k.PrevNote, k.Start, k.End},
 		{k.Play, k.ToMoment, k.Faster, k.Slower, k.StopNotes, k.Quiz, k.Fire, k.Burst, k.Cost, k.NextKey, k.NewKey, k.Undo, k.Reset},
-		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.Expand, k.PeakWindow, k.Chart, k.Mistakes, k.About, k.Open, k.Save, k.Help, k.Quit},
+		{k.FocusNext, k.FocusPrev, k.ZoomIn, k.ZoomOut, k.Expand, k.PeakWindow, k.Chart, k.Mistakes, k.Fit, k.About, k.Open, k.Save, k.Help, k.Quit},
 	}
 }
 

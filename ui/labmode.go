@@ -73,6 +73,8 @@ func (m *labMode) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		a.quiz.toggle(a)
 	case key.Matches(msg, k.Mistakes):
 		return m.toggleMistakes(a)
+	case key.Matches(msg, k.Fit):
+		return a.toggleFit()
 	case key.Matches(msg, k.Chart):
 		m.toggleChart(a)
 

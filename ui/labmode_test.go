@@ -202,3 +202,24 @@ func TestFooterNamesNextNote(t *testing.T) {
 		t.Errorf("a footer without notes: %q", footer)
 	}
 }
+
+// TestFitKey: F on which-burst's one-less adds one-less-fit beside it,
+// the status saying what the fit found; F on the fitted lane takes it
+// away.
+func TestFitKey(t *testing.T) {
+	a := newTestApp(t, "which-burst", 100, 40)
+	a.focus = 1
+	settle(a, press(a, "F"))
+	lanes := a.lab.Lanes()
+	if len(lanes) != 4 || lanes[2].Name != "one-less-fit" {
+		t.Fatalf("lanes after F: %v", lanes)
+	}
+	if msg := a.status.text; !strings.Contains(msg, "one-less-fit: token-bucket capacity 22, rate 1/s") || !strings.Contains(msg, "one less refuses 6") {
+		t.Errorf("status %q", msg)
+	}
+	a.focus = 2
+	settle(a, press(a, "F"))
+	if n := len(a.lab.Lanes()); n != 3 {
+		t.Errorf("%d lanes after F on the fitted lane, want 3", n)
+	}
+}
