@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"slices"
 
 	"ratelab/scenarios"
 )
@@ -55,9 +56,9 @@ func (l *Lab) Relane(s *scenarios.Scenario) (nl *Lab, kept, dropped int, err err
 }
 
 // sameTraffic reports whether a and b expand to the same requests: the
-// same traffic, clients, duration and seed (the lanes, notes and quiz
-// aside).
+// same traffic, the very same logs, clients, duration and seed (the lanes,
+// notes and quiz aside).
 func sameTraffic(a, b *scenarios.Scenario) bool {
 	return a.Duration == b.Duration && a.Seed == b.Seed &&
-		reflect.DeepEqual(a.Traffic, b.Traffic) && reflect.DeepEqual(a.Clients, b.Clients)
+		reflect.DeepEqual(a.Traffic, b.Traffic) && slices.Equal(a.Logs, b.Logs) && reflect.DeepEqual(a.Clients, b.Clients)
 }
