@@ -210,3 +210,66 @@ func FuzzCSV(f *testing.F) {
 
 // quoteSome quotes some plain fields too, by a bit of their content.
 func quoteSome(s string) bool { return s[0]&1 == 1 }
+
+// FuzzKeyRule: a key rule that reads writes back (String) as a text that
+// reads to the same rule.
+func FuzzKeyRule(f *testing.F) {
+	for _, s := range []string{"", "remote_addr", "remote_addr/24", "x/24,48", "uri~^/t/([^/]+)", "a/0,0", "/", "~", "a~(", "a/33"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := ParseKeyRule(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseKeyRule(k.String())
+		if err != nil {
+			t.Fatalf("%q reads as %q, which does not read: %v", s, k.String(), err)
+		}
+		if again.String() != k.String() || again.Field != k.Field && k.Field != "" || again.IPv4Bits != k.IPv4Bits || again.IPv6Bits != k.IPv6Bits {
+			t.Fatalf("%q → %q → %q", s, k.String(), again.String())
+		}
+	})
+}
+
+// FuzzJSONPath: on any JSON line that reads, a dotted path finds what
+// encoding/json finds there: the string's text (when it has no escape)
+// or nothing.
+func FuzzJSONPath(f *testing.F) {
+	f.Add(`{"time": 1, "user": {"id": "u-7", "plan": {"tier": "3"}}}`, "user.id")
+	f.Add(`{"time": 1, "a": {"b": {"c": "d"}}, "a.b": "x"}`, "a.b.c")
+	f.Add(`{"time": 1, "a": [1, 2]}`, "a.0")
+	format, err := ParseFormat("json", "")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line, path string) {
+		rec, err := parseLine(format, line)
+		if err != nil || strings.ContainsAny(line, "\\\n") || !strings.Contains(path, ".") {
+			return
+		}
+		got := rec.Field(path)
+		var v any
+		if json.Unmarshal([]byte(line), &v) != nil {
+			t.Fatalf("%q read as JSON by the reader, not by encoding/json", line)
+		}
+		if _, top := v.(map[string]any)[path]; top {
+			return // a key holding the dots wins
+		}
+		parts := strings.Split(path, ".")
+		for _, p := range parts {
+			m, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = m[p]
+		}
+		if s, ok := v.(string); ok && got != nil && string(got) != s {
+			t.Fatalf("%q at %q: %q, encoding/json %q", line, path, got, s)
+		}
+		if v == nil && got != nil && string(got) != "null" {
+			t.Fatalf("%q at %q: %q, encoding/json finds nothing", line, path, got)
+		}
+	})
+}

@@ -231,6 +231,18 @@ var everyKey = map[string]keyCase{
 			}
 		},
 	},
+	"F": {
+		// F on a lane fit cannot fit (Guava's float arithmetic) says so
+		// and changes nothing. (The lane F adds: labmode_test.go.)
+		scenario: "pay-later",
+		setup:    func(a *App) { a.focus = 2 },
+		check: func(t *testing.T, a *App, cmd tea.Cmd) {
+			settle(a, cmd)
+			if len(a.lab.Lanes()) != 3 || !strings.Contains(a.status.text, "fit cannot fit a guava") {
+				t.Errorf("F on guava: %d lanes, status %q", len(a.lab.Lanes()), a.status.text)
+			}
+		},
+	},
 	"v": {
 		// At 100×30 no panel fits: v draws the focused lane's state in the
 		// timeline's rows (the panel's toggle: chart_test.go).
