@@ -13,14 +13,16 @@ import (
 // when a part is missing or is not an object. A key that itself holds a
 // '.' is found by Field before any path is tried.
 func (r *Record) jsonPath(name string) []byte {
-	head, rest, ok := strings.Cut(name, ".")
-	if !ok {
+	parts := strings.Split(name, ".")
+	if len(parts) < 2 {
 		return nil
 	}
-	v, ok := r.lookup(head)
-	for ok && rest != "" {
-		head, rest, _ = strings.Cut(rest, ".")
-		v, ok = jsonMember(v, head)
+	v, ok := r.lookup(parts[0])
+	for _, part := range parts[1:] {
+		if !ok {
+			break
+		}
+		v, ok = jsonMember(v, part)
 	}
 	if !ok {
 		return nil

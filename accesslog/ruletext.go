@@ -42,6 +42,7 @@ func ParseKeyRule(s string) (KeyRule, error) {
 		return KeyRule{}, nil
 	}
 	if field, pattern, ok := strings.Cut(s, "~"); ok {
+		field = strings.TrimSpace(field)
 		if field == "" {
 			return KeyRule{}, fmt.Errorf("key %q names no field before '~'", s)
 		}
@@ -55,6 +56,7 @@ func ParseKeyRule(s string) (KeyRule, error) {
 	if !ok {
 		return KeyRule{Field: s}, nil
 	}
+	field = strings.TrimSpace(field)
 	if field == "" {
 		return KeyRule{}, fmt.Errorf("key %q names no field before '/'", s)
 	}
