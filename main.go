@@ -508,7 +508,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stdout, "FAIL", oneLine(f.Error()))
 		}
 		if len(fails) == 0 {
-			fmt.Fprintf(stdout, "ok   %s: %d expectations hold, %d quiz moments exist\n", oneLine(s.Name), len(s.Expect), len(s.Quiz))
+			fmt.Fprintf(stdout, "ok   %s: %s, %s\n", oneLine(s.Name), counted(len(s.Expect), "expectation holds", "expectations hold"), counted(len(s.Quiz), "quiz moment exists", "quiz moments exist"))
 		}
 		failures += len(fails)
 	}
@@ -564,4 +564,12 @@ func explore(name string, store storeFlag, logs logFlags, stdout io.Writer) erro
 		return err
 	}
 	return failed(st)
+}
+
+// counted is "1 expectation holds" or "n expectations hold".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -107,8 +107,10 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 	}
 	rd = accesslog.NewReader(in, l.Path, l.Format, accesslog.Options{LookBehind: l.LookBehind, Spread: l.Spread, Strict: l.Strict})
 	rules := accesslog.Rules{Key: l.Rules.Key, Cost: l.Rules.Cost, Filter: l.Rules.Filter}
-	start, end, first := l.Start, l.end, int64(0)
-	known := !scan
+	start, end := l.Start, l.end
+	known := !scan // whether start and end are known: once the scan reaches start
+	var first int64
+	haveFirst := false
 	if scan {
 		end = math.MaxInt64
 	}
@@ -121,8 +123,8 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 			return err
 		}
 		if !known {
-			if first == 0 {
-				first = rec.Time
+			if !haveFirst { // the log's first line: from and until offsets count from it
+				first, haveFirst = rec.Time, true
 			}
 			switch {
 			case l.FromAt != 0:
