@@ -28,16 +28,16 @@ type Fitted struct {
 	SmallerRefused int64
 }
 
-// String says it in a line: "bucket-fit: token-bucket capacity 22, rate
-// 1/s, the smallest at its rate that refuses none of the 2400 requests
-// (21 refuses 6)", or "bucket-fit taken away".
+// String says it in a line short enough for an 80-column status line:
+// "bucket-fit = token-bucket capacity 22, rate 1/s: refuses none of 2400
+// (one less: 6)", or "bucket-fit taken away".
 func (f Fitted) String() string {
 	if !f.On {
 		return f.Lane + " taken away"
 	}
-	s := fmt.Sprintf("%s: %s, the smallest that refuses none of the scenario's %d requests", f.Lane, f.Policy, f.Requests)
+	s := fmt.Sprintf("%s = %s: refuses none of %d", f.Lane, f.Policy, f.Requests)
 	if f.SmallerValid {
-		s += fmt.Sprintf(" (one less refuses %d)", f.SmallerRefused)
+		s += fmt.Sprintf(" (one less: %d)", f.SmallerRefused)
 	}
 	return s
 }
