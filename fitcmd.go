@@ -30,7 +30,7 @@ func fitCommand(args []string, stdout, stderr io.Writer) error {
 			for _, a := range strings.Split(v, ",") {
 				a := algorithms.Algorithm(strings.TrimSpace(a))
 				if !slices.Contains(fit.Supported, a) {
-					return fmt.Errorf("%q is not an algorithm fit can fit (want one of %s)", a, algorithmList(fit.Supported))
+					return fmt.Errorf("%q is not an algorithm fit can fit (it fits %s)", a, fit.SupportedWords())
 				}
 				o.Algorithms = append(o.Algorithms, a)
 			}
@@ -120,18 +120,6 @@ func fitCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "saved %s: the knees' lanes over the same traffic; ratelab check %s checks what the fit measured\n", save, save)
 	return err
-}
-
-// algorithmList is "a, b or c".
-func algorithmList(as []algorithms.Algorithm) string {
-	names := make([]string, len(as))
-	for i, a := range as {
-		names[i] = string(a)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // parseShare reads a share written as a percentage with up to four

@@ -3,6 +3,7 @@ package fit
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"ratelab/algorithms"
@@ -110,4 +111,14 @@ func (o Options) normalised() (Options, error) {
 		return o, fmt.Errorf("fit: unknown confirm mode %d", o.Confirm)
 	}
 	return o, nil
+}
+
+// SupportedWords names the algorithms fit supports in a sentence: "a, b
+// and c", for the messages that refuse another.
+func SupportedWords() string {
+	names := make([]string, len(Supported))
+	for i, a := range Supported {
+		names[i] = string(a)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -70,7 +70,7 @@ func ToggleFit(s *scenarios.Scenario, name string) (*scenarios.Scenario, Fitted,
 	case !lane.Fleet.Plain():
 		return nil, Fitted{}, fmt.Errorf("%s is a lane of gateways: fit fits one limiter", name)
 	case !slices.Contains(fit.Supported, lane.Policy.Algorithm):
-		return nil, Fitted{}, fmt.Errorf("fit cannot fit a %s (it fits %s)", lane.Policy.Algorithm, algorithmWords(fit.Supported))
+		return nil, Fitted{}, fmt.Errorf("fit cannot fit a %s (it fits %s)", lane.Policy.Algorithm, fit.SupportedWords())
 	case len(s.Lanes) >= scenarios.MaxLanes:
 		return nil, Fitted{}, fmt.Errorf("%d lanes already, the most a lab holds: no room for %s", len(s.Lanes), fitName)
 	}
@@ -109,16 +109,4 @@ func rateOrWindow(p algorithms.Policy) string {
 		return algorithms.FormatDuration(p.Window)
 	}
 	return p.Rate.String()
-}
-
-// algorithmWords is "a, b and c".
-func algorithmWords(as []algorithms.Algorithm) string {
-	names := make([]string, len(as))
-	for i, a := range as {
-		names[i] = string(a)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -94,10 +94,7 @@ func mulDiv(a, b, c int64) int64 {
 
 // RequestCount is the number of requests Requests yields.
 func (s *Scenario) RequestCount() int64 {
-	var n int64
-	for _, t := range s.Traffic {
-		n += t.Count
-	}
+	n := s.countItems()
 	for _, l := range s.Logs {
 		n += l.Count
 	}
