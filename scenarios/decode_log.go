@@ -191,7 +191,7 @@ func (d *decoder) logCost(f *fields) (accesslog.CostRule, error) {
 		}
 		pc := accesslog.PathCost{Prefix: fd.name, Cost: c}
 		if pattern, ok := strings.CutPrefix(fd.name, "~"); ok {
-			if pc.Pattern, err = compilePattern(pattern); err != nil {
+			if pc.Pattern, err = regexp.Compile(pattern); err != nil {
 				return rule, pf.keyErrorf(fd.name, "%v", err)
 			}
 		}
@@ -223,7 +223,7 @@ func (d *decoder) logFilter(f *fields) (accesslog.Filter, error) {
 	if v, ok, err := ff.text("path_pattern", "a regular expression over the path", false); err != nil {
 		return flt, err
 	} else if ok {
-		if flt.PathPattern, err = compilePattern(v); err != nil {
+		if flt.PathPattern, err = regexp.Compile(v); err != nil {
 			return flt, ff.errorf("path_pattern", "%v", err)
 		}
 	}
@@ -266,6 +266,3 @@ func (f *fields) words(name, want string) ([]string, error) {
 	}
 	return ws, nil
 }
-
-// compilePattern compiles a regular expression a log item writes.
-func compilePattern(s string) (*regexp.Regexp, error) { return regexp.Compile(s) }
