@@ -65,9 +65,34 @@ func TestALogRunsAsItsRequests(t *testing.T) {
 	}
 }
 
-// TestALogGoneIsAnError: a log that can no longer be read fails the run
-// instead of ending it early as if it were complete.
+// TestALogIsReadOnce: the log is read when the scenario is; a run after
+// the file is gone replays the requests read then, the same decisions.
+func TestALogIsReadOnce(t *testing.T) {
+	s, path := replayed(t, 200, 3)
+	before, err := Run(s, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Run(s, Options{}, nil)
+	if err != nil {
+		t.Fatalf("Run on a log removed after reading: %v", err)
+	}
+	for lane := range before {
+		if before[lane].Admitted != after[lane].Admitted || before[lane].Rejected != after[lane].Rejected {
+			t.Errorf("lane %d: %d admitted and %d refused before the log was removed, %d and %d after", lane, before[lane].Admitted, before[lane].Rejected, after[lane].Admitted, after[lane].Rejected)
+		}
+	}
+}
+
+// TestALogGoneIsAnError: where no temporary copy could be made (no
+// temporary directory), each pass reads the log again, and a log that can
+// no longer be read fails the run instead of ending it early as if it were
+// complete.
 func TestALogGoneIsAnError(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	s, path := replayed(t, 10, 1)
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)

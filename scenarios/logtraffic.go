@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -19,10 +20,13 @@ import (
 // LogTraffic is a traffic item that replays an access log, {log: PATH}:
 // every line the filter keeps is a request, at its logged time made
 // relative to the log's start (its first line, or From), with the key
-// and cost its rules give. The log is read when the scenario is (to know
-// its length, span and keys, and to refuse a broken log then), and again,
-// streaming, for every pass over the requests: it is never held in memory,
-// so it is not bound by the limits on a scenario file's traffic.
+// and cost its rules give. The log is read once, when the scenario is (to
+// know its length, span and keys, and to refuse a broken log then); the
+// requests that reading yields are packed into a temporary file (see
+// replay), a few bytes each, and every pass over the requests streams
+// them from there. They are never held in memory, so a log is not bound
+// by the limits on a scenario file's traffic. Where no temporary file can
+// be written, each pass reads the log again.
 type LogTraffic struct {
 	// Path is the log as the file wrote it, relative to the scenario
 	// file's directory.
@@ -55,6 +59,8 @@ type LogTraffic struct {
 	Diagnosis  string                 // when most lines were bad: the format is probably wrong
 	keys       []keyFirst             // in the order of their first requests
 
+	replay *replay // the requests as the scan yielded them; nil: read the log on each pass
+
 	file string // the log's path, resolved (in fsys when set)
 	fsys fs.FS  // the lessons' logs, for a log shipped with them
 	end  int64  // Unix nanoseconds of Until, resolved by the scan (MaxInt64 for none)
@@ -74,6 +80,11 @@ type keyFirst struct {
 // yield returns false. With scan, it first finds the start (l.Start is
 // not yet known) and measures the log (Count, Last, keys, …).
 func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, cost int64) bool) error {
+	if !scan && l.replay != nil {
+		err := l.replay.each(yield)
+		runtime.KeepAlive(l) // its cleanup closes the replay's file
+		return err
+	}
 	var f fs.File
 	var err error
 	if l.fsys != nil {
@@ -188,18 +199,26 @@ func (l *LogTraffic) countAt(at time.Duration, key string) int64 {
 // span and keys. A log with no request to replay is an error that says
 // why (every line bad, filtered out, or outside From and Until).
 func (l *LogTraffic) scan() error {
-	seen := map[string]bool{}
-	err := l.pass(true, func(at time.Duration, key string, _ int64) bool {
+	ids := map[string]uint64{}
+	rec := newReplayRecorder()
+	err := l.pass(true, func(at time.Duration, key string, cost int64) bool {
 		l.Count++
 		l.Last = at
-		if !seen[key] {
-			seen[key] = true
+		id, ok := ids[key]
+		if !ok {
+			id = uint64(len(l.keys))
+			ids[key] = id
 			l.keys = append(l.keys, keyFirst{key, at})
 		}
+		rec.add(at, id, cost)
 		return true
 	})
 	if err != nil {
+		rec.drop()
 		return err
+	}
+	if l.replay = rec.finish(l.keys); l.replay != nil {
+		l.replay.closeWhenUnreachable(l)
 	}
 	if l.Count == 0 {
 		why := fmt.Sprintf("%d lines", l.Lines.Lines)

@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// normalise clears what a round trip does not keep: the name and the lines.
+// normalise clears what a round trip does not keep: the name and the
+// lines, and each log's own temporary copy of its requests.
 func normalise(s *Scenario) *Scenario {
 	c := *s
 	c.Name = ""
@@ -21,6 +22,7 @@ func normalise(s *Scenario) *Scenario {
 	for _, l := range s.Logs {
 		cl := *l
 		cl.Line, cl.Path = 0, "" // a log is written by its absolute path
+		cl.replay = nil          // each reading packs its own
 		c.Logs = append(c.Logs, &cl)
 	}
 	c.Expect = append([]Expectation(nil), s.Expect...)
