@@ -130,25 +130,11 @@ type Reader struct {
 	err      error    // sticky: what ended the reading
 	readDone bool     // no more lines
 
-	// The ordering: records in time order sit in fifo[fifoHead:]; those
-	// that came earlier than the fifo's last in heap. maxTime is the
-	// latest time read, on line maxLine.
-	fifo     []*Record
-	fifoHead int
-	heap     []*Record
-	maxTime  int64
-	maxLine  int64
-	lookNs   int64
-	free     []*Record
-	last     *Record // returned by the last Next, reused at the next
-
-	// SpreadEven's second: group[groupPos:] are still to be returned;
-	// pending is the first record of the next second.
-	group    []*Record
-	groupPos int
-	filling  bool
-	pending  *Record
-	resOK    bool
+	order  orderer[*Record]
+	spread spreader[*Record]
+	free   []*Record
+	last   *Record // returned by the last Next, reused at the next
+	resOK  bool    // SpreadEven has checked the times are whole seconds
 }
 
 // NewReader reads the log r, called name in errors (a file's path, say),
@@ -173,7 +159,9 @@ func NewReader(r io.Reader, name string, f Format, opts Options) *Reader {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	rd := &Reader{in: r, name: name, f: f, opts: opts, p: f.newParser(), lookNs: int64(opts.LookBehind)}
+	rd := &Reader{in: r, name: name, f: f, opts: opts, p: f.newParser()}
+	rd.order = orderer[*Record]{stamp: recordStamp, lookNs: int64(opts.LookBehind)}
+	rd.spread = spreader[*Record]{stamp: recordStamp}
 	if rd.p == nil {
 		rd.err = errors.New("accesslog: no format (the zero Format); make one with ParseFormat")
 	}
@@ -253,13 +241,19 @@ func (r *Reader) Diagnosis() string {
 	return msg + "; no built-in format fits the first lines better"
 }
 
+// recordStamp is a Record's time and line, for ordering and spreading.
+var recordStamp = stamp[*Record]{
+	of:  func(rec *Record) (int64, int64) { return rec.Time, rec.Line },
+	set: func(rec **Record, at int64) { (*rec).Time = at },
+}
+
 // nextOrdered returns the next record in time order.
 func (r *Reader) nextOrdered() (*Record, error) {
 	for {
 		if r.err != nil {
 			return nil, r.err
 		}
-		if rec := r.ready(); rec != nil {
+		if rec, ok := r.order.ready(r.readDone); ok {
 			return rec, nil
 		}
 		if r.readDone {
@@ -273,177 +267,45 @@ func (r *Reader) nextOrdered() (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.lookNs == 0 && r.fifoHead == len(r.fifo) && len(r.heap) == 0 && (r.maxLine == 0 || rec.Time >= r.maxTime) {
-			// In order with no look-behind and nothing held: the record
-			// is the next, as insert and ready would find.
-			r.maxTime, r.maxLine = rec.Time, rec.Line
-			return rec, nil
+		if r.order.passes(rec.Time, rec.Line) {
+			return rec, nil // in order, nothing held: the next, as ready would find
 		}
-		if err := r.insert(rec); err != nil {
-			return nil, err
+		if ok, behind, latest := r.order.insert(rec); !ok {
+			r.release(rec)
+			return nil, r.outOfOrder(rec.Line, behind, latest)
 		}
 	}
 }
 
-// insert puts rec in its place, or says it is too early.
-func (r *Reader) insert(rec *Record) error {
-	seen := r.maxLine > 0
-	if seen && rec.Time < minus(r.maxTime, r.lookNs) {
-		r.stats.OutOfOrder++
-		err := &OrderError{Name: r.name, Line: rec.Line, Latest: r.maxLine, Behind: time.Duration(r.maxTime - rec.Time), LookBehind: r.opts.LookBehind}
-		r.release(rec)
-		return err
-	}
-	if !seen || rec.Time >= r.maxTime {
-		r.maxTime, r.maxLine = rec.Time, rec.Line
-	}
-	if n := len(r.fifo); n == r.fifoHead || rec.Time >= r.fifo[n-1].Time {
-		r.fifo = append(r.fifo, rec)
-		return nil
-	}
-	r.heapPush(rec)
-	return nil
+// outOfOrder counts line as beyond the look-behind and is its error.
+func (r *Reader) outOfOrder(line int64, behind time.Duration, latest int64) error {
+	r.stats.OutOfOrder++
+	return &OrderError{Name: r.name, Line: line, Latest: latest, Behind: behind, LookBehind: r.opts.LookBehind}
 }
 
-// ready takes out the earliest record held if no line to come can be
-// earlier (it is at least the look-behind older than the latest time, or
-// the lines are all read).
-func (r *Reader) ready() *Record {
-	var fifoTop, heapTop *Record
-	if r.fifoHead < len(r.fifo) {
-		fifoTop = r.fifo[r.fifoHead]
-	}
-	if len(r.heap) > 0 {
-		heapTop = r.heap[0]
-	}
-	top := fifoTop
-	if top == nil || heapTop != nil && before(heapTop, fifoTop) {
-		top = heapTop
-	}
-	if top == nil || !r.readDone && top.Time > minus(r.maxTime, r.lookNs) {
-		return nil
-	}
-	if top == fifoTop {
-		r.fifo[r.fifoHead] = nil
-		r.fifoHead++
-		switch {
-		case r.fifoHead == len(r.fifo):
-			r.fifo, r.fifoHead = r.fifo[:0], 0
-		case r.fifoHead >= 1024 && r.fifoHead*2 >= len(r.fifo):
-			n := copy(r.fifo, r.fifo[r.fifoHead:])
-			clear(r.fifo[n:])
-			r.fifo, r.fifoHead = r.fifo[:n], 0
-		}
-		return top
-	}
-	return r.heapPop()
-}
-
-// before orders records by time, then line.
-func before(a, b *Record) bool {
-	return a.Time < b.Time || a.Time == b.Time && a.Line < b.Line
-}
-
-func (r *Reader) heapPush(rec *Record) {
-	h := append(r.heap, rec)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !before(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	r.heap = h
-}
-
-func (r *Reader) heapPop() *Record {
-	h := r.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = nil
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if l+1 < n && before(h[l+1], h[l]) {
-			m = l + 1
-		}
-		if !before(h[m], h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	r.heap = h
-	return top
-}
-
-// minus is t-d, stopping at the smallest int64 rather than wrapping.
-func minus(t, d int64) int64 {
-	if t < -1<<63+d {
-		return -1 << 63
-	}
-	return t - d
-}
-
-// nextSpread returns the next record of the current second, spread.
+// nextSpread returns the next record in time order, spread.
 func (r *Reader) nextSpread() (*Record, error) {
-	if !r.filling && r.groupPos < len(r.group) {
-		r.groupPos++
-		return r.group[r.groupPos-1], nil
-	}
-	if !r.filling {
-		clear(r.group)
-		r.group, r.groupPos, r.filling = r.group[:0], 0, true
-	}
-	for {
-		rec := r.pending
-		r.pending = nil
-		if rec == nil {
-			var err error
-			rec, err = r.nextOrdered()
-			if err == io.EOF && len(r.group) > 0 {
-				break
-			}
-			if err != nil {
+	return r.spread.next(func() (*Record, error) {
+		rec, err := r.nextOrdered()
+		if err == nil && !r.resOK {
+			if err = r.checkWholeSeconds(); err != nil {
+				r.release(rec)
 				return nil, err
 			}
-			if !r.resOK {
-				if res := r.Resolution(); res != time.Second {
-					r.release(rec)
-					r.err = r.wrap(fmt.Errorf("spreading evenly needs times in whole seconds, and %s has times in steps of %v", r.f, res))
-					return nil, r.err
-				}
-				r.resOK = true
-			}
 		}
-		if len(r.group) > 0 && floorSecond(rec.Time) != floorSecond(r.group[0].Time) {
-			r.pending = rec
-			break
-		}
-		r.group = append(r.group, rec)
-	}
-	r.filling = false
-	sec, n := floorSecond(r.group[0].Time), int64(len(r.group))
-	for i, rec := range r.group {
-		rec.Time = sec + int64(i)*int64(time.Second)/n
-	}
-	r.groupPos = 1
-	return r.group[0], nil
+		return rec, err
+	})
 }
 
-// floorSecond is the start of the second holding t.
-func floorSecond(t int64) int64 {
-	s := t / 1e9 * 1e9
-	if s > t {
-		s -= 1e9
+// checkWholeSeconds is the error ending the reading when SpreadEven meets
+// times that are not in whole seconds.
+func (r *Reader) checkWholeSeconds() error {
+	if res := r.Resolution(); res != time.Second {
+		r.err = r.wrap(needWholeSeconds(r.f, res))
+		return r.err
 	}
-	return s
+	r.resOK = true
+	return nil
 }
 
 // readRecord reads lines until one parses, skipping empty lines, a CSV

@@ -166,7 +166,7 @@ func TestMemoryIsBoundedByTheLookBehind(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if held := len(r.fifo) - r.fifoHead + len(r.heap); held > 100 {
+		if held := len(r.order.fifo) - r.order.head + len(r.order.heap); held > 100 {
 			t.Fatalf("%d records held", held)
 		}
 	}

@@ -97,7 +97,7 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 	}
 	defer f.Close()
 	var in io.Reader = f
-	var rd *accesslog.Reader
+	var rd *accesslog.RequestReader
 	if l.progress != nil {
 		size := int64(0)
 		if info, err := f.Stat(); err == nil {
@@ -116,12 +116,11 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 			return inner(at, key, cost)
 		}
 	}
-	rd = accesslog.NewReader(in, l.Path, l.Format, accesslog.Options{LookBehind: l.LookBehind, Spread: l.Spread, Strict: l.Strict})
 	rules := accesslog.Rules{Key: l.Rules.Key, Cost: l.Rules.Cost, Filter: l.Rules.Filter}
+	rd = accesslog.NewRequestReader(in, l.Path, l.Format, accesslog.Options{LookBehind: l.LookBehind, Spread: l.Spread, Strict: l.Strict}, rules)
 	start, end := l.Start, l.end
 	known := !scan // whether start and end are known: once the scan reaches start
-	var first int64
-	haveFirst := false
+	skipped := int64(0)
 	if scan {
 		end = math.MaxInt64
 	}
@@ -134,9 +133,9 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 			return err
 		}
 		if !known {
-			if !haveFirst { // the log's first line: from and until offsets count from it
-				first, haveFirst = rec.Time, true
-			}
+			// The log's first line, kept by the filter or not: from and
+			// until offsets count from it.
+			first, _ := rd.First()
 			switch {
 			case l.FromAt != 0:
 				start = l.FromAt
@@ -149,31 +148,19 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 			case l.UntilOffset != 0:
 				end = first + int64(l.UntilOffset)
 			}
-			if rec.Time < start {
-				l.Skipped++
-				continue
-			}
 			known = true
 		}
 		if rec.Time < start || rec.Time >= end {
-			if scan {
-				l.Skipped++
-			}
+			skipped++
 			continue
 		}
-		key, cost, keep := rules.Apply(&rec)
-		if !keep {
-			if scan {
-				l.Skipped++
-			}
-			continue
-		}
-		if !yield(time.Duration(rec.Time-start), key, cost) {
+		if !yield(time.Duration(rec.Time-start), rec.Key, rec.Cost) {
 			return nil
 		}
 	}
 	if scan {
 		l.Start, l.end = start, end
+		l.Skipped = skipped + rd.Dropped()
 		l.Lines, l.Bad, l.Diagnosis, l.Resolution = rd.Stats(), rd.BadLines(), rd.Diagnosis(), rd.Resolution()
 	}
 	return nil
