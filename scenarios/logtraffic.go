@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"ratelab/accesslog"
@@ -111,13 +112,14 @@ func (l *LogTraffic) pass(scan bool, yield func(at time.Duration, key string, co
 		var n int64
 		yield = func(at time.Duration, key string, cost int64) bool {
 			if n++; n&1023 == 0 {
-				update(rd.Stats().Lines, c.n)
+				update(rd.Stats().Lines, c.n.Load())
 			}
 			return inner(at, key, cost)
 		}
 	}
 	rules := accesslog.Rules{Key: l.Rules.Key, Cost: l.Rules.Cost, Filter: l.Rules.Filter}
 	rd = accesslog.NewRequestReader(in, l.Path, l.Format, accesslog.Options{LookBehind: l.LookBehind, Spread: l.Spread, Strict: l.Strict}, rules)
+	defer rd.Close()
 	start, end := l.Start, l.end
 	known := !scan // whether start and end are known: once the scan reaches start
 	skipped := int64(0)
@@ -351,15 +353,16 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it (by the log's reading
+// goroutine; the count is read by the pass's).
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
