@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +17,7 @@ import (
 // pages held when the tests were written; a page may move an example to
 // another, but the examples may not shrink away unnoticed.
 const (
-	leastTranscripts  = 5 // "$ ratelab …" lines with their output
+	leastTranscripts  = 8 // "$ ratelab …" lines with their output
 	leastYAMLExamples = 8 // ```yaml blocks: whole scenario files
 )
 
@@ -73,7 +75,7 @@ func transcriptsOf(page, text string) []transcript {
 
 // TestDocumentedTranscripts runs every "$ ratelab …" command shown in the
 // documentation and compares its output with the lines shown under it
-// ("| head -N" keeps the first N lines).
+// ("| head -N" keeps the first N lines, "| sed -n A,Bp" lines A to B).
 func TestDocumentedTranscripts(t *testing.T) {
 	n := 0
 	for _, page := range documentation(t) {
@@ -83,20 +85,14 @@ func TestDocumentedTranscripts(t *testing.T) {
 			t.Logf("%s: %d transcripts", page, len(ts))
 		}
 		for _, tr := range ts {
-			cmd, head, piped := strings.Cut(tr.cmd, " | head -")
+			cmd, first, last := pipedLines(t, tr)
 			code, out, errs := ratelab(t, strings.Fields(cmd)...)
 			if code != 0 {
 				t.Errorf("%s:%d: ratelab %s: exit %d: %s", tr.page, tr.line, cmd, code, errs)
 				continue
 			}
 			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-			if piped {
-				k, err := strconv.Atoi(head)
-				if err != nil {
-					t.Fatalf("%s:%d: %q: %v", tr.page, tr.line, tr.cmd, err)
-				}
-				got = got[:min(k, len(got))]
-			}
+			got = got[min(first-1, len(got)):min(last, len(got))]
 			if strings.Join(got, "\n") != strings.Join(tr.want, "\n") {
 				t.Errorf("%s:%d: ratelab %s prints\n%s\nthe page shows\n%s", tr.page, tr.line, tr.cmd, strings.Join(got, "\n"), strings.Join(tr.want, "\n"))
 			}
@@ -108,6 +104,33 @@ func TestDocumentedTranscripts(t *testing.T) {
 	if len(transcriptsOf("README.md", readDoc(t, "README.md"))) == 0 {
 		t.Error("the README shows no transcript")
 	}
+}
+
+// pipedLines reads the pipe a transcript's command may end with: "|
+// head -N" keeps lines 1 to N, "| sed -n A,Bp" lines A to B; without one,
+// every line is kept (last is then the largest int).
+func pipedLines(t *testing.T, tr transcript) (cmd string, first, last int) {
+	t.Helper()
+	bad := func(err error) {
+		t.Fatalf("%s:%d: %q: %v", tr.page, tr.line, tr.cmd, err)
+	}
+	if cmd, head, ok := strings.Cut(tr.cmd, " | head -"); ok {
+		n, err := strconv.Atoi(head)
+		if err != nil {
+			bad(err)
+		}
+		return cmd, 1, n
+	}
+	if cmd, sed, ok := strings.Cut(tr.cmd, " | sed -n "); ok {
+		a, b, _ := strings.Cut(strings.TrimSuffix(sed, "p"), ",")
+		first, err1 := strconv.Atoi(a)
+		last, err2 := strconv.Atoi(b)
+		if err := errors.Join(err1, err2); err != nil || first < 1 || last < first {
+			bad(fmt.Errorf("not a range of lines A,Bp with 1 ≤ A ≤ B: %v", err))
+		}
+		return cmd, first, last
+	}
+	return tr.cmd, 1, math.MaxInt
 }
 
 // TestDocumentedScenariosCheck: the example scenario files (```yaml

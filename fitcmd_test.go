@@ -52,7 +52,7 @@ func TestFitRefusesBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"fit", "--algorithm", "x-time-rate", "boundary"}, "not an algorithm fit can fit"},
+		{[]string{"fit", "--algorithm", "guava", "boundary"}, "not an algorithm fit can fit"},
 		{[]string{"fit", "--reject-at-most", "1", "boundary"}, "want a percentage"},
 		{[]string{"fit", "--reject-at-most", "101%", "boundary"}, "from 0% to 100%"},
 		{[]string{"fit", "--rate", "fast", "boundary"}, "--rate"},

@@ -18,7 +18,7 @@ func TestRejectAtMost(t *testing.T) {
 	}{{1, 10_000, false}, {2, 50_000, false}, {3, 200_000, true}, {4, 1, false}, {5, 999_999, true}} {
 		reqs := randomTrace(c.seed, 1500, 4, 3)
 		t.Run(fmt.Sprintf("seed %d, %d ppm", c.seed, c.share), func(t *testing.T) {
-			res, err := Fit(Requests(reqs), Options{ByKey: c.byKey, RejectAtMost: c.share})
+			res, err := Fit(Requests(reqs), Options{Algorithms: Supported, ByKey: c.byKey, RejectAtMost: c.share})
 			if err != nil {
 				t.Fatal(err)
 			}

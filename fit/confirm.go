@@ -33,7 +33,7 @@ func confirm(src Source, res *Result, o Options) error {
 	for i := range res.Frontiers {
 		f := &res.Frontiers[i]
 		for j := range f.Points {
-			if !f.Points[j].Feasible || (o.Confirm == ConfirmKnees && j != f.Knee) {
+			if !f.Points[j].Feasible || (o.Confirm == ConfirmKnees && j != f.Knee && !families[f.Algorithm].float) {
 				continue
 			}
 			c := &confirmation{ref: pointRef{f, j}}

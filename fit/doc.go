@@ -11,15 +11,21 @@
 // counter's own weighted estimate, nginx's thousandths and milliseconds,
 // redis-cell's truncated interval); a later pass runs the real limiters
 // (algorithms.New) at the answer and at the answer less one, and the
-// Result says which answers were so confirmed. No floating point decides
-// anything: rates are algorithms.Rate, shares integer parts per million.
+// Result says which answers were so confirmed. No floating point of fit's
+// decides anything: rates are algorithms.Rate, shares integer parts per
+// million.
 //
-// Supported lists the algorithms fitted. The others are left out: those
-// that decide in floating point (x/time/rate, Guava, the float token
-// bucket), whose smallest size is not read off an integer backlog; the
-// variants and libraries not yet worked through (sub-window counters, the
-// interval bucket, a bucket starting empty, Envoy, redis_rate); and the
-// mistakes.
+// Supported lists the algorithms fitted; Default those fitted unless
+// asked. x/time/rate (algorithms.XTimeRate) is the one library that
+// decides in float64 among them: its burst is computed as the exact token
+// bucket's capacity, the integer answer its arithmetic approximates, and
+// then the library itself is run at every rate (not only at the knee), a
+// search by real runs settling any rate where its rounding disagrees. The
+// others are left out: those whose float arithmetic has no integer
+// answer to start from (Guava's stored permits, the float token bucket);
+// the variants and libraries not yet worked through (sub-window counters,
+// the interval bucket, a bucket starting empty, Envoy, redis_rate); and
+// the mistakes.
 //
 // A fit reads its Source a few times (see Fit) and never keeps the
 // requests: its memory grows with the keys, the algorithms and the grid,

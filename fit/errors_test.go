@@ -22,7 +22,7 @@ func TestSourceErrors(t *testing.T) {
 		{"cost 0", Requests([]scenarios.Request{req(0, 0)}), Options{}, "at least 1"},
 		{"negative time", Requests([]scenarios.Request{req(-1, 1)}), Options{}, "negative"},
 		{"read error", func(yield func(scenarios.Request) bool) error { yield(req(0, 1)); return broken }, Options{}, "disk gone"},
-		{"not exact", Requests(burstThenOne), Options{Algorithms: []algorithms.Algorithm{algorithms.XTimeRate}}, "cannot be fitted"},
+		{"not exact", Requests(burstThenOne), Options{Algorithms: []algorithms.Algorithm{algorithms.Guava}}, "cannot be fitted"},
 		{"twice", Requests(burstThenOne), Options{Algorithms: []algorithms.Algorithm{algorithms.GCRA, algorithms.GCRA}}, "twice"},
 		{"bad rate", Requests(burstThenOne), Options{Rates: []algorithms.Rate{{N: 0, Per: s}}}, "positive"},
 		{"bad window", Requests(burstThenOne), Options{Windows: []time.Duration{0}}, "positive"},
@@ -62,7 +62,7 @@ func TestEmptyTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Frontiers) != len(Supported) || res.Requests != 0 || len(res.Knees()) != 0 {
+	if len(res.Frontiers) != len(Default) || res.Requests != 0 || len(res.Knees()) != 0 {
 		t.Fatalf("%+v", res)
 	}
 	for _, f := range res.Frontiers {

@@ -23,6 +23,11 @@ type family struct {
 	// refusing nothing, and for a shaper the longest wait then; ok is false
 	// when no size keeps the arithmetic within its bounds.
 	need func(k *keyTracks, g *grid, i int) (size int64, wait time.Duration, ok bool)
+	// float says the algorithm decides in floating point (a library's own
+	// arithmetic), so that need is the exact integer answer it is closest
+	// to, not its own: every point of its frontier is then confirmed by
+	// the real limiter, and searched by real runs where they differ.
+	float bool
 }
 
 // families are the algorithms fit supports, by name.
@@ -115,6 +120,18 @@ var families = map[algorithms.Algorithm]family{
 			}
 			return max(0, ceilDiv(t.maxBacklog, g.cellInterval[i])-1), 0, true
 		},
+	},
+	algorithms.XTimeRate: {
+		alg: algorithms.XTimeRate, axis: ByRate, sizeName: "burst", takes: anyRate,
+		policy: func(r algorithms.Rate, _ time.Duration, size int64) algorithms.Policy {
+			return algorithms.Policy{Algorithm: algorithms.XTimeRate, Burst: size, Rate: r}
+		},
+		// The library's bucket starts full and refills at N/Per, as the
+		// exact token bucket does, but in float64 seconds and tokens: at a
+		// rounding edge it may need a token more or less, which the real
+		// limiter's runs find.
+		need:  bucketNeed,
+		float: true,
 	},
 }
 

@@ -50,6 +50,9 @@ func TestHandComputed(t *testing.T) {
 		// redis-cell 2 per 1s: T = 5e8 ns. Backlog 1.5e9, 2.5e9, then
 		// 2.5e9 − 1e9 + 2e9 = 3.5e9: max_burst ⌈3.5e9 / 5e8⌉ − 1 = 6.
 		{name: "redis-cell", reqs: burstThenOne, alg: algorithms.RedisCell, rate: perS(2), size: 6},
+		// x/time/rate at 2/s starts full at b tokens: b − 3 − 2 ≥ 0 at 0;
+		// at 1s min(b, b − 5 + 2) − 4 ≥ 0: b ≥ 7, as the token bucket's.
+		{name: "x/time/rate", reqs: burstThenOne, alg: algorithms.XTimeRate, rate: perS(2), size: 7},
 		// Windows of 1s: [0, 1s) holds 3 + 2, [1s, 2s) holds 4.
 		{name: "fixed window", reqs: burstThenOne, alg: algorithms.FixedWindow, window: s, size: 5},
 		// (−1s, 0] holds 5; (0, 1s] holds 4 alone: the ones at 0 have left.

@@ -9,12 +9,12 @@ import (
 	"ratelab/algorithms"
 )
 
-// Options choose what a fit computes. The zero value fits every supported
-// algorithm over one state for all the traffic, on the grids chosen from
+// Options choose what a fit computes. The zero value fits the Default
+// algorithms over one state for all the traffic, on the grids chosen from
 // the traffic, confirming each frontier's knee.
 type Options struct {
 	// Algorithms are the algorithms to fit, in the order the Result lists
-	// them; nil is every one Supported lists. Each must be in Supported.
+	// them; nil is Default. Each must be in Supported.
 	Algorithms []algorithms.Algorithm
 	// Rates are rates to fit beside the grid chosen from the traffic (see
 	// RateGrid). A rate an algorithm cannot take (nginx: per second or per
@@ -65,9 +65,16 @@ const DefaultKeyShare = 990_000
 // PPM is a whole share in parts per million.
 const PPM = 1_000_000
 
-// Supported lists the algorithms fit computes exactly, in the order a
-// Result lists them by default.
-var Supported = []algorithms.Algorithm{
+// Supported lists the algorithms fit fits exactly: Default, and
+// x/time/rate, whose float64 arithmetic is run at every point of its
+// frontier (two real limiters a rate), which is why it is fitted only
+// when asked for.
+var Supported = append(slices.Clip(Default), algorithms.XTimeRate)
+
+// Default lists the algorithms a fit fits unless told otherwise, in the
+// order a Result lists them: those whose integer arithmetic fit computes
+// in one pass, confirming only each knee with real limiters.
+var Default = []algorithms.Algorithm{
 	algorithms.TokenBucket, algorithms.GCRA, algorithms.LeakyBucket,
 	algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter,
 	algorithms.NginxLimitReq, algorithms.RedisCell,
@@ -76,7 +83,7 @@ var Supported = []algorithms.Algorithm{
 // normalised is o with its defaults filled in, or why o cannot be used.
 func (o Options) normalised() (Options, error) {
 	if o.Algorithms == nil {
-		o.Algorithms = Supported
+		o.Algorithms = Default
 	}
 	seen := map[algorithms.Algorithm]bool{}
 	for _, a := range o.Algorithms {

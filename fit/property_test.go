@@ -20,7 +20,7 @@ func TestEveryPointIsExact(t *testing.T) {
 		keys := 1 + int(seed%5)
 		reqs := randomTrace(seed, 300+int(seed)*60, keys, 1+int64(seed%4))
 		t.Run(fmt.Sprintf("seed %d, %d keys, by key %v", seed, keys, byKey), func(t *testing.T) {
-			res, err := Fit(Requests(reqs), Options{ByKey: byKey, Rates: extraRates, Windows: extraWindows, Confirm: ConfirmAll})
+			res, err := Fit(Requests(reqs), Options{Algorithms: Supported, ByKey: byKey, Rates: extraRates, Windows: extraWindows, Confirm: ConfirmAll})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,9 @@ func checkExact(t *testing.T, f Frontier, p Point, reqs []scenarios.Request, byK
 			t.Errorf("%s refuses %d; the confirmation says %d", smaller, n, p.Confirmation.SmallerRefused)
 		}
 	}
-	if c := p.Confirmation; !c.Ran || !c.Confirmed || c.Searched || c.Requests != int64(len(reqs)) {
+	// A float family's size is the integer bucket's, which the library's
+	// own arithmetic may not share at an extreme rate: searched then.
+	if c := p.Confirmation; !c.Ran || !c.Confirmed || c.Searched && !families[f.Algorithm].float || c.Requests != int64(len(reqs)) {
 		t.Errorf("%s: confirmation %+v", p.Policy, c)
 	}
 }

@@ -104,18 +104,18 @@ func (s *search) settle(requests int64) {
 func mulLE(a, b, c, d int64) bool { return cmp128(mul128(a, b), mul128(c, d)) <= 0 }
 
 // sizeOf is the size parameter of a policy fit made.
-func sizeOf(p algorithms.Policy) int64 {
-	switch p.Algorithm {
-	case algorithms.TokenBucket:
-		return p.Capacity
-	case algorithms.GCRA, algorithms.NginxLimitReq:
-		return p.Burst
-	case algorithms.LeakyBucket:
-		return p.Queue
-	case algorithms.RedisCell:
-		return p.MaxBurst
+func sizeOf(p algorithms.Policy) int64 { return *sizeField(&p) }
+
+// sizeField is p's size parameter, the one its algorithm's Description
+// names Size (capacity, burst, queue, max_burst, limit).
+func sizeField(p *algorithms.Policy) *int64 {
+	d := algorithms.Describe(p.Algorithm)
+	for _, q := range d.Params {
+		if q.Name == d.Size {
+			return q.CountOf(p)
+		}
 	}
-	return p.Limit
+	panic("fit: " + string(p.Algorithm) + " has no size parameter") // every family has one
 }
 
 // maxRounds bounds a search's passes: galloping doubles the size at

@@ -16,7 +16,7 @@ func TestDisagreementIsSearched(t *testing.T) {
 	for _, skew := range []int64{+3, -2, +40, -1} {
 		for _, byKey := range []bool{false, true} {
 			t.Run(fmt.Sprintf("skew %+d, by key %v", skew, byKey), func(t *testing.T) {
-				o := Options{ByKey: byKey, Confirm: ConfirmAll}
+				o := Options{Algorithms: Supported, ByKey: byKey, Confirm: ConfirmAll}
 				res, err := Fit(Requests(reqs), o)
 				if err != nil {
 					t.Fatal(err)
@@ -60,17 +60,4 @@ func TestDisagreementIsSearched(t *testing.T) {
 }
 
 // setSize sets p's size parameter, as sizeOf reads it.
-func setSize(p *algorithms.Policy, size int64) {
-	switch p.Algorithm {
-	case algorithms.TokenBucket:
-		p.Capacity = size
-	case algorithms.GCRA, algorithms.NginxLimitReq:
-		p.Burst = size
-	case algorithms.LeakyBucket:
-		p.Queue = size
-	case algorithms.RedisCell:
-		p.MaxBurst = size
-	default:
-		p.Limit = size
-	}
-}
+func setSize(p *algorithms.Policy, size int64) { *sizeField(p) = size }

@@ -27,7 +27,7 @@ func newGrid(rates []algorithms.Rate, windows []time.Duration, algs []algorithms
 	g := &grid{rates: rates, windows: windows, nginxRate: make([]int64, len(rates)), cellInterval: make([]int64, len(rates))}
 	for _, a := range algs {
 		switch a {
-		case algorithms.TokenBucket, algorithms.GCRA, algorithms.LeakyBucket:
+		case algorithms.TokenBucket, algorithms.GCRA, algorithms.LeakyBucket, algorithms.XTimeRate:
 			g.buckets = true
 		case algorithms.FixedWindow, algorithms.SlidingCounter:
 			g.windowed = true
