@@ -63,3 +63,35 @@ func TestToggleFitRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestToggleFitXTimeRate: F on burst-admits-eleven's x/time/rate lane
+// (burst 10 at 2/s, refusing 2 of 21) fits the library's own burst, the
+// bucket's capacity, and the library run over the traffic refuses none.
+func TestToggleFitXTimeRate(t *testing.T) {
+	s, err := scenarios.Canned("burst-admits-eleven")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket, _, err := ToggleFit(s, "bucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, done, err := ToggleFit(s, "x-time-rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted := with.Lanes[3]
+	if fitted.Name != "x-time-rate-fit" || fitted.Policy.Burst != bucket.Lanes[1].Policy.Capacity || fitted.Policy.Burst <= 10 {
+		t.Fatalf("fitted %s %s; the bucket's fit %s", fitted.Name, fitted.Policy, bucket.Lanes[1].Policy)
+	}
+	if !done.SmallerValid || done.SmallerRefused == 0 {
+		t.Errorf("done %+v: one less should refuse", done)
+	}
+	stats, err := Run(with, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats[3].Rejected != 0 || stats[2].Rejected == 0 {
+		t.Errorf("x-time-rate-fit refused %d, x-time-rate %d", stats[3].Rejected, stats[2].Rejected)
+	}
+}
