@@ -187,6 +187,7 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	case 0:
 		return explore(scenarios.Default, store, logs, stdout.w)
 	case 1:
+		logs.showProgress(stderr) // the screen is the explorer's only once the log is read
 		return explore(operands[0], store, logs, stdout.w)
 	}
 	return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", operands[0])}

@@ -21,23 +21,26 @@ type Fitted struct {
 	Lane, Of string
 	On       bool
 	Policy   algorithms.Policy
-	// Requests is the traffic's; SmallerRefused how many of them the size
-	// one less refused (SmallerValid false when no smaller size is valid).
+	// Size is the policy's size (capacity, burst, limit …); Requests the
+	// traffic's; SmallerRefused how many of them the size one less refused
+	// (SmallerValid false when no smaller size is valid).
+	Size           int64
 	Requests       int64
 	SmallerValid   bool
 	SmallerRefused int64
 }
 
-// String says it in a line short enough for an 80-column status line:
-// "bucket-fit = token-bucket capacity 22, rate 1/s: refuses none of 2400
-// (one less: 6)", or "bucket-fit taken away".
+// String says it in a line short enough for an 80-column status line,
+// with a million requests too: "bucket-fit: token-bucket capacity 22,
+// rate 1/s refuses none of 2400; 21 refuses 6", or "bucket-fit taken
+// away".
 func (f Fitted) String() string {
 	if !f.On {
 		return f.Lane + " taken away"
 	}
-	s := fmt.Sprintf("%s = %s: refuses none of %d", f.Lane, f.Policy, f.Requests)
+	s := fmt.Sprintf("%s: %s refuses none of %d", f.Lane, f.Policy, f.Requests)
 	if f.SmallerValid {
-		s += fmt.Sprintf(" (one less: %d)", f.SmallerRefused)
+		s += fmt.Sprintf("; %d refuses %d", f.Size-1, f.SmallerRefused)
 	}
 	return s
 }
@@ -98,7 +101,7 @@ func ToggleFit(s *scenarios.Scenario, name string) (*scenarios.Scenario, Fitted,
 	if allKeys {
 		fl.Stack = []algorithms.Layer{{Name: fitName, Policy: pt.Policy, AllKeys: true}}
 	}
-	done := Fitted{Lane: fitName, Of: name, On: true, Policy: pt.Policy, Requests: r.Requests,
+	done := Fitted{Lane: fitName, Of: name, On: true, Policy: pt.Policy, Size: pt.Size, Requests: r.Requests,
 		SmallerValid: pt.Confirmation.Ran && pt.Confirmation.SmallerValid, SmallerRefused: pt.Confirmation.SmallerRefused}
 	return withLanes(s, slices.Insert(slices.Clone(s.Lanes), i+1, fl)), done, nil
 }

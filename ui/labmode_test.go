@@ -214,7 +214,7 @@ func TestFitKey(t *testing.T) {
 	if len(lanes) != 4 || lanes[2].Name != "one-less-fit" {
 		t.Fatalf("lanes after F: %v", lanes)
 	}
-	if msg := a.status.text; !strings.Contains(msg, "one-less-fit = token-bucket capacity 22, rate 1/s: refuses none of 2400 (one less: 6)") {
+	if msg := a.status.text; !strings.Contains(msg, "one-less-fit: token-bucket capacity 22, rate 1/s refuses none of 2400; 21 refuses 6") {
 		t.Errorf("status %q", msg)
 	}
 	a.focus = 2
