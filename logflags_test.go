@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,9 @@ func TestLogFlagsAreForLogs(t *testing.T) {
 		code, _, errs := ratelab(t, tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want 2 and one line with %q", tc.args, code, errs, tc.want)
+		}
+		if base := filepath.Base(log) + ":"; strings.Count(errs, base) > 1 {
+			t.Errorf("%v: %q names the log more than once", tc.args, errs)
 		}
 	}
 }

@@ -91,8 +91,10 @@ func ReplayLog(path string, opt LogOptions, lanes *Scenario) (*Scenario, error) 
 	var e *Error
 	if errors.As(err, &e) {
 		// The file the position would point into is the one written
-		// here, which the user never saw: the error names the log.
+		// here, which the user never saw: the error names the log, once
+		// (the log item's own message starts with its name too).
 		e.File, e.Line, e.Column, e.Path = path, 0, 0, ""
+		e.Msg = strings.TrimPrefix(e.Msg, filepath.Base(abs)+": ")
 	}
 	return s, err
 }
