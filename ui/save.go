@@ -93,23 +93,31 @@ func (a *App) onSaved(m savedMsg) tea.Cmd {
 	return nil
 }
 
-// defaultSavePath proposes NAME-mine.yaml beside where ratelab runs (or in
-// Options.SaveDir), NAME being the scenario's name without directory or
-// extension.
+// defaultSavePath proposes mineName's NAME-mine.yaml beside where ratelab
+// runs (or in Options.SaveDir).
 func (c *programContext) defaultSavePath() string {
-	name := filepath.Base(c.lab.Scenario().Name)
-	name = strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml")
+	name := mineName(c.lab.Scenario().Name)
+	dir := c.opts.SaveDir
+	if dir == "" {
+		return "." + string(filepath.Separator) + name + ".yaml"
+	}
+	return filepath.Join(dir, name+".yaml")
+}
+
+// mineName is NAME-mine for a scenario called name: NAME is its name
+// without directory or extension (a log's too: access.log.gz gives
+// access-mine), "scenario" when that leaves nothing.
+func mineName(name string) string {
+	name = filepath.Base(name)
+	name = strings.TrimSuffix(name, ".gz")
+	name = strings.TrimSuffix(name, filepath.Ext(name))
 	if name == "" || name == "." || name == string(filepath.Separator) {
 		name = "scenario"
 	}
 	if !strings.HasSuffix(name, "-mine") {
 		name += "-mine"
 	}
-	dir := c.opts.SaveDir
-	if dir == "" {
-		return "." + string(filepath.Separator) + name + ".yaml"
-	}
-	return filepath.Join(dir, name+".yaml")
+	return name
 }
 
 // sameFile reports whether two paths name one file ("" names none).

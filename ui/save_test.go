@@ -13,6 +13,24 @@ import (
 	"ratelab/scenarios"
 )
 
+func TestMineName(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"boundary", "boundary-mine"},
+		{"/home/me/lessons/burst.yaml", "burst-mine"},
+		{"old.yml", "old-mine"},
+		{"boundary-mine.yaml", "boundary-mine"},
+		{"/var/log/nginx/access.log", "access-mine"},
+		{"access.log.gz", "access-mine"},
+		{"api.jsonl", "api-mine"},
+		{"", "scenario-mine"},
+		{".yaml", "scenario-mine"},
+	} {
+		if got := mineName(tc.name); got != tc.want {
+			t.Errorf("mineName(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSaveKey(t *testing.T) {
 	a := newTestApp(t, "boundary", 100, 30)
 	press(a, "d", "space")
