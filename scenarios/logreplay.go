@@ -145,28 +145,31 @@ func (rp *replay) closeWhenUnreachable(owner *LogTraffic) {
 var errReplayShort = errors.New("the copy of the log's requests kept in a temporary file was cut short")
 
 // each yields the recorded requests in order until yield returns false.
-// Passes may run at once: each reads the file at its own offsets.
+// Passes may run at once: each reads the file at its own offsets, a
+// block at a time, decoding the varints in place.
 func (rp *replay) each(yield func(at time.Duration, key string, cost int64) bool) error {
-	br := bufio.NewReaderSize(io.NewSectionReader(rp.f, 0, rp.size), 64<<10)
+	var d replayDecoder
+	d.r = io.NewSectionReader(rp.f, 0, rp.size)
+	d.buf = make([]byte, 0, 64<<10)
 	var at time.Duration
 	var key string
 	cost := int64(1)
 	for range rp.count {
-		head, err := binary.ReadUvarint(br)
-		if err != nil {
+		head, ok := d.uvarint()
+		if !ok {
 			return errReplayShort
 		}
 		at += time.Duration(head >> 2)
 		if head&newKey != 0 {
-			id, err := binary.ReadUvarint(br)
-			if err != nil || id >= uint64(len(rp.keys)) {
+			id, ok := d.uvarint()
+			if !ok || id >= uint64(len(rp.keys)) {
 				return errReplayShort
 			}
 			key = rp.keys[id].key
 		}
 		if head&newCost != 0 {
-			c, err := binary.ReadUvarint(br)
-			if err != nil || c < 1 || c > 1<<62 {
+			c, ok := d.uvarint()
+			if !ok || c < 1 || c > 1<<62 {
 				return errReplayShort
 			}
 			cost = int64(c)
@@ -176,4 +179,41 @@ func (rp *replay) each(yield func(at time.Duration, key string, cost int64) bool
 		}
 	}
 	return nil
+}
+
+// replayDecoder reads varints from r through buf[pos:], refilling buf a
+// block at a time: a varint is decoded from the slice, without a call per
+// byte.
+type replayDecoder struct {
+	r   io.Reader
+	buf []byte
+	pos int
+	eof bool
+}
+
+// uvarint is the next varint; ok is false at the end of the input or on
+// a malformed varint.
+func (d *replayDecoder) uvarint() (uint64, bool) {
+	if len(d.buf)-d.pos < binary.MaxVarintLen64 && !d.eof {
+		d.fill()
+	}
+	v, n := binary.Uvarint(d.buf[d.pos:])
+	if n <= 0 {
+		return 0, false
+	}
+	d.pos += n
+	return v, true
+}
+
+// fill moves what is left of buf to its start and reads after it.
+func (d *replayDecoder) fill() {
+	n := copy(d.buf[:cap(d.buf)], d.buf[d.pos:])
+	d.buf, d.pos = d.buf[:n], 0
+	for len(d.buf) < cap(d.buf) && !d.eof {
+		m, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
+		d.buf = d.buf[:len(d.buf)+m]
+		if err != nil {
+			d.eof = true // io.EOF, or a read that failed: what was read is decoded, then the replay is short
+		}
+	}
 }

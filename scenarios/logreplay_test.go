@@ -113,3 +113,26 @@ func TestReplayLeavesNothing(t *testing.T) {
 	}
 	t.Error("the copy's file is still open after its scenario was collected")
 }
+
+// BenchmarkReplayEach is one pass over a million recorded requests: 100
+// keys, most at the instant of the one before, a few costing more.
+func BenchmarkReplayEach(b *testing.B) {
+	rec := newReplayRecorder()
+	keys := make([]keyFirst, 100)
+	for i := range keys {
+		keys[i].key = strconv.Itoa(i)
+	}
+	for i := range 1_000_000 {
+		rec.add(time.Duration(i/10)*time.Second, uint64(i*7%100), 1+int64(i%50/49))
+	}
+	rp := rec.finish(keys)
+	defer rp.f.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if err := rp.each(func(time.Duration, string, int64) bool { n++; return true }); err != nil || n != 1_000_000 {
+			b.Fatal(n, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ns/request")
+}
