@@ -320,45 +320,52 @@ func (r *Reader) readRecord() (*Record, error) {
 			}
 			return nil, err
 		}
-		r.line++
-		r.stats.Lines++
-		if len(line) == 0 && !tooLong {
-			r.stats.Empty++
-			continue
-		}
-		if len(r.first) < keepFirst {
-			r.first = append(r.first, string(line[:min(len(line), keepFirstBytes)]))
-		}
-		if tooLong {
-			if err := r.badLine(fmt.Sprintf("longer than %d bytes", r.opts.MaxLineBytes)); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		rec := r.alloc()
-		rec.buf = append(rec.buf, line...)
-		rec.Line = r.line
-		err = r.p.parse(rec)
-		if err == nil {
-			return rec, nil
-		}
-		r.release(rec)
-		var fatal *fatalError
-		switch {
-		case err == errHeader:
-			continue
-		case errors.As(err, &fatal):
-			r.err = &LineError{Name: r.name, Line: r.line, Reason: fatal.msg}
-			return nil, r.err
-		}
-		reason := err.Error()
-		if noNewline {
-			reason += " (the last line, which has no newline: cut short?)"
-		}
-		if err := r.badLine(reason); err != nil {
-			return nil, err
+		if rec, err := r.takeLine(line, noNewline, tooLong); rec != nil || err != nil {
+			return rec, err
 		}
 	}
+}
+
+// takeLine counts line as the next line read and parses it: its record;
+// or nil for a line skipped (empty, a CSV header, a bad line counted);
+// or the error that ends the reading (Strict's first bad line, a header
+// without the time column). noNewline says it is the last line and has
+// no newline, tooLong that it was longer than MaxLineBytes (line is then
+// empty).
+func (r *Reader) takeLine(line []byte, noNewline, tooLong bool) (*Record, error) {
+	r.line++
+	r.stats.Lines++
+	if len(line) == 0 && !tooLong {
+		r.stats.Empty++
+		return nil, nil
+	}
+	if len(r.first) < keepFirst {
+		r.first = append(r.first, string(line[:min(len(line), keepFirstBytes)]))
+	}
+	if tooLong {
+		return nil, r.badLine(fmt.Sprintf("longer than %d bytes", r.opts.MaxLineBytes))
+	}
+	rec := r.alloc()
+	rec.buf = append(rec.buf, line...)
+	rec.Line = r.line
+	err := r.p.parse(rec)
+	if err == nil {
+		return rec, nil
+	}
+	r.release(rec)
+	var fatal *fatalError
+	switch {
+	case err == errHeader:
+		return nil, nil
+	case errors.As(err, &fatal):
+		r.err = &LineError{Name: r.name, Line: r.line, Reason: fatal.msg}
+		return nil, r.err
+	}
+	reason := err.Error()
+	if noNewline {
+		reason += " (the last line, which has no newline: cut short?)"
+	}
+	return nil, r.badLine(reason)
 }
 
 // badLine counts and keeps the current line as bad; with Strict it ends

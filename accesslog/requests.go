@@ -39,12 +39,18 @@ type RequestReader struct {
 	// The reading goroutine, started by the first Next, sends parsed
 	// lines in chunks on read and gets them back on free; stop ends it,
 	// and gone is closed when it has ended.
-	read      chan *chunk
-	free      chan *chunk
-	stop      chan struct{}
-	gone      chan struct{}
-	started   bool
-	closeOnce sync.Once
+	read chan *chunk
+	free chan *chunk
+	// For a format whose lines parse alone (nginx's), lines are parsed
+	// by several goroutines, a block each (parallel.go): blocks come in
+	// file order on blocks, and go back on freeBlocks.
+	blocks     chan *block
+	freeBlocks chan *block
+	curBlock   *block
+	stop       chan struct{}
+	gone       chan struct{}
+	started    bool
+	closeOnce  sync.Once
 
 	cur      *chunk // the chunk being ordered, cur.items[pos:] still to be
 	pos      int
@@ -176,14 +182,17 @@ func (q *RequestReader) nextLine() (parsedLine, error) {
 			if err := q.cur.err; err != nil {
 				return parsedLine{}, err
 			}
-			select {
-			case q.free <- q.cur:
-			default:
-			}
+			q.recycle()
 		}
-		q.cur, q.pos = <-q.read, 0
 		records, outOfOrder := q.stats.Records, q.stats.OutOfOrder
-		q.stats = q.cur.stats
+		if q.blocks != nil {
+			q.cur = q.nextBlock() // and counts its lines in q.rd
+			q.stats = q.rd.stats
+		} else {
+			q.cur = <-q.read
+			q.stats = q.cur.stats
+		}
+		q.pos = 0
 		q.stats.Records, q.stats.OutOfOrder = records, outOfOrder
 		q.res = q.cur.res
 	}
@@ -196,8 +205,12 @@ func (q *RequestReader) nextLine() (parsedLine, error) {
 // the log, an error that ends the reading, or Close.
 func (q *RequestReader) start() {
 	q.started = true
-	q.read, q.free = make(chan *chunk, 2), make(chan *chunk, 4)
 	q.stop, q.gone = make(chan struct{}), make(chan struct{})
+	if w := parseWorkers(); w > 1 && q.rd.f.nginx != nil && q.rd.err == nil {
+		q.startParallel(w)
+		return
+	}
+	q.read, q.free = make(chan *chunk, 2), make(chan *chunk, 4)
 	rd, rules := q.rd, &q.rules
 	go func() {
 		defer close(q.gone)
@@ -230,6 +243,21 @@ func (q *RequestReader) start() {
 			}
 		}
 	}()
+}
+
+// recycle hands the chunk just read back to the goroutines that fill it.
+func (q *RequestReader) recycle() {
+	if q.blocks != nil {
+		select {
+		case q.freeBlocks <- q.curBlock:
+		default:
+		}
+		return
+	}
+	select {
+	case q.free <- q.cur:
+	default:
+	}
 }
 
 // Close ends the reading goroutine, if it runs, and waits for it. Next
