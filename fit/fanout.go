@@ -3,21 +3,29 @@ package fit
 import (
 	"runtime"
 	"sync"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
 
 // batch is a run of requests read from the source that the workers of a
-// pass decide while the reader fills the next: with each request, its key
-// as the pass numbers it (keys) or its tracks (tracks), whichever the pass
-// uses.
+// pass decide while the reader fills the next: each request's time and
+// cost, and its key as the pass numbers it (keys) or its tracks (tracks),
+// whichever the pass uses. It holds only what the workers read, column by
+// column: what one processor writes and another then reads is the pass's
+// cost as much as the deciding (a request's key string, 16 bytes, stays
+// with the reader).
 type batch struct {
-	reqs   []scenarios.Request
+	at     []time.Duration
+	cost   []int64
 	keys   []algorithms.Key
 	tracks []*keyTracks
 	done   sync.WaitGroup // the workers still deciding it
 }
+
+// len is how many requests b holds.
+func (b *batch) len() int { return len(b.at) }
 
 // batchSize is how many requests a batch holds: a worker goes through a
 // batch one part of its work at a time (a probe, a kind of track), keeping
@@ -60,19 +68,19 @@ func fanOut(src Source, label func(b *batch, r scenarios.Request), parts []func(
 			cur = batches[0]
 		}
 		cur.done.Wait() // the workers are done with the batch to refill
-		cur.reqs, cur.keys, cur.tracks = cur.reqs[:0], cur.keys[:0], cur.tracks[:0]
+		cur.at, cur.cost, cur.keys, cur.tracks = cur.at[:0], cur.cost[:0], cur.keys[:0], cur.tracks[:0]
 	}
 	var n int64
 	err := src(func(r scenarios.Request) bool {
 		n++
 		label(cur, r)
-		cur.reqs = append(cur.reqs, r)
-		if len(cur.reqs) == batchSize {
+		cur.at, cur.cost = append(cur.at, r.At), append(cur.cost, r.Cost)
+		if cur.len() == batchSize {
 			send()
 		}
 		return true
 	})
-	if len(cur.reqs) > 0 {
+	if cur.len() > 0 {
 		send()
 	}
 	for _, c := range work {

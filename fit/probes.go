@@ -31,12 +31,12 @@ func (p *probe) decide(b *batch) {
 		return
 	}
 	var d algorithms.Decision
-	for i, r := range b.reqs {
-		p.lim.DecideInto(&d, r.At, b.keys[i], r.Cost)
+	for i, at := range b.at {
+		p.lim.DecideInto(&d, at, b.keys[i], b.cost[i])
 		switch {
 		case d.Outcome == algorithms.Rejected:
 			if p.refused == 0 {
-				p.first = r.At
+				p.first = at
 			}
 			p.refused++
 		case d.Delay > p.longestWait:
@@ -48,22 +48,22 @@ func (p *probe) decide(b *batch) {
 // decideWatching is decide counting the refusals of the keys watched.
 func (p *probe) decideWatching(b *batch) {
 	var d algorithms.Decision
-	for i, r := range b.reqs {
+	for i, at := range b.at {
 		key := b.keys[i]
-		p.lim.DecideInto(&d, r.At, key, r.Cost)
+		p.lim.DecideInto(&d, at, key, b.cost[i])
 		switch {
 		case d.Outcome == algorithms.Rejected:
 			if p.refused == 0 {
-				p.first = r.At
+				p.first = at
 			}
 			p.refused++
 			if id := key.ID(); id < len(p.watch) && p.watch[id] >= 0 {
 				t := &p.keys[p.watch[id]]
 				if t.Refused == 0 {
-					t.FirstRefusal = r.At
+					t.FirstRefusal = at
 				}
 				t.Refused++
-				t.LastRefusal = r.At
+				t.LastRefusal = at
 			}
 		case d.Delay > p.longestWait:
 			p.longestWait = d.Delay

@@ -146,13 +146,13 @@ func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
 		b.tracks = append(b.tracks, cur)
 	}
 	rates := func(b *batch) {
-		for i, r := range b.reqs {
-			g.addRates(b.tracks[i], r.At, r.Cost)
+		for i, at := range b.at {
+			g.addRates(b.tracks[i], at, b.cost[i])
 		}
 	}
 	windows := func(b *batch) {
-		for i, r := range b.reqs {
-			g.addWindows(b.tracks[i], r.At, r.Cost)
+		for i, at := range b.at {
+			g.addWindows(b.tracks[i], at, b.cost[i])
 		}
 	}
 	if _, err := fanOut(src, label, []func(*batch){rates, windows}); err != nil {
