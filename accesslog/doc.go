@@ -133,4 +133,14 @@
 // Rules map a Record to a key, a cost and whether it is kept; they
 // remember up to 65,536 keys they made, so that a key seen before
 // allocates nothing.
+//
+// A RequestReader is a Reader and Rules in one, for a reader that wants
+// only requests: it applies the rules as each line is parsed and holds
+// only the Request (time, line, key, cost) while ordering, so that its
+// memory within the look-behind is a few dozen bytes a request, not a
+// line. It reads in goroutines of its own: one parsing ahead of the
+// ordering, or, for nginx's formats (whose lines parse alone), one
+// splitting the log into blocks of lines and one a processor parsing them,
+// the blocks taken back in file order, so that what it returns is what
+// one goroutine reading the lines in turn would return.
 package accesslog

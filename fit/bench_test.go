@@ -35,8 +35,8 @@ func generated(n int, seed uint64) Source {
 	}
 }
 
-// BenchmarkFit1M fits every supported algorithm to a generated 1M-request
-// trace of one key, confirming the knees: four passes over the source.
+// BenchmarkFit1M fits every default algorithm to a generated 1M-request
+// trace of one key, confirming the knees: three passes over the source.
 func BenchmarkFit1M(b *testing.B) {
 	src := generated(1_000_000, 1)
 	for b.Loop() {
