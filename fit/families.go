@@ -114,7 +114,7 @@ var families = map[algorithms.Algorithm]family{
 			return algorithms.Policy{Algorithm: algorithms.RedisCell, MaxBurst: size, CountPerPeriod: r.N, Period: r.Per}
 		},
 		need: func(k *keyTracks, g *grid, i int) (int64, time.Duration, bool) {
-			t := &k.cells[i]
+			t := &k.cells.at[i]
 			if t.over() {
 				return 0, 0, false
 			}

@@ -55,13 +55,14 @@ func newGrid(rates []algorithms.Rate, windows []time.Duration, algs []algorithms
 type keyTracks struct {
 	name     string
 	requests int64
-	// last is the time of the state's latest request (the rates' tracks
-	// share it), lastMs the same in nginx's whole milliseconds.
+	// last is the time of the state's latest request (the buckets' and
+	// nginx's tracks share it), lastMs the same in nginx's whole
+	// milliseconds.
 	last    time.Duration
 	lastMs  int64
 	buckets []bucketTrack // per rate
 	nginx   []nginxTrack  // per rate
-	cells   []cellTrack   // per rate
+	cells   *cellTracks
 	windows []windowTrack // per window
 	log     *logTrack
 }
@@ -75,7 +76,7 @@ func (g *grid) newTracks(name string) *keyTracks {
 		k.nginx = make([]nginxTrack, len(g.rates))
 	}
 	if slices.ContainsFunc(g.cellInterval, func(t int64) bool { return t > 0 }) {
-		k.cells = make([]cellTrack, len(g.rates))
+		k.cells = &cellTracks{at: make([]cellTrack, len(g.rates))}
 	}
 	if g.windowed {
 		k.windows = make([]windowTrack, len(g.windows))
@@ -86,7 +87,19 @@ func (g *grid) newTracks(name string) *keyTracks {
 	return k
 }
 
-// addRates moves key k's tracks at every rate by a request.
+// cellTracks are redis-cell's tracks, per rate, and the time of the
+// state's latest request as they saw it. They move in the part of the
+// pass the windows do, so they keep their own time, apart from the
+// keyTracks the other part writes (two processors writing one cache line
+// would slow both).
+type cellTracks struct {
+	at   []cellTrack
+	last time.Duration
+	seen bool
+}
+
+// addRates moves key k's bucket and nginx tracks at every rate by a
+// request.
 func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
 	first := k.requests == 0
 	k.requests++
@@ -102,15 +115,26 @@ func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
 		if k.nginx != nil && g.nginxRate[i] > 0 {
 			k.nginx[i].add(first, elapsedMs, cost, g.nginxRate[i])
 		}
-		if k.cells != nil && g.cellInterval[i] > 0 {
-			k.cells[i].add(elapsed, cost, g.cellInterval[i])
-		}
 	}
 	k.last, k.lastMs = at, ms
 }
 
-// addWindows moves key k's tracks at every window by a request.
+// addWindows moves key k's tracks at every window by a request, and its
+// redis-cell tracks at every rate: with them the two parts of a pass take
+// about as long as each other (see trackPass).
 func (g *grid) addWindows(k *keyTracks, at time.Duration, cost int64) {
+	if c := k.cells; c != nil {
+		elapsed := at - c.last
+		if !c.seen {
+			elapsed = 0
+		}
+		for i, interval := range g.cellInterval {
+			if interval > 0 {
+				c.at[i].add(elapsed, cost, interval)
+			}
+		}
+		c.last, c.seen = at, true
+	}
 	for i := range k.windows {
 		k.windows[i].add(at, cost, int64(g.windows[i]))
 	}
@@ -121,8 +145,8 @@ func (g *grid) addWindows(k *keyTracks, at time.Duration, cost int64) {
 
 // trackPass reads src once, following every state at every grid point:
 // the keys' tracks in the order keys first appear (one for all the
-// traffic unless byKey). The rates' tracks and the windows' are two parts
-// of fanOut, run side by side.
+// traffic unless byKey). addRates and addWindows are two parts of
+// fanOut, run side by side.
 func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
 	var keys []*keyTracks
 	index := map[string]int{}
