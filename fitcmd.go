@@ -87,6 +87,12 @@ func fitCommand(args []string, stdout, stderr io.Writer) error {
 		return errUsage{errors.New(fitUsage)}
 	}
 	logs.showProgress(stderr)
+	if isLog(operands[0]) {
+		// The log is surveyed as it is read: the fit then makes no pass
+		// of its own for it.
+		o.Survey = fit.NewSurvey(o.ByKey)
+		logs.opt.Observe = o.Survey.Add
+	}
 	s, err := logs.open(operands[0])
 	if err != nil {
 		return err

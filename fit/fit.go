@@ -14,8 +14,9 @@ import (
 //
 // It reads src in whole passes, never keeping the requests: one to learn
 // the traffic's span, rates and keys and to check its order (the grids are
-// chosen from it); one computing every algorithm's answer at every point,
-// in the algorithm's own integer arithmetic; one running the real limiters
+// chosen from it), unless Options.Survey brings that; one computing every
+// algorithm's answer at every point, in the algorithm's own integer
+// arithmetic; one running the real limiters
 // (algorithms.New) at the answers to confirm (Options.Confirm) and at those
 // sizes less one, together with, for a ByKey fit, the quantile policy at
 // each knee; then, only if a confirmation disagreed or
@@ -26,7 +27,12 @@ func Fit(src Source, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv, err := surveyPass(src, o.ByKey)
+	var sv survey
+	if o.Survey != nil {
+		sv, err = o.Survey.result()
+	} else {
+		sv, err = surveyPass(src, o.ByKey)
+	}
 	if err != nil {
 		return nil, err
 	}

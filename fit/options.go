@@ -45,6 +45,11 @@ type Options struct {
 	// Confirm says which answers the real limiters confirm: ConfirmKnees
 	// (the zero value) or ConfirmAll.
 	Confirm Confirm
+	// Survey, when set, is a survey of the source made while it was read
+	// (NewSurvey with ByKey's value, then Add with each request the
+	// source yields): Fit then makes no survey pass of its own. A source
+	// that then yields other requests is an error of a later pass.
+	Survey *Survey
 }
 
 // Confirm says which of a fit's answers are confirmed with real limiters.
@@ -84,6 +89,9 @@ var Default = []algorithms.Algorithm{
 func (o Options) normalised() (Options, error) {
 	if o.Algorithms == nil {
 		o.Algorithms = Default
+	}
+	if o.Survey != nil && o.Survey.byKey != o.ByKey {
+		return o, fmt.Errorf("fit: a survey made for a fit by key %v given to one by key %v", o.Survey.byKey, o.ByKey)
 	}
 	seen := map[algorithms.Algorithm]bool{}
 	for _, a := range o.Algorithms {

@@ -43,7 +43,7 @@ func (d *decoder) logItem(n ast.Node, path string) (*LogTraffic, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &LogTraffic{progress: d.progress}
+	l := &LogTraffic{progress: d.progress, observe: d.observe}
 	l.Line, _ = position(n)
 	if l.Path, err = f.requiredText("log", "the path of an access log", false); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,8 +16,10 @@ import (
 // place of the first problem.
 type decoder struct {
 	file string
-	// progress is given to each log item (LogOptions.Progress).
+	// progress and observe are given to each log item
+	// (LogOptions.Progress, LogOptions.Observe).
 	progress func(size int64) (update func(lines, bytes int64), done func())
+	observe  func(at time.Duration, key string, cost int64)
 }
 
 func (d *decoder) errorf(n ast.Node, path, format string, args ...any) error {

@@ -1,11 +1,13 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -135,4 +137,32 @@ func BenchmarkReplayEach(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ns/request")
+}
+
+// TestObserveSeesEveryPass: LogOptions.Observe is told of the requests
+// every pass then yields, in their order, once.
+func TestObserveSeesEveryPass(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, combinedLine(fmt.Sprintf("192.0.2.%d", i%3), 40-i/2, "/api/x", 200))
+	}
+	path := filepath.Join(dir, "access.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen []Request
+	s, err := ReplayLog(path, LogOptions{Spread: "even", Observe: func(at time.Duration, key string, cost int64) {
+		seen = append(seen, Request{At: at, Key: key, Cost: cost})
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := requestsOf(s); len(seen) != 40 || !slices.Equal(seen, got) {
+		t.Fatalf("observed %v\npasses yield %v", seen, got)
+	}
+	requestsOf(s)
+	if len(seen) != 40 {
+		t.Errorf("observed %d requests after two more passes, want the 40 of the reading", len(seen))
+	}
 }

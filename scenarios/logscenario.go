@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // defaultLogLanes are the lanes a log is replayed through when no others
@@ -32,6 +33,11 @@ type LogOptions struct {
 	// to call with the lines and bytes read so far (every 1,024
 	// requests) and at the pass's end. A command line shows progress so.
 	Progress func(size int64) (update func(lines, bytes int64), done func())
+	// Observe, when set, is called with every request the reading of the
+	// log yields, in order, as every pass will yield it (so that a reader
+	// can learn what it needs of the traffic without a pass of its own:
+	// fit.Survey). It is called once, while the scenario is read.
+	Observe func(at time.Duration, key string, cost int64)
 }
 
 // IsLogPath reports whether path names an access log rather than a
@@ -86,7 +92,7 @@ func ReplayLog(path string, opt LogOptions, lanes *Scenario) (*Scenario, error) 
 		b.WriteString(", strict: true")
 	}
 	b.WriteString("}\n")
-	d := &decoder{file: abs, progress: opt.Progress}
+	d := &decoder{file: abs, progress: opt.Progress, observe: opt.Observe}
 	s, err := d.parse(b.Bytes())
 	var e *Error
 	if errors.As(err, &e) {

@@ -69,6 +69,9 @@ type LogTraffic struct {
 	// and it gives what to call with the lines and bytes read so far, and
 	// at the end (LogOptions.Progress).
 	progress func(size int64) (update func(lines, bytes int64), done func())
+	// observe, when set, is told of each request the scan yields
+	// (LogOptions.Observe).
+	observe func(at time.Duration, key string, cost int64)
 }
 
 // keyFirst is a key and when its first request arrives.
@@ -200,6 +203,9 @@ func (l *LogTraffic) scan() error {
 			l.keys = append(l.keys, keyFirst{key, at})
 		}
 		rec.add(at, id, cost)
+		if l.observe != nil {
+			l.observe(at, key, cost)
+		}
 		return true
 	})
 	if err != nil {
