@@ -49,12 +49,15 @@ func readRequests(t *testing.T, text string, opts Options, rules Rules, workers,
 // blocks give what one goroutine gives, line for line: the requests, the
 // order errors, the counts, the bad lines kept, the diagnosis, Strict's
 // stop at the first bad line, a last line without a newline, a line too
-// long, empty lines and CRLF.
+// long, empty lines, CRLF and a byte order mark.
 func TestParallelMatchesOneReader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	base := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
 	for round := range 40 {
 		var b strings.Builder
+		if round%7 == 0 {
+			b.WriteString("\xef\xbb\xbf") // a byte order mark, dropped from the first line only
+		}
 		latest := 0
 		n := 50 + rng.IntN(300)
 		badShare := []int{0, 3, 30, 45}[round%4] // percent: round%4 == 3 is mostly bad, for a diagnosis
