@@ -317,6 +317,9 @@ func countTexts(st *styles, v laneView) []string {
 		"key " + k + " " + mine + " · " + peak(v.keyStats) + per,
 		"key " + k + " " + mine + " · " + peak(v.keyStats),
 		"key " + k + " " + mine,
+		// Narrower, the key's name stays and the word goes: a box that
+		// must also show the state a lesson watches has room for both.
+		k + " " + mine,
 		"key " + mine,
 	}
 }
@@ -462,7 +465,7 @@ func rowTotalsWithin(st *styles, v laneView, room int) string {
 	s := v.stats
 	if v.pinned {
 		s = v.keyStats
-		texts = texts[len(texts)-3:] // the name, with the peak if it fits
+		texts = texts[len(texts)-4:] // the name, with the peak if it fits (countTexts' last four)
 	} else {
 		texts = texts[len(texts)-2:]
 	}

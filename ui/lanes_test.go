@@ -62,6 +62,21 @@ func TestPinnedRowKeepsTheKey(t *testing.T) {
 	}
 }
 
+// TestPinnedBoxKeepsTheKeyWithItsState: a compact box that must show the
+// state a lesson watches keeps the pinned key's name too (memory-fleet at
+// 80×24, when its 59.5s note pins seller-1), giving up the word "key".
+func TestPinnedBoxKeepsTheKeyWithItsState(t *testing.T) {
+	a := newTestApp(t, "memory-fleet", 80, 24)
+	a.lab.Seek(59500 * time.Millisecond)
+	a.pin("seller-1")
+	out := screen(a)
+	for _, want := range []string{"seller-1 ✓120 ✗0 · state 2.9 KiB/key", "seller-1 ✓120 ✗0 · state 32 B/key"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the boxes do not hold %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestRejectionSaysWhenToRetry: wherever a lane's box or row says
 // "rejected" (not the why panel, whose arithmetic says it, nor the
 // legend), it says when a retry fits, at every lesson's golden moment
