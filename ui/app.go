@@ -225,6 +225,7 @@ func (a *App) relayout() {
 	sh := shapeOf(a.lab)
 	sh.noChart = a.chart == chartHidden
 	a.lay = layoutFor(a.width, a.height, sh)
+	a.tl.fit()
 	a.help.SetWidth(a.width)
 	a.prompt.SetWidth(a.width)
 	a.sizeBody()

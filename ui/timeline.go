@@ -20,6 +20,9 @@ type timeline struct {
 	ctx   *programContext
 	zooms []time.Duration
 	zoom  int // index into zooms
+	// zoomed says the learner chose the zoom (z, Z): until then, the zoom
+	// follows the screen's width (fit).
+	zoomed bool
 	// refused[lane][c] is whether the lane rows laneRows drew last, over
 	// refusedSpan of refusedRows, refused a request in column c: the chart
 	// drawn under them in the same frame marks its ✗ from them.
@@ -28,10 +31,34 @@ type timeline struct {
 	refusedRows rows
 }
 
-// newTimeline starts at one column per step of the scenario.
+// newTimeline starts at one column per step of the scenario (see fit).
 func newTimeline(ctx *programContext) timeline {
 	zooms := zoomLadder(ctx.step())
 	return timeline{ctx: ctx, zooms: zooms, zoom: max(0, slices.Index(zooms, ctx.step()))}
+}
+
+// fit chooses the zoom for the screen's width, unless the learner chose
+// one: a column a step, so that stepping moves the cursor a column; but
+// where that would leave more than half the columns empty, a short
+// scenario on a wide screen, the finest zoom that still shows the whole
+// scenario and divides the step, so that the screen's width shows its
+// detail and requests a step apart stay evenly spaced.
+func (t *timeline) fit() {
+	if t.zoomed {
+		return
+	}
+	step := max(0, slices.Index(t.zooms, t.ctx.step()))
+	cols, end := time.Duration(t.columns()), t.ctx.lab.End()
+	t.zoom = step
+	if t.zooms[step]*cols/2 <= end {
+		return
+	}
+	for i, dt := range t.zooms[:step] {
+		if dt*cols > end && t.zooms[step]%dt == 0 {
+			t.zoom = i
+			return
+		}
+	}
 }
 
 type timelineKeys struct{ ZoomIn, ZoomOut key.Binding }
@@ -43,6 +70,7 @@ func (t *timeline) keys() timelineKeys {
 // update handles the zoom keys; handled is false for any other key.
 func (t *timeline) update(msg tea.KeyPressMsg) (handled bool) {
 	k := t.keys()
+	was := t.zoom
 	switch {
 	case key.Matches(msg, k.ZoomIn):
 		t.zoom = max(t.zoom-1, 0)
@@ -51,6 +79,7 @@ func (t *timeline) update(msg tea.KeyPressMsg) (handled bool) {
 	default:
 		return false
 	}
+	t.zoomed = t.zoomed || t.zoom != was
 	return true
 }
 

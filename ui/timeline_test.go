@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,41 @@ func TestAxisLabelsExact(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("too few labels: %q", row)
+	}
+}
+
+// TestZoomFitsTheWidth: a short scenario on a wide screen starts at the
+// finest zoom that shows all of it and divides its step; a narrow screen,
+// or a long scenario, at a column a step; once the learner zooms, a new
+// size keeps the learner's zoom.
+func TestZoomFitsTheWidth(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		w, h   int
+		want   time.Duration
+	}{
+		{"deadlines-and-cancel", 200, 60, 50 * time.Millisecond}, // 8s in 190 columns; the step 0.25s
+		{"deadlines-and-cancel", 80, 24, 250 * time.Millisecond}, // 8s at 0.05s would not fit
+		{"boundary", 200, 60, 100 * time.Millisecond},            // two minutes: the step
+	} {
+		a := newTestApp(t, c.lesson, c.w, c.h)
+		if got := a.tl.dt(); got != c.want {
+			t.Errorf("%s at %dx%d: %v a column, want %v", c.lesson, c.w, c.h, got, c.want)
+		}
+		if sp := a.tl.span(); c.want < a.lab.Scenario().Step && sp.length() <= a.lab.End() {
+			t.Errorf("%s at %dx%d: %v on screen, less than the whole %v", c.lesson, c.w, c.h, sp.length(), a.lab.End())
+		}
+	}
+	a := newTestApp(t, "deadlines-and-cancel", 200, 60)
+	press(a, "Z") // the whole scenario is on screen already: nothing to zoom out to
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if a.tl.dt() != 250*time.Millisecond {
+		t.Errorf("after a Z that changed nothing and a resize to 80x24: %v a column, want the fit 0.25s", a.tl.dt())
+	}
+	press(a, "z")
+	chosen := a.tl.dt()
+	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	if a.tl.dt() != chosen || chosen != 200*time.Millisecond {
+		t.Errorf("after z and a resize: %v a column, want the learner's %v (0.2s)", a.tl.dt(), chosen)
 	}
 }

@@ -149,7 +149,7 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 		at.seek(a.lab)
 		return "", nil, err
 	}
-	shown, pinned, zoom, quizzing := a.key(), a.pinned(), a.tl.zoom, a.quiz.on
+	shown, pinned, zoom, zoomed, quizzing := a.key(), a.pinned(), a.tl.zoom, a.tl.zoomed, a.quiz.on
 	a.lab = lab
 	a.focus = min(a.focus, len(lab.Lanes())-1)
 	a.keyIdx = -1
@@ -157,7 +157,9 @@ func (a *App) rebase(s *scenarios.Scenario, what string) (words string, cmd tea.
 		a.pin(shown)
 	}
 	a.tl = newTimeline(a.programContext)
-	a.tl.zoom = min(zoom, len(a.tl.zooms)-1)
+	if zoomed {
+		a.tl.zoom, a.tl.zoomed = min(zoom, len(a.tl.zooms)-1), true
+	}
 	a.quiz.end(a)
 	a.relayout()
 	if lab.CheckCost(a.cost) != nil {
