@@ -109,20 +109,25 @@ func (b *clientBook) client(c int32) *scenarios.Client {
 // its request's retryReq.
 const retryBytes = 24 + 64
 
-// Then says what became of a request after attempt a, in a few words: "served after
-// 1.2s", "retries at 3s (attempt 2)", "abandoned: gives up (attempts
-// used)", "unfinished: its next attempt at 31s is past the end".
-func (a Attempt) Then() string {
+// Then says what became of a request after attempt a, in a few words,
+// its times exact (algorithms.FormatSeconds): "served 1.2s after its
+// first attempt", "attempt 2 at 3s", "abandoned: gives up (attempts
+// used)", "unfinished: attempt 5 would come at 31s, past the end".
+func (a Attempt) Then() string { return a.ThenIn(algorithms.FormatSeconds) }
+
+// ThenIn is Then with its times written by seconds, as a screen writes
+// its times.
+func (a Attempt) ThenIn(seconds func(time.Duration) string) string {
 	switch a.Fate {
 	case Served:
 		if a.Latency == 0 {
 			return "served"
 		}
-		return "served " + algorithms.FormatSeconds(a.Latency) + " after its first attempt"
+		return "served " + seconds(a.Latency) + " after its first attempt"
 	case Retrying:
-		return fmt.Sprintf("attempt %d at %s", a.N+1, algorithms.FormatSeconds(a.Next))
+		return fmt.Sprintf("attempt %d at %s", a.N+1, seconds(a.Next))
 	case Unfinished:
-		return fmt.Sprintf("unfinished: attempt %d would come at %s, past the end", a.N+1, algorithms.FormatSeconds(a.Next))
+		return fmt.Sprintf("unfinished: attempt %d would come at %s, past the end", a.N+1, seconds(a.Next))
 	}
 	if a.Cancelled {
 		return "abandoned: " + a.Ending.String() + ", its slot given back"

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -582,5 +583,28 @@ traffic: [{at: 0s, count: 8, client: c}]
 	}
 	if want := []int{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(order, want) {
 		t.Errorf("retries decided in the order %v, want %v", order, want)
+	}
+}
+
+// TestAttemptThenIn: what became of a request reads the same with its
+// times written exactly (Then, for the command line) or as a screen
+// writes them (ThenIn).
+func TestAttemptThenIn(t *testing.T) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%dms", d/time.Millisecond) }
+	for _, c := range []struct {
+		a          Attempt
+		then, msIn string
+	}{
+		{Attempt{Fate: Served}, "served", "served"},
+		{Attempt{Fate: Served, Latency: 2225518932}, "served 2.225518932s after its first attempt", "served 2225ms after its first attempt"},
+		{Attempt{Fate: Retrying, N: 3, Next: 2293328098}, "attempt 4 at 2.293328098s", "attempt 4 at 2293ms"},
+		{Attempt{Fate: Unfinished, N: 4, Next: 31 * time.Second}, "unfinished: attempt 5 would come at 31s, past the end", "unfinished: attempt 5 would come at 31000ms, past the end"},
+	} {
+		if got := c.a.Then(); got != c.then {
+			t.Errorf("Then() = %q, want %q", got, c.then)
+		}
+		if got := c.a.ThenIn(ms); got != c.msIn {
+			t.Errorf("ThenIn(ms) = %q, want %q", got, c.msIn)
+		}
 	}
 }

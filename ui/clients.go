@@ -58,7 +58,7 @@ func clientParts(rec model.Record, clients []scenarios.Client) (attempt, since, 
 // The shorter ones drop the first arrival, then the rule, then the name.
 func clientTexts(rec model.Record, clients []scenarios.Client) []string {
 	attempt, since, who, name, rule := clientParts(rec, clients)
-	then := " → " + rec.Attempt.Then()
+	then := " → " + rec.Attempt.ThenIn(secs)
 	return []string{
 		since + " · " + who + ": " + rule + then,
 		attempt + " · " + name + ": " + rule + then,
@@ -202,6 +202,6 @@ func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []strin
 	attempt, since, who, name, rule := clientParts(rec, clients)
 	return []string{
 		first([]string{since + " · " + who + ": " + rule, attempt + " · " + name + ": " + rule}, w),
-		fit("  → "+rec.Attempt.Then(), w),
+		fit("  → "+rec.Attempt.ThenIn(secs), w),
 	}
 }
