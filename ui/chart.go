@@ -188,7 +188,9 @@ func chartMarks(lab *model.Lab, rs rows, key string) (marked bool, from rows) {
 // chartBars draws one lane's fills in h rows, top row first, each bar in
 // eighths of a cell rounded down (a bar reaches the top only when full),
 // with ✗ above the bar in a column that refused (on its top cell when
-// full), the cursor column in reverse video.
+// full), the cursor column in reverse video. The limit is drawn: the top
+// row's cells a bar leaves empty are a dotted line, ┈, in every column
+// that has a state.
 func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	rows := make([][]string, h)
 	for r := range rows {
@@ -231,11 +233,14 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 			// grow, its top says so.
 			rows[0][c] = "▲"
 		}
+		if rows[0][c] == " " {
+			rows[0][c] = limitCell
+		}
 	}
 	out := make([]string, h)
 	for r, cells := range rows {
 		var b, run strings.Builder
-		style := -1 // of run: 0 none, 1 bar, 2 refusal or past full, 3 cursor, 4 store down
+		style := -1 // of run: 0 none, 1 bar, 2 refusal or past full, 3 cursor, 4 store down, 5 the limit
 		flush := func() {
 			switch style {
 			case 0:
@@ -248,6 +253,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				b.WriteString(st.cursor.Render(run.String()))
 			case 4:
 				b.WriteString(st.http.Render(run.String()))
+			case 5:
+				b.WriteString(st.muted.Render(run.String()))
 			}
 			run.Reset()
 		}
@@ -261,6 +268,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				s = 2
 			case cell == "⊘":
 				s = 4
+			case cell == limitCell:
+				s = 5
 			case cell != " ":
 				s = 1
 			}
@@ -275,6 +284,10 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	}
 	return out
 }
+
+// limitCell marks the limit, a gauge's full, on the top row of a lane's
+// chart.
+const limitCell = "┈"
 
 // chartTitle says what the chart draws, for the panel's first row, at
 // most w cells wide: the longest of its variants that fits; reading says
@@ -304,8 +317,8 @@ func (t *timeline) chartTitle(rs rows, reading, over, down bool, w int) string {
 		title += st.muted.Render(" (reading…)")
 	}
 	return first([]string{
-		title + whose + st.muted.Render(" · each lane's gauge, empty at the bottom, full at the top · a column: its last instant") + refusals + st.muted.Render(" · v hides"),
-		title + whose + st.muted.Render(" · each lane's gauge, empty to full") + refusals + st.muted.Render(" · v hides"),
+		title + whose + st.muted.Render(" · each lane's gauge, empty at the bottom, full at the ┈ limit · a column: its last instant") + refusals + st.muted.Render(" · v hides"),
+		title + whose + st.muted.Render(" · each lane's gauge, empty to full at ┈") + refusals + st.muted.Render(" · v hides"),
 		title + whose + st.muted.Render(" · gauge, empty to full") + refusals,
 		title + whose,
 		title,

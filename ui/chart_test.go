@@ -25,12 +25,12 @@ func TestChartBars(t *testing.T) {
 		want    []string
 	}{
 		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, []string{
-			"   ▇█",
+			"┈┈┈▇█",
 			" ▁███",
 		}},
 		{"after the clock", []float64{1, math.NaN()}, nil, []string{"█ ", "█ "}},
 		{"refusals", []float64{0, 0.25, 0.5, 1}, []refusal{refused, refused, refusedStoreDown, refused}, []string{
-			" ✗⊘✗",
+			"┈✗⊘✗",
 			"✗▄██",
 		}},
 		{"past full", []float64{2.2, 2.2, 1}, []refusal{noRefusal, refused, noRefusal}, []string{
@@ -125,11 +125,11 @@ func TestChartToggle(t *testing.T) {
 	seekTo(a, 8*time.Second)
 	requireScreen(t, a, "state over time")
 	press(a, "v")
-	if strings.Contains(screen(a), "full at the top") || a.lay.chart != 0 {
+	if strings.Contains(screen(a), "full at the ┈ limit") || a.lay.chart != 0 {
 		t.Fatalf("v left the chart:\n%s", screen(a))
 	}
 	press(a, "v")
-	requireScreen(t, a, "state over time", "full at the top")
+	requireScreen(t, a, "state over time", "full at the ┈ limit")
 
 	s := newTestApp(t, "gcra-is-token-bucket", 80, 24)
 	seekTo(s, 8*time.Second)
