@@ -6,14 +6,17 @@ import (
 	"sync"
 )
 
-// A log in nginx's formats is parsed by several goroutines: one splits it
-// into blocks of lines (readLine, in file order), each parsing goroutine
-// parses whole blocks with its own parser and rules (a line of these
-// formats parses alone: no header, no state carried from line to line),
-// and the RequestReader takes the blocks in file order, adding up their
-// counts, bad lines and first lines as one Reader reading them all would
-// have. The results are a single Reader's, whatever the number of
-// goroutines: TestParallelMatchesOneReader.
+// A RequestReader reads its log in three stages: one goroutine splits it
+// into blocks of lines (readLine, in file order); parsing goroutines
+// parse whole blocks, each with its own parser and rules; and Next takes
+// the blocks back in file order, adding up their counts, bad lines and
+// first lines as one Reader reading them all would have. nginx's formats
+// get a parsing goroutine a processor (a line of them parses alone: no
+// header, no state carried from line to line); JSON Lines and CSV one, so
+// that what their first lines teach the parser (a CSV header, a time's
+// resolution) holds for the rest. The results are a Reader's and Rules',
+// whatever the goroutines and the blocks: TestParallelMatchesOneReader,
+// TestBlocksKeepALinesState.
 
 // block is lines read for a parsing goroutine: their bytes one after
 // another, where each ends, which were too long to keep, and the number
@@ -42,8 +45,9 @@ var (
 // (the splitting and the ordering need their share).
 var parseWorkers = func() int { return min(runtime.GOMAXPROCS(0), 4) }
 
-// startParallel starts the splitting goroutine and w parsing goroutines.
-func (q *RequestReader) startParallel(w int) {
+// startParsing starts the splitting goroutine and w parsing goroutines.
+func (q *RequestReader) startParsing(w int) {
+	q.stop, q.gone = make(chan struct{}), make(chan struct{})
 	q.blocks, q.freeBlocks = make(chan *block, 2*w), make(chan *block, 4*w)
 	work := make(chan *block, w)
 	var running sync.WaitGroup

@@ -20,9 +20,9 @@ type Request struct {
 // followed by Rules.Apply would, but holds less and goes faster: each
 // record is reduced by the rules as soon as its line is parsed, and only
 // its Request (a few dozen bytes, where a Reader holds the whole line)
-// waits while the lines are put in order; and the lines are read, parsed
-// and reduced in a goroutine of their own, a few thousand ahead of the
-// ordering, so that a pass keeps two processors busy.
+// waits while the lines are put in order; and the lines are read and
+// parsed in goroutines of their own, blocks of a few thousand ahead of
+// the ordering (parallel.go), so that a pass keeps the processors busy.
 //
 // It differs from that Reader in one thing: with SpreadEven, the requests
 // the Filter keeps are spread across their second, not all the lines. A
@@ -31,19 +31,15 @@ type Request struct {
 //
 // A RequestReader is not safe for concurrent use. Close it when done
 // with it before Next has returned io.EOF or an error other than an
-// *OrderError, so that its goroutine ends.
+// *OrderError, so that its goroutines end.
 type RequestReader struct {
-	rd    *Reader // its lines, parser and bad lines belong to the reading goroutine
-	rules Rules   // the reading goroutine's
+	rd    *Reader // its lines belong to the splitting goroutine; the counts, bad and first lines of all to Next
+	rules Rules   // each parsing goroutine applies a copy
 
-	// The reading goroutine, started by the first Next, sends parsed
-	// lines in chunks on read and gets them back on free; stop ends it,
-	// and gone is closed when it has ended.
-	read chan *chunk
-	free chan *chunk
-	// For a format whose lines parse alone (nginx's), lines are parsed
-	// by several goroutines, a block each (parallel.go): blocks come in
-	// file order on blocks, and go back on freeBlocks.
+	// The reading goroutines, started by the first Next (parallel.go):
+	// parsed blocks of lines come in file order on blocks and go back on
+	// freeBlocks; stop ends the goroutines, and gone is closed when they
+	// have ended.
 	blocks     chan *block
 	freeBlocks chan *block
 	curBlock   *block
@@ -52,7 +48,7 @@ type RequestReader struct {
 	started    bool
 	closeOnce  sync.Once
 
-	cur      *chunk // the chunk being ordered, cur.items[pos:] still to be
+	cur      *chunk // curBlock's lines, being ordered: cur.items[pos:] still to be
 	pos      int
 	err      error // sticky: what ended the reading
 	readDone bool
@@ -69,9 +65,10 @@ type RequestReader struct {
 	hasFirst bool
 }
 
-// A chunk is lines the reading goroutine has parsed and reduced, in file
-// order; then, as of its last line, the reading's counts and resolution,
-// and the error that ended the reading (io.EOF at the end), if it did.
+// A chunk is what a parsing goroutine made of a block: its lines' requests
+// in file order, the block's counts and the resolution as of its last
+// line, and the error that ended the reading (io.EOF at the end), if it
+// did.
 type chunk struct {
 	items []parsedLine
 	stats Stats
@@ -84,9 +81,6 @@ type parsedLine struct {
 	q    Request
 	keep bool
 }
-
-// chunkLines is how many lines a chunk holds.
-const chunkLines = 4096
 
 var requestStamp = stamp[Request]{
 	of:  func(q Request) (int64, int64) { return q.Time, q.Line },
@@ -155,8 +149,11 @@ func (q *RequestReader) nextOrdered() (Request, error) {
 		var latest int64
 		switch {
 		case !line.keep:
-			q.dropped++
-			ok, behind, latest = q.order.see(e.Time, e.Line)
+			// Dropped, once it is known not to be beyond the look-behind
+			// (then it is an *OrderError, as any line is).
+			if ok, behind, latest = q.order.see(e.Time, e.Line); ok {
+				q.dropped++
+			}
 		case q.order.passes(e.Time, e.Line):
 			q.sawFirst(e.Time)
 			return e, nil
@@ -185,14 +182,8 @@ func (q *RequestReader) nextLine() (parsedLine, error) {
 			q.recycle()
 		}
 		records, outOfOrder := q.stats.Records, q.stats.OutOfOrder
-		if q.blocks != nil {
-			q.cur = q.nextBlock() // and counts its lines in q.rd
-			q.stats = q.rd.stats
-		} else {
-			q.cur = <-q.read
-			q.stats = q.cur.stats
-		}
-		q.pos = 0
+		q.cur, q.pos = q.nextBlock(), 0 // which counts its lines in q.rd
+		q.stats = q.rd.stats
 		q.stats.Records, q.stats.OutOfOrder = records, outOfOrder
 		q.res = q.cur.res
 	}
@@ -200,67 +191,29 @@ func (q *RequestReader) nextLine() (parsedLine, error) {
 	return q.cur.items[q.pos-1], nil
 }
 
-// start starts the reading goroutine: it reads and parses lines, reduces
-// them by the rules, and sends them a chunk at a time, until the end of
-// the log, an error that ends the reading, or Close.
+// start starts the reading goroutines: several parsing goroutines for a
+// format whose lines parse alone (nginx's), one for the others (a CSV
+// header, a JSON log's resolution, learned from the first lines, stay
+// with one parser).
 func (q *RequestReader) start() {
 	q.started = true
-	q.stop, q.gone = make(chan struct{}), make(chan struct{})
-	if w := parseWorkers(); w > 1 && q.rd.f.nginx != nil && q.rd.err == nil {
-		q.startParallel(w)
-		return
+	w := 1
+	if q.rd.f.nginx != nil {
+		w = max(1, parseWorkers())
 	}
-	q.read, q.free = make(chan *chunk, 2), make(chan *chunk, 4)
-	rd, rules := q.rd, &q.rules
-	go func() {
-		defer close(q.gone)
-		for {
-			var c *chunk
-			select {
-			case c = <-q.free:
-				c.items = c.items[:0]
-			default:
-				c = &chunk{items: make([]parsedLine, 0, chunkLines)}
-			}
-			for len(c.items) < chunkLines {
-				rec, err := rd.readRecord()
-				if err != nil {
-					c.err = err
-					break
-				}
-				key, cost, keep := rules.Apply(rec)
-				c.items = append(c.items, parsedLine{Request{Time: rec.Time, Line: rec.Line, Key: key, Cost: cost}, keep})
-				rd.release(rec)
-			}
-			c.stats, c.res = rd.stats, rd.Resolution()
-			select {
-			case q.read <- c:
-			case <-q.stop:
-				return
-			}
-			if c.err != nil {
-				return
-			}
-		}
-	}()
+	q.startParsing(w)
 }
 
-// recycle hands the chunk just read back to the goroutines that fill it.
+// recycle hands the block just ordered back to the goroutines that fill
+// it.
 func (q *RequestReader) recycle() {
-	if q.blocks != nil {
-		select {
-		case q.freeBlocks <- q.curBlock:
-		default:
-		}
-		return
-	}
 	select {
-	case q.free <- q.cur:
+	case q.freeBlocks <- q.curBlock:
 	default:
 	}
 }
 
-// Close ends the reading goroutine, if it runs, and waits for it. Next
+// Close ends the reading goroutines, if they run, and waits for them. Next
 // must not be called after Close.
 func (q *RequestReader) Close() {
 	q.closeOnce.Do(func() {
@@ -282,7 +235,8 @@ func (q *RequestReader) sawFirst(t int64) {
 // line to come is earlier. ok is false before any line is read.
 func (q *RequestReader) First() (at int64, ok bool) { return q.first, q.hasFirst }
 
-// Dropped is how many records the Filter has left out so far.
+// Dropped is how many records the Filter has left out so far (not
+// counting lines beyond the look-behind, which are *OrderErrors).
 func (q *RequestReader) Dropped() int64 { return q.dropped }
 
 // Stats counts what has been read so far (as far as the ordering has
