@@ -162,8 +162,12 @@ type App struct {
 	verdictQueued, chartQueued bool
 
 	// dirty is set when the learner's requests changed since they were
-	// last saved (or loaded): discarding them then asks first.
-	dirty bool
+	// last saved (or loaded): discarding them then asks first. edits
+	// counts those changes, so that a save landing knows whether it wrote
+	// them all; saving is the save being written, if any.
+	dirty  bool
+	edits  int
+	saving *saveInFlight
 	// watch follows the scenario's file, when it came from one, to reload
 	// it when it changes on disk.
 	watch fileWatch

@@ -17,10 +17,17 @@ type confirmation struct {
 }
 
 // discard does what, or first asks when it would lose fired requests that
-// were not saved.
+// were not saved. While a save of them all is being written it asks
+// nothing: it does what once the save lands (s, enter, q quits when the
+// file is written, and not before).
 func (a *App) discard(what string, do func() tea.Cmd) tea.Cmd {
 	if !a.dirty || a.lab.FiredCount() == 0 {
 		return do()
+	}
+	if a.saving != nil && a.saving.edits == a.edits {
+		a.saving.then = do
+		a.status.set(what + " once the save is written")
+		return nil
 	}
 	a.play.pause()
 	a.confirm = &confirmation{

@@ -33,7 +33,7 @@ func (m *labMode) fire(a *App, n int, spread time.Duration) {
 		a.status.setError(err.Error())
 		return
 	}
-	a.dirty = true
+	a.changed()
 	m.sayFired(a, recs, n, at, spread)
 }
 
@@ -45,7 +45,7 @@ func (m *labMode) fireAs(a *App, key string) error {
 	if err != nil {
 		return err
 	}
-	a.dirty = true
+	a.changed()
 	a.pin(key)
 	m.sayFired(a, recs, 1, at, 0)
 	return nil
@@ -205,7 +205,7 @@ func (m *labMode) undoLast(a *App) tea.Cmd {
 	default:
 		a.status.set("undid " + requestCount(u.N) + " at " + secs(u.Request.At) + "; everything after it is recomputed")
 	}
-	a.dirty = true
+	a.changed()
 	return cmd
 }
 

@@ -292,6 +292,6 @@ func (m *labMode) reset(a *App) {
 		a.status.set("reset: t = 0")
 		return
 	}
-	a.dirty = true
+	a.changed()
 	a.status.set("reset: t = 0, your " + requestCount(n) + " removed · u brings " + agree(n, "it", "them") + " back")
 }

@@ -48,32 +48,58 @@ func (a *App) save(path string, warned *string, then func() tea.Cmd) (tea.Cmd, e
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.New("not saved: " + err.Error())
 	}
-	fired := a.lab.FiredCount()
+	fired, edits := a.lab.FiredCount(), a.edits
+	a.saving = &saveInFlight{edits: edits}
 	return func() tea.Msg {
 		// Written beside and renamed into place: a full disk leaves the
 		// file that was there (often the open scenario) as it was.
-		return savedMsg{path: path, fired: fired, dropped: dropped, then: then, err: safewrite.WriteFile(path, data, 0o644)}
+		return savedMsg{path: path, fired: fired, edits: edits, dropped: dropped, then: then, err: safewrite.WriteFile(path, data, 0o644)}
 	}, nil
 }
 
-// savedMsg reports a save's write; then is what goes on after it.
+// saveInFlight is a save being written: edits is App.edits when it began,
+// then what a discard asked for meanwhile, done once it lands.
+type saveInFlight struct {
+	edits int
+	then  func() tea.Cmd
+}
+
+// changed marks the learner's requests changed since the last save.
+func (a *App) changed() {
+	a.dirty = true
+	a.edits++
+}
+
+// savedMsg reports a save's write, made when App.edits was edits; then is
+// what goes on after it.
 type savedMsg struct {
 	path           string
 	fired, dropped int
+	edits          int
 	then           func() tea.Cmd
 	err            error
 }
 
 func (a *App) onSaved(m savedMsg) tea.Cmd {
+	then := m.then
+	if a.saving != nil && a.saving.edits == m.edits {
+		if a.saving.then != nil {
+			then = a.saving.then
+		}
+		a.saving = nil
+	}
 	if m.err != nil {
-		// The prompt opens again on the path, for the learner to mend it.
+		// The prompt opens again on the path, for the learner to mend it
+		// (and whatever waited for the save has not been done).
 		cmd := a.askSave(m.path, m.then)
 		a.status.setError("not saved: " + m.err.Error())
 		return cmd
 	}
-	a.dirty = false
-	if m.then != nil {
-		return m.then()
+	if a.edits == m.edits { // else a request came since, and is not in the file
+		a.dirty = false
+	}
+	if then != nil {
+		return then()
 	}
 	if sameFile(m.path, a.watch.path) {
 		// The open file now holds the learner's requests as its traffic:

@@ -154,6 +154,49 @@ func TestSaveFirstThenQuit(t *testing.T) {
 	}
 }
 
+// TestQuitWhileTheSaveIsWritten: q typed after enter but before the file
+// is written (s, enter, q in one breath) neither asks nor quits ahead of
+// the write: it quits once the save lands, and not when the save fails (a
+// race CI found). A request fired while a save is written is not marked
+// saved when it lands.
+func TestQuitWhileTheSaveIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	a := newTestApp(t, "boundary", 100, 30)
+	press(a, "space", "s", "ctrl+u")
+	typeText(a, filepath.Join(dir, "a.yaml"))
+	write := press(a, "enter")
+	if cmd := press(a, "q"); cmd != nil || a.confirm != nil {
+		t.Fatalf("q during the write: command %v, question %v; want neither", cmd != nil, a.confirm != nil)
+	}
+	if !strings.Contains(a.status.text, "quit once the save is written") {
+		t.Errorf("status %q does not say the quit waits for the save", a.status.text)
+	}
+	if !isQuit(a.onSaved(write().(savedMsg))) {
+		t.Error("the save landed and the waiting quit did not go on")
+	}
+
+	// The same, the write failing: no quit, the prompt again.
+	a = newTestApp(t, "boundary", 100, 30)
+	press(a, "space", "s", "ctrl+u")
+	typeText(a, filepath.Join(dir, "missing", "b.yaml"))
+	write = press(a, "enter")
+	press(a, "q")
+	if cmd := a.onSaved(write().(savedMsg)); isQuit(cmd) || promptKind(a) != promptSave {
+		t.Errorf("a failed save quit (%v) or did not ask again (prompt %v)", isQuit(cmd), promptKind(a))
+	}
+
+	// A request fired during the write stays unsaved.
+	a = newTestApp(t, "boundary", 100, 30)
+	press(a, "space", "s", "ctrl+u")
+	typeText(a, filepath.Join(dir, "c.yaml"))
+	write = press(a, "enter")
+	press(a, "space")
+	a.onSaved(write().(savedMsg))
+	if press(a, "q"); a.confirm == nil {
+		t.Error("q quit without asking about the request fired during the save")
+	}
+}
+
 // TestSaveOnAFullDisk saves the open file, with the learner's requests,
 // on a file system with no room left (a tmpfs of 4 KiB holding the 3.6 KB
 // scenario): the save fails and says why, and the file is as it was. It
