@@ -147,6 +147,12 @@ type Description struct {
 	// attempt log logs rejected attempts too); otherwise only an admission
 	// can, which lets a run measure the state after admissions alone.
 	KeepsRejections bool
+	// DelaysInAStack says its delaying policies may stack with each other
+	// as nginx's several limit_req in one location do: every one accounts
+	// the request at its arrival and it waits the longest of their delays
+	// (ngx_http_limit_req_account). Only a stack whose every layer is of
+	// such an algorithm may delay (StackMayDelay).
+	DelaysInAStack bool
 	// NoRetryAfter says the library's rejection carries no Retry-After
 	// header (nginx's limit_req, Envoy's local rate limit): the explorer then
 	// shows only the exact wait.

@@ -48,12 +48,13 @@ var (
 
 func init() {
 	register(Description{
-		Algorithm:    NginxLimitReq,
-		explain:      explainNginx,
-		Family:       Library,
-		Source:       "nginx src/http/modules/ngx_http_limit_req_module.c",
-		Status:       503,
-		NoRetryAfter: true,
+		Algorithm:      NginxLimitReq,
+		explain:        explainNginx,
+		Family:         Library,
+		Source:         "nginx src/http/modules/ngx_http_limit_req_module.c",
+		Status:         503,
+		NoRetryAfter:   true,
+		DelaysInAStack: true,
 		Params: []Param{RateParam,
 			Optional(BurstParam, "a whole number of requests beyond the first admitted at once; 0 if left out"),
 			DelayParam, NoDelayParam},

@@ -79,11 +79,24 @@ type stack struct {
 	scratch [stackRecordMax]byte
 }
 
+// StackMayDelay reports whether policies may stack although some can
+// delay: only when every one is of an algorithm whose delays stack as
+// nginx's zones do (Description.DelaysInAStack). Otherwise a request
+// waiting in one queue while another policy has spent it has no single
+// answer.
+func StackMayDelay(ps ...Policy) bool {
+	for _, p := range ps {
+		if !Describe(p.Algorithm).DelaysInAStack {
+			return false
+		}
+	}
+	return len(ps) > 0
+}
+
 // NewStack makes the limiter of a stack of layers (1 to MaxLayers),
-// numbering keys by ks. Every layer must admit or refuse at once: a layer
-// that can delay (a Policy with MaxDelay above 0) is refused, since a
-// request waiting in one queue while another layer has spent it has no
-// single answer.
+// numbering keys by ks. Every layer must admit or refuse at once (a layer
+// that can delay, a Policy with MaxDelay above 0, is refused), unless
+// StackMayDelay holds for them all.
 func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	if len(layers) == 0 {
 		return nil, fmt.Errorf("a stack needs at least one policy")
@@ -96,8 +109,9 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	layers = slices.Clone(layers)
 	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey)}
 	s.Decider = NewDecider(s, ks)
+	mayDelay := StackMayDelay(s.policies()...)
 	for _, l := range layers {
-		if l.Policy.MaxDelay() > 0 {
+		if l.Policy.MaxDelay() > 0 && !mayDelay {
 			return nil, fmt.Errorf("policy %s: %s delays requests, and a stack's policies must each admit or refuse at once", l.Name, l.Policy.Algorithm)
 		}
 		lim, err := NewWithKeys(l.Policy, ks)
@@ -121,6 +135,15 @@ func saversOf(lims []Limiter) []keySaver {
 		savers[i] = lim.(keySaver)
 	}
 	return savers
+}
+
+// policies are the layers' policies.
+func (s *stack) policies() []Policy {
+	ps := make([]Policy, len(s.layers))
+	for i, l := range s.layers {
+		ps[i] = l.Policy
+	}
+	return ps
 }
 
 // Layers are the stack's layers, in order.
@@ -153,7 +176,11 @@ func (s *stack) keyOf(i int, key Key) Key {
 // DecideInto decides the request in every layer in order. If one refuses,
 // every layer's state for the request's key is put back; the decision is
 // the first refusal's, with RetryAfter the longest of the refusals' (no
-// layer admits sooner) and every layer's reasoning in its explanation.
+// layer admits sooner) and every layer's reasoning in its explanation. If
+// all admit, it is the first layer's, or, when layers delay it (a stack
+// StackMayDelay allows), the layer's that delays it longest, the last of
+// those that tie (nginx names that zone in its log): every layer has
+// accounted it at its arrival, and it waits the longest of their delays.
 //
 // A stack of one policy decides as that policy, marked with its scope. A
 // stack of several writes every layer's numbers into a record, which the
@@ -185,7 +212,13 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		}
 	}
 	if refused < 0 {
-		*d = verdicts[0]
+		longest := 0
+		for i := range verdicts {
+			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
+				longest = i
+			}
+		}
+		*d = verdicts[longest]
 	} else {
 		for i, sv := range s.savers {
 			sv.restoreKey(s.keyOf(i, key))

@@ -118,7 +118,7 @@ func stackRecord(buf *[stackRecordMax]byte, at time.Duration, verdicts []Decisio
 		if v.Outcome == Rejected {
 			put(uint64(v.RetryAfter), 8)
 		} else {
-			put(uint64(v.RetryAfter), 0)
+			put(uint64(v.Delay), 0) // 0 but for a stack of nginx's zones
 		}
 	}
 	if n < stackInline {
@@ -190,9 +190,11 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 		}
 	}
 	wait, refused := r.next()
-	l.RetryAfter = time.Duration(wait)
-	if refused {
-		l.Outcome = Rejected
+	switch {
+	case refused:
+		l.Outcome, l.RetryAfter = Rejected, time.Duration(wait)
+	case wait > 0:
+		l.Outcome, l.Delay = Delayed, time.Duration(wait)
 	}
 	return l
 }
@@ -202,7 +204,7 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 // rejected ⇒ refused by total: no policy spends it".
 func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	var refused [MaxLayers]bool
-	refusers := 0
+	refusers, longest := 0, -1
 	r := newStackReader(rec, len(info.layers))
 	for i, l := range info.layers {
 		if i > 0 {
@@ -217,10 +219,16 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 			refusers++
 		case d.Outcome == Rejected:
 			b = append(b, " (had all admitted)"...)
+		case v.Delay > 0 && v.Delay == d.Delay:
+			longest = i
 		}
 	}
 	if refusers == 0 {
-		return append(b, " ⇒ every policy admits: spent in all"...)
+		b = append(b, " ⇒ every policy admits: spent in all"...)
+		if longest >= 0 {
+			b = appendf(b, "; it waits %s, the longest of their delays (%s's)", secs(d.Delay), info.layers[longest].Name)
+		}
+		return b
 	}
 	b = append(b, " ⇒ refused by "...)
 	first := true

@@ -149,6 +149,60 @@ func TestStackRefusesShapers(t *testing.T) {
 	}
 }
 
+// A stack of nginx zones may delay, as nginx's several limit_req in one
+// location do (ngx_http_limit_req_account): every zone accounts an admitted
+// request at its arrival, the request waits the longest of the zones'
+// delays (the last zone's on a tie), and a refusal by any zone leaves
+// every zone as it was. A mixed stack still refuses a delaying layer. The
+// numbers are worked by hand from nginx's arithmetic.
+func TestStackOfNginxZonesDelays(t *testing.T) {
+	a := Layer{Name: "a", Policy: nginxPolicy(Rate{2, sec}, 5, 0, false)}
+	b := Layer{Name: "b", Policy: nginxPolicy(Rate{1, sec}, 3, 1, false)}
+	s := mustStack(t, a, b)
+	ms := time.Millisecond
+	steps := []struct {
+		at      time.Duration
+		want    Outcome
+		delay   time.Duration // for Delayed
+		retry   time.Duration // for Rejected
+		by      string        // the layer whose decision it is
+		explain string        // part of its explanation
+	}{
+		// a: excess 0; b: 0.
+		{0, Allowed, 0, 0, "a", " ⇒ every policy admits: spent in all"},
+		// a: 1.000 → 500 ms; b: 1.000 ≤ delay 1 → at once.
+		{0, Delayed, 500 * ms, 0, "a", "it waits 0.5s, the longest of their delays (a's)"},
+		// a: 2.000 → 1000 ms; b: 2.000 → 1000 ms: a tie, b named.
+		{0, Delayed, 1000 * ms, 0, "b", "it waits 1s, the longest of their delays (b's)"},
+		// a: 3.000 → 1500 ms; b: 3.000 → 2000 ms.
+		{0, Delayed, 2000 * ms, 0, "b", "(b's)"},
+		// b: 4.000 > burst 3: refused; a keeps 3.000.
+		{0, Rejected, 0, 1000 * ms, "b", "refused by b"},
+		// a: 3.000 − 2.000 + 1 = 2.000 → 1000 ms; b: 3.000 − 1.000 + 1 = 3.000 → 2000 ms.
+		{1000 * ms, Delayed, 2000 * ms, 0, "b", "(b's)"},
+	}
+	for i, st := range steps {
+		d := s.Decide(st.at, "k", 1)
+		if d.Outcome != st.want || d.Delay != st.delay || d.RetryAfter != st.retry {
+			t.Fatalf("request %d at %v: %v delay %v retry %v; want %v delay %v retry %v\n%s",
+				i+1, st.at, d.Outcome, d.Delay, d.RetryAfter, st.want, st.delay, st.retry, d.Explain())
+		}
+		if want := []Layer{a, b}[map[string]int{"a": 0, "b": 1}[st.by]].Policy; d.Policy() != want {
+			t.Errorf("request %d: decided by %v, want %s's", i+1, d.Policy(), st.by)
+		}
+		if !strings.Contains(d.Explain(), st.explain) {
+			t.Errorf("request %d: explanation %q lacks %q", i+1, d.Explain(), st.explain)
+		}
+	}
+	if _, err := NewStack([]Layer{a, {Name: "w", Policy: Policy{Algorithm: FixedWindow, Limit: 3, Window: sec}}}, NewKeys()); err == nil {
+		t.Error("a delaying nginx zone stacked with a fixed window was accepted")
+	}
+	nodelay := Layer{Name: "n", Policy: nginxPolicy(Rate{1, sec}, 3, 0, true)}
+	if _, err := NewStack([]Layer{nodelay, {Name: "w", Policy: Policy{Algorithm: FixedWindow, Limit: 3, Window: sec}}}, NewKeys()); err != nil {
+		t.Errorf("nginx with nodelay stacked with a fixed window: %v", err)
+	}
+}
+
 // layersExplain is what a stack's decision must say, from its layers' own
 // decisions ws of the request (each by a lone limiter of the layer's
 // policy): every layer's words after its name and scope, those that

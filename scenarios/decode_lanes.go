@@ -74,7 +74,7 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		if !fl.Plain() {
 			return Lane{}, f.keyErrorf("across", "across: all cannot go with gateways: a lane of gateways shares its policy its own way")
 		}
-		if p.MaxDelay() > 0 {
+		if p.MaxDelay() > 0 && !algorithms.StackMayDelay(p) {
 			return Lane{}, f.keyErrorf("across", "across: all needs a policy that admits or refuses at once; %s delays requests", p.Algorithm)
 		}
 		lane.Stack = []algorithms.Layer{{Name: string(p.Algorithm), Policy: p, AllKeys: true}}
@@ -112,6 +112,7 @@ func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, e
 		return Lane{}, f.errorf("policies", "want 2 to %d policies, got %d (a lane of one policy says it without policies)", MaxPolicies, len(items))
 	}
 	var layers []algorithms.Layer
+	var delaying *fields // the first policy that delays, if any
 	for i, item := range items {
 		at := index(child(path, "policies"), i)
 		lf, err := d.fields(item, at, "a policy such as {name: total, algorithm: fixed-window, limit: 200, window: 1s, across: all}", layerFields)
@@ -122,8 +123,11 @@ func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, e
 		if err != nil {
 			return Lane{}, err
 		}
-		if p.MaxDelay() > 0 {
+		if p.MaxDelay() > 0 && !algorithms.Describe(p.Algorithm).DelaysInAStack {
 			return Lane{}, lf.errorf("algorithm", "%s delays requests; each of a lane's policies must admit or refuse at once", p.Algorithm)
+		}
+		if p.MaxDelay() > 0 && delaying == nil {
+			delaying = lf
 		}
 		l := algorithms.Layer{Name: string(p.Algorithm), Policy: p}
 		if v, ok, err := lf.text("name", "a name for the policy", false); err != nil {
@@ -144,7 +148,11 @@ func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, e
 		}
 		layers = append(layers, l)
 	}
-	return Lane{Name: name, Policy: layers[0].Policy, Stack: layers}, nil
+	lane := Lane{Name: name, Policy: layers[0].Policy, Stack: layers}
+	if delaying != nil && !algorithms.StackMayDelay(lane.Policies()...) {
+		return Lane{}, delaying.errorf("algorithm", "this policy delays requests, which only a stack of nginx-limit-req policies may (as nginx's zones: each accounts a request at its arrival, and it waits the longest of their delays); give it nodelay: true, or make every policy nginx-limit-req")
+	}
+	return lane, nil
 }
 
 // policy reads an algorithm and its parameters from f.

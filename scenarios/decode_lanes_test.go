@@ -57,6 +57,7 @@ func TestStackedLaneErrors(t *testing.T) {
 		{"gateways beside policies", "{name: s, gateways: 2, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: gcra, burst: 3, rate: 1/s}]}", "gateways belongs to one of its policies"},
 		{"same names", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: gcra, burst: 3, rate: 1/s}]}", "two policies of lane s are called gcra: give each a name"},
 		{"a shaper", "{name: s, policies: [{algorithm: gcra, burst: 2, rate: 1/s}, {algorithm: leaky-bucket, queue: 3, rate: 1/s}]}", "leaky-bucket delays requests; each of a lane's policies must admit or refuse at once"},
+		{"a delaying nginx zone beside a window", "{name: s, policies: [{algorithm: fixed-window, limit: 3, window: 1s}, {algorithm: nginx-limit-req, rate: 1r/s, burst: 2}]}", "this policy delays requests, which only a stack of nginx-limit-req policies may"},
 		{"bad across", "{name: s, algorithm: gcra, burst: 2, rate: 1/s, across: every}", `want key (one allowance per key) or all (one for every key together), got "every"`},
 		{"across all on a shaper", "{name: s, algorithm: leaky-bucket, queue: 2, rate: 1/s, across: all}", "across: all needs a policy that admits or refuses at once; leaky-bucket delays requests"},
 		{"across all with gateways", "{name: s, algorithm: gcra, burst: 2, rate: 1/s, gateways: 2, across: all}", "across: all cannot go with gateways"},
@@ -66,6 +67,28 @@ func TestStackedLaneErrors(t *testing.T) {
 		_, err := Parse("x.yaml", []byte(stackedHead+"  - "+c.lane+"\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestNginxZonesStack: delaying nginx policies stack, as several limit_req
+// in one location do, and one over all keys may delay too; they read back
+// as written.
+func TestNginxZonesStack(t *testing.T) {
+	src := stackedHead + `  - {name: zones, policies: [{name: per-ip, algorithm: nginx-limit-req, rate: 2r/s, burst: 5}, {name: server, algorithm: nginx-limit-req, rate: 10r/s, burst: 20, delay: 4, across: all}]}
+  - {name: total, algorithm: nginx-limit-req, rate: 30r/m, burst: 3, across: all}
+`
+	s, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Lanes[0].Stack) != 2 || !s.Lanes[0].Stack[1].AllKeys || len(s.Lanes[1].Stack) != 1 || !s.Lanes[1].Stack[0].AllKeys {
+		t.Fatalf("lanes read as %+v", s.Lanes)
+	}
+	back := roundTrip(t, s, nil)
+	for i := range s.Lanes {
+		if !slices.Equal(back.Lanes[i].Stack, s.Lanes[i].Stack) {
+			t.Errorf("lane %d read back as %+v, was %+v", i, back.Lanes[i].Stack, s.Lanes[i].Stack)
 		}
 	}
 }
