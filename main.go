@@ -7,6 +7,7 @@
 //	                                   (flags before or after SCENARIO; -- ends them)
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //	ratelab fit [flags] SOURCE         the smallest policies that fit a log's or a scenario's traffic
+//	ratelab import [flags] CONFIG      a scenario whose lanes are a product's configuration
 //
 // SCENARIO is a canned scenario's name, a YAML file's path, or an access
 // log's, replayed through default lanes (logflags.go). With
@@ -61,6 +62,13 @@ usage:
     --key-share P%%                with --by-key, the quantile of keys (99%%)
     --reject-at-most P%%           the smallest refusing at most that share
     --save FILE.yaml              a scenario of the knees, to open and check
+
+  ratelab import [flags] CONFIG|-
+                                a scenario whose lanes are a product's
+                                configuration: an nginx.conf's limit_req
+                                rules, its includes followed (docs/import.md)
+    --product nginx               the product (default: guessed)
+    --save FILE.yaml              write the scenario there, not to stdout
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
 its requests are replayed at their logged times through six lanes of 120
@@ -176,6 +184,8 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 		return check(args[1:], stdout, stderr)
 	case "fit":
 		return fitCommand(args[1:], stdout, stderr)
+	case "import":
+		return importCommand(args[1:], stdout, stderr)
 	}
 	var store storeFlag
 	var logs logFlags
