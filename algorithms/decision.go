@@ -182,6 +182,8 @@ func (d Decision) Status(p Policy) int {
 		return 0
 	case d.Fallback != NoFallback:
 		return 503
+	case p.Status != 0:
+		return int(p.Status)
 	}
 	if desc := Describe(p.Algorithm); desc != nil {
 		return desc.RejectStatus()

@@ -19,7 +19,8 @@ import (
 //
 //	excess = node excess − rate × ms / 1000 + 1000   (truncated; 0 if negative)
 //
-// and the request is rejected, with HTTP 503, iff excess > burst × 1000; a
+// and the request is rejected, with HTTP 503 (or status, nginx's
+// limit_req_status), iff excess > burst × 1000; a
 // rejection changes nothing. An admitted request stores excess and last =
 // now, and is delayed by (excess − delay × 1000) × 1000 / rate milliseconds
 // (truncated) if excess > delay × 1000, where delay is 0 unless given and
@@ -44,7 +45,19 @@ var (
 	DelayParam = Param{Name: "delay", Kind: Count, Amount: true, Optional: true,
 		Want:  "a whole number of excess requests admitted before nginx delays; 0 or left out delays all",
 		field: func(p *Policy) any { return &p.Delay }}
+	StatusParam = Param{Name: "status", Kind: Count, Optional: true,
+		Want:  "the HTTP status of a refused request, 400 to 599 (nginx's limit_req_status); 503 if left out",
+		field: func(p *Policy) any { return &p.Status }}
 )
+
+// nginxStatus is the status nginx refuses with under p: limit_req_status,
+// or 503.
+func nginxStatus(p Policy) int64 {
+	if p.Status != 0 {
+		return p.Status
+	}
+	return 503
+}
 
 func init() {
 	register(Description{
@@ -57,7 +70,7 @@ func init() {
 		DelaysInAStack: true,
 		Params: []Param{RateParam,
 			Optional(BurstParam, "a whole number of requests beyond the first admitted at once; 0 if left out"),
-			DelayParam, NoDelayParam},
+			DelayParam, NoDelayParam, StatusParam},
 		Size:     "burst",
 		InFlight: 1, // burst N admits N + 1: the first request sets excess 0
 		Rule:     "excess = max(0, excess − rate×ms/1000 + 1000) in thousandths; 503 iff excess > burst×1000; else delayed (excess − delay×1000)×1000/rate ms",
@@ -85,7 +98,7 @@ func init() {
 			default:
 				w += ", passes the first now and holds the rest back to the rate"
 			}
-			return w + "; 503 beyond"
+			return w + fmt.Sprintf("; %d beyond", nginxStatus(p))
 		},
 		Line: func(p Policy) string {
 			s := fmt.Sprintf("%s rate=%s", p.Algorithm, nginxRate(p.Rate))
@@ -97,6 +110,9 @@ func init() {
 			}
 			if p.NoDelay {
 				s += " nodelay"
+			}
+			if p.Status != 0 {
+				s += " status=" + strconv.FormatInt(p.Status, 10)
 			}
 			return s
 		},
@@ -114,6 +130,7 @@ func init() {
 			{Algorithm: NginxLimitReq, Rate: Rate{N: 7, Per: time.Second}, Burst: 5, Delay: 2}, // delay=2: the first 3 pass at once, the rest are delayed
 			{Algorithm: NginxLimitReq, Rate: Rate{N: 2, Per: time.Second}, Burst: 4, NoDelay: true},
 			{Algorithm: NginxLimitReq, Rate: Rate{N: 1000, Per: time.Second}, Burst: 60},
+			{Algorithm: NginxLimitReq, Rate: Rate{N: 10, Per: time.Second}, Burst: 5, Status: 429}, // limit_req_status 429
 		},
 		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[nginxState](newNginx(p), ks) },
 		State: nginxForm,
@@ -137,6 +154,9 @@ func checkNginx(p Policy) error {
 		if c.v > MaxCount {
 			return fmt.Errorf("%s %d is too large (at most 2^40)", c.name, c.v)
 		}
+	}
+	if p.Status != 0 && (p.Status < 400 || p.Status > 599) {
+		return fmt.Errorf("status %d: nginx's limit_req_status takes 400 to 599", p.Status)
 	}
 	if p.NoDelay && p.Delay > 0 {
 		// nginx itself keeps whichever of the two is written last; a
@@ -417,8 +437,8 @@ func explainNginx(b []byte, d Decision) []byte {
 		b = appendf(b, " = %s", milli(e))
 	}
 	if d.Outcome == Rejected {
-		b = appendf(b, " > burst %d → rejected with 503 and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
-			d.policy.Burst, msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
+		b = appendf(b, " > burst %d → rejected with %d and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
+			d.policy.Burst, nginxStatus(*d.policy), msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
 		return append(b, nginxCite...)
 	}
 	b = appendf(b, " ≤ burst %d", d.policy.Burst)

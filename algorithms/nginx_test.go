@@ -13,6 +13,7 @@ func init() {
 	// nodelay, not both.
 	policyFixups[NginxLimitReq] = func(r *rand.Rand, p *Policy) {
 		p.Rate.Per = []time.Duration{time.Second, time.Minute}[r.IntN(2)]
+		p.Status = []int64{0, 429, 503, 599}[r.IntN(4)]
 		if p.NoDelay && p.Delay > 0 {
 			if r.IntN(2) == 0 {
 				p.NoDelay = false

@@ -61,6 +61,7 @@ type Policy struct {
 	MaxBurst       int64         // max_burst: redis-cell's burst beyond the first
 	CountPerPeriod int64         // count_per_period: redis-cell's requests per period
 	Period         time.Duration // period: redis-cell's period
+	Status         int64         // status: the HTTP status of nginx's refusal (limit_req_status)
 }
 
 // Validate reports the first thing wrong with p, as its Description says: an unknown algorithm, a

@@ -177,8 +177,11 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 			switch q.Kind {
 			case algorithms.Count:
 				n := int64(3)
-				if q.Name == "sub_windows" {
+				switch q.Name {
+				case "sub_windows":
 					n = 2 // it must divide the window, 2s
+				case "status":
+					n = 429 // an HTTP status
 				}
 				*q.CountOf(&p) = n
 				fields = append(fields, q.Name+": "+strconv.FormatInt(n, 10))

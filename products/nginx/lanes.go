@@ -106,6 +106,9 @@ func (c *Config) lane(p Place) (Lane, error) {
 			continue
 		}
 		pol := algorithms.Policy{Algorithm: algorithms.NginxLimitReq, Rate: z.Rate, Burst: lim.Burst, Delay: lim.Delay, NoDelay: lim.NoDelay}
+		if p.Status != 503 {
+			pol.Status = int64(p.Status)
+		}
 		if err := pol.Validate(); err != nil {
 			return Lane{}, &Error{lim.Pos, fmt.Sprintf("ratelab cannot model zone %s's limit_req: %v", z.Name, err)}
 		}
@@ -130,9 +133,6 @@ func (c *Config) lane(p Place) (Lane, error) {
 	}
 	if p.DryRun {
 		l.Notes = append(l.Notes, "limit_req_dry_run on: nginx passes every request at once and only logs what the lane decides")
-	}
-	if p.Status != 503 {
-		l.Notes = append(l.Notes, fmt.Sprintf("a refused request is answered %d (limit_req_status), where the lane's words say 503", p.Status))
 	}
 	if len(l.Layers) == 0 {
 		return Lane{}, &Error{p.Pos, fmt.Sprintf("%s: every zone in force has an empty key, so nginx limits nothing here", p.Name())}
@@ -219,7 +219,7 @@ func laneName(p Place, withServer bool) string {
 		name = "root"
 	}
 	if p.Location == "" || withServer {
-		server := slug(strings.TrimPrefix(p.Server, "listen "))
+		server := slug(p.Server)
 		if server == "" {
 			server = "server"
 		}

@@ -1,0 +1,100 @@
+package products
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ratelab/algorithms"
+)
+
+const conf = `http {
+    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;
+    limit_req_zone $server_name zone=perserver:1m rate=100r/s;
+    server {
+        server_name api.example.com;
+        limit_req zone=perserver burst=10;
+        location / { }
+        location /login { limit_req zone=perip burst=5 nodelay; }
+        location /v1/ {
+            limit_req zone=perip burst=20 delay=8;
+            limit_req zone=perserver burst=10;
+        }
+    }
+}
+`
+
+// An nginx.conf becomes a scenario that reads back with its lanes exactly
+// the configuration's rules, its about naming each lane's places and
+// notes, and a burst of two more than any lane admits at once.
+func TestImportNginx(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	im, err := ImportFile("", path, []byte(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := im.Scenario
+	var names []string
+	for _, l := range s.Lanes {
+		names = append(names, l.Name)
+	}
+	if want := []string{"root", "login", "v1"}; !slices.Equal(names, want) {
+		t.Fatalf("lanes %q, want %q", names, want)
+	}
+	root, login, v1 := s.Lanes[0], s.Lanes[1], s.Lanes[2]
+	nginx := func(n int64, burst, delay int64, nodelay bool) algorithms.Policy {
+		return algorithms.Policy{Algorithm: algorithms.NginxLimitReq, Rate: algorithms.Rate{N: n, Per: 1e9}, Burst: burst, Delay: delay, NoDelay: nodelay}
+	}
+	if len(root.Stack) != 1 || !root.Stack[0].AllKeys || root.Policy != nginx(100, 10, 0, false) {
+		t.Errorf("root %+v", root)
+	}
+	if login.Stack != nil || login.Policy != nginx(10, 5, 0, true) {
+		t.Errorf("login %+v", login)
+	}
+	if len(v1.Stack) != 2 || v1.Stack[0].Policy != nginx(10, 20, 8, false) || !v1.Stack[1].AllKeys || v1.Stack[0].Name != "perip" {
+		t.Errorf("v1 %+v", v1.Stack)
+	}
+	for _, want := range []string{
+		"root: api.example.com location / (" + path + ":7).",
+		"- zone perip, one allowance a client: nginx-limit-req rate=10r/s burst=20 delay=8.",
+		"- Note: its own limit_req lines replace the enclosing level's: zone perserver is not applied here",
+	} {
+		if !strings.Contains(s.About, want) {
+			t.Errorf("the about lacks %q:\n%s", want, s.About)
+		}
+	}
+	n := 0
+	for r := range s.Requests() {
+		if r.At != 0 || r.Key != "client" {
+			t.Fatalf("request %+v", r)
+		}
+		n++
+	}
+	if n != 23 { // v1 admits the most at once: perip's burst 20 + 1, and 2 more
+		t.Errorf("%d requests, want 23", n)
+	}
+	if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.HasPrefix(n, "login: zone perip is spent in v1 too") }) {
+		t.Errorf("notes %q", im.Notes)
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	for _, c := range []struct{ product, text, want string }{
+		{"", "server { }", "which product's configuration is it? give --product nginx"},
+		{"envoy", "x", `unknown product "envoy": want one of nginx`},
+		{"nginx", "http { server { } }", "no server or location has a limit_req in force"},
+		{"nginx", "http { limit_req zone=x; }", `stdin:1: zero size shared memory zone "x"`},
+		{"nginx", "http { limit_req_zone $a zone=z:1m rate=1r/s; include more.conf; }", "cannot include files"},
+	} {
+		_, err := ImportFile(c.product, "-", []byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q: %v, want %q", c.product, c.text, err, c.want)
+		}
+	}
+}
