@@ -81,3 +81,24 @@ func TestRealNginxAgrees(t *testing.T) {
 		}
 	}
 }
+
+// The documentation's example nginx.conf, with its include, is one real
+// nginx takes, and reads here without error.
+func TestRealNginxTakesTheExample(t *testing.T) {
+	bin := nginxBinary(t)
+	conf, err := filepath.Abs("../../docs/examples/nginx/nginx.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(bin, "-t", "-p", dir, "-c", conf, "-e", "stderr", "-g", "pid "+filepath.Join(dir, "pid")+";").CombinedOutput(); err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+	cfg, err := ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Zones) != 2 || len(cfg.Places) != 3 {
+		t.Errorf("%d zones and %d places, want 2 and 3", len(cfg.Zones), len(cfg.Places))
+	}
+}
