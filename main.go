@@ -8,6 +8,7 @@
 //	ratelab check SCENARIO...          verify the scenarios' expectations
 //	ratelab fit [flags] SOURCE         the smallest policies that fit a log's or a scenario's traffic
 //	ratelab import [flags] CONFIG      a scenario whose lanes are a product's configuration
+//	ratelab export [flags] SCENARIO    a lane as a product's configuration, its differences measured
 //
 // SCENARIO is a canned scenario's name, a YAML file's path, or an access
 // log's, replayed through default lanes (logflags.go). With
@@ -69,6 +70,14 @@ usage:
                                 rules, its includes followed (docs/import.md)
     --product nginx               the product (default: guessed)
     --save FILE.yaml              write the scenario there, not to stdout
+  ratelab export [flags] SCENARIO
+                                a lane as nginx's limit_req, the nearest on
+                                the safe side where nginx cannot say it; what
+                                differs and how many requests it decides
+                                differently go to stderr (docs/import.md)
+    --lane NAME                   the lane (default: the only one)
+    --to nginx                    the product (default nginx)
+    --save FILE                   write the configuration there
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
 its requests are replayed at their logged times through six lanes of 120
@@ -186,6 +195,8 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 		return fitCommand(args[1:], stdout, stderr)
 	case "import":
 		return importCommand(args[1:], stdout, stderr)
+	case "export":
+		return exportCommand(args[1:], stdout, stderr)
 	}
 	var store storeFlag
 	var logs logFlags

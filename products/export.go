@@ -1,0 +1,113 @@
+package products
+
+import (
+	"fmt"
+	"strings"
+
+	"ratelab/algorithms"
+	"ratelab/products/nginx"
+	"ratelab/scenarios"
+)
+
+// ExportZoneSize is the size of the zones an nginx export writes: 10 MiB,
+// about 160,000 keys.
+const ExportZoneSize = 10 << 20
+
+// Exported is a lane in a product's words.
+type Exported struct {
+	// Text is the product's configuration.
+	Text string
+	// Differs says, one line each, where the configuration decides
+	// otherwise than the lane (none when it is exact).
+	Differs []string
+	// Side is the scenario with the lane (lane 0) and the configuration
+	// as a lane (lane 1) side by side on its traffic, to measure how many
+	// decisions differ (model.Compare).
+	Side *scenarios.Scenario
+}
+
+// Export writes lane (a name of s's lanes; "" when s has one) as product's
+// configuration: exactly where the product can say it, else the nearest
+// configuration on the safe side, with what differs.
+func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
+	l, err := pickLane(s, lane)
+	if err != nil {
+		return nil, err
+	}
+	if product != "nginx" {
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(Names, ", "))
+	}
+	var (
+		layers  []algorithms.Layer
+		differs []string
+	)
+	from := l.Stack
+	if from == nil {
+		from = []algorithms.Layer{{Name: l.Name, Policy: l.Policy}}
+	}
+	for _, x := range from {
+		p, d, err := nginx.Nearest(x.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("lane %s: %w", l.Name, err)
+		}
+		for _, line := range d {
+			if len(from) > 1 {
+				line = x.Name + ": " + line
+			}
+			differs = append(differs, line)
+		}
+		x.Policy = p
+		layers = append(layers, x)
+	}
+	if len(layers) > 1 {
+		for _, x := range layers[1:] {
+			if x.Policy.Status != layers[0].Policy.Status {
+				return nil, fmt.Errorf("lane %s: its policies answer with different statuses, and an nginx location has one limit_req_status", l.Name)
+			}
+		}
+	}
+	if !l.Fleet.Plain() {
+		differs = append(differs, fmt.Sprintf("the lane stands for %d gateways; one nginx keeps one zone for all its workers, and several nginx servers each keep their own", l.Fleet.Gateways))
+	}
+	text, err := nginx.Write(l.Name, layers, ExportZoneSize)
+	if err != nil {
+		return nil, err
+	}
+	twin := scenarios.Lane{Name: twinName(l.Name), Policy: layers[0].Policy}
+	if len(layers) > 1 || layers[0].AllKeys {
+		twin.Stack = layers
+	}
+	side := *s
+	side.Lanes = []scenarios.Lane{l, twin}
+	side.Notes, side.Quiz, side.Expect = nil, nil, nil
+	side.Duration = max(side.Duration, twin.Horizon())
+	return &Exported{Text: text, Differs: differs, Side: &side}, nil
+}
+
+// pickLane is s's lane called name, or its only lane when name is "".
+func pickLane(s *scenarios.Scenario, name string) (scenarios.Lane, error) {
+	var names []string
+	for _, l := range s.Lanes {
+		if l.Name == name {
+			return l, nil
+		}
+		names = append(names, l.Name)
+	}
+	if name == "" && len(s.Lanes) == 1 {
+		return s.Lanes[0], nil
+	}
+	if name == "" {
+		return scenarios.Lane{}, fmt.Errorf("which lane? give --lane, one of %s", strings.Join(names, ", "))
+	}
+	return scenarios.Lane{}, fmt.Errorf("no lane %q: the lanes are %s", name, strings.Join(names, ", "))
+}
+
+// twinName is the name of a lane's exported twin: NAME-nginx, cut to a
+// lane name's length.
+func twinName(name string) string {
+	const suffix = "-nginx"
+	if len(name)+len(suffix) > nginx.MaxNameLen {
+		name = strings.TrimRight(name[:nginx.MaxNameLen-len(suffix)], "-")
+	}
+	return name + suffix
+}

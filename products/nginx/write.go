@@ -1,0 +1,189 @@
+package nginx
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Write is the nginx configuration of a lane's layers (each an
+// nginx-limit-req policy: see Nearest): a limit_req_zone for each in an
+// http block, and a server whose location / applies them in order, with
+// their limit_req_status. A layer over all keys is keyed by $server_name,
+// one for each client by $binary_remote_addr. zones sizes each zone; name
+// prefixes the zones' names. The text is a whole configuration nginx -t
+// takes once an events block is added; ratelab import reads it back to
+// the same layers.
+func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, error) {
+	if len(layers) == 0 {
+		return "", fmt.Errorf("no policy to write")
+	}
+	status := int64(0)
+	for i, l := range layers {
+		if l.Policy.Algorithm != algorithms.NginxLimitReq {
+			return "", fmt.Errorf("policy %s is %s, not nginx-limit-req: take Nearest first", l.Name, l.Policy.Algorithm)
+		}
+		if err := l.Policy.Validate(); err != nil {
+			return "", fmt.Errorf("policy %s: %w", l.Name, err)
+		}
+		if i > 0 && l.Policy.Status != status {
+			return "", fmt.Errorf("policies %s and %s answer with different statuses, and a location has one limit_req_status", layers[0].Name, l.Name)
+		}
+		status = l.Policy.Status
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: ratelab's lane as nginx's limit_req. The zones belong in your\n# http block, the limit_req lines in the location they limit.\nhttp {\n", name)
+	zones := make([]string, len(layers))
+	for i, l := range layers {
+		zones[i] = zoneName(name, l.Name, i, len(layers))
+		key := "$binary_remote_addr"
+		if l.AllKeys {
+			key = "$server_name"
+		}
+		fmt.Fprintf(&b, "    limit_req_zone %s zone=%s:%s rate=%s;\n", key, zones[i], sizeText(zoneSize), rateText(l.Policy.Rate))
+	}
+	b.WriteString("\n    server {\n        location / {\n")
+	for i, l := range layers {
+		fmt.Fprintf(&b, "            limit_req zone=%s", zones[i])
+		if l.Policy.Burst > 0 {
+			fmt.Fprintf(&b, " burst=%d", l.Policy.Burst)
+		}
+		switch {
+		case l.Policy.NoDelay:
+			b.WriteString(" nodelay")
+		case l.Policy.Delay > 0:
+			fmt.Fprintf(&b, " delay=%d", l.Policy.Delay)
+		}
+		b.WriteString(";\n")
+	}
+	if status != 0 {
+		fmt.Fprintf(&b, "            limit_req_status %d;\n", status)
+	}
+	b.WriteString("        }\n    }\n}\n")
+	return b.String(), nil
+}
+
+// zoneName is a layer's zone: the lane's name, and the layer's when the
+// lane has several.
+func zoneName(lane, layer string, i, n int) string {
+	if n == 1 {
+		return lane
+	}
+	if s := slug(layer); s != "" {
+		return lane + "-" + s
+	}
+	return lane + "-" + strconv.Itoa(i+1)
+}
+
+// rateText is a rate as limit_req_zone writes it: Nr/s or Nr/m.
+func rateText(r algorithms.Rate) string {
+	if r.Per == time.Minute {
+		return strconv.FormatInt(r.N, 10) + "r/m"
+	}
+	return strconv.FormatInt(r.N, 10) + "r/s"
+}
+
+// Nearest is the nginx-limit-req policy nearest to p on the safe side:
+// never a larger burst nor a faster rate than p allows, with the
+// differences that remain in words (nothing for an nginx policy, which is
+// itself). nginx takes a whole number of requests a second or a minute, a
+// zone that starts every key with nothing owed, and no request cost.
+func Nearest(p algorithms.Policy) (algorithms.Policy, []string, error) {
+	if err := p.Validate(); err != nil {
+		return algorithms.Policy{}, nil, err
+	}
+	if p.Algorithm == algorithms.NginxLimitReq {
+		return p, nil, nil
+	}
+	var (
+		size    int64 // how many it admits at once
+		rate    algorithms.Rate
+		shaper  bool // it delays rather than refuses
+		differs []string
+	)
+	switch p.Algorithm {
+	case algorithms.TokenBucket, algorithms.FloatTokenBucket, algorithms.WholeTokenBucket:
+		size, rate = p.Capacity, p.Rate
+		if p.StartsEmpty {
+			differs = append(differs, "nginx starts every key able to pass its whole burst; this bucket starts empty")
+		}
+	case algorithms.GCRA, algorithms.RedisRate:
+		size, rate = p.Burst, p.Rate
+	case algorithms.XTimeRate:
+		size, rate = max(p.Burst, 1), p.Rate
+	case algorithms.XTimeRateReserve:
+		size, rate, shaper = max(p.Burst, 1), p.Rate, true
+	case algorithms.RedisCell:
+		size, rate = p.MaxBurst+1, algorithms.Rate{N: p.CountPerPeriod, Per: p.Period}
+	case algorithms.EnvoyLocal:
+		size, rate = p.MaxTokens, algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}
+		differs = append(differs, "Envoy adds its tokens in lumps each fill interval; nginx drains its excess every millisecond")
+	case algorithms.IntervalBucket:
+		size, rate = p.Capacity, algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}
+		differs = append(differs, "this bucket refills in lumps each fill interval; nginx drains its excess every millisecond")
+	case algorithms.LeakyBucket:
+		size, rate, shaper = p.Queue+1, p.Rate, true
+	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter,
+		algorithms.AttemptLog, algorithms.CollapsingLog, algorithms.ResettingWindow:
+		size, rate = p.Limit, algorithms.Rate{N: p.Limit, Per: p.Window}
+		differs = append(differs, fmt.Sprintf("%s counts up to %d requests a %s window; nginx admits %d at once, then one every 1/rate", p.Algorithm, p.Limit, algorithms.FormatDuration(p.Window), p.Limit))
+	case algorithms.Guava, algorithms.GuavaTry:
+		perSec := p.Rate.N * int64(time.Second) / int64(p.Rate.Per)
+		size, rate, shaper = max(perSec, 1), p.Rate, p.Algorithm == algorithms.Guava
+		differs = append(differs, "Guava stores up to a second of permits, starting with none, and makes the caller after a large request pay; nginx admits its burst at once")
+	default:
+		return algorithms.Policy{}, nil, fmt.Errorf("%s has no nginx form", p.Algorithm)
+	}
+	n, ok := nginxRate(rate)
+	if !ok {
+		return algorithms.Policy{}, nil, fmt.Errorf("rate %s is slower than nginx's slowest, 1r/m", rate)
+	}
+	if !sameRate(n, rate) {
+		differs = append(differs, fmt.Sprintf("nginx takes a whole number of requests a second or a minute: %s for %s", rateText(n), rate))
+	}
+	q := algorithms.Policy{Algorithm: algorithms.NginxLimitReq, Rate: n, Burst: max(size-1, 0), NoDelay: !shaper}
+	if shaper {
+		differs = append(differs, "nginx delays the burst at its rate, without nodelay")
+	}
+	if err := q.Validate(); err != nil {
+		return algorithms.Policy{}, nil, fmt.Errorf("no nginx policy comes near %s: %v", p, err)
+	}
+	return q, differs, nil
+}
+
+// nginxRate is the fastest rate nginx can write that is no faster than r:
+// r itself when a whole number a second or a minute; false when r is slower
+// than 1r/m.
+func nginxRate(r algorithms.Rate) (algorithms.Rate, bool) {
+	if (r.N*int64(time.Second))%int64(r.Per) == 0 {
+		return algorithms.Rate{N: r.N * int64(time.Second) / int64(r.Per), Per: time.Second}, true
+	}
+	hi, lo := bits.Mul64(uint64(r.N), uint64(time.Minute))
+	if hi >= uint64(r.Per) {
+		return algorithms.Rate{}, false // beyond any count: not a rate nginx takes either
+	}
+	q, _ := bits.Div64(hi, lo, uint64(r.Per)) // floor: the safe side
+	if q >= 1<<62 {
+		return algorithms.Rate{}, false
+	}
+	perMin := int64(q)
+	if perMin < 1 {
+		return algorithms.Rate{}, false
+	}
+	if perMin%60 == 0 {
+		return algorithms.Rate{N: perMin / 60, Per: time.Second}, true
+	}
+	return algorithms.Rate{N: perMin, Per: time.Minute}, true
+}
+
+// sameRate reports whether a and b are one rate however written (120/min
+// and 2/s).
+func sameRate(a, b algorithms.Rate) bool {
+	h1, l1 := bits.Mul64(uint64(a.N), uint64(b.Per))
+	h2, l2 := bits.Mul64(uint64(b.N), uint64(a.Per))
+	return h1 == h2 && l1 == l2
+}
