@@ -46,7 +46,7 @@ func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, erro
 		}
 		fmt.Fprintf(&b, "    limit_req_zone %s zone=%s:%s rate=%s;\n", key, zones[i], sizeText(zoneSize), rateText(l.Policy.Rate))
 	}
-	b.WriteString("\n    server {\n        location / {\n")
+	b.WriteString("    server {\n        location / {\n")
 	for i, l := range layers {
 		fmt.Fprintf(&b, "            limit_req zone=%s", zones[i])
 		if l.Policy.Burst > 0 {
