@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/products/bucket"
 )
 
 // Write is the nginx configuration of a lane's layers (each an
@@ -88,65 +89,27 @@ func rateText(r algorithms.Rate) string {
 }
 
 // Nearest is the nginx-limit-req policy nearest to p on the safe side:
-// never a larger burst nor a faster rate than p allows, with the
-// differences that remain in words (nothing for an nginx policy, which is
-// itself). nginx takes a whole number of requests a second or a minute, a
-// zone that starts every key with nothing owed, and no request cost.
+// never a larger burst nor a faster rate than p allows (p as a bucket:
+// package bucket), with the differences that remain in words (nothing for
+// an nginx policy, which is itself). nginx takes a whole number of
+// requests a second or a minute, and delays a burst unless nodelay.
 func Nearest(p algorithms.Policy) (algorithms.Policy, []string, error) {
-	if err := p.Validate(); err != nil {
+	if p.Algorithm == algorithms.NginxLimitReq {
+		return p, nil, p.Validate()
+	}
+	b, differs, err := bucket.Of(p, "nginx")
+	if err != nil {
 		return algorithms.Policy{}, nil, err
 	}
-	if p.Algorithm == algorithms.NginxLimitReq {
-		return p, nil, nil
-	}
-	var (
-		size    int64 // how many it admits at once
-		rate    algorithms.Rate
-		shaper  bool // it delays rather than refuses
-		differs []string
-	)
-	switch p.Algorithm {
-	case algorithms.TokenBucket, algorithms.FloatTokenBucket, algorithms.WholeTokenBucket:
-		size, rate = p.Capacity, p.Rate
-		if p.StartsEmpty {
-			differs = append(differs, "nginx starts every key able to pass its whole burst; this bucket starts empty")
-		}
-	case algorithms.GCRA, algorithms.RedisRate:
-		size, rate = p.Burst, p.Rate
-	case algorithms.XTimeRate:
-		size, rate = max(p.Burst, 1), p.Rate
-	case algorithms.XTimeRateReserve:
-		size, rate, shaper = max(p.Burst, 1), p.Rate, true
-	case algorithms.RedisCell:
-		size, rate = p.MaxBurst+1, algorithms.Rate{N: p.CountPerPeriod, Per: p.Period}
-	case algorithms.EnvoyLocal:
-		size, rate = p.MaxTokens, algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}
-		differs = append(differs, "Envoy adds its tokens in lumps each fill interval; nginx drains its excess every millisecond")
-	case algorithms.IntervalBucket:
-		size, rate = p.Capacity, algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}
-		differs = append(differs, "this bucket refills in lumps each fill interval; nginx drains its excess every millisecond")
-	case algorithms.LeakyBucket:
-		size, rate, shaper = p.Queue+1, p.Rate, true
-	case algorithms.FixedWindow, algorithms.SlidingLog, algorithms.SlidingCounter,
-		algorithms.AttemptLog, algorithms.CollapsingLog, algorithms.ResettingWindow:
-		size, rate = p.Limit, algorithms.Rate{N: p.Limit, Per: p.Window}
-		differs = append(differs, fmt.Sprintf("%s counts up to %d requests a %s window; nginx admits %d at once, then one every 1/rate", p.Algorithm, p.Limit, algorithms.FormatDuration(p.Window), p.Limit))
-	case algorithms.Guava, algorithms.GuavaTry:
-		perSec := p.Rate.N * int64(time.Second) / int64(p.Rate.Per)
-		size, rate, shaper = max(perSec, 1), p.Rate, p.Algorithm == algorithms.Guava
-		differs = append(differs, "Guava stores up to a second of permits, starting with none, and makes the caller after a large request pay; nginx admits its burst at once")
-	default:
-		return algorithms.Policy{}, nil, fmt.Errorf("%s has no nginx form", p.Algorithm)
-	}
-	n, ok := nginxRate(rate)
+	n, ok := nginxRate(b.Rate)
 	if !ok {
-		return algorithms.Policy{}, nil, fmt.Errorf("rate %s is slower than nginx's slowest, 1r/m", rate)
+		return algorithms.Policy{}, nil, fmt.Errorf("rate %s is slower than nginx's slowest, 1r/m", b.Rate)
 	}
-	if !sameRate(n, rate) {
-		differs = append(differs, fmt.Sprintf("nginx takes a whole number of requests a second or a minute: %s for %s", rateText(n), rate))
+	if !sameRate(n, b.Rate) {
+		differs = append(differs, fmt.Sprintf("nginx takes a whole number of requests a second or a minute: %s for %s", rateText(n), b.Rate))
 	}
-	q := algorithms.Policy{Algorithm: algorithms.NginxLimitReq, Rate: n, Burst: max(size-1, 0), NoDelay: !shaper}
-	if shaper {
+	q := algorithms.Policy{Algorithm: algorithms.NginxLimitReq, Rate: n, Burst: max(b.Size-1, 0), NoDelay: !b.Delays}
+	if b.Delays {
 		differs = append(differs, "nginx delays the burst at its rate, without nodelay")
 	}
 	if err := q.Validate(); err != nil {

@@ -1,0 +1,235 @@
+// Package snippet finds a library's constructor calls in a piece of code
+// (a Go or Java file, or a line pasted from one) and evaluates their
+// arguments exactly: numbers as rationals, durations as nanoseconds, as a
+// compiler folds constant expressions. It knows the few names the limiters'
+// constructors are given: Go's time.Second and friends, x/time/rate's
+// Every, Limit and Inf, and Java's TimeUnit and Duration.
+package snippet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"math/big"
+	"regexp"
+	"strings"
+)
+
+// Call is one call found: the variable it was assigned to (if any), its
+// arguments' text and the line it starts on (1-based).
+type Call struct {
+	Var  string
+	Args []ast.Expr
+	Text string
+	Line int
+}
+
+// Find returns every call of fn (a name such as "rate.NewLimiter" or
+// "RateLimiter.create") in src, in order.
+func Find(src, fn string) ([]Call, error) {
+	var calls []Call
+	for i := 0; ; {
+		j := strings.Index(src[i:], fn+"(")
+		if j < 0 {
+			return calls, nil
+		}
+		start := i + j
+		end, ok := closing(src, start+len(fn))
+		if !ok {
+			return nil, fmt.Errorf("line %d: %s( is not closed", lineOf(src, start), fn)
+		}
+		text := src[start:end]
+		expr, err := parser.ParseExpr(javaToGo(text))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s: %v", lineOf(src, start), text, err)
+		}
+		call, ok := expr.(*ast.CallExpr)
+		if !ok {
+			return nil, fmt.Errorf("line %d: %s is not a call", lineOf(src, start), text)
+		}
+		calls = append(calls, Call{Var: assignedTo(src[:start]), Args: call.Args, Text: text, Line: lineOf(src, start)})
+		i = end
+	}
+}
+
+// closing is the index after the parenthesis that closes the one at open.
+func closing(src string, open int) (int, bool) {
+	depth := 0
+	for k := open; k < len(src); k++ {
+		switch src[k] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return k + 1, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func lineOf(src string, at int) int { return 1 + strings.Count(src[:at], "\n") }
+
+// assignment finds "NAME :=", "NAME =" or "Type NAME =" just before a call.
+var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*:?=\s*$`)
+
+// assignedTo is the variable the text before a call assigns it to.
+func assignedTo(before string) string {
+	line := before[strings.LastIndex(before, "\n")+1:]
+	if m := assignment.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// javaLiteral matches Java's number suffixes (5.0d, 3L, 2.5f), which Go
+// does not write.
+var javaLiteral = regexp.MustCompile(`\b([0-9][0-9_]*(?:\.[0-9]*)?)[dDfFlL]\b`)
+
+// javaToGo rewrites what Java writes and Go does not parse: number
+// suffixes and digit separators.
+func javaToGo(s string) string {
+	return javaLiteral.ReplaceAllString(s, "$1")
+}
+
+// Value is an evaluated argument: a number (exact) or a duration.
+type Value struct {
+	Num *big.Rat
+	// Nanos is set for a duration: Num is then its nanoseconds.
+	Nanos bool
+	// Inf is x/time/rate's rate.Inf.
+	Inf bool
+}
+
+// units are the durations the constructors are given, in nanoseconds.
+var units = map[string]int64{
+	"time.Nanosecond": 1, "time.Microsecond": 1e3, "time.Millisecond": 1e6, "time.Second": 1e9, "time.Minute": 60e9, "time.Hour": 3600e9,
+	"TimeUnit.NANOSECONDS": 1, "TimeUnit.MICROSECONDS": 1e3, "TimeUnit.MILLISECONDS": 1e6, "TimeUnit.SECONDS": 1e9, "TimeUnit.MINUTES": 60e9, "TimeUnit.HOURS": 3600e9, "TimeUnit.DAYS": 86400e9,
+}
+
+// javaDurations are java.time.Duration's factories, by the unit they take.
+var javaDurations = map[string]int64{
+	"Duration.ofNanos": 1, "Duration.ofMillis": 1e6, "Duration.ofSeconds": 1e9, "Duration.ofMinutes": 60e9, "Duration.ofHours": 3600e9, "Duration.ofDays": 86400e9,
+}
+
+// Eval evaluates an argument: number literals, the units above, + - * /,
+// parentheses, conversions (time.Duration(x), rate.Limit(x), float64(x),
+// int64(x)), rate.Every(d) (1/d a second), rate.Inf and Java's
+// Duration.ofSeconds(n) and the like.
+func Eval(e ast.Expr) (Value, error) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.INT && e.Kind != token.FLOAT {
+			return Value{}, fmt.Errorf("%s is not a number", e.Value)
+		}
+		r, ok := new(big.Rat).SetString(strings.ReplaceAll(e.Value, "_", ""))
+		if !ok {
+			return Value{}, fmt.Errorf("%s is not a number", e.Value)
+		}
+		return Value{Num: r}, nil
+	case *ast.ParenExpr:
+		return Eval(e.X)
+	case *ast.SelectorExpr:
+		name := exprName(e)
+		if ns, ok := units[name]; ok {
+			return Value{Num: big.NewRat(ns, 1), Nanos: true}, nil
+		}
+		if name == "rate.Inf" {
+			return Value{Inf: true}, nil
+		}
+		return Value{}, fmt.Errorf("%s is not a value ratelab knows", name)
+	case *ast.UnaryExpr:
+		v, err := Eval(e.X)
+		if err != nil || e.Op != token.SUB {
+			return v, err
+		}
+		v.Num = new(big.Rat).Neg(v.Num)
+		return v, nil
+	case *ast.BinaryExpr:
+		return binary(e)
+	case *ast.CallExpr:
+		return call(e)
+	}
+	return Value{}, fmt.Errorf("%s is not a constant ratelab can evaluate", exprName(e))
+}
+
+func binary(e *ast.BinaryExpr) (Value, error) {
+	x, err := Eval(e.X)
+	if err != nil {
+		return x, err
+	}
+	y, err := Eval(e.Y)
+	if err != nil {
+		return y, err
+	}
+	if x.Inf || y.Inf {
+		return Value{}, fmt.Errorf("arithmetic on rate.Inf")
+	}
+	r := new(big.Rat)
+	switch e.Op {
+	case token.ADD:
+		r.Add(x.Num, y.Num)
+	case token.SUB:
+		r.Sub(x.Num, y.Num)
+	case token.MUL:
+		r.Mul(x.Num, y.Num)
+	case token.QUO:
+		if y.Num.Sign() == 0 {
+			return Value{}, fmt.Errorf("division by zero")
+		}
+		r.Quo(x.Num, y.Num)
+		if x.Nanos && y.Nanos {
+			return Value{Num: r}, nil // a duration over a duration: a number
+		}
+	default:
+		return Value{}, fmt.Errorf("operator %s", e.Op)
+	}
+	return Value{Num: r, Nanos: x.Nanos || y.Nanos}, nil
+}
+
+func call(e *ast.CallExpr) (Value, error) {
+	name := exprName(e.Fun)
+	if len(e.Args) != 1 {
+		return Value{}, fmt.Errorf("%s takes one argument here", name)
+	}
+	v, err := Eval(e.Args[0])
+	if err != nil {
+		return v, err
+	}
+	switch name {
+	case "time.Duration", "int64", "int", "float64", "rate.Limit":
+		return v, nil
+	case "rate.Every":
+		if v.Num.Sign() <= 0 {
+			return Value{Inf: true}, nil // rate.Every of no interval is Inf
+		}
+		return Value{Num: new(big.Rat).Quo(big.NewRat(1e9, 1), v.Num)}, nil
+	}
+	if ns, ok := javaDurations[name]; ok {
+		return Value{Num: new(big.Rat).Mul(v.Num, big.NewRat(ns, 1)), Nanos: true}, nil
+	}
+	return Value{}, fmt.Errorf("%s is not a call ratelab can evaluate", name)
+}
+
+// exprName is an expression's text, for names and messages.
+func exprName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return exprName(e.X) + "." + e.Sel.Name
+	case *ast.BasicLit:
+		return e.Value
+	}
+	return fmt.Sprintf("%T", e)
+}
+
+// Int is v as a whole number, if it is one.
+func (v Value) Int() (int64, bool) {
+	if v.Inf || !v.Num.IsInt() || !v.Num.Num().IsInt64() {
+		return 0, false
+	}
+	return v.Num.Num().Int64(), true
+}
