@@ -14,6 +14,9 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"time"
+
+	"ratelab/algorithms"
 )
 
 // Call is one call found: the variable it was assigned to (if any), its
@@ -97,10 +100,33 @@ func javaToGo(s string) string {
 // Value is an evaluated argument: a number (exact) or a duration.
 type Value struct {
 	Num *big.Rat
+	// Float says the value has a floating-point type (a float literal, a
+	// conversion to float64 or rate.Limit); otherwise it is an integer,
+	// and a division of integers truncates, as Go's and Java's do.
+	Float bool
 	// Nanos is set for a duration: Num is then its nanoseconds.
 	Nanos bool
 	// Inf is x/time/rate's rate.Inf.
 	Inf bool
+	// Every is, for rate.Every(d), d in nanoseconds (Num is then 1e9/d,
+	// the events a second), for the library's own float64 of it.
+	Every int64
+	// Runtime says the value is computed when the program runs (a
+	// method call such as d.Seconds(), rate.Every), not folded as a
+	// constant: F is then the float64 the program gets, each operation
+	// rounded, and Num the exact value.
+	Runtime bool
+	F       float64
+}
+
+// Float64 is the float64 the program has: F when computed at run time,
+// else the constant's nearest.
+func (v Value) Float64() float64 {
+	if v.Runtime {
+		return v.F
+	}
+	f, _ := v.Num.Float64()
+	return f
 }
 
 // units are the durations the constructors are given, in nanoseconds.
@@ -128,7 +154,7 @@ func Eval(e ast.Expr) (Value, error) {
 		if !ok {
 			return Value{}, fmt.Errorf("%s is not a number", e.Value)
 		}
-		return Value{Num: r}, nil
+		return Value{Num: r, Float: e.Kind == token.FLOAT}, nil
 	case *ast.ParenExpr:
 		return Eval(e.X)
 	case *ast.SelectorExpr:
@@ -167,6 +193,33 @@ func binary(e *ast.BinaryExpr) (Value, error) {
 	if x.Inf || y.Inf {
 		return Value{}, fmt.Errorf("arithmetic on rate.Inf")
 	}
+	if x.Runtime || y.Runtime { // float64 arithmetic, each step rounded; Num exact beside it
+		if !x.Float && !x.Runtime || !y.Float && !y.Runtime {
+			return Value{}, fmt.Errorf("integer arithmetic with a float64 computed at run time")
+		}
+		a, b := x.Float64(), y.Float64()
+		out := Value{Num: new(big.Rat), Float: true, Runtime: true}
+		switch e.Op {
+		case token.ADD:
+			out.F = a + b
+			out.Num.Add(x.Num, y.Num)
+		case token.SUB:
+			out.F = a - b
+			out.Num.Sub(x.Num, y.Num)
+		case token.MUL:
+			out.F = a * b
+			out.Num.Mul(x.Num, y.Num)
+		case token.QUO:
+			if y.Num.Sign() == 0 {
+				return Value{}, fmt.Errorf("division by zero")
+			}
+			out.F = a / b
+			out.Num.Quo(x.Num, y.Num)
+		default:
+			return Value{}, fmt.Errorf("operator %s", e.Op)
+		}
+		return out, nil
+	}
 	r := new(big.Rat)
 	switch e.Op {
 	case token.ADD:
@@ -180,17 +233,29 @@ func binary(e *ast.BinaryExpr) (Value, error) {
 			return Value{}, fmt.Errorf("division by zero")
 		}
 		r.Quo(x.Num, y.Num)
+		if !x.Float && !y.Float && !r.IsInt() { // integers: truncated toward zero
+			q := new(big.Int).Quo(r.Num(), r.Denom())
+			r.SetInt(q)
+		}
 		if x.Nanos && y.Nanos {
 			return Value{Num: r}, nil // a duration over a duration: a number
 		}
 	default:
 		return Value{}, fmt.Errorf("operator %s", e.Op)
 	}
-	return Value{Num: r, Nanos: x.Nanos || y.Nanos}, nil
+	return Value{Num: r, Nanos: x.Nanos || y.Nanos, Float: x.Float || y.Float}, nil
 }
 
 func call(e *ast.CallExpr) (Value, error) {
 	name := exprName(e.Fun)
+	if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Seconds" && len(e.Args) == 0 {
+		d, err := Eval(sel.X) // d.Seconds(): a duration in seconds
+		ns, whole := d.Int()
+		if err != nil || !d.Nanos || !whole {
+			return Value{}, fmt.Errorf("%s.Seconds() of no duration", exprName(sel.X))
+		}
+		return Value{Num: new(big.Rat).Quo(d.Num, big.NewRat(1e9, 1)), Float: true, Runtime: true, F: time.Duration(ns).Seconds()}, nil
+	}
 	if len(e.Args) != 1 {
 		return Value{}, fmt.Errorf("%s takes one argument here", name)
 	}
@@ -199,13 +264,25 @@ func call(e *ast.CallExpr) (Value, error) {
 		return v, err
 	}
 	switch name {
-	case "time.Duration", "int64", "int", "float64", "rate.Limit":
+	case "time.Duration", "int64", "int":
+		if v.Float && !v.Num.IsInt() {
+			return Value{}, fmt.Errorf("%s of %s: not a whole number", name, v.Num.RatString())
+		}
+		v.Float = false
+		return v, nil
+	case "float64", "rate.Limit":
+		if !v.Float && !v.Runtime {
+			f, _ := v.Num.Float64()
+			v.F = f
+		}
+		v.Float = true
 		return v, nil
 	case "rate.Every":
 		if v.Num.Sign() <= 0 {
 			return Value{Inf: true}, nil // rate.Every of no interval is Inf
 		}
-		return Value{Num: new(big.Rat).Quo(big.NewRat(1e9, 1), v.Num)}, nil
+		ns, _ := v.Int()
+		return Value{Num: new(big.Rat).Quo(big.NewRat(1e9, 1), v.Num), Every: ns, Float: true, Runtime: true, F: 1 / time.Duration(ns).Seconds()}, nil
 	}
 	if ns, ok := javaDurations[name]; ok {
 		return Value{Num: new(big.Rat).Mul(v.Num, big.NewRat(ns, 1)), Nanos: true}, nil
@@ -220,6 +297,8 @@ func exprName(e ast.Expr) string {
 		return e.Name
 	case *ast.SelectorExpr:
 		return exprName(e.X) + "." + e.Sel.Name
+	case *ast.ParenExpr:
+		return exprName(e.X)
 	case *ast.BasicLit:
 		return e.Value
 	}
@@ -232,4 +311,31 @@ func (v Value) Int() (int64, bool) {
 		return 0, false
 	}
 	return v.Num.Num().Int64(), true
+}
+
+// GoDuration is d as Go code writes it: "100 * time.Millisecond", in the
+// largest unit that divides it.
+func GoDuration(d int64) string {
+	for _, u := range []struct {
+		name string
+		ns   int64
+	}{{"time.Hour", 3600e9}, {"time.Minute", 60e9}, {"time.Second", 1e9}, {"time.Millisecond", 1e6}, {"time.Microsecond", 1e3}, {"time.Nanosecond", 1}} {
+		if d%u.ns == 0 {
+			if d == u.ns {
+				return u.name
+			}
+			return fmt.Sprintf("%d * %s", d/u.ns, u.name)
+		}
+	}
+	return fmt.Sprint(d)
+}
+
+// Found is a limiter a snippet constructs: the variable it is assigned
+// to (if any), its line, the policy of the lane that decides as it does,
+// and what that lane models otherwise, one line each.
+type Found struct {
+	Var    string
+	Line   int
+	Policy algorithms.Policy
+	Notes  []string
 }
