@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
-	"ratelab/products/nginx"
 	"ratelab/scenarios"
 )
 
@@ -34,8 +33,9 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 	if err != nil {
 		return nil, err
 	}
-	if product != "nginx" {
-		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(Names, ", "))
+	pr := Lookup(product)
+	if pr == nil {
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(names(), ", "))
 	}
 	var (
 		layers  []algorithms.Layer
@@ -46,7 +46,7 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 		from = []algorithms.Layer{{Name: l.Name, Policy: l.Policy}}
 	}
 	for _, x := range from {
-		p, d, err := nginx.Nearest(x.Policy)
+		p, d, err := pr.nearest(x.Policy)
 		if err != nil {
 			return nil, fmt.Errorf("lane %s: %w", l.Name, err)
 		}
@@ -59,21 +59,14 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 		x.Policy = p
 		layers = append(layers, x)
 	}
-	if len(layers) > 1 {
-		for _, x := range layers[1:] {
-			if x.Policy.Status != layers[0].Policy.Status {
-				return nil, fmt.Errorf("lane %s: its policies answer with different statuses, and an nginx location has one limit_req_status", l.Name)
-			}
-		}
-	}
 	if !l.Fleet.Plain() {
-		differs = append(differs, fmt.Sprintf("the lane stands for %d gateways; one nginx keeps one zone for all its workers, and several nginx servers each keep their own", l.Fleet.Gateways))
+		differs = append(differs, fmt.Sprintf("the lane stands for %d gateways; the configuration is one instance's", l.Fleet.Gateways))
 	}
-	text, err := nginx.Write(l.Name, layers, ExportZoneSize)
+	text, err := pr.write(l.Name, layers)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lane %s: %w", l.Name, err)
 	}
-	twin := scenarios.Lane{Name: twinName(l.Name), Policy: layers[0].Policy}
+	twin := scenarios.Lane{Name: twinName(l.Name, pr.Name), Policy: layers[0].Policy}
 	if len(layers) > 1 || layers[0].AllKeys {
 		twin.Stack = layers
 	}
@@ -102,12 +95,12 @@ func pickLane(s *scenarios.Scenario, name string) (scenarios.Lane, error) {
 	return scenarios.Lane{}, fmt.Errorf("no lane %q: the lanes are %s", name, strings.Join(names, ", "))
 }
 
-// twinName is the name of a lane's exported twin: NAME-nginx, cut to a
+// twinName is the name of a lane's exported twin: NAME-PRODUCT, cut to a
 // lane name's length.
-func twinName(name string) string {
-	const suffix = "-nginx"
-	if len(name)+len(suffix) > nginx.MaxNameLen {
-		name = strings.TrimRight(name[:nginx.MaxNameLen-len(suffix)], "-")
+func twinName(name, product string) string {
+	suffix := "-" + product
+	if len(name)+len(suffix) > maxNameLen {
+		name = strings.TrimRight(name[:maxNameLen-len(suffix)], "-")
 	}
 	return name + suffix
 }

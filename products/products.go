@@ -1,8 +1,9 @@
-// Package products reads a rate-limiting product's configuration into a
-// scenario whose lanes are that configuration (ratelab import): each lane
-// stands for the places where one set of rules is in force, and says
-// where it came from and what it models otherwise than the product would
-// run it. The products' own readers are its subpackages.
+// Package products reads rate-limiting products' configurations into
+// scenarios whose lanes are those configurations (ratelab import), and
+// writes a lane back in a product's words (ratelab export). Each lane
+// says where it came from and what it models otherwise than the product
+// would run it. The products' own readers and writers are its
+// subpackages; Products lists them, with what their words mean.
 package products
 
 import (
@@ -14,80 +15,76 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
-	"ratelab/products/nginx"
 	"ratelab/scenarios"
 )
-
-// Names are the products Import reads.
-var Names = []string{"nginx"}
 
 // Imported is a configuration read as a scenario.
 type Imported struct {
 	// Scenario is the scenario, as Text reads back.
 	Scenario *scenarios.Scenario
-	// Text is the scenario file: its about names each lane's places and
+	// Text is the scenario file: its about names each lane's source and
 	// notes.
 	Text []byte
 	// Notes are the lanes' notes, "lane: note", and what was left out.
 	Notes []string
 }
 
-// demoKey is the key of the imported scenario's requests.
-const demoKey = "client"
+// demoKey is the key of the imported scenario's requests, and
+// maxDemoBurst bounds their number.
+const (
+	demoKey      = "client"
+	maxDemoBurst = 10_000
+)
+
+// The bounds of a scenario's lanes.
+const (
+	maxLanes   = scenarios.MaxLanes
+	maxNameLen = scenarios.MaxNameLen
+)
 
 // ImportFile reads product's configuration from path ("-" for text read
 // from stdin, given as data) and makes its scenario. product "" guesses
 // it from the text.
 func ImportFile(product, path string, data []byte) (*Imported, error) {
+	var p *Product
 	if product == "" {
-		product = guess(data)
-		if product == "" {
-			return nil, fmt.Errorf("%s: which product's configuration is it? give --product %s", path, strings.Join(Names, "|"))
+		if p = guess(data); p == nil {
+			return nil, fmt.Errorf("%s: which product's configuration is it? give --product %s", path, strings.Join(names(), "|"))
 		}
+	} else if p = Lookup(product); p == nil {
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(names(), ", "))
 	}
-	switch product {
-	case "nginx":
-		var cfg *nginx.Config
-		var err error
-		if path == "-" {
-			cfg, err = nginx.Parse("stdin", data)
-		} else {
-			cfg, err = nginx.ReadFile(path)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return fromNginx(filepath.Base(path), cfg)
+	file := path
+	if path == "-" {
+		file = ""
 	}
-	return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(Names, ", "))
-}
-
-// guess is the product whose directives the text holds, "" if none.
-func guess(data []byte) string {
-	if bytes.Contains(data, []byte("limit_req")) {
-		return "nginx"
-	}
-	return ""
-}
-
-// fromNginx is the scenario of an nginx configuration's limit_req rules.
-func fromNginx(name string, cfg *nginx.Config) (*Imported, error) {
-	lanes, left, err := cfg.Lanes()
+	lanes, left, err := p.read(file, data)
 	if err != nil {
+		if path == "-" {
+			return nil, fmt.Errorf("stdin: %w", err)
+		}
 		return nil, err
 	}
+	name := filepath.Base(path)
+	if path == "-" {
+		name = "stdin"
+	}
 	if len(lanes) == 0 {
-		return nil, errors.New(name + ": no server or location has a limit_req in force")
+		return nil, errors.New(name + ": " + p.none)
 	}
-	s := &scenarios.Scenario{
-		Title: "nginx limit_req from " + name,
-		Step:  scenarios.DefaultStep,
-	}
+	return scenarioOf(p, name, lanes, left)
+}
+
+// scenarioOf is the scenario of a product's lanes read from name.
+func scenarioOf(p *Product, name string, lanes []lane, left []string) (*Imported, error) {
+	s := &scenarios.Scenario{Title: p.Title + " from " + name, Step: scenarios.DefaultStep}
 	var about strings.Builder
-	fmt.Fprintf(&about, "The limit_req rules of %s, a lane for each set of rules in force. A request's key stands for the client address ($binary_remote_addr). The traffic is a burst from one client at 0s; add your own, or replay a log with --lanes.\n", name)
+	fmt.Fprintf(&about, "%s %s, a lane for each. %s The traffic is a burst from one client at 0s; add your own, or replay a log with --lanes.\n", p.What, name, p.Keys)
 	var notes []string
 	most := int64(1)
+	taken := map[string]bool{}
 	for _, l := range lanes {
+		l.Name = uniqueName(l.Name, taken)
 		lane := scenarios.Lane{Name: l.Name, Policy: l.Layers[0].Policy}
 		if len(l.Layers) > 1 || l.Layers[0].AllKeys {
 			lane.Stack = l.Layers
@@ -97,13 +94,9 @@ func fromNginx(name string, cfg *nginx.Config) (*Imported, error) {
 		for _, layer := range l.Layers {
 			most = max(most, layer.Policy.MaxCost())
 		}
-		var places []string
-		for _, p := range l.Places {
-			places = append(places, fmt.Sprintf("%s (%s)", p.Name(), p.Pos))
-		}
-		fmt.Fprintf(&about, "\n%s: %s.\n", l.Name, strings.Join(places, "; "))
+		fmt.Fprintf(&about, "\n%s: %s.\n", l.Name, l.From)
 		for _, layer := range l.Layers {
-			fmt.Fprintf(&about, "- zone %s, %s: %s.\n", layer.Name, scopeWords(layer), layer.Policy)
+			fmt.Fprintf(&about, "- %s %s, %s: %s.\n", p.Part, layer.Name, scopeWords(layer), layer.Policy)
 		}
 		for _, n := range l.Notes {
 			fmt.Fprintf(&about, "- Note: %s.\n", n)
@@ -111,13 +104,13 @@ func fromNginx(name string, cfg *nginx.Config) (*Imported, error) {
 		}
 	}
 	if len(left) > 0 {
-		n := fmt.Sprintf("ratelab shows at most %d lanes; left out: %s", nginx.MaxLanes, strings.Join(left, "; "))
+		n := fmt.Sprintf("ratelab shows at most %d lanes; left out: %s", maxLanes, strings.Join(left, "; "))
 		fmt.Fprintf(&about, "\n%s.\n", n)
 		notes = append(notes, n)
 	}
 	s.About = about.String()
 	// A burst of two more than any lane admits at once.
-	s.Traffic = []scenarios.Traffic{{Form: scenarios.Burst, Count: most + 2, Key: demoKey, Cost: 1, Line: 0}}
+	s.Traffic = []scenarios.Traffic{{Form: scenarios.Burst, Count: min(most+2, maxDemoBurst), Key: demoKey, Cost: 1}}
 	text, err := scenarios.Marshal(s, nil)
 	if err != nil {
 		return nil, err
@@ -140,13 +133,24 @@ func scopeWords(l algorithms.Layer) string {
 // ReadInput is path's bytes, or stdin's for "-".
 func ReadInput(path string) ([]byte, error) {
 	if path == "-" {
-		return readAll(os.Stdin)
+		var b bytes.Buffer
+		_, err := b.ReadFrom(os.Stdin)
+		return b.Bytes(), err
 	}
 	return os.ReadFile(path)
 }
 
-func readAll(f *os.File) ([]byte, error) {
-	var b bytes.Buffer
-	_, err := b.ReadFrom(f)
-	return b.Bytes(), err
+// uniqueName is name, or name-2, name-3, … when taken, marked taken.
+func uniqueName(name string, taken map[string]bool) string {
+	out := name
+	for n := 2; taken[out]; n++ {
+		suffix := fmt.Sprintf("-%d", n)
+		base := name
+		if len(base)+len(suffix) > maxNameLen {
+			base = base[:maxNameLen-len(suffix)]
+		}
+		out = base + suffix
+	}
+	taken[out] = true
+	return out
 }

@@ -1,0 +1,222 @@
+package products
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"ratelab/algorithms"
+	"ratelab/products/nginx"
+	"ratelab/products/snippet"
+	"ratelab/products/xtimerate"
+)
+
+// Product is a product ratelab reads and writes, and what its words mean.
+type Product struct {
+	// Name is how commands name it: "nginx", "x-time-rate".
+	Name string
+	// Title names its configuration in a scenario's title.
+	Title string
+	// Rate and Burst say what its configuration's rate and burst mean.
+	Rate, Burst string
+	// Lanes says which lanes model it, and how exactly.
+	Lanes string
+
+	// What, Keys and Part word an imported scenario's about: what was
+	// read ("The limit_req rules of"), what a request's key stands for,
+	// and what one of a lane's policies is ("zone").
+	What, Keys, Part string
+	// none says that a configuration held nothing to read.
+	none string
+	// detect reports whether a text is its configuration.
+	detect func(text []byte) bool
+	// read reads a configuration: from path when it names a file (which
+	// may include others), else from text alone.
+	read func(path string, text []byte) (lanes []lane, left []string, err error)
+	// nearest is the product's policy nearest to p on the safe side, and
+	// what differs.
+	nearest func(p algorithms.Policy) (algorithms.Policy, []string, error)
+	// write is a lane's layers (each nearest's) as the configuration.
+	write func(name string, layers []algorithms.Layer) (string, error)
+}
+
+// lane is a configuration's rules as one lane: its name, where it came
+// from, its policies, and what it models otherwise.
+type lane struct {
+	Name   string
+	From   string
+	Layers []algorithms.Layer
+	Notes  []string
+}
+
+// Products are the products import and export know, in the order the
+// documentation lists them.
+var Products = []*Product{
+	{
+		Name:  "nginx",
+		Title: "nginx limit_req",
+		Rate:  "`rate=` in `limit_req_zone`: requests a second (`r/s`) or a minute (`r/m`), kept in thousandths a second, truncated",
+		Burst: "`burst=` in `limit_req`: requests beyond the first; `burst=N` admits N + 1 at once, delayed at the rate unless `nodelay` (or past `delay=`)",
+		Lanes: "`nginx-limit-req`, nginx's integer arithmetic and millisecond clock; several `limit_req` as a stack; checked against real nginx",
+		What:  "The limit_req rules of", Part: "zone",
+		Keys: "A request's key stands for the client address ($binary_remote_addr).",
+		none: "no server or location has a limit_req in force",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte("limit_req"))
+		},
+		read:    readNginx,
+		nearest: nginx.Nearest,
+		write: func(name string, layers []algorithms.Layer) (string, error) {
+			return nginx.Write(name, layers, ExportZoneSize)
+		},
+	},
+	{
+		Name:  "x-time-rate",
+		Title: "golang.org/x/time/rate",
+		Rate:  "`r` in `rate.NewLimiter(r, b)`: tokens a second, a float64 (`rate.Every(d)` is one per d)",
+		Burst: "`b`: the bucket's size, which starts full; `b` at once, and no request larger than `b`",
+		Lanes: "`x-time-rate` (Allow) and `x-time-rate-reserve` (Wait, Reserve): the real library, a limiter a key",
+		What:  "The rate.NewLimiter calls of", Part: "limiter",
+		Keys: "Each lane is one limiter a request key, as a map of limiters by client would be.",
+		none: "no rate.NewLimiter call",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(xtimerate.Constructor+"("))
+		},
+		read:    readSnippet("x-time-rate", xtimerate.Read),
+		nearest: xtimerate.Nearest,
+		write:   writeOne(xtimerate.Write),
+	},
+}
+
+// Lookup is the product called name, or nil.
+func Lookup(name string) *Product {
+	for _, p := range Products {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// names are the products' names.
+func names() []string {
+	var out []string
+	for _, p := range Products {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// guess is the product whose configuration text is, nil if none or
+// several could be.
+func guess(text []byte) *Product {
+	var found *Product
+	for _, p := range Products {
+		if p.detect(text) {
+			if found != nil {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// readNginx reads an nginx.conf (with its includes when path is set).
+func readNginx(path string, text []byte) ([]lane, []string, error) {
+	var cfg *nginx.Config
+	var err error
+	if path == "" {
+		cfg, err = nginx.Parse("stdin", text)
+	} else {
+		cfg, err = nginx.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ls, left, err := cfg.Lanes()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []lane
+	for _, l := range ls {
+		var places []string
+		for _, p := range l.Places {
+			places = append(places, fmt.Sprintf("%s (%s)", p.Name(), p.Pos))
+		}
+		out = append(out, lane{Name: l.Name, From: strings.Join(places, "; "), Layers: l.Layers, Notes: l.Notes})
+	}
+	return out, left, nil
+}
+
+// readSnippet reads the limiters a library's constructor calls make in a
+// piece of code, a lane each, one per request key.
+func readSnippet(product string, read func(string) ([]snippet.Found, error)) func(string, []byte) ([]lane, []string, error) {
+	return func(path string, text []byte) ([]lane, []string, error) {
+		fs, err := read(string(text))
+		if err != nil {
+			if path != "" {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+			return nil, nil, err
+		}
+		var out []lane
+		var left []string
+		for i, f := range fs {
+			name := slug(f.Var)
+			if name == "" {
+				name = fmt.Sprintf("%s-%d", product, i+1)
+			}
+			if len(name) > maxNameLen {
+				name = strings.TrimRight(name[:maxNameLen], "-")
+			}
+			from := fmt.Sprintf("line %d", f.Line)
+			if f.Var != "" {
+				from = f.Var + ", " + from
+			}
+			if len(out) == maxLanes {
+				left = append(left, from)
+				continue
+			}
+			out = append(out, lane{Name: name, From: from, Layers: []algorithms.Layer{{Name: product, Policy: f.Policy}}, Notes: f.Notes})
+		}
+		return out, left, nil
+	}
+}
+
+// writeOne is a writer of a product that has one policy a lane: a stack
+// of several is refused, and one over all keys becomes one limiter.
+func writeOne(write func(name string, p algorithms.Policy) (string, error)) func(string, []algorithms.Layer) (string, error) {
+	return func(name string, layers []algorithms.Layer) (string, error) {
+		if len(layers) != 1 {
+			return "", fmt.Errorf("lane %s applies %d policies together, and one limiter applies one", name, len(layers))
+		}
+		return write(name, layers[0].Policy)
+	}
+}
+
+// slug is s in lower-case letters, digits and single dashes, a lane name
+// ("apiLimiter" gives api-limiter).
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for i, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if i > 0 && b.Len() > 0 {
+				dash = true
+			}
+			r += 'a' - 'A'
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+		default:
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(r)
+		dash = false
+	}
+	return b.String()
+}
