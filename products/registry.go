@@ -7,6 +7,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/products/nginx"
+	"ratelab/products/rediscell"
 	"ratelab/products/snippet"
 	"ratelab/products/xtimerate"
 )
@@ -85,6 +86,22 @@ var Products = []*Product{
 		read:    readSnippet("x-time-rate", xtimerate.Read),
 		nearest: xtimerate.Nearest,
 		write:   writeOne(xtimerate.Write),
+	},
+	{
+		Name:  "redis-cell",
+		Title: "redis-cell",
+		Rate:  "`count period` in `CL.THROTTLE key max_burst count period`: count requests every period whole seconds",
+		Burst: "`max_burst`: requests beyond the first; `max_burst` N admits N + 1 at once",
+		Lanes: "`redis-cell`, its GCRA in its own integer arithmetic, in memory or in a real Redis",
+		What:  "The CL.THROTTLE commands of", Part: "command",
+		Keys: "Each lane keeps a state a request key, as CL.THROTTLE's key would by client.",
+		none: "no CL.THROTTLE command",
+		detect: func(text []byte) bool {
+			return bytes.Contains(bytes.ToUpper(text), []byte("CL.THROTTLE"))
+		},
+		read:    readSnippet("redis-cell", rediscell.Read),
+		nearest: rediscell.Nearest,
+		write:   writeOne(rediscell.Write),
 	},
 }
 
