@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products/guava"
 	"ratelab/products/nginx"
 	"ratelab/products/rediscell"
 	"ratelab/products/snippet"
@@ -102,6 +103,22 @@ var Products = []*Product{
 		read:    readSnippet("redis-cell", rediscell.Read),
 		nearest: rediscell.Nearest,
 		write:   writeOne(rediscell.Write),
+	},
+	{
+		Name:  "guava",
+		Title: "Guava RateLimiter",
+		Rate:  "`permitsPerSecond` in `RateLimiter.create(permitsPerSecond)`, a double",
+		Burst: "none to set: it stores up to one second of unused permits, starting with none; `acquire` always grants and makes the next caller wait",
+		Lanes: "`guava` (acquire) and `guava-try` (tryAcquire, its timeout): Guava's double arithmetic on a microsecond stopwatch",
+		What:  "The RateLimiter.create calls of", Part: "limiter",
+		Keys: "Each lane is one RateLimiter a request key, as a map of limiters by client would be.",
+		none: "no RateLimiter.create call",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(guava.Constructor+"("))
+		},
+		read:    readSnippet("guava", guava.Read),
+		nearest: guava.Nearest,
+		write:   writeOne(guava.Write),
 	},
 }
 

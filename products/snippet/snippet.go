@@ -144,7 +144,14 @@ var javaDurations = map[string]int64{
 // parentheses, conversions (time.Duration(x), rate.Limit(x), float64(x),
 // int64(x)), rate.Every(d) (1/d a second), rate.Inf and Java's
 // Duration.ofSeconds(n) and the like.
-func Eval(e ast.Expr) (Value, error) {
+func Eval(e ast.Expr) (Value, error) { return eval(e, false) }
+
+// EvalJava evaluates an argument as Java does: as Eval, but a double's
+// arithmetic is rounded at each step even between constants (Java folds
+// constant expressions in IEEE double, where Go folds them exactly).
+func EvalJava(e ast.Expr) (Value, error) { return eval(e, true) }
+
+func eval(e ast.Expr, java bool) (Value, error) {
 	switch e := e.(type) {
 	case *ast.BasicLit:
 		if e.Kind != token.INT && e.Kind != token.FLOAT {
@@ -154,9 +161,14 @@ func Eval(e ast.Expr) (Value, error) {
 		if !ok {
 			return Value{}, fmt.Errorf("%s is not a number", e.Value)
 		}
-		return Value{Num: r, Float: e.Kind == token.FLOAT}, nil
+		v := Value{Num: r, Float: e.Kind == token.FLOAT}
+		if java && v.Float {
+			v.Runtime = true
+			v.F, _ = r.Float64() // Java reads a literal correctly rounded
+		}
+		return v, nil
 	case *ast.ParenExpr:
-		return Eval(e.X)
+		return eval(e.X, java)
 	case *ast.SelectorExpr:
 		name := exprName(e)
 		if ns, ok := units[name]; ok {
@@ -167,26 +179,26 @@ func Eval(e ast.Expr) (Value, error) {
 		}
 		return Value{}, fmt.Errorf("%s is not a value ratelab knows", name)
 	case *ast.UnaryExpr:
-		v, err := Eval(e.X)
+		v, err := eval(e.X, java)
 		if err != nil || e.Op != token.SUB {
 			return v, err
 		}
-		v.Num = new(big.Rat).Neg(v.Num)
+		v.Num, v.F = new(big.Rat).Neg(v.Num), -v.F
 		return v, nil
 	case *ast.BinaryExpr:
-		return binary(e)
+		return binary(e, java)
 	case *ast.CallExpr:
-		return call(e)
+		return call(e, java)
 	}
 	return Value{}, fmt.Errorf("%s is not a constant ratelab can evaluate", exprName(e))
 }
 
-func binary(e *ast.BinaryExpr) (Value, error) {
-	x, err := Eval(e.X)
+func binary(e *ast.BinaryExpr, java bool) (Value, error) {
+	x, err := eval(e.X, java)
 	if err != nil {
 		return x, err
 	}
-	y, err := Eval(e.Y)
+	y, err := eval(e.Y, java)
 	if err != nil {
 		return y, err
 	}
@@ -194,10 +206,7 @@ func binary(e *ast.BinaryExpr) (Value, error) {
 		return Value{}, fmt.Errorf("arithmetic on rate.Inf")
 	}
 	if x.Runtime || y.Runtime { // float64 arithmetic, each step rounded; Num exact beside it
-		if !x.Float && !x.Runtime || !y.Float && !y.Runtime {
-			return Value{}, fmt.Errorf("integer arithmetic with a float64 computed at run time")
-		}
-		a, b := x.Float64(), y.Float64()
+		a, b := x.Float64(), y.Float64() // an integer converted to float64
 		out := Value{Num: new(big.Rat), Float: true, Runtime: true}
 		switch e.Op {
 		case token.ADD:
@@ -246,10 +255,10 @@ func binary(e *ast.BinaryExpr) (Value, error) {
 	return Value{Num: r, Nanos: x.Nanos || y.Nanos, Float: x.Float || y.Float}, nil
 }
 
-func call(e *ast.CallExpr) (Value, error) {
+func call(e *ast.CallExpr, java bool) (Value, error) {
 	name := exprName(e.Fun)
 	if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Seconds" && len(e.Args) == 0 {
-		d, err := Eval(sel.X) // d.Seconds(): a duration in seconds
+		d, err := eval(sel.X, java) // d.Seconds(): a duration in seconds
 		ns, whole := d.Int()
 		if err != nil || !d.Nanos || !whole {
 			return Value{}, fmt.Errorf("%s.Seconds() of no duration", exprName(sel.X))
@@ -259,7 +268,7 @@ func call(e *ast.CallExpr) (Value, error) {
 	if len(e.Args) != 1 {
 		return Value{}, fmt.Errorf("%s takes one argument here", name)
 	}
-	v, err := Eval(e.Args[0])
+	v, err := eval(e.Args[0], java)
 	if err != nil {
 		return v, err
 	}
@@ -339,3 +348,43 @@ type Found struct {
 	Policy algorithms.Policy
 	Notes  []string
 }
+
+// Canonical is r written one way: in lowest terms over whole seconds (10/s,
+// 3/10s) where that is an hour or less, else over nanoseconds; the form
+// Read gives and Write writes.
+func Canonical(r algorithms.Rate) algorithms.Rate {
+	c, ok := PerSecond(big.NewRat(r.N*int64(time.Second)/gcd(r.N*int64(time.Second), int64(r.Per)), int64(r.Per)/gcd(r.N*int64(time.Second), int64(r.Per))))
+	if !ok {
+		return r
+	}
+	return c
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// PerSecond is perSec events a second as a Rate: over whole seconds when
+// that takes an hour or less, else over nanoseconds.
+func PerSecond(perSec *big.Rat) (algorithms.Rate, bool) {
+	n, d := perSec.Num(), perSec.Denom()
+	per := new(big.Int).Mul(d, big.NewInt(int64(time.Second)))
+	if n.IsInt64() && d.Cmp(big.NewInt(3600)) <= 0 {
+		if r := (algorithms.Rate{N: n.Int64(), Per: time.Duration(per.Int64())}); r.Validate() == nil {
+			return r, true
+		}
+	}
+	perNs := new(big.Rat).Quo(perSec, big.NewRat(int64(time.Second), 1))
+	n, d = perNs.Num(), perNs.Denom()
+	if !n.IsInt64() || !d.IsInt64() {
+		return algorithms.Rate{}, false
+	}
+	return algorithms.Rate{N: n.Int64(), Per: time.Duration(d.Int64())}, true
+}
+
+// RateFloat is r as the float64 events a second the library lanes make of
+// it: N / Per in seconds.
+func RateFloat(r algorithms.Rate) float64 { return float64(r.N) / r.Per.Seconds() }

@@ -8,7 +8,6 @@ package xtimerate
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
@@ -85,49 +84,13 @@ func limiter(c snippet.Call, waits bool) (snippet.Found, error) {
 }
 
 // laneRate is r events a second as N per duration: 1 per the interval for
-// rate.Every, else the fraction in canonical form (Canonical).
+// rate.Every, else the fraction in canonical form (snippet.Canonical).
 func laneRate(r snippet.Value) (algorithms.Rate, bool) {
 	if r.Every > 0 {
 		return algorithms.Rate{N: 1, Per: time.Duration(r.Every)}, true
 	}
-	rate, ok := canonical(r.Num)
+	rate, ok := snippet.PerSecond(r.Num)
 	return rate, ok && rate.Validate() == nil
-}
-
-// Canonical is r written one way: in lowest terms over whole seconds (10/s,
-// 3/10s) where that is an hour or less, else over nanoseconds; the form
-// Read gives and Write writes.
-func Canonical(r algorithms.Rate) algorithms.Rate {
-	c, ok := canonical(big.NewRat(r.N*int64(time.Second)/gcd(r.N*int64(time.Second), int64(r.Per)), int64(r.Per)/gcd(r.N*int64(time.Second), int64(r.Per))))
-	if !ok {
-		return r
-	}
-	return c
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-// canonical is perSec events a second as a Rate: over whole seconds when
-// that takes an hour or less, else over nanoseconds.
-func canonical(perSec *big.Rat) (algorithms.Rate, bool) {
-	n, d := perSec.Num(), perSec.Denom()
-	per := new(big.Int).Mul(d, big.NewInt(int64(time.Second)))
-	if n.IsInt64() && d.Cmp(big.NewInt(3600)) <= 0 {
-		if r := (algorithms.Rate{N: n.Int64(), Per: time.Duration(per.Int64())}); r.Validate() == nil {
-			return r, true
-		}
-	}
-	perNs := new(big.Rat).Quo(perSec, big.NewRat(int64(time.Second), 1))
-	n, d = perNs.Num(), perNs.Denom()
-	if !n.IsInt64() || !d.IsInt64() {
-		return algorithms.Rate{}, false
-	}
-	return algorithms.Rate{N: n.Int64(), Per: time.Duration(d.Int64())}, true
 }
 
 // libraryLimit is the rate.Limit the code makes of r.
@@ -140,9 +103,7 @@ func libraryLimit(r snippet.Value) rate.Limit {
 
 // LaneLimit is the rate.Limit the lanes make of a rate, as
 // algorithms.XTimeRate says: N / Per in seconds.
-func LaneLimit(r algorithms.Rate) rate.Limit {
-	return rate.Limit(float64(r.N) / r.Per.Seconds())
-}
+func LaneLimit(r algorithms.Rate) rate.Limit { return rate.Limit(snippet.RateFloat(r)) }
 
 // Nearest is the x/time/rate lane nearest to p: itself for an x/time/rate
 // lane (its rate in lowest terms, as Write writes it, said when float64
@@ -151,7 +112,7 @@ func LaneLimit(r algorithms.Rate) rate.Limit {
 func Nearest(p algorithms.Policy) (algorithms.Policy, []string, error) {
 	if p.Algorithm == algorithms.XTimeRate || p.Algorithm == algorithms.XTimeRateReserve {
 		q := p
-		q.Rate = Canonical(p.Rate)
+		q.Rate = snippet.Canonical(p.Rate)
 		var differs []string
 		if LaneLimit(q.Rate) != LaneLimit(p.Rate) {
 			differs = append(differs, fmt.Sprintf("the rate %s in lowest terms, %s, is %v events a second in float64, not %v", p.Rate, q.Rate, float64(LaneLimit(q.Rate)), float64(LaneLimit(p.Rate))))
@@ -176,7 +137,7 @@ func Write(name string, p algorithms.Policy) (string, error) {
 	if p.Algorithm != algorithms.XTimeRate && p.Algorithm != algorithms.XTimeRateReserve {
 		return "", fmt.Errorf("%s is not an x/time/rate lane: take Nearest first", p.Algorithm)
 	}
-	p.Rate = Canonical(p.Rate)
+	p.Rate = snippet.Canonical(p.Rate)
 	var r string
 	switch {
 	case p.Rate.N == 1:

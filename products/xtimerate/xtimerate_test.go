@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/products/snippet"
 )
 
 func TestRead(t *testing.T) {
@@ -66,7 +67,7 @@ func TestWriteReadsBack(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", p, err, text)
 		}
 		got := fs[0].Policy
-		if got.Algorithm != p.Algorithm || got.Burst != p.Burst || got.Rate != Canonical(p.Rate) {
+		if got.Algorithm != p.Algorithm || got.Burst != p.Burst || got.Rate != snippet.Canonical(p.Rate) {
 			t.Fatalf("%v read back as %v\n%s", p, got, text)
 		}
 		for _, n := range fs[0].Notes {
