@@ -9,6 +9,7 @@ import (
 	"ratelab/products/guava"
 	"ratelab/products/nginx"
 	"ratelab/products/rediscell"
+	"ratelab/products/redisrate"
 	"ratelab/products/snippet"
 	"ratelab/products/xtimerate"
 )
@@ -119,6 +120,22 @@ var Products = []*Product{
 		read:    readSnippet("guava", guava.Read),
 		nearest: guava.Nearest,
 		write:   writeOne(guava.Write),
+	},
+	{
+		Name:  "redis-rate",
+		Title: "go-redis/redis_rate",
+		Rate:  "`Rate` every `Period` in `redis_rate.Limit` (`PerSecond(n)`: n a second)",
+		Burst: "`Burst`: how many at once; `PerSecond(n)` and the like set it to n",
+		Lanes: "`redis-rate`, its GCRA decided exactly (the script's double seconds differ only at microsecond boundaries)",
+		What:  "The redis_rate limits of", Part: "limit",
+		Keys: "Each lane keeps a state a request key, as Allow's key would by client.",
+		none: "no redis_rate limit",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(redisrate.Marker))
+		},
+		read:    readSnippet("redis-rate", redisrate.Read),
+		nearest: redisrate.Nearest,
+		write:   writeOne(redisrate.Write),
 	},
 }
 

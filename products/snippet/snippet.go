@@ -388,3 +388,67 @@ func PerSecond(perSec *big.Rat) (algorithms.Rate, bool) {
 // RateFloat is r as the float64 events a second the library lanes make of
 // it: N / Per in seconds.
 func RateFloat(r algorithms.Rate) float64 { return float64(r.N) / r.Per.Seconds() }
+
+// Literal is a composite literal found: its fields by name (positional
+// fields by their place in order), the variable it is assigned to and
+// its line.
+type Literal struct {
+	Var    string
+	Fields map[string]ast.Expr
+	Text   string
+	Line   int
+}
+
+// FindLiterals returns every composite literal of typ (such as
+// "redis_rate.Limit") in src, with its fields named after fields (in the
+// struct's order, for a literal that gives them by position).
+func FindLiterals(src, typ string, fields []string) ([]Literal, error) {
+	var out []Literal
+	for i := 0; ; {
+		j := strings.Index(src[i:], typ+"{")
+		if j < 0 {
+			return out, nil
+		}
+		start := i + j
+		end, ok := closingBrace(src, start+len(typ))
+		if !ok {
+			return nil, fmt.Errorf("line %d: %s{ is not closed", lineOf(src, start), typ)
+		}
+		text := src[start:end]
+		expr, err := parser.ParseExpr(text)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %s: %v", lineOf(src, start), text, err)
+		}
+		lit, ok := expr.(*ast.CompositeLit)
+		if !ok {
+			return nil, fmt.Errorf("line %d: %s is not a literal", lineOf(src, start), text)
+		}
+		l := Literal{Var: assignedTo(src[:start]), Fields: map[string]ast.Expr{}, Text: text, Line: lineOf(src, start)}
+		for k, el := range lit.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				l.Fields[exprName(kv.Key)] = kv.Value
+			} else if k < len(fields) {
+				l.Fields[fields[k]] = el
+			}
+		}
+		out = append(out, l)
+		i = end
+	}
+}
+
+// closingBrace is the index after the brace that closes the one at open.
+func closingBrace(src string, open int) (int, bool) {
+	depth := 0
+	for k := open; k < len(src); k++ {
+		switch src[k] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return k + 1, true
+			}
+		}
+	}
+	return 0, false
+}
