@@ -47,7 +47,7 @@ func TestImportCommand(t *testing.T) {
 			t.Errorf("%q: exit %d, %q", args, code, errs)
 		}
 	}
-	if code, _, errs := ratelab(t, "import", "--product", "envoy", example); code != 2 || !strings.Contains(errs, `unknown product "envoy"`) {
-		t.Errorf("--product envoy: exit %d, %q", code, errs)
+	if code, _, errs := ratelab(t, "import", "--product", "kong", example); code != 2 || !strings.Contains(errs, `unknown product "kong"`) {
+		t.Errorf("--product kong: exit %d, %q", code, errs)
 	}
 }

@@ -57,6 +57,10 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 			differs = append(differs, line)
 		}
 		x.Policy = p
+		if pr.OneForAll && !x.AllKeys {
+			x.AllKeys = true
+			differs = append(differs, fmt.Sprintf("%s's limit is one for every request it sees; %s keeps one a client", pr.Title, x.Name))
+		}
 		layers = append(layers, x)
 	}
 	if !l.Fleet.Plain() {

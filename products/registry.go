@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products/envoy"
 	"ratelab/products/guava"
 	"ratelab/products/nginx"
 	"ratelab/products/rediscell"
@@ -24,6 +25,9 @@ type Product struct {
 	Rate, Burst string
 	// Lanes says which lanes model it, and how exactly.
 	Lanes string
+	// OneForAll says its limit is one allowance for every request it sees
+	// (Envoy's local limit), not one a client.
+	OneForAll bool
 
 	// What, Keys and Part word an imported scenario's about: what was
 	// read ("The limit_req rules of"), what a request's key stands for,
@@ -85,7 +89,7 @@ var Products = []*Product{
 		detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(xtimerate.Constructor+"("))
 		},
-		read:    readSnippet("x-time-rate", xtimerate.Read),
+		read:    readSnippet("x-time-rate", xtimerate.Read, false),
 		nearest: xtimerate.Nearest,
 		write:   writeOne(xtimerate.Write),
 	},
@@ -101,7 +105,7 @@ var Products = []*Product{
 		detect: func(text []byte) bool {
 			return bytes.Contains(bytes.ToUpper(text), []byte("CL.THROTTLE"))
 		},
-		read:    readSnippet("redis-cell", rediscell.Read),
+		read:    readSnippet("redis-cell", rediscell.Read, false),
 		nearest: rediscell.Nearest,
 		write:   writeOne(rediscell.Write),
 	},
@@ -117,7 +121,7 @@ var Products = []*Product{
 		detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(guava.Constructor+"("))
 		},
-		read:    readSnippet("guava", guava.Read),
+		read:    readSnippet("guava", guava.Read, false),
 		nearest: guava.Nearest,
 		write:   writeOne(guava.Write),
 	},
@@ -133,9 +137,25 @@ var Products = []*Product{
 		detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(redisrate.Marker))
 		},
-		read:    readSnippet("redis-rate", redisrate.Read),
+		read:    readSnippet("redis-rate", redisrate.Read, false),
 		nearest: redisrate.Nearest,
 		write:   writeOne(redisrate.Write),
+	},
+	{
+		Name:  "envoy",
+		Title: "Envoy local rate limit",
+		Rate:  "`tokens_per_fill` every `fill_interval` in `token_bucket` (continuously since 1.31, in lumps on a timer before)",
+		Burst: "`max_tokens`: the bucket's size, which starts full; `max_tokens` at once",
+		Lanes: "`envoy-local` (`timer: true` for Envoy before 1.31): one bucket for every request the filter sees",
+		What:  "The local rate limit token buckets of", Part: "bucket", OneForAll: true,
+		Keys: "Each lane is one bucket for every request, as Envoy's local limit is for all the requests one Envoy's filter sees.",
+		none: "no local rate limit token_bucket",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(envoy.Marker)) && bytes.Contains(text, []byte("max_tokens"))
+		},
+		read:    readSnippet("envoy", envoy.Read, true),
+		nearest: envoy.Nearest,
+		write:   writeOne(envoy.Write),
 	},
 }
 
@@ -202,7 +222,7 @@ func readNginx(path string, text []byte) ([]lane, []string, error) {
 
 // readSnippet reads the limiters a library's constructor calls make in a
 // piece of code, a lane each, one per request key.
-func readSnippet(product string, read func(string) ([]snippet.Found, error)) func(string, []byte) ([]lane, []string, error) {
+func readSnippet(product string, read func(string) ([]snippet.Found, error), oneForAll bool) func(string, []byte) ([]lane, []string, error) {
 	return func(path string, text []byte) ([]lane, []string, error) {
 		fs, err := read(string(text))
 		if err != nil {
@@ -222,6 +242,9 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error)) fun
 				name = strings.TrimRight(name[:maxNameLen], "-")
 			}
 			from := fmt.Sprintf("line %d", f.Line)
+			if f.Where != "" {
+				from = f.Where
+			}
 			if f.Var != "" {
 				from = f.Var + ", " + from
 			}
@@ -229,7 +252,7 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error)) fun
 				left = append(left, from)
 				continue
 			}
-			out = append(out, lane{Name: name, From: from, Layers: []algorithms.Layer{{Name: product, Policy: f.Policy}}, Notes: f.Notes})
+			out = append(out, lane{Name: name, From: from, Layers: []algorithms.Layer{{Name: product, Policy: f.Policy, AllKeys: oneForAll}}, Notes: f.Notes})
 		}
 		return out, left, nil
 	}

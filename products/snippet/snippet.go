@@ -343,8 +343,11 @@ func GoDuration(d int64) string {
 // to (if any), its line, the policy of the lane that decides as it does,
 // and what that lane models otherwise, one line each.
 type Found struct {
-	Var    string
-	Line   int
+	Var  string
+	Line int
+	// Where says where it is when a line cannot: a path in a YAML
+	// document ("http_filters[0].typed_config").
+	Where  string
 	Policy algorithms.Policy
 	Notes  []string
 }
