@@ -12,7 +12,7 @@ import (
 )
 
 // exportUsage is the one-line usage of export.
-const exportUsage = "usage: ratelab export [--lane NAME] [--to nginx] [--save FILE] SCENARIO"
+const exportUsage = "usage: ratelab export [--lane NAME] [--to P] [--save FILE] SCENARIO"
 
 // exportCommand writes a scenario's lane as a product's configuration
 // (package products) to stdout or --save's file, then says on stderr what

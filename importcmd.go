@@ -10,7 +10,7 @@ import (
 )
 
 // importUsage is the one-line usage of import.
-const importUsage = "usage: ratelab import [--product nginx] [--save FILE.yaml] CONFIG|-"
+const importUsage = "usage: ratelab import [--product P] [--save FILE.yaml] CONFIG|-"
 
 // importCommand reads a product's configuration (package products) and
 // writes the scenario of its lanes to stdout, or to --save's file; each

@@ -9,6 +9,7 @@
 //	ratelab fit [flags] SOURCE         the smallest policies that fit a log's or a scenario's traffic
 //	ratelab import [flags] CONFIG      a scenario whose lanes are a product's configuration
 //	ratelab export [flags] SCENARIO    a lane as a product's configuration, its differences measured
+//	ratelab explain PRODUCT CONFIG     what a product's configuration promises, and who says the same
 //
 // SCENARIO is a canned scenario's name, a YAML file's path, or an access
 // log's, replayed through default lanes (logflags.go). With
@@ -68,16 +69,23 @@ usage:
                                 a scenario whose lanes are a product's
                                 configuration: an nginx.conf's limit_req
                                 rules, its includes followed (docs/import.md)
-    --product nginx               the product (default: guessed)
+    --product P                   nginx, x-time-rate, redis-cell, guava,
+                                  redis-rate or envoy (default: guessed)
     --save FILE.yaml              write the scenario there, not to stdout
   ratelab export [flags] SCENARIO
-                                a lane as nginx's limit_req, the nearest on
-                                the safe side where nginx cannot say it; what
+                                a lane in a product's words, the nearest on
+                                the safe side where it cannot say it; what
                                 differs and how many requests it decides
                                 differently go to stderr (docs/import.md)
     --lane NAME                   the lane (default: the only one)
-    --to nginx                    the product (default nginx)
+    --to P                        the product (default nginx)
     --save FILE                   write the configuration there
+  ratelab explain PRODUCT 'CONFIGURATION'
+                                what it promises: the burst at once, the
+                                rate after, the longest wait, the refusal;
+                                and which other products say the same
+                                (PRODUCT: nginx, x-time-rate, redis-cell,
+                                guava, redis-rate, envoy)
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
 its requests are replayed at their logged times through six lanes of 120
@@ -197,6 +205,8 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 		return importCommand(args[1:], stdout, stderr)
 	case "export":
 		return exportCommand(args[1:], stdout, stderr)
+	case "explain":
+		return explainCommand(args[1:], stdout)
 	}
 	var store storeFlag
 	var logs logFlags

@@ -1,0 +1,52 @@
+package products
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// "10 a second, burst 5" in nginx admits 6 at once and refuses the rest
+// with 503; x/time/rate, redis-cell, redis_rate and Envoy, configured as
+// the nearest each can say it, decide the probe alike; Guava does not.
+func TestExplain(t *testing.T) {
+	ps, err := Explain("nginx", "limit_req_zone $binary_remote_addr zone=z:1m rate=10r/s; limit_req zone=z burst=5 nodelay;")
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("%+v %v", ps, err)
+	}
+	p := ps[0]
+	if p.AtOnce != "6 requests" || p.Sustained != "10 a second" || !strings.HasPrefix(p.Waits, "never") || p.Refused != "503 Service Unavailable, no Retry-After" {
+		t.Errorf("%+v", p)
+	}
+	same := strings.Join(p.Same, "; ")
+	for _, want := range []string{"x-time-rate: x-time-rate burst 6, rate 10/s", "redis-cell: redis-cell max_burst 5", "redis-rate: redis-rate rate 10/s, burst 6", "envoy: envoy-local max_tokens 6"} {
+		if !strings.Contains(same, want) {
+			t.Errorf("the same %q lacks %q", same, want)
+		}
+	}
+	if len(p.Other) != 1 || !strings.HasPrefix(p.Other[0], "guava: ") {
+		t.Errorf("otherwise %q", p.Other)
+	}
+
+	ps, err = Explain("guava", "RateLimiter.create(10.0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ps[0]; !strings.HasPrefix(g.AtOnce, "1 from a cold start; 11 after a second idle") || !strings.HasPrefix(g.Waits, "as long as it takes") || len(g.Same) != 0 {
+		t.Errorf("%+v", g)
+	}
+	if _, err := Explain("kong", "x"); err == nil {
+		t.Error("kong explained")
+	}
+}
+
+// docs/import.md's products table is Table's.
+func TestProductsTableInTheDocs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/import.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), Table()) {
+		t.Errorf("docs/import.md lacks the products table as the registry says it:\n%s", Table())
+	}
+}
