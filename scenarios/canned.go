@@ -38,6 +38,7 @@ var teachingOrder = []string{
 	"empty-start",
 	"lumpy-refill",
 	"burst-admits-eleven",
+	"same-words",
 	"nginx-config",
 	"pay-later",
 	"deadlines-and-cancel",
