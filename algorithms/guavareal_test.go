@@ -126,8 +126,9 @@ var guavaTraceRates = []Rate{
 }
 
 // randGuavaPolicy draws a policy of alg: a rate from guavaTraceRates or
-// one drawn (its period with odd nanoseconds), and a timeout for
-// tryAcquire (left out a third of the time: tryAcquire(permits)).
+// one drawn (its period with odd nanoseconds), a timeout for tryAcquire
+// (left out a third of the time: tryAcquire(permits)), and a warm-up (from
+// 1µs, or 1999ns, to a minute, some a few intervals long).
 func randGuavaPolicy(r *rand.Rand, alg Algorithm) Policy {
 	p := Policy{Algorithm: alg}
 	if r.IntN(3) == 0 {
@@ -138,6 +139,12 @@ func randGuavaPolicy(r *rand.Rand, alg Algorithm) Policy {
 	u := int64(p.Rate.Per) / p.Rate.N
 	if alg == GuavaTry && r.IntN(3) != 0 {
 		p.Timeout = time.Duration([]int64{1999, 5e6, 5e8, 1e9, 9e10, 1 + r.Int64N(3*u+1)}[r.IntN(6)])
+	}
+	if alg == GuavaWarmup {
+		p.Warmup = time.Duration([]int64{1e3, 1999, 5e8, 1e9, 4e9, 1e10, 6e10, 1e3 + r.Int64N(1e10), max(1e3, u*(1+r.Int64N(20)))}[r.IntN(9)])
+	}
+	if err := p.Validate(); err != nil {
+		panic(err)
 	}
 	return p
 }
@@ -192,9 +199,9 @@ func guavaTrace(r *rand.Rand, p Policy, n int, idle time.Duration) []struct {
 	return out
 }
 
-// TestGuavaAgainstRealGuava: the guava lane (acquire) and the guava-try
-// lane (tryAcquire(permits), and with a timeout) make real Guava's
-// decisions, wait for wait in µs, on random traces: one JVM runs
+// TestGuavaAgainstRealGuava: the guava lane (acquire), the guava-try lane
+// (tryAcquire(permits), and with a timeout) and the guava-warmup lane
+// (a SmoothWarmingUp's acquire) make real Guava's decisions, wait for wait in µs, on random traces: one JVM runs
 // RateLimiterHarness, which drives Guava's own RateLimiter on a stopwatch
 // the test sets to each request's time as the lane reads it (whole µs since
 // the key's first request, when the key's RateLimiter is made). Guava's
@@ -206,7 +213,7 @@ func TestGuavaAgainstRealGuava(t *testing.T) {
 	var calls []guavaCall
 	var in strings.Builder
 	traces := 0
-	for _, alg := range []Algorithm{Guava, GuavaTry} {
+	for _, alg := range []Algorithm{Guava, GuavaTry, GuavaWarmup} {
 		for range shortened(200) {
 			p := randGuavaPolicy(r, alg)
 			calls = appendGuavaTrace(t, &in, calls, traces, p, guavaTrace(r, p, 80, max(2*sec, p.Horizon())))
@@ -244,7 +251,11 @@ func appendGuavaTrace(t *testing.T, in *strings.Builder, calls []guavaCall, trac
 			t0, first[q.key] = q.at, q.at
 			ids[q.key] = trace*4 + len(ids)
 			pps := strconv.FormatFloat(g.pps, 'g', -1, 64)
-			fmt.Fprintf(in, "B %d %s\n", ids[q.key], pps)
+			if p.Algorithm == GuavaWarmup {
+				fmt.Fprintf(in, "W %d %s %d\n", ids[q.key], pps, int64(p.Warmup))
+			} else {
+				fmt.Fprintf(in, "B %d %s\n", ids[q.key], pps)
+			}
 		}
 		us := int64(q.at-t0) / 1e3
 		switch {
