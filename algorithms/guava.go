@@ -168,6 +168,16 @@ func GuavaDoubles(p Policy) (interval, maxPermits float64) {
 	return g.interval, g.maxPermits
 }
 
+// GuavaWarmupDoubles are the doubles of p's SmoothWarmingUp beside
+// GuavaDoubles': thresholdPermits, slope and coolDownIntervalMicros (the
+// µs an idle limiter takes to store a permit; for the other Guava lanes
+// threshold and slope are 0 and coolDown is stableIntervalMicros), and its
+// largest cost: 2^31 − 1 for the warm-up lane, else MaxCount.
+func GuavaWarmupDoubles(p Policy) (threshold, slope, coolDown float64, maxCost int64) {
+	g := newGuava(p, false)
+	return g.threshold, g.slope, g.coolDown, g.maxCost
+}
+
 func (g *guava) policy() *Policy { return &g.p }
 
 // start: storedPermits 0 (SmoothBursty's initial state) or maxPermits

@@ -80,8 +80,8 @@ func init() {
 			{Name: "warmup", Policy: Policy{Algorithm: GuavaWarmup, Rate: Rate{N: 2, Per: time.Second}, Warmup: 4 * time.Second}},
 		},
 		Edges: []Policy{
-			{Algorithm: GuavaWarmup, Rate: Rate{N: 1, Per: time.Second}, Warmup: time.Microsecond},     // the shortest warm-up
-			{Algorithm: GuavaWarmup, Rate: Rate{N: 3, Per: 7 * time.Second}, Warmup: 1999},             // 1999ns is 1µs
+			{Algorithm: GuavaWarmup, Rate: Rate{N: 1, Per: time.Second}, Warmup: time.Microsecond}, // the shortest warm-up
+			{Algorithm: GuavaWarmup, Rate: Rate{N: 3, Per: 7 * time.Second}, Warmup: 1999},         // 1999ns is 1µs
 			{Algorithm: GuavaWarmup, Rate: Rate{N: 3, Per: 700 * time.Millisecond}, Warmup: 1500*time.Millisecond + 999},
 			{Algorithm: GuavaWarmup, Rate: Rate{N: 1000, Per: time.Second}, Warmup: time.Minute},
 			{Algorithm: GuavaWarmup, Rate: Rate{N: 1, Per: time.Hour}, Warmup: 24 * time.Hour},         // about the slowest rate
