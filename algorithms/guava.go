@@ -112,7 +112,8 @@ func init() {
 	}
 }
 
-// guava: a SmoothBursty RateLimiter per key. Its numbers are Guava's:
+// guava: a SmoothBursty (guava, guava-try) or SmoothWarmingUp
+// (guava-warmup) RateLimiter per key. Its numbers are Guava's:
 // permits are doubles, times longs of microseconds on a stopwatch started
 // at the key's first request. A wait of w µs releases the request w µs
 // after it called (the stopwatch's sleep), that is w × 1000 ns.
@@ -286,7 +287,8 @@ type GuavaSnapshot struct {
 	Rate Rate
 	// PermitsPerSecond, StableInterval (µs) and MaxPermits are Guava's
 	// doubles: N / Per in seconds, 1e6 / PermitsPerSecond, and one second's
-	// permits.
+	// permits (the warm-up lane's: thresholdPermits + 2 × warmupPeriod /
+	// (StableInterval + ColdInterval)).
 	PermitsPerSecond, StableInterval, MaxPermits float64
 	// Try is true for the tryAcquire lane, whose Timeout is its timeout.
 	Try     bool
