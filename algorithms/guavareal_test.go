@@ -220,16 +220,61 @@ func TestGuavaAgainstRealGuava(t *testing.T) {
 			traces++
 		}
 	}
+	in.WriteString(guavaRefused)
 	start := time.Now()
 	got := h.run(t, []byte(in.String()))
 	elapsed := time.Since(start)
-	compareGuava(t, calls, got)
+	if len(got) < len(calls) {
+		compareGuava(t, calls, got) // fails, saying why
+	}
+	compareGuava(t, calls, got[:len(calls)])
+	checkGuavaRefused(t, got[len(calls):])
 	var n [3]int
 	for _, c := range calls {
 		n[c.d.Outcome]++
 	}
 	t.Logf("%d decisions (%d allowed, %d delayed, %d rejected) on %d random traces, each the same as Guava 31.1's (one JVM, %v)",
 		len(calls), n[Allowed], n[Delayed], n[Rejected], traces, elapsed.Round(time.Millisecond))
+}
+
+// guavaRefused asks Guava what the warm-up lane refuses to model
+// (checkGuavaWarmup): a warm-up of 0 (limiter -1), and acquire(2^31 − 1)
+// from cold at one permit per two hours, warming up over an hour
+// (limiter -2).
+const guavaRefused = `W -1 2 0
+A -1 0 1
+A -1 10000000 1
+A -1 10000000 1000
+A -1 10000000 1
+W -2 1.3888888888888889e-04 3600000000000
+A -2 0 2147483647
+A -2 1 1
+`
+
+// checkGuavaRefused: Guava's answers to guavaRefused show why the
+// warm-up lane refuses those policies. With a warm-up of 0, once idle
+// Guava stores NaN permits (maxPermits 0, a cool-down of 0 / 0) and never
+// makes anyone wait again, whatever they ask. At a rate slower than one
+// per 69.8 minutes, the largest acquire's two waits (stored and fresh
+// permits) add up past 2^63 µs in a Java long, which wraps: next free goes
+// negative, and the next caller is free.
+func checkGuavaRefused(t *testing.T, got []string) {
+	t.Helper()
+	want := []string{
+		"0 0 500000", "0 fff8000000000000 10000000", "0 fff8000000000000 10000000", "0 fff8000000000000 10000000",
+		"0 0 -9223372031454775809", "0 0 9000000001",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Guava on what the warm-up lane refuses:\n got  %q\n want %q", got, want)
+	}
+	for _, p := range []Policy{
+		{Algorithm: GuavaWarmup, Rate: Rate{2, sec}, Warmup: 999},
+		{Algorithm: GuavaWarmup, Rate: Rate{1, 2 * time.Hour}, Warmup: time.Hour},
+	} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%v is valid; Guava's arithmetic breaks there", p)
+		}
+	}
 }
 
 // appendGuavaTrace decides trace with p's lane, appending the harness's
