@@ -179,7 +179,7 @@ func explainGuavaWarmup(b []byte, d Decision) []byte {
 	s := guavaState{nextFree: d.v[0], stored: math.Float64frombits(uint64(d.v[1])), start: time.Duration(d.v[3])}
 	eff := time.Duration(d.v[2])
 	us := s.micros(eff)
-	b = appendf(b, "%snow %dµs on the key's stopwatch (started at %s, cold: %s stored), next free %dµs", lateNote(&d, eff), us, secs(s.start), flt(g.maxPermits), s.nextFree)
+	b = appendf(b, "%snow %dµs on the key's stopwatch (started at %s, cold, with %s stored), next free %dµs", lateNote(&d, eff), us, secs(s.start), flt(g.maxPermits), s.nextFree)
 	before := s
 	g.resync(&s, us)
 	if s.stored != before.stored {
