@@ -153,9 +153,12 @@ func (d Decision) AppendExplain(b []byte) []byte {
 func appendNever(b []byte, d *Decision) []byte {
 	desc := Describe(d.policy.Algorithm)
 	b = appendf(b, "cost %d > ", d.Cost)
-	if desc.Size == "" {
+	switch {
+	case desc.Size == "" && desc.CostCap > 0:
+		b = appendf(b, "%d, the largest cost the library takes", desc.CostCap) // its own type bounds it
+	case desc.Size == "":
 		b = appendf(b, "%d, the largest cost ratelab takes", int64(MaxCount)) // a rule that bounds no cost
-	} else {
+	default:
 		b = appendf(b, "%s %d", desc.Size, desc.size(*d.policy))
 	}
 	if desc.InFlight > 0 {

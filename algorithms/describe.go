@@ -162,8 +162,12 @@ type Description struct {
 	// Size is the Count parameter that bounds a request's cost ("limit",
 	// "capacity", ...), one of Params; empty for a rule that bounds no cost
 	// (Guava grants any number of permits and makes the next caller pay),
-	// whose MaxCost is then MaxCount.
+	// whose MaxCost is then CostCap, or MaxCount.
 	Size string
+	// CostCap is the largest cost a rule without a Size takes, when its
+	// library's own type bounds it below MaxCount (Guava's warm-up lane:
+	// permits are a Java int, at most 2^31 − 1); 0 for MaxCount.
+	CostCap int64
 	// InFlight is how much MaxCost exceeds Size: 1 for the leaky bucket (one
 	// request in the pipe beside a full queue), and for nginx and
 	// redis-cell (whose burst counts the requests beyond the first), else 0.
@@ -250,11 +254,14 @@ func (d *Description) Takes(name string) bool {
 	return ok
 }
 
-// size is p's value of the parameter that bounds its cost, MaxCount for
-// an algorithm that bounds none.
+// size is p's value of the parameter that bounds its cost; for an
+// algorithm that bounds none, its CostCap, or MaxCount.
 func (d *Description) size(p Policy) int64 {
 	q, ok := d.param(d.Size)
 	if !ok {
+		if d.CostCap > 0 {
+			return d.CostCap
+		}
 		return MaxCount
 	}
 	return *q.CountOf(&p)

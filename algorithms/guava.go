@@ -112,7 +112,8 @@ func init() {
 	}
 }
 
-// guava: a SmoothBursty RateLimiter per key. Its numbers are Guava's:
+// guava: a SmoothBursty (guava, guava-try) or SmoothWarmingUp
+// (guava-warmup) RateLimiter per key. Its numbers are Guava's:
 // permits are doubles, times longs of microseconds on a stopwatch started
 // at the key's first request. A wait of w µs releases the request w µs
 // after it called (the stopwatch's sleep), that is w × 1000 ns.
@@ -121,8 +122,23 @@ type guava struct {
 	// permitsPerSecond, stableInterval (µs) and maxPermits as Guava's
 	// setRate computes them.
 	pps, interval, maxPermits float64
-	timeout                   int64 // µs, truncated
-	try                       bool
+	// coolDown is the µs an idle limiter takes to store one permit
+	// (coolDownIntervalMicros): stableInterval for SmoothBursty,
+	// warmupPeriod / maxPermits for SmoothWarmingUp.
+	coolDown float64
+	// initial is a new key's storedPermits: 0 for SmoothBursty, maxPermits
+	// (cold) for SmoothWarmingUp.
+	initial float64
+	// warm is a SmoothWarmingUp: warmup is its warmupPeriodMicros, and
+	// threshold and slope its thresholdPermits and slope (see
+	// guavawarmup.go); stored permits then cost time to spend.
+	warm             bool
+	warmup           int64
+	threshold, slope float64
+	maxCost          int64
+	timeout          int64 // µs, truncated
+	try              bool
+	explain          func(b []byte, d Decision) []byte
 }
 
 type guavaState struct {
@@ -134,8 +150,15 @@ type guavaState struct {
 
 func newGuava(p Policy, try bool) *guava {
 	pps := float64(p.Rate.N) / p.Rate.Per.Seconds()
-	return &guava{p: p, pps: pps, interval: 1e6 / pps, maxPermits: 1.0 * pps,
-		timeout: int64(p.Timeout / time.Microsecond), try: try}
+	g := &guava{p: p, pps: pps, interval: 1e6 / pps, maxCost: MaxCount,
+		timeout: int64(p.Timeout / time.Microsecond), try: try, explain: explainGuava}
+	if p.Algorithm == GuavaWarmup {
+		g.setWarmingUp()
+		return g
+	}
+	g.maxPermits = 1.0 * pps // maxBurstSeconds × permitsPerSecond
+	g.coolDown = g.interval
+	return g
 }
 
 // GuavaDoubles are p's stableIntervalMicros and maxPermits, the doubles
@@ -146,11 +169,23 @@ func GuavaDoubles(p Policy) (interval, maxPermits float64) {
 	return g.interval, g.maxPermits
 }
 
+// GuavaWarmupDoubles are the doubles of p's SmoothWarmingUp beside
+// GuavaDoubles': thresholdPermits, slope and coolDownIntervalMicros (the
+// µs an idle limiter takes to store a permit; for the other Guava lanes
+// threshold and slope are 0 and coolDown is stableIntervalMicros), and its
+// largest cost: 2^31 − 1 for the warm-up lane, else MaxCount.
+func GuavaWarmupDoubles(p Policy) (threshold, slope, coolDown float64, maxCost int64) {
+	g := newGuava(p, false)
+	return g.threshold, g.slope, g.coolDown, g.maxCost
+}
+
 func (g *guava) policy() *Policy { return &g.p }
 
-// start: storedPermits 0 (SmoothBursty's initial state), nextFree 0 on a
-// stopwatch started now.
-func (g *guava) start(now time.Duration) guavaState { return guavaState{start: now, last: now} }
+// start: storedPermits 0 (SmoothBursty's initial state) or maxPermits
+// (SmoothWarmingUp's, cold), nextFree 0 on a stopwatch started now.
+func (g *guava) start(now time.Duration) guavaState {
+	return guavaState{start: now, last: now, stored: g.initial}
+}
 
 // micros is the stopwatch's reading at t: whole microseconds since start.
 func (s *guavaState) micros(t time.Duration) int64 { return int64(t-s.start) / 1e3 }
@@ -182,10 +217,10 @@ func saturatedAdd(a, b int64) int64 {
 }
 
 // resync is SmoothRateLimiter.resync: idle time since nextFree becomes
-// stored permits, up to maxPermits.
+// stored permits, one per coolDown µs, up to maxPermits.
 func (g *guava) resync(s *guavaState, now int64) {
 	if now > s.nextFree {
-		s.stored = math.Min(g.maxPermits, s.stored+float64(now-s.nextFree)/g.interval)
+		s.stored = math.Min(g.maxPermits, s.stored+float64(now-s.nextFree)/g.coolDown)
 		s.nextFree = now
 	}
 }
@@ -197,9 +232,21 @@ func (g *guava) reserve(s *guavaState, now, permits int64) (wait int64, spent fl
 	free := s.nextFree
 	spent = math.Min(float64(permits), s.stored)
 	fresh := float64(permits) - spent
-	s.nextFree = saturatedAdd(s.nextFree, javaLong(fresh*g.interval))
+	// A Java long sum (it would wrap as Go's does; the warm-up lane's
+	// bounds keep it below 2^63), then a saturated one.
+	push := g.storedWait(s.stored, spent) + javaLong(fresh*g.interval)
+	s.nextFree = saturatedAdd(s.nextFree, push)
 	s.stored -= spent
 	return max(free-now, 0), spent
+}
+
+// storedWait is storedPermitsToWaitTime: the µs that spending take of
+// stored permits adds. SmoothBursty's are free.
+func (g *guava) storedWait(stored, take float64) int64 {
+	if !g.warm {
+		return 0
+	}
+	return g.warmingUpWait(stored, take)
 }
 
 // nanos is a time on the key's stopwatch, µs after start, as a virtual
@@ -214,9 +261,9 @@ func (s *guavaState) nanos(us int64) time.Duration {
 func (g *guava) decide(s *guavaState, _ *mem, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.last)
 	s.last = eff
-	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainGuava,
+	d = Decision{At: now, Cost: cost, policy: &g.p, explain: g.explain,
 		v: [4]int64{s.nextFree, int64(math.Float64bits(s.stored)), int64(eff), int64(s.start)}}
-	if cost > MaxCount {
+	if cost > g.maxCost {
 		d.Outcome, d.RetryAfter = Rejected, Never
 		return d
 	}
@@ -240,11 +287,19 @@ type GuavaSnapshot struct {
 	Rate Rate
 	// PermitsPerSecond, StableInterval (µs) and MaxPermits are Guava's
 	// doubles: N / Per in seconds, 1e6 / PermitsPerSecond, and one second's
-	// permits.
+	// permits (the warm-up lane's: thresholdPermits + 2 × warmupPeriod /
+	// (StableInterval + ColdInterval)).
 	PermitsPerSecond, StableInterval, MaxPermits float64
 	// Try is true for the tryAcquire lane, whose Timeout is its timeout.
 	Try     bool
 	Timeout time.Duration
+	// Warmup is the warm-up lane's warm-up period (0 for the others), and
+	// ThresholdPermits and ColdInterval (µs) its SmoothWarmingUp doubles:
+	// stored permits above the threshold cost from StableInterval up to
+	// ColdInterval (3 × StableInterval) each to spend; an idle limiter
+	// stores one permit per Warmup / MaxPermits.
+	Warmup                         time.Duration
+	ThresholdPermits, ColdInterval float64
 	// Start is when the key's RateLimiter was made (its stopwatch's 0).
 	Start time.Duration
 	// Stored is storedPermits as a resync at Now would leave it.
@@ -261,10 +316,14 @@ func (g *guava) snapshot(s guavaState, now time.Duration) Snapshot {
 	now = max(now, s.last)
 	us := s.micros(now)
 	g.resync(&s, us) // on the copy
-	return GuavaSnapshot{
+	snap := GuavaSnapshot{
 		Now: now, Rate: g.p.Rate, PermitsPerSecond: g.pps, StableInterval: g.interval, MaxPermits: g.maxPermits,
 		Try: g.try, Timeout: g.p.Timeout, Start: s.start, Stored: s.stored, NextFree: max(s.nanos(s.nextFree), now),
 	}
+	if g.warm {
+		snap.Warmup, snap.ThresholdPermits, snap.ColdInterval = g.p.Warmup, g.threshold, g.interval*guavaColdFactor
+	}
+	return snap
 }
 
 func (g *guava) clone(s *guavaState, _ *mem) guavaState { return *s }

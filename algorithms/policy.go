@@ -58,6 +58,7 @@ type Policy struct {
 	Delay          int64         // delay: nginx's requests admitted before it delays
 	MaxWait        time.Duration // max_wait: the longest wait a reservation accepts
 	Timeout        time.Duration // timeout: Guava's tryAcquire timeout
+	Warmup         time.Duration // warmup: Guava's warm-up period (SmoothWarmingUp)
 	MaxBurst       int64         // max_burst: redis-cell's burst beyond the first
 	CountPerPeriod int64         // count_per_period: redis-cell's requests per period
 	Period         time.Duration // period: redis-cell's period

@@ -33,18 +33,20 @@ func TestFloatLaneStatesRejected(t *testing.T) {
 		p  Policy
 		st []int64
 	}{
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{big, bigE, 0, 0}},      // past capacity
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{-half, halfE, 0, 0}},   // negative
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{one, 0, 0, 0}},         // not a pair FloatParts writes
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, -1, 0}},   // time before 0
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, 0, 4e9}},  // exact past capacity
-		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, 0, -2e9}}, // exact below −capacity/2
-		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, 0, 1e6, half, halfE}},                    // µs not below 1e6
-		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, 9223372036854, 775808, half, halfE}},     // past 2^63 − 1
-		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, -1, 0, half, halfE}},                     // negative
-		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{5, 4, 0, 0, half, halfE}},                      // last before start
-		{Policy{Algorithm: GuavaTry, Rate: Rate{5, sec}}, []int64{0, 0, 0, 0, big, bigE}},                     // more than a second stored
-		{Policy{Algorithm: GuavaTry, Rate: Rate{5, sec}}, []int64{0, 0, 0, 0, -half, halfE}},                  // negative stored
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{big, bigE, 0, 0}},         // past capacity
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{-half, halfE, 0, 0}},      // negative
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{one, 0, 0, 0}},            // not a pair FloatParts writes
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, -1, 0}},      // time before 0
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, 0, 4e9}},     // exact past capacity
+		{Policy{Algorithm: FloatTokenBucket, Capacity: 3, Rate: Rate{7, sec}}, []int64{half, halfE, 0, -2e9}},    // exact below −capacity/2
+		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, 0, 1e6, half, halfE}},                       // µs not below 1e6
+		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, 9223372036854, 775808, half, halfE}},        // past 2^63 − 1
+		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{0, 0, -1, 0, half, halfE}},                        // negative
+		{Policy{Algorithm: Guava, Rate: Rate{5, sec}}, []int64{5, 4, 0, 0, half, halfE}},                         // last before start
+		{Policy{Algorithm: GuavaTry, Rate: Rate{5, sec}}, []int64{0, 0, 0, 0, big, bigE}},                        // more than a second stored
+		{Policy{Algorithm: GuavaTry, Rate: Rate{5, sec}}, []int64{0, 0, 0, 0, -half, halfE}},                     // negative stored
+		{Policy{Algorithm: GuavaWarmup, Rate: Rate{2, sec}, Warmup: 4 * sec}, []int64{0, 0, 0, 0, big, bigE}},    // more than maxPermits (8) stored
+		{Policy{Algorithm: GuavaWarmup, Rate: Rate{2, sec}, Warmup: 4 * sec}, []int64{0, 0, 0, 0, -half, halfE}}, // negative stored
 	}
 	for _, tt := range tests {
 		if _, _, err := importState(t, tt.p, State{Fields: tt.st}); err == nil {

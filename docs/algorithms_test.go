@@ -166,6 +166,8 @@ func describe(b *strings.Builder, d *algorithms.Description) {
 // largestCost says which parameters bound the cost of one request.
 func largestCost(d *algorithms.Description) string {
 	switch {
+	case d.Size == "" && d.CostCap > 0:
+		return fmt.Sprintf("%d, its library's own bound (a cost above it is refused); its parameters bound no cost", d.CostCap)
 	case d.Size == "":
 		return "any: it bounds no cost"
 	case d.InFlight > 0:
