@@ -1,0 +1,543 @@
+package algorithms
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The nginx-limit-req lane against the real nginx: TestNginxAgainstRealNginx
+// starts nginx with a generated configuration, sends it planned traffic at
+// planned wall-clock times, and compares every answer with the lane's
+// decision on the same traffic.
+
+// realZone is one limit_req line of a location: its zone's policy, and
+// whether the zone is keyed by the server's name (one allowance that every
+// key spends together) rather than by the request's X-Key header.
+type realZone struct {
+	p       Policy
+	allKeys bool
+}
+
+// realLoc is one location of the generated nginx.conf, /name, with its
+// limit_req lines (one zone each, name0, name1, …) and what the lane
+// needs to decide as it.
+type realLoc struct {
+	name  string
+	zones []realZone
+	// status is the location's limit_req_status; 0 leaves nginx's 503.
+	status int
+	keys   int
+	// grid is what every planned time is a multiple of.
+	grid time.Duration
+}
+
+// refusal is the status nginx answers a refused request with.
+func (l realLoc) refusal() int {
+	if l.status == 0 {
+		return 503
+	}
+	return l.status
+}
+
+// perKey says whether every zone is keyed by X-Key: then the keys are
+// independent, and each key's traffic can be planned alone.
+func (l realLoc) perKey() bool {
+	for _, z := range l.zones {
+		if z.allKeys {
+			return false
+		}
+	}
+	return true
+}
+
+// lane is the limiter that should decide as the location: the policy
+// itself for one zone per key, else a stack of the zones in their order.
+func (l realLoc) lane() (Limiter, error) {
+	if len(l.zones) == 1 && !l.zones[0].allKeys {
+		return New(l.zones[0].p)
+	}
+	layers := make([]Layer, len(l.zones))
+	for i, z := range l.zones {
+		layers[i] = Layer{Name: fmt.Sprintf("%s%d", l.name, i), Policy: z.p, AllKeys: z.allKeys}
+	}
+	return NewStack(layers, NewKeys())
+}
+
+// conf appends the location's limit_req_zone lines to zones and its
+// location block to locs.
+func (l realLoc) conf(zones, locs *strings.Builder) {
+	fmt.Fprintf(locs, "        location = /%s {\n", l.name)
+	for i, z := range l.zones {
+		key := "$http_x_key"
+		if z.allKeys {
+			key = "$server_name"
+		}
+		fmt.Fprintf(zones, "    limit_req_zone %s zone=%s%d:1m rate=%s;\n", key, l.name, i, nginxRate(z.p.Rate))
+		fmt.Fprintf(locs, "            limit_req zone=%s%d", l.name, i)
+		if z.p.Burst > 0 {
+			fmt.Fprintf(locs, " burst=%d", z.p.Burst)
+		}
+		if z.p.Delay > 0 {
+			fmt.Fprintf(locs, " delay=%d", z.p.Delay)
+		}
+		if z.p.NoDelay {
+			locs.WriteString(" nodelay")
+		}
+		locs.WriteString(";\n")
+	}
+	if l.status != 0 {
+		fmt.Fprintf(locs, "            limit_req_status %d;\n", l.status)
+	}
+	locs.WriteString("        }\n")
+}
+
+// realReq is one planned request: sent at offset at from the shared start
+// instant, with the header X-Key: key.
+type realReq struct {
+	at  time.Duration
+	key string
+}
+
+// realDecide decides reqs, in time order (ties in their order), on a fresh
+// lane, and gives each request's decision at its index in reqs.
+func realDecide(l realLoc, reqs []realReq) []Decision {
+	lim, err := l.lane()
+	if err != nil {
+		panic(err)
+	}
+	order := make([]int, len(reqs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(reqs[a].at, reqs[b].at) })
+	ds := make([]Decision, len(reqs))
+	for _, i := range order {
+		ds[i] = lim.Decide(reqs[i].at, reqs[i].key, 1)
+	}
+	return ds
+}
+
+// realMargin is the smallest shift, in whole milliseconds from 1 to most,
+// of one request of reqs alone, or of it and every request after it,
+// earlier or later, that changes whether some request is admitted; most +
+// 1 if none does. nginx's arithmetic is on whole milliseconds, so no shift
+// between two whole ones changes anything they do not. Every time in reqs
+// must be at least most ms.
+func realMargin(l realLoc, reqs []realReq, most int) int {
+	base := realDecide(l, reqs)
+	shifted := make([]realReq, len(reqs))
+	for ms := 1; ms <= most; ms++ {
+		for i := range reqs {
+			for _, suffix := range []bool{false, true} {
+				for _, sign := range []time.Duration{-1, 1} {
+					copy(shifted, reqs)
+					for j := range shifted {
+						if j == i || suffix && reqs[j].at > reqs[i].at || suffix && j > i && reqs[j].at == reqs[i].at {
+							shifted[j].at += sign * time.Duration(ms) * time.Millisecond
+						}
+					}
+					for j, d := range realDecide(l, shifted) {
+						if d.Outcome.Admitted() != base[j].Outcome.Admitted() {
+							return ms
+						}
+					}
+				}
+			}
+		}
+	}
+	return most + 1
+}
+
+// realNeed is the margin every planned decision must have, in ms.
+const realNeed = 20
+
+// realCandidates are requests one key might send over span: bursts of
+// requests one or two grid steps apart, runs near the rate of the
+// location's first zone, single requests and idle gaps, all on the grid
+// and from 100 ms on.
+func realCandidates(r *rand.Rand, l realLoc, key string, span time.Duration) []realReq {
+	p := l.zones[0].p
+	interval := p.Rate.Per / time.Duration(p.Rate.N)
+	onGrid := func(d time.Duration) time.Duration { return max(l.grid, d/l.grid*l.grid) }
+	var out []realReq
+	t := 100*time.Millisecond + time.Duration(r.IntN(8))*l.grid
+	emit := func(n int, step time.Duration) {
+		for range n {
+			if t < span {
+				out = append(out, realReq{t, key})
+			}
+			t += step
+		}
+	}
+	for t < span {
+		switch r.IntN(5) {
+		case 0, 1:
+			emit(2+r.IntN(int(p.Burst)+3), time.Duration(1+r.IntN(2))*l.grid)
+		case 2:
+			emit(3+r.IntN(4), onGrid(interval*time.Duration(60+r.IntN(80))/100))
+		case 3:
+			emit(1, 0)
+		case 4:
+			t += onGrid(time.Duration(800+r.IntN(1500)) * time.Millisecond)
+		}
+		t += l.grid
+	}
+	return out
+}
+
+// realPlan is the location's traffic: each key's candidates, merged in
+// time order and kept one by one while the lane's own arithmetic gives
+// each a margin of at least realNeed + 2 ms (realExcessMargin). Where a
+// zone is shared by every key, a candidate less than a grid step after the
+// last one kept is left out too, so that no shift of up to realNeed ms
+// reorders two requests. realMargin then checks the plan by shifting.
+func realPlan(r *rand.Rand, l realLoc, span time.Duration) []realReq {
+	var cands []realReq
+	for k := range l.keys {
+		cands = append(cands, realCandidates(r, l, fmt.Sprintf("k%d", k), span)...)
+	}
+	slices.SortStableFunc(cands, func(a, b realReq) int { return cmp.Compare(a.at, b.at) })
+	lim, err := l.lane()
+	if err != nil {
+		panic(err)
+	}
+	var plan []realReq
+	for _, c := range cands {
+		if !l.perKey() && len(plan) > 0 && c.at-plan[len(plan)-1].at < l.grid {
+			continue
+		}
+		if realExcessMargin(l, lim, c) >= realNeed+2 {
+			lim.Decide(c.at, c.key, 1)
+			plan = append(plan, c)
+		}
+	}
+	return plan
+}
+
+// realExcessMargin is, in ms, how far request q is from the other outcome
+// in the lane's arithmetic, lim having decided every request before it:
+// an excess e ≤ burst × 1000 turns into a rejection once rate × ms / 1000
+// more is left undrained, one above it into an admission once that much
+// more drains. Moving one request, or it and all after it, moves the
+// drain of one stretch between two requests of a key by as much (the
+// drains of the stretches after it add up the same), so no such move of
+// fewer ms changes an outcome. Over several zones: an admission's nearest
+// zone; a rejection's farthest refusing zone.
+func realExcessMargin(l realLoc, lim Limiter, q realReq) int64 {
+	var admit, refuse int64 = 1 << 62, -1
+	for z := range l.zones {
+		var s NginxLimitReqSnapshot
+		if st, ok := lim.(Stacked); ok {
+			s = st.LayerSnapshot(z, q.at, q.key).(NginxLimitReqSnapshot)
+		} else {
+			s = lim.Snapshot(q.at, q.key).(NginxLimitReqSnapshot)
+		}
+		if b := s.Burst * 1000; s.Next <= b {
+			admit = min(admit, (b-s.Next)*1000/s.RateMilli)
+		} else {
+			refuse = max(refuse, (s.Next-b)*1000/s.RateMilli)
+		}
+	}
+	if refuse >= 0 {
+		return refuse
+	}
+	return admit
+}
+
+// realGroups splits a location's plan into what decides independently:
+// each key's requests when the keys are, else the whole.
+func realGroups(l realLoc, plan []realReq) [][]realReq {
+	if !l.perKey() {
+		return [][]realReq{plan}
+	}
+	byKey := map[string][]realReq{}
+	var keys []string
+	for _, q := range plan {
+		if byKey[q.key] == nil {
+			keys = append(keys, q.key)
+		}
+		byKey[q.key] = append(byKey[q.key], q)
+	}
+	var out [][]realReq
+	for _, k := range keys {
+		out = append(out, byKey[k])
+	}
+	return out
+}
+
+// realNginx is the nginx binary: on PATH or Debian's /usr/sbin/nginx. It
+// skips the test without one, unless CI is set: CI installs nginx, so
+// there its absence fails.
+func realNginx(t *testing.T) string {
+	t.Helper()
+	if bin, err := exec.LookPath("nginx"); err == nil {
+		return bin
+	}
+	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
+		return "/usr/sbin/nginx"
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("nginx is not on PATH nor at /usr/sbin/nginx, and CI is set: CI installs it (.ci/run)")
+	}
+	t.Skip("nginx is not on PATH nor at /usr/sbin/nginx")
+	return ""
+}
+
+// startNginx starts bin in the foreground, one process, as the current
+// user, on a configuration of locs in a temporary directory that also
+// holds its logs, pid and temporary files; it returns the address it
+// listens on once it answers, and the directory. nginx is killed and
+// waited for when the test ends.
+func startNginx(t *testing.T, bin string, locs []realLoc) (addr, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = l.Addr().String()
+	l.Close()
+	html := filepath.Join(dir, "html")
+	for _, d := range []string{html, filepath.Join(dir, "tmp")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var zones, blocks strings.Builder
+	files := []string{"health"}
+	for _, loc := range locs {
+		loc.conf(&zones, &blocks)
+		files = append(files, loc.name)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(html, f), []byte("ok\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp := func(name string) string { return fmt.Sprintf("%q", filepath.Join(dir, "tmp", name)) }
+	// return 200 would answer in the rewrite phase, before limit_req's
+	// preaccess phase: each location serves a small file instead.
+	conf := fmt.Sprintf(`worker_processes 1;
+pid %q;
+error_log %q info;
+events {
+    worker_connections 1024;
+}
+http {
+    default_type text/plain;
+    log_format ratelab '$msec $request_time $uri $http_x_key $status $limit_req_status';
+    access_log %q ratelab;
+    client_body_temp_path %s;
+    proxy_temp_path %s;
+    fastcgi_temp_path %s;
+    uwsgi_temp_path %s;
+    scgi_temp_path %s;
+%s    server {
+        listen %s;
+        server_name ratelab;
+        root %q;
+        location = /health {
+        }
+%s    }
+}
+`, filepath.Join(dir, "nginx.pid"), filepath.Join(dir, "error.log"), filepath.Join(dir, "access.log"),
+		tmp("body"), tmp("proxy"), tmp("fastcgi"), tmp("uwsgi"), tmp("scgi"),
+		zones.String(), addr, html, blocks.String())
+	confPath := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-p", dir+"/", "-c", confPath, "-e", filepath.Join(dir, "error.log"),
+		"-g", "daemon off; master_process off;")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case <-exited:
+			errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Fatalf("nginx exited at start: %s\n%s%s", cmd.ProcessState, out.String(), errLog)
+		default:
+		}
+		resp, err := (&http.Client{Timeout: time.Second}).Get("http://" + addr + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return addr, dir
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nginx does not answer on %s after 10s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// realResult is what nginx answered one request: its status, and when it
+// was sent and its answer's head read, from the shared start.
+type realResult struct {
+	status     int
+	sent, done time.Duration
+	err        error
+}
+
+// realSend connects 200 ms ahead, sends q to /loc at its planned instant,
+// and reads the answer.
+func realSend(addr string, start time.Time, loc string, q realReq) (res realResult) {
+	time.Sleep(time.Until(start.Add(q.at - 200*time.Millisecond)))
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer c.Close()
+	c.SetDeadline(start.Add(q.at + 10*time.Second))
+	msg := "GET /" + loc + " HTTP/1.1\r\nHost: ratelab\r\nX-Key: " + q.key + "\r\nConnection: close\r\n\r\n"
+	time.Sleep(time.Until(start.Add(q.at)))
+	res.sent = time.Since(start)
+	if _, err := io.WriteString(c, msg); err != nil {
+		res.err = err
+		return res
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	res.done = time.Since(start)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	res.status = resp.StatusCode
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return res
+}
+
+// TestNginxAgainstRealNginx runs the real nginx (skipped without it,
+// unless CI is set) with a location for each kind of limit_req line:
+// burst without nodelay, with nodelay, delay=, limit_req_status 429, a
+// rate per minute, two zones in one location. It plans each location's
+// traffic (several keys, bursts, runs, idle gaps) on a grid so that every
+// decision of the lane keeps the same outcome when any request alone, or
+// it and all after it, moves by up to realNeed ms either way; sends every
+// request at its planned instant, one connection each; and requires
+// nginx's answers to be the lane's: 200 for an admitted request, the
+// location's refusal status for a rejected one, and the answer's head
+// read the lane's delay after the planned instant, within a tolerance.
+func TestNginxAgainstRealNginx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: leaves out the run against real nginx")
+	}
+	bin := realNginx(t)
+	ms := time.Millisecond
+	locs := []realLoc{
+		{name: "burst", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 5, 0, false)}}, keys: 3, grid: 25 * ms},
+		{name: "nodelay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 5, 0, true)}}, keys: 3, grid: 25 * ms},
+		{name: "delay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 6, 3, false)}}, keys: 3, grid: 25 * ms},
+		{name: "status", zones: []realZone{{p: nginxPolicy(Rate{4, sec}, 3, 1, false)}}, status: 429, keys: 2, grid: 25 * ms},
+		{name: "perminute", zones: []realZone{{p: nginxPolicy(Rate{100, time.Minute}, 3, 0, false)}}, keys: 2, grid: 50 * ms},
+		{name: "stacked", zones: []realZone{
+			{p: nginxPolicy(Rate{5, sec}, 2, 0, true)},
+			{p: nginxPolicy(Rate{10, sec}, 6, 0, true), allKeys: true},
+		}, keys: 4, grid: 25 * ms},
+	}
+	// tolerance bounds how much later than the lane's delay after its
+	// planned instant an answer may be read (the sender's and nginx's
+	// lateness); early is the least it may be read before it (the two
+	// clocks' whole milliseconds, a delay's truncation).
+	const tolerance, early = realNeed * time.Millisecond, 3 * time.Millisecond
+	const span = 8 * time.Second
+
+	planStart := time.Now()
+	r := rand.New(rand.NewPCG(22, 1))
+	plans := make([][]realReq, len(locs))
+	decisions := make([][]Decision, len(locs))
+	smallest, count := realNeed*10, 0
+	var counts [3]int
+	for i, l := range locs {
+		plans[i] = realPlan(r, l, span)
+		decisions[i] = realDecide(l, plans[i])
+		for _, g := range realGroups(l, plans[i]) {
+			m := realMargin(l, g, 3*realNeed)
+			if m <= realNeed {
+				t.Fatalf("%s: the plan's margin is %d ms, not above %d", l.name, m, realNeed)
+			}
+			smallest = min(smallest, m)
+		}
+		count += len(plans[i])
+		for _, d := range decisions[i] {
+			counts[d.Outcome]++
+		}
+	}
+	planned := time.Since(planStart)
+
+	addr, dir := startNginx(t, bin, locs)
+	results := make([][]realResult, len(locs))
+	start := time.Now().Add(300 * time.Millisecond)
+	var wg sync.WaitGroup
+	for i, l := range locs {
+		results[i] = make([]realResult, len(plans[i]))
+		for j, q := range plans[i] {
+			wg.Go(func() { results[i][j] = realSend(addr, start, l.name, q) })
+		}
+	}
+	wg.Wait()
+	sent := time.Since(start)
+
+	var late, worst time.Duration
+	failed := false
+	for i, l := range locs {
+		for j, q := range plans[i] {
+			d, res := decisions[i][j], results[i][j]
+			late = max(late, res.sent-q.at)
+			if res.err != nil {
+				t.Errorf("%s key %s at %v: %v", l.name, q.key, q.at, res.err)
+				failed = true
+				continue
+			}
+			want := 200
+			if d.Outcome == Rejected {
+				want = l.refusal()
+			}
+			off := res.done - q.at - d.Delay
+			if d.Outcome != Rejected {
+				worst = max(worst, off, -off)
+			}
+			if res.status != want || off > tolerance || off < -early {
+				t.Errorf("%s key %s at %v: nginx answered %d after %v (sent %v late); the lane: %v, delay %v, so %d: %s",
+					l.name, q.key, q.at, res.status, res.done-q.at, res.sent-q.at, d.Outcome, d.Delay, want, d.Explain())
+				failed = true
+			}
+		}
+	}
+	if failed {
+		if b, err := os.ReadFile(filepath.Join(dir, "access.log")); err == nil {
+			t.Logf("nginx's access log ($msec $request_time $uri $http_x_key $status $limit_req_status), start at %.3f:\n%s",
+				float64(start.UnixMilli())/1000, b)
+		}
+	}
+	t.Logf("%d decisions compared (allowed/delayed/rejected %v) in %d locations; smallest margin %d ms (required above %d); "+
+		"planned in %v, sent over %v; latest send %v; largest gap between an answer and the lane's delay %v",
+		count, counts, len(locs), smallest, realNeed, planned.Round(ms), sent.Round(ms), late, worst)
+}
