@@ -45,6 +45,9 @@ type realLoc struct {
 	keys   int
 	// grid is what every planned time is a multiple of.
 	grid time.Duration
+	// fresh is the lane before any request (withLane): each decision of
+	// a trace starts from a clone of it.
+	fresh Limiter
 }
 
 // refusal is the status nginx answers a refused request with.
@@ -66,17 +69,21 @@ func (l realLoc) perKey() bool {
 	return true
 }
 
-// lane is the limiter that should decide as the location: the policy
-// itself for one zone per key, else a stack of the zones in their order.
-func (l realLoc) lane() (Limiter, error) {
+// withLane gives l its lane, the limiter that should decide as the
+// location: the policy itself for one zone per key, else a stack of the
+// zones in their order.
+func (l realLoc) withLane() (realLoc, error) {
+	var err error
 	if len(l.zones) == 1 && !l.zones[0].allKeys {
-		return New(l.zones[0].p)
+		l.fresh, err = New(l.zones[0].p)
+		return l, err
 	}
 	layers := make([]Layer, len(l.zones))
 	for i, z := range l.zones {
 		layers[i] = Layer{Name: fmt.Sprintf("%s%d", l.name, i), Policy: z.p, AllKeys: z.allKeys}
 	}
-	return NewStack(layers, NewKeys())
+	l.fresh, err = NewStack(layers, NewKeys())
+	return l, err
 }
 
 // conf appends the location's limit_req_zone lines to zones and its
@@ -120,10 +127,7 @@ type realReq struct {
 // order), on a fresh lane, and gives each request's decision at its index
 // in reqs.
 func realDecide(l realLoc, reqs []realReq) []Decision {
-	lim, err := l.lane()
-	if err != nil {
-		panic(err)
-	}
+	lim := l.fresh.Clone()
 	order := make([]int, len(reqs))
 	for i := range order {
 		order[i] = i
@@ -231,10 +235,7 @@ func realPlan(r *rand.Rand, l realLoc, span time.Duration) []realReq {
 		cands = append(cands, realCandidates(r, l, fmt.Sprintf("k%d", k), span)...)
 	}
 	slices.SortStableFunc(cands, func(a, b realReq) int { return cmp.Compare(a.at, b.at) })
-	lim, err := l.lane()
-	if err != nil {
-		panic(err)
-	}
+	lim := l.fresh.Clone()
 	var plan []realReq
 	for _, c := range cands {
 		if !l.perKey() && len(plan) > 0 && c.at-plan[len(plan)-1].at < l.grid {
@@ -463,9 +464,9 @@ func realSend(addr string, start time.Time, loc, id string, q realReq) (res real
 
 // TestNginxAgainstRealNginx runs the real nginx (skipped without it,
 // unless CI is set) with a location for each kind of limit_req line:
-// burst without nodelay, with nodelay, delay=, limit_req_status 429, a
-// rate per minute, two zones in one location (one per key, one for all
-// keys). It plans each location's traffic (several keys, bursts, runs,
+// burst without nodelay, no burst, with nodelay, delay=, limit_req_status
+// 429, a rate per minute, two zones in one location (one per key, one for
+// all keys). It plans each location's traffic (several keys, bursts, runs,
 // idle gaps) on a grid so that every decision of the lane keeps its
 // outcome when any request alone, or it and all after it, moves by up to
 // realNeed ms either way, and sends every request at its planned instant,
@@ -495,6 +496,7 @@ func TestNginxAgainstRealNginx(t *testing.T) {
 	ms := time.Millisecond
 	locs := []realLoc{
 		{name: "burst", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 5, 0, false)}}, keys: 3, grid: 25 * ms},
+		{name: "noburst", zones: []realZone{{p: nginxPolicy(Rate{5, sec}, 0, 0, false)}}, keys: 2, grid: 25 * ms},
 		{name: "nodelay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 5, 0, true)}}, keys: 3, grid: 25 * ms},
 		{name: "delay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 6, 3, false)}}, keys: 3, grid: 25 * ms},
 		{name: "status", zones: []realZone{{p: nginxPolicy(Rate{4, sec}, 3, 1, false)}}, status: 429, keys: 2, grid: 25 * ms},
@@ -512,7 +514,12 @@ func TestNginxAgainstRealNginx(t *testing.T) {
 	decisions := make([][]Decision, len(locs))
 	smallest, count := realNeed*10, 0
 	var counts [3]int
-	for i, l := range locs {
+	for i := range locs {
+		l, err := locs[i].withLane()
+		if err != nil {
+			t.Fatalf("%s: %v", l.name, err)
+		}
+		locs[i] = l
 		plans[i] = realPlan(r, l, span)
 		decisions[i] = realDecide(l, plans[i])
 		for _, g := range realGroups(l, plans[i]) {
