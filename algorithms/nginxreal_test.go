@@ -40,22 +40,12 @@ type realZone struct {
 type realLoc struct {
 	name  string
 	zones []realZone
-	// status is the location's limit_req_status; 0 leaves nginx's 503.
-	status int
-	keys   int
+	keys  int
 	// grid is what every planned time is a multiple of.
 	grid time.Duration
 	// fresh is the lane before any request (withLane): each decision of
 	// a trace starts from a clone of it.
 	fresh Limiter
-}
-
-// refusal is the status nginx answers a refused request with.
-func (l realLoc) refusal() int {
-	if l.status == 0 {
-		return 503
-	}
-	return l.status
 }
 
 // perKey says whether every zone is keyed by X-Key: then the keys are
@@ -108,8 +98,9 @@ func (l realLoc) conf(zones, locs *strings.Builder) {
 		}
 		locs.WriteString(";\n")
 	}
-	if l.status != 0 {
-		fmt.Fprintf(locs, "            limit_req_status %d;\n", l.status)
+	// limit_req_status is the location's: every zone's policy has it.
+	if st := l.zones[0].p.Status; st != 0 {
+		fmt.Fprintf(locs, "            limit_req_status %d;\n", st)
 	}
 	locs.WriteString("        }\n")
 }
@@ -465,14 +456,16 @@ func realSend(addr string, start time.Time, loc, id string, q realReq) (res real
 // TestNginxAgainstRealNginx runs the real nginx (skipped without it,
 // unless CI is set) with a location for each kind of limit_req line:
 // burst without nodelay, no burst, with nodelay, delay=, limit_req_status
-// 429, a rate per minute, two zones in one location (one per key, one for
-// all keys). It plans each location's traffic (several keys, bursts, runs,
-// idle gaps) on a grid so that every decision of the lane keeps its
-// outcome when any request alone, or it and all after it, moves by up to
-// realNeed ms either way, and sends every request at its planned instant,
-// one connection each. Every answer must then be the lane's: 200 for an
-// admitted request, the location's refusal status for a rejected one, and
-// the answer read when the lane's delay ends, within a tolerance.
+// 429, a rate per minute, and two zones in one location (one per key, one
+// for all keys), both nodelay or both delaying. It plans each location's
+// traffic (several keys, bursts, runs, idle gaps) on a grid so that every
+// decision of the lane keeps its outcome when any request alone, or it and
+// all after it, moves by up to realNeed ms either way, and sends every
+// request at its planned instant, one connection each. Every answer must
+// then be the lane's: 200 for an admitted request, the lane's refusal
+// status for a rejected one (its policy's status, the location's
+// limit_req_status, or 503), and the answer read when the lane's delay
+// ends (a stack's: the longest of its zones'), within a tolerance.
 //
 // The lane decides twice: on the plan, and on the instants nginx itself
 // saw (its access log: $msec less $request_time is the millisecond its
@@ -499,11 +492,15 @@ func TestNginxAgainstRealNginx(t *testing.T) {
 		{name: "noburst", zones: []realZone{{p: nginxPolicy(Rate{5, sec}, 0, 0, false)}}, keys: 2, grid: 25 * ms},
 		{name: "nodelay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 5, 0, true)}}, keys: 3, grid: 25 * ms},
 		{name: "delay", zones: []realZone{{p: nginxPolicy(Rate{10, sec}, 6, 3, false)}}, keys: 3, grid: 25 * ms},
-		{name: "status", zones: []realZone{{p: nginxPolicy(Rate{4, sec}, 3, 1, false)}}, status: 429, keys: 2, grid: 25 * ms},
+		{name: "status", zones: []realZone{{p: Policy{Algorithm: NginxLimitReq, Rate: Rate{4, sec}, Burst: 3, Delay: 1, Status: 429}}}, keys: 2, grid: 25 * ms},
 		{name: "perminute", zones: []realZone{{p: nginxPolicy(Rate{100, time.Minute}, 3, 0, false)}}, keys: 2, grid: 50 * ms},
 		{name: "stacked", zones: []realZone{
 			{p: nginxPolicy(Rate{5, sec}, 2, 0, true)},
 			{p: nginxPolicy(Rate{10, sec}, 6, 0, true), allKeys: true},
+		}, keys: 4, grid: 25 * ms},
+		{name: "stackdelay", zones: []realZone{
+			{p: nginxPolicy(Rate{5, sec}, 3, 0, false)},
+			{p: nginxPolicy(Rate{10, sec}, 6, 2, false), allKeys: true},
 		}, keys: 4, grid: 25 * ms},
 	}
 	const span = 7 * time.Second
@@ -635,6 +632,7 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 	frac := time.Duration(start.UnixNano() - base*1e6)
 	for i, l := range locs {
 		obs := make([]realReq, len(plans[i]))
+		took := make([]time.Duration, len(plans[i]))
 		complete := true
 		for j, q := range plans[i] {
 			res := results[i][j]
@@ -654,6 +652,7 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 			// nginx reads requests that arrive together in the order
 			// they were sent: the lane decides them so.
 			obs[j] = realReq{time.Duration(s.began-base) * time.Millisecond, q.key, res.sent}
+			took[j] = s.took
 			v.late = max(v.late, obs[j].at-frac-q.at)
 			v.early = max(v.early, q.at-(obs[j].at-frac))
 		}
@@ -665,10 +664,10 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 			d, res := ds[j], results[i][j]
 			want := 200
 			if d.Outcome == Rejected {
-				want = l.refusal()
+				want = d.Status(d.Policy())
 			}
-			what := fmt.Sprintf("%s key %s, planned at %v, reached nginx at %v: nginx answered %d after %v; the lane on nginx's instants: %v, delay %v, so %d: %s",
-				l.name, q.key, q.at, obs[j].at-frac, res.status, res.done-(obs[j].at-frac), d.Outcome, d.Delay, want, d.Explain())
+			what := fmt.Sprintf("%s key %s, planned at %v, reached nginx at %v: nginx answered %d after %v (%v by its log); the lane on nginx's instants: %v, delay %v, so %d: %s",
+				l.name, q.key, q.at, obs[j].at-frac, res.status, res.done-(obs[j].at-frac), took[j], d.Outcome, d.Delay, want, d.Explain())
 			if !stable[j] {
 				v.unsure++
 			} else if v.compared++; res.status != want {
@@ -704,9 +703,10 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 
 // realSeen is what nginx's access log says of a request: the millisecond
 // it began (its $msec less its $request_time: the instant its limit_req
-// decided at, on the wall clock) and its status.
+// decided at, on the wall clock), how long it took and its status.
 type realSeen struct {
 	began  int64
+	took   time.Duration
 	status int
 }
 
@@ -728,7 +728,7 @@ func realAccessLog(b []byte) map[string]realSeen {
 		took, ok2 := millis(f[2])
 		status, err := strconv.Atoi(f[3])
 		if ok1 && ok2 && err == nil {
-			out[f[0]] = realSeen{at - took, status}
+			out[f[0]] = realSeen{at - took, time.Duration(took) * time.Millisecond, status}
 		}
 	}
 	return out
