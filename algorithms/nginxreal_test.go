@@ -567,18 +567,19 @@ func TestNginxAgainstRealNginx(t *testing.T) {
 		plan = fmt.Sprintf("a request reached nginx %v late, so the plan's decisions were not compared", v.late)
 	}
 	t.Logf("%d requests (on the plan allowed/delayed/rejected %v) in %d locations, smallest margin %d ms (more than %d required), planned in %v; "+
-		"run %d, sent over %v: %d statuses compared with the lane on nginx's instants, %d too near a change to tell; %s; "+
+		"run %d, sent over %v: %d statuses compared with the lane on nginx's instants, %d too near a change to tell, %d outcomes with $limit_req_status; %s; "+
 		"answers at most %v from when the lane said",
-		count, counts, len(locs), smallest, realNeed, planned.Round(ms), v.runs, v.sent.Round(ms), v.compared, v.unsure, plan, v.worst)
+		count, counts, len(locs), smallest, realNeed, planned.Round(ms), v.runs, v.sent.Round(ms), v.compared, v.unsure, v.classed, plan, v.worst)
 }
 
 // realRuns is how many runs the test gets in all, when they are late.
 const realRuns = 3
 
-// tolerance bounds how much later an answer may be read than the lane's
-// delay after the instant nginx began the request (the sender's, nginx's
-// timer's lateness); early, how much sooner (the clocks' whole
-// milliseconds, a delay's truncation).
+// tolerance bounds how much later an answer may come than the lane's
+// delay after the instant nginx began the request (nginx's timer's and the
+// reader's lateness), by the test's clock or by nginx's own ($request_time
+// in its log); early, how much sooner by the test's clock (the clocks'
+// whole milliseconds, a delay's truncation).
 const tolerance, early = realNeed * time.Millisecond, 3 * time.Millisecond
 
 // realVerdict is what a run found.
@@ -588,8 +589,10 @@ type realVerdict struct {
 	// answers read too late. Either fails the test.
 	bad, slow []string
 	// compared and unsure count the statuses compared and those too near
-	// a change of outcome to be.
-	compared, unsure int
+	// a change of admission to be; classed, the outcomes compared with
+	// $limit_req_status (allowed, delayed or rejected: those not within
+	// 3 ms of another).
+	compared, unsure, classed int
 	// early and late are how much sooner and later than planned a
 	// request reached nginx at most; worst the largest gap between an
 	// answer and when it was due.
@@ -633,6 +636,7 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 	for i, l := range locs {
 		obs := make([]realReq, len(plans[i]))
 		took := make([]time.Duration, len(plans[i]))
+		did := make([]string, len(plans[i]))
 		complete := true
 		for j, q := range plans[i] {
 			res := results[i][j]
@@ -652,27 +656,34 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 			// nginx reads requests that arrive together in the order
 			// they were sent: the lane decides them so.
 			obs[j] = realReq{time.Duration(s.began-base) * time.Millisecond, q.key, res.sent}
-			took[j] = s.took
+			took[j], did[j] = s.took, s.limitReq
 			v.late = max(v.late, obs[j].at-frac-q.at)
 			v.early = max(v.early, q.at-(obs[j].at-frac))
 		}
 		if !complete {
 			continue
 		}
-		ds, stable := realDecide(l, obs), realStable(l, obs, 3)
+		ds := realDecide(l, obs)
+		stable, sure := realStable(l, obs, 3)
 		for j, q := range plans[i] {
 			d, res := ds[j], results[i][j]
 			want := 200
 			if d.Outcome == Rejected {
 				want = d.Status(d.Policy())
 			}
-			what := fmt.Sprintf("%s key %s, planned at %v, reached nginx at %v: nginx answered %d after %v (%v by its log); the lane on nginx's instants: %v, delay %v, so %d: %s",
-				l.name, q.key, q.at, obs[j].at-frac, res.status, res.done-(obs[j].at-frac), took[j], d.Outcome, d.Delay, want, d.Explain())
+			what := fmt.Sprintf("%s key %s, planned at %v, reached nginx at %v: nginx answered %d after %v (%v, %s by its log); the lane on nginx's instants: %v, delay %v, so %d: %s",
+				l.name, q.key, q.at, obs[j].at-frac, res.status, res.done-(obs[j].at-frac), took[j], did[j], d.Outcome, d.Delay, want, d.Explain())
 			if !stable[j] {
 				v.unsure++
 			} else if v.compared++; res.status != want {
 				v.bad = append(v.bad, what)
 				continue
+			}
+			if sure[j] {
+				if v.classed++; did[j] != realLimitReqStatus[d.Outcome] {
+					v.bad = append(v.bad, what)
+					continue
+				}
 			}
 			if res.status != 200 {
 				continue
@@ -684,7 +695,10 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 			switch {
 			case off < -early:
 				v.bad = append(v.bad, "too early: "+what)
-			case off > tolerance:
+			case off > tolerance && took[j]-d.Delay > tolerance:
+				// Late by the test's clock and by nginx's own: a
+				// reader late to read an answer nginx sent in time is
+				// the machine's, not nginx's.
 				v.slow = append(v.slow, "too late: "+what)
 			}
 		}
@@ -703,11 +717,14 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 
 // realSeen is what nginx's access log says of a request: the millisecond
 // it began (its $msec less its $request_time: the instant its limit_req
-// decided at, on the wall clock), how long it took and its status.
+// decided at, on the wall clock), how long it took, its status and what
+// limit_req did.
 type realSeen struct {
 	began  int64
 	took   time.Duration
 	status int
+	// limitReq is its $limit_req_status: PASSED, DELAYED or REJECTED.
+	limitReq string
 }
 
 // realAccessLog reads the lines of the test's requests from nginx's
@@ -721,34 +738,41 @@ func realAccessLog(b []byte) map[string]realSeen {
 	}
 	for line := range strings.Lines(string(b)) {
 		f := strings.Fields(line)
-		if len(f) < 4 || f[0] == "-" {
+		if len(f) < 5 || f[0] == "-" {
 			continue
 		}
 		at, ok1 := millis(f[1])
 		took, ok2 := millis(f[2])
 		status, err := strconv.Atoi(f[3])
 		if ok1 && ok2 && err == nil {
-			out[f[0]] = realSeen{at - took, time.Duration(took) * time.Millisecond, status}
+			out[f[0]] = realSeen{at - took, time.Duration(took) * time.Millisecond, status, f[4]}
 		}
 	}
 	return out
 }
 
-// realStable says, for each request of reqs, whether its admission stays
-// as it is under every move of realShifts up to most ms.
-func realStable(l realLoc, reqs []realReq, most int) []bool {
+// realStable says, for each request of reqs, whether its admission
+// (admit) and its outcome (sure: allowed, delayed or rejected) stay as
+// they are under every move of realShifts up to most ms.
+func realStable(l realLoc, reqs []realReq, most int) (admit, sure []bool) {
 	base := realDecide(l, reqs)
-	stable := make([]bool, len(reqs))
-	for j := range stable {
-		stable[j] = true
+	admit, sure = make([]bool, len(reqs)), make([]bool, len(reqs))
+	for j := range admit {
+		admit[j], sure[j] = true, true
 	}
 	realShifts(reqs, most, func(_ int, shifted []realReq) bool {
 		for j, d := range realDecide(l, shifted) {
 			if d.Outcome.Admitted() != base[j].Outcome.Admitted() {
-				stable[j] = false
+				admit[j] = false
+			}
+			if d.Outcome != base[j].Outcome {
+				sure[j] = false
 			}
 		}
 		return true
 	})
-	return stable
+	return admit, sure
 }
+
+// realLimitReqStatus is nginx's $limit_req_status for each outcome.
+var realLimitReqStatus = [...]string{Allowed: "PASSED", Delayed: "DELAYED", Rejected: "REJECTED"}
