@@ -247,8 +247,9 @@ func realPlan(r *rand.Rand, l realLoc, span time.Duration) []realReq {
 // more drains. Moving one request, or it and all after it, moves the
 // drain of one stretch between two requests of a key by as much (the
 // drains of the stretches after it add up the same), so no such move of
-// fewer ms changes an outcome. Over several zones: an admission's nearest
-// zone; a rejection's farthest refusing zone.
+// fewer ms should change an outcome; realMargin checks that it does not.
+// Over several zones: an admission's nearest zone; a rejection's farthest
+// refusing zone.
 func realExcessMargin(l realLoc, lim Limiter, q realReq) int64 {
 	var admit, refuse int64 = 1 << 62, -1
 	for z := range l.zones {
