@@ -458,7 +458,7 @@ func realSend(addr string, start time.Time, loc, id string, q realReq) (res real
 // unless CI is set) with a location for each kind of limit_req line:
 // burst without nodelay, no burst, with nodelay, delay=, limit_req_status
 // 429, a rate per minute, and two zones in one location (one per key, one
-// for all keys), both nodelay or both delaying. It plans each location's
+// for all keys): both nodelay, both delaying, or one of each. It plans each location's
 // traffic (several keys, bursts, runs, idle gaps) on a grid so that every
 // decision of the lane keeps its outcome when any request alone, or it and
 // all after it, moves by up to realNeed ms either way, and sends every
@@ -503,6 +503,10 @@ func TestNginxAgainstRealNginx(t *testing.T) {
 			{p: nginxPolicy(Rate{5, sec}, 3, 0, false)},
 			{p: nginxPolicy(Rate{10, sec}, 6, 2, false), allKeys: true},
 		}, keys: 4, grid: 25 * ms},
+		{name: "stackmixed", zones: []realZone{
+			{p: nginxPolicy(Rate{5, sec}, 2, 0, true)},
+			{p: nginxPolicy(Rate{10, sec}, 5, 0, false), allKeys: true},
+		}, keys: 3, grid: 25 * ms},
 	}
 	const span = 7 * time.Second
 
