@@ -620,7 +620,7 @@ func realRun(t *testing.T, bin string, locs []realLoc, plans [][]realReq, decisi
 	t.Helper()
 	addr, dir, stop := startNginx(t, bin, locs)
 	results := make([][]realResult, len(locs))
-	start := time.Now().Add(500 * time.Millisecond)
+	start := time.Now().Add(time.Second)
 	var wg sync.WaitGroup
 	for i, l := range locs {
 		results[i] = make([]realResult, len(plans[i]))
