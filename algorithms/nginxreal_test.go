@@ -471,17 +471,19 @@ func realSend(addr string, start time.Time, loc, id string, q realReq) (res real
 // The lane decides twice: on the plan, and on the instants nginx itself
 // saw (its access log: $msec less $request_time is the millisecond its
 // limit_req decided at, on the wall clock where nginx's own is the
-// monotonic one: the two differ by at most 1 ms in any gap). Statuses are
-// compared on nginx's instants, every decision that keeps its outcome
-// when they move by up to 3 ms (the rest are counted, not compared); a
-// run in which every request reached nginx within realNeed − 2 ms of its
-// plan must also give the plan's decisions, and answers are timed from
-// nginx's instants. A run that is late (a request beyond that, or an
-// answer beyond the tolerance: a busy machine) is run again on a fresh
-// nginx, up to realRuns runs. A status unlike the lane's, or an answer
-// sooner than its delay, fails the test at once; an answer later than the
-// tolerance fails it in a last run where every request reached nginx on
-// time, and is only reported in one where nginx fell behind.
+// monotonic one: the two differ by at most 1 ms in any gap). On nginx's
+// instants, every status whose admission stays when they move by up to
+// 3 ms is compared, and every outcome (allowed, delayed, rejected) that
+// stays is compared with nginx's $limit_req_status; the rest are counted,
+// not compared. A run in which every request reached nginx within
+// realNeed − 2 ms of its plan must also give the plan's decisions.
+// Answers are timed from nginx's instants. A run that is late (a request
+// beyond that, or an answer beyond the tolerance: a busy machine) is run
+// again on a fresh nginx, up to realRuns runs. A status or outcome unlike
+// the lane's, or an answer sooner than its delay, fails the test at once;
+// an answer later than the tolerance (by nginx's own $request_time too)
+// fails it in a last run where every request reached nginx on time, and
+// is only reported in one where nginx fell behind.
 func TestNginxAgainstRealNginx(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: leaves out the run against real nginx")
