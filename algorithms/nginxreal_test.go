@@ -591,9 +591,11 @@ const tolerance, early = realNeed * time.Millisecond, 3 * time.Millisecond
 
 // realVerdict is what a run found.
 type realVerdict struct {
-	// bad are statuses unlike the lane's on nginx's instants, answers
-	// read too early, requests without an answer or a log line; slow are
-	// answers read too late. Either fails the test.
+	// bad are statuses or outcomes unlike the lane's on nginx's
+	// instants, answers read too early, requests without an answer or a
+	// log line, and plan decisions unlike them in a run on time: each
+	// fails the test. slow are answers too late: they fail it in a last
+	// run on time.
 	bad, slow []string
 	// compared and unsure count the statuses compared and those too near
 	// a change of admission to be; classed, the outcomes compared with
@@ -602,11 +604,11 @@ type realVerdict struct {
 	compared, unsure, classed int
 	// early and late are how much sooner and later than planned a
 	// request reached nginx at most; worst the largest gap between an
-	// answer and when it was due.
-	early, late, worst time.Duration
-	sent               time.Duration
-	runs               int
-	access             []byte
+	// answer and when it was due; sent how long the sending took.
+	early, late, worst, sent time.Duration
+	// runs is the run's number; access nginx's access log.
+	runs   int
+	access []byte
 }
 
 // onTime says whether every request reached nginx within realNeed − 2 ms
