@@ -114,7 +114,7 @@ var Products = []*Product{
 		Title: "Guava RateLimiter",
 		Rate:  "`permitsPerSecond` in `RateLimiter.create(permitsPerSecond)`, a double",
 		Burst: "none to set: it stores up to one second of unused permits, starting with none; `acquire` always grants and makes the next caller wait",
-		Lanes: "`guava` (acquire) and `guava-try` (tryAcquire, its timeout): Guava's double arithmetic on a microsecond stopwatch",
+		Lanes: "`guava` (acquire), `guava-try` (tryAcquire, its timeout) and `guava-warmup` (a warm-up period): Guava's double arithmetic on a microsecond stopwatch; checked against real Guava",
 		What:  "The RateLimiter.create calls of", Part: "limiter",
 		Keys: "Each lane is one RateLimiter a request key, as a map of limiters by client would be.",
 		none: "no RateLimiter.create call",

@@ -1,6 +1,7 @@
 // Package guava reads and writes Guava RateLimiters as Java code makes
 // them: RateLimiter.create(permitsPerSecond), asked acquire() (the guava
-// lane) or tryAcquire(…) (guava-try, with tryAcquire's timeout). The lanes
+// lane) or tryAcquire(…) (guava-try, with tryAcquire's timeout), and
+// create(permitsPerSecond, warmupPeriod, unit) (guava-warmup). The lanes
 // keep Guava's double arithmetic, so a limiter read is exact when the
 // lane's double of its rate is the code's, which Read checks.
 package guava
@@ -92,10 +93,13 @@ func isUnit(e ast.Expr) bool {
 	return ok && x.Name == "TimeUnit"
 }
 
-// limiter is the lane of one RateLimiter.create(permitsPerSecond) call.
+// limiter is the lane of one RateLimiter.create(permitsPerSecond) call,
+// or of create(permitsPerSecond, warmupPeriod, unit) or (…, Duration),
+// the guava-warmup lane (which acquire asks: tryAcquire on a warming
+// limiter is said, not modelled).
 func limiter(c snippet.Call, try bool, timeout time.Duration) (snippet.Found, error) {
-	if len(c.Args) != 1 {
-		return snippet.Found{}, fmt.Errorf("a warm-up period (SmoothWarmingUp) is not modelled: ratelab's Guava lanes are RateLimiter.create(permitsPerSecond), SmoothBursty")
+	if len(c.Args) < 1 || len(c.Args) > 3 {
+		return snippet.Found{}, fmt.Errorf("RateLimiter.create takes a rate, and a warm-up period")
 	}
 	v, err := snippet.EvalJava(c.Args[0])
 	if err != nil {
@@ -109,7 +113,16 @@ func limiter(c snippet.Call, try bool, timeout time.Duration) (snippet.Found, er
 		return snippet.Found{}, fmt.Errorf("the rate %s a second has no exact N per duration a lane takes", v.Num.RatString())
 	}
 	f := snippet.Found{Var: c.Var, Line: c.Line, Policy: algorithms.Policy{Algorithm: algorithms.Guava, Rate: r}}
-	if try {
+	if len(c.Args) > 1 {
+		warmup, err := warmupOf(c.Args[1:])
+		if err != nil {
+			return snippet.Found{}, err
+		}
+		f.Policy.Algorithm, f.Policy.Warmup = algorithms.GuavaWarmup, warmup
+		if try {
+			f.Notes = append(f.Notes, "the code asks tryAcquire; the guava-warmup lane asks acquire, so it shows the waits tryAcquire would refuse")
+		}
+	} else if try {
 		f.Policy.Algorithm, f.Policy.Timeout = algorithms.GuavaTry, timeout
 		f.Notes = append(f.Notes, "the code asks tryAcquire: the guava-try lane, refused unless it can wait at most the timeout")
 	}
@@ -119,12 +132,39 @@ func limiter(c snippet.Call, try bool, timeout time.Duration) (snippet.Found, er
 	return f, f.Policy.Validate()
 }
 
+// warmupOf reads create's warm-up: (period, unit) or (Duration).
+func warmupOf(args []ast.Expr) (time.Duration, error) {
+	var ns *big.Rat
+	switch len(args) {
+	case 2:
+		n, err := snippet.EvalJava(args[0])
+		if err != nil {
+			return 0, err
+		}
+		u, err := snippet.EvalJava(args[1])
+		if err != nil || !u.Nanos || !isUnit(args[1]) {
+			return 0, fmt.Errorf("the warm-up's unit is not a TimeUnit")
+		}
+		ns = new(big.Rat).Mul(n.Num, u.Num)
+	case 1:
+		d, err := snippet.EvalJava(args[0])
+		if err != nil || !d.Nanos {
+			return 0, fmt.Errorf("the warm-up is not a Duration")
+		}
+		ns = d.Num
+	}
+	if ns == nil || !ns.IsInt() || !ns.Num().IsInt64() || ns.Sign() < 0 {
+		return 0, fmt.Errorf("IllegalArgumentException: warmupPeriod must not be negative")
+	}
+	return time.Duration(ns.Num().Int64()), nil
+}
+
 // Nearest is the Guava lane nearest to p: itself for a Guava lane; else
 // RateLimiter.create at the bucket's rate, asked tryAcquire when p
 // refuses, acquire when it makes requests wait; what differs is said
 // (Guava stores one second of permits, whatever the bucket's size).
 func Nearest(p algorithms.Policy) (algorithms.Policy, []string, error) {
-	if p.Algorithm == algorithms.Guava || p.Algorithm == algorithms.GuavaTry {
+	if p.Algorithm == algorithms.Guava || p.Algorithm == algorithms.GuavaTry || p.Algorithm == algorithms.GuavaWarmup {
 		q := p
 		q.Rate = snippet.Canonical(p.Rate) // as Write writes it
 		var differs []string
@@ -148,7 +188,7 @@ func Nearest(p algorithms.Policy) (algorithms.Policy, []string, error) {
 
 // Write is p, a Guava lane, as the Java that makes and asks its limiter.
 func Write(name string, p algorithms.Policy) (string, error) {
-	if p.Algorithm != algorithms.Guava && p.Algorithm != algorithms.GuavaTry {
+	if p.Algorithm != algorithms.Guava && p.Algorithm != algorithms.GuavaTry && p.Algorithm != algorithms.GuavaWarmup {
 		return "", fmt.Errorf("%s is not a Guava lane: take Nearest first", p.Algorithm)
 	}
 	// The double the lanes make of the rate, N / Per in seconds, written
@@ -168,6 +208,9 @@ func Write(name string, p algorithms.Policy) (string, error) {
 		if p.Timeout > 0 {
 			ask = fmt.Sprintf("if (!limiter.tryAcquire(Duration.ofNanos(%d))) { /* refuse */ }", int64(p.Timeout))
 		}
+	}
+	if p.Algorithm == algorithms.GuavaWarmup {
+		rate += fmt.Sprintf(", Duration.ofNanos(%d)", int64(p.Warmup))
 	}
 	return fmt.Sprintf("// %s: ratelab's lane as Guava, one limiter a key.\nRateLimiter limiter = RateLimiter.create(%s);\n%s\n", name, rate, ask), nil
 }

@@ -22,6 +22,8 @@ func TestRead(t *testing.T) {
 		{"RateLimiter r = RateLimiter.create(2);\nif (r.tryAcquire()) {}", algorithms.Policy{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 2, Per: sec}}, "tryAcquire"},
 		{"RateLimiter r = RateLimiter.create(10.0);\nr.tryAcquire(1, 500, TimeUnit.MILLISECONDS);", algorithms.Policy{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 10, Per: sec}, Timeout: 500 * time.Millisecond}, "tryAcquire"},
 		{"RateLimiter r = RateLimiter.create(10.0);\nr.tryAcquire(Duration.ofMillis(250));", algorithms.Policy{Algorithm: algorithms.GuavaTry, Rate: algorithms.Rate{N: 10, Per: sec}, Timeout: 250 * time.Millisecond}, "tryAcquire"},
+		{"RateLimiter r = RateLimiter.create(2.0, 3, TimeUnit.SECONDS);", algorithms.Policy{Algorithm: algorithms.GuavaWarmup, Rate: algorithms.Rate{N: 2, Per: sec}, Warmup: 3 * sec}, ""},
+		{"RateLimiter r = RateLimiter.create(5, Duration.ofMillis(1500));", algorithms.Policy{Algorithm: algorithms.GuavaWarmup, Rate: algorithms.Rate{N: 5, Per: sec}, Warmup: 1500 * time.Millisecond}, ""},
 	} {
 		fs, err := Read(c.src)
 		if err != nil || len(fs) != 1 {
@@ -38,7 +40,7 @@ func TestRead(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"new Object()", "no RateLimiter.create"},
 		{"RateLimiter.create(0.0)", "rate must be positive"},
-		{"RateLimiter.create(2.0, 3, TimeUnit.SECONDS)", "a warm-up period (SmoothWarmingUp) is not modelled"},
+		{"RateLimiter.create(2.0, -1, TimeUnit.SECONDS)", "warmupPeriod must not be negative"},
 	} {
 		if _, err := Read(c.src); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
@@ -65,8 +67,11 @@ func TestWriteReadsBack(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for range 500 {
 		p := algorithms.Policy{Algorithm: algorithms.Guava, Rate: algorithms.Rate{N: 1 + r.Int64N(1000), Per: []time.Duration{time.Second, time.Minute, 7 * time.Millisecond, time.Duration(1 + r.Int64N(1e10))}[r.IntN(4)]}}
-		if r.IntN(2) == 0 {
+		switch r.IntN(3) {
+		case 0:
 			p.Algorithm, p.Timeout = algorithms.GuavaTry, time.Duration(r.Int64N(2e9))
+		case 1:
+			p.Algorithm, p.Warmup = algorithms.GuavaWarmup, time.Duration(1e3+r.Int64N(1e10))
 		}
 		if p.Validate() != nil {
 			continue
