@@ -63,6 +63,11 @@ type Place struct {
 	// DryRun is limit_req_dry_run on: nginx decides and logs, but passes
 	// every request at once.
 	DryRun bool
+	// Returns says the place answers with return, which nginx's rewrite
+	// phase runs before limit_req's: no request here is limited (a
+	// return in the server block, outside its locations, answers every
+	// request of the server).
+	Returns bool
 	// Replaced are the enclosing level's rules that the place's own
 	// limit_req lines keep from applying here (nginx takes a level's
 	// limit_req lines whole, or the enclosing level's when it has none):
@@ -226,23 +231,24 @@ func (b *builder) server(d directive, parent levelConf) error {
 		return err
 	}
 	conf, replaced := conf.merged(parent)
+	returns := hasReturn(d.Block)
 	locations := 0
 	for _, x := range d.Block {
 		if x.Name == "location" && x.HasBlock {
 			locations++
-			if err := b.location(name, "", x, conf); err != nil {
+			if err := b.location(name, "", x, conf, returns); err != nil {
 				return err
 			}
 		}
 	}
 	if locations == 0 {
-		b.place(Place{Server: name, Pos: d.Pos, Replaced: replaced}, conf)
+		b.place(Place{Server: name, Pos: d.Pos, Replaced: replaced, Returns: returns}, conf)
 	}
 	return nil
 }
 
 // location reads a location block and its nested locations.
-func (b *builder) location(server, outer string, d directive, parent levelConf) error {
+func (b *builder) location(server, outer string, d directive, parent levelConf, serverReturns bool) error {
 	if len(d.Args) == 0 || len(d.Args) > 2 {
 		return &Error{d.End, `invalid number of arguments in "location" directive`}
 	}
@@ -260,15 +266,26 @@ func (b *builder) location(server, outer string, d directive, parent levelConf) 
 		return err
 	}
 	conf, replaced := conf.merged(parent)
-	b.place(Place{Server: server, Location: where, Pos: d.Pos, Replaced: replaced}, conf)
+	b.place(Place{Server: server, Location: where, Pos: d.Pos, Replaced: replaced, Returns: serverReturns || hasReturn(d.Block)}, conf)
 	for _, x := range d.Block {
 		if x.Name == "location" && x.HasBlock {
-			if err := b.location(server, where, x, conf); err != nil {
+			if err := b.location(server, where, x, conf, serverReturns); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// hasReturn reports whether a block answers with return at its own level
+// (not inside an if, which may not run).
+func hasReturn(ds []directive) bool {
+	for _, d := range ds {
+		if d.Name == "return" {
+			return true
+		}
+	}
+	return false
 }
 
 // place adds a place with the rules in force there.

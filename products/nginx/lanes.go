@@ -85,7 +85,7 @@ func rulesKey(p Place) string {
 	for _, l := range p.Limits {
 		fmt.Fprintf(&b, "%s/%d/%d/%t;", l.Zone, l.Burst, l.Delay, l.NoDelay)
 	}
-	fmt.Fprintf(&b, "%d/%t", p.Status, p.DryRun)
+	fmt.Fprintf(&b, "%d/%t/%t", p.Status, p.DryRun, p.Returns)
 	for _, r := range p.Replaced {
 		fmt.Fprintf(&b, "/-%s", r.Zone)
 	}
@@ -130,6 +130,9 @@ func (c *Config) lane(p Place) (Lane, error) {
 			zones = append(zones, r.Zone)
 		}
 		l.Notes = append(l.Notes, fmt.Sprintf("its own limit_req lines replace the enclosing level's: zone %s is not applied here (nginx inherits limit_req only to a level with none)", strings.Join(zones, ", ")))
+	}
+	if p.Returns {
+		l.Notes = append(l.Notes, "it answers with return, which nginx runs before limit_req: nginx limits none of its requests, and the lane shows what limit_req would do without the return")
 	}
 	if p.DryRun {
 		l.Notes = append(l.Notes, "limit_req_dry_run on: nginx passes every request at once and only logs what the lane decides")

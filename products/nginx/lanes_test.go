@@ -146,3 +146,28 @@ func TestLaneNames(t *testing.T) {
 		}
 	}
 }
+
+// A place that answers with return is never limited by nginx (its rewrite
+// phase runs first), and says so; a return inside an if may not run.
+func TestReturnComesFirst(t *testing.T) {
+	cfg, err := Parse("t.conf", []byte(`http {
+    limit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;
+    limit_req zone=ip;
+    server { location /a { return 200; } location /b { if ($x) { return 403; } } }
+    server { return 301 https://x; location /c { } }
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, p := range cfg.Places {
+		got = append(got, p.Returns)
+	}
+	if want := []bool{true, false, true}; !slices.Equal(got, want) {
+		t.Errorf("returns %v, want %v", got, want)
+	}
+	lanes, _, err := cfg.Lanes()
+	if err != nil || len(lanes) != 2 || !hasNote(lanes[0].Notes, "it answers with return, which nginx runs before limit_req") {
+		t.Errorf("%+v %v", lanes, err)
+	}
+}
