@@ -105,6 +105,8 @@ var moreLessons = []struct {
 	{"refusal-writes", 200 * time.Millisecond},
 	// The batch job's second burst: one-less refuses its 22nd request.
 	{"which-burst", 120 * time.Second},
+	// The second burst, after three idle seconds: Guava lets 11 through.
+	{"same-words", 3 * time.Second},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}
