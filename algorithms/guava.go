@@ -386,16 +386,22 @@ func explainGuava(b []byte, d Decision) []byte {
 	}
 	free := s.nextFree
 	wait, spent := g.reserve(&s, us, d.Cost)
-	if d.Outcome == Allowed {
-		b = appendf(b, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
-	} else {
-		b = appendf(b, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
-			free, us, wait, secs(d.Delay))
-	}
+	b = appendGuavaWait(b, &d, free, us, wait)
 	b = appendf(b, "acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, flt(spent),
 		flt(float64(d.Cost)-spent), flt(g.interval), s.nextFree, secs(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
 		b = append(b, ": the next caller pays"...)
 	}
 	return b
+}
+
+// appendGuavaWait words what acquire waits, max(nextFree − now, 0) in
+// microseconds, whatever the request costs: nothing, or a delay paid for
+// the caller before it.
+func appendGuavaWait(b []byte, d *Decision, free, us, wait int64) []byte {
+	if d.Outcome == Allowed {
+		return appendf(b, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
+	}
+	return appendf(b, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
+		free, us, wait, secs(d.Delay))
 }

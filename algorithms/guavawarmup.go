@@ -190,12 +190,7 @@ func explainGuavaWarmup(b []byte, d Decision) []byte {
 	}
 	free, stored := s.nextFree, s.stored
 	wait, spent := g.reserve(&s, us, d.Cost)
-	if d.Outcome == Allowed {
-		b = appendf(b, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
-	} else {
-		b = appendf(b, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
-			free, us, wait, secs(d.Delay))
-	}
+	b = appendGuavaWait(b, &d, free, us, wait)
 	b = appendf(b, "acquire(%d): %s stored", d.Cost, flt(spent))
 	above, fromAbove, below := g.warmingUpParts(stored, spent)
 	if fromAbove > 0 {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products/nginx"
 	"ratelab/scenarios"
 )
 
@@ -84,7 +85,7 @@ func scenarioOf(p *Product, name string, lanes []lane, left []string) (*Imported
 	most := int64(1)
 	taken := map[string]bool{}
 	for _, l := range lanes {
-		l.Name = uniqueName(l.Name, taken)
+		l.Name = nginx.UniqueName(l.Name, taken)
 		lane := scenarios.Lane{Name: l.Name, Policy: l.Layers[0].Policy}
 		if len(l.Layers) > 1 || l.Layers[0].AllKeys {
 			lane.Stack = l.Layers
@@ -138,19 +139,4 @@ func ReadInput(path string) ([]byte, error) {
 		return b.Bytes(), err
 	}
 	return os.ReadFile(path)
-}
-
-// uniqueName is name, or name-2, name-3, … when taken, marked taken.
-func uniqueName(name string, taken map[string]bool) string {
-	out := name
-	for n := 2; taken[out]; n++ {
-		suffix := fmt.Sprintf("-%d", n)
-		base := name
-		if len(base)+len(suffix) > maxNameLen {
-			base = base[:maxNameLen-len(suffix)]
-		}
-		out = base + suffix
-	}
-	taken[out] = true
-	return out
 }

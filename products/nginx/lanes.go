@@ -62,7 +62,7 @@ func (c *Config) Lanes() (lanes []Lane, left []string, err error) {
 	}
 	names := map[string]bool{}
 	for i := range lanes {
-		lanes[i].Name = uniqueName(laneName(lanes[i].Places[0], len(c.servers()) > 1), names)
+		lanes[i].Name = UniqueName(laneName(lanes[i].Places[0], len(c.servers()) > 1), names)
 	}
 	c.noteSharedZones(lanes)
 	return lanes, left, nil
@@ -256,8 +256,9 @@ func slug(s string) string {
 	return b.String()
 }
 
-// uniqueName is name, or name-2, name-3, … when taken, marked taken.
-func uniqueName(name string, taken map[string]bool) string {
+// UniqueName is name, or name-2, name-3, … when taken, marked taken; at
+// most MaxNameLen bytes.
+func UniqueName(name string, taken map[string]bool) string {
 	out := name
 	for n := 2; taken[out]; n++ {
 		suffix := fmt.Sprintf("-%d", n)

@@ -141,7 +141,7 @@ func TestLaneNames(t *testing.T) {
 	}
 	taken := map[string]bool{}
 	for _, want := range []string{"api", "api-2", "api-3"} {
-		if got := uniqueName("api", taken); got != want {
+		if got := UniqueName("api", taken); got != want {
 			t.Errorf("%q, want %q", got, want)
 		}
 	}
