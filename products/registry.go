@@ -12,6 +12,7 @@ import (
 	"ratelab/products/rediscell"
 	"ratelab/products/redisrate"
 	"ratelab/products/snippet"
+	"ratelab/products/traefik"
 	"ratelab/products/xtimerate"
 )
 
@@ -156,6 +157,23 @@ var Products = []*Product{
 		read:    readSnippet("envoy", envoy.Read, true),
 		nearest: envoy.Nearest,
 		write:   writeOne(envoy.Write),
+	},
+	{
+		Name:  "traefik",
+		Title: "Traefik rateLimit",
+		Rate:  "`average` requests every `period` (1s if not set): `average: 6, period: 1m` is one every 10s, not 6 at once",
+		Burst: "`burst`: the bucket's size (at least 1); a request over it waits up to half an interval, 1s ÷ (2 × ⌊rate⌋) or 0.5s below one a second, and is refused with 429 beyond",
+		Lanes: "`x-time-rate-reserve` with `max_wait` Traefik's maxDelay: Traefik runs x/time/rate's Reserve, a limiter a client IP",
+		What:  "The rateLimit middlewares of", Part: "middleware",
+		Keys: "Each lane keeps a bucket a request key, as Traefik does by client IP.",
+		none: "no rateLimit middleware",
+		detect: func(text []byte) bool {
+			low := bytes.ToLower(text)
+			return bytes.Contains(low, []byte(traefik.Marker)) && bytes.Contains(low, []byte("average"))
+		},
+		read:    readSnippet("traefik", traefik.Read, false),
+		nearest: traefik.Nearest,
+		write:   writeOne(traefik.Write),
 	},
 }
 
