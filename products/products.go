@@ -92,9 +92,11 @@ func scenarioOf(p *Product, name string, lanes []lane, left []string) (*Imported
 		}
 		s.Lanes = append(s.Lanes, lane)
 		s.Duration = max(s.Duration, lane.Horizon())
+		atOnce := l.Layers[0].Policy.MaxCost() // every layer must admit it
 		for _, layer := range l.Layers {
-			most = max(most, layer.Policy.MaxCost())
+			atOnce = min(atOnce, layer.Policy.MaxCost())
 		}
+		most = max(most, atOnce)
 		fmt.Fprintf(&about, "\n%s: %s.\n", l.Name, l.From)
 		for _, layer := range l.Layers {
 			fmt.Fprintf(&about, "- %s %s, %s: %s.\n", p.Part, layer.Name, scopeWords(layer), layer.Policy)

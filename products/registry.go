@@ -8,6 +8,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/products/envoy"
 	"ratelab/products/guava"
+	"ratelab/products/kong"
 	"ratelab/products/nginx"
 	"ratelab/products/rediscell"
 	"ratelab/products/redisrate"
@@ -175,6 +176,22 @@ var Products = []*Product{
 		nearest: traefik.Nearest,
 		write:   writeOne(traefik.Write),
 	},
+	{
+		Name:  "kong",
+		Title: "Kong rate-limiting",
+		Rate:  "`config.second`, `minute`, `hour`, `day` (`month`, `year`): a count in each clock-aligned window, all applied together",
+		Burst: "none: a window admits its whole count at once, the second's count bounding a burst when it is set",
+		Lanes: "a stack of `fixed-window` policies, one a period (up to four); `policy: local` counts on each node",
+		What:  "The rate-limiting plugins of", Part: "window",
+		Keys: "Each lane counts a request key, as Kong does by consumer or by IP.",
+		none: "no rate-limiting plugin",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(kong.Marker)) || bytes.Contains(text, []byte("config.minute=")) || bytes.Contains(text, []byte("config.second="))
+		},
+		read:    readSnippet("kong", kong.Read, false),
+		nearest: kong.Nearest,
+		write:   kong.Write,
+	},
 }
 
 // Lookup is the product called name, or nil.
@@ -270,7 +287,14 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error), one
 				left = append(left, from)
 				continue
 			}
-			out = append(out, lane{Name: name, From: from, Layers: []algorithms.Layer{{Name: product, Policy: f.Policy, AllKeys: oneForAll}}, Notes: f.Notes})
+			layers := f.Layers
+			if layers == nil {
+				layers = []algorithms.Layer{{Name: product, Policy: f.Policy}}
+			}
+			for i := range layers {
+				layers[i].AllKeys = oneForAll
+			}
+			out = append(out, lane{Name: name, From: from, Layers: layers, Notes: f.Notes})
 		}
 		return out, left, nil
 	}

@@ -349,6 +349,9 @@ type Found struct {
 	// document ("http_filters[0].typed_config").
 	Where  string
 	Policy algorithms.Policy
+	// Layers are, for a product that applies several policies together
+	// (Kong's windows), all of them, Policy the first; nil for one.
+	Layers []algorithms.Layer
 	Notes  []string
 }
 
