@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products/aws"
 	"ratelab/products/envoy"
 	"ratelab/products/guava"
 	"ratelab/products/kong"
@@ -191,6 +192,23 @@ var Products = []*Product{
 		read:    readSnippet("kong", kong.Read, false),
 		nearest: kong.Nearest,
 		write:   kong.Write,
+	},
+	{
+		Name:  "aws",
+		Title: "API Gateway throttling",
+		Rate:  "`RateLimit` (`rateLimit`, `rate_limit`, `ThrottlingRateLimit`): requests a second, a decimal",
+		Burst: "`BurstLimit`: the bucket's size; `BurstLimit` at once",
+		Lanes: "`token-bucket`, exact: AWS documents a token bucket but not its arithmetic",
+		What:  "The throttling settings of", Part: "throttle",
+		Keys: "Each lane keeps a bucket a request key, as a usage plan does for each API key.",
+		none: "no throttling settings",
+		detect: func(text []byte) bool {
+			low := bytes.ToLower(text)
+			return bytes.Contains(low, []byte(aws.Markers[0])) || bytes.Contains(low, []byte(aws.Markers[1]))
+		},
+		read:    readSnippet("aws", aws.Read, false),
+		nearest: aws.Nearest,
+		write:   writeOne(aws.Write),
 	},
 }
 
