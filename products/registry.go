@@ -7,6 +7,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/products/aws"
+	"ratelab/products/bucket4j"
 	"ratelab/products/envoy"
 	"ratelab/products/guava"
 	"ratelab/products/kong"
@@ -209,6 +210,22 @@ var Products = []*Product{
 		read:    readSnippet("aws", aws.Read, false),
 		nearest: aws.Nearest,
 		write:   writeOne(aws.Write),
+	},
+	{
+		Name:  "bucket4j",
+		Title: "Bucket4j",
+		Rate:  "a refill's tokens every period: `refillGreedy` adds them continuously, `refillIntervally` all at once every period",
+		Burst: "`capacity`: the bucket's size, full at the start unless `initialTokens`; several `addLimit` apply together",
+		Lanes: "`token-bucket` (greedy) and `interval-bucket` (intervally, every period from a key's first request); several bandwidths as a stack",
+		What:  "The Bucket4j bandwidths of", Part: "bandwidth",
+		Keys: "Each lane keeps a bucket a request key, as a map of buckets by client would.",
+		none: "no bandwidth",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(bucket4j.Marker))
+		},
+		read:    readSnippet("bucket4j", bucket4j.Read, false),
+		nearest: bucket4j.Nearest,
+		write:   bucket4j.Write,
 	},
 }
 
