@@ -24,7 +24,7 @@ func TestRead(t *testing.T) {
 	}{
 		{"simple", "Bandwidth limit = Bandwidth.simple(10, Duration.ofMinutes(1));", []algorithms.Policy{tb(10, 10, time.Minute)}, false, ""},
 		{"classic greedy", "Bandwidth.classic(10, Refill.greedy(10, Duration.ofSeconds(1)))", []algorithms.Policy{tb(10, 10, time.Second)}, false, ""},
-		{"classic intervally", "Bandwidth.classic(5, Refill.intervally(5, Duration.ofSeconds(10)))", []algorithms.Policy{ib(5, 5, 10 * time.Second)}, false, ""},
+		{"classic intervally", "Bandwidth.classic(5, Refill.intervally(5, Duration.ofSeconds(10)))", []algorithms.Policy{ib(5, 5, 10*time.Second)}, false, ""},
 		{"builder", "Bandwidth.builder()\n    .capacity(50)\n    .refillGreedy(10, Duration.ofSeconds(1))\n    .initialTokens(0)\n    .build();", []algorithms.Policy{{Algorithm: algorithms.TokenBucket, Capacity: 50, Rate: algorithms.Rate{N: 10, Per: time.Second}, StartsEmpty: true}}, false, ""},
 		{"aligned", "Bandwidth.builder().capacity(100).refillIntervallyAligned(100, Duration.ofHours(1), Instant.now(), true).build()", []algorithms.Policy{ib(100, 100, time.Hour)}, false, "intervallyAligned"},
 		{"two limits", "Bucket.builder()\n  .addLimit(Bandwidth.classic(10, Refill.greedy(10, Duration.ofSeconds(1))))\n  .addLimit(Bandwidth.classic(100, Refill.greedy(100, Duration.ofMinutes(1))))\n  .build();", []algorithms.Policy{tb(10, 10, time.Second), tb(100, 100, time.Minute)}, true, ""},
