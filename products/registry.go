@@ -15,6 +15,7 @@ import (
 	"ratelab/products/rediscell"
 	"ratelab/products/redisrate"
 	"ratelab/products/snippet"
+	"ratelab/products/spring"
 	"ratelab/products/traefik"
 	"ratelab/products/xtimerate"
 )
@@ -226,6 +227,22 @@ var Products = []*Product{
 		read:    readSnippet("bucket4j", bucket4j.Read, false),
 		nearest: bucket4j.Nearest,
 		write:   bucket4j.Write,
+	},
+	{
+		Name:  "spring",
+		Title: "Spring Cloud Gateway RequestRateLimiter",
+		Rate:  "`replenishRate`: whole tokens a second, added at once each time Redis' clock turns a second",
+		Burst: "`burstCapacity`: the bucket's size, full at the start; `requestedTokens` is what a request costs",
+		Lanes: "`envoy-local` with `timer: true` (a fill of `replenishRate` every second from 0s): the same arithmetic as its Lua script on Redis' whole-second TIME",
+		What:  "The RedisRateLimiters of", Part: "limiter",
+		Keys: "Each lane keeps a bucket a request key, as the KeyResolver's key (by default the user) does.",
+		none: "no RedisRateLimiter",
+		detect: func(text []byte) bool {
+			return bytes.Contains(bytes.ToLower(text), []byte(spring.Marker))
+		},
+		read:    readSnippet("spring", spring.Read, false),
+		nearest: spring.Nearest,
+		write:   writeOne(spring.Write),
 	},
 }
 

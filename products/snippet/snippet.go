@@ -75,8 +75,9 @@ func closing(src string, open int) (int, bool) {
 
 func lineOf(src string, at int) int { return 1 + strings.Count(src[:at], "\n") }
 
-// assignment finds "NAME :=", "NAME =" or "Type NAME =" just before a call.
-var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*:?=\s*$`)
+// assignment finds "NAME :=", "NAME =" or "Type NAME = new" just before a
+// call.
+var assignment = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*:?=\s*(?:new\s+)?$`)
 
 // assignedTo is the variable the text before a call assigns it to.
 func assignedTo(before string) string {
