@@ -47,7 +47,7 @@ func TestImportCommand(t *testing.T) {
 			t.Errorf("%q: exit %d, %q", args, code, errs)
 		}
 	}
-	if code, _, errs := ratelab(t, "import", "--product", "spring", example); code != 2 || !strings.Contains(errs, `unknown product "spring"`) {
-		t.Errorf("--product spring: exit %d, %q", code, errs)
+	if code, _, errs := ratelab(t, "import", "--product", "haproxy", example); code != 2 || !strings.Contains(errs, `unknown product "haproxy"`) {
+		t.Errorf("--product haproxy: exit %d, %q", code, errs)
 	}
 }

@@ -36,8 +36,8 @@ func TestExplain(t *testing.T) {
 	if g := ps[0]; !strings.HasPrefix(g.AtOnce, "1 from a cold start; 11 after a second idle") || !strings.HasPrefix(g.Waits, "as long as it takes") || len(g.Same) != 0 {
 		t.Errorf("%+v", g)
 	}
-	if _, err := Explain("spring", "x"); err == nil {
-		t.Error("spring explained")
+	if _, err := Explain("haproxy", "x"); err == nil {
+		t.Error("haproxy explained")
 	}
 }
 

@@ -91,7 +91,7 @@ func TestExportMeasures(t *testing.T) {
 	for _, c := range []struct{ lane, product, want string }{
 		{"", "nginx", "which lane? give --lane, one of fixed, log, counter, bucket"},
 		{"nope", "nginx", `no lane "nope": the lanes are fixed, log, counter, bucket`},
-		{"bucket", "spring", `unknown product "spring"`},
+		{"bucket", "haproxy", `unknown product "haproxy"`},
 	} {
 		if _, err := Export(s, c.lane, c.product); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q to %s: %v, want %q", c.lane, c.product, err, c.want)

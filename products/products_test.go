@@ -87,7 +87,7 @@ func TestImportNginx(t *testing.T) {
 func TestImportErrors(t *testing.T) {
 	for _, c := range []struct{ product, text, want string }{
 		{"", "server { }", "which product's configuration is it? give --product nginx"},
-		{"spring", "x", `unknown product "spring": want one of nginx, x-time-rate`},
+		{"haproxy", "x", `unknown product "haproxy": want one of nginx, x-time-rate`},
 		{"nginx", "http { server { } }", "no server or location has a limit_req in force"},
 		{"nginx", "http { limit_req zone=x; }", `stdin:1: zero size shared memory zone "x"`},
 		{"nginx", "http { limit_req_zone $a zone=z:1m rate=1r/s; include more.conf; }", "cannot include files"},
