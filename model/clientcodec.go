@@ -45,14 +45,16 @@ const pageWords = 1 << 15
 // logChunk is a chunk of a clientLog's entries, decoded (or the open one):
 // pos, orig, attempt number and outcome of each, and the times known.
 type logChunk struct {
-	k     int // which chunk; −1: none
-	n     int // how many entries
-	ok    uint64
-	known uint64 // bit i: at[i] holds entry i's time
-	pos   [chunkLen]int32
-	orig  [chunkLen]int32
-	att   [chunkLen]uint8
-	at    [chunkLen]time.Duration
+	k int // which chunk; −1: none
+	n int // how many entries
+	// ok's bit i tells entry i was admitted, once okKnown.
+	ok      uint64
+	okKnown bool
+	known   uint64 // bit i: at[i] holds entry i's time
+	pos     [chunkLen]int32
+	orig    [chunkLen]int32
+	att     [chunkLen]uint8
+	at      [chunkLen]time.Duration
 }
 
 // event is entry i of the chunk, its time worked out by p if not known.
@@ -351,36 +353,94 @@ func encodeChunk(w *bitWriter, c *logChunk, p *attemptTimes, ks [3]int) {
 func decodeChunk(r *bitReader, c *logChunk, p *attemptTimes, start int32, ks [3]int, n int) {
 	c.n, c.known = n, 0
 	pos := start
+	w := r.w
 	for i := range n {
+		// r.common, by hand: most of a chunk's decoding.
+		if wi, sh := r.n>>6, uint(r.n&63); wi+1 < len(w) {
+			v := w[wi]>>sh | w[wi+1]<<(64-sh) // a shift by 64 is 0
+			step, used := 0, 0
+			if i > 0 {
+				step = bits.TrailingZeros64(^v)
+				used = step + 1
+				v >>= used
+			}
+			if code := int(v & 3); step < 3 && code < 3 {
+				k := ks[code] // riceClass(code + 2)
+				v >>= 2
+				q := bits.TrailingZeros64(^v)
+				if used += 2 + q + 1 + k; q < riceCap && used <= 64 {
+					v >>= q + 1
+					r.n += used
+					pos += int32(step)
+					c.pos[i], c.att[i], c.orig[i] = pos, uint8(code+2), pos-1-int32(uint64(q)<<k|v&(1<<k-1))
+					continue
+				}
+			}
+		}
+		if step, att, back, ok := r.common(i > 0, ks); ok {
+			pos += int32(step)
+			c.pos[i], c.att[i], c.orig[i] = pos, att, pos-1-int32(back)
+			continue
+		}
 		if i > 0 {
 			pos += int32(r.small(3))
 		}
 		c.pos[i] = pos
-		var att uint8
-		timed := false
-		var d time.Duration
-		if code := r.get(2); code < 3 {
-			att = uint8(code) + 2
-		} else {
-			att = uint8(r.long())
-			if r.get(1) == 1 {
-				timed = true
-				if r.get(1) == 1 {
-					d = time.Duration(unzigzag(r.long())) * time.Second
-				} else {
-					d = time.Duration(unzigzag(r.long()))
-				}
-			}
-		}
-		c.att[i] = att
-		orig := pos
-		if att >= 2 {
-			orig = pos - 1 - int32(r.rice(ks[riceClass(att)]))
-		}
-		c.orig[i] = orig
+		att, orig, d, timed := decodeEntry(r, pos, ks)
+		c.att[i], c.orig[i] = att, orig
 		if timed {
 			c.at[i] = p.base(int(orig)) + d
 			c.known |= 1 << i
 		}
 	}
+}
+
+// common reads the common entry from one peek: a pos step under 3 (read
+// only when stepped), attempt 2 to 4 at its rule's time, a Rice quotient
+// under riceCap, all within 64 bits; false, having read nothing, for any
+// other.
+func (r *bitReader) common(stepped bool, ks [3]int) (step int, att uint8, back uint64, ok bool) {
+	v, used := r.peek(), 0
+	if stepped {
+		step = bits.TrailingZeros64(^v)
+		used = step + 1
+		v >>= used
+	}
+	code := int(v & 3)
+	if step >= 3 || code == 3 {
+		return 0, 0, 0, false
+	}
+	att = uint8(code + 2)
+	k := ks[riceClass(att)]
+	v >>= 2
+	q := bits.TrailingZeros64(^v)
+	if used += 2 + q + 1 + k; q >= riceCap || used > 64 {
+		return 0, 0, 0, false
+	}
+	v >>= q + 1
+	r.n += used
+	return step, att, uint64(q)<<k | v&(1<<k-1), true
+}
+
+// decodeEntry reads an entry of pos pos after its pos step: its attempt,
+// its original and, when timed, its time less the original's arrival.
+func decodeEntry(r *bitReader, pos int32, ks [3]int) (att uint8, orig int32, d time.Duration, timed bool) {
+	if code := r.get(2); code < 3 {
+		att = uint8(code) + 2
+	} else {
+		att = uint8(r.long())
+		if r.get(1) == 1 {
+			timed = true
+			if r.get(1) == 1 {
+				d = time.Duration(unzigzag(r.long())) * time.Second
+			} else {
+				d = time.Duration(unzigzag(r.long()))
+			}
+		}
+	}
+	orig = pos
+	if att >= 2 {
+		orig = pos - 1 - int32(r.rice(ks[riceClass(att)]))
+	}
+	return att, orig, d, timed
 }

@@ -37,6 +37,9 @@ type clientLog struct {
 	offs      []uint32
 	starts    []int32
 	meta      []uint32
+	// firstAts[k] is when chunk k's first entry came: a search by time
+	// decodes one chunk.
+	firstAts []time.Duration
 	// open is the entries after the sealed chunks, fewer than chunkLen,
 	// plainly; k is len(starts).
 	open logChunk
@@ -67,10 +70,32 @@ type clientLog struct {
 		n, j int
 		t    time.Duration
 	}
+	// befores and spans remember before's and span's answers while the
+	// log holds n − 1 entries (n = 0: none), in a slot by their
+	// arguments: a screen asks for the same columns frame after frame.
+	befores [logMemoSlots]struct {
+		n, j int
+		t    time.Duration
+	}
+	spans [logMemoSlots]struct {
+		n, j0, j1 int
+		s         RetrySpan
+	}
+}
+
+// logMemoSlots is how many answers of each kind a clientLog remembers.
+const logMemoSlots = 1024
+
+// memoSlot is the slot of an answer for x: SplitMix64's finaliser, as a
+// screen's times step evenly and a plain multiply maps steps to few slots.
+func memoSlot(x uint64) int {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return int((x ^ x>>31) % logMemoSlots)
 }
 
 // logCacheSlots is how many decoded chunks a clientLog keeps.
-const logCacheSlots = 4
+const logCacheSlots = 8
 
 // newClientLog is an empty log whose times not written p works out.
 func newClientLog(p *attemptTimes) *clientLog {
@@ -107,7 +132,7 @@ func (cl *clientLog) resetCache() {
 	for i := range cl.cache {
 		cl.cache[i].k = -1
 	}
-	cl.open.k = len(cl.starts)
+	cl.open.k, cl.open.okKnown = len(cl.starts), true
 	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
 }
 
@@ -129,12 +154,17 @@ func (cl *clientLog) decode(k int, c *logChunk, n int) {
 	p := sort.Search(len(cl.pageFirst), func(p int) bool { return int(cl.pageFirst[p]) > k }) - 1
 	r := bitReader{w: cl.pages[p], n: int(cl.offs[k])}
 	decodeChunk(&r, c, cl.times, cl.starts[k], metaKs(cl.meta[k]), n)
-	c.k = k
+	c.k, c.okKnown = k, false
 	if n < chunkLen {
 		c.k = -1 // partly decoded: not for the cache
 	}
-	// Which were admitted: the admits among the chunk's entries.
-	c.ok = 0
+}
+
+// fillOK works out which of c's entries were admitted: the admits among
+// them, and the originals' (served).
+func (cl *clientLog) fillOK(c *logChunk, k int) {
+	c.ok, c.okKnown = 0, true
+	n := c.n
 	lo := k * chunkLen
 	for a := sort.Search(len(cl.admits), func(a int) bool { return entryOf(cl.admits[a]) >= lo }); a < len(cl.admits); a++ {
 		j := entryOf(cl.admits[a]) - lo
@@ -155,12 +185,21 @@ func (cl *clientLog) decode(k int, c *logChunk, n int) {
 
 // ev is entry j with its time.
 func (cl *clientLog) ev(j int) clientEvent {
-	return cl.chunk(j/chunkLen).event(cl.times, j%chunkLen)
+	return cl.chunkOK(j/chunkLen).event(cl.times, j%chunkLen)
+}
+
+// chunkOK is chunk k with its entries' outcomes.
+func (cl *clientLog) chunkOK(k int) *logChunk {
+	c := cl.chunk(k)
+	if !c.okKnown {
+		cl.fillOK(c, k)
+	}
+	return c
 }
 
 // head is entry j without its time (at is 0).
 func (cl *clientLog) head(j int) clientEvent {
-	return cl.chunk(j / chunkLen).head(j % chunkLen)
+	return cl.chunkOK(j / chunkLen).head(j % chunkLen)
 }
 
 // at is entry j's time.
@@ -168,18 +207,12 @@ func (cl *clientLog) at(j int) time.Duration {
 	return cl.chunk(j/chunkLen).time(cl.times, j%chunkLen)
 }
 
-// firstAt is when sealed or open chunk k's first entry came, decoding
-// no more than that entry.
+// firstAt is when chunk k's first entry came.
 func (cl *clientLog) firstAt(k int) time.Duration {
-	if k >= len(cl.starts) {
+	if k >= len(cl.firstAts) {
 		return cl.open.time(cl.times, 0)
 	}
-	if c := &cl.cache[k%logCacheSlots]; c.k == k {
-		return c.time(cl.times, 0)
-	}
-	var c logChunk
-	cl.decode(k, &c, 1)
-	return c.time(cl.times, 0)
+	return cl.firstAts[k]
 }
 
 // add records one decision, after every one recorded, if it is a retry or
@@ -256,6 +289,7 @@ func (cl *clientLog) seal() {
 	}
 	cl.pages[last] = pw.w
 	cl.lastFill = pw.n
+	cl.firstAts = append(cl.firstAts, c.at[0])
 	cl.starts = append(cl.starts, c.pos[0])
 	cl.meta = append(cl.meta, chunkMeta(highest, ks))
 	c.n, c.known, c.ok, c.k = 0, 0, 0, len(cl.starts)
@@ -303,6 +337,7 @@ func (cl *clientLog) truncate(n int) {
 		var open logChunk
 		if m := j % chunkLen; m > 0 {
 			cl.decode(k, &open, m)
+			cl.fillOK(&open, k)
 			for i := range m {
 				open.time(cl.times, i)
 			}
@@ -327,6 +362,7 @@ func (cl *clientLog) truncate(n int) {
 		cl.pages = shrink(cl.pages)
 		cl.pageFirst = shrink(cl.pageFirst)
 		cl.offs, cl.starts, cl.meta = shrink(cl.offs[:k]), shrink(cl.starts[:k]), shrink(cl.meta[:k])
+		cl.firstAts = shrink(cl.firstAts[:k])
 		cl.open = open
 	} else {
 		cl.open.n = j % chunkLen
@@ -367,6 +403,11 @@ func (cl *clientLog) before(t time.Duration) int {
 	if m.n == n+1 && m.t == t {
 		return m.j
 	}
+	slot := &cl.befores[memoSlot(uint64(t))]
+	if slot.n == n+1 && slot.t == t {
+		m.n, m.t, m.j = n+1, t, slot.j
+		return slot.j
+	}
 	chunks := (n + chunkLen - 1) / chunkLen
 	// k is the first chunk starting at or after t: the first entry at
 	// or after t is in the chunk before it, or begins it.
@@ -390,6 +431,7 @@ func (cl *clientLog) before(t time.Duration) int {
 		j = (k-1)*chunkLen + sort.Search(c.n, func(i int) bool { return c.time(cl.times, i) >= t })
 	}
 	m.n, m.t, m.j = n+1, t, j
+	slot.n, slot.t, slot.j = n+1, t, j
 	return j
 }
 
@@ -397,6 +439,11 @@ func (cl *clientLog) before(t time.Duration) int {
 func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if j0 >= j1 {
 		return RetrySpan{}
+	}
+	n := cl.len()
+	slot := &cl.spans[memoSlot(uint64(j0)<<32^uint64(j1))]
+	if slot.n == n+1 && slot.j0 == j0 && slot.j1 == j1 {
+		return slot.s
 	}
 	s := RetrySpan{Retries: j1 - j0 - (searchIdx(cl.firsts, j1) - searchIdx(cl.firsts, j0))}
 	a := func(j int) int {
@@ -426,6 +473,7 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if s.Retries == 0 {
 		s.Highest = 0 // originals' entries only
 	}
+	slot.n, slot.j0, slot.j1, slot.s = n+1, j0, j1, s
 	return s
 }
 
