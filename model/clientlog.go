@@ -70,9 +70,14 @@ type clientLog struct {
 		n, j int
 		t    time.Duration
 	}
-	// befores and spans remember before's and span's answers while the
-	// log holds n − 1 entries (n = 0: none), in a slot by their
-	// arguments: a screen asks for the same columns frame after frame.
+	// memo is made when first asked for (about 72 KB).
+	memo *logMemo
+}
+
+// logMemo remembers a clientLog's before and span answers while the log
+// holds n − 1 entries (n = 0: none), in a slot by their arguments: a
+// screen asks for the same columns frame after frame.
+type logMemo struct {
 	befores [logMemoSlots]struct {
 		n, j int
 		t    time.Duration
@@ -81,6 +86,14 @@ type clientLog struct {
 		n, j0, j1 int
 		s         RetrySpan
 	}
+}
+
+// memory is the log's memo, made if need be.
+func (cl *clientLog) memory() *logMemo {
+	if cl.memo == nil {
+		cl.memo = new(logMemo)
+	}
+	return cl.memo
 }
 
 // logMemoSlots is how many answers of each kind a clientLog remembers.
@@ -403,7 +416,7 @@ func (cl *clientLog) before(t time.Duration) int {
 	if m.n == n+1 && m.t == t {
 		return m.j
 	}
-	slot := &cl.befores[memoSlot(uint64(t))]
+	slot := &cl.memory().befores[memoSlot(uint64(t))]
 	if slot.n == n+1 && slot.t == t {
 		m.n, m.t, m.j = n+1, t, slot.j
 		return slot.j
@@ -441,7 +454,7 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 		return RetrySpan{}
 	}
 	n := cl.len()
-	slot := &cl.spans[memoSlot(uint64(j0)<<32^uint64(j1))]
+	slot := &cl.memory().spans[memoSlot(uint64(j0)<<32^uint64(j1))]
 	if slot.n == n+1 && slot.j0 == j0 && slot.j1 == j1 {
 		return slot.s
 	}
