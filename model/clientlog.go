@@ -16,13 +16,14 @@ import (
 // order. A retry decided before the original request events[p] (and after
 // events[p−1]) has pos p; an original's entry has pos its index.
 //
-// Its entries are coded in chunks (see clientcodec.go): about 10 bits a
+// Its entries are coded in chunks (see clientcodec.go): about 9 bits a
 // retry of a backoff or at-once client, whose times are worked out from
 // the originals again when read, more for one whose times are written.
 // Reading an entry decodes its chunk (kept in a cache of a few): reading
 // in order costs a few ns an entry, and a time one draw of the client's
-// jitter an attempt. A served wait takes 16 bytes more, an admitted retry
-// 4 (and 12 if delayed), an original's entry 4.
+// jitter an attempt. A chunk's header takes 20 bytes, a served wait 16
+// more, an admitted retry 4 (and 12 if delayed), an original's entry 4.
+// before and span remember their answers for a screen (see logMemo).
 type clientLog struct {
 	// times works out the times not written; nil in a log without a
 	// timeline, which writes every time.
@@ -149,8 +150,8 @@ func (cl *clientLog) resetCache() {
 	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
 }
 
-// chunk is chunk k, decoded (or the open one), with at least its first
-// upto entries (all of them if upto ≥ chunkLen).
+// chunk is chunk k, decoded (or the open one); its entries' outcomes may
+// not be worked out yet (see chunkOK).
 func (cl *clientLog) chunk(k int) *logChunk {
 	if k >= len(cl.starts) {
 		return &cl.open
