@@ -148,6 +148,10 @@ func (cl *clientLog) resetCache() {
 	}
 	cl.open.k, cl.open.okKnown = len(cl.starts), true
 	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
+	if cl.memo != nil {
+		// Regrown to the same length, the log may hold other entries.
+		*cl.memo = logMemo{}
+	}
 }
 
 // chunk is chunk k, decoded (or the open one); its entries' outcomes may

@@ -301,3 +301,34 @@ traffic:
 		}
 	}
 }
+
+// TestClientLogForgetsAnswersOnTruncation: a log truncated and grown back
+// to the same length with other entries answers for the new ones, not
+// from what it remembered.
+func TestClientLogForgetsAnswersOnTruncation(t *testing.T) {
+	for _, n := range []int{10, 64, 200} {
+		cl := newClientLog(nil)
+		add := func(pos int, at time.Duration, ok bool) {
+			d := algorithms.Decision{Outcome: algorithms.Rejected}
+			if ok {
+				d.Outcome = algorithms.Allowed
+			}
+			cl.add(pos, at, &d, &Attempt{N: 2 + pos%3, Original: pos - 1, Fate: Retrying})
+		}
+		for i := range n {
+			add(i+1, time.Duration(i)*time.Second, false)
+		}
+		at := time.Duration(n/2) * time.Second
+		j, s := cl.before(at), cl.span(0, n)
+		if j != n/2 || s.Retries != n || s.Admitted != 0 {
+			t.Fatalf("%d entries: %d before %v, span %+v", n, j, at, s)
+		}
+		cl.truncate(1) // every entry, all of pos 1 or more
+		for i := range n {
+			add(i+1, time.Duration(i)*time.Millisecond, true) // all before at now
+		}
+		if j, s := cl.before(at), cl.span(0, n); j != n || s.Admitted != n {
+			t.Errorf("%d entries again: %d before %v (want %d), span %+v (want %d admitted)", n, j, at, n, s, n)
+		}
+	}
+}
