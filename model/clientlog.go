@@ -14,11 +14,41 @@ import (
 // whose scenario has clients: every retry it decided, and every request it
 // served with a latency above 0, in the order decided, which is also time
 // order. A retry decided before the original request events[p] (and after
-// events[p−1]) has pos p; an original's entry has pos its index. An entry
-// takes 24 bytes; a served wait 16 more, an admitted retry 4 more (and 12
-// if delayed).
+// events[p−1]) has pos p; an original's entry has pos its index.
+//
+// Its entries are coded in chunks (see clientcodec.go): about 9 bits a
+// retry of a backoff or at-once client, whose times are worked out from
+// the originals again when read, more for one whose times are written.
+// Reading an entry decodes its chunk (kept in a cache of a few): reading
+// in order costs a few ns an entry, and a time one draw of the client's
+// jitter an attempt. A chunk's header takes 20 bytes, a served wait 16
+// more, an admitted retry 4 (and 12 if delayed), an original's entry 4.
+// before and span remember their answers for a screen (see logMemo).
 type clientLog struct {
-	ev []clientEvent
+	// times works out the times not written; nil in a log without a
+	// timeline, which writes every time.
+	times *attemptTimes
+	// The sealed chunks: chunk k is coded from bit offs[k] of its page
+	// (the last page whose pageFirst is at most k), its first entry's pos
+	// is starts[k], its highest retry attempt and Rice parameters meta[k].
+	pages     [][]uint64
+	pageCap   int // a page's most words: pageWords (less in tests)
+	lastFill  int // bits used in the last page
+	pageFirst []int32
+	offs      []uint32
+	starts    []int32
+	meta      []uint32
+	// firstAts[k] is when chunk k's first entry came: a search by time
+	// decodes one chunk.
+	firstAts []time.Duration
+	// open is the entries after the sealed chunks, fewer than chunkLen,
+	// plainly; k is len(starts).
+	open logChunk
+	// cache holds decoded sealed chunks, chunk k in slot k % logCacheSlots.
+	cache   [logCacheSlots]logChunk
+	scratch bitWriter
+	// firsts are the entries of originals (n = 1), ascending.
+	firsts []int32
 	// waits are the latencies above 0 of the served, by entry.
 	waits []servedWait
 	// admits are the entries of the admitted retries (at most one a
@@ -30,17 +60,6 @@ type clientLog struct {
 	admits      []int32
 	retryDelays delayLog
 	cancels     []int32
-	// blocks[b] sums ev[:b×logBlock] and the highest attempt in its block;
-	// subs[k] counts the retries of ev[k×subLen:(k+1)×subLen], the
-	// admitted and the highest attempt among them (a subCount): marks count
-	// a span in O(log n + subLen + logBlockLen/subLen + blocks). starts[b]
-	// and subStarts[k] are when block b's and sub-block k's first entries
-	// came: a search by time looks at the blocks' first, a slice a 32nd of
-	// the log's, then at one block's 8 sub-blocks, then at one sub-block.
-	blocks    []logBlock
-	starts    []time.Duration
-	subs      []subCount
-	subStarts []time.Duration
 	// A screen asks for the entries decided by the clock, and before
 	// each column's bounds, once a column and lane: the latest answers,
 	// while the log holds n entries (0: none remembered).
@@ -52,6 +71,51 @@ type clientLog struct {
 		n, j int
 		t    time.Duration
 	}
+	// memo is made when first asked for (about 72 KB).
+	memo *logMemo
+}
+
+// logMemo remembers a clientLog's before and span answers while the log
+// holds n − 1 entries (n = 0: none), in a slot by their arguments: a
+// screen asks for the same columns frame after frame.
+type logMemo struct {
+	befores [logMemoSlots]struct {
+		n, j int
+		t    time.Duration
+	}
+	spans [logMemoSlots]struct {
+		n, j0, j1 int
+		s         RetrySpan
+	}
+}
+
+// memory is the log's memo, made if need be.
+func (cl *clientLog) memory() *logMemo {
+	if cl.memo == nil {
+		cl.memo = new(logMemo)
+	}
+	return cl.memo
+}
+
+// logMemoSlots is how many answers of each kind a clientLog remembers.
+const logMemoSlots = 1024
+
+// memoSlot is the slot of an answer for x: SplitMix64's finaliser, as a
+// screen's times step evenly and a plain multiply maps steps to few slots.
+func memoSlot(x uint64) int {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return int((x ^ x>>31) % logMemoSlots)
+}
+
+// logCacheSlots is how many decoded chunks a clientLog keeps.
+const logCacheSlots = 8
+
+// newClientLog is an empty log whose times not written p works out.
+func newClientLog(p *attemptTimes) *clientLog {
+	cl := &clientLog{times: p, pageCap: pageWords}
+	cl.resetCache()
+	return cl
 }
 
 // clientEvent is one entry of a clientLog.
@@ -64,7 +128,7 @@ type clientEvent struct {
 }
 
 type servedWait struct {
-	j       int32
+	j, orig int32 // the entry, and its original request
 	latency time.Duration
 }
 
@@ -72,35 +136,102 @@ type servedWait struct {
 // back: it never passes.
 const cancelledBit = 1 << 31
 
-// logBlockLen is how many entries a logBlock sums.
-const logBlockLen = 256
+// entryOf is the entry of an admits element.
+func entryOf(x int32) int { return int(uint32(x) &^ cancelledBit) }
 
-type logBlock struct {
-	retries, admitted int32 // among the entries before the block
-	highest           uint8 // the highest attempt in the block
-}
+// len is how many entries the log holds.
+func (cl *clientLog) len() int { return len(cl.starts)*chunkLen + cl.open.n }
 
-// subLen is how many entries a subCount counts: logBlockLen is a whole
-// number of them.
-const subLen = 32
-
-type subCount struct {
-	retries, admitted, highest uint8
-}
-
-// add counts entry e.
-func (c *subCount) add(e *clientEvent) {
-	if e.n > 1 {
-		c.retries++
-		if e.ok {
-			c.admitted++
-		}
-		c.highest = max(c.highest, e.n)
+func (cl *clientLog) resetCache() {
+	for i := range cl.cache {
+		cl.cache[i].k = -1
+	}
+	cl.open.k, cl.open.okKnown = len(cl.starts), true
+	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
+	if cl.memo != nil {
+		// Regrown to the same length, the log may hold other entries.
+		*cl.memo = logMemo{}
 	}
 }
 
-// entryOf is the entry of an admits element.
-func entryOf(x int32) int { return int(uint32(x) &^ cancelledBit) }
+// chunk is chunk k, decoded (or the open one); its entries' outcomes may
+// not be worked out yet (see chunkOK).
+func (cl *clientLog) chunk(k int) *logChunk {
+	if k >= len(cl.starts) {
+		return &cl.open
+	}
+	c := &cl.cache[k%logCacheSlots]
+	if c.k != k {
+		cl.decode(k, c, chunkLen)
+	}
+	return c
+}
+
+// decode decodes the first n entries of sealed chunk k into c.
+func (cl *clientLog) decode(k int, c *logChunk, n int) {
+	p := sort.Search(len(cl.pageFirst), func(p int) bool { return int(cl.pageFirst[p]) > k }) - 1
+	r := bitReader{w: cl.pages[p], n: int(cl.offs[k])}
+	decodeChunk(&r, c, cl.times, cl.starts[k], metaKs(cl.meta[k]), n)
+	c.k, c.okKnown = k, false
+	if n < chunkLen {
+		c.k = -1 // partly decoded: not for the cache
+	}
+}
+
+// fillOK works out which of c's entries were admitted: the admits among
+// them, and the originals' (served).
+func (cl *clientLog) fillOK(c *logChunk, k int) {
+	c.ok, c.okKnown = 0, true
+	n := c.n
+	lo := k * chunkLen
+	for a := sort.Search(len(cl.admits), func(a int) bool { return entryOf(cl.admits[a]) >= lo }); a < len(cl.admits); a++ {
+		j := entryOf(cl.admits[a]) - lo
+		if j >= n {
+			break
+		}
+		c.ok |= 1 << j
+	}
+	for _, f := range cl.firsts[searchIdx(cl.firsts, lo):] {
+		// An original's entry is there because it was served: admitted.
+		if j := int(f) - lo; j < n {
+			c.ok |= 1 << j
+		} else {
+			break
+		}
+	}
+}
+
+// ev is entry j with its time.
+func (cl *clientLog) ev(j int) clientEvent {
+	return cl.chunkOK(j/chunkLen).event(cl.times, j%chunkLen)
+}
+
+// chunkOK is chunk k with its entries' outcomes.
+func (cl *clientLog) chunkOK(k int) *logChunk {
+	c := cl.chunk(k)
+	if !c.okKnown {
+		cl.fillOK(c, k)
+	}
+	return c
+}
+
+// head is entry j without its time (at is 0).
+func (cl *clientLog) head(j int) clientEvent {
+	return cl.chunkOK(j / chunkLen).head(j % chunkLen)
+}
+
+// at is entry j's time.
+func (cl *clientLog) at(j int) time.Duration {
+	return cl.chunk(j/chunkLen).time(cl.times, j%chunkLen)
+}
+
+// firstAt is when chunk k's first entry came.
+func (cl *clientLog) firstAt(k int) time.Duration {
+	if k >= len(cl.firstAts) {
+		return cl.open.time(cl.times, 0)
+	}
+	return cl.firstAts[k]
+}
 
 // add records one decision, after every one recorded, if it is a retry or
 // served its request after a wait.
@@ -112,8 +243,9 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 	if !retry && !(a.Fate == Served && a.Latency > 0) {
 		return
 	}
-	j := len(cl.ev)
-	if retry && d.Outcome.Admitted() {
+	j := cl.len()
+	ok := d.Outcome.Admitted()
+	if retry && ok {
 		x := uint32(j)
 		if a.Cancelled {
 			x |= cancelledBit
@@ -123,50 +255,92 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 			cl.retryDelays.add(j, d.Delay)
 		}
 	}
-	if j%logBlockLen == 0 {
-		var b logBlock
-		if j > 0 {
-			r, ad := cl.count(j - logBlockLen)
-			last := cl.blocks[len(cl.blocks)-1]
-			b.retries, b.admitted = last.retries+r, last.admitted+ad
-		}
-		cl.blocks = append(cl.blocks, b)
-		cl.starts = append(cl.starts, at)
-	}
-	if j%subLen == 0 {
-		cl.subs = append(cl.subs, subCount{})
-		cl.subStarts = append(cl.subStarts, at)
-	}
-	if retry {
-		blk := &cl.blocks[j/logBlockLen]
-		blk.highest = max(blk.highest, uint8(a.N))
+	if !retry {
+		cl.firsts = append(cl.firsts, int32(j))
 	}
 	if a.Fate == Served && a.Latency > 0 {
-		cl.waits = append(cl.waits, servedWait{int32(j), a.Latency})
+		cl.waits = append(cl.waits, servedWait{int32(j), int32(a.Original), a.Latency})
 	}
-	cl.ev = append(cl.ev, clientEvent{at: at, pos: int32(pos), orig: int32(a.Original), n: uint8(a.N), ok: d.Outcome.Admitted()})
-	cl.subs[j/subLen].add(&cl.ev[j])
+	c, i := &cl.open, cl.open.n
+	c.pos[i], c.orig[i], c.att[i], c.at[i] = int32(pos), int32(a.Original), uint8(a.N), at
+	c.known |= 1 << i
+	if ok {
+		c.ok |= 1 << i
+	} else {
+		c.ok &^= 1 << i
+	}
+	c.n++
+	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
+	if c.n == chunkLen {
+		cl.seal()
+	}
 }
 
-// count is the retries and admitted retries among the block of entries
-// from j0, up to logBlockLen of them.
-func (cl *clientLog) count(j0 int) (retries, admitted int32) {
-	for _, e := range cl.ev[j0:min(j0+logBlockLen, len(cl.ev))] {
-		if e.n > 1 {
-			retries++
-			if e.ok {
-				admitted++
-			}
+// seal codes the full open chunk and starts an empty one.
+func (cl *clientLog) seal() {
+	c := &cl.open
+	ks := riceParams(c)
+	var highest uint8
+	for i := range c.n {
+		if c.att[i] > 1 {
+			highest = max(highest, c.att[i])
 		}
 	}
-	return retries, admitted
+	w := &cl.scratch
+	clear(w.w)
+	w.w, w.n = w.w[:0], 0
+	encodeChunk(w, c, cl.times, ks)
+	last := len(cl.pages) - 1
+	if last < 0 || cl.lastFill+w.n > cl.pageCap*64 {
+		if last >= 0 {
+			cl.pages[last] = trim(cl.pages[last])
+		}
+		cl.pages = append(cl.pages, make([]uint64, 0, 2*len(w.w)+8))
+		cl.pageFirst = append(cl.pageFirst, int32(len(cl.starts)))
+		cl.lastFill = 0
+		last++
+	}
+	pw := bitWriter{w: cl.pages[last], n: cl.lastFill}
+	cl.offs = append(cl.offs, uint32(pw.n))
+	for x := 0; x < w.n; x += 64 {
+		pw.put(w.w[x/64], min(64, w.n-x))
+	}
+	cl.pages[last] = pw.w
+	cl.lastFill = pw.n
+	cl.firstAts = append(cl.firstAts, c.at[0])
+	cl.starts = append(cl.starts, c.pos[0])
+	cl.meta = append(cl.meta, chunkMeta(highest, ks))
+	c.n, c.known, c.ok, c.k = 0, 0, 0, len(cl.starts)
+}
+
+// trim is s without spare capacity beyond an eighth of it.
+func trim(s []uint64) []uint64 {
+	if cap(s) > len(s)+len(s)/8 {
+		return slices.Clone(s)
+	}
+	return s
+}
+
+// search is the first entry of pos p or more (entries are in pos order).
+func (cl *clientLog) search(p int) int {
+	// k is the first sealed chunk starting at p or later: the entry is
+	// in the chunk before it, or starts it.
+	k := sort.Search(len(cl.starts), func(k int) bool { return int(cl.starts[k]) >= p })
+	if k == len(cl.starts) && cl.open.n > 0 && int(cl.open.pos[0]) < p {
+		k++ // in the open chunk, or after it
+	}
+	if k == 0 {
+		return 0
+	}
+	c := cl.chunk(k - 1)
+	i := sort.Search(c.n, func(i int) bool { return int(c.pos[i]) >= p })
+	return (k-1)*chunkLen + i
 }
 
 // truncate forgets the entries decided after events[:n], those of pos n or
 // more.
 func (cl *clientLog) truncate(n int) {
-	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= n })
-	cl.ev = shrink(cl.ev[:j])
+	j := cl.search(n)
 	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
 	cl.waits = shrink(cl.waits[:w])
 	a := sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= j })
@@ -174,136 +348,150 @@ func (cl *clientLog) truncate(n int) {
 	cl.retryDelays.truncate(j)
 	c, _ := slices.BinarySearch(cl.cancels, int32(n))
 	cl.cancels = shrink(cl.cancels[:c])
-	cl.blocks = shrink(cl.blocks[:(j+logBlockLen-1)/logBlockLen])
-	cl.starts = shrink(cl.starts[:len(cl.blocks)])
-	k := (j + subLen - 1) / subLen
-	cl.subs, cl.subStarts = shrink(cl.subs[:k]), shrink(cl.subStarts[:k])
-	if j%subLen != 0 {
-		// The last sub-block lost entries: counted again.
-		var c subCount
-		for i := range cl.ev[(k-1)*subLen:] {
-			c.add(&cl.ev[(k-1)*subLen+i])
-		}
-		cl.subs[k-1] = c
-	}
-	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
-	if k := len(cl.blocks); k > 0 && j%logBlockLen != 0 {
-		// The last block lost entries: its highest attempt again.
-		var h uint8
-		for _, e := range cl.ev[(k-1)*logBlockLen:] {
-			if e.n > 1 {
-				h = max(h, e.n)
+	cl.firsts = shrink(cl.firsts[:searchIdx(cl.firsts, j)])
+	if k := j / chunkLen; k < len(cl.starts) {
+		// The chunk of the cut is open again, its times all worked out;
+		// those after it and their bits are gone.
+		var open logChunk
+		if m := j % chunkLen; m > 0 {
+			cl.decode(k, &open, m)
+			cl.fillOK(&open, k)
+			for i := range m {
+				open.time(cl.times, i)
 			}
 		}
-		cl.blocks[k-1].highest = h
+		p := sort.Search(len(cl.pageFirst), func(p int) bool { return int(cl.pageFirst[p]) > k }) - 1
+		if int(cl.pageFirst[p]) == k {
+			clear(cl.pages[p:])
+			cl.pages, cl.pageFirst = cl.pages[:p], cl.pageFirst[:p]
+			if p > 0 {
+				cl.lastFill = len(cl.pages[p-1]) * 64 // sealed whole: no room counted
+			}
+		} else {
+			off := int(cl.offs[k])
+			pg := cl.pages[p][:(off+63)/64]
+			if off%64 != 0 {
+				pg[len(pg)-1] &= 1<<(off%64) - 1
+			}
+			clear(cl.pages[p+1:])
+			cl.pages, cl.pageFirst = cl.pages[:p+1], cl.pageFirst[:p+1]
+			cl.pages[p], cl.lastFill = trim(pg), off
+		}
+		cl.pages = shrink(cl.pages)
+		cl.pageFirst = shrink(cl.pageFirst)
+		cl.offs, cl.starts, cl.meta = shrink(cl.offs[:k]), shrink(cl.starts[:k]), shrink(cl.meta[:k])
+		cl.firstAts = shrink(cl.firstAts[:k])
+		cl.open = open
+	} else {
+		cl.open.n = j % chunkLen
+		cl.open.known &= 1<<cl.open.n - 1
+		cl.open.ok &= 1<<cl.open.n - 1
 	}
+	cl.resetCache()
 }
 
 // decided is how many entries a state after events[:pos] with its retries
 // decided up to now holds.
 func (cl *clientLog) decided(pos int, now time.Duration) int {
 	m := &cl.decidedMemo
-	if m.n == len(cl.ev)+1 && m.pos == pos && m.now == now {
+	n := cl.len()
+	if m.n == n+1 && m.pos == pos && m.now == now {
 		return m.j
 	}
-	j := sort.Search(len(cl.ev), func(j int) bool { return int(cl.ev[j].pos) >= pos })
-	for j < len(cl.ev) && int(cl.ev[j].pos) == pos && cl.ev[j].n > 1 && cl.ev[j].at <= now {
+	j := cl.search(pos)
+	for j < n {
+		e := cl.head(j)
+		if int(e.pos) != pos || e.n <= 1 || cl.at(j) > now {
+			break
+		}
 		j++
 	}
-	m.n, m.pos, m.now, m.j = len(cl.ev)+1, pos, now, j
+	m.n, m.pos, m.now, m.j = n+1, pos, now, j
 	return j
 }
 
 // before is how many entries were decided before t: a search of the
-// blocks' starts, then of one block's sub-blocks, then of one sub-block.
-// After an earlier t (a screen asks for its columns' bounds in order), the
-// search gallops on from the sub-block of the last answer instead: the
-// next bound is near, in memory just read.
+// chunks' first times, then of one chunk. After an earlier t (a screen
+// asks for its columns' bounds in order), the search gallops on from the
+// chunk of the last answer instead: the next bound is near, in memory just
+// read.
 func (cl *clientLog) before(t time.Duration) int {
 	m := &cl.beforeMemo
-	if m.n == len(cl.ev)+1 && m.t == t {
+	n := cl.len()
+	if m.n == n+1 && m.t == t {
 		return m.j
 	}
-	// k is the first sub-block starting at or after t: the first entry
-	// at or after t is in the sub-block before it, or begins it.
+	slot := &cl.memory().befores[memoSlot(uint64(t))]
+	if slot.n == n+1 && slot.t == t {
+		m.n, m.t, m.j = n+1, t, slot.j
+		return slot.j
+	}
+	chunks := (n + chunkLen - 1) / chunkLen
+	// k is the first chunk starting at or after t: the first entry at
+	// or after t is in the chunk before it, or begins it.
 	var k int
-	if m.n == len(cl.ev)+1 && m.t < t {
-		// Every sub-block before lo starts before the last t.
-		lo := (m.j + subLen - 1) / subLen
+	if m.n == n+1 && m.t < t {
+		// Every chunk before lo starts before the last t.
+		lo := (m.j + chunkLen - 1) / chunkLen
 		hi, step := lo, 1
-		for hi < len(cl.subStarts) && cl.subStarts[hi] < t {
+		for hi < chunks && cl.firstAt(hi) < t {
 			lo, hi = hi+1, hi+step
 			step *= 2
 		}
-		hi = min(hi, len(cl.subStarts))
-		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.subStarts[lo+i] >= t })
+		hi = min(hi, chunks)
+		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.firstAt(lo+i) >= t })
 	} else {
-		b := sort.Search(len(cl.starts), func(b int) bool { return cl.starts[b] >= t })
-		const per = logBlockLen / subLen
-		lo, hi := max(b-1, 0)*per, min(b*per, len(cl.subStarts))
-		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.subStarts[lo+i] >= t })
+		k = sort.Search(chunks, func(k int) bool { return cl.firstAt(k) >= t })
 	}
 	j := 0
 	if k > 0 {
-		lo, hi := (k-1)*subLen, min(k*subLen, len(cl.ev))
-		j = lo + sort.Search(hi-lo, func(i int) bool { return cl.ev[lo+i].at >= t })
+		c := cl.chunk(k - 1)
+		j = (k-1)*chunkLen + sort.Search(c.n, func(i int) bool { return c.time(cl.times, i) >= t })
 	}
-	m.n, m.t, m.j = len(cl.ev)+1, t, j
+	m.n, m.t, m.j = n+1, t, j
+	slot.n, slot.t, slot.j = n+1, t, j
 	return j
 }
 
-// span is what the entries ev[j0:j1] came to.
+// span is what the entries j0 to j1 − 1 came to.
 func (cl *clientLog) span(j0, j1 int) RetrySpan {
-	var s RetrySpan
-	tally := func(lo, hi int) {
-		for _, e := range cl.ev[lo:hi] {
-			if e.n > 1 {
-				s.Retries++
-				if e.ok {
-					s.Admitted++
-				}
-				s.Highest = max(s.Highest, int(e.n))
+	if j0 >= j1 {
+		return RetrySpan{}
+	}
+	n := cl.len()
+	slot := &cl.memory().spans[memoSlot(uint64(j0)<<32^uint64(j1))]
+	if slot.n == n+1 && slot.j0 == j0 && slot.j1 == j1 {
+		return slot.s
+	}
+	s := RetrySpan{Retries: j1 - j0 - (searchIdx(cl.firsts, j1) - searchIdx(cl.firsts, j0))}
+	a := func(j int) int {
+		return sort.Search(len(cl.admits), func(a int) bool { return entryOf(cl.admits[a]) >= j })
+	}
+	s.Admitted = a(j1) - a(j0)
+	// The highest attempt: whole sealed chunks by theirs, the rest one
+	// by one.
+	one := func(lo, hi int) {
+		for j := lo; j < hi; {
+			c := cl.chunk(j / chunkLen)
+			for i := j % chunkLen; i < c.n && j < hi; i, j = i+1, j+1 {
+				s.Highest = max(s.Highest, int(c.att[i]))
 			}
 		}
 	}
-	// The entries of partial sub-blocks one by one, whole sub-blocks
-	// outside whole blocks by their counts.
-	k0, k1 := (j0+subLen-1)/subLen, j1/subLen
+	k0, k1 := (j0+chunkLen-1)/chunkLen, min(j1/chunkLen, len(cl.starts))
 	if k0 >= k1 {
-		tally(j0, j1)
-		return s
-	}
-	tally(j0, k0*subLen)
-	tally(k1*subLen, j1)
-	subs := func(lo, hi int) {
-		for _, c := range cl.subs[lo:hi] {
-			s.Retries += int(c.retries)
-			s.Admitted += int(c.admitted)
-			s.Highest = max(s.Highest, int(c.highest))
+		one(j0, j1)
+	} else {
+		one(j0, k0*chunkLen)
+		one(k1*chunkLen, j1)
+		for _, m := range cl.meta[k0:k1] {
+			s.Highest = max(s.Highest, int(metaHighest(m)))
 		}
 	}
-	const per = logBlockLen / subLen
-	b0, b1 := (k0+per-1)/per, k1/per
-	if b0 >= b1 {
-		subs(k0, k1)
-		return s
+	if s.Retries == 0 {
+		s.Highest = 0 // originals' entries only
 	}
-	subs(k0, b0*per)
-	subs(b1*per, k1)
-	// Whole blocks: their counts from the sums, their highest attempts.
-	end := logBlock{}
-	if b1 < len(cl.blocks) {
-		end = cl.blocks[b1]
-	} else {
-		r, ad := cl.count((b1 - 1) * logBlockLen)
-		last := cl.blocks[b1-1]
-		end = logBlock{retries: last.retries + r, admitted: last.admitted + ad}
-	}
-	s.Retries += int(end.retries - cl.blocks[b0].retries)
-	s.Admitted += int(end.admitted - cl.blocks[b0].admitted)
-	for _, b := range cl.blocks[b0:b1] {
-		s.Highest = max(s.Highest, int(b.highest))
-	}
+	slot.n, slot.j0, slot.j1, slot.s = n+1, j0, j1, s
 	return s
 }
 
@@ -324,7 +512,7 @@ func (l *Lab) latency(lane int, served int64) (Latency, int64) {
 			if int(w.j) >= j {
 				break
 			}
-			if l.timeline.at(int(cl.ev[w.j].orig))+w.latency > c.now {
+			if l.timeline.at(int(w.orig))+w.latency > c.now {
 				queued++ // admitted, released after the clock
 				continue
 			}
@@ -436,8 +624,8 @@ func (l *Lab) NextRetry(t time.Duration) (time.Duration, bool) {
 	var best time.Duration
 	found := false
 	for _, cl := range e.clog {
-		for j := cl.before(t + 1); j < len(cl.ev); j++ {
-			if ev := cl.ev[j]; ev.n > 1 {
+		for j, n := cl.before(t+1), cl.len(); j < n; j++ {
+			if ev := cl.ev(j); ev.n > 1 {
 				if !found || ev.at < best {
 					best, found = ev.at, true
 				}
@@ -464,7 +652,7 @@ func (l *Lab) PrevRetry(t time.Duration) (time.Duration, bool) {
 	found := false
 	for _, cl := range e.clog {
 		for j := cl.before(t) - 1; j >= 0; j-- {
-			if ev := cl.ev[j]; ev.n > 1 {
+			if ev := cl.ev(j); ev.n > 1 {
 				if !found || ev.at > best {
 					best, found = ev.at, true
 				}
@@ -498,7 +686,7 @@ func (l *Lab) spanFrom(from time.Duration) *spanReplay {
 			end := cl.decided(c.pos, c.now)
 			// The admitted retries decided by the clock, from `from` on.
 			admits := cl.admits[:sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= end })]
-			admits = admits[sort.Search(len(admits), func(i int) bool { return cl.ev[entryOf(admits[i])].at >= from }):]
+			admits = admits[sort.Search(len(admits), func(i int) bool { return cl.at(entryOf(admits[i])) >= from }):]
 			cancels := cl.cancels[sort.Search(len(cl.cancels), func(i int) bool { return int(cl.cancels[i]) >= lo }):]
 			passed, releases := sp.passed[lane], sp.releases[lane]
 			pass := func(at time.Duration, orig int, delay time.Duration) {
@@ -511,7 +699,7 @@ func (l *Lab) spanFrom(from time.Duration) *spanReplay {
 			// next is the pos of the first admitted retry left.
 			next := math.MaxInt
 			if len(admits) > 0 {
-				next = int(cl.ev[entryOf(admits[0])].pos)
+				next = int(cl.head(entryOf(admits[0])).pos)
 			}
 			// retriesBefore passes the admitted retries decided before
 			// events[i], in order.
@@ -519,13 +707,13 @@ func (l *Lab) spanFrom(from time.Duration) *spanReplay {
 				for len(admits) > 0 && next <= i {
 					if x := admits[0]; uint32(x)&cancelledBit == 0 {
 						j := entryOf(x)
-						ev := &cl.ev[j]
+						ev := cl.ev(j)
 						pass(ev.at, int(ev.orig), cl.retryDelays.delay(j))
 					}
 					admits = admits[1:]
 					next = math.MaxInt
 					if len(admits) > 0 {
-						next = int(cl.ev[entryOf(admits[0])].pos)
+						next = int(cl.head(entryOf(admits[0])).pos)
 					}
 				}
 			}

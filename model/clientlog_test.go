@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -11,43 +12,69 @@ import (
 	"ratelab/scenarios"
 )
 
-// TestClientLogSpans checks the log's block sums against counting, through
-// appends and truncations.
+// TestClientLogSpans checks the log's entries, spans and searches against
+// a plain list of what was added, through appends and truncations: its
+// times all coded (a log without a timeline), its attempts of every
+// number, its pos steps small and large.
 func TestClientLogSpans(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	var cl clientLog
+	cl := newClientLog(nil)
+	cl.pageCap = 64 // pages of a few chunks
+	var ref []clientEvent
 	var at time.Duration
-	pos := 0
+	pos := 1
 	for round := range 20000 {
-		if rng.IntN(500) == 0 && pos > 0 {
-			pos -= rng.IntN(min(pos, 300) + 1)
+		if rng.IntN(500) == 0 && pos > 1 {
+			pos -= rng.IntN(min(pos-1, 300) + 1)
 			cl.truncate(pos)
-			if n := len(cl.ev); n > 0 {
-				at = cl.ev[n-1].at
+			for len(ref) > 0 && int(ref[len(ref)-1].pos) >= pos {
+				ref = ref[:len(ref)-1]
+			}
+			if n := len(ref); n > 0 {
+				at = ref[n-1].at
 			}
 		}
 		at += time.Duration(rng.IntN(3))
+		if rng.IntN(40) == 0 {
+			at += time.Duration(rng.IntN(3)) * time.Second // whole seconds, as Retry-After's
+		}
 		pos += rng.IntN(2)
+		if rng.IntN(300) == 0 {
+			pos += rng.IntN(100000)
+		}
 		n := 1 + rng.IntN(3)
 		if rng.IntN(150) == 0 {
 			n = 12 // rare: a truncation must forget it
 		}
 		d := algorithms.Decision{Outcome: algorithms.Rejected}
-		if rng.IntN(3) == 0 {
+		if rng.IntN(3) == 0 || n == 1 {
 			d.Outcome = algorithms.Allowed
 		}
-		a := Attempt{N: n, Original: pos, Fate: Retrying}
+		orig := pos
+		if n > 1 {
+			orig = pos - 1 - rng.IntN(min(pos, 1+rng.IntN(2000)))
+		}
+		a := Attempt{N: n, Original: orig, Fate: Retrying}
 		if n == 1 {
 			a.Fate, a.Latency = Served, 1
 		}
 		cl.add(pos, at, &d, &a)
+		ref = append(ref, clientEvent{at: at, pos: int32(pos), orig: int32(orig), n: uint8(n), ok: d.Outcome.Admitted()})
+		if cl.len() != len(ref) {
+			t.Fatalf("round %d: %d entries, want %d", round, cl.len(), len(ref))
+		}
 		if round%7 != 0 {
 			continue
 		}
-		j0 := rng.IntN(len(cl.ev) + 1)
-		j1 := j0 + rng.IntN(len(cl.ev)-j0+1)
+		for range 3 {
+			if j := rng.IntN(len(ref)); cl.ev(j) != ref[j] {
+				t.Fatalf("round %d: entry %d of %d is %+v, want %+v", round, j, len(ref), cl.ev(j), ref[j])
+			}
+		}
+		j0 := rng.IntN(len(ref) + 1)
+		j1 := j0 + rng.IntN(len(ref)-j0+1)
 		var want RetrySpan
-		for _, e := range cl.ev[j0:j1] {
+		for _, e := range ref[j0:j1] {
 			if e.n > 1 {
 				want.Retries++
 				if e.ok {
@@ -57,7 +84,11 @@ func TestClientLogSpans(t *testing.T) {
 			}
 		}
 		if got := cl.span(j0, j1); got != want {
-			t.Fatalf("round %d, span [%d, %d) of %d: %+v, counted %+v", round, j0, j1, len(cl.ev), got, want)
+			t.Fatalf("round %d, span [%d, %d) of %d: %+v, counted %+v", round, j0, j1, len(ref), got, want)
+		}
+		p := rng.IntN(pos + 2)
+		if got, want := cl.search(p), sort.Search(len(ref), func(j int) bool { return int(ref[j].pos) >= p }); got != want {
+			t.Fatalf("round %d: %d entries before pos %d, counted %d", round, got, p, want)
 		}
 		tt := time.Duration(rng.Int64N(int64(at) + 3))
 		for range 4 {
@@ -68,11 +99,88 @@ func TestClientLogSpans(t *testing.T) {
 				tt += time.Duration(rng.Int64N(int64(at)/4 + 3))
 			}
 			want := 0
-			for want < len(cl.ev) && cl.ev[want].at < tt {
+			for want < len(ref) && ref[want].at < tt {
 				want++
 			}
 			if got := cl.before(tt); got != want {
 				t.Fatalf("round %d: %d entries before %v, counted %d", round, got, tt, want)
+			}
+		}
+	}
+}
+
+// TestClientLogIsTheDecisions: every lane's log, read back, is the retries
+// and served waits a replay of every decision makes, in order, on each
+// kind of client, through what-ifs and undos.
+func TestClientLogIsTheDecisions(t *testing.T) {
+	// Many chunks: backoffs of every jitter and Retry-After, through
+	// several gateways too.
+	const many = `
+title: many retries
+seed: 3
+clients:
+  - {name: full, retry: backoff, attempts: 5, base: 10ms, cap: 1s, jitter: full}
+  - {name: equal, retry: backoff, attempts: 4, base: 7ms, factor: 3, jitter: equal}
+  - {name: none, retry: backoff, attempts: 3, base: 5ms}
+  - {name: after, retry: retry-after, attempts: 3}
+  - {name: once, retry: at-once, attempts: 3}
+limiters:
+  - {name: bucket, algorithm: token-bucket, capacity: 10, rate: 20/s}
+  - {name: log, algorithm: sliding-log, limit: 30, window: 1s}
+  - {name: shaper, algorithm: leaky-bucket, queue: 5, rate: 50/s}
+traffic:
+  - {every: 1ms, until: 4s, client: full}
+  - {every: 3ms, until: 4s, client: equal, key: e}
+  - {every: 5ms, until: 4s, client: none, key: n}
+  - {every: 7ms, until: 4s, client: after, key: a}
+  - {every: 11ms, until: 4s, client: once, key: o}
+`
+	for _, name := range append(slices.Sorted(maps.Keys(clientScenarios)), "many") {
+		var l *Lab
+		if name == "many" {
+			s, err := scenarios.Parse("many.yaml", []byte(many))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l = newLab(t, s)
+		} else {
+			l = newLab(t, clientScenario(t, name))
+		}
+		rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+		for step := range 6 {
+			if step > 0 {
+				if rng.IntN(2) == 0 {
+					if _, err := l.FireAt(time.Duration(rng.Int64N(int64(l.End())+1)), "k", 1); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					l.Undo()
+				}
+			}
+			e := l.engine
+			e.ensure(l.Len())
+			want := make([][]clientEvent, len(e.defs))
+			e.replay(0, l.Len(), endOfTime, func(r Record) bool {
+				if a := &r.Attempt; a.N > 1 || a.Fate == Served && a.Latency > 0 {
+					want[r.Lane] = append(want[r.Lane], clientEvent{at: r.Request.At, orig: int32(a.Original), n: uint8(a.N), ok: r.Decision.Outcome.Admitted()})
+				}
+				return true
+			})
+			for lane, cl := range e.clog {
+				if cl.len() != len(want[lane]) {
+					t.Fatalf("%s step %d lane %d: %d entries, the replay %d", name, step, lane, cl.len(), len(want[lane]))
+				}
+				last := int32(0)
+				for j, w := range want[lane] {
+					got := cl.ev(j)
+					if got.pos < last || got.pos < got.orig || got.n == 1 && got.pos != got.orig {
+						t.Fatalf("%s step %d lane %d entry %d: pos %d after %d, original %d", name, step, lane, j, got.pos, last, got.orig)
+					}
+					last, got.pos = got.pos, 0
+					if got != w {
+						t.Fatalf("%s step %d lane %d entry %d: %+v, the replay %+v", name, step, lane, j, got, w)
+					}
+				}
 			}
 		}
 	}
@@ -190,6 +298,37 @@ traffic:
 		}
 		if n := lab.Stats(0).Latency.N; n != c.served {
 			t.Errorf("at %v: latency over %d requests, want the %d served", c.at, n, c.served)
+		}
+	}
+}
+
+// TestClientLogForgetsAnswersOnTruncation: a log truncated and grown back
+// to the same length with other entries answers for the new ones, not
+// from what it remembered.
+func TestClientLogForgetsAnswersOnTruncation(t *testing.T) {
+	for _, n := range []int{10, 64, 200} {
+		cl := newClientLog(nil)
+		add := func(pos int, at time.Duration, ok bool) {
+			d := algorithms.Decision{Outcome: algorithms.Rejected}
+			if ok {
+				d.Outcome = algorithms.Allowed
+			}
+			cl.add(pos, at, &d, &Attempt{N: 2 + pos%3, Original: pos - 1, Fate: Retrying})
+		}
+		for i := range n {
+			add(i+1, time.Duration(i)*time.Second, false)
+		}
+		at := time.Duration(n/2) * time.Second
+		j, s := cl.before(at), cl.span(0, n)
+		if j != n/2 || s.Retries != n || s.Admitted != 0 {
+			t.Fatalf("%d entries: %d before %v, span %+v", n, j, at, s)
+		}
+		cl.truncate(1) // every entry, all of pos 1 or more
+		for i := range n {
+			add(i+1, time.Duration(i)*time.Millisecond, true) // all before at now
+		}
+		if j, s := cl.before(at), cl.span(0, n); j != n || s.Admitted != n {
+			t.Errorf("%d entries again: %d before %v (want %d), span %+v (want %d admitted)", n, j, at, n, s, n)
 		}
 	}
 }

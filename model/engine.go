@@ -143,7 +143,7 @@ func (e *engine) rebuild() error {
 	if e.book != nil {
 		e.clog = make([]*clientLog, n)
 		for i := range e.clog {
-			e.clog[i] = &clientLog{}
+			e.clog[i] = newClientLog(&attemptTimes{tl: e.tl, book: e.book})
 		}
 	}
 	for i, def := range e.defs {

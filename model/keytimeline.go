@@ -41,6 +41,10 @@ type keyTimelineLane struct {
 	logSeen  int
 }
 
+// subLen is how many of a key's retries a keyTimelineLane's highest
+// covers.
+const subLen = 32
+
 // keyTimelineFor is key k's timeline view with its requests listed among
 // events[:n] at least.
 func (l *Lab) keyTimelineFor(k int32, n int) (*keyStats, *keyTimeline) {
@@ -173,7 +177,7 @@ func (l *Lab) KeyMarked(lane int, key string, lo, hi int) (down, beyond int) {
 func (l *Lab) keyRetries(kt *keyTimeline, lane int, k int32, n int) *keyTimelineLane {
 	cl, kl := l.engine.clog[lane], &kt.lanes[lane]
 	for ; kl.logSeen < n; kl.logSeen++ {
-		ev := &cl.ev[kl.logSeen]
+		ev := cl.head(kl.logSeen)
 		if ev.n <= 1 || l.timeline.kind(int(ev.orig)).key != k {
 			continue
 		}
@@ -188,7 +192,7 @@ func (l *Lab) keyRetries(kt *keyTimeline, lane int, k int32, n int) *keyTimeline
 		if x := len(kl.retries); x%subLen == 0 {
 			var h uint8
 			for _, j := range kl.retries[x-subLen:] {
-				h = max(h, cl.ev[j].n)
+				h = max(h, cl.head(int(j)).n)
 			}
 			kl.highest = append(kl.highest, h)
 		}
@@ -209,7 +213,7 @@ func (kl *keyTimelineLane) span(cl *clientLog, a, b int) RetrySpan {
 	// The highest attempt: whole sub-blocks by theirs, the rest one by one.
 	one := func(rs []int32) {
 		for _, j := range rs {
-			s.Highest = max(s.Highest, int(cl.ev[j].n))
+			s.Highest = max(s.Highest, int(cl.head(int(j)).n))
 		}
 	}
 	k0, k1 := (a+subLen-1)/subLen, b/subLen
@@ -339,7 +343,7 @@ func (l *Lab) keyReleases(lane int, k int32, from, to time.Duration, fn func(tim
 	// The key's admitted retries decided by the clock, arriving from start.
 	end := cl.decided(c.pos, c.now)
 	retry := func(j int32) bool {
-		ev := &cl.ev[j]
+		ev := cl.ev(int(j))
 		if ev.at >= to {
 			return false
 		}
@@ -362,7 +366,7 @@ func (l *Lab) keyReleases(lane int, k int32, from, to time.Duration, fn func(tim
 	}
 	kl := l.keyRetries(kt, lane, k, end)
 	rs := kl.retries[:searchIdx(kl.retries, end)]
-	rs = rs[sort.Search(len(rs), func(x int) bool { return cl.ev[rs[x]].at >= start }):]
+	rs = rs[sort.Search(len(rs), func(x int) bool { return cl.at(int(rs[x])) >= start }):]
 	for _, j := range rs {
 		if !retry(j) {
 			break

@@ -139,11 +139,12 @@ func (l *Lab) WorkOnLastDecisionFor(key string, n int) bool {
 func (e *engine) lastRetryFor(lane int, k int32, after, pos int, now time.Duration) (Record, bool) {
 	e.ensure(pos + 1)
 	cl := e.clog[lane]
-	for j := cl.decided(pos, now) - 1; j >= 0 && int(cl.ev[j].pos) > after; j-- {
-		ev := cl.ev[j]
+	for j := cl.decided(pos, now) - 1; j >= 0 && int(cl.head(j).pos) > after; j-- {
+		ev := cl.head(j)
 		if ev.n == 1 || e.tl.kind(int(ev.orig)).key != k {
 			continue
 		}
+		ev.at = cl.at(j)
 		var rec Record
 		found := false
 		e.replay(int(ev.pos), int(ev.pos), ev.at, func(r Record) bool {

@@ -458,8 +458,35 @@ func BenchmarkMillionRetriesMemory(b *testing.B) {
 	for b.Loop() {
 		l, heap = measureLab(b, hostileCase{"million-retries", func(t testing.TB) *Lab { return newLab(t, s) }})
 	}
-	b.ReportMetric(float64(heap)/float64(l.Len()), "B/req")
+	perReq := float64(heap) / float64(l.Len())
+	b.ReportMetric(perReq, "B/req")
 	b.ReportMetric(float64(l.engine.checkpointBytes())/float64(l.Len()), "ckpt-B/req")
+	if perReq > 64 {
+		b.Errorf("the lab holds %.1f bytes a request, over 64", perReq)
+	}
+}
+
+// TestRetriesMemory is BenchmarkMillionRetriesMemory on the file's first
+// 250 s (250,000 requests, about 4.5 million entries in the lanes' logs):
+// the lab holds at most 64 bytes a request with every decision computed
+// (over 550 when each logged retry took 24 bytes), its checkpoints at
+// most their budget.
+func TestRetriesMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("250,000 requests backing off")
+	}
+	y, err := os.ReadFile("../tools/million-retries.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := parse(t, strings.Replace(string(y), "until: 1000s", "until: 250s", 1))
+	l, heap := measureLab(t, hostileCase{"retries", func(t testing.TB) *Lab { return newLab(t, s) }})
+	perReq := float64(heap) / float64(l.Len())
+	ckpt := float64(l.engine.checkpointBytes()) / float64(l.Len())
+	t.Logf("%d requests: %.1f bytes a request, checkpoints %.1f", l.Len(), perReq, ckpt)
+	if perReq > 64 || ckpt > checkpointBudget+1 {
+		t.Errorf("the lab holds %.1f bytes a request (at most 64), its checkpoints %.1f (at most %d)", perReq, ckpt, checkpointBudget)
+	}
 }
 
 // inFlightLanes are shapers that a burst at 0s fills with a million
