@@ -396,7 +396,7 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 		return out
 	}
 	defs := lab.Lanes()
-	per := (n - 1) / max(len(defs), 1)
+	per := min((n-1)/max(len(defs), 1), chartLaneMax)
 	cursor := sp.column(lab.Now())
 	for lane, def := range defs {
 		zero := per - owedRows(lanes[lane], per) // the first row under the zero
