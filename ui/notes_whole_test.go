@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/scenarios"
 )
@@ -10,7 +12,8 @@ import (
 // TestEveryNoteWholeAt80x24 walks every canned lesson as a learner does,
 // ] from the opening screen, and checks at 80×24 that each note reached
 // is on the screen whole: every word of it, in order, with no "read all"
-// cut; and that the why panel keeps a rejection's reply.
+// cut; that the why panel keeps a rejection's reply; and that every time
+// on the screen is in its one format (fineTime).
 func TestEveryNoteWholeAt80x24(t *testing.T) {
 	notes, cut := 0, 0
 	for _, c := range scenarios.List() {
@@ -37,6 +40,9 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 				if strings.Contains(s, "\n✗ rejected:") && !strings.Contains(s, "\n← ") {
 					t.Errorf("%s at %v: the why panel explains a rejection without its reply:\n%s", c.Name, n.At, s)
 				}
+				if ft := fineTime.FindString(s); ft != "" && a.step()%time.Millisecond == 0 {
+					t.Errorf("%s at %v: %q is not the screen's time format:\n%s", c.Name, n.At, ft, s)
+				}
 			}
 		}
 		if len(seen) != len(ns) {
@@ -45,6 +51,12 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 	}
 	t.Logf("%d notes reached, %d cut", notes, cut)
 }
+
+// fineTime finds a time of a second or more written with more than three
+// decimals: the screen writes those to the millisecond, "≈60.099s" (secs,
+// algorithms.ScreenTimes), but for an explanation whose times would read
+// alike, and for a scenario stepping under a millisecond (not checked).
+var fineTime = regexp.MustCompile(`(^|[^0-9.])[1-9][0-9]*\.[0-9]{4,}s`)
 
 // noteWhole reports whether the screen holds text's words in order, as
 // a wrapped paragraph would: the screen's lines joined with spaces.
