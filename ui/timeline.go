@@ -570,10 +570,11 @@ func (t *timeline) view(sp span) []string {
 				st.muted.Render(secs(sp.dt)+"/column") + " " + short + " " + zoom,
 			}
 		}
-		if len(t.ctx.lab.Clients()) > 0 {
-			// A lab with clients marks retries too: each variant gains the
-			// retry mark, and shorter ones follow, the outcomes' names
-			// first to go.
+		if anyRetries(t.ctx.lab.Clients()) {
+			// A lab whose clients retry marks retries too: each variant
+			// gains the retry mark, and shorter ones follow, the outcomes'
+			// names first to go. Clients that only give up (a deadline,
+			// no retry) make no such mark, so the legend names none.
 			retry := st.rejected.Render("4") + " a retry, 4th attempt (↻ 10th or later) "
 			shortRetry := st.rejected.Render("4") + " a retry, 4th attempt "
 			dt := st.muted.Render(secs(sp.dt) + "/column")
