@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -619,8 +620,14 @@ func (t *timeline) view(sp span) []string {
 	}
 	axisLabel := timelineLabel("t", st.muted, l.label)
 	if rs.pinned && !l.legend {
-		// No legend to say whose the rows are: the axis's label does.
-		axisLabel = timelineLabel("key "+rs.key, st.accent, l.label)
+		// No legend to say whose the rows are: the axis's label does, with
+		// the key's name alone where "key " would leave no room for it
+		// (memory-fleet at 80×24: "seller-1", was "key…").
+		whose := "key " + rs.key
+		if ansi.StringWidth(whose) > l.label-1 {
+			whose = rs.key
+		}
+		axisLabel = timelineLabel(whose, st.accent, l.label)
 	}
 	return append(out, axisLabel+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()), t.ctx.lab.End())))
 }
