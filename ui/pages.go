@@ -88,6 +88,12 @@ func (p *pages) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		p.kind == panelPage && key.Matches(msg, lab.Expand):
 		p.close()
 		return nil
+	case p.kind == aboutPage && key.Matches(msg, lab.NextNote) && a.noteAtClock():
+		// The about page hid the lab at a note's moment (a lesson opens
+		// at its note at 0s): the next note the learner has not seen is
+		// that one, so ] shows it rather than jump past it.
+		p.close()
+		return nil
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown):
 		var cmd tea.Cmd
 		p.view, cmd = p.view.Update(msg)
