@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -374,6 +375,11 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 	if len(v.layers) > 0 {
 		// A stack names its further policies after the first's words.
 		policies = stackTitles(v.layers)
+	} else if alg := string(v.policy.Algorithm); policies[len(policies)-1] != alg {
+		// Where no text with its parameters fits, the algorithm's name
+		// alone, rather than one cut after a bare number
+		// ("x-time-rate-reserve 1…" at 80×24).
+		policies = append(slices.Clone(policies), alg)
 	}
 	if short := v.fleet.Short(); short != "" {
 		// The gateways matter more than the policy's last words: a title
