@@ -80,7 +80,9 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	// The state the lane keeps for the key, where the heading has room,
 	// before the hint.
 	state, hint := st.muted.Render(" · state "+stateText(v)), st.muted.Render("  (tab: next lane)")
-	lines := []string{fit(first([]string{head + state + hint, head + state, head + hint}, w), w)}
+	// The heading alone last: a hint that does not fit is left out, not
+	// cut ("gateway 2 of 2  (tab:…" at 80×24 in racy-store).
+	lines := []string{fit(first([]string{head + state + hint, head + state, head + hint, head}, w), w)}
 	if h == 1 {
 		return lines
 	}
