@@ -18,7 +18,7 @@ import (
 // their append methods say. "%%" is not supported; an argument of another type appends
 // "%!(BADTYPE)" and a verb without an argument "%!(MISSING)", so a mistake
 // shows in the text (and in the goldens) instead of panicking.
-func appendf(b []byte, format string, args ...any) []byte {
+func appendf(b []byte, t Times, format string, args ...any) []byte {
 	for _, a := range args {
 		i := verbAt(format)
 		if i < 0 {
@@ -26,7 +26,7 @@ func appendf(b []byte, format string, args ...any) []byte {
 		}
 		b = append(b, format[:i]...)
 		format = format[i+2:]
-		b = appendArg(b, a)
+		b = appendArg(b, a, t)
 	}
 	if i := verbAt(format); i >= 0 {
 		b = append(b, format[:i]...)
@@ -43,10 +43,10 @@ func verbAt(format string) int {
 	return -1
 }
 
-// appendArg appends one argument's text (see appendf). It switches on
-// concrete types only: a call through an interface would make its
-// argument escape.
-func appendArg(b []byte, a any) []byte {
+// appendArg appends one argument's text (see appendf), its times in form t.
+// It switches on concrete types only: a call through an interface would
+// make its argument escape.
+func appendArg(b []byte, a any, t Times) []byte {
 	switch v := a.(type) {
 	case string:
 		return append(b, v...)
@@ -63,11 +63,11 @@ func appendArg(b []byte, a any) []byte {
 	case Rate:
 		return v.appendTo(b)
 	case secs:
-		return AppendSeconds(b, time.Duration(v))
+		return t.seconds(b, time.Duration(v))
 	case exactN:
 		return v.appendTo(b)
 	case instSecs:
-		return v.appendTo(b)
+		return v.appendTo(b, t)
 	case lateArg:
 		return v.appendTo(b)
 	case retryArg:
@@ -87,7 +87,8 @@ func appendArg(b []byte, a any) []byte {
 // flt is a float64 written as FormatFloat writes it.
 type flt float64
 
-// secs is a duration written as FormatSeconds writes it.
+// secs is a time or duration written as FormatSeconds writes it, or in
+// the form appendf is given (Times).
 type secs time.Duration
 
 // exactN is num/den written as exactish writes it.
@@ -108,7 +109,7 @@ type instSecs struct {
 	den int64
 }
 
-func (s instSecs) appendTo(b []byte) []byte { return appendInstantSeconds(b, s.t, s.den) }
+func (s instSecs) appendTo(b []byte, t Times) []byte { return appendInstantSeconds(b, s.t, s.den, t) }
 
 // gridSecs is units/den nanoseconds for appendf, as gridSeconds writes it.
 func gridSecs(units, den int64) instSecs { return instSecs{instant{}.add(units, den), den} }

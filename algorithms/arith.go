@@ -104,16 +104,22 @@ func (t instant) scaled(den int64) int64 { return t.ns*den + t.frac }
 
 // instantSeconds writes t as seconds: exactly when t is a whole nanosecond,
 // else "≈" and the nearest nanosecond (halves rounded up).
-func instantSeconds(t instant, den int64) string { return string(appendInstantSeconds(nil, t, den)) }
+func instantSeconds(t instant, den int64) string {
+	return string(appendInstantSeconds(nil, t, den, ExactTimes))
+}
 
-// appendInstantSeconds appends instantSeconds(t, den) to b.
-func appendInstantSeconds(b []byte, t instant, den int64) []byte {
+// appendInstantSeconds appends instantSeconds(t, den) to b, or in the form
+// tf (Times: ScreenTimes rounds it further, still with its "≈").
+func appendInstantSeconds(b []byte, t instant, den int64, tf Times) []byte {
 	if t.frac == 0 {
-		return AppendSeconds(b, time.Duration(t.ns))
+		return tf.seconds(b, time.Duration(t.ns))
 	}
 	ns := t.ns
 	if 2*t.frac >= den { // frac < den ≤ 2^31: no overflow
 		ns++
+	}
+	if tf != ExactTimes {
+		return appendTimeMark(b, time.Duration(ns), true)
 	}
 	return AppendSeconds(append(b, "≈"...), time.Duration(ns))
 }

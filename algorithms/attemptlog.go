@@ -196,13 +196,13 @@ func (s AttemptLogSnapshot) Moment() time.Duration { return s.Now }
 func explainAttemptLog(b []byte, d Decision) []byte {
 	p := d.policy
 	tried, adm, eff := d.v[0], d.v[1], time.Duration(d.v[2])
-	b = appendf(b, "%sattempts in (%s, %s] = %d (%d of them admitted); %d + cost %d = %d",
+	b = appendf(b, d.times, "%sattempts in (%s, %s] = %d (%d of them admitted); %d + cost %d = %d",
 		lateNote(&d, eff), secs(eff-p.Window), secs(eff), tried, adm, tried, d.Cost, tried+d.Cost)
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ limit %d → allowed; logged", p.Limit)
+		return appendf(b, d.times, " ≤ limit %d → allowed; logged", p.Limit)
 	}
 	oldest := time.Duration(d.v[3])
-	return appendf(b, " > limit %d → rejected, and logged all the same: it now counts against the next try; retry after %s, when the attempts up to %s have expired — each retry sooner is logged and pushes this further",
+	return appendf(b, d.times, " > limit %d → rejected, and logged all the same: it now counts against the next try; retry after %s, when the attempts up to %s have expired — each retry sooner is logged and pushes this further",
 		p.Limit, retryFrom(&d, eff), secs(oldest))
 }
 

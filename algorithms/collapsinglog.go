@@ -184,17 +184,17 @@ func (s CollapsingLogSnapshot) Moment() time.Duration { return s.Now }
 func explainCollapsingLog(b []byte, d Decision) []byte {
 	p := d.policy
 	recent, eff, members := d.v[0], time.Duration(d.v[1]), d.v[2]
-	b = appendf(b, "%s%s in (%s, %s], counting %d; %d + cost %d = %d",
+	b = appendf(b, d.times, "%s%s in (%s, %s], counting %d; %d + cost %d = %d",
 		lateNote(&d, eff), plural(members, "member"), secs(eff-p.Window), secs(eff), recent, recent, d.Cost, recent+d.Cost)
 	ms := secs(member(eff))
 	if d.Outcome == Allowed {
 		if d.v[3] == 1 {
-			return appendf(b, " ≤ limit %d → allowed; member %s is already in the set, so this admission adds nothing: it is never counted", p.Limit, ms)
+			return appendf(b, d.times, " ≤ limit %d → allowed; member %s is already in the set, so this admission adds nothing: it is never counted", p.Limit, ms)
 		}
-		return appendf(b, " ≤ limit %d → allowed; member %s added (any more admissions in that millisecond will collapse into it)", p.Limit, ms)
+		return appendf(b, d.times, " ≤ limit %d → allowed; member %s added (any more admissions in that millisecond will collapse into it)", p.Limit, ms)
 	}
 	oldest := time.Duration(d.v[3])
-	return appendf(b, " > limit %d → rejected; retry after %s, when the members up to %s have expired",
+	return appendf(b, d.times, " > limit %d → rejected; retry after %s, when the members up to %s have expired",
 		p.Limit, retryFrom(&d, eff), secs(oldest))
 }
 

@@ -77,6 +77,10 @@ type Decision struct {
 	// scope is, for the decision of a stack of one policy (NewStack), the
 	// layer's scope that the explanation starts with; 0 otherwise.
 	scope layerScope
+	// times is how the explanation writes its times: ExactTimes but while
+	// AppendExplainTimes explains a copy of the decision in another form.
+	// It fills what would be padding.
+	times Times
 
 	// explain appends the numbers below in words, for any decision but a
 	// rejection with RetryAfter Never, which AppendExplain words itself. It
@@ -125,7 +129,8 @@ func (f Fallback) String() string {
 func (d Decision) Explain() string { return string(d.AppendExplain(nil)) }
 
 // AppendExplain appends Explain's text to b and returns the extended
-// buffer. It allocates nothing unless b must grow: a caller that reuses its
+// buffer, its times to the nanosecond (AppendExplainTimes writes them as
+// the explorer's screen does, from this same text). It allocates nothing unless b must grow: a caller that reuses its
 // buffer (b[:0]) explains every decision without allocating.
 func (d Decision) AppendExplain(b []byte) []byte {
 	switch d.Fallback {
@@ -152,17 +157,17 @@ func (d Decision) AppendExplain(b []byte) []byte {
 // appendNever words a rejection of a cost larger than the policy's MaxCost.
 func appendNever(b []byte, d *Decision) []byte {
 	desc := Describe(d.policy.Algorithm)
-	b = appendf(b, "cost %d > ", d.Cost)
+	b = appendf(b, d.times, "cost %d > ", d.Cost)
 	switch {
 	case desc.Size == "" && desc.CostCap > 0:
-		b = appendf(b, "%d, the largest cost the library takes", desc.CostCap) // its own type bounds it
+		b = appendf(b, d.times, "%d, the largest cost the library takes", desc.CostCap) // its own type bounds it
 	case desc.Size == "":
-		b = appendf(b, "%d, the largest cost ratelab takes", int64(MaxCount)) // a rule that bounds no cost
+		b = appendf(b, d.times, "%d, the largest cost ratelab takes", int64(MaxCount)) // a rule that bounds no cost
 	default:
-		b = appendf(b, "%s %d", desc.Size, desc.size(*d.policy))
+		b = appendf(b, d.times, "%s %d", desc.Size, desc.size(*d.policy))
 	}
 	if desc.InFlight > 0 {
-		b = appendf(b, " + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
+		b = appendf(b, d.times, " + %d", desc.InFlight) // MaxCost: in the pipe, beside Size waiting
 	}
 	return append(b, " → rejected; this request can never fit"...)
 }

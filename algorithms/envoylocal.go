@@ -128,12 +128,12 @@ func explainEnvoyLocal(b []byte, d Decision) []byte {
 	p := d.policy
 	per := int64(p.FillInterval)
 	eff := time.Duration(d.v[3])
-	b = appendf(b, "%stokens = min(max_tokens %d, %s + %s × %d/%s) = %s", lateNote(&d, eff),
+	b = appendf(b, d.times, "%stokens = min(max_tokens %d, %s + %s × %d/%s) = %s", lateNote(&d, eff),
 		p.MaxTokens, exact(d.v[0], per), secs(time.Duration(d.v[1])), p.TokensPerFill, secs(p.FillInterval), exact(d.v[2], per))
 	if d.Outcome == Allowed {
-		return appendf(b, " ≥ cost %d → allowed; %s left (Envoy token_bucket_impl.cc)", d.Cost, exact(d.v[2]-d.Cost*per, per))
+		return appendf(b, d.times, " ≥ cost %d → allowed; %s left (Envoy token_bucket_impl.cc)", d.Cost, exact(d.v[2]-d.Cost*per, per))
 	}
-	return appendf(b, " < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %d/%s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
+	return appendf(b, d.times, " < cost %d → rejected, 429 with no Retry-After; it would fit after (%d − %s) / %d/%s = %s (Envoy 1.31 on refills continuously; its old timer added %d at once every %s; token_bucket_impl.cc)",
 		d.Cost, d.Cost, exact(d.v[2], per), p.TokensPerFill, secs(p.FillInterval), retryFrom(&d, eff), p.TokensPerFill, secs(p.FillInterval))
 }
 

@@ -115,8 +115,8 @@ func explainFixedWindow(b []byte, d Decision) []byte {
 	start, count, eff := time.Duration(d.v[0]), d.v[1], time.Duration(d.v[2])
 	end := start + p.Window
 	b = lateNote(&d, eff).appendTo(b)
-	b = AppendSeconds(append(b, "window ["...), start)
-	b = AppendSeconds(append(b, ", "...), end)
+	b = d.times.seconds(append(b, "window ["...), start)
+	b = d.times.seconds(append(b, ", "...), end)
 	b = appendInt(append(b, "): count "...), count)
 	b = appendInt(append(b, " + cost "...), d.Cost)
 	b = appendInt(append(b, " = "...), count+d.Cost)
@@ -124,7 +124,7 @@ func explainFixedWindow(b []byte, d Decision) []byte {
 		return append(appendInt(append(b, " ≤ limit "...), p.Limit), " → allowed"...)
 	}
 	b = appendInt(append(b, " > limit "...), p.Limit)
-	b = AppendSeconds(append(b, " → rejected; retry after "...), end)
-	b = AppendSeconds(append(b, " − "...), d.At)
-	return AppendSeconds(append(b, " = "...), d.RetryAfter)
+	b = d.times.seconds(append(b, " → rejected; retry after "...), end)
+	b = d.times.seconds(append(b, " − "...), d.At)
+	return d.times.seconds(append(b, " = "...), d.RetryAfter)
 }

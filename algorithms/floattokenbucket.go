@@ -230,20 +230,20 @@ func explainFloatBucket(b []byte, d Decision) []byte {
 	}
 	rate := floatRate(p.Rate)
 	ts := max(floatSeconds(eff), updated)
-	b = appendf(b, "%sin float64: available = min(%d, %s + (%s − %s) × %s) = %s", lateNote(&d, eff),
+	b = appendf(b, d.times, "%sin float64: available = min(%d, %s + (%s − %s) × %s) = %s", lateNote(&d, eff),
 		p.Capacity, flt(before), flt(ts), flt(updated), flt(rate), flt(avail))
 	if d.Outcome == Allowed {
-		b = appendf(b, " ≥ cost %d → allowed; %s left", d.Cost, flt(avail-float64(d.Cost)))
+		b = appendf(b, d.times, " ≥ cost %d → allowed; %s left", d.Cost, flt(avail-float64(d.Cost)))
 		if differs {
 			b = append(b, "; exact arithmetic on the same history holds less than the cost: float64 rounding admitted it"...)
 		}
 		return b
 	}
-	b = appendf(b, " < cost %d → rejected", d.Cost)
+	b = appendf(b, d.times, " < cost %d → rejected", d.Cost)
 	if differs {
-		b = appendf(b, "; exact arithmetic on the same history holds the whole %d: float64 rounding, not time, rejected it", d.Cost)
+		b = appendf(b, d.times, "; exact arithmetic on the same history holds the whole %d: float64 rounding, not time, rejected it", d.Cost)
 	}
-	return appendf(b, "; retry after %s (when this float64 arithmetic first admits it)", retryFrom(&d, eff))
+	return appendf(b, d.times, "; retry after %s (when this float64 arithmetic first admits it)", retryFrom(&d, eff))
 }
 
 // floatRate is r in tokens per second as the lesson's code holds it, a

@@ -368,26 +368,26 @@ func explainGuava(b []byte, d Decision) []byte {
 	s := guavaState{nextFree: d.v[0], stored: math.Float64frombits(uint64(d.v[1])), start: time.Duration(d.v[3])}
 	eff := time.Duration(d.v[2])
 	us := s.micros(eff)
-	b = appendf(b, "%snow %dµs on the key's stopwatch (started at %s), next free %dµs", lateNote(&d, eff), us, secs(s.start), s.nextFree)
+	b = appendf(b, d.times, "%snow %dµs on the key's stopwatch (started at %s), next free %dµs", lateNote(&d, eff), us, secs(s.start), s.nextFree)
 	if d.Outcome == Rejected {
-		return appendf(b, ": %d − timeout %dµs > now %d → rejected by tryAcquire, nothing changes; retry after %s",
+		return appendf(b, d.times, ": %d − timeout %dµs > now %d → rejected by tryAcquire, nothing changes; retry after %s",
 			s.nextFree, g.timeout, us, retryFrom(&d, eff))
 	}
 	if g.try {
-		b = appendf(b, " − timeout %dµs ≤ now: tryAcquire may wait", g.timeout)
+		b = appendf(b, d.times, " − timeout %dµs ≤ now: tryAcquire may wait", g.timeout)
 	}
 	before := s
 	g.resync(&s, us)
 	if s.stored != before.stored {
-		b = appendf(b, "; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
+		b = appendf(b, d.times, "; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles)",
 			flt(g.maxPermits), flt(before.stored), us-before.nextFree, flt(g.interval), flt(s.stored))
 	} else {
-		b = appendf(b, "; stored %s (a double)", flt(s.stored))
+		b = appendf(b, d.times, "; stored %s (a double)", flt(s.stored))
 	}
 	free := s.nextFree
 	wait, spent := g.reserve(&s, us, d.Cost)
 	b = appendGuavaWait(b, &d, free, us, wait)
-	b = appendf(b, "acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, flt(spent),
+	b = appendf(b, d.times, "acquire(%d): %s stored + %s fresh × %sµs, cast to a long; next free %dµs (%s)", d.Cost, flt(spent),
 		flt(float64(d.Cost)-spent), flt(g.interval), s.nextFree, secs(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
 		b = append(b, ": the next caller pays"...)
@@ -400,8 +400,8 @@ func explainGuava(b []byte, d Decision) []byte {
 // the caller before it.
 func appendGuavaWait(b []byte, d *Decision, free, us, wait int64) []byte {
 	if d.Outcome == Allowed {
-		return appendf(b, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
+		return appendf(b, d.times, "; it waits max(%d − %d, 0) = 0 → allowed at once, whatever it costs; ", free, us)
 	}
-	return appendf(b, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
+	return appendf(b, d.times, "; it waits max(%d − %d, 0) = %dµs → delayed %s (paying for the caller before it); ",
 		free, us, wait, secs(d.Delay))
 }

@@ -179,33 +179,33 @@ func explainGuavaWarmup(b []byte, d Decision) []byte {
 	s := guavaState{nextFree: d.v[0], stored: math.Float64frombits(uint64(d.v[1])), start: time.Duration(d.v[3])}
 	eff := time.Duration(d.v[2])
 	us := s.micros(eff)
-	b = appendf(b, "%snow %dµs on the key's stopwatch (started at %s, cold, with %s stored), next free %dµs", lateNote(&d, eff), us, secs(s.start), flt(g.maxPermits), s.nextFree)
+	b = appendf(b, d.times, "%snow %dµs on the key's stopwatch (started at %s, cold, with %s stored), next free %dµs", lateNote(&d, eff), us, secs(s.start), flt(g.maxPermits), s.nextFree)
 	before := s
 	g.resync(&s, us)
 	if s.stored != before.stored {
-		b = appendf(b, "; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles; %sµs a permit: the warm-up %dµs / %s)",
+		b = appendf(b, d.times, "; idle since it: stored = min(%s, %s + %d / %s) = %s (doubles; %sµs a permit: the warm-up %dµs / %s)",
 			flt(g.maxPermits), flt(before.stored), us-before.nextFree, flt(g.coolDown), flt(s.stored), flt(g.coolDown), g.warmup, flt(g.maxPermits))
 	} else {
-		b = appendf(b, "; stored %s (a double)", flt(s.stored))
+		b = appendf(b, d.times, "; stored %s (a double)", flt(s.stored))
 	}
 	free, stored := s.nextFree, s.stored
 	wait, spent := g.reserve(&s, us, d.Cost)
 	b = appendGuavaWait(b, &d, free, us, wait)
-	b = appendf(b, "acquire(%d): %s stored", d.Cost, flt(spent))
+	b = appendf(b, d.times, "acquire(%d): %s stored", d.Cost, flt(spent))
 	above, fromAbove, below := g.warmingUpParts(stored, spent)
 	if fromAbove > 0 {
 		length := g.permitsToTime(above) + g.permitsToTime(above-fromAbove)
-		b = appendf(b, " (%s above the threshold %s: %s × (%s + %s) / 2 = %dµs, the intervals from %sµs up to %sµs",
+		b = appendf(b, d.times, " (%s above the threshold %s: %s × (%s + %s) / 2 = %dµs, the intervals from %sµs up to %sµs",
 			flt(fromAbove), flt(g.threshold), flt(fromAbove), flt(g.permitsToTime(above)), flt(g.permitsToTime(above-fromAbove)),
 			javaLong(float64(fromAbove*length)/2.0), flt(g.interval), flt(g.interval*guavaColdFactor))
 		if below > 0 {
-			b = appendf(b, "; %s below it × %sµs", flt(below), flt(g.interval))
+			b = appendf(b, d.times, "; %s below it × %sµs", flt(below), flt(g.interval))
 		}
 		b = append(b, ')')
 	} else if spent > 0 {
-		b = appendf(b, " (below the threshold %s: × %sµs)", flt(g.threshold), flt(g.interval))
+		b = appendf(b, d.times, " (below the threshold %s: × %sµs)", flt(g.threshold), flt(g.interval))
 	}
-	b = appendf(b, " + %s fresh × %sµs, each cast to a long; next free %dµs (%s)",
+	b = appendf(b, d.times, " + %s fresh × %sµs, each cast to a long; next free %dµs (%s)",
 		flt(float64(d.Cost)-spent), flt(g.interval), s.nextFree, secs(s.nanos(s.nextFree)))
 	if d.Outcome == Allowed {
 		b = append(b, ": the next caller pays"...)

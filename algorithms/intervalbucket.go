@@ -239,14 +239,14 @@ func explainIntervalBucket(b []byte, d Decision) []byte {
 	eff := time.Duration(d.v[3])
 	avail := (&intervalBucket{p: *p}).fill(d.v[0], 0, d.v[1])
 	if d.v[1] == 0 {
-		b = appendf(b, "%stokens = %d (no new fill; the next at %s)", lateNote(&d, eff), avail, secs(time.Duration(d.v[2])))
+		b = appendf(b, d.times, "%stokens = %d (no new fill; the next at %s)", lateNote(&d, eff), avail, secs(time.Duration(d.v[2])))
 	} else {
-		b = appendf(b, "%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(&d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
+		b = appendf(b, d.times, "%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(&d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
 	}
 	if d.Outcome == Allowed {
-		return appendf(b, " ≥ cost %d → allowed; %d left", d.Cost, avail-d.Cost)
+		return appendf(b, d.times, " ≥ cost %d → allowed; %d left", d.Cost, avail-d.Cost)
 	}
 	m := ceilDiv(d.Cost-avail, p.TokensPerFill)
-	return appendf(b, " < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
+	return appendf(b, d.times, " < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
 		d.Cost, m, p.TokensPerFill, secs(d.At+d.RetryAfter), retryFrom(&d, eff))
 }

@@ -266,19 +266,19 @@ func explainLeakyBucket(b []byte, d Decision) []byte {
 	delay := free.minus(t, n)
 	I := gridSecs(per, n)
 	b = lateNote(&d, eff).appendTo(b)
-	b = appendInstantSeconds(append(b, "free = max(next free "...), next, n)
-	b = AppendSeconds(append(b, ", now "...), eff)
-	b = appendInstantSeconds(append(b, ") = "...), free, n)
-	b = appendInstantSeconds(append(b, "; delay = "...), free, n)
-	b = AppendSeconds(append(b, " − "...), eff)
-	b = appendInstantSeconds(append(b, " = "...), delay, n)
+	b = appendInstantSeconds(append(b, "free = max(next free "...), next, n, d.times)
+	b = d.times.seconds(append(b, ", now "...), eff)
+	b = appendInstantSeconds(append(b, ") = "...), free, n, d.times)
+	b = appendInstantSeconds(append(b, "; delay = "...), free, n, d.times)
+	b = d.times.seconds(append(b, " − "...), eff)
+	b = appendInstantSeconds(append(b, " = "...), delay, n, d.times)
 	need := delay
 	if d.Cost > 1 {
 		need = delay.add((d.Cost-1)*per, n) // < 2 × (Queue + 1) × Per units: fits
-		b = appendInstantSeconds(append(b, "; "...), delay, n)
+		b = appendInstantSeconds(append(b, "; "...), delay, n, d.times)
 		b = appendInt(append(b, " + ("...), d.Cost)
-		b = I.appendTo(append(b, " − 1) × "...))
-		b = appendInstantSeconds(append(b, " = "...), need, n)
+		b = I.appendTo(append(b, " − 1) × "...), d.times)
+		b = appendInstantSeconds(append(b, " = "...), need, n, d.times)
 	}
 	if d.Outcome == Rejected {
 		b = append(b, " > "...)
@@ -286,17 +286,17 @@ func explainLeakyBucket(b []byte, d Decision) []byte {
 		b = append(b, " ≤ "...)
 	}
 	b = appendInt(append(b, "queue "...), p.Queue)
-	b = I.appendTo(append(b, " × "...))
-	b = gridSecs(p.Queue*per, n).appendTo(append(b, " = "...))
+	b = I.appendTo(append(b, " × "...), d.times)
+	b = gridSecs(p.Queue*per, n).appendTo(append(b, " = "...), d.times)
 	switch d.Outcome {
 	case Allowed:
 		return append(appendInt(append(b, " → allowed, released now; "...), waiting), " waiting"...)
 	case Delayed:
-		b = AppendSeconds(append(b, " → delayed "...), d.Delay)
+		b = d.times.seconds(append(b, " → delayed "...), d.Delay)
 		return append(appendInt(append(b, "; "...), waiting), " waiting"...)
 	}
 	b = appendInt(append(b, " → rejected ("...), waiting)
-	b = appendInstantSeconds(append(b, " waiting); retry after "...), need, n)
-	b = gridSecs(p.Queue*per, n).appendTo(append(b, " − "...))
+	b = appendInstantSeconds(append(b, " waiting); retry after "...), need, n, d.times)
+	b = gridSecs(p.Queue*per, n).appendTo(append(b, " − "...), d.times)
 	return retryFrom(&d, eff).appendTo(append(b, " = "...))
 }

@@ -112,35 +112,43 @@ func NewWithKeys(p Policy, ks *Keys) (Limiter, error) {
 //
 // It is an argument of appendf: its text is appended when the explanation
 // is, without allocating.
-func lateNote(d *Decision, eff time.Duration) lateArg { return lateArg{d.At, eff} }
+func lateNote(d *Decision, eff time.Duration) lateArg { return lateArg{d.At, eff, d.times} }
 
 // lateArg is lateNote's text: a request's arrival and the time it was
-// decided at.
-type lateArg struct{ at, eff time.Duration }
+// decided at, written in the form t.
+type lateArg struct {
+	at, eff time.Duration
+	t       Times
+}
 
 func (l lateArg) appendTo(b []byte) []byte {
 	if l.eff <= l.at {
 		return b
 	}
-	b = AppendSeconds(append(b, "arrived at "...), l.at)
-	b = AppendSeconds(append(b, ", before this key's latest request: decided as at "...), l.eff)
+	b = l.t.seconds(append(b, "arrived at "...), l.at)
+	b = l.t.seconds(append(b, ", before this key's latest request: decided as at "...), l.eff)
 	return append(b, "; "...)
 }
 
 // retryFrom writes a rejection's wait counted from eff, the time it was
 // decided at, and for a late request also RetryAfter, counted from arrival.
 // It is an argument of appendf, like lateNote.
-func retryFrom(d *Decision, eff time.Duration) retryArg { return retryArg{d.At, eff, d.RetryAfter} }
+func retryFrom(d *Decision, eff time.Duration) retryArg {
+	return retryArg{d.At, eff, d.RetryAfter, d.times}
+}
 
-// retryArg is retryFrom's text.
-type retryArg struct{ at, eff, retryAfter time.Duration }
+// retryArg is retryFrom's text, written in the form t.
+type retryArg struct {
+	at, eff, retryAfter time.Duration
+	t                   Times
+}
 
 func (r retryArg) appendTo(b []byte) []byte {
-	b = AppendSeconds(b, r.retryAfter-(r.eff-r.at))
+	b = r.t.seconds(b, r.retryAfter-(r.eff-r.at))
 	if r.eff <= r.at {
 		return b
 	}
-	return append(AppendSeconds(append(b, ", "...), r.retryAfter), " after arrival"...)
+	return append(r.t.seconds(append(b, ", "...), r.retryAfter), " after arrival"...)
 }
 
 // algorithm is one limiter's rule for a single key, as a pure transition.

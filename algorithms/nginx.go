@@ -409,48 +409,48 @@ func explainNginx(b []byte, d Decision) []byte {
 	e := g.excessFor(&s, ms, d.Cost)
 	b = lateNote(&d, eff).appendTo(b)
 	if fresh {
-		b = appendf(b, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
+		b = appendf(b, d.times, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
 		if d.Cost > 1 {
-			b = appendf(b, ", + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
+			b = appendf(b, d.times, ", + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
 		}
 	} else if elapsed := ms - last; !mulFits(g.rate, elapsed) {
-		b = appendf(b, "%d ms since the node's %d ms, enough to drain any excess: excess = 0.000", elapsed, last)
+		b = appendf(b, d.times, "%d ms since the node's %d ms, enough to drain any excess: excess = 0.000", elapsed, last)
 		if d.Cost > 1 {
-			b = appendf(b, " + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
+			b = appendf(b, d.times, " + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
 		}
 	} else if elapsed == 0 {
-		b = appendf(b, "same ms as the node (%d ms): excess = %s + 1.000", ms, milli(excess))
+		b = appendf(b, d.times, "same ms as the node (%d ms): excess = %s + 1.000", ms, milli(excess))
 		if d.Cost > 1 {
-			b = appendf(b, ", + (%d − 1) × 1.000", d.Cost)
+			b = appendf(b, d.times, ", + (%d − 1) × 1.000", d.Cost)
 		}
-		b = appendf(b, " = %s", milli(e))
+		b = appendf(b, d.times, " = %s", milli(e))
 	} else {
 		drained := g.rate * elapsed / 1000 // nginx's own product: it fits
-		b = appendf(b, "%d ms since the node's %d ms: excess = %s − %s×%d/1000 (%s) + 1.000",
+		b = appendf(b, d.times, "%d ms since the node's %d ms: excess = %s − %s×%d/1000 (%s) + 1.000",
 			elapsed, last, milli(excess), milli(g.rate), elapsed, milli(drained))
 		if excess-drained+1000 < 0 {
 			b = append(b, " < 0, so 0.000"...)
 		}
 		if d.Cost > 1 {
-			b = appendf(b, ", + (%d − 1) × 1.000", d.Cost)
+			b = appendf(b, d.times, ", + (%d − 1) × 1.000", d.Cost)
 		}
-		b = appendf(b, " = %s", milli(e))
+		b = appendf(b, d.times, " = %s", milli(e))
 	}
 	if d.Outcome == Rejected {
-		b = appendf(b, " > burst %d → rejected with %d and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
+		b = appendf(b, d.times, " > burst %d → rejected with %d and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
 			d.policy.Burst, nginxStatus(*d.policy), msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
 		return append(b, nginxCite...)
 	}
-	b = appendf(b, " ≤ burst %d", d.policy.Burst)
+	b = appendf(b, d.times, " ≤ burst %d", d.policy.Burst)
 	switch t := g.threshold(); {
 	case d.Outcome == Delayed:
-		b = appendf(b, " → delayed (%s − delay %d) × 1000 / %s = %d ms", milli(e), d.policy.Delay, milli(g.rate), int64(d.Delay/time.Millisecond))
+		b = appendf(b, d.times, " → delayed (%s − delay %d) × 1000 / %s = %d ms", milli(e), d.policy.Delay, milli(g.rate), int64(d.Delay/time.Millisecond))
 	case d.policy.NoDelay:
 		b = append(b, " → allowed at once (nodelay)"...)
 	case e > t:
-		b = appendf(b, " → allowed: (%s − delay %d) × 1000 / %s truncates to 0 ms", milli(e), d.policy.Delay, milli(g.rate))
+		b = appendf(b, d.times, " → allowed: (%s − delay %d) × 1000 / %s truncates to 0 ms", milli(e), d.policy.Delay, milli(g.rate))
 	default:
-		b = appendf(b, " → allowed at once: excess ≤ delay %d", d.policy.Delay)
+		b = appendf(b, d.times, " → allowed at once: excess ≤ delay %d", d.policy.Delay)
 	}
 	return append(b, nginxCite...)
 }

@@ -129,18 +129,29 @@ func appendExactish(b []byte, num uint64, den int64) []byte {
 func FormatSeconds(d time.Duration) string { return string(AppendSeconds(nil, d)) }
 
 // AppendSeconds appends FormatSeconds(d) to b, allocating only if b must grow.
-func AppendSeconds(b []byte, d time.Duration) []byte {
-	u := uint64(d)
-	if d < 0 {
-		b = append(b, '-')
-		u = -u // also right for math.MinInt64
+func AppendSeconds(b []byte, d time.Duration) []byte { return ExactTimes.seconds(b, d) }
+
+// seconds appends a time or duration of an explanation in form t: for
+// ExactTimes as FormatSeconds writes it; for ScreenTimes a mark that
+// AppendExplainTimes replaces once the whole explanation is written, when
+// the decimals it needs are known. One function for both, so that the
+// command line's exact path makes no more calls than it did before the
+// screen's form.
+func (t Times) seconds(b []byte, d time.Duration) []byte {
+	if t == ExactTimes {
+		u := uint64(d)
+		if d < 0 {
+			b = append(b, '-')
+			u = -u // also right for math.MinInt64
+		}
+		whole, frac := u/uint64(time.Second), u%uint64(time.Second)
+		b = strconv.AppendUint(b, whole, 10)
+		if frac != 0 {
+			b = appendFraction(b, frac, 9)
+		}
+		return append(b, 's')
 	}
-	whole, frac := u/uint64(time.Second), u%uint64(time.Second)
-	b = strconv.AppendUint(b, whole, 10)
-	if frac != 0 {
-		b = appendFraction(b, frac, 9)
-	}
-	return append(b, 's')
+	return appendTimeMark(b, d, false)
 }
 
 // RetryAfterHeader is the value of the HTTP Retry-After header for a wait of

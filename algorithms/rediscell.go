@@ -249,13 +249,13 @@ func explainRedisCell(b []byte, d Decision) []byte {
 	tat, eff, t, dvt := time.Duration(d.v[0]), time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
 	base := max(tat, eff)
 	allowAt := base - time.Duration(p.MaxBurst+1-d.Cost)*t
-	b = appendf(b, "%sT = %s; DVT = T × (max_burst %d + 1) = %s; allow_at = max(tat %s, now %s) + %d×T − DVT = %s",
+	b = appendf(b, d.times, "%sT = %s; DVT = T × (max_burst %d + 1) = %s; allow_at = max(tat %s, now %s) + %d×T − DVT = %s",
 		lateNote(&d, eff), secs(t), p.MaxBurst, secs(dvt), secs(tat), secs(eff), d.Cost, secs(allowAt))
 	r := replyOf(&d)
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d] (redis-cell lib.rs)",
+		return appendf(b, d.times, " ≤ now → allowed; CL.THROTTLE replies [0, limit %d, remaining %d, retry_after -1, reset_after %d] (redis-cell lib.rs)",
 			r.limit, r.remaining, cellSeconds(r.reset))
 	}
-	return appendf(b, " > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over; redis-cell lib.rs)",
+	return appendf(b, d.times, " > now → rejected; retry after %s; CL.THROTTLE replies [1, limit %d, remaining %d, retry_after %d, reset_after %d] (%s in whole seconds, rounded up only for a whole millisecond over; redis-cell lib.rs)",
 		retryFrom(&d, eff), r.limit, r.remaining, cellSeconds(r.retry), cellSeconds(r.reset), secs(r.retry))
 }

@@ -87,13 +87,13 @@ func explainRedisRate(b []byte, d Decision) []byte {
 	per, n := int64(p.Rate.Per), p.Rate.N
 	tat, eff := instant{d.v[0], d.v[1]}, time.Duration(d.v[2])
 	allowAt := max2(tat, at(eff)).sub((p.Burst-d.Cost)*per, n)
-	b = appendf(b, "%semission_interval T = %s/%d = %s; allow_at = max(tat %s, now %s) + %d×T − burst %d×T = %s",
+	b = appendf(b, d.times, "%semission_interval T = %s/%d = %s; allow_at = max(tat %s, now %s) + %d×T − burst %d×T = %s",
 		lateNote(&d, eff), secs(p.Rate.Per), n, gridSecs(per, n), instSecs{tat, n}, secs(eff), d.Cost, p.Burst, instSecs{allowAt, n})
 	r := rateReplyOf(&d)
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
+		return appendf(b, d.times, " ≤ now → allowed; Result{Allowed %d, Remaining %d, RetryAfter -1, ResetAfter %s} (burst %d admits %d at once; redis_rate lua.go)",
 			r.allowed, r.remaining, instSecs{r.reset, n}, p.Burst, p.Burst)
 	}
-	return appendf(b, " > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
+	return appendf(b, d.times, " > now → rejected; retry after %s; Result{Allowed 0, Remaining 0, RetryAfter %s, ResetAfter %s} (redis_rate lua.go)",
 		retryFrom(&d, eff), instSecs{r.retry, n}, instSecs{r.reset, n})
 }

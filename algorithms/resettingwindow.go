@@ -163,14 +163,14 @@ func explainResetting(b []byte, d Decision) []byte {
 	count, expires, eff, since := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2]), time.Duration(d.v[3])
 	b = lateNote(&d, eff).appendTo(b)
 	if count > 0 { // a key lives: every attempt it counted cost ≥ 1
-		b = appendf(b, "key alive since %s, expiring at %s", secs(since), secs(expires))
+		b = appendf(b, d.times, "key alive since %s, expiring at %s", secs(since), secs(expires))
 	} else {
-		b = appendf(b, "no key (none yet, or none since an attempt %s ago or more): count starts at 0", secs(p.Window))
+		b = appendf(b, d.times, "no key (none yet, or none since an attempt %s ago or more): count starts at 0", secs(p.Window))
 	}
-	b = appendf(b, "; count %d + cost %d = %d", count, d.Cost, count+d.Cost)
+	b = appendf(b, d.times, "; count %d + cost %d = %d", count, d.Cost, count+d.Cost)
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ limit %d → allowed; expiry reset to %s + %s = %s", p.Limit, secs(eff), secs(p.Window), secs(eff+p.Window))
+		return appendf(b, d.times, " ≤ limit %d → allowed; expiry reset to %s + %s = %s", p.Limit, secs(eff), secs(p.Window), secs(eff+p.Window))
 	}
-	return appendf(b, " > limit %d → rejected, counted all the same; expiry reset to %s + %s = %s; retry after %s — only a pause of a whole %s with no attempt clears it: each retry sooner counts and resets the expiry again",
+	return appendf(b, d.times, " > limit %d → rejected, counted all the same; expiry reset to %s + %s = %s; retry after %s — only a pause of a whole %s with no attempt clears it: each retry sooner counts and resets the expiry again",
 		p.Limit, secs(eff), secs(p.Window), secs(eff+p.Window), retryFrom(&d, eff), secs(p.Window))
 }

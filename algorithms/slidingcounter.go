@@ -258,7 +258,7 @@ func explainSlidingCounter(b []byte, d Decision) []byte {
 	w := int64(p.Window)
 	est := cur*w + prev*(w-e) // ≤ Limit × Window, see snapshot; + cost × w may not fit an int64
 	b = lateNote(&d, eff).appendTo(b)
-	b = estimateTerms(p.Window, cur, prev, e).appendTo(append(b, "estimate = "...))
+	b = estimateTerms(p.Window, cur, prev, e, d.times).appendTo(append(b, "estimate = "...))
 	b = exact(est, w).appendTo(append(b, " = "...))
 	b = exact(est, w).appendTo(append(b, "; "...))
 	b = appendInt(append(b, " + cost "...), d.Cost)
@@ -279,7 +279,7 @@ func explainSlidingCounter(b []byte, d Decision) []byte {
 	then := cur*w + prev*(w-e)
 	b = appendInt(append(b, " > limit "...), p.Limit)
 	b = retryFrom(&d, eff).appendTo(append(b, " → rejected; retry after "...))
-	b = estimateTerms(p.Window, cur, prev, e).appendTo(append(b, ", when estimate = "...))
+	b = estimateTerms(p.Window, cur, prev, e, d.times).appendTo(append(b, ", when estimate = "...))
 	b = exact(then, w).appendTo(append(b, " = "...))
 	b = exact(then, w).appendTo(append(b, " and "...))
 	b = appendInt(append(b, " + cost "...), d.Cost)
@@ -289,20 +289,21 @@ func explainSlidingCounter(b []byte, d Decision) []byte {
 // estimateTerms writes "current + previous × (Window − elapsed)/Window".
 //
 // It is an argument of appendf, like lateNote.
-func estimateTerms(window time.Duration, cur, prev, e int64) estTerms {
-	return estTerms{window, cur, prev, e}
+func estimateTerms(window time.Duration, cur, prev, e int64, t Times) estTerms {
+	return estTerms{window, cur, prev, e, t}
 }
 
-// estTerms is estimateTerms's text.
+// estTerms is estimateTerms's text, its times written in the form t.
 type estTerms struct {
 	window       time.Duration
 	cur, prev, e int64
+	t            Times
 }
 
 func (t estTerms) appendTo(b []byte) []byte {
 	b = appendInt(b, t.cur)
 	b = appendInt(append(b, " + "...), t.prev)
-	b = AppendSeconds(append(b, " × ("...), t.window)
-	b = AppendSeconds(append(b, " − "...), time.Duration(t.e))
-	return AppendSeconds(append(b, ")/"...), t.window)
+	b = t.t.seconds(append(b, " × ("...), t.window)
+	b = t.t.seconds(append(b, " − "...), time.Duration(t.e))
+	return t.t.seconds(append(b, ")/"...), t.window)
 }

@@ -365,19 +365,19 @@ func explainSubWindows(b []byte, d Decision) []byte {
 	cur, middle, oldest, eff := d.v[0], d.v[1], d.v[2], time.Duration(d.v[3])
 	e := int64(eff) % s
 	est := (cur+middle)*s + oldest*(s-e) // ≤ Limit × S
-	b = appendf(b, "%s%d sub-windows of %s; estimate = current %d + %d in the %d before + oldest %d × (%s − %s)/%s = %s; %s + cost %d = %s",
+	b = appendf(b, d.times, "%s%d sub-windows of %s; estimate = current %d + %d in the %d before + oldest %d × (%s − %s)/%s = %s; %s + cost %d = %s",
 		lateNote(&d, eff), n, secs(s), cur, middle, n-1, oldest,
 		secs(s), secs(e), secs(s),
 		exact(est, s), exact(est, s), d.Cost, exactN{uint64(est) + uint64(d.Cost*s), s})
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ limit %d → allowed", p.Limit)
+		return appendf(b, d.times, " ≤ limit %d → allowed", p.Limit)
 	}
-	b = appendf(b, " > limit %d → rejected; retry after %s", p.Limit, retryFrom(&d, eff))
+	b = appendf(b, d.times, " > limit %d → rejected; retry after %s", p.Limit, retryFrom(&d, eff))
 	if e2 := e + int64(d.RetryAfter-(eff-d.At)); e2 < s {
 		// Within this sub-window: only the oldest's weight has fallen.
 		then := (cur+middle)*s + oldest*(s-e2)
-		return appendf(b, ", when the oldest weighs %d × (%s − %s)/%s and estimate = %s, + cost %d ≤ %d",
+		return appendf(b, d.times, ", when the oldest weighs %d × (%s − %s)/%s and estimate = %s, + cost %d ≤ %d",
 			oldest, secs(s), secs(e2), secs(s), exact(then, s), d.Cost, p.Limit)
 	}
-	return appendf(b, ", when enough of the oldest sub-windows have slid out for cost %d to fit", d.Cost)
+	return appendf(b, d.times, ", when enough of the oldest sub-windows have slid out for cost %d to fit", d.Cost)
 }

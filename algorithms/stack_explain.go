@@ -181,7 +181,7 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 // layer is layer i's Decision again, read from r, on the request of the
 // stack's decision d.
 func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
-	l := Decision{At: d.At, Cost: d.Cost, explain: info.explains[i], policy: &info.layers[i].Policy}
+	l := Decision{At: d.At, Cost: d.Cost, explain: info.explains[i], policy: &info.layers[i].Policy, times: d.times}
 	for j := range l.v {
 		z, near := r.next()
 		l.v[j] = unzigzag(z)
@@ -210,7 +210,7 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 		if i > 0 {
 			b = append(b, "; "...)
 		}
-		b = appendf(b, "%s (%s): ", l.Name, l.Scope())
+		b = appendf(b, d.times, "%s (%s): ", l.Name, l.Scope())
 		v := info.layer(i, &r, d)
 		b = v.AppendExplain(b)
 		switch {
@@ -226,7 +226,7 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	if refusers == 0 {
 		b = append(b, " ⇒ every policy admits: spent in all"...)
 		if longest >= 0 {
-			b = appendf(b, "; it waits %s, the longest of their delays (%s's)", secs(d.Delay), info.layers[longest].Name)
+			b = appendf(b, d.times, "; it waits %s, the longest of their delays (%s's)", secs(d.Delay), info.layers[longest].Name)
 		}
 		return b
 	}
@@ -243,7 +243,7 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	}
 	b = append(b, ": no policy spends it"...)
 	if refusers > 1 {
-		b = appendf(b, "; retry after %s, the longest of their waits", secs(d.RetryAfter))
+		b = appendf(b, d.times, "; retry after %s, the longest of their waits", secs(d.RetryAfter))
 	}
 	return b
 }

@@ -172,7 +172,7 @@ func explainTokenBucket(b []byte, d Decision) []byte {
 	b = lateNote(&d, eff).appendTo(b)
 	b = appendInt(append(b, "available = min("...), p.Capacity)
 	b = exact(d.v[0], per).appendTo(append(b, ", "...))
-	b = AppendSeconds(append(b, " + "...), time.Duration(d.v[1]))
+	b = d.times.seconds(append(b, " + "...), time.Duration(d.v[1]))
 	b = p.Rate.appendTo(append(b, " × "...))
 	b = exact(d.v[2], per).appendTo(append(b, ") = "...))
 	if d.Outcome == Allowed {

@@ -162,19 +162,19 @@ func explainWholeBucket(b []byte, d Decision) []byte {
 	p := d.policy
 	before, elapsed, next, eff := d.v[0], time.Duration(d.v[1]), d.v[2], time.Duration(d.v[3])
 	per := int64(p.Rate.Per)
-	b = appendf(b, "%stokens = min(%d, %d + ⌊%s × %s⌋) = %d", lateNote(&d, eff),
+	b = appendf(b, d.times, "%stokens = min(%d, %d + ⌊%s × %s⌋) = %d", lateNote(&d, eff),
 		p.Capacity, before, secs(elapsed), p.Rate, next)
 	if next < p.Capacity { // the exact refill and what is dropped, when not capped
 		scaled := int64(elapsed) * p.Rate.N
-		b = appendf(b, " (%s × %s = %s earned", secs(elapsed), p.Rate, exact(scaled, per))
+		b = appendf(b, d.times, " (%s × %s = %s earned", secs(elapsed), p.Rate, exact(scaled, per))
 		if frac := scaled % per; frac != 0 {
-			b = appendf(b, "; %s of it dropped as the clock moves on", exact(frac, per))
+			b = appendf(b, d.times, "; %s of it dropped as the clock moves on", exact(frac, per))
 		}
 		b = append(b, ')')
 	}
 	if d.Outcome == Allowed {
-		return appendf(b, " ≥ cost %d → allowed; %d left", d.Cost, next-d.Cost)
+		return appendf(b, d.times, " ≥ cost %d → allowed; %d left", d.Cost, next-d.Cost)
 	}
-	return appendf(b, " < cost %d → rejected; retry after (%d − %d) / %s = %s, rounded up to the ns — a request sooner earns only a fraction, which it drops",
+	return appendf(b, d.times, " < cost %d → rejected; retry after (%d − %d) / %s = %s, rounded up to the ns — a request sooner earns only a fraction, which it drops",
 		d.Cost, d.Cost, next, p.Rate, retryFrom(&d, eff))
 }

@@ -359,28 +359,28 @@ func explainXTimeRate(b []byte, d Decision) []byte {
 	p := d.policy
 	before, eff := math.Float64frombits(uint64(d.v[0])), time.Duration(d.v[1])
 	wait, after := time.Duration(d.v[2]), math.Float64frombits(uint64(d.v[3]))
-	b = appendf(b, "%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
+	b = appendf(b, d.times, "%sTokensAt(%s) = %s (float64, at %s up to burst %d)",
 		lateNote(&d, eff), secs(eff), flt(before), p.Rate, p.Burst)
 	short := shortfall{d.Cost, before, p.Rate}
 	if p.Algorithm == XTimeRate {
 		if d.Outcome == Allowed {
-			return appendf(b, " ≥ n %d → allowed by AllowN; %s left", d.Cost, flt(after))
+			return appendf(b, d.times, " ≥ n %d → allowed by AllowN; %s left", d.Cost, flt(after))
 		}
-		return appendf(b, " < n %d → rejected by AllowN, nothing taken; a reservation on a copy would wait %s = %s (truncated to the ns): retry after %s",
+		return appendf(b, d.times, " < n %d → rejected by AllowN, nothing taken; a reservation on a copy would wait %s = %s (truncated to the ns): retry after %s",
 			d.Cost, short, secs(wait), retryFrom(&d, eff))
 	}
 	switch d.Outcome {
 	case Allowed:
-		return appendf(b, " ≥ n %d → allowed by ReserveN at once; %s left", d.Cost, flt(after))
+		return appendf(b, d.times, " ≥ n %d → allowed by ReserveN at once; %s left", d.Cost, flt(after))
 	case Delayed:
 		if wait == 0 {
-			return appendf(b, " ≥ n %d → granted by ReserveN at once when decided, delayed %s from arrival; %s left",
+			return appendf(b, d.times, " ≥ n %d → granted by ReserveN at once when decided, delayed %s from arrival; %s left",
 				d.Cost, secs(d.Delay), flt(after))
 		}
-		return appendf(b, " < n %d: ReserveN takes them anyway, leaving %s, and waits %s = %s → delayed %s; the next caller waits behind it",
+		return appendf(b, d.times, " < n %d: ReserveN takes them anyway, leaving %s, and waits %s = %s → delayed %s; the next caller waits behind it",
 			d.Cost, flt(after), short, secs(wait), secs(d.Delay))
 	}
-	return appendf(b, " < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
+	return appendf(b, d.times, " < n %d: the reservation would wait %s = %s > max_wait %s → rejected, nothing reserved; retry after %s − %s = %s",
 		d.Cost, short, secs(wait), secs(p.MaxWait), secs(wait), secs(p.MaxWait), retryFrom(&d, eff))
 }
 
@@ -393,10 +393,11 @@ type shortfall struct {
 }
 
 func (s shortfall) appendTo(b []byte) []byte {
+	// No time in it: ExactTimes writes it in any form.
 	if s.tokens < 0 {
-		return appendf(b, "(%d + %s) / %s", s.cost, flt(-s.tokens), s.rate)
+		return appendf(b, ExactTimes, "(%d + %s) / %s", s.cost, flt(-s.tokens), s.rate)
 	}
-	return appendf(b, "(%d − %s) / %s", s.cost, flt(s.tokens), s.rate)
+	return appendf(b, ExactTimes, "(%d − %s) / %s", s.cost, flt(s.tokens), s.rate)
 }
 
 // held is the key's two rate.Limiters (its own and the spare a rejection's

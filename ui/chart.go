@@ -43,11 +43,14 @@ const (
 	chartHidden
 )
 
-// chartState is what a chart draws of one lane: its gauge's fill (0 to 1)
-// at each column up to the clock's, and where the lane refused.
+// chartState is what a chart draws of one lane: its gauge's fill (0 to 1,
+// below 0 for tokens owed) at each column up to the clock's, and where the
+// lane refused; owes says the lane can owe (canOwe), so its chart keeps
+// rows under its zero.
 type chartState struct {
 	fills   []float64 // NaN after the clock, and where not read yet
 	refused []refusal
+	owes    bool
 }
 
 // chartInstants are the instants whose states the chart draws over sp:
@@ -138,7 +141,7 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 	for _, lane := range wanted {
 		def := defs[lane]
 		pic := pictureOf(def.Policy)
-		cs := chartState{fills: make([]float64, sp.cols), refused: make([]refusal, sp.cols)}
+		cs := chartState{fills: make([]float64, sp.cols), refused: make([]refusal, sp.cols), owes: canOwe(def.Policy)}
 		if marked && drawn {
 			copy(cs.refused, t.refused[lane])
 		}
@@ -185,17 +188,39 @@ func chartMarks(lab *model.Lab, rs rows, key string) (marked bool, from rows) {
 	return false, rs
 }
 
+// owedRows is how many of a lane's h chart rows are under its zero, for
+// the tokens it owes: a third of them (at least one) for a lane that can
+// owe, when it has two rows or more; none otherwise.
+func owedRows(cs chartState, h int) int {
+	if !cs.owes || h < 2 {
+		return 0
+	}
+	return max(h/3, 1)
+}
+
+// owedCell draws a token owed, under a chart's zero: a shade, not a bar's
+// block, so that it reads as a debt without colour too.
+const owedCell = "▒"
+
+// owedPastCell tops a debt deeper than the rows under the zero.
+const owedPastCell = "▼"
+
 // chartBars draws one lane's fills in h rows, top row first, each bar in
 // eighths of a cell rounded down (a bar reaches the top only when full),
 // with ✗ above the bar in a column that refused (on its top cell when
 // full), the cursor column in reverse video. The limit is drawn: the top
 // row's cells a bar leaves empty are a dotted line, ┈, in every column
-// that has a state.
+// that has a state. A lane that can owe keeps its last owedRows rows under
+// the zero: the tokens owed hang from it as ▒, at the scale of the bars
+// above (a row's worth of tokens a row, any debt at least a cell), ▼ on
+// the lowest row when the debt goes deeper than the rows.
 func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	rows := make([][]string, h)
 	for r := range rows {
 		rows[r] = make([]string, len(cs.fills))
 	}
+	below := owedRows(cs, h)
+	above := h - below
 	for c, f := range cs.fills {
 		if math.IsNaN(f) {
 			for r := range rows {
@@ -203,10 +228,23 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 			}
 			continue
 		}
-		eighthsUp := int(min(max(f, 0), 1) * float64(h*8))
+		for r := above; r < h; r++ {
+			rows[r][c] = " "
+		}
+		if f < 0 && below > 0 {
+			owed := -f * float64(above) // in rows of the bars' scale
+			for r := range min(int(math.Ceil(owed)), below) {
+				rows[above+r][c] = owedCell
+			}
+			if owed > float64(below) {
+				rows[h-1][c] = owedPastCell
+			}
+		}
+		// The bars and their marks stand over the zero, in the rows above.
+		eighthsUp := int(min(max(f, 0), 1) * float64(above*8))
 		full, part := eighthsUp/8, eighthsUp%8
-		for r := range rows {
-			fromBottom := h - 1 - r
+		for r := range above {
+			fromBottom := above - 1 - r
 			switch {
 			case fromBottom < full:
 				rows[r][c] = "█"
@@ -220,7 +258,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 		case cs.refused[c] != noRefusal:
 			// Just above the bar: the first row over its top, or the top
 			// row when the bar fills the column.
-			r := max(h-1-full, 0)
+			r := max(above-1-full, 0)
 			if part > 0 {
 				r = max(r-1, 0)
 			}
@@ -240,7 +278,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	out := make([]string, h)
 	for r, cells := range rows {
 		var b, run strings.Builder
-		style := -1 // of run: 0 none, 1 bar, 2 refusal or past full, 3 cursor, 4 store down, 5 the limit
+		style := -1 // of run: 0 none, 1 bar, 2 refusal or past full, 3 cursor, 4 store down, 5 the limit, 6 owed
 		flush := func() {
 			switch style {
 			case 0:
@@ -255,6 +293,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				b.WriteString(st.http.Render(run.String()))
 			case 5:
 				b.WriteString(st.muted.Render(run.String()))
+			case 6:
+				b.WriteString(st.delayed.Render(run.String()))
 			}
 			run.Reset()
 		}
@@ -270,6 +310,8 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				s = 4
 			case cell == limitCell:
 				s = 5
+			case cell == owedCell || cell == owedPastCell:
+				s = 6
 			case cell != " ":
 				s = 1
 			}
@@ -292,8 +334,9 @@ const limitCell = "┈"
 // chartTitle says what the chart draws, for the panel's first row, at
 // most w cells wide: the longest of its variants that fits; reading says
 // that some of the states are still being read, over that a bar is past
-// full, down that a column's refusals were a store's outage's.
-func (t *timeline) chartTitle(rs rows, reading, over, down bool, w int) string {
+// full, down that a column's refusals were a store's outage's, owed that
+// a lane owes tokens in some column (drawn under its zero).
+func (t *timeline) chartTitle(rs rows, reading, over, down, owed bool, w int) string {
 	st, lab := t.ctx.st, t.ctx.lab
 	whose := ""
 	if len(lab.Keys()) > 1 {
@@ -311,6 +354,9 @@ func (t *timeline) chartTitle(rs rows, reading, over, down bool, w int) string {
 	}
 	if over {
 		refusals += " " + st.rejected.Render("▲") + st.muted.Render(" past full")
+	}
+	if owed {
+		refusals += " " + st.delayed.Render(owedCell) + st.muted.Render(" tokens owed, under 0")
 	}
 	title := st.title.Render("state over time")
 	if reading {
@@ -333,14 +379,15 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 	lanes, reading, why := t.chartStates(sp, rs, nil)
 	// The marks drawn that the title names: a bar past full (a refusal's
 	// mark takes the place of its ▲), a store down.
-	var over, down bool
+	var over, down, owed bool
 	for _, cs := range lanes {
 		for c, f := range cs.fills {
 			over = over || f > 1 && cs.refused[c] == noRefusal
 			down = down || cs.refused[c] == refusedStoreDown
+			owed = owed || f < 0 && cs.owes
 		}
 	}
-	out := []string{fit(t.chartTitle(rs, reading, over, down, l.width), l.width)}
+	out := []string{fit(t.chartTitle(rs, reading, over, down, owed, l.width), l.width)}
 	if why != "" {
 		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
 		for len(out) < n {
@@ -349,13 +396,17 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 		return out
 	}
 	defs := lab.Lanes()
-	per := (n - 1) / max(len(defs), 1)
+	per := min((n-1)/max(len(defs), 1), chartLaneMax)
 	cursor := sp.column(lab.Now())
 	for lane, def := range defs {
+		zero := per - owedRows(lanes[lane], per) // the first row under the zero
 		for r, bars := range chartBars(st, lanes[lane], per, cursor) {
 			label := timelineLabel("", st.text, l.label)
-			if r == 0 {
+			switch {
+			case r == 0:
 				label = t.laneLabel(lane, def.Name)
+			case r == zero:
+				label = timelineLabel("  owed", st.delayed, l.label)
 			}
 			out = append(out, label+bars)
 		}
@@ -377,12 +428,15 @@ func (t *timeline) chartInline(sp span, rs rows, h int) []string {
 		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
 	} else {
 		lane := t.ctx.focus
+		zero := h - owedRows(lanes[lane], h) // the first row under the zero
 		for r, bars := range chartBars(st, lanes[lane], h, sp.column(lab.Now())) {
 			label := timelineLabel("", st.text, l.label)
-			switch r {
-			case 0:
+			switch {
+			case r == 0:
 				label = t.laneLabel(lane, lab.Lanes()[lane].Name)
-			case 1:
+			case r == zero:
+				label = timelineLabel("  owed", st.delayed, l.label)
+			case r == 1:
 				label = timelineLabel("  state", st.muted, l.label)
 			}
 			out = append(out, label+bars)

@@ -15,31 +15,44 @@ import (
 
 // TestChartBars: a bar rises in eighths from the bottom and reaches the
 // top only when full; a column after the clock is blank; a refusal sits
-// just above its bar, on the top cell of a full one.
+// just above its bar, on the top cell of a full one; a lane that can owe
+// draws the tokens owed under its zero, ▒ at the bars' scale, ▼ deeper.
 func TestChartBars(t *testing.T) {
 	st := newStyles(true, true)
 	for _, c := range []struct {
 		name    string
 		fills   []float64
 		refused []refusal
+		owes    bool
 		want    []string
 	}{
-		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, []string{
+		{"owed", []float64{0.5, -0.25, -1.0 / 3, -1, math.NaN()}, nil, true, []string{ // 3 rows over 0, 1 under
+			"┈┈┈┈ ",
+			"▄    ",
+			"█    ",
+			" ▒▒▼ ",
+		}},
+		{"owed in two rows", []float64{1, 0.5, 0, -0.01, -2}, []refusal{noRefusal, noRefusal, noRefusal, refused, noRefusal}, true, []string{
+			"█▄┈✗┈",
+			"   ▒▼",
+		}},
+		{"a lane that cannot owe", []float64{-0.5, 0.5}, nil, false, []string{"┈┈", " █"}},
+		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, false, []string{
 			"┈┈┈▇█",
 			" ▁███",
 		}},
-		{"after the clock", []float64{1, math.NaN()}, nil, []string{"█ ", "█ "}},
-		{"refusals", []float64{0, 0.25, 0.5, 1}, []refusal{refused, refused, refusedStoreDown, refused}, []string{
+		{"after the clock", []float64{1, math.NaN()}, nil, false, []string{"█ ", "█ "}},
+		{"refusals", []float64{0, 0.25, 0.5, 1}, []refusal{refused, refused, refusedStoreDown, refused}, false, []string{
 			"┈✗⊘✗",
 			"✗▄██",
 		}},
-		{"past full", []float64{2.2, 2.2, 1}, []refusal{noRefusal, refused, noRefusal}, []string{
+		{"past full", []float64{2.2, 2.2, 1}, []refusal{noRefusal, refused, noRefusal}, false, []string{
 			"▲✗█",
 			"███",
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cs := chartState{fills: c.fills, refused: c.refused}
+			cs := chartState{fills: c.fills, refused: c.refused, owes: c.owes}
 			if cs.refused == nil {
 				cs.refused = make([]refusal, len(c.fills))
 			}
@@ -69,6 +82,7 @@ func TestChartIsTheStateAtEachColumn(t *testing.T) {
 		{"boundary", 60*time.Second + 100*time.Millisecond},
 		{"lumpy-refill", 7 * time.Second},
 		{"finer-sub-windows", 67500 * time.Millisecond},
+		{"pay-later", 11500 * time.Millisecond}, // the reservation owes
 	} {
 		t.Run(c.lesson, func(t *testing.T) {
 			a := newTestApp(t, c.lesson, 200, 60)
@@ -164,6 +178,7 @@ func TestChartGolden(t *testing.T) {
 		{"nginx-config", 30250 * time.Millisecond, 0},
 		{"float-drift", 300 * time.Millisecond, 1},
 		{"retry-storm", 4 * time.Second, 1},
+		{"pay-later", 11500 * time.Millisecond, 1}, // tokens owed, under the zero
 	} {
 		for _, size := range [][2]int{{200, 60}, {80, 24}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", c.lesson, size[0], size[1]), func(t *testing.T) {

@@ -205,3 +205,14 @@ func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []strin
 		fit("  → "+rec.Attempt.ThenIn(secs), w),
 	}
 }
+
+// anyRetries reports whether some client retries a refused request (more
+// than one attempt): only then does the timeline mark retries.
+func anyRetries(clients []scenarios.Client) bool {
+	for _, c := range clients {
+		if c.Attempts > 1 {
+			return true
+		}
+	}
+	return false
+}

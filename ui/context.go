@@ -85,6 +85,16 @@ func (c *programContext) nextNote(t time.Duration) (time.Duration, bool) {
 	return noteAt(notes, currentNote(notes, t)+1)
 }
 
+// noteAtClock reports whether a note stands at the clock's instant.
+func (c *programContext) noteAtClock() bool {
+	for _, n := range c.lab.Scenario().Notes {
+		if n.At == c.lab.Now() {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *programContext) prevNote(t time.Duration) (time.Duration, bool) {
 	notes := c.lab.Scenario().Notes
 	return noteAt(notes, currentNote(notes, t-1))

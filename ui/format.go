@@ -12,20 +12,26 @@ import (
 )
 
 // secs writes a time or duration for a cell of the screen, in seconds as
-// every time on the screen is written: exact when it is a whole number of
-// milliseconds ("59.9s", "0.25s"), or under a second and a whole number
-// of microseconds ("0.0015s", a step of 1.5ms), or under a millisecond
-// ("0.000000001s", so that a nanosecond still shows); else to the
-// millisecond with "≈" ("≈59.999s", "≈0.333s"), since the exact nine
-// decimals of algorithms.FormatSeconds do not fit a lane. The why panel
-// shows the exact values in Decision.Explain.
-func secs(d time.Duration) string {
-	small := d > -time.Second && d < time.Second
-	switch {
-	case d%time.Millisecond == 0, small && d%time.Microsecond == 0, d > -time.Millisecond && d < time.Millisecond:
-		return algorithms.FormatSeconds(d)
+// every time on the screen is written (algorithms.AppendScreenSeconds):
+// exact when it is a whole number of milliseconds ("59.9s", "0.25s"), or
+// under a second and a whole number of microseconds ("0.0015s", a step of
+// 1.5ms), or under a millisecond ("0.000000001s", so that a nanosecond
+// still shows); else to the millisecond with "≈" ("≈59.999s", "≈0.333s"),
+// since the exact nine decimals of algorithms.FormatSeconds do not fit a
+// lane. The why panel's explanations write their times so too
+// (explainTimes).
+func secs(d time.Duration) string { return string(algorithms.AppendScreenSeconds(nil, d)) }
+
+// explainTimes is how the screen's explanations write their times, as the
+// header's clock does (clockText): to the millisecond (ScreenTimes, with
+// more decimals where an explanation's times would read alike), or, in a
+// scenario that steps by less than a millisecond, every digit, as the
+// clock then shows them. The command line keeps every digit always.
+func explainTimes(step time.Duration) algorithms.Times {
+	if step%time.Millisecond != 0 {
+		return algorithms.ExactTimes
 	}
-	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
+	return algorithms.ScreenTimes
 }
 
 // maxKeyWidth bounds how much of a request's key a line shows: a key is

@@ -103,3 +103,27 @@ func TestClockText(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyTimesAsTheHeader: the why panel writes an explanation's times as
+// the header writes the clock, to the millisecond ("≈1.001s", not
+// "1.000666666s"), and with every digit where the scenario steps by less
+// than a millisecond, as the clock then does (the why panel's heading
+// too, though a box still rounds its verdict's time); the command line's exact
+// text is algorithms' (TestExplainTimesEveryAlgorithm).
+func TestWhyTimesAsTheHeader(t *testing.T) {
+	for _, c := range []struct {
+		step      string
+		want, not string
+	}{
+		{"100ms", "admitted in (0.000666666s, ≈1.001s]", "1.000666666s"},
+		{"100us", "admitted in (0.000666666s, 1.000666666s]", "request at ≈1.001s"},
+	} {
+		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
+			"traffic:\n  - {at: 1s, count: 3, spread: 1ms}\n", 120, 40)
+		a.lab.Seek(a.lab.End())
+		requireScreen(t, a, c.want)
+		if out := screen(a); strings.Contains(out, c.not) {
+			t.Errorf("step %s: the screen shows %s:\n%s", c.step, c.not, out)
+		}
+	}
+}

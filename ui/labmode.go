@@ -163,12 +163,23 @@ func (m *labMode) screen(a *App, lines []string, w int, question func(w, h int) 
 	tl := a.tl.span()
 	lines = append(lines, a.tl.view(tl)...)
 	gap()
-	if l.chart > 0 {
-		lines = append(lines, a.tl.chartPanel(tl, l.chart)...)
+	chart, overview := l.chart, l.overview
+	if chart > 0 && overview > 0 && tl.length() > a.lab.End() {
+		// The timeline shows the whole run, so the overview has nothing to
+		// add: its rows (and the gap after it) go to the chart's bars, and
+		// the panels below stay where they are as the zoom changes.
+		chart += overview
+		if l.gaps {
+			chart++
+		}
+		overview = 0
+	}
+	if chart > 0 {
+		lines = append(lines, a.tl.chartPanel(tl, chart)...)
 		gap()
 	}
 	switch {
-	case l.overview == 0:
+	case overview == 0:
 	case tl.length() > a.lab.End():
 		// The timeline shows the whole run already: keep the rows blank
 		// rather than move the panels below as the zoom changes.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,23 @@ type laneView struct {
 	// key), layerSnaps each one's state for the shown key.
 	layers     []algorithms.Layer
 	layerSnaps []algorithms.Snapshot
+	// times is how the lane's explanation writes its times (explainTimes).
+	times algorithms.Times
+}
+
+// explain is the lane's last decision explained, its times in the screen's
+// format.
+func (v laneView) explain() string {
+	return string(v.last.Decision.AppendExplainTimes(nil, v.times))
+}
+
+// secs writes a time as the lane's explanation does (times): the why
+// panel's heading then names the request's time as its equations do.
+func (v laneView) secs(d time.Duration) string {
+	if v.times == algorithms.ExactTimes {
+		return algorithms.FormatSeconds(d)
+	}
+	return secs(d)
 }
 
 // layerView is v as its i-th policy alone would show: its picture draws it.
@@ -87,7 +105,8 @@ func laneViews(ctx *programContext) []laneView {
 	_, pending := lab.PendingLastDecisionFor(key)
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
-			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState}
+			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState,
+			times: explainTimes(ctx.step())}
 		v.snap = lab.Snapshot(i, key)
 		if l.Stack != nil {
 			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
@@ -356,6 +375,11 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 	if len(v.layers) > 0 {
 		// A stack names its further policies after the first's words.
 		policies = stackTitles(v.layers)
+	} else if alg := string(v.policy.Algorithm); policies[len(policies)-1] != alg {
+		// Where no text with its parameters fits, the algorithm's name
+		// alone, rather than one cut after a bare number
+		// ("x-time-rate-reserve 1…" at 80×24).
+		policies = append(slices.Clone(policies), alg)
 	}
 	if short := v.fleet.Short(); short != "" {
 		// The gateways matter more than the policy's last words: a title

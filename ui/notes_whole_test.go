@@ -1,26 +1,30 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/scenarios"
 )
 
 // TestEveryNoteWholeAt80x24 walks every canned lesson as a learner does,
-// ] from the opening screen, and checks at 80×24 that each note reached
+// ] from the opening screen (the about page, which the first ] closes,
+// showing the note at 0s where there is one, not jumping past it), and
+// checks at 80×24 that each note reached
 // is on the screen whole: every word of it, in order, with no "read all"
-// cut; and that the why panel keeps a rejection's reply.
+// cut; that the why panel keeps a rejection's reply; and that every time
+// on the screen is in its one format (fineTime).
 func TestEveryNoteWholeAt80x24(t *testing.T) {
 	notes, cut := 0, 0
 	for _, c := range scenarios.List() {
 		a := newTestApp(t, c.Name, 80, 24)
+		a.openPage(aboutPage) // the opening screen, as ratelab opens a lesson
 		ns := a.lab.Scenario().Notes
 		seen := map[int]bool{}
-		for i := range len(ns) + 1 {
-			if i > 0 { // the opening screen first
-				press(a, "]")
-			}
+		for range len(ns) + 1 {
+			press(a, "]")
 			for j, n := range ns {
 				if n.At != a.lab.Now() || seen[j] {
 					continue
@@ -37,6 +41,9 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 				if strings.Contains(s, "\n✗ rejected:") && !strings.Contains(s, "\n← ") {
 					t.Errorf("%s at %v: the why panel explains a rejection without its reply:\n%s", c.Name, n.At, s)
 				}
+				if ft := fineTime.FindString(s); ft != "" && a.step()%time.Millisecond == 0 {
+					t.Errorf("%s at %v: %q is not the screen's time format:\n%s", c.Name, n.At, ft, s)
+				}
 			}
 		}
 		if len(seen) != len(ns) {
@@ -45,6 +52,12 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 	}
 	t.Logf("%d notes reached, %d cut", notes, cut)
 }
+
+// fineTime finds a time of a second or more written with more than three
+// decimals: the screen writes those to the millisecond, "≈60.099s" (secs,
+// algorithms.ScreenTimes), but for an explanation whose times would read
+// alike, and for a scenario stepping under a millisecond (not checked).
+var fineTime = regexp.MustCompile(`(^|[^0-9.])[1-9][0-9]*\.[0-9]{4,}s`)
 
 // noteWhole reports whether the screen holds text's words in order, as
 // a wrapped paragraph would: the screen's lines joined with spaces.

@@ -88,6 +88,12 @@ func (p *pages) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		p.kind == panelPage && key.Matches(msg, lab.Expand):
 		p.close()
 		return nil
+	case p.kind == aboutPage && key.Matches(msg, lab.NextNote) && a.noteAtClock():
+		// The about page hid the lab at a note's moment (a lesson opens
+		// at its note at 0s): the next note the learner has not seen is
+		// that one, so ] shows it rather than jump past it.
+		p.close()
+		return nil
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown):
 		var cmd tea.Cmd
 		p.view, cmd = p.view.Update(msg)
@@ -350,7 +356,7 @@ func (p *pages) panelText(a *App, w int) string {
 		r := v.last.Request
 		d := v.last.Decision
 		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
-		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+d.Explain(), w) + "\n")
+		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+v.explain(), w) + "\n")
 		b.WriteString(hanging("    ", replyTexts(st, v.policy, v.last, v.now)[0], w) + "\n")
 		if len(v.clients) > 0 {
 			b.WriteString(hanging("    ", st.accent.Render(clientTexts(v.last, v.clients)[0]), w) + "\n")

@@ -27,7 +27,9 @@ type picture interface {
 	// than n lines.
 	state(st *styles, v laneView, w, n int) []string
 	// row is the state for the one-row form: how full its gauge is (0 to
-	// 1) and the numbers beside it, "61/120 window".
+	// 1; below 0 for tokens owed, a reservation's negative balance, which
+	// the state chart draws under its zero and a gauge as empty) and the
+	// numbers beside it, "61/120 window".
 	row(v laneView) (fill float64, numbers string)
 	// titles are the algorithm and its parameters in a few words, longest
 	// first, so that a narrow lane drops a word rather than cut a number.
@@ -114,6 +116,19 @@ func laneNumbers(v laneView) (float64, string) {
 		numbers += " · " + v.layers[i].Name + " " + n
 	}
 	return fill, numbers
+}
+
+// owingPicture is a picture whose lanes of some policies can owe: their
+// gauge can go below zero (row's fill), so the state chart keeps rows
+// under its zero for them.
+type owingPicture interface {
+	canOwe(p algorithms.Policy) bool
+}
+
+// canOwe reports whether a lane of p can owe (owingPicture).
+func canOwe(p algorithms.Policy) bool {
+	o, ok := pictureOf(p).(owingPicture)
+	return ok && o.canOwe(p)
 }
 
 // scopeWord is "all keys" for a policy over all keys, "per key" otherwise.

@@ -65,10 +65,16 @@ func (xtimeratePicture) state(st *styles, v laneView, w, n int) []string {
 
 func (xtimeratePicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.XTimeRateSnapshot)
+	fill = s.Tokens / float64(max(s.Burst, 1)) // below 0 while tokens are owed
 	if s.Tokens < 0 {
-		return 0, owedText(s.Tokens)
+		return fill, owedText(s.Tokens)
 	}
-	return s.Tokens / float64(max(s.Burst, 1)), floatCell(s.Tokens) + "/" + itoa(s.Burst) + " tokens"
+	return fill, floatCell(s.Tokens) + "/" + itoa(s.Burst) + " tokens"
+}
+
+// canOwe: ReserveN takes tokens the balance does not hold; AllowN never.
+func (xtimeratePicture) canOwe(p algorithms.Policy) bool {
+	return p.Algorithm == algorithms.XTimeRateReserve
 }
 
 // owedText is a reservation's negative balance in one wording wherever a

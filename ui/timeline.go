@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -570,10 +571,11 @@ func (t *timeline) view(sp span) []string {
 				st.muted.Render(secs(sp.dt)+"/column") + " " + short + " " + zoom,
 			}
 		}
-		if len(t.ctx.lab.Clients()) > 0 {
-			// A lab with clients marks retries too: each variant gains the
-			// retry mark, and shorter ones follow, the outcomes' names
-			// first to go.
+		if anyRetries(t.ctx.lab.Clients()) {
+			// A lab whose clients retry marks retries too: each variant
+			// gains the retry mark, and shorter ones follow, the outcomes'
+			// names first to go. Clients that only give up (a deadline,
+			// no retry) make no such mark, so the legend names none.
 			retry := st.rejected.Render("4") + " a retry, 4th attempt (↻ 10th or later) "
 			shortRetry := st.rejected.Render("4") + " a retry, 4th attempt "
 			dt := st.muted.Render(secs(sp.dt) + "/column")
@@ -618,8 +620,14 @@ func (t *timeline) view(sp span) []string {
 	}
 	axisLabel := timelineLabel("t", st.muted, l.label)
 	if rs.pinned && !l.legend {
-		// No legend to say whose the rows are: the axis's label does.
-		axisLabel = timelineLabel("key "+rs.key, st.accent, l.label)
+		// No legend to say whose the rows are: the axis's label does, with
+		// the key's name alone where "key " would leave no room for it
+		// (memory-fleet at 80×24: "seller-1", was "key…").
+		whose := "key " + rs.key
+		if ansi.StringWidth(whose) > l.label-1 {
+			whose = rs.key
+		}
+		axisLabel = timelineLabel(whose, st.accent, l.label)
 	}
 	return append(out, axisLabel+st.muted.Render(axis(sp, sp.column(t.ctx.lab.Now()), t.ctx.lab.End())))
 }

@@ -73,14 +73,16 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	}
 	r := v.last.Request
 	d := v.last.Decision
-	head += st.muted.Render(" · request at " + secs(r.At) + ", cost " + itoa(r.Cost) + ", key " + keyText(r.Key))
+	head += st.muted.Render(" · request at " + v.secs(r.At) + ", cost " + itoa(r.Cost) + ", key " + keyText(r.Key))
 	if n := v.fleet.Gateways; n > 1 {
 		head += st.muted.Render(" · gateway " + itoa(int64(d.Gateway)+1) + " of " + itoa(int64(n)))
 	}
 	// The state the lane keeps for the key, where the heading has room,
 	// before the hint.
 	state, hint := st.muted.Render(" · state "+stateText(v)), st.muted.Render("  (tab: next lane)")
-	lines := []string{fit(first([]string{head + state + hint, head + state, head + hint}, w), w)}
+	// The heading alone last: a hint that does not fit is left out, not
+	// cut ("gateway 2 of 2  (tab:…" at 80×24 in racy-store).
+	lines := []string{fit(first([]string{head + state + hint, head + state, head + hint, head}, w), w)}
 	if h == 1 {
 		return lines
 	}
@@ -91,7 +93,7 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 	if h >= 3 {
 		avail-- // the reply
 	}
-	text := outcomeWord(st, d.Outcome) + ": " + d.Explain()
+	text := outcomeWord(st, d.Outcome) + ": " + v.explain()
 	rows := min(avail, whyExplain)
 	if len(v.clients) > 0 {
 		// Whose attempt it was keeps a row or two, the explanation giving
@@ -161,7 +163,7 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		if len(lines) >= h {
 			break
 		}
-		text := wrap(o.last.Decision.Explain(), w-indent, min(perOther, h-len(lines)))
+		text := wrap(o.explain(), w-indent, min(perOther, h-len(lines)))
 		for j, t := range text {
 			prefix := strings.Repeat(" ", indent)
 			if j == 0 {
@@ -254,14 +256,16 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		}
 	}
 	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
-	exact := " (exact " + algorithms.FormatSeconds(d.RetryAfter) + ", rounded up) · "
+	// The wait in the screen's time format, as everywhere on it; the
+	// header rounds it up to whole seconds.
+	exact := " (wait " + secs(d.RetryAfter) + ", rounded up) · "
 	if d.RetryAfter%time.Second == 0 {
 		exact = " · " // a whole number of seconds: nothing was rounded
 	}
 	return []string{
 		head + st.muted.Render(exact+retry),
 		head + st.muted.Render(" · "+retry),
-		head + st.muted.Render(" (exact "+secs(d.RetryAfter)+")"),
+		head + st.muted.Render(" (wait "+secs(d.RetryAfter)+")"),
 		head,
 	}
 }
@@ -274,7 +278,7 @@ func whyFocusRows(st *styles, views []laneView, focus, w int) int {
 		return 2
 	}
 	d := views[focus].last.Decision
-	rows := 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+d.Explain(), w, whyExplain)) + 1
+	rows := 1 + len(wrap(outcomeWord(st, d.Outcome)+": "+views[focus].explain(), w, whyExplain)) + 1
 	if v := views[focus]; len(v.clients) > 0 {
 		rows += len(clientLines(v.last, v.clients, w, 2)) // whose attempt
 	}

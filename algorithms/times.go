@@ -1,0 +1,184 @@
+package algorithms
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+)
+
+// Times is how an explanation writes its times and durations
+// (Decision.AppendExplainTimes). Both forms come from the same explain
+// function: only the writing of each time differs.
+type Times uint8
+
+const (
+	// ExactTimes writes every nanosecond ("60.099166666s"): the command
+	// line's text, whose equations compute to the nanosecond.
+	ExactTimes Times = iota
+	// ScreenTimes writes times as the explorer's screen writes them
+	// (AppendScreenSeconds): to the millisecond, "≈60.099s", so that an
+	// explanation agrees with the clock above it; with more decimals, for
+	// every time of the explanation, where two of its times a microsecond
+	// or more apart would otherwise read the same ("1s − ≈0.9997s", not
+	// "1s − ≈1s").
+	ScreenTimes
+)
+
+// A time mark is timeMark, the time's nanoseconds (8 bytes, little endian)
+// and a byte of flags. A zero byte is never in an explanation's text (it is
+// UTF-8 words and numbers), so the marks are found with no doubt.
+const (
+	timeMark    = 0
+	timeMarkLen = 10
+	// markNear flags a time that is itself the nearest nanosecond of a
+	// fraction of one (instantSeconds' "≈").
+	markNear = 1
+)
+
+// appendTimeMark is not inlined into Times.seconds, which the command
+// line's exact path calls for every time it writes.
+//
+//go:noinline
+func appendTimeMark(b []byte, d time.Duration, near bool) []byte {
+	b = binary.LittleEndian.AppendUint64(append(b, timeMark), uint64(d))
+	if near {
+		return append(b, markNear)
+	}
+	return append(b, 0)
+}
+
+// maxMarks bounds the times an explanation's decimals are chosen over; one
+// with more (a stack of many layers) is written with every nanosecond.
+const maxMarks = 64
+
+// rewriteTimes replaces the time marks of b[start:] with their text, with
+// the fewest decimals (at least 3) at which no two of its times read the
+// same (collide). It appends the text after b's end, then moves it down to start:
+// a reused buffer that has grown once allocates nothing.
+func rewriteTimes(b []byte, start int) []byte {
+	tail := b[start:]
+	var ts [maxMarks]time.Duration
+	var near [maxMarks]bool
+	n := 0
+	for i := 0; ; {
+		j := bytes.IndexByte(tail[i:], timeMark)
+		if j < 0 {
+			break
+		}
+		i += j
+		if n < maxMarks {
+			ts[n] = time.Duration(binary.LittleEndian.Uint64(tail[i+1:]))
+			near[n] = tail[i+9]&markNear != 0
+		}
+		n++
+		i += timeMarkLen
+	}
+	if n == 0 {
+		return b
+	}
+	decimals := 9
+	if n <= maxMarks {
+		decimals = 3
+		for decimals < 9 && collide(ts[:n], near[:n], decimals) {
+			decimals++
+		}
+	}
+	end := len(b)
+	for i := start; i < end; {
+		j := bytes.IndexByte(b[i:end], timeMark)
+		if j < 0 {
+			b = append(b, b[i:end]...)
+			break
+		}
+		b = append(b, b[i:i+j]...)
+		i += j
+		d := time.Duration(binary.LittleEndian.Uint64(b[i+1:]))
+		b = appendRoundSeconds(b, d, b[i+9]&markNear != 0, decimals)
+		i += timeMarkLen
+	}
+	return b[:start+copy(b[start:], b[end:])]
+}
+
+// collide reports whether two times of ts a microsecond or more apart read
+// the same at the given decimals. Times closer than that are one to a
+// learner: the nanosecond a division rounds up (a retry of 0.333333334s
+// beside a T of ≈0.333333333s) must not make a whole text exact.
+func collide(ts []time.Duration, near []bool, decimals int) bool {
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			apart := ts[i] - ts[j]
+			if apart < 0 {
+				apart = -apart
+			}
+			if apart >= time.Microsecond && shownAs(ts[i], near[i], decimals) == shownAs(ts[j], near[j], decimals) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitAt is the nanoseconds of the last of the given decimals of a second.
+func unitAt(decimals int) time.Duration {
+	u := time.Duration(1)
+	for range 9 - decimals {
+		u *= 10
+	}
+	return u
+}
+
+// shownAs is the value appendRoundSeconds writes for d: d itself when it
+// is written exactly, else d rounded to the decimals.
+func shownAs(d time.Duration, near bool, decimals int) time.Duration {
+	if exactAt(d, near, decimals) || near && d > -time.Millisecond && d < time.Millisecond {
+		return d
+	}
+	return d.Round(unitAt(decimals))
+}
+
+// exactAt reports whether d is written with every digit at the given
+// decimals: it has no more, or it is under a second and a whole number of
+// microseconds (a step of 1.5ms reads "0.0015s"), or it is under a
+// millisecond (so that a nanosecond still shows, never as "≈0s").
+func exactAt(d time.Duration, near bool, decimals int) bool {
+	if near {
+		return false
+	}
+	small := d > -time.Second && d < time.Second
+	return d%unitAt(decimals) == 0 || small && d%time.Microsecond == 0 || d > -time.Millisecond && d < time.Millisecond
+}
+
+// appendRoundSeconds appends d at the given decimals (3 to 9): exactly
+// when exactAt, else "≈" and d rounded to them (halves away from zero).
+// near marks d as the nearest nanosecond of a fraction of one, which is
+// never exact.
+func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []byte {
+	if exactAt(d, near, decimals) {
+		return AppendSeconds(b, d)
+	}
+	return AppendSeconds(append(b, "≈"...), shownAs(d, near, decimals))
+}
+
+// AppendScreenSeconds appends d as the explorer's screen writes a time or a
+// duration: exactly when it is a whole number of milliseconds ("59.9s",
+// "0.25s"), or under a second and a whole number of microseconds
+// ("0.0015s"), or under a millisecond ("0.000000001s", so that a
+// nanosecond still shows); else to the millisecond with "≈" ("≈59.999s"),
+// since the nine decimals of AppendSeconds do not fit a lane. An
+// explanation in ScreenTimes writes its times so too.
+func AppendScreenSeconds(b []byte, d time.Duration) []byte {
+	return appendRoundSeconds(b, d, false, 3)
+}
+
+// AppendExplainTimes is AppendExplain with its times written in form t:
+// AppendExplain(b) is AppendExplainTimes(b, ExactTimes), byte for byte. It
+// allocates nothing unless b must grow (for ScreenTimes, by the text's
+// length once more while its times are rewritten).
+func (d Decision) AppendExplainTimes(b []byte, t Times) []byte {
+	d.times = t
+	if t == ExactTimes {
+		return d.AppendExplain(b)
+	}
+	start := len(b)
+	return rewriteTimes(d.AppendExplain(b), start)
+}
