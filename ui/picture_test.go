@@ -51,6 +51,7 @@ var pictureMoments = map[algorithms.Algorithm][]pictureMoment{
 	algorithms.XTimeRate:        {{notice: "tokens"}},
 	algorithms.XTimeRateReserve: {{notice: "owed"}},
 	algorithms.FirstHitWindow:   {{notice: "first hit"}},
+	algorithms.Resilience4j:     {{notice: "reserved"}, {notice: "cycle"}},
 
 	algorithms.FloatTokenBucket: {{notice: "float64"}},
 	algorithms.WholeTokenBucket: {{notice: "whole tokens"}},
