@@ -9,7 +9,8 @@ import (
 // Resilience4j: resilience4j's RateLimiter as its default AtomicRateLimiter
 // decides it, one limiter per key, made at the key's first request (a
 // RateLimiterRegistry makes a limiter on its first use; one limiter shared
-// by every caller is a lane with across: all). Its clock is the nanoseconds
+// by every caller is every request under one key, or across: all when
+// TimeoutDuration is 0 and nothing is delayed). Its clock is the nanoseconds
 // since it was made, cut into cycles of LimitRefreshPeriod P from then: cycle
 // = ⌊elapsed / P⌋. It starts in cycle 0 with LimitForPeriod L permissions;
 // a request in a later cycle first adds L per cycle passed, at most up to L
