@@ -395,6 +395,8 @@ func unit(p Policy) time.Duration {
 		return max(1, p.FillInterval/time.Duration(p.TokensPerFill))
 	case d.Takes("period") && d.Takes("count_per_period"):
 		return max(1, p.Period/time.Duration(p.CountPerPeriod))
+	case d.Takes("limit_refresh_period") && d.Takes("limit_for_period"):
+		return max(1, p.LimitRefreshPeriod/time.Duration(p.LimitForPeriod))
 	}
 	panic("unit: no pace known for " + string(p.Algorithm))
 }

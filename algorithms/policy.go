@@ -63,6 +63,10 @@ type Policy struct {
 	CountPerPeriod int64         // count_per_period: redis-cell's requests per period
 	Period         time.Duration // period: redis-cell's period
 	Status         int64         // status: the HTTP status of nginx's refusal (limit_req_status)
+
+	LimitForPeriod     int64         // limit_for_period: resilience4j's permissions per cycle
+	LimitRefreshPeriod time.Duration // limit_refresh_period: resilience4j's cycle
+	TimeoutDuration    time.Duration // timeout_duration: resilience4j's longest wait for a permission
 }
 
 // Validate reports the first thing wrong with p, as its Description says: an unknown algorithm, a

@@ -11,6 +11,7 @@ func TestWindowStatesRejected(t *testing.T) {
 	counter := Policy{Algorithm: SlidingCounter, Limit: 5, Window: 10 * time.Second}
 	subs := Policy{Algorithm: SlidingCounter, Limit: 5, Window: 10 * time.Second, SubWindows: 2}
 	resetting := Policy{Algorithm: ResettingWindow, Limit: 5, Window: 10 * time.Second}
+	firstHit := Policy{Algorithm: FirstHitWindow, Limit: 5, Window: 10 * time.Second}
 	s := int64(time.Second)
 	for _, c := range []struct {
 		p    Policy
@@ -42,6 +43,12 @@ func TestWindowStatesRejected(t *testing.T) {
 		{resetting, State{Fields: []int64{7, 16 * s, 1 * s, 5 * s}}, "out of range"},
 		{resetting, State{Fields: []int64{7, 12 * s, 3 * s, 5 * s}}, "out of range"},
 		{resetting, State{Fields: []int64{7, 12 * s, 1 * s, -1}}, "before t = 0"},
+		{firstHit, State{Fields: []int64{7, 12 * s, 5 * s}}, ""},
+		{firstHit, State{Fields: []int64{0, 0, 5 * s}}, ""},
+		{firstHit, State{Fields: []int64{3, 5 * s, 5 * s}}, "an ended window"},
+		{firstHit, State{Fields: []int64{0, 12 * s, 5 * s}}, "out of range"},
+		{firstHit, State{Fields: []int64{7, 16 * s, 5 * s}}, "out of range"},
+		{firstHit, State{Fields: []int64{7, 12 * s, -1}}, "before t = 0"},
 	} {
 		checkImport(t, c.p, c.st, c.want)
 	}

@@ -50,6 +50,8 @@ var pictureMoments = map[algorithms.Algorithm][]pictureMoment{
 	algorithms.NginxLimitReq:    {{1600 * time.Millisecond, "excess"}},
 	algorithms.XTimeRate:        {{notice: "tokens"}},
 	algorithms.XTimeRateReserve: {{notice: "owed"}},
+	algorithms.FirstHitWindow:   {{notice: "first hit"}},
+	algorithms.Resilience4j:     {{notice: "reserved"}, {notice: "cycle"}},
 
 	algorithms.FloatTokenBucket: {{notice: "float64"}},
 	algorithms.WholeTokenBucket: {{notice: "whole tokens"}},
