@@ -166,14 +166,14 @@ func explainFirstHit(b []byte, d Decision) []byte {
 	count, resets, eff := d.v[0], time.Duration(d.v[1]), time.Duration(d.v[2])
 	b = lateNote(&d, eff).appendTo(b)
 	if count > 0 { // a live window counted a request of cost ≥ 1
-		b = appendf(b, "window started at %s by the key's first request, ends at %s (not moved by later requests)", secs(resets-p.Window), secs(resets))
+		b = appendf(b, d.times, "window started at %s by the key's first request, ends at %s (not moved by later requests)", secs(resets-p.Window), secs(resets))
 	} else {
-		b = appendf(b, "no window (none yet, or the last one ended): one starts now, %s, ending at %s + %s = %s", secs(eff), secs(eff), secs(p.Window), secs(resets))
+		b = appendf(b, d.times, "no window (none yet, or the last one ended): one starts now, %s, ending at %s + %s = %s", secs(eff), secs(eff), secs(p.Window), secs(resets))
 	}
-	b = appendf(b, "; count %d + cost %d = %d", count, d.Cost, count+d.Cost)
+	b = appendf(b, d.times, "; count %d + cost %d = %d", count, d.Cost, count+d.Cost)
 	if d.Outcome == Allowed {
-		return appendf(b, " ≤ limit %d → allowed", p.Limit)
+		return appendf(b, d.times, " ≤ limit %d → allowed", p.Limit)
 	}
-	return appendf(b, " > limit %d → rejected, counted all the same; retry after %s, when the window ends at %s (Retry-After: whole seconds, rounded up)",
+	return appendf(b, d.times, " > limit %d → rejected, counted all the same; retry after %s, when the window ends at %s (Retry-After: whole seconds, rounded up)",
 		p.Limit, retryFrom(&d, eff), secs(resets))
 }

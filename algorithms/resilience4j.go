@@ -246,17 +246,17 @@ func explainResilience4j(b []byte, d Decision) []byte {
 	p := d.policy
 	cycle, perms, eff, start := d.v[0], d.v[1], time.Duration(d.v[2]), time.Duration(d.v[3])
 	l, per := p.LimitForPeriod, p.LimitRefreshPeriod
-	b = appendf(b, "%scycle %d of %s since the limiter was made at %s, permissions %d (refilled to at most %d each cycle)",
+	b = appendf(b, d.times, "%scycle %d of %s since the limiter was made at %s, permissions %d (refilled to at most %d each cycle)",
 		lateNote(&d, eff), cycle, secs(per), secs(start), perms, l)
 	if perms >= d.Cost {
-		return appendf(b, "; %d ≥ %d permits → allowed; permissions %d", perms, d.Cost, perms-d.Cost)
+		return appendf(b, d.times, "; %d ≥ %d permits → allowed; permissions %d", perms, d.Cost, perms-d.Cost)
 	}
 	ready := cycle + (d.Cost-perms+l-1)/l
 	w := start + time.Duration(ready)*per - eff
-	b = appendf(b, "; %d < %d permits: paid at the start of cycle %d, %s, a wait of %s", perms, d.Cost, ready, secs(start+time.Duration(ready)*per), secs(w))
+	b = appendf(b, d.times, "; %d < %d permits: paid at the start of cycle %d, %s, a wait of %s", perms, d.Cost, ready, secs(start+time.Duration(ready)*per), secs(w))
 	if d.Outcome == Rejected {
-		return appendf(b, " > timeout_duration %s → rejected, nothing reserved (acquirePermission returns false after waiting the timeout); retry after %s",
+		return appendf(b, d.times, " > timeout_duration %s → rejected, nothing reserved (acquirePermission returns false after waiting the timeout); retry after %s",
 			secs(p.TimeoutDuration), retryFrom(&d, eff))
 	}
-	return appendf(b, " ≤ timeout_duration %s → delayed, permissions %d reserved ahead", secs(p.TimeoutDuration), perms-d.Cost)
+	return appendf(b, d.times, " ≤ timeout_duration %s → delayed, permissions %d reserved ahead", secs(p.TimeoutDuration), perms-d.Cost)
 }
