@@ -9,11 +9,13 @@ import (
 	"ratelab/products/aws"
 	"ratelab/products/bucket4j"
 	"ratelab/products/envoy"
+	"ratelab/products/express"
 	"ratelab/products/guava"
 	"ratelab/products/kong"
 	"ratelab/products/nginx"
 	"ratelab/products/rediscell"
 	"ratelab/products/redisrate"
+	"ratelab/products/resilience4j"
 	"ratelab/products/snippet"
 	"ratelab/products/spring"
 	"ratelab/products/traefik"
@@ -243,6 +245,43 @@ var Products = []*Product{
 		read:    readSnippet("spring", spring.Read, false),
 		nearest: spring.Nearest,
 		write:   writeOne(spring.Write),
+	},
+	{
+		Name:  "express",
+		Title: "express-rate-limit",
+		Rate:  "`limit` (`max`) requests in `windowMs` milliseconds, counted from each client's first request (defaults 5 a minute)",
+		Burst: "none: the window's whole `limit` at once; refused requests count too",
+		Lanes: "`first-hit-window`, its MemoryStore's rule (as Redis' INCR with EXPIRE NX)",
+		What:  "The rateLimit calls of", Part: "limiter",
+		Keys: "Each lane counts a request key, as the MemoryStore does by client IP.",
+		none: "no rateLimit call",
+		detect: func(text []byte) bool {
+			return bytes.Contains(text, []byte(express.Marker)) && (bytes.Contains(text, []byte("windowMs")) || bytes.Contains(text, []byte("limit:")) || bytes.Contains(text, []byte("max:")))
+		},
+		read:    readSnippet("express", express.Read, false),
+		nearest: express.Nearest,
+		write:   writeOne(express.Write),
+	},
+	{
+		Name:  "resilience4j",
+		Title: "resilience4j RateLimiter",
+		Rate:  "`limitForPeriod` permissions every `limitRefreshPeriod` cycle, counted from the limiter's making (defaults 50 every 500ns)",
+		Burst: "none: a cycle's permissions at once; a caller waits up to `timeoutDuration` (default 5s) for a later cycle's, reserving it",
+		Lanes: "`resilience4j`, AtomicRateLimiter's rule in long nanoseconds",
+		What:  "The RateLimiterConfigs of", Part: "limiter",
+		Keys: "Each lane keeps a limiter a request key; a limiter every caller shares is a lane whose traffic has one key.",
+		none: "no RateLimiterConfig",
+		detect: func(text []byte) bool {
+			for _, m := range resilience4j.Markers {
+				if bytes.Contains(text, []byte(m)) {
+					return true
+				}
+			}
+			return false
+		},
+		read:    readSnippet("resilience4j", resilience4j.Read, false),
+		nearest: resilience4j.Nearest,
+		write:   writeOne(resilience4j.Write),
 	},
 }
 
