@@ -109,6 +109,9 @@ func (c *collapsingLog) tables(*collapsingLogState) int64 { return 0 }
 
 func (c *collapsingLog) dropItems(s *collapsingLogState, m *mem) { s.set.log.free(m) }
 
+// rewind: see rewinder.
+func (c *collapsingLog) rewind(live, saved *collapsingLogState) { live.set.log.rewind(&saved.set.log) }
+
 // copyState shares src's log, owned by neither instance from then on.
 func (c *collapsingLog) copyState(dst, src *collapsingLogState, m, from *mem) {
 	dst.set.copyLog(&src.set, m, from)

@@ -254,6 +254,8 @@ type keyed[S any] struct {
 	// items its dropItems (see itemHolder).
 	copier copier[S]
 	items  itemHolder[S]
+	// rewinder is alg's own rewind (see rewinder), nil if it has none.
+	rewinder rewinder[S]
 	// aside is the account of saved.s when it is a copy (copyState): not
 	// k's state, and not counted in its Memory.
 	aside mem
@@ -266,6 +268,9 @@ type savedState[S any] struct {
 	s   S
 	st  State
 	had bool
+	// bytes and dropped are the instance's account when a rewinder's
+	// state was saved (see keyed.restoreKey).
+	bytes, dropped int64
 }
 
 func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
@@ -275,6 +280,9 @@ func newKeyed[S any](alg algorithm[S], ids *Keys) *keyed[S] {
 		k.held = h.held
 	}
 	k.copier = copierOf(alg)
+	if c, ok := k.copier.(rewinder[S]); ok {
+		k.rewinder = c
+	}
 	k.items, _ = alg.(itemHolder[S])
 	return k
 }
@@ -397,7 +405,7 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 // copies a chunk before changing it.
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain, copier: k.copier, items: k.items}
+	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain, copier: k.copier, items: k.items, rewinder: k.rewinder}
 	c.Decider = NewDecider(c, k.ids)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
 	cloned(c.m.epoch)
@@ -542,7 +550,14 @@ func (k *keyed[S]) saveKey(key Key) {
 		if k.aside.epoch == 0 {
 			k.aside = mem{epoch: newEpoch(), aside: true}
 		}
-		k.copier.copyState(&k.saved.s, &s.s, &k.aside, &k.m)
+		live := &s.s
+		if k.rewinder != nil {
+			// The decision will write the key's state: its chunk of
+			// states is made k's own now, before the account is read.
+			live = k.slot(key.id, 0)
+		}
+		k.copier.copyState(&k.saved.s, live, &k.aside, &k.m)
+		k.saved.bytes, k.saved.dropped = k.m.bytes, k.m.dropped
 	default:
 		k.saved.st = k.alg.(codec[S]).encode(&s.s)
 	}
@@ -556,12 +571,33 @@ func (k *keyed[S]) restoreKey(key Key) {
 	case k.plain:
 		*k.slot(key.id, 0) = k.saved.s
 	case k.copier != nil:
-		k.copier.copyState(k.slot(key.id, 0), &k.saved.s, &k.m, &k.aside)
+		dst := k.slot(key.id, 0)
+		if k.rewinder == nil {
+			k.copier.copyState(dst, &k.saved.s, &k.m, &k.aside)
+			return
+		}
+		// A log's state is back as it was saved: the same chunks, less
+		// what the decision appended in place (rewind), and the account
+		// as it was then. Putting back through free and share alone would
+		// count the log's full chunks as let go (dropped) on every
+		// refusal, though the state holds them again, and that would
+		// leave the lab's checkpoints no budget.
+		k.rewinder.rewind(dst, &k.saved.s)
+		k.copier.copyState(dst, &k.saved.s, &k.m, &k.aside)
+		k.m.bytes, k.m.dropped = k.saved.bytes, k.saved.dropped
 	default:
 		if err := k.ImportKey(key, k.saved.st); err != nil {
 			panic("algorithms: a stack cannot put back its own state: " + err.Error())
 		}
 	}
+}
+
+// rewinder is a copier whose states' logs give back, when a stack puts a
+// saved state back in the same decision, what the decision appended to
+// them in place (see fifo.rewind): live is the key's state, saved the copy
+// saveKey made of it.
+type rewinder[S any] interface {
+	rewind(live, saved *S)
 }
 
 // plainValue reports whether values of t hold no pointer, slice, map,

@@ -286,6 +286,21 @@ func (q *fifo[T]) push(m *mem, x T) {
 	q.pushSlow(m, x)
 }
 
+// rewind cuts off q's tail chunk the items q alone appended in place since
+// saved was copied from it: what a stack does when it puts saved back in
+// the same decision (keyed.restoreKey). saved's view then ends at the
+// chunk's end again, so its next push appends in place instead of copying
+// the chunk (up to fifoChunk items a refused request). No other view can
+// see those items: between the save and the put-back only q changed, and
+// had any view reached past saved's end, q's push would have copied
+// rather than appended in place.
+func (q *fifo[T]) rewind(saved *fifo[T]) {
+	if t := q.tail; t != nil && t == saved.tail && int(q.tailN) == len(t.items) && saved.tailN < q.tailN {
+		clear(t.items[saved.tailN:q.tailN])
+		t.items = t.items[:saved.tailN]
+	}
+}
+
 // pushSlow is push when the tail has no room of its own to append in place
 // (push's fast path has ruled that out).
 func (q *fifo[T]) pushSlow(m *mem, x T) {

@@ -226,6 +226,9 @@ func (l *slidingLog) dropItems(s *slidingLogState, m *mem) { s.log.free(m) }
 // copyState shares src's log, owned by neither instance from then on.
 func (l *slidingLog) copyState(dst, src *slidingLogState, m, from *mem) { dst.copyLog(src, m, from) }
 
+// rewind: see rewinder.
+func (l *slidingLog) rewind(live, saved *slidingLogState) { live.log.rewind(&saved.log) }
+
 // copyLog sets *dst to a copy of src sharing its log: see copier.
 func (dst *slidingLogState) copyLog(src *slidingLogState, m, from *mem) {
 	dst.log.free(m)

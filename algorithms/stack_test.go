@@ -346,3 +346,75 @@ func TestStackExplainsLater(t *testing.T) {
 		}
 	}
 }
+
+// putBackLayers are a stack whose last layer refuses most requests, so
+// that the logs before it are put back again and again.
+var putBackLayers = []Layer{
+	{Name: "log", Policy: Policy{Algorithm: SlidingLog, Limit: 900, Window: 10 * time.Second}},
+	{Name: "members", Policy: Policy{Algorithm: CollapsingLog, Limit: 900, Window: 10 * time.Second}},
+	{Name: "bucket", Policy: Policy{Algorithm: TokenBucket, Capacity: 3, Rate: Rate{N: 40, Per: time.Second}}},
+}
+
+// TestStackPutBackLeavesLogsAsTheyWere: a stack putting its logs back
+// again and again, with clones taken of it at random (as the lab's
+// checkpoints are) and deciding on: every clone and the original decide
+// exactly as a fresh stack fed the same requests. A put-back that cut off
+// items another view sees would show here.
+func TestStackPutBackLeavesLogsAsTheyWere(t *testing.T) {
+	type line struct {
+		s    Limiter
+		hist []traced
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	lines := []*line{{s: mustStack(t, putBackLayers...)}}
+	var at time.Duration
+	n := shortened(6000)
+	for i := range n {
+		if i > 0 && rng.IntN(400) == 0 && len(lines) < 6 {
+			x := lines[rng.IntN(len(lines))]
+			lines = append(lines, &line{s: x.s.Clone(), hist: append([]traced(nil), x.hist...)})
+		}
+		at += time.Duration(rng.Int64N(int64(8 * time.Millisecond)))
+		q := traced{at, string(rune('a' + rng.IntN(2))), 1}
+		for _, l := range lines {
+			l.hist = append(l.hist, q)
+			got := l.s.Decide(q.at, q.key, q.cost)
+			if i%50 != 0 && i != n-1 {
+				continue
+			}
+			ref := mustStack(t, putBackLayers...)
+			var want Decision
+			for _, h := range l.hist {
+				want = ref.Decide(h.at, h.key, h.cost)
+			}
+			if got.Outcome != want.Outcome || got.Explain() != want.Explain() {
+				t.Fatalf("request %d: %s\nwant %s", len(l.hist), got.Explain(), want.Explain())
+			}
+		}
+	}
+}
+
+// TestStackPutBackCountsNothingLetGo: what a stack lets go of that its
+// clone shares is counted once, never more than the clone holds, however
+// often its logs are put back. Each put-back counting the logs' full
+// chunks as let go again (though the state holds them again) left the
+// lab's checkpoints no budget.
+func TestStackPutBackCountsNothingLetGo(t *testing.T) {
+	s := mustStack(t, putBackLayers...)
+	trace := stackTrace(9, 2*shortened(4000))
+	for i := range trace {
+		trace[i].at /= 40 // 7.5 ms apart on average: logs of hundreds
+		trace[i].cost = 1
+	}
+	half := len(trace) / 2
+	for _, q := range trace[:half] {
+		s.Decide(q.at, q.key, q.cost)
+	}
+	c := s.Clone()
+	for _, q := range trace[half:] {
+		s.Decide(q.at, q.key, q.cost)
+	}
+	if d, held := s.Memory().Dropped, c.Memory().State; d > held {
+		t.Errorf("the stack counts %d bytes let go of that its clone shares; the clone holds %d", d, held)
+	}
+}

@@ -299,11 +299,6 @@ var knownSlow = map[string]map[string]string{
 		"r":                "a reset replays from a checkpoint (22–26 ms after the known-slow steps, 384–409 ms when they have not run)",
 		"u the burst":      "without the burst at 0 (known slow) it undoes a request far back: a replay from the last checkpoint (2 ms after the burst, 1.1–1.6 s when it did not run)",
 	},
-	"stack-racy.yaml": {
-		"D":                "a jump to the previous split seeks back: a replay of up to 2,048 requests from a checkpoint (a request costs microseconds here): 82–165 ms",
-		"space at the end": "firing replays from the checkpoint before the request; under RATELAB_RESPONSIVE_ALL the u after it undoes that request, a like replay (u at the end: 24–195 ms)",
-		"t":                "the quiz takes back the clock's instant: a replay from a checkpoint (4–108 ms)",
-	},
 	"twenty-million.yaml": {
 		"first frame": "the timeline's expansion: 20,000,000 requests",
 	},
