@@ -9,7 +9,8 @@ import (
 // lanes while it is the current note, the header saying so, and leaving
 // it gives back what was shown before; a note that names a lane focuses
 // it. deadlines-and-cancel's notes: 1.25s names nothing, 2.25s the
-// patient key and the leaky lane, 3s the hasty key, 3.75s nothing.
+// patient key and the leaky lane, 3s the hasty key, 3.75s the patient key
+// and the reserve lane.
 func TestNotesShowTheirKey(t *testing.T) {
 	a := newTestApp(t, "deadlines-and-cancel", 100, 30)
 	a.focus = 1
@@ -22,8 +23,8 @@ func TestNotesShowTheirKey(t *testing.T) {
 		{"]", "polite", false, "reserve"}, // 1.25s: the latest request's key
 		{"]", "patient", true, "leaky"},   // 2.25s
 		{"]", "hasty", true, "leaky"},     // 3s
-		{"]", "polite", false, "leaky"},   // 3.75s
-		{"[", "hasty", true, "leaky"},     // 3s
+		{"]", "patient", true, "reserve"}, // 3.75s
+		{"[", "hasty", true, "reserve"},   // 3s names no lane
 		{"[", "patient", true, "leaky"},   // 2.25s
 		{"[", "polite", false, "leaky"},   // 1.25s
 	} {
@@ -34,6 +35,35 @@ func TestNotesShowTheirKey(t *testing.T) {
 		}
 		if got := a.lab.Lanes()[a.focus].Name; got != step.focused {
 			t.Errorf("step %d at %v: focus on %s, want %s", i, a.lab.Now(), got, step.focused)
+		}
+	}
+}
+
+// TestNoteShowsWhatItSpeaksOf: at a note, the screen shows the state the
+// note speaks of (its key's, its lane focused), at the size a learner
+// meets first: the n-th note reached by ] from the opening screen.
+func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		note   int
+		wants  []string
+	}{
+		// ReserveN's patient caller told 3.75s: its debt, and the leaky
+		// bucket's full queue rejecting it.
+		{"deadlines-and-cancel", 5, []string{"key patient (the note's)", "7.5 tokens owed", "4 of 4 queued", "why reserve · request at 3.75s, cost 1, key patient"}},
+		// The end: the patient key's 16 served in the reserve lane.
+		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4"}},
+	} {
+		a := newTestApp(t, c.lesson, 80, 24)
+		a.openPage(aboutPage)
+		for range c.note {
+			press(a, "]")
+		}
+		out := screen(a)
+		for _, w := range c.wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s, note %d at %v: the screen lacks %q:\n%s", c.lesson, c.note, a.lab.Now(), w, out)
+			}
 		}
 	}
 }
