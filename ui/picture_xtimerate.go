@@ -77,6 +77,9 @@ func (xtimeratePicture) canOwe(p algorithms.Policy) bool {
 	return p.Algorithm == algorithms.XTimeRateReserve
 }
 
+// full: the burst, as row divides the balance by it.
+func (xtimeratePicture) full(p algorithms.Policy) float64 { return float64(max(p.Burst, 1)) }
+
 // owedText is a reservation's negative balance in one wording wherever a
 // lane shows it: "1.5 tokens owed" (the callers already told to wait have
 // taken them ahead of the refill).
