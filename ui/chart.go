@@ -417,7 +417,7 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 		return out
 	}
 	defs := lab.Lanes()
-	per := min((n-1)/max(len(defs), 1), chartLaneMax)
+	per := (n - 1) / max(len(defs), 1)
 	cursor := sp.column(lab.Now())
 	for lane, def := range defs {
 		below := owedRows(lanes[lane], per)

@@ -581,34 +581,47 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 		if r > 0 && l.mode == laneCompact {
 			out = append(out, strings.Repeat(" ", l.width))
 		}
-		// The row's cells share its width evenly, the first ones a cell
-		// wider when it does not divide: a short last row's cells widen
-		// rather than leave one of them twice as wide as the others.
+		// Every box of the grid is as wide as the others (columnWidth): a
+		// short last row's boxes stand under the ones above, the rest of
+		// the row blank, rather than widen beyond them. Compact cells,
+		// unframed, share their row's width: a short last row's cells
+		// widen to show what they can.
 		n := hi - lo
 		avail := l.width
 		if l.mode == laneCompact {
 			avail -= (n - 1) * compactGap
 		}
-		var cells [][]string
-		for i := lo; i < hi; i++ {
+		widths := make([]int, 0, n)
+		for c := range n {
 			w := avail / n
-			if i-lo < avail%n {
+			if c < avail%n {
 				w++
 			}
-			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label, rc))
+			if l.mode == laneBoxed {
+				w = l.columnWidth(c)
+			}
+			widths = append(widths, w)
 		}
-		sep := ""
+		var cells [][]string
+		for i := lo; i < hi; i++ {
+			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, widths[i-lo], l.label, rc))
+		}
+		sep, gap := "", 0
 		if l.mode == laneCompact {
-			sep = st.border.Render(" │ ")
+			sep, gap = st.border.Render(" │ "), compactGap
 		}
 		for line := 0; line < l.mode.cellHeight(l.tall); line++ {
 			var b strings.Builder
+			w := 0
 			for c, cell := range cells {
 				if c > 0 {
 					b.WriteString(sep)
+					w += gap
 				}
 				b.WriteString(cell[line])
+				w += widths[c]
 			}
+			b.WriteString(strings.Repeat(" ", max(l.width-w, 0)))
 			out = append(out, b.String())
 		}
 	}
