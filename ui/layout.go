@@ -226,7 +226,8 @@ func layoutFor(width, height int, sh shape) layout {
 // lane's explanation has its rows (the heart of the lesson), then the
 // timeline's legend, then the why panel's lines for the other lanes, then the
 // chart of states over time (unless noChart), then an overview of the
-// whole run, then the note panel (earlier notes), then blank rows between
+// whole run, then the note panel (earlier notes: up to noteMax rows, no
+// more than every note needs), then blank rows between
 // the panels, then the note panel again up to notes rows (every note
 // whole, as at the lesson's last note), then the chart's bars: a large
 // screen leaves no row blank that the chart can use.
@@ -265,7 +266,7 @@ func (l *layout) grow(spare, n int, noChart bool, notes int) {
 		l.overview = n + 2
 		spare -= l.overview
 	}
-	give(&l.note, noteMax)
+	give(&l.note, min(noteMax, notes))
 	if spare >= l.gapRows() && l.header == 2 {
 		l.gaps = true
 		spare -= l.gapRows()
