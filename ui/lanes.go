@@ -228,12 +228,17 @@ func (v laneView) retryText() string {
 }
 
 // shortRetryText is retryText without the wait from the clock: "retry at
-// 61s", "never fits".
+// 61s", "retry at 61s, passed" once the clock is past it (a stale time
+// read as still ahead would mislead), "never fits".
 func (v laneView) shortRetryText() string {
 	if v.last.Decision.RetryAfter == algorithms.Never {
 		return "never fits"
 	}
-	return "retry at " + v.secs(v.last.Request.At+v.last.Decision.RetryAfter)
+	at := v.last.Request.At + v.last.Decision.RetryAfter
+	if at <= v.now {
+		return "retry at " + v.secs(at) + ", passed"
+	}
+	return "retry at " + v.secs(at)
 }
 
 // totalsTexts are the lane's totals from longest to shortest, written one

@@ -172,3 +172,19 @@ func TestBoxesEvenlySized(t *testing.T) {
 		}
 	}
 }
+
+// TestPassedRetrySaysSo: a box whose rejection's retry time the clock has
+// passed says so, in every form that names the time: deadlines-and-cancel
+// at 7.5s, the leaky bucket's last verdict on the patient key a rejection
+// at 3.75s, retry at 4s.
+func TestPassedRetrySaysSo(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		a := newTestApp(t, "deadlines-and-cancel", size[0], size[1])
+		a.openPage(aboutPage)
+		press(a, "]", "]", "]", "]", "]", "]") // 0s … 7.5s
+		out := screen(a)
+		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry at 4s, passed") {
+			t.Errorf("%d×%d at %v: the leaky box does not say its retry at 4s has passed:\n%s", size[0], size[1], a.lab.Now(), out)
+		}
+	}
+}
