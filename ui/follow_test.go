@@ -52,7 +52,7 @@ func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
 		// bucket's full queue rejecting it.
 		{"deadlines-and-cancel", 5, []string{"key patient (the note's)", "7.5 tokens owed", "4 of 4 queued", "why reserve · request at 3.75s, cost 1, key patient"}},
 		// The end: the patient key's 16 served in the reserve lane.
-		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4"}},
+		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4", "retry at 4s, passed"}},
 	} {
 		a := newTestApp(t, c.lesson, 80, 24)
 		a.openPage(aboutPage)
