@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNotesShowTheirKey: a note that names a key shows that key in the
@@ -92,5 +93,32 @@ func TestNoteKeyGivesWayToTheLearner(t *testing.T) {
 	press(a, "[")
 	if a.key() != chosen || !a.pinned() {
 		t.Errorf("leaving the note gave up the learner's key: %q, want %q", a.key(), chosen)
+	}
+}
+
+// TestNoteFocusesTheLaneItSpeaksOf: a note about one lane's decision
+// focuses that lane when the clock reaches it, so the why panel explains
+// what the note speaks of.
+func TestNoteFocusesTheLaneItSpeaksOf(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		at     time.Duration
+		lane   string
+	}{
+		{"float-drift", 300 * time.Millisecond, "float"}, // "Its why text says so."
+		{"racy-store", 7 * time.Millisecond, "racy"},
+		{"clock-skew", 200 * time.Millisecond, "fast"},
+		{"dashboard", 50500 * time.Millisecond, "fixed"},
+		{"expiry-reset", 2 * time.Second, "resetting"},
+		{"attempts-counted", 6 * time.Second, "attempts"},
+		{"whole-token-refill", 8600 * time.Millisecond, "whole"},
+		{"deadlines-and-cancel", 3750 * time.Millisecond, "reserve"},
+	} {
+		a := newTestApp(t, c.lesson, 80, 24)
+		seekTo(a, c.at)
+		a.followNote()
+		if got := a.lab.Lanes()[a.focus].Name; got != c.lane {
+			t.Errorf("%s at %v: focus on %s, want %s", c.lesson, c.at, got, c.lane)
+		}
 	}
 }
