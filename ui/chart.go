@@ -47,8 +47,8 @@ const (
 // below 0 for tokens owed) at each column up to the clock's, and where the
 // lane refused; owes says the lane can owe (canOwe), so its chart keeps
 // rows under its zero, deep the debt those rows span, in fills (the
-// deepest drawn, at least a full gauge: owedDepth), and full the tokens of
-// a full gauge, to name it.
+// deepest drawn, at least a full gauge: owedDepth, up to whole tokens),
+// and full the tokens of a full gauge, to name it.
 type chartState struct {
 	fills   []float64 // NaN after the clock, and where not read yet
 	refused []refusal
@@ -187,7 +187,8 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 			}
 		}
 		if cs.owes {
-			cs.deep = owedDepth(cs.fills)
+			// Whole tokens, so that the depth named reads plainly ("−8").
+			cs.deep = math.Ceil(owedDepth(cs.fills)*cs.full) / cs.full
 		}
 		lanes[lane] = cs
 	}

@@ -285,3 +285,22 @@ func TestChartMarksStoreDown(t *testing.T) {
 		t.Error("the chart draws no ⊘")
 	}
 }
+
+// TestChartNamesTheDebtInWholeTokens: the rows under a lane's zero span
+// the deepest debt drawn up to whole tokens, named plainly beside the
+// lowest: deadlines-and-cancel's patient key, 7.5 tokens owed at 3.75s
+// (a column's last instant a little less), reads "−8", not "−≈7.4".
+func TestChartNamesTheDebtInWholeTokens(t *testing.T) {
+	a := newTestApp(t, "deadlines-and-cancel", 200, 60)
+	a.openPage(aboutPage)
+	press(a, "]", "]", "]", "]", "]", "]") // 7.5s: the patient key, the reserve lane
+	for range 50 {
+		if a.workOnChart(chartMsg{}) == nil {
+			break
+		}
+	}
+	out := screen(a)
+	if !strings.Contains(out, "\n  −8 ") || strings.Contains(out, "−≈") {
+		t.Errorf("the reserve lane's debt is not named −8:\n%s", out)
+	}
+}
