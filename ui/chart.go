@@ -228,7 +228,7 @@ func owedRows(cs chartState, h int) int {
 const owedCell = "▒"
 
 // owedLabel names the depth of the rows under a lane's zero, on the
-// lowest of them: "−7.5", tokens owed.
+// lowest of them: "−8", whole tokens owed.
 func owedLabel(cs chartState) string { return "  −" + floatCell(cs.deep*cs.full) }
 
 // chartBars draws one lane's fills in h rows, top row first, each bar in

@@ -598,14 +598,14 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 		}
 		widths := make([]int, 0, n)
 		for c := range n {
-			w := avail / n
-			if c < avail%n {
-				w++
+			switch {
+			case l.mode == laneBoxed:
+				widths = append(widths, l.columnWidth(c))
+			case c < avail%n:
+				widths = append(widths, avail/n+1)
+			default:
+				widths = append(widths, avail/n)
 			}
-			if l.mode == laneBoxed {
-				w = l.columnWidth(c)
-			}
-			widths = append(widths, w)
 		}
 		var cells [][]string
 		for i := lo; i < hi; i++ {

@@ -227,10 +227,10 @@ func layoutFor(width, height int, sh shape) layout {
 // timeline's legend, then the why panel's lines for the other lanes, then the
 // chart of states over time (unless noChart), then an overview of the
 // whole run, then the note panel (earlier notes: up to noteMax rows, no
-// more than every note needs), then blank rows between
-// the panels, then the note panel again up to notes rows (every note
-// whole, as at the lesson's last note), then the chart's bars: a large
-// screen leaves no row blank that the chart can use.
+// more than every note needs), then blank rows between the panels, then
+// the note panel again up to notes rows (every note whole, as at the
+// lesson's last note), then the chart's bars: a large screen leaves no
+// row blank that the chart can use.
 func (l *layout) grow(spare, n int, noChart bool, notes int) {
 	give := func(to *int, upTo int) {
 		add := min(spare, max(upTo-*to, 0))
