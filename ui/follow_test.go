@@ -63,12 +63,7 @@ func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
 		for range c.note {
 			press(a, "]")
 		}
-		out := screen(a)
-		for _, w := range c.wants {
-			if !strings.Contains(out, w) {
-				t.Errorf("%s, note %d at %v: the screen lacks %q:\n%s", c.lesson, c.note, a.lab.Now(), w, out)
-			}
-		}
+		requireScreen(t, a, c.wants...)
 	}
 }
 
