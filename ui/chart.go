@@ -227,9 +227,9 @@ func owedRows(cs chartState, h int) int {
 // block, so that it reads as a debt without colour too.
 const owedCell = "▒"
 
-// owedLabel names the depth of the rows under a lane's zero, on the
-// lowest of them: "−8", whole tokens owed.
-func owedLabel(cs chartState) string { return "  −" + floatCell(cs.deep*cs.full) }
+// owedDepthText names the depth of the rows under a lane's zero, beside
+// the lowest of them: "−8", whole tokens owed.
+func owedDepthText(cs chartState) string { return "−" + floatCell(cs.deep*cs.full) }
 
 // chartBars draws one lane's fills in h rows, top row first, each bar in
 // eighths of a cell rounded down (a bar reaches the top only when full),
@@ -428,10 +428,13 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 			switch {
 			case r == 0:
 				label = t.laneLabel(lane, def.Name)
+			case r == zero && below == 1:
+				// One row under the zero: it is named with its depth.
+				label = timelineLabel("  owed "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == zero:
 				label = timelineLabel("  owed", st.delayed, l.label)
 			case below > 1 && r == per-1:
-				label = timelineLabel(owedLabel(lanes[lane]), st.delayed, l.label)
+				label = timelineLabel("  "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			}
 			out = append(out, label+bars)
 		}
@@ -460,10 +463,13 @@ func (t *timeline) chartInline(sp span, rs rows, h int) []string {
 			switch {
 			case r == 0:
 				label = t.laneLabel(lane, lab.Lanes()[lane].Name)
+			case r == zero && below == 1:
+				// One row under the zero: it is named with its depth.
+				label = timelineLabel("  owed "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == zero:
 				label = timelineLabel("  owed", st.delayed, l.label)
 			case below > 1 && r == h-1:
-				label = timelineLabel(owedLabel(lanes[lane]), st.delayed, l.label)
+				label = timelineLabel("  "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == 1:
 				label = timelineLabel("  state", st.muted, l.label)
 			}

@@ -288,19 +288,32 @@ func TestChartMarksStoreDown(t *testing.T) {
 
 // TestChartNamesTheDebtInWholeTokens: the rows under a lane's zero span
 // the deepest debt drawn up to whole tokens, named plainly beside the
-// lowest: deadlines-and-cancel's patient key, 7.5 tokens owed at 3.75s
-// (a column's last instant a little less), reads "−8", not "−≈7.4".
+// lowest (on the one row, beside "owed"): deadlines-and-cancel's patient
+// key, 7.5 tokens owed at 3.75s (a column's last instant a little less),
+// reads "−8", not "−≈7.4"; pay-later's reserve lane at 120×40, one row
+// under its zero, a full gauge of 4.
 func TestChartNamesTheDebtInWholeTokens(t *testing.T) {
-	a := newTestApp(t, "deadlines-and-cancel", 200, 60)
-	a.openPage(aboutPage)
-	press(a, "]", "]", "]", "]", "]", "]") // 7.5s: the patient key, the reserve lane
-	for range 50 {
-		if a.workOnChart(chartMsg{}) == nil {
-			break
+	for _, c := range []struct {
+		lesson string
+		w, h   int
+		notes  int
+		want   string
+	}{
+		{"deadlines-and-cancel", 200, 60, 6, "\n  −8 "},
+		{"pay-later", 120, 40, 5, "\n  owed −4 "},
+	} {
+		a := newTestApp(t, c.lesson, c.w, c.h)
+		a.openPage(aboutPage)
+		for range c.notes {
+			press(a, "]")
 		}
-	}
-	out := screen(a)
-	if !strings.Contains(out, "\n  −8 ") || strings.Contains(out, "−≈") {
-		t.Errorf("the reserve lane's debt is not named −8:\n%s", out)
+		for range 50 {
+			if a.workOnChart(chartMsg{}) == nil {
+				break
+			}
+		}
+		if out := screen(a); !strings.Contains(out, c.want) || strings.Contains(out, "−≈") {
+			t.Errorf("%s at %d×%d: the debt is not named %q:\n%s", c.lesson, c.w, c.h, c.want, out)
+		}
 	}
 }
