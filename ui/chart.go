@@ -46,11 +46,29 @@ const (
 // chartState is what a chart draws of one lane: its gauge's fill (0 to 1,
 // below 0 for tokens owed) at each column up to the clock's, and where the
 // lane refused; owes says the lane can owe (canOwe), so its chart keeps
-// rows under its zero.
+// rows under its zero, deep the debt those rows span, in fills (the
+// deepest drawn, at least a full gauge: owedDepth, up to whole tokens),
+// and full the tokens of a full gauge, to name it.
 type chartState struct {
 	fills   []float64 // NaN after the clock, and where not read yet
 	refused []refusal
 	owes    bool
+	deep    float64
+	full    float64
+}
+
+// owedDepth is the debt the rows under a chart's zero span, in fills: the
+// deepest of fills, at least a full gauge, so that a debt is drawn as an
+// area down to the lowest row at its deepest, whatever its size, rather
+// than past the rows at the bars' scale.
+func owedDepth(fills []float64) float64 {
+	deep := 1.0
+	for _, f := range fills {
+		if f < 0 && -f > deep {
+			deep = -f
+		}
+	}
+	return deep
 }
 
 // chartInstants are the instants whose states the chart draws over sp:
@@ -142,6 +160,9 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 		def := defs[lane]
 		pic := pictureOf(def.Policy)
 		cs := chartState{fills: make([]float64, sp.cols), refused: make([]refusal, sp.cols), owes: canOwe(def.Policy)}
+		if cs.owes {
+			cs.full = owedFull(def.Policy)
+		}
 		if marked && drawn {
 			copy(cs.refused, t.refused[lane])
 		}
@@ -164,6 +185,10 @@ func (t *timeline) chartStates(sp span, rs rows, wanted []int) (lanes []chartSta
 				}
 				cs.refused[c] = refusalOf(tally, down)
 			}
+		}
+		if cs.owes {
+			// Whole tokens, so that the depth named reads plainly ("−8").
+			cs.deep = math.Ceil(owedDepth(cs.fills)*cs.full) / cs.full
 		}
 		lanes[lane] = cs
 	}
@@ -189,21 +214,22 @@ func chartMarks(lab *model.Lab, rs rows, key string) (marked bool, from rows) {
 }
 
 // owedRows is how many of a lane's h chart rows are under its zero, for
-// the tokens it owes: a third of them (at least one) for a lane that can
-// owe, when it has two rows or more; none otherwise.
+// the tokens it owes: half of them (at least one) for a lane that can owe,
+// when it has two rows or more; none otherwise.
 func owedRows(cs chartState, h int) int {
 	if !cs.owes || h < 2 {
 		return 0
 	}
-	return max(h/3, 1)
+	return max(h/2, 1)
 }
 
 // owedCell draws a token owed, under a chart's zero: a shade, not a bar's
 // block, so that it reads as a debt without colour too.
 const owedCell = "▒"
 
-// owedPastCell tops a debt deeper than the rows under the zero.
-const owedPastCell = "▼"
+// owedDepthText names the depth of the rows under a lane's zero, beside
+// the lowest of them: "−8", whole tokens owed.
+func owedDepthText(cs chartState) string { return "−" + floatCell(cs.deep*cs.full) }
 
 // chartBars draws one lane's fills in h rows, top row first, each bar in
 // eighths of a cell rounded down (a bar reaches the top only when full),
@@ -211,9 +237,8 @@ const owedPastCell = "▼"
 // full), the cursor column in reverse video. The limit is drawn: the top
 // row's cells a bar leaves empty are a dotted line, ┈, in every column
 // that has a state. A lane that can owe keeps its last owedRows rows under
-// the zero: the tokens owed hang from it as ▒, at the scale of the bars
-// above (a row's worth of tokens a row, any debt at least a cell), ▼ on
-// the lowest row when the debt goes deeper than the rows.
+// the zero: the tokens owed hang from it as an area of ▒, the lowest row
+// at cs.deep (the deepest debt drawn), any debt at least a cell.
 func chartBars(st *styles, cs chartState, h, cursor int) []string {
 	rows := make([][]string, h)
 	for r := range rows {
@@ -232,12 +257,9 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 			rows[r][c] = " "
 		}
 		if f < 0 && below > 0 {
-			owed := -f * float64(above) // in rows of the bars' scale
+			owed := -f / max(cs.deep, 1) * float64(below) // in rows of the debt's scale
 			for r := range min(int(math.Ceil(owed)), below) {
 				rows[above+r][c] = owedCell
-			}
-			if owed > float64(below) {
-				rows[h-1][c] = owedPastCell
 			}
 		}
 		// The bars and their marks stand over the zero, in the rows above.
@@ -310,7 +332,7 @@ func chartBars(st *styles, cs chartState, h, cursor int) []string {
 				s = 4
 			case cell == limitCell:
 				s = 5
-			case cell == owedCell || cell == owedPastCell:
+			case cell == owedCell:
 				s = 6
 			case cell != " ":
 				s = 1
@@ -356,7 +378,7 @@ func (t *timeline) chartTitle(rs rows, reading, over, down, owed bool, w int) st
 		refusals += " " + st.rejected.Render("▲") + st.muted.Render(" past full")
 	}
 	if owed {
-		refusals += " " + st.delayed.Render(owedCell) + st.muted.Render(" tokens owed, under 0")
+		refusals += " " + st.delayed.Render(owedCell) + st.muted.Render(" tokens owed, from 0 down to the −n named")
 	}
 	title := st.title.Render("state over time")
 	if reading {
@@ -396,17 +418,23 @@ func (t *timeline) chartPanel(sp span, n int) []string {
 		return out
 	}
 	defs := lab.Lanes()
-	per := min((n-1)/max(len(defs), 1), chartLaneMax)
+	per := (n - 1) / max(len(defs), 1)
 	cursor := sp.column(lab.Now())
 	for lane, def := range defs {
-		zero := per - owedRows(lanes[lane], per) // the first row under the zero
+		below := owedRows(lanes[lane], per)
+		zero := per - below // the first row under the zero
 		for r, bars := range chartBars(st, lanes[lane], per, cursor) {
 			label := timelineLabel("", st.text, l.label)
 			switch {
 			case r == 0:
 				label = t.laneLabel(lane, def.Name)
+			case r == zero && below == 1:
+				// One row under the zero: it is named with its depth.
+				label = timelineLabel("  owed "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == zero:
 				label = timelineLabel("  owed", st.delayed, l.label)
+			case below > 1 && r == per-1:
+				label = timelineLabel("  "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			}
 			out = append(out, label+bars)
 		}
@@ -428,14 +456,20 @@ func (t *timeline) chartInline(sp span, rs rows, h int) []string {
 		out = append(out, fit(timelineLabel("", st.muted, l.label)+st.muted.Render(why), l.width))
 	} else {
 		lane := t.ctx.focus
-		zero := h - owedRows(lanes[lane], h) // the first row under the zero
+		below := owedRows(lanes[lane], h)
+		zero := h - below // the first row under the zero
 		for r, bars := range chartBars(st, lanes[lane], h, sp.column(lab.Now())) {
 			label := timelineLabel("", st.text, l.label)
 			switch {
 			case r == 0:
 				label = t.laneLabel(lane, lab.Lanes()[lane].Name)
+			case r == zero && below == 1:
+				// One row under the zero: it is named with its depth.
+				label = timelineLabel("  owed "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == zero:
 				label = timelineLabel("  owed", st.delayed, l.label)
+			case below > 1 && r == h-1:
+				label = timelineLabel("  "+owedDepthText(lanes[lane]), st.delayed, l.label)
 			case r == 1:
 				label = timelineLabel("  state", st.muted, l.label)
 			}

@@ -16,7 +16,8 @@ import (
 // TestChartBars: a bar rises in eighths from the bottom and reaches the
 // top only when full; a column after the clock is blank; a refusal sits
 // just above its bar, on the top cell of a full one; a lane that can owe
-// draws the tokens owed under its zero, ▒ at the bars' scale, ▼ deeper.
+// draws the tokens owed under its zero in half its rows, an area of ▒
+// whose lowest row is the deepest debt drawn (at least a full gauge).
 func TestChartBars(t *testing.T) {
 	st := newStyles(true, true)
 	for _, c := range []struct {
@@ -26,15 +27,25 @@ func TestChartBars(t *testing.T) {
 		owes    bool
 		want    []string
 	}{
-		{"owed", []float64{0.5, -0.25, -1.0 / 3, -1, math.NaN()}, nil, true, []string{ // 3 rows over 0, 1 under
+		{"owed", []float64{0.5, -0.25, -1.0 / 3, -1, math.NaN()}, nil, true, []string{ // 2 rows over 0, 2 under
 			"┈┈┈┈ ",
-			"▄    ",
 			"█    ",
-			" ▒▒▼ ",
+			" ▒▒▒ ",
+			"   ▒ ",
 		}},
 		{"owed in two rows", []float64{1, 0.5, 0, -0.01, -2}, []refusal{noRefusal, noRefusal, noRefusal, refused, noRefusal}, true, []string{
 			"█▄┈✗┈",
-			"   ▒▼",
+			"   ▒▒",
+		}},
+		{"a deep debt is an area down to its deepest", []float64{-1, -2, -4, -8, -6}, nil, true, []string{
+			"┈┈┈┈┈",
+			"     ",
+			"     ",
+			"     ",
+			"▒▒▒▒▒",
+			"  ▒▒▒",
+			"   ▒▒",
+			"   ▒ ",
 		}},
 		{"a lane that cannot owe", []float64{-0.5, 0.5}, nil, false, []string{"┈┈", " █"}},
 		{"eighths", []float64{0, 1.0 / 16, 0.5, 0.99, 1}, nil, false, []string{
@@ -53,6 +64,9 @@ func TestChartBars(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cs := chartState{fills: c.fills, refused: c.refused, owes: c.owes}
+			if c.owes {
+				cs.deep = owedDepth(c.fills)
+			}
 			if cs.refused == nil {
 				cs.refused = make([]refusal, len(c.fills))
 			}
@@ -269,5 +283,37 @@ func TestChartMarksStoreDown(t *testing.T) {
 	}
 	if !strings.Contains(screen(a), "⊘") {
 		t.Error("the chart draws no ⊘")
+	}
+}
+
+// TestChartNamesTheDebtInWholeTokens: the rows under a lane's zero span
+// the deepest debt drawn up to whole tokens, named plainly beside the
+// lowest (on the one row, beside "owed"): deadlines-and-cancel's patient
+// key, 7.5 tokens owed at 3.75s (a column's last instant a little less),
+// reads "−8", not "−≈7.4"; pay-later's reserve lane at 120×40, one row
+// under its zero, a full gauge of 4.
+func TestChartNamesTheDebtInWholeTokens(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		w, h   int
+		notes  int
+		want   string
+	}{
+		{"deadlines-and-cancel", 200, 60, 6, "\n  −8 "},
+		{"pay-later", 120, 40, 5, "\n  owed −4 "},
+	} {
+		a := newTestApp(t, c.lesson, c.w, c.h)
+		a.openPage(aboutPage)
+		for range c.notes {
+			press(a, "]")
+		}
+		for range 50 {
+			if a.workOnChart(chartMsg{}) == nil {
+				break
+			}
+		}
+		if out := screen(a); !strings.Contains(out, c.want) || strings.Contains(out, "−≈") {
+			t.Errorf("%s at %d×%d: the debt is not named %q:\n%s", c.lesson, c.w, c.h, c.want, out)
+		}
 	}
 }

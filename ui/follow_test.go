@@ -3,13 +3,15 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNotesShowTheirKey: a note that names a key shows that key in the
 // lanes while it is the current note, the header saying so, and leaving
 // it gives back what was shown before; a note that names a lane focuses
 // it. deadlines-and-cancel's notes: 1.25s names nothing, 2.25s the
-// patient key and the leaky lane, 3s the hasty key, 3.75s nothing.
+// patient key and the leaky lane, 3s the hasty key, 3.75s the patient key
+// and the reserve lane.
 func TestNotesShowTheirKey(t *testing.T) {
 	a := newTestApp(t, "deadlines-and-cancel", 100, 30)
 	a.focus = 1
@@ -22,8 +24,8 @@ func TestNotesShowTheirKey(t *testing.T) {
 		{"]", "polite", false, "reserve"}, // 1.25s: the latest request's key
 		{"]", "patient", true, "leaky"},   // 2.25s
 		{"]", "hasty", true, "leaky"},     // 3s
-		{"]", "polite", false, "leaky"},   // 3.75s
-		{"[", "hasty", true, "leaky"},     // 3s
+		{"]", "patient", true, "reserve"}, // 3.75s
+		{"[", "hasty", true, "reserve"},   // 3s names no lane
 		{"[", "patient", true, "leaky"},   // 2.25s
 		{"[", "polite", false, "leaky"},   // 1.25s
 	} {
@@ -35,6 +37,33 @@ func TestNotesShowTheirKey(t *testing.T) {
 		if got := a.lab.Lanes()[a.focus].Name; got != step.focused {
 			t.Errorf("step %d at %v: focus on %s, want %s", i, a.lab.Now(), got, step.focused)
 		}
+	}
+}
+
+// TestNoteShowsWhatItSpeaksOf: at a note, the screen shows the state the
+// note speaks of (its key's, its lane focused), at the size a learner
+// meets first: the n-th note reached by ] from the opening screen.
+func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		note   int
+		wants  []string
+	}{
+		// ReserveN's patient caller told 3.75s: its debt, and the leaky
+		// bucket's full queue rejecting it.
+		{"deadlines-and-cancel", 5, []string{"key patient (the note's)", "7.5 tokens owed", "4 of 4 queued", "why reserve · request at 3.75s, cost 1, key patient"}},
+		// The end: the patient key's 16 served in the reserve lane.
+		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4", "retry at 4s, passed"}},
+		// Gateway 2 of the fast lane stamping 0.5s: the why panel
+		// explains that lane's decision, the stamp in its refill.
+		{"clock-skew", 2, []string{"why fast · request at 0.2s", "min(1, 0 + 0.5s × 2/s) = 1"}},
+	} {
+		a := newTestApp(t, c.lesson, 80, 24)
+		a.openPage(aboutPage)
+		for range c.note {
+			press(a, "]")
+		}
+		requireScreen(t, a, c.wants...)
 	}
 }
 
@@ -59,5 +88,32 @@ func TestNoteKeyGivesWayToTheLearner(t *testing.T) {
 	press(a, "[")
 	if a.key() != chosen || !a.pinned() {
 		t.Errorf("leaving the note gave up the learner's key: %q, want %q", a.key(), chosen)
+	}
+}
+
+// TestNoteFocusesTheLaneItSpeaksOf: a note about one lane's decision
+// focuses that lane when the clock reaches it, so the why panel explains
+// what the note speaks of.
+func TestNoteFocusesTheLaneItSpeaksOf(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		at     time.Duration
+		lane   string
+	}{
+		{"float-drift", 300 * time.Millisecond, "float"}, // "Its why text says so."
+		{"racy-store", 7 * time.Millisecond, "racy"},
+		{"clock-skew", 200 * time.Millisecond, "fast"},
+		{"dashboard", 50500 * time.Millisecond, "fixed"},
+		{"expiry-reset", 2 * time.Second, "resetting"},
+		{"attempts-counted", 6 * time.Second, "attempts"},
+		{"whole-token-refill", 8600 * time.Millisecond, "whole"},
+		{"deadlines-and-cancel", 3750 * time.Millisecond, "reserve"},
+	} {
+		a := newTestApp(t, c.lesson, 80, 24)
+		seekTo(a, c.at)
+		a.followNote()
+		if got := a.lab.Lanes()[a.focus].Name; got != c.lane {
+			t.Errorf("%s at %v: focus on %s, want %s", c.lesson, c.at, got, c.lane)
+		}
 	}
 }

@@ -108,7 +108,7 @@ func TestClockText(t *testing.T) {
 // the header writes the clock, to the millisecond ("≈1.001s", not
 // "1.000666666s"), and with every digit where the scenario steps by less
 // than a millisecond, as the clock then does (the why panel's heading
-// too, though a box still rounds its verdict's time); the command line's exact
+// too, and the boxes: TestBoxTimesTellInstantsApart); the command line's exact
 // text is algorithms' (TestExplainTimesEveryAlgorithm).
 func TestWhyTimesAsTheHeader(t *testing.T) {
 	for _, c := range []struct {
@@ -125,5 +125,45 @@ func TestWhyTimesAsTheHeader(t *testing.T) {
 		if out := screen(a); strings.Contains(out, c.not) {
 			t.Errorf("step %s: the screen shows %s:\n%s", c.step, c.not, out)
 		}
+	}
+}
+
+// TestBoxTimesTellInstantsApart: in a scenario stepping under a
+// millisecond, a lane box writes its verdict's time, its retry and its
+// state's times with every digit, as the clock and the why panel do, so
+// that two requests 0.1ms apart do not read as one instant ("≈1.001s");
+// stepping by whole milliseconds they keep the screen's millisecond.
+func TestBoxTimesTellInstantsApart(t *testing.T) {
+	for _, c := range []struct {
+		step      string
+		want, not []string
+	}{
+		{"100us", []string{"rejected at 1.0003s · retry at 2.0001s (in 0.9998s)", "oldest leaves at 2.0001s"}, []string{"≈1s", "≈2s"}},
+		{"100ms", []string{"rejected at ≈1s · retry at ≈2s", "oldest leaves at ≈2s"}, nil},
+	} {
+		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
+			"traffic:\n  - {at: 1.0001s}\n  - {at: 1.0002s}\n  - {at: 1.0003s}\n", 120, 40)
+		a.lab.Seek(1000300 * time.Microsecond)
+		requireScreen(t, a, c.want...)
+		out := screen(a)
+		for _, n := range c.not {
+			if strings.Contains(out, n) {
+				t.Errorf("step %s: the screen shows %q:\n%s", c.step, n, out)
+			}
+		}
+	}
+}
+
+// TestLessonInstantsTellApart: collapsing-members' requests come 0.5ms
+// apart, so its screen writes every time with the digits that tell them
+// apart, one format for the clock, the boxes and the why panel: the
+// request at 2.0095s and its retry 0.9905s later, never "≈2.01s" beside
+// "0.9905s".
+func TestLessonInstantsTellApart(t *testing.T) {
+	a := newTestApp(t, "collapsing-members", 80, 24)
+	a.lab.Seek(2010 * time.Millisecond)
+	requireScreen(t, a, "request at 2.0095s", "(1.0095s, 2.0095s]", "3s − 2.0095s = 0.9905s")
+	if out := screen(a); strings.Contains(out, "≈2.01s") {
+		t.Errorf("the screen rounds a request's instant to ≈2.01s:\n%s", out)
 	}
 }

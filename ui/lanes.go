@@ -194,18 +194,18 @@ func verdictTexts(st *styles, v laneView) []string {
 	case d.Beyond > 0:
 		word += st.http.Render(" beyond the policy")
 	}
-	at := " at " + secs(v.last.Request.At)
+	at := " at " + v.secs(v.last.Request.At)
 	whose := ""
 	if v.multiKey {
 		whose = st.muted.Render(" · key " + keyText(v.key))
 	}
 	switch d.Outcome {
 	case algorithms.Delayed:
-		return []string{word + " " + secs(d.Delay) + at + whose, word + " " + secs(d.Delay), word, outcomeGlyph(st, d.Outcome)}
+		return []string{word + " " + v.secs(d.Delay) + at + whose, word + " " + v.secs(d.Delay), word, outcomeGlyph(st, d.Outcome)}
 	case algorithms.Rejected:
 		// The retry time stays while there is room for its short form:
 		// a box that shows a rejection says when to come back.
-		retry, short := retryText(v.last, v.now), shortRetryText(v.last)
+		retry, short := v.retryText(), v.shortRetryText()
 		return []string{word + at + " · " + retry + whose, word + " · " + retry, word + " · " + short, word, outcomeGlyph(st, d.Outcome)}
 	}
 	return []string{word + at + whose, word, word, outcomeGlyph(st, d.Outcome)}
@@ -214,25 +214,31 @@ func verdictTexts(st *styles, v laneView) []string {
 // retryText says when a rejected request would fit if nothing else came:
 // "retry at 61s (in 0.9s)", "retry at 61s, passed" once the clock is past
 // it (what fits now is the lane's state to tell), or "never fits".
-func retryText(rec model.Record, now time.Duration) string {
+func (v laneView) retryText() string {
+	rec, now := v.last, v.now
 	d := rec.Decision
 	if d.RetryAfter == algorithms.Never {
 		return "never fits"
 	}
 	at := rec.Request.At + d.RetryAfter
 	if at <= now {
-		return "retry at " + secs(at) + ", passed"
+		return "retry at " + v.secs(at) + ", passed"
 	}
-	return "retry at " + secs(at) + " (in " + secs(at-now) + ")"
+	return "retry at " + v.secs(at) + " (in " + v.secs(at-now) + ")"
 }
 
 // shortRetryText is retryText without the wait from the clock: "retry at
-// 61s", "never fits".
-func shortRetryText(rec model.Record) string {
-	if rec.Decision.RetryAfter == algorithms.Never {
+// 61s", "retry at 61s, passed" once the clock is past it (a stale time
+// read as still ahead would mislead), "never fits".
+func (v laneView) shortRetryText() string {
+	if v.last.Decision.RetryAfter == algorithms.Never {
 		return "never fits"
 	}
-	return "retry at " + secs(rec.Request.At+rec.Decision.RetryAfter)
+	at := v.last.Request.At + v.last.Decision.RetryAfter
+	if at <= v.now {
+		return "retry at " + v.secs(at) + ", passed"
+	}
+	return "retry at " + v.secs(at)
 }
 
 // totalsTexts are the lane's totals from longest to shortest, written one
@@ -421,7 +427,7 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 		tries := []struct{ titles, verdicts []string }{{titles, words}}
 		if v.hasLast && !v.verdictPending && v.last.Decision.Outcome == algorithms.Rejected {
 			named := append(titles, laneTitle(st, v, "", false))
-			short := shortRetryText(v.last)
+			short := v.shortRetryText()
 			tries = append([]struct{ titles, verdicts []string }{
 				{named, []string{words[0] + " · " + short}},
 				{named, []string{words[1] + " " + short}},
@@ -580,34 +586,47 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 		if r > 0 && l.mode == laneCompact {
 			out = append(out, strings.Repeat(" ", l.width))
 		}
-		// The row's cells share its width evenly, the first ones a cell
-		// wider when it does not divide: a short last row's cells widen
-		// rather than leave one of them twice as wide as the others.
+		// Every box of the grid is as wide as the others (columnWidth): a
+		// short last row's boxes stand under the ones above, the rest of
+		// the row blank, rather than widen beyond them. Compact cells,
+		// unframed, share their row's width: a short last row's cells
+		// widen to show what they can.
 		n := hi - lo
 		avail := l.width
 		if l.mode == laneCompact {
 			avail -= (n - 1) * compactGap
 		}
+		widths := make([]int, 0, n)
+		for c := range n {
+			switch {
+			case l.mode == laneBoxed:
+				widths = append(widths, l.columnWidth(c))
+			case c < avail%n:
+				widths = append(widths, avail/n+1)
+			default:
+				widths = append(widths, avail/n)
+			}
+		}
 		var cells [][]string
 		for i := lo; i < hi; i++ {
-			w := avail / n
-			if i-lo < avail%n {
-				w++
-			}
-			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, w, l.label, rc))
+			cells = append(cells, laneCell(st, views[i], l.mode, l.tall, widths[i-lo], l.label, rc))
 		}
-		sep := ""
+		sep, gap := "", 0
 		if l.mode == laneCompact {
-			sep = st.border.Render(" │ ")
+			sep, gap = st.border.Render(" │ "), compactGap
 		}
 		for line := 0; line < l.mode.cellHeight(l.tall); line++ {
 			var b strings.Builder
+			w := 0
 			for c, cell := range cells {
 				if c > 0 {
 					b.WriteString(sep)
+					w += gap
 				}
 				b.WriteString(cell[line])
+				w += widths[c]
 			}
+			b.WriteString(strings.Repeat(" ", max(l.width-w, 0)))
 			out = append(out, b.String())
 		}
 	}

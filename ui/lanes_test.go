@@ -125,3 +125,66 @@ func TestWatchedStateStays(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxesEvenlySized: every box of the lane grid is as wide as the
+// others, to a column, a short last row's boxes standing under the ones
+// above: burst-admits-eleven's five lanes at 200 columns are 67, 67, 66
+// and 67, 67 (were 100 and 100 in the last row).
+func TestBoxesEvenlySized(t *testing.T) {
+	for _, c := range []struct {
+		lesson string
+		w, h   int
+	}{
+		{"burst-admits-eleven", 200, 60},
+		{"dashboard", 120, 40},
+		{"four-gateways", 200, 60},
+	} {
+		a := newTestApp(t, c.lesson, c.w, c.h)
+		if a.lay.mode != laneBoxed {
+			t.Fatalf("%s at %d×%d: lanes %v, not boxed", c.lesson, c.w, c.h, a.lay.mode)
+		}
+		var widths [][]int
+		for _, line := range strings.Split(screen(a), "\n") {
+			// A row of boxes starts where a line starts with a top corner.
+			if !strings.HasPrefix(line, "┏") && !strings.HasPrefix(line, "╭") {
+				continue
+			}
+			var row []int
+			w := 0
+			for _, r := range strings.TrimRight(line, " ") {
+				w++
+				if r == '┓' || r == '╮' {
+					row = append(row, w)
+					w = 0
+				}
+			}
+			widths = append(widths, row)
+		}
+		if len(widths) < 2 && c.lesson == "burst-admits-eleven" { // 3 + 2
+			t.Errorf("%s at %d×%d: %d rows of boxes, want two", c.lesson, c.w, c.h, len(widths))
+		}
+		for r, row := range widths {
+			for i, w := range row {
+				if want := a.lay.columnWidth(i); w != want || w-widths[0][i] != 0 {
+					t.Errorf("%s at %d×%d: box %d of row %d is %d wide, want %d as above: %v", c.lesson, c.w, c.h, i, r, w, want, widths)
+				}
+			}
+		}
+	}
+}
+
+// TestPassedRetrySaysSo: a box whose rejection's retry time the clock has
+// passed says so, in every form that names the time: deadlines-and-cancel
+// at 7.5s, the leaky bucket's last verdict on the patient key a rejection
+// at 3.75s, retry at 4s.
+func TestPassedRetrySaysSo(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		a := newTestApp(t, "deadlines-and-cancel", size[0], size[1])
+		a.openPage(aboutPage)
+		press(a, "]", "]", "]", "]", "]", "]") // 0s … 7.5s
+		out := screen(a)
+		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry at 4s, passed") {
+			t.Errorf("%d×%d at %v: the leaky box does not say its retry at 4s has passed:\n%s", size[0], size[1], a.lab.Now(), out)
+		}
+	}
+}

@@ -63,8 +63,9 @@ const (
 	whyOther   = 2
 	noteMax    = 6
 	noteBoxed  = 3
-	// chartLaneMin and chartLaneMax are the fewest and the most rows a
-	// lane's bars get in the chart panel.
+	// chartLaneMin is the fewest rows a lane's bars get in the chart
+	// panel, chartLaneMax the most before the notes have all their rows;
+	// after that, what is left goes to the bars.
 	chartLaneMin = 2
 	chartLaneMax = 8
 )
@@ -120,6 +121,17 @@ func (sh shape) noteRows(w int) int {
 	return rows
 }
 
+// allNoteRows is how many rows the note panel needs at width w to show
+// every note whole, as it does at the last note (the lesson so far); 1
+// when there are no notes.
+func (sh shape) allNoteRows(w int) int {
+	rows := 0
+	for _, n := range sh.notes {
+		rows += len(wrap(n, w, len(n)+1))
+	}
+	return max(rows, 1)
+}
+
 // label is the width of the column of lane names: the longest name and a
 // mark, between labelWidth and maxLabelWidth.
 func (sh shape) label() int { return min(max(sh.longest+3, labelWidth), maxLabelWidth) }
@@ -135,7 +147,7 @@ type layout struct {
 	mode       laneMode
 	tall       bool // boxed lanes with tallExtra more state lines
 	cols, rows int  // the lane grid
-	cellWidth  int  // the width of a full row's cells (lanesBlock shares each row's width evenly)
+	cellWidth  int  // the width of a full row's cells (a box column's: columnWidth)
 	label      int  // the column of lane names left of the timeline and the why panel
 
 	header   int  // 1 or 2
@@ -201,12 +213,12 @@ func layoutFor(width, height int, sh shape) layout {
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
 		l.releases = sh.releases > 0
 		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, note, why, 1
-		l.grow(height-fixed, n, sh.noChart)
+		l.grow(height-fixed, n, sh.noChart, sh.allNoteRows(width))
 		return l
 	}
 	l.mode, l.cols, l.rows, l.cellWidth = laneRow, 1, n, width
 	l.header, l.lanes, l.timeline, l.note, l.why, l.status = 1, n, timeline, 1, 2, 0
-	l.grow(height-l.needHeight, n, sh.noChart)
+	l.grow(height-l.needHeight, n, sh.noChart, sh.allNoteRows(width))
 	return l
 }
 
@@ -214,9 +226,12 @@ func layoutFor(width, height int, sh shape) layout {
 // lane's explanation has its rows (the heart of the lesson), then the
 // timeline's legend, then the why panel's lines for the other lanes, then the
 // chart of states over time (unless noChart), then an overview of the
-// whole run, then the note panel (earlier notes), then blank rows between
-// the panels.
-func (l *layout) grow(spare, n int, noChart bool) {
+// whole run, then the note panel (earlier notes: up to noteMax rows, no
+// more than every note needs), then blank rows between the panels, then
+// the note panel again up to notes rows (every note whole, as at the
+// lesson's last note), then the chart's bars: a large screen leaves no
+// row blank that the chart can use.
+func (l *layout) grow(spare, n int, noChart bool, notes int) {
 	give := func(to *int, upTo int) {
 		add := min(spare, max(upTo-*to, 0))
 		*to += add
@@ -251,13 +266,21 @@ func (l *layout) grow(spare, n int, noChart bool) {
 		l.overview = n + 2
 		spare -= l.overview
 	}
-	give(&l.note, noteMax)
+	give(&l.note, min(noteMax, notes))
 	if spare >= l.gapRows() && l.header == 2 {
 		l.gaps = true
 		spare -= l.gapRows()
 	}
-	// What is left goes to the notes: the lesson so far, whole, rather
-	// than blank rows.
+	// Then the notes, every one whole, as the last note shows them.
+	give(&l.note, notes)
+	// Then the bars, a row more a lane while rows are left.
+	if l.chart > 0 {
+		more := spare / n
+		l.chart += more * n
+		spare -= more * n
+	}
+	// What is left (fewer rows than lanes, or no chart) goes to the
+	// notes: the lesson so far, whole, rather than blank rows.
 	l.note += spare
 	l.spare = 0
 }
@@ -274,6 +297,19 @@ func (l *layout) gapRows() int {
 		n++
 	}
 	return n
+}
+
+// columnWidth is the width of the boxes of column c of the lane grid: the
+// width shared evenly over the columns, the first columns a cell wider
+// when it does not divide.
+func (l layout) columnWidth(c int) int {
+	cols := max(l.cols, 1)
+	avail := l.width
+	w := avail / cols
+	if c < avail%cols {
+		w++
+	}
+	return w
 }
 
 // comfortableWidth is the box width beyond which a lane gains nothing by

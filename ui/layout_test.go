@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"ratelab/scenarios"
@@ -94,5 +95,37 @@ func TestMinimumIsEnough(t *testing.T) {
 		if layoutFor(l.needWidth-1, l.needHeight, shape{lanes: n}).tooSmall == false || layoutFor(l.needWidth, l.needHeight-1, shape{lanes: n}).tooSmall == false {
 			t.Errorf("%d lanes: a size below %d×%d is drawn", n, l.needWidth, l.needHeight)
 		}
+	}
+}
+
+// TestLargeScreenLeavesNoRowBlank: on a large screen the notes get the
+// rows that show every note whole (as the last note does) and the chart of
+// states over time the rest, a row more a lane, rather than the note panel
+// every row left, blank below a short lesson's notes.
+func TestLargeScreenLeavesNoRowBlank(t *testing.T) {
+	notes := []string{"◆ 0s  A short note.", "◆ 1s  Another note, as short."}
+	for _, c := range []struct{ w, h, n int }{
+		{200, 60, 1}, {200, 60, 2}, {200, 60, 3}, {200, 60, 5}, {120, 40, 2}, {160, 48, 4}, {300, 100, 2},
+	} {
+		sh := shape{lanes: c.n, notes: notes, longest: 8}
+		l := layoutFor(c.w, c.h, sh)
+		if l.chart == 0 {
+			t.Errorf("%d×%d, %d lanes: no chart", c.w, c.h, c.n)
+			continue
+		}
+		if most := sh.allNoteRows(c.w) + c.n - 1; l.note > most {
+			t.Errorf("%d×%d, %d lanes: %d note rows for %d rows of notes, want at most %d (chart %d)", c.w, c.h, c.n, l.note, sh.allNoteRows(c.w), most, l.chart)
+		}
+	}
+}
+
+// TestLongNotesKeepTheirRows: a lesson of long notes has every note whole
+// before the chart's bars grow past chartLaneMax.
+func TestLongNotesKeepTheirRows(t *testing.T) {
+	long := strings.Repeat("word ", 80)
+	sh := shape{lanes: 2, notes: []string{long, long, long}}
+	l := layoutFor(200, 60, sh)
+	if per := (l.chart - 1) / 2; per > chartLaneMax && l.note < sh.allNoteRows(200) {
+		t.Errorf("bars of %d rows a lane while the notes have %d of %d rows", per, l.note, sh.allNoteRows(200))
 	}
 }

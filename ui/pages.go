@@ -357,7 +357,7 @@ func (p *pages) panelText(a *App, w int) string {
 		d := v.last.Decision
 		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
 		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+v.explain(), w) + "\n")
-		b.WriteString(hanging("    ", replyTexts(st, v.policy, v.last, v.now)[0], w) + "\n")
+		b.WriteString(hanging("    ", replyTexts(st, v)[0], w) + "\n")
 		if len(v.clients) > 0 {
 			b.WriteString(hanging("    ", st.accent.Render(clientTexts(v.last, v.clients)[0]), w) + "\n")
 		}

@@ -123,6 +123,8 @@ func laneNumbers(v laneView) (float64, string) {
 // under its zero for them.
 type owingPicture interface {
 	canOwe(p algorithms.Policy) bool
+	// full is the tokens of a full gauge (row's fill of 1).
+	full(p algorithms.Policy) float64
 }
 
 // canOwe reports whether a lane of p can owe (owingPicture).
@@ -130,6 +132,9 @@ func canOwe(p algorithms.Policy) bool {
 	o, ok := pictureOf(p).(owingPicture)
 	return ok && o.canOwe(p)
 }
+
+// owedFull is the tokens of a full gauge of a lane of p that can owe.
+func owedFull(p algorithms.Policy) float64 { return pictureOf(p).(owingPicture).full(p) }
 
 // scopeWord is "all keys" for a policy over all keys, "per key" otherwise.
 func scopeWord(l algorithms.Layer) string {

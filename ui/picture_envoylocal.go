@@ -14,7 +14,7 @@ func (envoyLocalPicture) state(st *styles, v laneView, w, n int) []string {
 		// timer: true, Envoy before 1.31: the lumps of its fill timer.
 		return []string{
 			gaugeLine(st, fraction(s.Tokens, s.Capacity), itoa(s.Tokens)+" of max_tokens "+itoa(s.Capacity), w),
-			first([]string{"fill timer: +" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill), "+" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill)}, w),
+			first([]string{"fill timer: +" + itoa(s.TokensPerFill) + " at " + v.secs(s.NextFill), "+" + itoa(s.TokensPerFill) + " at " + v.secs(s.NextFill)}, w),
 			st.muted.Render("admit if tokens ≥ cost; 429, no Retry-After"),
 			st.muted.Render("Envoy before 1.31: one timer from t = 0"),
 		}
@@ -22,9 +22,9 @@ func (envoyLocalPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.TokenBucketSnapshot)
 	full := "full"
 	if s.FullAt > s.Now {
-		full = "full at " + secs(s.FullAt)
+		full = "full at " + v.secs(s.FullAt)
 	}
-	fill := itoa(s.Rate.N) + " per " + secs(s.Rate.Per)
+	fill := itoa(s.Rate.N) + " per " + v.secs(s.Rate.Per)
 	return []string{
 		gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+" of max_tokens "+itoa(s.Capacity), w),
 		first([]string{"refill " + fill + ", continuous · " + full, "refill " + fill + " · " + full, full}, w),
@@ -35,7 +35,7 @@ func (envoyLocalPicture) state(st *styles, v laneView, w, n int) []string {
 
 func (envoyLocalPicture) row(v laneView) (fill float64, numbers string) {
 	if s, ok := v.snap.(algorithms.IntervalBucketSnapshot); ok {
-		return fraction(s.Tokens, s.Capacity), itoa(s.Tokens) + "/" + itoa(s.Capacity) + " next " + secs(s.NextFill)
+		return fraction(s.Tokens, s.Capacity), itoa(s.Tokens) + "/" + itoa(s.Capacity) + " next " + v.secs(s.NextFill)
 	}
 	s := v.snap.(algorithms.TokenBucketSnapshot)
 	return ratio(s.Available, s.Capacity), qty(s.Available) + "/" + itoa(s.Capacity) + " tokens"

@@ -14,9 +14,9 @@ func (firstHitWindowPicture) state(st *styles, v laneView, w, n int) []string {
 	window := "no window: the next request starts one"
 	if s.ResetsAt > 0 {
 		window = first([]string{
-			"[" + secs(s.Start) + ", " + secs(s.ResetsAt) + ") from the first hit · resets in " + secs(s.ResetsAt-s.Now),
-			"[" + secs(s.Start) + ", " + secs(s.ResetsAt) + ") · resets in " + secs(s.ResetsAt-s.Now),
-			"resets at " + secs(s.ResetsAt),
+			"[" + v.secs(s.Start) + ", " + v.secs(s.ResetsAt) + ") from the first hit · resets in " + v.secs(s.ResetsAt-s.Now),
+			"[" + v.secs(s.Start) + ", " + v.secs(s.ResetsAt) + ") · resets in " + v.secs(s.ResetsAt-s.Now),
+			"resets at " + v.secs(s.ResetsAt),
 		}, w)
 	}
 	if n == 2 {

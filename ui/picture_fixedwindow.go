@@ -11,7 +11,7 @@ type fixedWindowPicture struct{}
 func (fixedWindowPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.FixedWindowSnapshot)
 	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" this window", w)
-	window := "[" + secs(s.Start) + ", " + secs(s.End) + ") · " + secs(s.Now-s.Start) + " in"
+	window := "[" + v.secs(s.Start) + ", " + v.secs(s.End) + ") · " + v.secs(s.Now-s.Start) + " in"
 	if n == 2 {
 		return []string{count, window + " · prev " + itoa(s.Previous)}
 	}
@@ -20,7 +20,7 @@ func (fixedWindowPicture) state(st *styles, v laneView, w, n int) []string {
 		window,
 		"previous window " + itoa(s.Previous),
 		st.muted.Render("admit if count + cost ≤ " + itoa(s.Limit)),
-		st.muted.Render("the count restarts at " + secs(s.End)),
+		st.muted.Render("the count restarts at " + v.secs(s.End)),
 	}
 }
 

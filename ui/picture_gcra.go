@@ -13,7 +13,7 @@ func (gcraPicture) state(st *styles, v laneView, w, n int) []string {
 	bal := gaugeLine(st, ratio(s.Available, s.Burst), qty(s.Available)+" of "+itoa(s.Burst)+" as tokens", w)
 	tat := "TAT = now (idle)"
 	if s.TAT > s.Now {
-		tat = "TAT " + secs(s.TAT) + " = now+" + secs(s.TAT-s.Now)
+		tat = "TAT " + v.secs(s.TAT) + " = now+" + v.secs(s.TAT-s.Now)
 	}
 	tol := "τ = " + itoa(s.Burst) + "×T = " + quantityDuration(s.Tolerance)
 	if n == 2 {

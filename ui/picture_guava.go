@@ -19,13 +19,13 @@ func (guavaPicture) state(st *styles, v laneView, w, n int) []string {
 	stored := floatCell(s.Stored) + " of " + floatCell(s.MaxPermits) + " stored"
 	free := "next free now"
 	if s.NextFree > s.Now {
-		free = "next free " + secs(s.NextFree) + ", " + secs(s.NextFree-s.Now) + " away"
+		free = "next free " + v.secs(s.NextFree) + ", " + v.secs(s.NextFree-s.Now) + " away"
 	}
 	rule := []string{"acquire: wait for next free, pay later", "acquire: pay later"}
 	last := "the next caller pays for this one"
 	if s.Try {
 		rule = []string{"tryAcquire: refuse if next free − timeout > now", "refuse if next free − timeout > now", "refuse if free − timeout > now"}
-		last = "timeout " + secs(s.Timeout)
+		last = "timeout " + v.secs(s.Timeout)
 	}
 	lines := []string{
 		gaugeLine(st, s.Stored/max(s.MaxPermits, 1e-300), stored, w),
@@ -43,7 +43,7 @@ func (guavaPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.GuavaSnapshot)
 	numbers = floatCell(s.Stored) + "/" + floatCell(s.MaxPermits) + " stored"
 	if s.NextFree > s.Now {
-		numbers = "free in " + secs(s.NextFree-s.Now)
+		numbers = "free in " + v.secs(s.NextFree-s.Now)
 	}
 	return s.Stored / max(s.MaxPermits, 1e-300), numbers
 }

@@ -38,7 +38,7 @@ func (guavaWarmupPicture) state(st *styles, v laneView, w, n int) []string {
 	stored := floatCell(s.Stored) + " of " + floatCell(s.MaxPermits) + " stored, full = cold"
 	free := "next free now"
 	if s.NextFree > s.Now {
-		free = "next free " + secs(s.NextFree) + ", " + secs(s.NextFree-s.Now) + " away"
+		free = "next free " + v.secs(s.NextFree) + ", " + v.secs(s.NextFree-s.Now) + " away"
 	}
 	cost := microsCell(permitCost(s))
 	lines := []string{
@@ -48,7 +48,7 @@ func (guavaWarmupPicture) state(st *styles, v laneView, w, n int) []string {
 			"a stored permit costs " + cost + " (warm " + microsCell(s.StableInterval) + ", cold " + microsCell(s.ColdInterval) + ")",
 			"a permit costs " + cost, cost + " a permit",
 		}, w),
-		st.muted.Render(first([]string{"acquire: warm up over " + secs(s.Warmup) + ", pay later", "warm up " + secs(s.Warmup)}, w)),
+		st.muted.Render(first([]string{"acquire: warm up over " + v.secs(s.Warmup) + ", pay later", "warm up " + v.secs(s.Warmup)}, w)),
 	}
 	if n == 2 {
 		return lines[:2]
@@ -60,7 +60,7 @@ func (guavaWarmupPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.GuavaSnapshot)
 	numbers = floatCell(s.Stored) + "/" + floatCell(s.MaxPermits) + " stored"
 	if s.NextFree > s.Now {
-		numbers = "free in " + secs(s.NextFree-s.Now)
+		numbers = "free in " + v.secs(s.NextFree-s.Now)
 	}
 	return s.Stored / max(s.MaxPermits, 1e-300), numbers
 }

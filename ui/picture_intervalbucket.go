@@ -12,12 +12,12 @@ func (intervalBucketPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.IntervalBucketSnapshot)
 	full := "full"
 	if s.FullAt > s.Now {
-		full = "full at " + secs(s.FullAt)
+		full = "full at " + v.secs(s.FullAt)
 	}
-	lump := "+" + itoa(s.TokensPerFill) + " every " + secs(s.FillInterval)
+	lump := "+" + itoa(s.TokensPerFill) + " every " + v.secs(s.FillInterval)
 	return []string{
 		gaugeLine(st, fraction(s.Tokens, s.Capacity), itoa(s.Tokens)+" of "+itoa(s.Capacity)+" tokens", w),
-		first([]string{lump + " · next +" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill), "next +" + itoa(s.TokensPerFill) + " at " + secs(s.NextFill)}, w),
+		first([]string{lump + " · next +" + itoa(s.TokensPerFill) + " at " + v.secs(s.NextFill), "next +" + itoa(s.TokensPerFill) + " at " + v.secs(s.NextFill)}, w),
 		full,
 		st.muted.Render("nothing refills between fills"),
 		st.muted.Render("admit if tokens ≥ cost; spend cost"),
@@ -26,7 +26,7 @@ func (intervalBucketPicture) state(st *styles, v laneView, w, n int) []string {
 
 func (intervalBucketPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.IntervalBucketSnapshot)
-	return fraction(s.Tokens, s.Capacity), itoa(s.Tokens) + "/" + itoa(s.Capacity) + " next " + secs(s.NextFill)
+	return fraction(s.Tokens, s.Capacity), itoa(s.Tokens) + "/" + itoa(s.Capacity) + " next " + v.secs(s.NextFill)
 }
 
 func (intervalBucketPicture) titles(p algorithms.Policy) []string {

@@ -28,10 +28,10 @@ func (leakyBucketPicture) state(st *styles, v laneView, w, n int) []string {
 	if n >= 4 {
 		releaseLines = 2
 	}
-	releases := releaseTexts(s, w, releaseLines)
+	releases := releaseTexts(v, s, w, releaseLines)
 	free := "pipe idle"
 	if s.NextFree > s.Now {
-		free = "next free " + secs(s.NextFree)
+		free = "next free " + v.secs(s.NextFree)
 	}
 	pace := "pace " + s.Rate.String()
 	lines := append([]string{queue}, releases...)
@@ -43,8 +43,8 @@ func (leakyBucketPicture) state(st *styles, v laneView, w, n int) []string {
 }
 
 // releaseTexts are the waiting requests' release times in at most n lines
-// of w cells: "out at 0.5s 1s 1.5s +7".
-func releaseTexts(s algorithms.LeakyBucketSnapshot, w, n int) []string {
+// of w cells: "out at 0.5s 1s 1.5s +7", written as v writes times.
+func releaseTexts(v laneView, s algorithms.LeakyBucketSnapshot, w, n int) []string {
 	if len(s.Waiting) == 0 {
 		return []string{"queue empty"}
 	}
@@ -52,7 +52,7 @@ func releaseTexts(s algorithms.LeakyBucketSnapshot, w, n int) []string {
 	var b strings.Builder
 	b.WriteString("out at")
 	for i, r := range s.Waiting {
-		item := " " + secs(r.At)
+		item := " " + v.secs(r.At)
 		more := " +" + strconv.Itoa(len(s.Waiting)-i)
 		last := i == len(s.Waiting)-1
 		room := w

@@ -91,14 +91,14 @@ type attemptLogPicture struct{}
 
 func (attemptLogPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.AttemptLogSnapshot)
-	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" attempts in "+secs(s.Window), w)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" attempts in "+v.secs(s.Window), w)
 	strip := logStrip(st, algorithms.SlidingLogSnapshot{Now: s.Now, Window: s.Window, Entries: s.Attempts}, w-2)
 	if n == 2 {
 		return []string{count, strip}
 	}
 	oldest := "log empty"
 	if s.Count > 0 {
-		oldest = "oldest leaves at " + secs(s.OldestExpiresAt)
+		oldest = "oldest leaves at " + v.secs(s.OldestExpiresAt)
 	}
 	return []string{
 		count,
@@ -126,7 +126,7 @@ type collapsingLogPicture struct{}
 
 func (collapsingLogPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.CollapsingLogSnapshot)
-	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" members in "+secs(s.Window), w)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" members in "+v.secs(s.Window), w)
 	strip := logStrip(st, algorithms.SlidingLogSnapshot{Now: s.Now, Window: s.Window, Entries: s.Members}, w-2)
 	if n == 2 {
 		return []string{count, strip}
@@ -160,7 +160,7 @@ func (resettingWindowPicture) state(st *styles, v laneView, w, n int) []string {
 	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" counted", w)
 	key := "no key: the count starts at 0"
 	if s.ExpiresAt > 0 {
-		key = "expires at " + secs(s.ExpiresAt) + " · since " + secs(s.Since)
+		key = "expires at " + v.secs(s.ExpiresAt) + " · since " + v.secs(s.Since)
 	}
 	if n == 2 {
 		return []string{count, key}

@@ -14,12 +14,12 @@ func (redisCellPicture) state(st *styles, v laneView, w, n int) []string {
 	bal := gaugeLine(st, ratio(s.Available, s.Limit), qty(s.Available)+" of limit "+itoa(s.Limit), w)
 	tat := "tat = now (idle)"
 	if s.TAT > s.Now {
-		tat = "tat " + secs(s.TAT) + " = now+" + secs(s.TAT-s.Now)
+		tat = "tat " + v.secs(s.TAT) + " = now+" + v.secs(s.TAT-s.Now)
 	}
 	return []string{
 		bal,
 		first([]string{tat + " · remaining " + itoa(s.Remaining), tat}, w),
-		first([]string{"T " + secs(s.Interval) + " · DVT " + secs(s.Tolerance) + " = T×(max_burst+1)", "T " + secs(s.Interval) + " · DVT " + secs(s.Tolerance)}, w),
+		first([]string{"T " + v.secs(s.Interval) + " · DVT " + v.secs(s.Tolerance) + " = T×(max_burst+1)", "T " + v.secs(s.Interval) + " · DVT " + v.secs(s.Tolerance)}, w),
 		st.muted.Render("max_burst " + itoa(s.MaxBurst) + " admits " + itoa(s.Limit) + " at once"),
 		st.muted.Render("retry_after: whole s, up if ≥ 1ms over"),
 	}

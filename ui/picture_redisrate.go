@@ -13,7 +13,7 @@ func (redisRatePicture) state(st *styles, v laneView, w, n int) []string {
 	bal := gaugeLine(st, ratio(s.Available, s.Burst), qty(s.Available)+" of burst "+itoa(s.Burst), w)
 	tat := "tat = now (idle)"
 	if s.TAT > s.Now {
-		tat = "tat " + secs(s.TAT) + " = now+" + secs(s.TAT-s.Now)
+		tat = "tat " + v.secs(s.TAT) + " = now+" + v.secs(s.TAT-s.Now)
 	}
 	return []string{
 		bal,

@@ -13,8 +13,8 @@ func (resilience4jPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.Resilience4jSnapshot)
 	perms := gaugeLine(st, fraction(max(s.Permissions, 0), s.LimitForPeriod), itoa(s.Permissions)+" of "+itoa(s.LimitForPeriod)+" permissions", w)
 	cycle := first([]string{
-		"cycle " + itoa(s.Cycle) + " ends at " + secs(s.CycleEnd) + " · made at " + secs(s.Start),
-		"cycle " + itoa(s.Cycle) + " ends at " + secs(s.CycleEnd),
+		"cycle " + itoa(s.Cycle) + " ends at " + v.secs(s.CycleEnd) + " · made at " + v.secs(s.Start),
+		"cycle " + itoa(s.Cycle) + " ends at " + v.secs(s.CycleEnd),
 	}, w)
 	owed := "none reserved ahead"
 	if s.Permissions < 0 {
@@ -28,7 +28,7 @@ func (resilience4jPicture) state(st *styles, v laneView, w, n int) []string {
 		cycle,
 		owed,
 		st.muted.Render("each cycle refills to " + itoa(s.LimitForPeriod)),
-		st.muted.Render("wait for a later cycle ≤ " + secs(s.Timeout)),
+		st.muted.Render("wait for a later cycle ≤ " + v.secs(s.Timeout)),
 	}
 }
 

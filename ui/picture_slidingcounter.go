@@ -30,7 +30,7 @@ func (slidingCounterPicture) state(st *styles, v laneView, w, n int) []string {
 	return []string{
 		est,
 		formula,
-		"exact last " + secs(s.Window) + ": " + itoa(v.exact) + " " + st.muted.Render("(est "+offBy(s.Estimate, v.exact)+")"),
+		"exact last " + v.secs(s.Window) + ": " + itoa(v.exact) + " " + st.muted.Render("(est "+offBy(s.Estimate, v.exact)+")"),
 		st.muted.Render("current + previous × share of W left"),
 		st.muted.Render("admit if est + cost ≤ " + itoa(s.Limit)),
 	}
@@ -42,7 +42,7 @@ func (slidingCounterPicture) state(st *styles, v laneView, w, n int) []string {
 func subWindowLines(st *styles, v laneView, s algorithms.SlidingCounterSnapshot, w, n int) []string {
 	est := gaugeLine(st, ratio(s.Estimate, s.Limit), "est "+qty(s.Estimate)+" of "+itoa(s.Limit), w)
 	formula := "= " + itoa(s.Current) + " + " + itoa(s.Middle) + " + " + itoa(s.Previous) + " × " + qty(s.Weight)
-	exact := "exact last " + secs(s.Window) + ": " + itoa(v.exact) + " " + st.muted.Render("(est "+offBy(s.Estimate, v.exact)+")")
+	exact := "exact last " + v.secs(s.Window) + ": " + itoa(v.exact) + " " + st.muted.Render("(est "+offBy(s.Estimate, v.exact)+")")
 	switch n {
 	case 1:
 		return []string{est}

@@ -14,12 +14,12 @@ type slidingLogPicture struct{}
 
 func (slidingLogPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.SlidingLogSnapshot)
-	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" in last "+secs(s.Window), w)
+	count := gaugeLine(st, fraction(s.Count, s.Limit), itoa(s.Count)+" of "+itoa(s.Limit)+" in last "+v.secs(s.Window), w)
 	oldest := "log empty"
 	short := ""
 	if s.Count > 0 {
-		oldest = "oldest leaves at " + secs(s.OldestExpiresAt)
-		short = " out " + secs(s.OldestExpiresAt)
+		oldest = "oldest leaves at " + v.secs(s.OldestExpiresAt)
+		short = " out " + v.secs(s.OldestExpiresAt)
 	}
 	if n == 2 {
 		return []string{count, logStrip(st, s, w-2-ansi.StringWidth(short)) + short}
@@ -28,14 +28,14 @@ func (slidingLogPicture) state(st *styles, v laneView, w, n int) []string {
 		count,
 		logStrip(st, s, w-2),
 		oldest,
-		st.muted.Render("admit if the last " + secs(s.Window) + " + cost ≤ " + itoa(s.Limit)),
+		st.muted.Render("admit if the last " + v.secs(s.Window) + " + cost ≤ " + itoa(s.Limit)),
 		st.muted.Render("keeps every admission: " + entries(len(s.Entries))),
 	}
 }
 
 func (slidingLogPicture) row(v laneView) (fill float64, numbers string) {
 	s := v.snap.(algorithms.SlidingLogSnapshot)
-	return fraction(s.Count, s.Limit), itoa(s.Count) + "/" + itoa(s.Limit) + " in " + secs(s.Window)
+	return fraction(s.Count, s.Limit), itoa(s.Count) + "/" + itoa(s.Limit) + " in " + v.secs(s.Window)
 }
 
 func (slidingLogPicture) titles(p algorithms.Policy) []string { return windowTitles(p) }

@@ -12,7 +12,7 @@ func (tokenBucketPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.TokenBucketSnapshot)
 	full := "full"
 	if s.FullAt > s.Now {
-		full = "full at " + secs(s.FullAt)
+		full = "full at " + v.secs(s.FullAt)
 	}
 	return []string{
 		gaugeLine(st, ratio(s.Available, s.Capacity), qty(s.Available)+" of "+itoa(s.Capacity)+" tokens", w),

@@ -36,19 +36,19 @@ func (xtimeratePicture) state(st *styles, v laneView, w, n int) []string {
 	bal := floatCell(s.Tokens) + " of " + itoa(s.Burst) + " tokens"
 	full := "full"
 	if s.FullAt > s.Now {
-		full = "full at " + secs(s.FullAt)
+		full = "full at " + v.secs(s.FullAt)
 	}
 	rule := []string{"AllowN: admit if tokens ≥ n (float64)", "AllowN: tokens ≥ n"}
 	last := "a rejection takes nothing"
 	if s.Reserve {
 		if s.Tokens < 0 {
 			bal = owedText(s.Tokens)
-			full = "owed until " + secs(s.PaidAt)
+			full = "owed until " + v.secs(s.PaidAt)
 		}
 		rule = []string{"ReserveN: take n now, wait while tokens are owed", "ReserveN: wait out what is owed"}
 		last = "waits as long as it takes"
 		if s.MaxWait > 0 {
-			last = "refuses a wait over " + secs(s.MaxWait)
+			last = "refuses a wait over " + v.secs(s.MaxWait)
 		}
 	}
 	lines := []string{
@@ -76,6 +76,9 @@ func (xtimeratePicture) row(v laneView) (fill float64, numbers string) {
 func (xtimeratePicture) canOwe(p algorithms.Policy) bool {
 	return p.Algorithm == algorithms.XTimeRateReserve
 }
+
+// full: the burst, as row divides the balance by it.
+func (xtimeratePicture) full(p algorithms.Policy) float64 { return float64(max(p.Burst, 1)) }
 
 // owedText is a reservation's negative balance in one wording wherever a
 // lane shows it: "1.5 tokens owed" (the callers already told to wait have

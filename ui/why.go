@@ -10,7 +10,6 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/fleet"
-	"ratelab/model"
 )
 
 // whyBlock explains the focused lane's last decision in at most h lines of
@@ -106,7 +105,7 @@ func whyBody(st *styles, views []laneView, focus, w, h, label int) []string {
 		lines = append(lines, fit(l, w))
 	}
 	if h >= 3 {
-		lines = append(lines, fit(first(replyTexts(st, v.policy, v.last, v.now), w), w))
+		lines = append(lines, fit(first(replyTexts(st, v), w), w))
 	}
 	rest, others := avail-len(explain), len(views)-1
 	if len(v.clients) > 0 {
@@ -220,7 +219,8 @@ func storeLines(st *styles, text []string, w, h int) []string {
 // library answers with, nginx's 503) with Retry-After (whole seconds,
 // rounded up), the exact wait, and when a retry fits as a time and as a
 // wait from the clock.
-func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Duration) []string {
+func replyTexts(st *styles, v laneView) []string {
+	p, rec := v.policy, v.last
 	d := rec.Decision
 	switch d.Outcome {
 	case algorithms.Allowed:
@@ -230,9 +230,9 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 		// reservation, Guava's acquire): either way it goes on later.
 		if rec.Attempt.Cancelled {
 			// Its caller left and gave the slot back: it never passes.
-			return []string{st.delayed.Render("→ would pass at " + secs(d.At+d.Delay) + ", past its caller's deadline: cancelled, it never passes")}
+			return []string{st.delayed.Render("→ would pass at " + v.secs(d.At+d.Delay) + ", past its caller's deadline: cancelled, it never passes")}
 		}
-		return []string{st.delayed.Render("→ held back " + secs(d.Delay) + ", passed at " + secs(d.At+d.Delay))}
+		return []string{st.delayed.Render("→ held back " + v.secs(d.Delay) + ", passed at " + v.secs(d.At+d.Delay))}
 	}
 	status := "← " + httpStatus(d.Status(p))
 	if d.Fallback != algorithms.NoFallback {
@@ -244,7 +244,7 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 	if s < 0 {
 		return []string{st.http.Render(status) + st.muted.Render(" (no Retry-After: this cost can never fit)")}
 	}
-	retry := retryText(rec, now)
+	retry := v.retryText()
 	if d := algorithms.Describe(p.Algorithm); d != nil && d.NoRetryAfter {
 		// A library whose rejection carries no Retry-After (nginx's 503,
 		// Envoy's 429): only the exact wait is shown.
@@ -258,14 +258,14 @@ func replyTexts(st *styles, p algorithms.Policy, rec model.Record, now time.Dura
 	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
 	// The wait in the screen's time format, as everywhere on it; the
 	// header rounds it up to whole seconds.
-	exact := " (wait " + secs(d.RetryAfter) + ", rounded up) · "
+	exact := " (wait " + v.secs(d.RetryAfter) + ", rounded up) · "
 	if d.RetryAfter%time.Second == 0 {
 		exact = " · " // a whole number of seconds: nothing was rounded
 	}
 	return []string{
 		head + st.muted.Render(exact+retry),
 		head + st.muted.Render(" · "+retry),
-		head + st.muted.Render(" (wait "+secs(d.RetryAfter)+")"),
+		head + st.muted.Render(" (wait "+v.secs(d.RetryAfter)+")"),
 		head,
 	}
 }
