@@ -47,10 +47,7 @@ func Explain(product, text string) ([]Promise, error) {
 	if p == nil {
 		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(registry.Names(), ", "))
 	}
-	if p.Name == "nginx" && !strings.Contains(text, "http") {
-		text = "http {\n" + text + "\n}" // a fragment: the http block's rules
-	}
-	lanes, _, err := p.Read("", []byte(text))
+	lanes, _, err := p.ReadText(text)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,10 @@ package registry
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"ratelab/algorithms"
@@ -333,6 +336,40 @@ func Guess(text []byte) *Product {
 		}
 	}
 	return found
+}
+
+// ReadText reads a configuration given as text alone, as explain and a
+// scenario's config lane do; nginx's may be a fragment without its http
+// block (its directives are then read as the http block's), keeping its
+// lines where they were.
+func (p *Product) ReadText(text string) ([]Lane, []string, error) {
+	if p.Name == "nginx" && !httpBlock.MatchString(text) {
+		text = "http { " + text + "\n}"
+	}
+	return p.Read("", []byte(text))
+}
+
+// httpBlock finds an nginx.conf's http block.
+var httpBlock = regexp.MustCompile(`(^|[\s;{}])http\s*\{`)
+
+// snippetLine is how the readers of code and settings begin a refusal
+// that names a line of the text.
+var snippetLine = regexp.MustCompile(`^line ([0-9]+): `)
+
+// Refusal is a reader's refusal of a text: the line of the text it names
+// (1-based; 0 when it names none) and its reason without that line.
+func Refusal(err error) (line int, reason string) {
+	var ne *nginx.Error
+	if errors.As(err, &ne) {
+		return ne.Pos.Line, ne.Msg
+	}
+	msg := err.Error()
+	if m := snippetLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			return n, msg[len(m[0]):]
+		}
+	}
+	return 0, strings.TrimPrefix(msg, ": ")
 }
 
 // readNginx reads an nginx.conf (with its includes when path is set).
