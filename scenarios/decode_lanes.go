@@ -162,7 +162,7 @@ func (d *decoder) productConfig(f *fields, name string) (*ProductConfig, []algor
 		return nil, nil, d.refusal(cf, pr, err)
 	}
 	if len(lanes) == 0 {
-		return nil, nil, cf.errorf("text", "%s: %s", pr.Title, pr.None)
+		return nil, nil, cf.errorf("text", "%s reads no limit here: %s", pr.Title, pr.None)
 	}
 	c := &ProductConfig{Product: product, Text: text}
 	from, hasFrom, err := cf.text("from", "the name import gives one of the text's lanes", false)
@@ -229,7 +229,8 @@ func configStack(f *fields, name string, c *ProductConfig, layers []algorithms.L
 		}
 	}
 	lane := Lane{Name: name, Policy: layers[0].Policy, Stack: layers, Config: c}
-	if !algorithms.StackMayDelay(lane.Policies()...) {
+	delays := slices.ContainsFunc(layers, func(x algorithms.Layer) bool { return x.Policy.MaxDelay() > 0 })
+	if delays && !algorithms.StackMayDelay(lane.Policies()...) {
 		return Lane{}, f.errorf("config", "this %s configuration applies %d policies together, and one delays requests, which ratelab's stack allows only of nginx-limit-req policies", c.Product, len(layers))
 	}
 	return lane, nil
