@@ -117,6 +117,11 @@ func promise(p *registry.Product, l registry.Lane) (Promise, error) {
 		if other.OneForAll {
 			twin.AllKeys = true
 		}
+		if twin.AllKeys && q.MaxDelay() > 0 && !algorithms.StackMayDelay(q) {
+			// A delaying policy cannot be one over all keys; the probe
+			// has one key, on which one limiter a key decides alike.
+			twin.AllKeys = false
+		}
 		s := *probe
 		s.Lanes = []scenarios.Lane{laneOf("it", []algorithms.Layer{first}), laneOf("other", []algorithms.Layer{twin})}
 		s.Duration = max(s.Duration, s.Lanes[1].Horizon())
