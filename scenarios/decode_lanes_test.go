@@ -399,7 +399,7 @@ func TestConfigLanesRoundTrip(t *testing.T) {
 	}
 	// A lane changed after it was read is written as its policies.
 	s.Lanes[0].Policy.Burst = 9
-	if back := roundTrip(t, s, nil); back.Lanes[0].Config != nil || back.Lanes[0].Policy.Burst != 9 || strings.Contains(back.About, "lane nginx") {
+	if back := roundTrip(t, s, nil); back.Lanes[0].Config != nil || back.Lanes[0].Policy.Burst != 9 || strings.Contains(back.About, "lane nginx (nginx)") || !strings.Contains(back.About, "lane v1 (nginx)") {
 		t.Errorf("changed lane read back as %+v, about %q", back.Lanes[0], back.About)
 	}
 }

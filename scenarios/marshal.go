@@ -33,9 +33,12 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "title: %s\n", quote(s.Title))
+	lanes := asWritten(s.Lanes)
 	about := s.About
 	if notes := configNotes(s.Lanes); notes != "" && strings.HasSuffix(about, notes) {
-		// The config lanes' notes, which reading the file adds again.
+		// The config lanes' notes, which reading the file adds again for
+		// the lanes written as their config (a lane written as its
+		// policies is no longer the product's, nor are its notes).
 		if about = strings.TrimRight(strings.TrimSuffix(about, notes), "\n"); about != "" {
 			about += "\n"
 		}
@@ -62,7 +65,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("watch: state\n")
 	}
 
-	if err := writeLanes(&b, s.Lanes); err != nil {
+	if err := writeLanes(&b, lanes); err != nil {
 		return nil, err
 	}
 
@@ -393,7 +396,7 @@ func writeLanes(b *bytes.Buffer, lanes []Lane) error {
 			b.WriteString("]}\n")
 			continue
 		}
-		if l.Config != nil && configSays(l) {
+		if l.Config != nil {
 			writeConfigLane(b, l)
 			continue
 		}
@@ -489,6 +492,18 @@ func writeConfigLane(b *bytes.Buffer, l Lane) {
 	for _, f := range laneExtras(l) {
 		b.WriteString("    " + f + "\n")
 	}
+}
+
+// asWritten are the lanes as Marshal writes them: a config lane whose
+// config no longer reads as its policies loses its config.
+func asWritten(lanes []Lane) []Lane {
+	out := slices.Clone(lanes)
+	for i, l := range out {
+		if l.Config != nil && !configSays(l) {
+			out[i].Config = nil
+		}
+	}
+	return out
 }
 
 // configSays reports whether a lane's config still reads as its
