@@ -424,15 +424,7 @@ func FuzzConfigLane(f *testing.F) {
 		if s.Lanes[0].Config == nil || s.Lanes[0].Config.Text != text {
 			t.Fatalf("config %+v", s.Lanes[0].Config)
 		}
-		out, err := Marshal(s, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := Parse("saved.yaml", out)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		if !reflect.DeepEqual(normalise(back), normalise(s)) {
+		if back := roundTrip(t, s, nil); !reflect.DeepEqual(normalise(back), normalise(s)) {
 			t.Fatalf("read back as %+v, was %+v", back.Lanes, s.Lanes)
 		}
 	})
