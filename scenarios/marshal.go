@@ -378,6 +378,10 @@ func writeClients(b *bytes.Buffer, cs []Client) {
 func writeLanes(b *bytes.Buffer, lanes []Lane) error {
 	b.WriteString("limiters:\n")
 	for _, l := range lanes {
+		if l.Config != nil {
+			writeConfigLane(b, l)
+			continue
+		}
 		if len(l.Stack) > 1 {
 			fmt.Fprintf(b, "  - {name: %s, policies: [", quote(l.Name))
 			for i, x := range l.Stack {
@@ -394,10 +398,6 @@ func writeLanes(b *bytes.Buffer, lanes []Lane) error {
 				b.WriteString("}")
 			}
 			b.WriteString("]}\n")
-			continue
-		}
-		if l.Config != nil {
-			writeConfigLane(b, l)
 			continue
 		}
 		fmt.Fprintf(b, "  - {name: %s, ", quote(l.Name))
