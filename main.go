@@ -417,6 +417,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sayConfigNotes(stderr, s)
 	file := s // its keys head a table (a run by key lists those it saw)
 	if hasUntil && until == 0 {
 		// Every request arrives at or after 0: none is run. (The runner
@@ -488,6 +489,14 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	return report.WriteLogs(stdout, s.Logs)
 }
 
+// sayConfigNotes says on stderr, once, what the scenario's lanes written
+// in a product's words model otherwise than the product (as import does).
+func sayConfigNotes(stderr io.Writer, s *scenarios.Scenario) {
+	for _, n := range s.ConfigNotes() {
+		fmt.Fprintln(stderr, "note:", oneLine(n))
+	}
+}
+
 // checkFailed is returned when an expectation failed; the failures are
 // already printed.
 type checkFailed struct{ n int }
@@ -536,6 +545,7 @@ func check(args []string, stdout, stderr io.Writer) error {
 			broken++
 			continue
 		}
+		sayConfigNotes(stderr, s)
 		for _, f := range fails {
 			fmt.Fprintln(stdout, "FAIL", oneLine(f.Error()))
 		}

@@ -60,6 +60,24 @@ func TestCheckPassesOnEveryCannedScenario(t *testing.T) {
 	}
 }
 
+// check and run say a config lane's notes on stderr, once each, and keep
+// stdout to their output.
+func TestConfigLaneNotesOnStderr(t *testing.T) {
+	path := writeFile(t, "envoy.yaml", `title: envoy
+limiters:
+  - {name: edge, config: {product: envoy, text: "token_bucket: {max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s}"}}
+traffic:
+  - {at: 0s, count: 7}
+`)
+	const note = "note: edge (envoy): Envoy's local limit is one bucket for every request this Envoy's filter sees, not one a client\n"
+	for _, args := range [][]string{{"check", path}, {"run", "--format", "summary", path}} {
+		code, out, errs := ratelab(t, args...)
+		if code != 0 || strings.Count(errs, note) != 1 || strings.Contains(out, "note:") {
+			t.Errorf("%v: exit %d\n%s\nstderr:\n%s", args, code, out, errs)
+		}
+	}
+}
+
 func writeFile(t *testing.T, name, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)

@@ -9,6 +9,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/model"
 	"ratelab/products/bucket"
+	"ratelab/products/registry"
 	"ratelab/products/snippet"
 	"ratelab/scenarios"
 )
@@ -39,17 +40,14 @@ type Promise struct {
 // request every two thirds of its interval for three refills), and is
 // "the same" when it decides every probe request alike.
 func Explain(product, text string) ([]Promise, error) {
-	p := Lookup(product)
+	p := registry.Lookup(product)
 	if product == "" {
-		p = guess([]byte(text))
+		p = registry.Guess([]byte(text))
 	}
 	if p == nil {
-		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(names(), ", "))
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(registry.Names(), ", "))
 	}
-	if p.Name == "nginx" && !strings.Contains(text, "http") {
-		text = "http {\n" + text + "\n}" // a fragment: the http block's rules
-	}
-	lanes, _, err := p.read("", []byte(text))
+	lanes, _, err := p.ReadText(text)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +63,7 @@ func Explain(product, text string) ([]Promise, error) {
 }
 
 // promise is one lane's Promise.
-func promise(p *Product, l lane) (Promise, error) {
+func promise(p *registry.Product, l registry.Lane) (Promise, error) {
 	first := l.Layers[0]
 	pol := first.Policy
 	pr := Promise{Lane: l.Name, From: l.From, Policy: policiesText(l.Layers), Scope: scopeWords(first), Notes: l.Notes}
@@ -106,11 +104,11 @@ func promise(p *Product, l lane) (Promise, error) {
 		return pr, nil // a stack: only nginx says it
 	}
 	probe := probeScenario(l.Layers, b)
-	for _, other := range Products {
+	for _, other := range registry.Products {
 		if other == p {
 			continue
 		}
-		q, _, err := other.nearest(pol)
+		q, _, err := other.Nearest(pol)
 		if err != nil {
 			continue
 		}
@@ -118,6 +116,11 @@ func promise(p *Product, l lane) (Promise, error) {
 		twin.Policy = q
 		if other.OneForAll {
 			twin.AllKeys = true
+		}
+		if twin.AllKeys && q.MaxDelay() > 0 && !algorithms.StackMayDelay(q) {
+			// A delaying policy cannot be one over all keys; the probe
+			// has one key, on which one limiter a key decides alike.
+			twin.AllKeys = false
 		}
 		s := *probe
 		s.Lanes = []scenarios.Lane{laneOf("it", []algorithms.Layer{first}), laneOf("other", []algorithms.Layer{twin})}
@@ -188,7 +191,7 @@ func rateWords(r algorithms.Rate) string {
 func Table() string {
 	var b strings.Builder
 	b.WriteString("| product | rate | burst | lanes |\n|---|---|---|---|\n")
-	for _, p := range Products {
+	for _, p := range registry.Products {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Rate, p.Burst, p.Lanes)
 	}
 	return b.String()

@@ -36,6 +36,16 @@ func TestExplain(t *testing.T) {
 	if g := ps[0]; !strings.HasPrefix(g.AtOnce, "1 from a cold start; 11 after a second idle") || !strings.HasPrefix(g.Waits, "as long as it takes") || len(g.Same) != 0 {
 		t.Errorf("%+v", g)
 	}
+	// Envoy's one bucket for all beside products that delay (Guava,
+	// Traefik), which cannot be one limiter over all keys: the probe's one
+	// client decides them alike.
+	ps, err = Explain("envoy", "token_bucket: {max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := ps[0]; e.AtOnce != "5 requests" || !strings.Contains(strings.Join(e.Other, "; "), "guava: ") || !strings.Contains(strings.Join(e.Same, "; "), "x-time-rate: ") {
+		t.Errorf("%+v", e)
+	}
 	if _, err := Explain("haproxy", "x"); err == nil {
 		t.Error("haproxy explained")
 	}

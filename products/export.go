@@ -5,12 +5,9 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products/registry"
 	"ratelab/scenarios"
 )
-
-// ExportZoneSize is the size of the zones an nginx export writes: 10 MiB,
-// about 160,000 keys.
-const ExportZoneSize = 10 << 20
 
 // Exported is a lane in a product's words.
 type Exported struct {
@@ -33,9 +30,9 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := Lookup(product)
+	pr := registry.Lookup(product)
 	if pr == nil {
-		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(names(), ", "))
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(registry.Names(), ", "))
 	}
 	var (
 		layers  []algorithms.Layer
@@ -46,7 +43,7 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 		from = []algorithms.Layer{{Name: l.Name, Policy: l.Policy}}
 	}
 	for _, x := range from {
-		p, d, err := pr.nearest(x.Policy)
+		p, d, err := pr.Nearest(x.Policy)
 		if err != nil {
 			return nil, fmt.Errorf("lane %s: %w", l.Name, err)
 		}
@@ -66,7 +63,7 @@ func Export(s *scenarios.Scenario, lane, product string) (*Exported, error) {
 	if !l.Fleet.Plain() {
 		differs = append(differs, fmt.Sprintf("the lane stands for %d gateways; the configuration is one instance's", l.Fleet.Gateways))
 	}
-	text, err := pr.write(l.Name, layers)
+	text, err := pr.Write(l.Name, layers)
 	if err != nil {
 		return nil, fmt.Errorf("lane %s: %w", l.Name, err)
 	}

@@ -3,7 +3,7 @@
 // writes a lane back in a product's words (ratelab export). Each lane
 // says where it came from and what it models otherwise than the product
 // would run it. The products' own readers and writers are its
-// subpackages; Products lists them, with what their words mean.
+// subpackages; registry.Products lists them, with what their words mean.
 package products
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/products/nginx"
+	"ratelab/products/registry"
 	"ratelab/scenarios"
 )
 
@@ -47,19 +48,19 @@ const (
 // from stdin, given as data) and makes its scenario. product "" guesses
 // it from the text.
 func ImportFile(product, path string, data []byte) (*Imported, error) {
-	var p *Product
+	var p *registry.Product
 	if product == "" {
-		if p = guess(data); p == nil {
-			return nil, fmt.Errorf("%s: which product's configuration is it? give --product %s", path, strings.Join(names(), "|"))
+		if p = registry.Guess(data); p == nil {
+			return nil, fmt.Errorf("%s: which product's configuration is it? give --product %s", path, strings.Join(registry.Names(), "|"))
 		}
-	} else if p = Lookup(product); p == nil {
-		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(names(), ", "))
+	} else if p = registry.Lookup(product); p == nil {
+		return nil, fmt.Errorf("unknown product %q: want one of %s", product, strings.Join(registry.Names(), ", "))
 	}
 	file := path
 	if path == "-" {
 		file = ""
 	}
-	lanes, left, err := p.read(file, data)
+	lanes, left, err := p.Read(file, data)
 	if err != nil {
 		if path == "-" {
 			return nil, fmt.Errorf("stdin: %w", err)
@@ -71,13 +72,13 @@ func ImportFile(product, path string, data []byte) (*Imported, error) {
 		name = "stdin"
 	}
 	if len(lanes) == 0 {
-		return nil, errors.New(name + ": " + p.none)
+		return nil, errors.New(name + ": " + p.None)
 	}
 	return scenarioOf(p, name, lanes, left)
 }
 
 // scenarioOf is the scenario of a product's lanes read from name.
-func scenarioOf(p *Product, name string, lanes []lane, left []string) (*Imported, error) {
+func scenarioOf(p *registry.Product, name string, lanes []registry.Lane, left []string) (*Imported, error) {
 	s := &scenarios.Scenario{Title: p.Title + " from " + name, Step: scenarios.DefaultStep}
 	var about strings.Builder
 	fmt.Fprintf(&about, "%s %s, a lane for each. %s The traffic is a burst from one client at 0s; add your own, or replay a log with --lanes.\n", p.What, name, p.Keys)

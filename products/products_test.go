@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"ratelab/algorithms"
+	"ratelab/products/registry"
+	"ratelab/scenarios"
 )
 
 const conf = `http {
@@ -96,5 +98,13 @@ func TestImportErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %q: %v, want %q", c.product, c.text, err, c.want)
 		}
+	}
+}
+
+// The registry's bounds on lanes are the scenario format's, which it
+// cannot import.
+func TestRegistryBoundsAreTheFormats(t *testing.T) {
+	if registry.MaxLanes != scenarios.MaxLanes || registry.MaxNameLen != scenarios.MaxNameLen {
+		t.Errorf("registry bounds %d lanes, names of %d; scenarios %d, %d", registry.MaxLanes, registry.MaxNameLen, scenarios.MaxLanes, scenarios.MaxNameLen)
 	}
 }

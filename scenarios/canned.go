@@ -39,6 +39,7 @@ var teachingOrder = []string{
 	"lumpy-refill",
 	"burst-admits-eleven",
 	"same-words",
+	"same-words-windows",
 	"nginx-config",
 	"pay-later",
 	"deadlines-and-cancel",

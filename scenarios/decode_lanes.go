@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,14 +11,16 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/fleet"
+	"ratelab/products/registry"
 )
 
 // Field names of a limiter, as the format documents them.
 var (
-	laneFields    = append(append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...), "across", "policies")
+	laneFields    = append(append(append([]string{"name", "algorithm"}, paramNames(algorithms.Params())...), gatewayFields...), "across", "policies", "config")
 	layerFields   = append([]string{"name", "algorithm"}, append(paramNames(algorithms.Params()), "across")...)
 	gatewayFields = []string{"gateways", "route", "store", "store_latency", "sync_every", "outages", "fallback", "expire_idle", "clock_skew"}
 	outageFields  = []string{"from", "until", "lose_state"}
+	configFields  = []string{"product", "text", "from"}
 )
 
 // paramNames are the names of ps, as files write them.
@@ -57,30 +60,220 @@ func (d *decoder) lane(n ast.Node, path string, before []Lane) (Lane, error) {
 		}
 	}
 	if f.present("policies") {
+		if f.present("config") {
+			return Lane{}, f.keyErrorf("config", "a lane is written either with policies or with a product's config, not both")
+		}
 		return d.stackedLane(f, n, path, name)
 	}
-	p, err := d.policy(f, n, path)
-	if err != nil {
+	var (
+		p      algorithms.Policy
+		config *ProductConfig
+		all    bool // one allowance for every key
+		// layerName names the policy of a lane across all keys.
+		layerName string
+	)
+	if f.present("config") {
+		var layers []algorithms.Layer
+		if config, layers, err = d.productConfig(f, name); err != nil {
+			return Lane{}, err
+		}
+		if len(layers) > 1 {
+			return configStack(f, name, config, layers)
+		}
+		p, all, layerName = layers[0].Policy, layers[0].AllKeys, layers[0].Name
+	} else if p, err = d.policy(f, n, path); err != nil {
 		return Lane{}, err
 	}
 	fl, err := d.gateways(f, p)
 	if err != nil {
 		return Lane{}, err
 	}
-	lane := Lane{Name: name, Policy: p, Fleet: fl}
-	if all, err := across(f); err != nil {
+	lane := Lane{Name: name, Policy: p, Fleet: fl, Config: config}
+	written, err := across(f)
+	if err != nil {
 		return Lane{}, err
-	} else if all {
+	}
+	if all && f.present("across") && !written {
+		return Lane{}, f.keyErrorf("across", "across: key cannot go with this %s configuration: its limit is one for every request it sees", config.Product)
+	}
+	if all && !fl.Plain() {
+		return Lane{}, f.keyErrorf("gateways", "gateways cannot go with this %s configuration: its limit is one for every request it sees, and a lane of gateways shares its policy its own way", config.Product)
+	}
+	if all = all || written; all {
 		if !fl.Plain() {
 			return Lane{}, f.keyErrorf("across", "across: all cannot go with gateways: a lane of gateways shares its policy its own way")
 		}
 		if p.MaxDelay() > 0 && !algorithms.StackMayDelay(p) {
 			return Lane{}, f.keyErrorf("across", "across: all needs a policy that admits or refuses at once; %s delays requests", p.Algorithm)
 		}
-		lane.Stack = []algorithms.Layer{{Name: string(p.Algorithm), Policy: p, AllKeys: true}}
+		if layerName == "" {
+			layerName = string(p.Algorithm)
+		}
+		lane.Stack = []algorithms.Layer{{Name: layerName, Policy: p, AllKeys: true}}
 	}
 	return lane, nil
 }
+
+// ProductConfig is a lane written in a product's own words: the lane's
+// policies are what `ratelab import` reads from Text for Product.
+type ProductConfig struct {
+	// Product is the product's name as the registry has it ("nginx").
+	Product string
+	// Text is the configuration as written.
+	Text string
+	// From names which of the lanes the text makes is this one, as import
+	// names its lanes; "" when it makes one.
+	From string
+	// Notes are what the lane models otherwise than the product would run
+	// it, as its reader says; the scenario's about ends with them.
+	Notes []string
+}
+
+// productConfig reads a lane's config: its product, its text, and which
+// of the text's lanes it is; the lane's layers are what the product's
+// reader makes of the text.
+func (d *decoder) productConfig(f *fields, name string) (*ProductConfig, []algorithms.Layer, error) {
+	for _, other := range laneFields {
+		if other != "name" && other != "config" && other != "across" && !slices.Contains(gatewayFields, other) && f.present(other) {
+			return nil, nil, f.keyErrorf(other, "a lane written with config takes its policies from the configuration: %s cannot go with it", other)
+		}
+	}
+	fd, _ := f.get("config")
+	at := child(f.path, "config")
+	cf, err := d.fields(fd.value, at, `a product's configuration such as {product: nginx, text: "limit_req_zone ...; limit_req zone=one burst=5 nodelay;"}`, configFields)
+	if err != nil {
+		return nil, nil, err
+	}
+	wantProduct := "one of " + strings.Join(registry.Names(), ", ")
+	product, err := cf.requiredText("product", wantProduct, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	pr := registry.Lookup(product)
+	if pr == nil {
+		return nil, nil, cf.errorf("product", "want %s, got %s", wantProduct, strconv.Quote(shorten(product)))
+	}
+	text, err := cf.requiredText("text", "the configuration's text, as the product reads it", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	lanes, left, err := pr.ReadText(text)
+	if err != nil {
+		return nil, nil, d.refusal(cf, pr, err)
+	}
+	if len(lanes) == 0 {
+		return nil, nil, cf.errorf("text", "%s reads no limit here: %s", pr.Title, pr.None)
+	}
+	c := &ProductConfig{Product: product, Text: text}
+	from, hasFrom, err := cf.text("from", "the name import gives one of the text's lanes", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var choices []string
+	for _, l := range lanes {
+		choices = append(choices, l.Name+" ("+l.From+")")
+	}
+	choices = append(choices, left...)
+	i := 0
+	switch {
+	case hasFrom:
+		c.From = from
+		i = slices.IndexFunc(lanes, func(l registry.Lane) bool { return l.Name == from })
+		if i < 0 {
+			return nil, nil, cf.errorf("from", "the text makes no lane %s: want one of %s", strconv.Quote(shorten(from)), strings.Join(choices, "; "))
+		}
+	case len(lanes)+len(left) > 1:
+		return nil, nil, cf.missing("from", fmt.Sprintf("which of the %d lanes the text makes lane %s is, one of %s", len(lanes)+len(left), name, strings.Join(choices, "; ")))
+	}
+	l := lanes[i]
+	c.Notes = l.Notes
+	for _, x := range l.Layers {
+		if err := x.Policy.Validate(); err != nil {
+			return nil, nil, cf.errorf("text", "%s: %s", x.Name, oneLine(err.Error()))
+		}
+	}
+	return c, l.Layers, nil
+}
+
+// refusal is a product's refusal of a config's text, at the file's line
+// the refusal names where the text is a literal block ("|"), whose lines
+// are the file's; else at the text, naming the text's line.
+func (d *decoder) refusal(cf *fields, pr *registry.Product, err error) error {
+	line, reason := registry.Refusal(err)
+	e := cf.errorf("text", "%s refuses this configuration: %s", pr.Title, oneLine(reason)).(*Error)
+	if line == 0 {
+		return e
+	}
+	fd, _ := cf.get("text")
+	if lit, ok := fd.value.(*ast.LiteralNode); ok && lit.Start != nil && lit.Start.Value == "|" && lit.Start.Position != nil {
+		// The block's lines follow its "|" line, at its indentation.
+		e.Line, e.Column = lit.Start.Position.Line+line, 1
+		if tk := lit.Value.GetToken(); tk != nil {
+			body := strings.TrimLeft(tk.Origin, "\n")
+			e.Column += len(body) - len(strings.TrimLeft(body, " "))
+		}
+		return e
+	}
+	if text, _, _ := cf.text("text", "", true); strings.Contains(strings.TrimRight(text, "\n"), "\n") {
+		e.Msg = fmt.Sprintf("%s refuses this configuration at its line %d: %s", pr.Title, line, oneLine(reason))
+	}
+	return e
+}
+
+// configStack is a lane whose config reads as several policies applied
+// together: nothing beside the config may change them.
+func configStack(f *fields, name string, c *ProductConfig, layers []algorithms.Layer) (Lane, error) {
+	for _, other := range append([]string{"across"}, gatewayFields...) {
+		if f.present(other) {
+			return Lane{}, f.keyErrorf(other, "this %s configuration applies %d policies together, each counting whose requests it says: %s cannot go with it", c.Product, len(layers), other)
+		}
+	}
+	lane := Lane{Name: name, Policy: layers[0].Policy, Stack: layers, Config: c}
+	delays := slices.ContainsFunc(layers, func(x algorithms.Layer) bool { return x.Policy.MaxDelay() > 0 })
+	if delays && !algorithms.StackMayDelay(lane.Policies()...) {
+		return Lane{}, f.errorf("config", "this %s configuration applies %d policies together, and one delays requests, which ratelab's stack allows only of nginx-limit-req policies", c.Product, len(layers))
+	}
+	return lane, nil
+}
+
+// configNotes is what a scenario's about ends with for its config lanes:
+// each lane's notes, what it models otherwise than its product; "" if
+// none has any.
+func configNotes(lanes []Lane) string {
+	var b strings.Builder
+	for _, n := range notesOf(lanes) {
+		fmt.Fprintf(&b, "Note on lane %s.\n", n)
+	}
+	return b.String()
+}
+
+// notesOf are the config lanes' notes, "lane (product): note" each.
+func notesOf(lanes []Lane) []string {
+	var out []string
+	for _, l := range lanes {
+		if l.Config != nil {
+			for _, n := range l.Config.Notes {
+				out = append(out, fmt.Sprintf("%s (%s): %s", l.Name, l.Config.Product, n))
+			}
+		}
+	}
+	return out
+}
+
+// withConfigNotes is an about followed by the config lanes' notes.
+func withConfigNotes(about string, lanes []Lane) string {
+	notes := configNotes(lanes)
+	if notes == "" || about == "" {
+		return about + notes
+	}
+	return strings.TrimRight(about, "\n") + "\n\n" + notes
+}
+
+// ConfigNotes are the notes of the scenario's lanes written in a product's
+// words, "lane (product): note" each: what they model otherwise than the
+// product would run them. check and run say them on stderr; the
+// explorer's about page ends with them.
+func (s *Scenario) ConfigNotes() []string { return notesOf(s.Lanes) }
 
 // across reads a policy's across: key (the default) or all.
 func across(f *fields) (all bool, err error) {

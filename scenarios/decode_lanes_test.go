@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"ratelab/algorithms"
 	"ratelab/fleet"
@@ -228,4 +230,203 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 			}
 		}
 	}
+}
+
+// configCases are "10 a second, burst 5" in each product's words (where
+// it can say burst 5), and the lane in ratelab's words it reads as.
+var configCases = []struct{ product, text, lane string }{
+	{"nginx", "limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s; limit_req zone=one burst=5 nodelay;", "algorithm: nginx-limit-req, rate: 10r/s, burst: 5, nodelay: true"},
+	{"x-time-rate", "limiter := rate.NewLimiter(10, 5)", "algorithm: x-time-rate, burst: 5, rate: 10/s"},
+	{"redis-cell", "CL.THROTTLE user123 5 10 1", "algorithm: redis-cell, max_burst: 5, count_per_period: 10, period: 1s"},
+	{"guava", "RateLimiter limiter = RateLimiter.create(10.0);", "algorithm: guava, rate: 10/s"},
+	{"redis-rate", "limiter.Allow(ctx, key, redis_rate.Limit{Rate: 10, Burst: 5, Period: time.Second})", "algorithm: redis-rate, burst: 5, rate: 10/s"},
+	{"envoy", "token_bucket: {max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s}", "algorithm: envoy-local, max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s, across: all"},
+	{"traefik", "rateLimit: {average: 10, burst: 5}", "algorithm: x-time-rate-reserve, burst: 5, rate: 10/s, max_wait: 50ms"},
+	{"kong", "config.second=10", "algorithm: fixed-window, limit: 10, window: 1s"},
+	{"aws", "throttle: {rateLimit: 10, burstLimit: 5}", "algorithm: token-bucket, capacity: 5, rate: 10/s"},
+	{"bucket4j", "Bandwidth.builder().capacity(5).refillGreedy(10, Duration.ofSeconds(1)).build()", "algorithm: token-bucket, capacity: 5, rate: 10/s"},
+	{"spring", "redis-rate-limiter.replenishRate: 10\nredis-rate-limiter.burstCapacity: 5\n", "algorithm: envoy-local, max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s, timer: true"},
+	{"express", "const limiter = rateLimit({ windowMs: 1000, limit: 10 })", "algorithm: first-hit-window, limit: 10, window: 1s"},
+	{"resilience4j", "RateLimiterConfig.custom().limitForPeriod(10).limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ofSeconds(0)).build()", "algorithm: resilience4j, limit_for_period: 10, limit_refresh_period: 1s"},
+}
+
+// configLane is a lane of a product's config, the text a quoted scalar.
+func configLane(name, product, text string) string {
+	return fmt.Sprintf("  - {name: %s, config: {product: %s, text: %s}}\n", name, product, quote(text))
+}
+
+// Each product's configuration reads as the lane import makes of it: the
+// same policies as the lane written in ratelab's words, the config kept.
+func TestConfigLanesRead(t *testing.T) {
+	for _, c := range configCases {
+		t.Run(c.product, func(t *testing.T) {
+			s, err := Parse("x.yaml", []byte(stackedHead+configLane("it", c.product, c.text)+"  - {name: twin, "+c.lane+"}\ntraffic:\n  - {at: 0s}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, twin := s.Lanes[0], s.Lanes[1]
+			if it.Config == nil || it.Config.Product != c.product || it.Config.Text != c.text || it.Config.From != "" {
+				t.Errorf("config %+v", it.Config)
+			}
+			if it.Policy != twin.Policy || len(it.Stack) != len(twin.Stack) || len(it.Stack) == 1 && !it.Stack[0].AllKeys {
+				t.Errorf("read as %+v, want %+v", it, twin)
+			}
+			if !slices.Equal(s.ConfigNotes(), notesOf(s.Lanes)) || !strings.HasSuffix(s.About, configNotes(s.Lanes)) {
+				t.Errorf("notes %q, about %q", s.ConfigNotes(), s.About)
+			}
+		})
+	}
+}
+
+const nginxPlaces = `limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;
+server {
+    location /login { limit_req zone=perip burst=5 nodelay; }
+    location /v1/ { limit_req zone=perip burst=20; }
+}
+`
+
+// A text of several lanes is one of them, named by from as import names
+// it; a stack of zones is the lane's stack; gateways and across go
+// beside a config as beside any lane of one policy.
+func TestConfigLanesChooseAndCombine(t *testing.T) {
+	s, err := Parse("x.yaml", []byte(stackedHead+`  - name: v1
+    config:
+      product: nginx
+      from: v1
+      text: |
+`+indent(nginxPlaces, "        ")+`  - name: two
+    config:
+      product: nginx
+      text: |
+        limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;
+        limit_req_zone $server_name zone=perserver:1m rate=100r/s;
+        limit_req zone=perip burst=5 nodelay;
+        limit_req zone=perserver burst=10 nodelay;
+`+configLane("cell", "redis-cell", "CL.THROTTLE user 5 10 1")[:len(configLane("cell", "redis-cell", "CL.THROTTLE user 5 10 1"))-2]+`, gateways: 2, route: random}
+`+configLane("all", "aws", "throttle: {rateLimit: 10, burstLimit: 5}")[:len(configLane("all", "aws", "throttle: {rateLimit: 10, burstLimit: 5}"))-2]+`, across: all}
+traffic:
+  - {at: 0s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, two, cell, all := s.Lanes[0], s.Lanes[1], s.Lanes[2], s.Lanes[3]
+	if v1.Config.From != "v1" || v1.Policy.Burst != 20 || v1.Policy.NoDelay || v1.Stack != nil {
+		t.Errorf("v1 %+v", v1)
+	}
+	if len(two.Stack) != 2 || two.Stack[0].Name != "perip" || two.Stack[0].AllKeys || !two.Stack[1].AllKeys || two.Stack[1].Policy.Rate.N != 100 {
+		t.Errorf("two %+v", two.Stack)
+	}
+	if cell.Fleet.Gateways != 2 || cell.Policy.Algorithm != algorithms.RedisCell {
+		t.Errorf("cell %+v", cell)
+	}
+	if len(all.Stack) != 1 || !all.Stack[0].AllKeys || all.Policy.Algorithm != algorithms.TokenBucket {
+		t.Errorf("all %+v", all)
+	}
+	if !strings.Contains(s.About, "Note on lane v1 (nginx): zone perip is spent in login too") {
+		t.Errorf("about %q", s.About)
+	}
+}
+
+// indent puts prefix before each line of text.
+func indent(text, prefix string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		b.WriteString(prefix + line)
+	}
+	return b.String()
+}
+
+func TestConfigLaneErrors(t *testing.T) {
+	block := func(text string) string {
+		return "  - name: e\n    config:\n      product: nginx\n      text: |\n" + indent(text, "        ")
+	}
+	for _, c := range []struct{ name, lanes, want string }{
+		{"unknown product", configLane("e", "haproxy", "x"), `x.yaml:3:33: limiters[0].config.product: want one of nginx, x-time-rate, redis-cell, guava, redis-rate, envoy, traefik, kong, aws, bucket4j, spring, express, resilience4j, got "haproxy"`},
+		{"no product", "  - {name: e, config: {text: x}}\n", "x.yaml:3:23: limiters[0].config: missing product: want one of nginx"},
+		{"no text", "  - {name: e, config: {product: kong}}\n", "missing text: want the configuration's text, as the product reads it"},
+		{"not a mapping", "  - {name: e, config: nginx}\n", "limiters[0].config: want a product's configuration such as {product: nginx"},
+		{"unknown field", "  - {name: e, config: {product: kong, text: config.second=1, form: x}}\n", `unknown field "form"`},
+		{"nginx refuses", configLane("e", "nginx", "limit_req_zone $binary_remote_addr zone=one:10m rate=10r/x; limit_req zone=one;"), `x.yaml:3:46: limiters[0].config.text: nginx limit_req refuses this configuration: invalid rate "rate=10r/x"`},
+		{"a block's line", block("limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\nlimit_req zone=one burst=-5;\n"), `x.yaml:8:9: limiters[0].config.text: nginx limit_req refuses this configuration: invalid burst value "burst=-5"`},
+		{"a quoted text's line", configLane("e", "redis-cell", "# per user\nCL.THROTTLE user 4 10"), "redis-cell refuses this configuration at its line 2: CL.THROTTLE user 4 10: ERR wrong number of arguments"},
+		{"a refusal without a line", configLane("e", "aws", "throttle: {rateLimit: x, burstLimit: 5}"), "x.yaml:3:44: limiters[0].config.text: API Gateway throttling refuses this configuration: rate limit x is not a number"},
+		{"nothing to read", configLane("e", "kong", "plugins: []"), "Kong rate-limiting refuses this configuration: no rate-limiting plugin"},
+		{"no limit in force", configLane("e", "nginx", "http { server { } }"), "nginx limit_req reads no limit here: no server or location has a limit_req in force"},
+		{"several places", block(nginxPlaces), "x.yaml:5:7: limiters[0].config: missing from: want which of the 2 lanes the text makes lane e is, one of login (server 1 location /login (stdin:3)); v1 (server 1 location /v1/ (stdin:4))"},
+		{"no such place", "  - {name: e, config: {product: x-time-rate, from: b, text: \"a := rate.NewLimiter(1, 1)\"}}\n", `limiters[0].config.from: the text makes no lane "b": want one of a (a, line 1)`},
+		{"algorithm beside config", "  - {name: e, algorithm: gcra, config: {product: kong, text: config.second=1}}\n", "x.yaml:3:15: limiters[0].algorithm: a lane written with config takes its policies from the configuration: algorithm cannot go with it"},
+		{"parameters beside config", "  - {name: e, burst: 3, config: {product: kong, text: config.second=1}}\n", "burst cannot go with it"},
+		{"policies and config", "  - {name: e, policies: [], config: {product: kong, text: config.second=1}}\n", "a lane is written either with policies or with a product's config, not both"},
+		{"across key for Envoy", "  - {name: e, across: key, config: {product: envoy, text: \"token_bucket: {max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s}\"}}\n", "across: key cannot go with this envoy configuration: its limit is one for every request it sees"},
+		{"gateways for Envoy", "  - {name: e, gateways: 2, config: {product: envoy, text: \"token_bucket: {max_tokens: 5, tokens_per_fill: 10, fill_interval: 1s}\"}}\n", "gateways cannot go with this envoy configuration"},
+		{"gateways beside a stack", "  - {name: e, gateways: 2, config: {product: kong, text: \"config.second=10\\nconfig.minute=100\"}}\n", "this kong configuration applies 2 policies together, each counting whose requests it says: gateways cannot go with it"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(stackedHead+c.lanes+"traffic:\n  - {at: 0s}\n"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}
+
+// A config lane is written back as its config, and reads back the same:
+// its policies, fields beside it, and the about without its notes twice.
+func TestConfigLanesRoundTrip(t *testing.T) {
+	var lanes strings.Builder
+	for i, c := range configCases {
+		if i < 6 {
+			lanes.WriteString(configLane(c.product, c.product, c.text))
+		}
+	}
+	lanes.WriteString("  - name: v1\n    config:\n      product: nginx\n      from: v1\n      text: |\n" + indent(nginxPlaces, "        "))
+	lanes.WriteString(configLane("kong", "kong", "config.second=10\nconfig.minute=100"))
+	s, err := Parse("x.yaml", []byte("title: t\nabout: Each product.\n"+strings.TrimPrefix(stackedHead, "title: t\n")+lanes.String()+"traffic:\n  - {at: 0s, count: 9}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Marshal(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  - name: \"v1\"\n    config:\n      product: \"nginx\"\n      from: \"v1\"\n      text: |\n        limit_req_zone", "about: |\n  Each product.\nstep:", "  - name: \"kong\"\n    config:\n      product: \"kong\"\n      text: \"config.second=10\\nconfig.minute=100\"\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the file lacks %q:\n%s", want, out)
+		}
+	}
+	back := roundTrip(t, s, nil)
+	if !reflect.DeepEqual(normalise(back), normalise(s)) {
+		t.Errorf("read back as\n%+v\nwas\n%+v", back.Lanes, s.Lanes)
+	}
+	// A lane changed after it was read is written as its policies.
+	s.Lanes[0].Policy.Burst = 9
+	if back := roundTrip(t, s, nil); back.Lanes[0].Config != nil || back.Lanes[0].Policy.Burst != 9 || strings.Contains(back.About, "lane nginx (nginx)") || !strings.Contains(back.About, "lane v1 (nginx)") {
+		t.Errorf("changed lane read back as %+v, about %q", back.Lanes[0], back.About)
+	}
+}
+
+// FuzzConfigLane gives the products' readers arbitrary texts through a
+// config lane: each is read or refused with an error, and one read is
+// written back as its config and reads back the same.
+func FuzzConfigLane(f *testing.F) {
+	for _, c := range configCases {
+		f.Add(c.product, c.text)
+	}
+	f.Add("nginx", nginxPlaces)
+	f.Fuzz(func(t *testing.T, product, text string) {
+		if !utf8.ValidString(text) {
+			t.Skip("a YAML file is text")
+		}
+		s, err := Parse("x.yaml", []byte(stackedHead+configLane("it", product, text)+"traffic:\n  - {at: 0s}\n"))
+		if err != nil {
+			return
+		}
+		if s.Lanes[0].Config == nil || s.Lanes[0].Config.Text != text {
+			t.Fatalf("config %+v", s.Lanes[0].Config)
+		}
+		if back := roundTrip(t, s, nil); !reflect.DeepEqual(normalise(back), normalise(s)) {
+			t.Fatalf("read back as %+v, was %+v", back.Lanes, s.Lanes)
+		}
+	})
 }

@@ -80,6 +80,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 		lane.Fleet.Seed = s.Seed
 		s.Lanes = append(s.Lanes, lane)
 	}
+	s.About = withConfigNotes(s.About, s.Lanes)
 
 	if s.Clients, err = d.clients(f, s.Lanes); err != nil {
 		return nil, err

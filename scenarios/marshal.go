@@ -3,10 +3,12 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
 	"ratelab/algorithms"
+	"ratelab/products/registry"
 )
 
 // Marshal writes s as a scenario file, with the extra requests (the
@@ -31,17 +33,27 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "title: %s\n", quote(s.Title))
-	if s.About != "" {
-		if literalOK(s.About) {
+	lanes := asWritten(s.Lanes)
+	about := s.About
+	if notes := configNotes(s.Lanes); notes != "" && strings.HasSuffix(about, notes) {
+		// The config lanes' notes, which reading the file adds again for
+		// the lanes written as their config (a lane written as its
+		// policies is no longer the product's, nor are its notes).
+		if about = strings.TrimRight(strings.TrimSuffix(about, notes), "\n"); about != "" {
+			about += "\n"
+		}
+	}
+	if about != "" {
+		if literalOK(about) {
 			b.WriteString("about: |\n")
-			for line := range strings.Lines(s.About) {
+			for line := range strings.Lines(about) {
 				if line != "\n" {
 					b.WriteString("  ")
 				}
 				b.WriteString(line)
 			}
 		} else {
-			fmt.Fprintf(&b, "about: %s\n", quote(s.About))
+			fmt.Fprintf(&b, "about: %s\n", quote(about))
 		}
 	}
 	fmt.Fprintf(&b, "step: %s\n", algorithms.FormatDuration(s.Step))
@@ -53,7 +65,7 @@ func Marshal(s *Scenario, extra []Request) ([]byte, error) {
 		b.WriteString("watch: state\n")
 	}
 
-	if err := writeLanes(&b, s.Lanes); err != nil {
+	if err := writeLanes(&b, lanes); err != nil {
 		return nil, err
 	}
 
@@ -366,6 +378,10 @@ func writeClients(b *bytes.Buffer, cs []Client) {
 func writeLanes(b *bytes.Buffer, lanes []Lane) error {
 	b.WriteString("limiters:\n")
 	for _, l := range lanes {
+		if l.Config != nil {
+			writeConfigLane(b, l)
+			continue
+		}
 		if len(l.Stack) > 1 {
 			fmt.Fprintf(b, "  - {name: %s, policies: [", quote(l.Name))
 			for i, x := range l.Stack {
@@ -388,58 +404,136 @@ func writeLanes(b *bytes.Buffer, lanes []Lane) error {
 		if err := writePolicy(b, l.Policy); err != nil {
 			return fmt.Errorf("scenarios: lane %s: %w", quote(l.Name), err)
 		}
-		if len(l.Stack) == 1 && l.Stack[0].AllKeys {
-			b.WriteString(", across: all")
-		}
-		if c := l.Fleet; !c.Plain() {
-			if c.Gateways > 1 {
-				fmt.Fprintf(b, ", gateways: %d", c.Gateways)
-			}
-			if c.Route != "" {
-				fmt.Fprintf(b, ", route: %s", c.Route)
-			}
-			if c.Store != "" {
-				fmt.Fprintf(b, ", store: %s", c.Store)
-			}
-			if c.Latency > 0 {
-				fmt.Fprintf(b, ", store_latency: %s", algorithms.FormatDuration(c.Latency))
-			}
-			if c.SyncEvery > 0 {
-				fmt.Fprintf(b, ", sync_every: %s", algorithms.FormatDuration(c.SyncEvery))
-			}
-			if len(c.Outages) > 0 {
-				b.WriteString(", outages: [")
-				for i, o := range c.Outages {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					fmt.Fprintf(b, "{from: %s, until: %s", algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
-					if o.LoseState {
-						b.WriteString(", lose_state: true")
-					}
-					b.WriteString("}")
-				}
-				fmt.Fprintf(b, "], fallback: %s", c.Fallback)
-			}
-			if c.ExpireIdle > 0 {
-				fmt.Fprintf(b, ", expire_idle: %s", algorithms.FormatDuration(c.ExpireIdle))
-			}
-			if len(c.Skew) > 0 {
-				b.WriteString(", clock_skew: [")
-				for i, d := range c.Skew {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					if d < 0 {
-						b.WriteString("-" + algorithms.FormatDuration(-d))
-					} else {
-						b.WriteString(algorithms.FormatDuration(d))
-					}
-				}
-				b.WriteString("]")
-			}
+		for _, f := range laneExtras(l) {
+			b.WriteString(", " + f)
 		}
 		b.WriteString("}\n")
 	}
 	return nil
+}
+
+// laneExtras are the fields of a lane of one policy beside it, "name:
+// value" each: across and its gateways.
+func laneExtras(l Lane) []string {
+	var out []string
+	if len(l.Stack) == 1 && l.Stack[0].AllKeys {
+		out = append(out, "across: all")
+	}
+	c := l.Fleet
+	if c.Plain() {
+		return out
+	}
+	if c.Gateways > 1 {
+		out = append(out, fmt.Sprintf("gateways: %d", c.Gateways))
+	}
+	if c.Route != "" {
+		out = append(out, fmt.Sprintf("route: %s", c.Route))
+	}
+	if c.Store != "" {
+		out = append(out, fmt.Sprintf("store: %s", c.Store))
+	}
+	if c.Latency > 0 {
+		out = append(out, "store_latency: "+algorithms.FormatDuration(c.Latency))
+	}
+	if c.SyncEvery > 0 {
+		out = append(out, "sync_every: "+algorithms.FormatDuration(c.SyncEvery))
+	}
+	if len(c.Outages) > 0 {
+		var os []string
+		for _, o := range c.Outages {
+			w := fmt.Sprintf("{from: %s, until: %s", algorithms.FormatDuration(o.From), algorithms.FormatDuration(o.Until))
+			if o.LoseState {
+				w += ", lose_state: true"
+			}
+			os = append(os, w+"}")
+		}
+		out = append(out, "outages: ["+strings.Join(os, ", ")+"]", fmt.Sprintf("fallback: %s", c.Fallback))
+	}
+	if c.ExpireIdle > 0 {
+		out = append(out, "expire_idle: "+algorithms.FormatDuration(c.ExpireIdle))
+	}
+	if len(c.Skew) > 0 {
+		var ds []string
+		for _, d := range c.Skew {
+			if d < 0 {
+				ds = append(ds, "-"+algorithms.FormatDuration(-d))
+			} else {
+				ds = append(ds, algorithms.FormatDuration(d))
+			}
+		}
+		out = append(out, "clock_skew: ["+strings.Join(ds, ", ")+"]")
+	}
+	return out
+}
+
+// writeConfigLane writes a lane in its product's words: its config (the
+// text as a "|" block where it reads back unchanged from one), and the
+// fields beside it.
+func writeConfigLane(b *bytes.Buffer, l Lane) {
+	c := l.Config
+	fmt.Fprintf(b, "  - name: %s\n    config:\n      product: %s\n", quote(l.Name), quote(c.Product))
+	if c.From != "" {
+		fmt.Fprintf(b, "      from: %s\n", quote(c.From))
+	}
+	if literalOK(c.Text) {
+		b.WriteString("      text: |\n")
+		for line := range strings.Lines(c.Text) {
+			if line != "\n" {
+				b.WriteString("        ")
+			}
+			b.WriteString(line)
+		}
+	} else {
+		fmt.Fprintf(b, "      text: %s\n", quote(c.Text))
+	}
+	if len(l.Stack) > 1 {
+		return // the configuration's own stack: nothing beside it
+	}
+	for _, f := range laneExtras(l) {
+		b.WriteString("    " + f + "\n")
+	}
+}
+
+// asWritten are the lanes as Marshal writes them: a config lane whose
+// config no longer reads as its policies loses its config.
+func asWritten(lanes []Lane) []Lane {
+	out := slices.Clone(lanes)
+	for i, l := range out {
+		if l.Config != nil && !configSays(l) {
+			out[i].Config = nil
+		}
+	}
+	return out
+}
+
+// configSays reports whether a lane's config still reads as its
+// policies (a lane changed after it was read is written as policies).
+func configSays(l Lane) bool {
+	c := l.Config
+	pr := registry.Lookup(c.Product)
+	if pr == nil {
+		return false
+	}
+	lanes, _, err := pr.ReadText(c.Text)
+	if err != nil {
+		return false
+	}
+	i := 0
+	if c.From != "" {
+		i = slices.IndexFunc(lanes, func(x registry.Lane) bool { return x.Name == c.From })
+	}
+	if i < 0 || i >= len(lanes) {
+		return false
+	}
+	ps := l.Policies()
+	layers := lanes[i].Layers
+	if len(ps) != len(layers) {
+		return false
+	}
+	for j, x := range layers {
+		if ps[j] != x.Policy || x.AllKeys && (l.Stack == nil || !l.Stack[j].AllKeys) {
+			return false
+		}
+	}
+	return true
 }

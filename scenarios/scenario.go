@@ -83,6 +83,9 @@ type Lane struct {
 	// one over all keys), its policies, Stack[0].Policy being Policy; nil
 	// for a lane of one policy per key.
 	Stack []algorithms.Layer
+	// Config is, for a lane written in a product's own words, that
+	// configuration (Policy and Stack are what it reads as); nil else.
+	Config *ProductConfig
 }
 
 // Policies are the lane's policies: Policy alone, or its stack's.

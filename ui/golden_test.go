@@ -105,8 +105,10 @@ var moreLessons = []struct {
 	{"refusal-writes", 200 * time.Millisecond},
 	// The batch job's second burst: one-less refuses its 22nd request.
 	{"which-burst", 120 * time.Second},
-	// The second burst, after three idle seconds: Guava lets 11 through.
+	// Three seconds of 20 a second after the burst: 10 a second pass.
 	{"same-words", 3 * time.Second},
+	// The burst at 1s: Kong's new clock second admits 10, the others' windows refuse.
+	{"same-words-windows", time.Second},
 }
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}, {60, 30}, {160, 48}}

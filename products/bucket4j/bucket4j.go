@@ -186,7 +186,11 @@ func builders(src string) ([]bandwidth, error) {
 			if sel == nil {
 				break
 			}
-			switch m := sel.Sel.Name; m {
+			m := sel.Sel.Name
+			if (m == "capacity" || m == "initialTokens") && len(c.Args) != 1 {
+				return nil, fmt.Errorf("line %d: %s takes one number", line, m)
+			}
+			switch m {
 			case "capacity":
 				bw.capacity, err = whole(c.Args[0])
 			case "initialTokens":

@@ -62,6 +62,7 @@ func TestRead(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ src, want string }{
+		{"Bandwidth.builder().capacity().refillGreedy(10, Duration.ofSeconds(1)).build()", "line 1: capacity takes one number"},
 		{"x", "no Bandwidth.simple"},
 		{"Bandwidth.simple(0, Duration.ofMinutes(1))", "0 is wrong value for capacity"},
 		{"Bandwidth.classic(5, Refill.sometimes(5, Duration.ofSeconds(1)))", "refill sometimes is not one Bucket4j has"},

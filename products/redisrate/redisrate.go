@@ -91,10 +91,13 @@ func whole(e ast.Expr) (int64, error) {
 // found is the lane of a limit: rate requests every period, burst at once.
 func found(name string, line int, rate, burst int64, period time.Duration) (snippet.Found, error) {
 	f := snippet.Found{Var: name, Line: line, Policy: algorithms.Policy{Algorithm: algorithms.RedisRate, Burst: burst, Rate: algorithms.Rate{N: rate, Per: period}}}
+	if err := f.Policy.Validate(); err != nil {
+		return f, err // a rate of 0 too, before the note divides by it
+	}
 	if burst != rate {
 		f.Notes = append(f.Notes, fmt.Sprintf("burst %d beside rate %d: the GCRA admits %d at once, then one every %s", burst, rate, burst, algorithms.FormatDuration(period/time.Duration(rate))))
 	}
-	return f, f.Policy.Validate()
+	return f, nil
 }
 
 // Nearest is the redis_rate limit nearest to p: itself for a redis-rate

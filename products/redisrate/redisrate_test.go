@@ -38,6 +38,7 @@ pos := redis_rate.Limit{5, 1, time.Minute}
 		{"x", "no redis_rate.PerSecond"},
 		{"redis_rate.Limit{Rate: 10, Period: time.Second}", "no Burst"},
 		{"redis_rate.PerSecond(1.5)", "3/2 is not a whole number"},
+		{"redis_rate.Limit{Rate: 0, Burst: 1, Period: time.Second}", "rate 0/s: N and D must be positive"},
 	} {
 		if _, err := Read(c.src); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)

@@ -1,8 +1,17 @@
-package products
+// Package registry knows the products ratelab reads and writes: their
+// names, what their words mean, and each one's reader, nearest policy and
+// writer (the subpackages of products). It is the one list of them: the
+// scenario format's config lanes (package scenarios) and import, explain
+// and export (package products) all read it. It imports only algorithms
+// and the products' subpackages.
+package registry
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"ratelab/algorithms"
@@ -20,6 +29,15 @@ import (
 	"ratelab/products/spring"
 	"ratelab/products/traefik"
 	"ratelab/products/xtimerate"
+)
+
+// The bounds of a scenario's lanes (as package scenarios has them, which
+// cannot be imported here: it imports this package), and the size of the
+// zones an nginx export writes: 10 MiB, about 160,000 keys.
+const (
+	MaxLanes       = nginx.MaxLanes
+	MaxNameLen     = nginx.MaxNameLen
+	ExportZoneSize = 10 << 20
 )
 
 // Product is a product ratelab reads and writes, and what its words mean.
@@ -40,23 +58,24 @@ type Product struct {
 	// read ("The limit_req rules of"), what a request's key stands for,
 	// and what one of a lane's policies is ("zone").
 	What, Keys, Part string
-	// none says that a configuration held nothing to read.
-	none string
-	// detect reports whether a text is its configuration.
-	detect func(text []byte) bool
-	// read reads a configuration: from path when it names a file (which
-	// may include others), else from text alone.
-	read func(path string, text []byte) (lanes []lane, left []string, err error)
-	// nearest is the product's policy nearest to p on the safe side, and
+	// None says that a configuration held nothing to read.
+	None string
+	// Detect reports whether a text is its configuration.
+	Detect func(text []byte) bool
+	// Read reads a configuration: from path when it names a file (which
+	// may include others), else from text alone. It makes at most
+	// MaxLanes lanes, naming the rest in left.
+	Read func(path string, text []byte) (lanes []Lane, left []string, err error)
+	// Nearest is the product's policy nearest to p on the safe side, and
 	// what differs.
-	nearest func(p algorithms.Policy) (algorithms.Policy, []string, error)
-	// write is a lane's layers (each nearest's) as the configuration.
-	write func(name string, layers []algorithms.Layer) (string, error)
+	Nearest func(p algorithms.Policy) (algorithms.Policy, []string, error)
+	// Write is a lane's layers (each nearest's) as the configuration.
+	Write func(name string, layers []algorithms.Layer) (string, error)
 }
 
-// lane is a configuration's rules as one lane: its name, where it came
+// Lane is a configuration's rules as one lane: its name, where it came
 // from, its policies, and what it models otherwise.
-type lane struct {
+type Lane struct {
 	Name   string
 	From   string
 	Layers []algorithms.Layer
@@ -74,13 +93,13 @@ var Products = []*Product{
 		Lanes: "`nginx-limit-req`, nginx's integer arithmetic and millisecond clock; several `limit_req` as a stack; checked against real nginx",
 		What:  "The limit_req rules of", Part: "zone",
 		Keys: "A request's key stands for the client address ($binary_remote_addr).",
-		none: "no server or location has a limit_req in force",
-		detect: func(text []byte) bool {
+		None: "no server or location has a limit_req in force",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte("limit_req"))
 		},
-		read:    readNginx,
-		nearest: nginx.Nearest,
-		write: func(name string, layers []algorithms.Layer) (string, error) {
+		Read:    readNginx,
+		Nearest: nginx.Nearest,
+		Write: func(name string, layers []algorithms.Layer) (string, error) {
 			return nginx.Write(name, layers, ExportZoneSize)
 		},
 	},
@@ -92,13 +111,13 @@ var Products = []*Product{
 		Lanes: "`x-time-rate` (Allow) and `x-time-rate-reserve` (Wait, Reserve): the real library, a limiter a key",
 		What:  "The rate.NewLimiter calls of", Part: "limiter",
 		Keys: "Each lane is one limiter a request key, as a map of limiters by client would be.",
-		none: "no rate.NewLimiter call",
-		detect: func(text []byte) bool {
+		None: "no rate.NewLimiter call",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(xtimerate.Constructor+"("))
 		},
-		read:    readSnippet("x-time-rate", xtimerate.Read, false),
-		nearest: xtimerate.Nearest,
-		write:   writeOne(xtimerate.Write),
+		Read:    readSnippet("x-time-rate", xtimerate.Read, false),
+		Nearest: xtimerate.Nearest,
+		Write:   writeOne(xtimerate.Write),
 	},
 	{
 		Name:  "redis-cell",
@@ -108,13 +127,13 @@ var Products = []*Product{
 		Lanes: "`redis-cell`, its GCRA in its own integer arithmetic, in memory or in a real Redis",
 		What:  "The CL.THROTTLE commands of", Part: "command",
 		Keys: "Each lane keeps a state a request key, as CL.THROTTLE's key would by client.",
-		none: "no CL.THROTTLE command",
-		detect: func(text []byte) bool {
+		None: "no CL.THROTTLE command",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(bytes.ToUpper(text), []byte("CL.THROTTLE"))
 		},
-		read:    readSnippet("redis-cell", rediscell.Read, false),
-		nearest: rediscell.Nearest,
-		write:   writeOne(rediscell.Write),
+		Read:    readSnippet("redis-cell", rediscell.Read, false),
+		Nearest: rediscell.Nearest,
+		Write:   writeOne(rediscell.Write),
 	},
 	{
 		Name:  "guava",
@@ -124,13 +143,13 @@ var Products = []*Product{
 		Lanes: "`guava` (acquire), `guava-try` (tryAcquire, its timeout) and `guava-warmup` (a warm-up period): Guava's double arithmetic on a microsecond stopwatch; checked against real Guava",
 		What:  "The RateLimiter.create calls of", Part: "limiter",
 		Keys: "Each lane is one RateLimiter a request key, as a map of limiters by client would be.",
-		none: "no RateLimiter.create call",
-		detect: func(text []byte) bool {
+		None: "no RateLimiter.create call",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(guava.Constructor+"("))
 		},
-		read:    readSnippet("guava", guava.Read, false),
-		nearest: guava.Nearest,
-		write:   writeOne(guava.Write),
+		Read:    readSnippet("guava", guava.Read, false),
+		Nearest: guava.Nearest,
+		Write:   writeOne(guava.Write),
 	},
 	{
 		Name:  "redis-rate",
@@ -140,13 +159,13 @@ var Products = []*Product{
 		Lanes: "`redis-rate`, its GCRA decided exactly (the script's double seconds differ only at microsecond boundaries)",
 		What:  "The redis_rate limits of", Part: "limit",
 		Keys: "Each lane keeps a state a request key, as Allow's key would by client.",
-		none: "no redis_rate limit",
-		detect: func(text []byte) bool {
+		None: "no redis_rate limit",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(redisrate.Marker))
 		},
-		read:    readSnippet("redis-rate", redisrate.Read, false),
-		nearest: redisrate.Nearest,
-		write:   writeOne(redisrate.Write),
+		Read:    readSnippet("redis-rate", redisrate.Read, false),
+		Nearest: redisrate.Nearest,
+		Write:   writeOne(redisrate.Write),
 	},
 	{
 		Name:  "envoy",
@@ -156,13 +175,13 @@ var Products = []*Product{
 		Lanes: "`envoy-local` (`timer: true` for Envoy before 1.31): one bucket for every request the filter sees",
 		What:  "The local rate limit token buckets of", Part: "bucket", OneForAll: true,
 		Keys: "Each lane is one bucket for every request, as Envoy's local limit is for all the requests one Envoy's filter sees.",
-		none: "no local rate limit token_bucket",
-		detect: func(text []byte) bool {
+		None: "no local rate limit token_bucket",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(envoy.Marker)) && bytes.Contains(text, []byte("max_tokens"))
 		},
-		read:    readSnippet("envoy", envoy.Read, true),
-		nearest: envoy.Nearest,
-		write:   writeOne(envoy.Write),
+		Read:    readSnippet("envoy", envoy.Read, true),
+		Nearest: envoy.Nearest,
+		Write:   writeOne(envoy.Write),
 	},
 	{
 		Name:  "traefik",
@@ -172,14 +191,14 @@ var Products = []*Product{
 		Lanes: "`x-time-rate-reserve` with `max_wait` Traefik's maxDelay: Traefik runs x/time/rate's Reserve, a limiter a client IP",
 		What:  "The rateLimit middlewares of", Part: "middleware",
 		Keys: "Each lane keeps a bucket a request key, as Traefik does by client IP.",
-		none: "no rateLimit middleware",
-		detect: func(text []byte) bool {
+		None: "no rateLimit middleware",
+		Detect: func(text []byte) bool {
 			low := bytes.ToLower(text)
 			return bytes.Contains(low, []byte(traefik.Marker)) && bytes.Contains(low, []byte("average"))
 		},
-		read:    readSnippet("traefik", traefik.Read, false),
-		nearest: traefik.Nearest,
-		write:   writeOne(traefik.Write),
+		Read:    readSnippet("traefik", traefik.Read, false),
+		Nearest: traefik.Nearest,
+		Write:   writeOne(traefik.Write),
 	},
 	{
 		Name:  "kong",
@@ -189,13 +208,13 @@ var Products = []*Product{
 		Lanes: "a stack of `fixed-window` policies, one a period (up to four); `policy: local` counts on each node",
 		What:  "The rate-limiting plugins of", Part: "window",
 		Keys: "Each lane counts a request key, as Kong does by consumer or by IP.",
-		none: "no rate-limiting plugin",
-		detect: func(text []byte) bool {
+		None: "no rate-limiting plugin",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(kong.Marker)) || bytes.Contains(text, []byte("config.minute=")) || bytes.Contains(text, []byte("config.second="))
 		},
-		read:    readSnippet("kong", kong.Read, false),
-		nearest: kong.Nearest,
-		write:   kong.Write,
+		Read:    readSnippet("kong", kong.Read, false),
+		Nearest: kong.Nearest,
+		Write:   kong.Write,
 	},
 	{
 		Name:  "aws",
@@ -205,14 +224,14 @@ var Products = []*Product{
 		Lanes: "`token-bucket`, exact: AWS documents a token bucket but not its arithmetic",
 		What:  "The throttling settings of", Part: "throttle",
 		Keys: "Each lane keeps a bucket a request key, as a usage plan does for each API key.",
-		none: "no throttling settings",
-		detect: func(text []byte) bool {
+		None: "no throttling settings",
+		Detect: func(text []byte) bool {
 			low := bytes.ToLower(text)
 			return bytes.Contains(low, []byte(aws.Markers[0])) || bytes.Contains(low, []byte(aws.Markers[1]))
 		},
-		read:    readSnippet("aws", aws.Read, false),
-		nearest: aws.Nearest,
-		write:   writeOne(aws.Write),
+		Read:    readSnippet("aws", aws.Read, false),
+		Nearest: aws.Nearest,
+		Write:   writeOne(aws.Write),
 	},
 	{
 		Name:  "bucket4j",
@@ -222,13 +241,13 @@ var Products = []*Product{
 		Lanes: "`token-bucket` (greedy) and `interval-bucket` (intervally, every period from a key's first request); several bandwidths as a stack",
 		What:  "The Bucket4j bandwidths of", Part: "bandwidth",
 		Keys: "Each lane keeps a bucket a request key, as a map of buckets by client would.",
-		none: "no bandwidth",
-		detect: func(text []byte) bool {
+		None: "no bandwidth",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(bucket4j.Marker))
 		},
-		read:    readSnippet("bucket4j", bucket4j.Read, false),
-		nearest: bucket4j.Nearest,
-		write:   bucket4j.Write,
+		Read:    readSnippet("bucket4j", bucket4j.Read, false),
+		Nearest: bucket4j.Nearest,
+		Write:   bucket4j.Write,
 	},
 	{
 		Name:  "spring",
@@ -238,13 +257,13 @@ var Products = []*Product{
 		Lanes: "`envoy-local` with `timer: true` (a fill of `replenishRate` every second from 0s): the same arithmetic as its Lua script on Redis' whole-second TIME",
 		What:  "The RedisRateLimiters of", Part: "limiter",
 		Keys: "Each lane keeps a bucket a request key, as the KeyResolver's key (by default the user) does.",
-		none: "no RedisRateLimiter",
-		detect: func(text []byte) bool {
+		None: "no RedisRateLimiter",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(bytes.ToLower(text), []byte(spring.Marker))
 		},
-		read:    readSnippet("spring", spring.Read, false),
-		nearest: spring.Nearest,
-		write:   writeOne(spring.Write),
+		Read:    readSnippet("spring", spring.Read, false),
+		Nearest: spring.Nearest,
+		Write:   writeOne(spring.Write),
 	},
 	{
 		Name:  "express",
@@ -254,13 +273,13 @@ var Products = []*Product{
 		Lanes: "`first-hit-window`, its MemoryStore's rule (as Redis' INCR with EXPIRE NX)",
 		What:  "The rateLimit calls of", Part: "limiter",
 		Keys: "Each lane counts a request key, as the MemoryStore does by client IP.",
-		none: "no rateLimit call",
-		detect: func(text []byte) bool {
+		None: "no rateLimit call",
+		Detect: func(text []byte) bool {
 			return bytes.Contains(text, []byte(express.Marker)) && (bytes.Contains(text, []byte("windowMs")) || bytes.Contains(text, []byte("limit:")) || bytes.Contains(text, []byte("max:")))
 		},
-		read:    readSnippet("express", express.Read, false),
-		nearest: express.Nearest,
-		write:   writeOne(express.Write),
+		Read:    readSnippet("express", express.Read, false),
+		Nearest: express.Nearest,
+		Write:   writeOne(express.Write),
 	},
 	{
 		Name:  "resilience4j",
@@ -270,8 +289,8 @@ var Products = []*Product{
 		Lanes: "`resilience4j`, AtomicRateLimiter's rule in long nanoseconds",
 		What:  "The RateLimiterConfigs of", Part: "limiter",
 		Keys: "Each lane keeps a limiter a request key; a limiter every caller shares is a lane whose traffic has one key.",
-		none: "no RateLimiterConfig",
-		detect: func(text []byte) bool {
+		None: "no RateLimiterConfig",
+		Detect: func(text []byte) bool {
 			for _, m := range resilience4j.Markers {
 				if bytes.Contains(text, []byte(m)) {
 					return true
@@ -279,9 +298,9 @@ var Products = []*Product{
 			}
 			return false
 		},
-		read:    readSnippet("resilience4j", resilience4j.Read, false),
-		nearest: resilience4j.Nearest,
-		write:   writeOne(resilience4j.Write),
+		Read:    readSnippet("resilience4j", resilience4j.Read, false),
+		Nearest: resilience4j.Nearest,
+		Write:   writeOne(resilience4j.Write),
 	},
 }
 
@@ -295,8 +314,8 @@ func Lookup(name string) *Product {
 	return nil
 }
 
-// names are the products' names.
-func names() []string {
+// Names are the products' names.
+func Names() []string {
 	var out []string
 	for _, p := range Products {
 		out = append(out, p.Name)
@@ -304,12 +323,12 @@ func names() []string {
 	return out
 }
 
-// guess is the product whose configuration text is, nil if none or
+// Guess is the product whose configuration text is, nil if none or
 // several could be.
-func guess(text []byte) *Product {
+func Guess(text []byte) *Product {
 	var found *Product
 	for _, p := range Products {
-		if p.detect(text) {
+		if p.Detect(text) {
 			if found != nil {
 				return nil
 			}
@@ -319,8 +338,42 @@ func guess(text []byte) *Product {
 	return found
 }
 
+// ReadText reads a configuration given as text alone, as explain and a
+// scenario's config lane do; nginx's may be a fragment without its http
+// block (its directives are then read as the http block's), keeping its
+// lines where they were.
+func (p *Product) ReadText(text string) ([]Lane, []string, error) {
+	if p.Name == "nginx" && !httpBlock.MatchString(text) {
+		text = "http { " + text + "\n}"
+	}
+	return p.Read("", []byte(text))
+}
+
+// httpBlock finds an nginx.conf's http block.
+var httpBlock = regexp.MustCompile(`(^|[\s;{}])http\s*\{`)
+
+// snippetLine is how the readers of code and settings begin a refusal
+// that names a line of the text.
+var snippetLine = regexp.MustCompile(`^line ([0-9]+): `)
+
+// Refusal is a reader's refusal of a text: the line of the text it names
+// (1-based; 0 when it names none) and its reason without that line.
+func Refusal(err error) (line int, reason string) {
+	var ne *nginx.Error
+	if errors.As(err, &ne) {
+		return ne.Pos.Line, ne.Msg
+	}
+	msg := err.Error()
+	if m := snippetLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			return n, msg[len(m[0]):]
+		}
+	}
+	return 0, strings.TrimPrefix(msg, ": ")
+}
+
 // readNginx reads an nginx.conf (with its includes when path is set).
-func readNginx(path string, text []byte) ([]lane, []string, error) {
+func readNginx(path string, text []byte) ([]Lane, []string, error) {
 	var cfg *nginx.Config
 	var err error
 	if path == "" {
@@ -335,21 +388,21 @@ func readNginx(path string, text []byte) ([]lane, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []lane
+	var out []Lane
 	for _, l := range ls {
 		var places []string
 		for _, p := range l.Places {
 			places = append(places, fmt.Sprintf("%s (%s)", p.Name(), p.Pos))
 		}
-		out = append(out, lane{Name: l.Name, From: strings.Join(places, "; "), Layers: l.Layers, Notes: l.Notes})
+		out = append(out, Lane{Name: l.Name, From: strings.Join(places, "; "), Layers: l.Layers, Notes: l.Notes})
 	}
 	return out, left, nil
 }
 
 // readSnippet reads the limiters a library's constructor calls make in a
 // piece of code, a lane each, one per request key.
-func readSnippet(product string, read func(string) ([]snippet.Found, error), oneForAll bool) func(string, []byte) ([]lane, []string, error) {
-	return func(path string, text []byte) ([]lane, []string, error) {
+func readSnippet(product string, read func(string) ([]snippet.Found, error), oneForAll bool) func(string, []byte) ([]Lane, []string, error) {
+	return func(path string, text []byte) ([]Lane, []string, error) {
 		fs, err := read(string(text))
 		if err != nil {
 			if path != "" {
@@ -357,15 +410,15 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error), one
 			}
 			return nil, nil, err
 		}
-		var out []lane
+		var out []Lane
 		var left []string
 		for i, f := range fs {
 			name := slug(f.Var)
 			if name == "" {
 				name = fmt.Sprintf("%s-%d", product, i+1)
 			}
-			if len(name) > maxNameLen {
-				name = strings.TrimRight(name[:maxNameLen], "-")
+			if len(name) > MaxNameLen {
+				name = strings.TrimRight(name[:MaxNameLen], "-")
 			}
 			from := fmt.Sprintf("line %d", f.Line)
 			if f.Where != "" {
@@ -374,7 +427,7 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error), one
 			if f.Var != "" {
 				from = f.Var + ", " + from
 			}
-			if len(out) == maxLanes {
+			if len(out) == MaxLanes {
 				left = append(left, from)
 				continue
 			}
@@ -385,7 +438,7 @@ func readSnippet(product string, read func(string) ([]snippet.Found, error), one
 			for i := range layers {
 				layers[i].AllKeys = oneForAll
 			}
-			out = append(out, lane{Name: name, From: from, Layers: layers, Notes: f.Notes})
+			out = append(out, Lane{Name: name, From: from, Layers: layers, Notes: f.Notes})
 		}
 		return out, left, nil
 	}
