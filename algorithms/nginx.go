@@ -313,7 +313,18 @@ func (g *nginx) excessFor(s *nginxState, now, cost int64) int64 {
 	return e + (cost-1)*1000
 }
 
-func (g *nginx) decide(s *nginxState, _ *mem, now time.Duration, cost int64) (d Decision) {
+func (g *nginx) decide(s *nginxState, _ *mem, now time.Duration, cost int64) Decision {
+	d := g.verdict(s, now, cost)
+	if g.p.DryRun && d.Outcome != Allowed {
+		// limit_req_dry_run: accounted as decided, let through at once.
+		d.DryRun, d.Outcome, d.Delay, d.RetryAfter = d.Outcome, Allowed, 0, 0
+	}
+	return d
+}
+
+// verdict is nginx's decision without dry_run: what decide returns unless
+// the policy only pretends.
+func (g *nginx) verdict(s *nginxState, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.at)
 	s.at = eff
 	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainNginx, v: [4]int64{s.excess, s.last, int64(eff)}}
@@ -483,13 +494,21 @@ func explainNginx(b []byte, d Decision) []byte {
 		}
 		b = appendf(b, d.times, " = %s", milli(e))
 	}
-	if d.Outcome == Rejected {
+	switch {
+	case d.DryRun == Rejected:
+		b = appendf(b, d.times, " > burst %d → would be rejected with %d, the node left as it was; dry run (limit_req_dry_run): let through at once, logged REJECTED_DRY_RUN",
+			d.policy.Burst, nginxStatus(*d.policy))
+		return append(b, nginxCite...)
+	case d.Outcome == Rejected:
 		b = appendf(b, d.times, " > burst %d → rejected with %d and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
 			d.policy.Burst, nginxStatus(*d.policy), msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
 		return append(b, nginxCite...)
 	}
 	b = appendf(b, d.times, " ≤ burst %d", d.policy.Burst)
 	switch t := g.threshold(); {
+	case d.DryRun == Delayed:
+		b = appendf(b, d.times, " → would be delayed (%s − delay %d) × 1000 / %s = %d ms; dry run (limit_req_dry_run): let through at once, logged DELAYED_DRY_RUN",
+			milli(e), d.policy.Delay, milli(g.rate), g.delayMs(e))
 	case d.Outcome == Delayed:
 		b = appendf(b, d.times, " → delayed (%s − delay %d) × 1000 / %s = %d ms", milli(e), d.policy.Delay, milli(g.rate), int64(d.Delay/time.Millisecond))
 	case d.policy.NoDelay:

@@ -376,3 +376,48 @@ func TestNginxZoneStateFromOutside(t *testing.T) {
 		t.Errorf("a zone's memory %d counts no queue", m.State)
 	}
 }
+
+// TestNginxDryRun: with dry_run a lane decides and accounts every request
+// as without it, and lets each through at once, saying what it would have
+// done; the explanation says it too.
+func TestNginxDryRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for round := range shortened(40) {
+		p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(20)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
+			Burst: int64(r.IntN(6)), Delay: int64(r.IntN(3))}
+		if r.IntN(4) == 0 {
+			p.Delay, p.NoDelay = 0, true
+		}
+		if r.IntN(3) == 0 {
+			p.Zone = 32 << 10
+		}
+		dry := p
+		dry.DryRun = true
+		real, pretend := mustNew(t, p), mustNew(t, dry)
+		var now time.Duration
+		var seen [3]int
+		for i := range shortened(2000) {
+			now += time.Duration(r.IntN(100)) * time.Millisecond
+			key := fmt.Sprintf("k%d", r.IntN(8))
+			cost := int64(1 + r.IntN(3))
+			want := real.Decide(now, key, cost)
+			got := pretend.Decide(now, key, cost)
+			seen[want.Outcome]++
+			if got.Outcome != Allowed || got.Delay != 0 || got.RetryAfter != 0 || got.DryRun != want.Outcome && want.Outcome != Allowed ||
+				want.Outcome == Allowed && got.DryRun != Allowed {
+				t.Fatalf("round %d %v, request %d: dry run %s %v (would %s), without it %s %v", round, dry, i, got.Outcome, got.Delay, got.DryRun, want.Outcome, want.Delay)
+			}
+			why := got.Explain()
+			if word := map[Outcome]string{Delayed: "DELAYED_DRY_RUN", Rejected: "REJECTED_DRY_RUN"}[want.Outcome]; word != "" && !strings.Contains(why, word) {
+				t.Fatalf("round %d, request %d: the explanation %q does not say %s", round, i, why, word)
+			}
+		}
+		if seen[Rejected] == 0 {
+			t.Errorf("round %d %v: no rejection to pretend", round, p)
+		}
+	}
+	if _, err := NewStack([]Layer{{Name: "a", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}, DryRun: true}},
+		{Name: "b", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}}}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "dry_run") {
+		t.Errorf("a stack with dry_run: %v, want a refusal", err)
+	}
+}
