@@ -18,7 +18,8 @@ type Algorithm string
 // balance, and its RetryAfter is the shortest wait after which the same
 // request would be admitted if nothing else were, rounded up to a whole
 // nanosecond; a cost above the policy's MaxCost is always rejected with
-// RetryAfter Never.
+// RetryAfter Never (under nginx's dry_run, which refuses nothing, it is
+// let through with DryRun Rejected).
 var Algorithms = slices.Clone(textbookOrder)
 
 // textbookOrder is the order of the six textbook algorithms, first in
