@@ -40,7 +40,8 @@ import (
 // rate × idle / 1000 ≤ 0); if the zone is still full, it frees the node at
 // the back whatever it holds, then again up to two idle drained ones
 // (ngx_http_limit_req_expire). A freed key's next request makes a new node,
-// with excess 0: its spent burst is forgiven. With zone (the size nginx
+// with excess 0: its spent burst is forgiven. (A new key's request of a
+// cost above burst + 1, refused whole, makes no node.) With zone (the size nginx
 // allocates, such as 10m) ratelab keeps exactly that order and that
 // many nodes: NginxZoneKeys of the size. Without zone the zone never
 // fills and ratelab frees no node: it decides as nginx does except that a
