@@ -31,7 +31,7 @@ func TestExportCommand(t *testing.T) {
 	if code, out, errs := ratelab(t, "export", "--lane", "bucket", "--save", saved, "boundary"); code != 0 || out != "saved "+saved+"\n" || !strings.Contains(errs, "measured: bucket and bucket-nginx decide all 240 requests of boundary alike") {
 		t.Fatalf("--save: exit %d %q %q", code, out, errs)
 	}
-	if code, out, errs := ratelab(t, "import", saved); code != 0 || !strings.Contains(out, "{name: \"root\", algorithm: nginx-limit-req, rate: 2/s, burst: 119, nodelay: true}") {
+	if code, out, errs := ratelab(t, "import", saved); code != 0 || !strings.Contains(out, "{name: \"root\", algorithm: nginx-limit-req, rate: 2/s, burst: 119, nodelay: true, zone: 10m}") {
 		t.Errorf("importing the export: exit %d\n%s%s", code, out, errs)
 	}
 

@@ -74,6 +74,13 @@ type Decision struct {
 	// (package fleet's outages); NoFallback when the limiter did.
 	Fallback Fallback
 
+	// DryRun is, for a policy that only pretends (nginx's
+	// limit_req_dry_run), what it would have done with a request it let
+	// through at once (Outcome Allowed, no Delay): Delayed or Rejected;
+	// Allowed when it would have admitted it at once too, or for any
+	// other policy.
+	DryRun Outcome
+
 	// scope is, for the decision of a stack of one policy (NewStack), the
 	// layer's scope that the explanation starts with; 0 otherwise.
 	scope layerScope

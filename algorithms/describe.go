@@ -21,6 +21,10 @@ const (
 	RateKind
 	// Flag: true or false, a bool; false is the same as absent.
 	Flag
+	// Bytes: a size in bytes, an int64 from 1 to MaxCount, written as
+	// nginx writes one: "10m" (× 1024 × 1024), "512k" (× 1024) or a
+	// number of bytes (ParseSize, FormatSize).
+	Bytes
 )
 
 // Family is what kind of lane an algorithm makes: the textbook's exact
@@ -72,7 +76,7 @@ type Param struct {
 	// algorithm's choice (see Optional): nginx's burst may be left out,
 	// GCRA's may not.
 	Optional bool
-	// field is the Policy field holding the value: *int64 for a Count,
+	// field is the Policy field holding the value: *int64 for a Count or Bytes,
 	// *time.Duration for a Duration, *Rate for a RateKind, *bool for a Flag.
 	field func(p *Policy) any
 }
@@ -84,7 +88,7 @@ func Optional(q Param, want string) Param {
 	return q
 }
 
-// CountOf is where p holds a Count parameter's value.
+// CountOf is where p holds a Count or Bytes parameter's value.
 func (q Param) CountOf(p *Policy) *int64 { return q.field(p).(*int64) }
 
 // DurationOf is where p holds a Duration parameter's value.
@@ -172,6 +176,13 @@ type Description struct {
 	// request in the pipe beside a full queue), and for nginx and
 	// redis-cell (whose burst counts the requests beyond the first), else 0.
 	InFlight int64
+	// MaxKeys, when set, is how many keys' states a policy's limiter
+	// keeps at once (nginx's zone); 0 for no bound. A limiter that keeps
+	// fewer than all its keys frees some to make room for a new one, as
+	// its algorithm says: its keys are not independent, so a store that
+	// copies one key's state at a time cannot hold it (see
+	// Policy.MaxKeys).
+	MaxKeys func(p Policy) int64
 	// Rule is the admission rule in one line, with the parameters' names.
 	Rule string
 	// MaxDelay bounds the delay the policy can give an admitted request; nil

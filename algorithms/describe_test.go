@@ -43,7 +43,7 @@ func TestEveryAlgorithmDescribed(t *testing.T) {
 			var p Policy
 			var ok bool
 			switch q.Kind {
-			case Count:
+			case Count, Bytes:
 				_, ok = q.field(&p).(*int64)
 			case Duration:
 				_, ok = q.field(&p).(*time.Duration)

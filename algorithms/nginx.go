@@ -30,10 +30,30 @@ import (
 // nginx has no cost: ratelab charges a request of cost c as c requests
 // arriving in the same millisecond would be, the first as above, each other
 // one adding 1000 (so c ≤ burst + 1), all admitted or none; a delayed one
-// waits as the last of them would. nginx drops a node idle for 60s whose
-// excess has drained, when another key needs room in the zone; ratelab keeps
-// every node, which decides alike unless the rate is below about (burst + 1)
-// requests a minute.
+// waits as the last of them would.
+//
+// The nodes live in the zone, limit_req_zone's shared memory, in the order
+// of their last lookup (nginx's queue: every request of a key, refused or
+// not, moves its node to the front). Before it makes a new key's node,
+// nginx frees the one or two nodes at the back that have been idle 60s or
+// more (|now − last| ≥ 60000) and whose excess has drained (node excess −
+// rate × idle / 1000 ≤ 0); if the zone is still full, it frees the node at
+// the back whatever it holds, then again up to two idle drained ones
+// (ngx_http_limit_req_expire). A freed key's next request makes a new node,
+// with excess 0: its spent burst is forgiven. (A new key's request of a
+// cost above burst + 1, refused whole, makes no node.) With zone (the size nginx
+// allocates, such as 10m) ratelab keeps exactly that order and that
+// many nodes: NginxZoneKeys of the size. Without zone the zone never
+// fills and ratelab frees no node: it decides as nginx does except that a
+// node idle 60s or more, drained but for less than one request, still
+// counts (nginx frees it when a new key comes, so a slow rate such as 1r/m
+// may admit there what ratelab refuses).
+//
+// With dry_run (limit_req_dry_run on) nginx decides and accounts every
+// request exactly as above but lets each through at once: a request it
+// would refuse or delay is logged as REJECTED_DRY_RUN or DELAYED_DRY_RUN
+// and served. ratelab's decision is then Allowed, with DryRun saying what
+// nginx would have done.
 const NginxLimitReq Algorithm = "nginx-limit-req"
 
 // The parameters of nginx's limit_req directive that only it takes; its
@@ -48,6 +68,12 @@ var (
 	StatusParam = Param{Name: "status", Kind: Count, Optional: true,
 		Want:  "the HTTP status of a refused request, 400 to 599 (nginx's limit_req_status); 503 if left out",
 		field: func(p *Policy) any { return &p.Status }}
+	ZoneParam = Param{Name: "zone", Kind: Bytes, Optional: true,
+		Want:  "the zone's size as limit_req_zone writes it, such as 10m or 64k, at least 32k: nginx frees the least recently used key when it is full; left out, a zone that never fills",
+		field: func(p *Policy) any { return &p.Zone }}
+	DryRunParam = Param{Name: "dry_run", Kind: Flag, Optional: true,
+		Want:  "true to decide and account as nginx does but let every request through at once (limit_req_dry_run on); false or left out to refuse and delay",
+		field: func(p *Policy) any { return &p.DryRun }}
 )
 
 // nginxStatus is the status nginx refuses with under p: limit_req_status,
@@ -70,10 +96,16 @@ func init() {
 		DelaysInAStack: true,
 		Params: []Param{RateParam,
 			Optional(BurstParam, "a whole number of requests beyond the first admitted at once; 0 if left out"),
-			DelayParam, NoDelayParam, StatusParam},
+			DelayParam, NoDelayParam, StatusParam, ZoneParam, DryRunParam},
 		Size:     "burst",
 		InFlight: 1, // burst N admits N + 1: the first request sets excess 0
-		Rule:     "excess = max(0, excess − rate×ms/1000 + 1000) in thousandths; 503 iff excess > burst×1000; else delayed (excess − delay×1000)×1000/rate ms",
+		MaxKeys: func(p Policy) int64 {
+			if p.Zone == 0 {
+				return 0
+			}
+			return NginxZoneKeys(p.Zone)
+		},
+		Rule: "excess = max(0, excess − rate×ms/1000 + 1000) in thousandths; 503 iff excess > burst×1000; else delayed (excess − delay×1000)×1000/rate ms",
 		MaxDelay: func(p Policy) time.Duration {
 			return time.Duration(newNginx(p).maxDelayMs()) * time.Millisecond
 		},
@@ -98,7 +130,14 @@ func init() {
 			default:
 				w += ", passes the first now and holds the rest back to the rate"
 			}
-			return w + fmt.Sprintf("; %d beyond", nginxStatus(p))
+			w += fmt.Sprintf("; %d beyond", nginxStatus(p))
+			if p.Zone != 0 {
+				w += fmt.Sprintf("; zone %s holds %d keys, the least recently used freed first", FormatSize(p.Zone), NginxZoneKeys(p.Zone))
+			}
+			if p.DryRun {
+				w += "; dry run: every request let through at once, what nginx would do only counted"
+			}
+			return w
 		},
 		Line: func(p Policy) string {
 			s := fmt.Sprintf("%s rate=%s", p.Algorithm, nginxRate(p.Rate))
@@ -113,6 +152,12 @@ func init() {
 			}
 			if p.Status != 0 {
 				s += " status=" + strconv.FormatInt(p.Status, 10)
+			}
+			if p.Zone != 0 {
+				s += " zone=" + FormatSize(p.Zone)
+			}
+			if p.DryRun {
+				s += " dry_run"
 			}
 			return s
 		},
@@ -132,7 +177,7 @@ func init() {
 			{Algorithm: NginxLimitReq, Rate: Rate{N: 1000, Per: time.Second}, Burst: 60},
 			{Algorithm: NginxLimitReq, Rate: Rate{N: 10, Per: time.Second}, Burst: 5, Status: 429}, // limit_req_status 429
 		},
-		new:   func(p Policy, ks *Keys) Limiter { return newKeyed[nginxState](newNginx(p), ks) },
+		new:   newNginxLimiter,
 		State: nginxForm,
 	})
 }
@@ -157,6 +202,9 @@ func checkNginx(p Policy) error {
 	}
 	if p.Status != 0 && (p.Status < 400 || p.Status > 599) {
 		return fmt.Errorf("status %d: nginx's limit_req_status takes 400 to 599", p.Status)
+	}
+	if p.Zone != 0 && (p.Zone < nginxMinZone || p.Zone > MaxCount) {
+		return fmt.Errorf("zone %s: nginx takes a zone of at least 32k (8 pages), and ratelab at most 2^40 bytes", FormatSize(p.Zone))
 	}
 	if p.NoDelay && p.Delay > 0 {
 		// nginx itself keeps whichever of the two is written last; a
@@ -266,7 +314,18 @@ func (g *nginx) excessFor(s *nginxState, now, cost int64) int64 {
 	return e + (cost-1)*1000
 }
 
-func (g *nginx) decide(s *nginxState, _ *mem, now time.Duration, cost int64) (d Decision) {
+func (g *nginx) decide(s *nginxState, _ *mem, now time.Duration, cost int64) Decision {
+	d := g.verdict(s, now, cost)
+	if g.p.DryRun && d.Outcome != Allowed {
+		// limit_req_dry_run: accounted as decided, let through at once.
+		d.DryRun, d.Outcome, d.Delay, d.RetryAfter = d.Outcome, Allowed, 0, 0
+	}
+	return d
+}
+
+// verdict is nginx's decision without dry_run: what decide returns unless
+// the policy only pretends.
+func (g *nginx) verdict(s *nginxState, now time.Duration, cost int64) (d Decision) {
 	eff := max(now, s.at)
 	s.at = eff
 	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainNginx, v: [4]int64{s.excess, s.last, int64(eff)}}
@@ -436,13 +495,21 @@ func explainNginx(b []byte, d Decision) []byte {
 		}
 		b = appendf(b, d.times, " = %s", milli(e))
 	}
-	if d.Outcome == Rejected {
+	switch {
+	case d.DryRun == Rejected:
+		b = appendf(b, d.times, " > burst %d → would be rejected with %d, the node left as it was; dry run (limit_req_dry_run): let through at once, logged REJECTED_DRY_RUN",
+			d.policy.Burst, nginxStatus(*d.policy))
+		return append(b, nginxCite...)
+	case d.Outcome == Rejected:
 		b = appendf(b, d.times, " > burst %d → rejected with %d and no Retry-After, the node left as it was; it would fit from %d ms, after %s",
 			d.policy.Burst, nginxStatus(*d.policy), msOf(d.At+d.RetryAfter), retryFrom(&d, eff))
 		return append(b, nginxCite...)
 	}
 	b = appendf(b, d.times, " ≤ burst %d", d.policy.Burst)
 	switch t := g.threshold(); {
+	case d.DryRun == Delayed:
+		b = appendf(b, d.times, " → would be delayed (%s − delay %d) × 1000 / %s = %d ms; dry run (limit_req_dry_run): let through at once, logged DELAYED_DRY_RUN",
+			milli(e), d.policy.Delay, milli(g.rate), g.delayMs(e))
 	case d.Outcome == Delayed:
 		b = appendf(b, d.times, " → delayed (%s − delay %d) × 1000 / %s = %d ms", milli(e), d.policy.Delay, milli(g.rate), int64(d.Delay/time.Millisecond))
 	case d.policy.NoDelay:

@@ -14,6 +14,11 @@ func init() {
 	policyFixups[NginxLimitReq] = func(r *rand.Rand, p *Policy) {
 		p.Rate.Per = []time.Duration{time.Second, time.Minute}[r.IntN(2)]
 		p.Status = []int64{0, 429, 503, 599}[r.IntN(4)]
+		// A dry run lets every request through, which the properties of a
+		// limiter (a cost above MaxCost refused, admissions bounded) do
+		// not hold for: TestNginxDryRun holds it to the same policy
+		// without it.
+		p.DryRun = false
 		if p.NoDelay && p.Delay > 0 {
 			if r.IntN(2) == 0 {
 				p.NoDelay = false

@@ -85,7 +85,11 @@ func (l realLoc) conf(zones, locs *strings.Builder) {
 		if z.allKeys {
 			key = "$server_name"
 		}
-		fmt.Fprintf(zones, "    limit_req_zone %s zone=%s%d:1m rate=%s;\n", key, l.name, i, nginxRate(z.p.Rate))
+		size := "1m"
+		if z.p.Zone != 0 {
+			size = FormatSize(z.p.Zone)
+		}
+		fmt.Fprintf(zones, "    limit_req_zone %s zone=%s%d:%s rate=%s;\n", key, l.name, i, size, nginxRate(z.p.Rate))
 		fmt.Fprintf(locs, "            limit_req zone=%s%d", l.name, i)
 		if z.p.Burst > 0 {
 			fmt.Fprintf(locs, " burst=%d", z.p.Burst)
@@ -101,6 +105,10 @@ func (l realLoc) conf(zones, locs *strings.Builder) {
 	// limit_req_status is the location's: every zone's policy has it.
 	if st := l.zones[0].p.Status; st != 0 {
 		fmt.Fprintf(locs, "            limit_req_status %d;\n", st)
+	}
+	// So is limit_req_dry_run.
+	if l.zones[0].p.DryRun {
+		locs.WriteString("            limit_req_dry_run on;\n")
 	}
 	locs.WriteString("        }\n")
 }

@@ -18,7 +18,8 @@ type Algorithm string
 // balance, and its RetryAfter is the shortest wait after which the same
 // request would be admitted if nothing else were, rounded up to a whole
 // nanosecond; a cost above the policy's MaxCost is always rejected with
-// RetryAfter Never.
+// RetryAfter Never (under nginx's dry_run, which refuses nothing, it is
+// let through with DryRun Rejected).
 var Algorithms = slices.Clone(textbookOrder)
 
 // textbookOrder is the order of the six textbook algorithms, first in
@@ -63,6 +64,8 @@ type Policy struct {
 	CountPerPeriod int64         // count_per_period: redis-cell's requests per period
 	Period         time.Duration // period: redis-cell's period
 	Status         int64         // status: the HTTP status of nginx's refusal (limit_req_status)
+	Zone           int64         // zone: the size of nginx's limit_req_zone, in bytes (0: a zone that never fills)
+	DryRun         bool          // dry_run: nginx's limit_req_dry_run, which decides but refuses and delays nothing
 
 	LimitForPeriod     int64         // limit_for_period: resilience4j's permissions per cycle
 	LimitRefreshPeriod time.Duration // limit_refresh_period: resilience4j's cycle
@@ -131,6 +134,16 @@ func (p Policy) MaxDelay() time.Duration {
 		return 0
 	}
 	return d.MaxDelay(p)
+}
+
+// MaxKeys is how many keys' states p's limiter keeps at once, freeing
+// one to make room for a new key as its description says (nginx's zone);
+// 0 when it keeps every key's. p must be valid.
+func (p Policy) MaxKeys() int64 {
+	if d := Describe(p.Algorithm); d.MaxKeys != nil {
+		return d.MaxKeys(p)
+	}
+	return 0
 }
 
 // String describes p in a line: "token-bucket capacity 10, rate 2/s", or

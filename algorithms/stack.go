@@ -114,6 +114,18 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 		if l.Policy.MaxDelay() > 0 && !mayDelay {
 			return nil, fmt.Errorf("policy %s: %s delays requests, and a stack's policies must each admit or refuse at once", l.Name, l.Policy.Algorithm)
 		}
+		if len(layers) > 1 && l.Policy.DryRun {
+			// nginx's dry run lets a request through that one zone
+			// refuses, accounting it in none: a stack would account it in
+			// every layer that admits it.
+			return nil, fmt.Errorf("policy %s: dry_run is modelled in a lane of its own, not in a stack of several policies; leave it out here", l.Name)
+		}
+		if len(layers) > 1 && l.Policy.MaxKeys() > 0 {
+			// nginx looks zones up in order only until one refuses, and a
+			// node it made for the request stays: a stack decides every
+			// layer and puts every one back.
+			return nil, fmt.Errorf("policy %s: a zone that holds %d keys is modelled in a lane of its own, not in a stack of several policies; leave its zone out here", l.Name, l.Policy.MaxKeys())
+		}
 		lim, err := NewWithKeys(l.Policy, ks)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", l.Name, err)

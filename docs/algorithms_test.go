@@ -256,6 +256,8 @@ func kindName(k algorithms.ParamKind) string {
 		return "rate N/D"
 	case algorithms.Flag:
 		return "true or false"
+	case algorithms.Bytes:
+		return "size (10m, 64k)"
 	}
 	return "?"
 }

@@ -166,6 +166,12 @@ func (c Config) Validate(p algorithms.Policy) error {
 	} else if c.Fallback != algorithms.NoFallback {
 		return fmt.Errorf("fallback %s without outages decides nothing", c.Fallback)
 	}
+	if keys := p.MaxKeys(); keys > 0 && (c.store() == Racy && c.Latency > 0 || c.store() == Synced) {
+		// Such a store copies one key's state at a time between the
+		// gateways and itself, while the policy's keys share one table
+		// that frees some to make room for others.
+		return fmt.Errorf("a policy that keeps at most %d keys (a zone) frees keys for one another, and a %s store copies each key's state on its own: give the lane store local, split or shared, or leave its zone out", keys, c.store())
+	}
 	if c.ExpireIdle < 0 {
 		return fmt.Errorf("expire_idle %s must not be negative", algorithms.FormatDuration(c.ExpireIdle))
 	}

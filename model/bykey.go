@@ -515,7 +515,7 @@ func (kr *keysRun) add(k, lane int, r *Record) {
 // k's totals in lane (k is in use): the request is served if admitted,
 // abandoned by its rule if not.
 func (kr *keysRun) decided(k, lane int, d *algorithms.Decision, at time.Duration, cost int64) {
-	if kr.full == nil && (d.Beyond != 0 || d.Forgot != 0 || d.Fallback != algorithms.NoFallback) {
+	if kr.full == nil && (d.Beyond != 0 || d.Forgot != 0 || d.Fallback != algorithms.NoFallback || d.DryRun != algorithms.Allowed) {
 		kr.spell()
 	}
 	l := &kr.open[lane]
@@ -541,7 +541,7 @@ func (kr *keysRun) decided(k, lane int, d *algorithms.Decision, at time.Duration
 // and no fleet's figure.
 func plain(r *Record) bool {
 	d, a := &r.Decision, &r.Attempt
-	if a.N != 1 || a.Cancelled || d.Beyond != 0 || d.Forgot != 0 || d.Fallback != algorithms.NoFallback {
+	if a.N != 1 || a.Cancelled || d.Beyond != 0 || d.Forgot != 0 || d.Fallback != algorithms.NoFallback || d.DryRun != algorithms.Allowed {
 		return false
 	}
 	return d.Outcome.Admitted() == (a.Fate == Served) && (a.Fate != Abandoned || a.Ending != scenarios.PastDeadline)

@@ -149,7 +149,7 @@ func mistakeLane(lane scenarios.Lane, m algorithms.Algorithm) scenarios.Lane {
 // clearParam sets q's value in p to its zero.
 func clearParam(q algorithms.Param, p *algorithms.Policy) {
 	switch q.Kind {
-	case algorithms.Count:
+	case algorithms.Count, algorithms.Bytes:
 		*q.CountOf(p) = 0
 	case algorithms.Duration:
 		*q.DurationOf(p) = 0

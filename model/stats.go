@@ -38,6 +38,11 @@ type Stats struct {
 	// decided while the lane's store did not answer (counted in Admitted
 	// and Rejected too): its 503s are FallbackRejected, not the limiter's.
 	FallbackAdmitted, FallbackRejected int64
+	// DryRunDelayed and DryRunRejected count the requests a policy that
+	// only pretends (nginx's dry_run) let through at once but would have
+	// delayed or refused (counted in Admitted, not in Delayed or
+	// Rejected).
+	DryRunDelayed, DryRunRejected int64
 	// Forgot is how many more requests the lane admitted through an idle
 	// expiry or a store that came back empty than the same lane
 	// forgetting nothing, on the same traffic (part of Beyond).
@@ -166,6 +171,12 @@ func (s Stats) Requests() int64 { return s.Admitted + s.Rejected }
 // count adds one decision to the totals, not to the peak.
 func (s *Stats) count(d *algorithms.Decision) {
 	s.add(d.Outcome, d.Cost)
+	switch d.DryRun {
+	case algorithms.Delayed:
+		s.DryRunDelayed++
+	case algorithms.Rejected:
+		s.DryRunRejected++
+	}
 	s.Beyond += int64(d.Beyond)
 	s.Forgot += int64(d.Forgot)
 	if d.Fallback != algorithms.NoFallback {

@@ -56,7 +56,9 @@ func TestImportNginx(t *testing.T) {
 	if len(root.Stack) != 1 || !root.Stack[0].AllKeys || root.Policy != nginx(100, 10, 0, false) {
 		t.Errorf("root %+v", root)
 	}
-	if login.Stack != nil || login.Policy != nginx(10, 5, 0, true) {
+	wantLogin := nginx(10, 5, 0, true)
+	wantLogin.Zone = 10 << 20 // its zone's size: a lane of one zone keyed by client
+	if login.Stack != nil || login.Policy != wantLogin {
 		t.Errorf("login %+v", login)
 	}
 	if len(v1.Stack) != 2 || v1.Stack[0].Policy != nginx(10, 20, 8, false) || !v1.Stack[1].AllKeys || v1.Stack[0].Name != "perip" {

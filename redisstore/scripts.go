@@ -163,6 +163,11 @@ func Check(p algorithms.Policy, until time.Duration) error {
 		}
 		return fmt.Errorf("%s has no Redis script: it cannot run with --store", p.Algorithm)
 	}
+	if keys := p.MaxKeys(); keys > 0 {
+		// A script decides one key's hash; which key a full table frees
+		// depends on every key's.
+		return fmt.Errorf("%s keeps at most %d keys (its zone) and frees one for another, which a script deciding each key's hash alone cannot: run the lane without --store, or leave its zone out", p, keys)
+	}
 	// Times: the scenario's end, plus the longest wait a decision reports
 	// and the furthest instant a state keeps (each at most a horizon, or
 	// the longest delay, past the request).

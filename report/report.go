@@ -437,6 +437,7 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	gateways := slices.ContainsFunc(lanes, func(l model.Lane) bool { return !l.Fleet.Plain() })
 	outages := slices.ContainsFunc(lanes, func(l model.Lane) bool { return len(l.Fleet.Outages) > 0 })
 	forgets := slices.ContainsFunc(lanes, func(l model.Lane) bool { return l.Fleet.Forgets() })
+	dryRuns := slices.ContainsFunc(lanes, func(l model.Lane) bool { return l.Policy.DryRun })
 	head := append(summaryHead(nil, window), "state/key")
 	if gateways {
 		head = append(head, "beyond")
@@ -446,6 +447,9 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	if forgets {
 		head = append(head, "forgot")
+	}
+	if dryRuns {
+		head = append(head, "dry delayed", "dry rejected")
 	}
 	rows := [][]string{head}
 	for i, l := range lanes {
@@ -463,6 +467,9 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 				row = append(row, "–")
 			}
 		}
+		if dryRuns {
+			row = append(row, itoa(stats[i].DryRunDelayed), itoa(stats[i].DryRunRejected))
+		}
 		rows = append(rows, row)
 	}
 	writeSummaryRows(w, rows, window)
@@ -475,6 +482,9 @@ func WriteSummary(w io.Writer, lanes []model.Lane, stats []model.Stats) {
 	}
 	if forgets {
 		fmt.Fprintln(w, "forgot: requests admitted through an idle expiry or a store that came back empty, beyond the same lane forgetting nothing (part of beyond)")
+	}
+	if dryRuns {
+		fmt.Fprintln(w, "dry delayed, dry rejected: requests a dry_run lane let through at once that it would have delayed or refused (counted in admitted)")
 	}
 	for i, l := range lanes {
 		if t, ok := model.TwinIn(lanes, i); ok {

@@ -387,6 +387,8 @@ func (d *decoder) policy(f *fields, n ast.Node, path string) (algorithms.Policy,
 			*q.RateOf(&p), err = f.rate(q.Name)
 		case algorithms.Flag:
 			*q.FlagOf(&p), err = f.flag(q.Name)
+		case algorithms.Bytes:
+			*q.CountOf(&p), err = f.size(q.Name, q.Want)
 		}
 		if err != nil {
 			return algorithms.Policy{}, err

@@ -196,6 +196,9 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 			case algorithms.Flag:
 				*q.FlagOf(&p) = true
 				fields = append(fields, q.Name+": true")
+			case algorithms.Bytes:
+				*q.CountOf(&p) = 64 << 10
+				fields = append(fields, q.Name+": 64k")
 			}
 		}
 		if p.Validate() != nil {

@@ -341,6 +341,8 @@ func writePolicy(b *bytes.Buffer, p algorithms.Policy) error {
 			fmt.Fprintf(b, ", %s: %s", q.Name, *q.RateOf(&p))
 		case algorithms.Flag:
 			fmt.Fprintf(b, ", %s: %t", q.Name, *q.FlagOf(&p))
+		case algorithms.Bytes:
+			fmt.Fprintf(b, ", %s: %s", q.Name, algorithms.FormatSize(*q.CountOf(&p)))
 		}
 	}
 	return nil

@@ -292,6 +292,20 @@ func (f *fields) flag(name string) (bool, error) {
 	return b.Value, nil
 }
 
+// size reads a size as nginx writes one: "10m", "64k" or bytes
+// (algorithms.ParseSize); want says what it must be.
+func (f *fields) size(name, want string) (int64, error) {
+	s, _, err := f.text(name, want, false)
+	if err != nil {
+		return 0, err
+	}
+	v, err := algorithms.ParseSize(s)
+	if err != nil {
+		return 0, f.errorf(name, "want %s: %v", want, err)
+	}
+	return v, nil
+}
+
 // choice reads name as one of among's words, returning its index; ok is
 // false when the file leaves it out.
 func (f *fields) choice(name string, among []string) (i int, ok bool, err error) {

@@ -30,11 +30,6 @@ const (
 	MaxLayers  = algorithms.MaxLayers
 )
 
-// statesPerMiB is how many keys a megabyte of zone holds, as nginx's
-// documentation counts them ("about 16 thousand 64-byte states" a
-// megabyte, for a $binary_remote_addr key).
-const statesPerMiB = 16000
-
 // Lanes are the configuration's distinct rule sets as lanes, at most
 // MaxLanes (the rest named in left); places with no limit_req in force
 // make none.
@@ -95,6 +90,7 @@ func rulesKey(p Place) string {
 // lane is the lane of the rules in force at p.
 func (c *Config) lane(p Place) (Lane, error) {
 	l := Lane{Places: []Place{p}, Status: p.Status, DryRun: p.DryRun}
+	var zs []Zone // each layer's
 	for _, lim := range p.Limits {
 		z, _ := c.Zone(lim.Zone) // build checked every zone is defined
 		if z.Key == "" {
@@ -114,16 +110,15 @@ func (c *Config) lane(p Place) (Lane, error) {
 		}
 		layer := algorithms.Layer{Name: layerName(z.Name), Policy: pol, AllKeys: oneKey(z.Key)}
 		l.Layers = append(l.Layers, layer)
+		zs = append(zs, z)
 		switch {
 		case layer.AllKeys && strings.Contains(z.Key, "$"):
 			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's key %s is one value for the whole server: one allowance for every request", z.Name, z.Key))
 		case !layer.AllKeys && !clientKey(z.Key):
 			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's key %s: each request's key in the traffic stands for its value", z.Name, z.Key))
 		}
-		if keys := z.Size * statesPerMiB / (1 << 20); !layer.AllKeys {
-			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds about %s keys; ratelab keeps every key's state (nginx answers a new key in a full zone with %d)", z.Name, sizeText(z.Size), thousands(keys), p.Status))
-		}
 	}
+	sizeZones(&l, p, zs)
 	if len(p.Replaced) > 0 {
 		var zones []string
 		for _, r := range p.Replaced {
@@ -134,13 +129,41 @@ func (c *Config) lane(p Place) (Lane, error) {
 	if p.Returns {
 		l.Notes = append(l.Notes, "it answers with return, which nginx runs before limit_req: nginx limits none of its requests, and the lane shows what limit_req would do without the return")
 	}
-	if p.DryRun {
-		l.Notes = append(l.Notes, "limit_req_dry_run on: nginx passes every request at once and only logs what the lane decides")
-	}
 	if len(l.Layers) == 0 {
 		return Lane{}, &Error{p.Pos, fmt.Sprintf("%s: every zone in force has an empty key, so nginx limits nothing here", p.Name())}
 	}
 	return l, nil
+}
+
+// sizeZones gives l's layers their zones' (zs) sizes and p's limit_req_dry_run, when
+// l is one zone: a lane of several models neither (algorithms.NewStack),
+// and its notes say so. A zone keyed by one value for the whole server
+// holds one key and never fills: it has no size in the lane.
+func sizeZones(l *Lane, p Place, zs []Zone) {
+	one := len(l.Layers) == 1
+	for i := range l.Layers {
+		layer := &l.Layers[i]
+		if layer.AllKeys {
+			continue
+		}
+		z := zs[i]
+		keys := thousands(algorithms.NginxZoneKeys(z.Size))
+		switch {
+		case !one:
+			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys, nginx freeing the least recently used for a new one; in a lane of several zones ratelab keeps every key's", z.Name, sizeText(z.Size), keys))
+		case !clientKey(z.Key):
+			layer.Policy.Zone = z.Size
+			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of %s takes twice the room", z.Name, sizeText(z.Size), keys, z.Key))
+		default:
+			layer.Policy.Zone = z.Size
+		}
+	}
+	switch {
+	case p.DryRun && one:
+		l.Layers[0].Policy.DryRun = true
+	case p.DryRun:
+		l.Notes = append(l.Notes, "limit_req_dry_run on: nginx passes every request at once and only logs what it would do; in a lane of several zones ratelab refuses and delays as nginx would without it")
+	}
 }
 
 // noteSharedZones notes, on each lane, a zone that other lanes' places

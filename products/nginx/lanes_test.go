@@ -39,8 +39,8 @@ func TestLanes(t *testing.T) {
 		"a-example-root [a.example location /] srv nginx-limit-req rate=600r/m burst=50 status=429 all=true · 429 false",
 		"a-example-api [a.example location /api/] ip nginx-limit-req rate=10r/s burst=5 nodelay status=429 all=false + srv nginx-limit-req rate=600r/m burst=50 delay=10 status=429 all=true · 429 true",
 		"a-example-api-slow [a.example location /api/ > /api/slow/] ip nginx-limit-req rate=10r/s burst=5 nodelay all=false + srv nginx-limit-req rate=600r/m burst=50 delay=10 all=true · 503 true",
-		"listen-8080 [listen 8080] ip nginx-limit-req rate=10r/s burst=4 delay=3 status=429 all=false · 429 false",
-		"server-3-x [server 3 location = /x] ip nginx-limit-req rate=10r/s delay=2 status=429 all=false · 429 false",
+		"listen-8080 [listen 8080] ip nginx-limit-req rate=10r/s burst=4 delay=3 status=429 zone=1m all=false · 429 false",
+		"server-3-x [server 3 location = /x] ip nginx-limit-req rate=10r/s delay=2 status=429 zone=1m all=false · 429 false",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("lanes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -50,13 +50,47 @@ func TestLanes(t *testing.T) {
 		note string
 	}{
 		{0, "zone srv's key $server_name is one value for the whole server"},
-		{1, "zone ip's 1m holds about 16,000 keys"},
-		{1, "limit_req_dry_run on: nginx passes every request at once"},
+		{1, "zone ip's 1m holds 8,095 keys, nginx freeing the least recently used for a new one; in a lane of several zones ratelab keeps every key's"},
+		{1, "limit_req_dry_run on: nginx passes every request at once and only logs what it would do; in a lane of several zones"},
 		{1, "zone ip is spent in a-example-api-slow, listen-8080, server-3-x too"},
 		{3, "its own limit_req lines replace the enclosing level's: zone srv is not applied here"},
 	} {
 		if !hasNote(lanes[c.lane].Notes, c.note) {
 			t.Errorf("lane %s's notes %q lack %q", lanes[c.lane].Name, lanes[c.lane].Notes, c.note)
+		}
+	}
+}
+
+// A lane of one zone keyed by client has the zone's size and the place's
+// limit_req_dry_run, with no note; one keyed otherwise says its keys are
+// counted as up to 48 bytes.
+func TestLaneOfOneZone(t *testing.T) {
+	for _, c := range []struct {
+		key, dryRun, policy, note string
+	}{
+		{"$binary_remote_addr", "on", "nginx-limit-req rate=1r/s burst=5 zone=10m dry_run", ""},
+		{"$remote_addr", "off", "nginx-limit-req rate=1r/s burst=5 zone=10m", ""},
+		{"$http_x_api_key", "on", "nginx-limit-req rate=1r/s burst=5 zone=10m dry_run", "zone one's 10m holds 81,375 keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of $http_x_api_key takes twice the room"},
+	} {
+		conf := "http {\n    limit_req_zone " + c.key + " zone=one:10m rate=1r/s;\n    server {\n        location / {\n            limit_req zone=one burst=5;\n            limit_req_dry_run " + c.dryRun + ";\n        }\n    }\n}\n"
+		cfg, err := Parse("t.conf", []byte(conf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lanes, _, err := cfg.Lanes()
+		if err != nil || len(lanes) != 1 {
+			t.Fatal(len(lanes), err)
+		}
+		if got := lanes[0].Layers[0].Policy.String(); got != c.policy {
+			t.Errorf("%s: %s, want %s", c.key, got, c.policy)
+		}
+		for _, n := range lanes[0].Notes {
+			if strings.Contains(n, "holds") && n != c.note || strings.Contains(n, "dry_run") {
+				t.Errorf("%s: note %q", c.key, n)
+			}
+		}
+		if c.note != "" && !hasNote(lanes[0].Notes, c.note) {
+			t.Errorf("%s: notes %q lack %q", c.key, lanes[0].Notes, c.note)
 		}
 	}
 }

@@ -15,10 +15,13 @@ import (
 // nginx-limit-req policy: see Nearest): a limit_req_zone for each in an
 // http block, and a server whose location / applies them in order, with
 // their limit_req_status. A layer over all keys is keyed by $server_name,
-// one for each client by $binary_remote_addr. zones sizes each zone; name
-// prefixes the zones' names. The text is a whole configuration nginx -t
-// takes once an events block is added; ratelab import reads it back to
-// the same layers.
+// one for each client by $binary_remote_addr. A layer's zone is its
+// policy's size, or zoneSize for a policy without one (nginx needs a
+// size: read back, a lane of one zone keyed by client then has that
+// zone); name prefixes the zones' names. A dry_run policy writes
+// limit_req_dry_run on, which is the location's: every layer has it or
+// none. The text is a whole configuration nginx -t takes once an events
+// block is added; ratelab import reads it back to the same layers.
 func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, error) {
 	if len(layers) == 0 {
 		return "", fmt.Errorf("no policy to write")
@@ -34,6 +37,9 @@ func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, erro
 		if i > 0 && l.Policy.Status != status {
 			return "", fmt.Errorf("policies %s and %s answer with different statuses, and a location has one limit_req_status", layers[0].Name, l.Name)
 		}
+		if l.Policy.DryRun != layers[0].Policy.DryRun {
+			return "", fmt.Errorf("policies %s and %s differ in dry_run, and a location has one limit_req_dry_run", layers[0].Name, l.Name)
+		}
 		status = l.Policy.Status
 	}
 	var b strings.Builder
@@ -45,7 +51,11 @@ func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, erro
 		if l.AllKeys {
 			key = "$server_name"
 		}
-		fmt.Fprintf(&b, "    limit_req_zone %s zone=%s:%s rate=%s;\n", key, zones[i], sizeText(zoneSize), rateText(l.Policy.Rate))
+		size := zoneSize
+		if l.Policy.Zone != 0 {
+			size = l.Policy.Zone
+		}
+		fmt.Fprintf(&b, "    limit_req_zone %s zone=%s:%s rate=%s;\n", key, zones[i], algorithms.FormatSize(size), rateText(l.Policy.Rate))
 	}
 	b.WriteString("    server {\n        location / {\n")
 	for i, l := range layers {
@@ -63,6 +73,9 @@ func Write(name string, layers []algorithms.Layer, zoneSize int64) (string, erro
 	}
 	if status != 0 {
 		fmt.Fprintf(&b, "            limit_req_status %d;\n", status)
+	}
+	if layers[0].Policy.DryRun {
+		b.WriteString("            limit_req_dry_run on;\n")
 	}
 	b.WriteString("        }\n    }\n}\n")
 	return b.String(), nil

@@ -1,0 +1,423 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNginxZoneKeys holds NginxZoneKeys to what nginx 1.22.1 was measured
+// to hold (TestNginxZoneAgainstRealNginx measures those marked): the
+// sizes in bytes are ones where one more or one less byte of the pool's
+// header, or 24 bytes fewer per page, would give another count.
+func TestNginxZoneKeys(t *testing.T) {
+	for _, c := range []struct {
+		size string
+		keys int64
+	}{
+		{"32k", 191},       // measured: the smallest zone nginx takes
+		{"40k", 255},       // measured
+		{"1286144", 9951},  // measured: 9919 with an 8-byte larger pool header
+		{"1990656", 15391}, // measured: 15423 with an 8-byte smaller one
+		{"64k", 447},
+		{"1m", 8095},
+		{"10m", 81375},
+		{"100m", 814367},
+	} {
+		size, err := ParseSize(c.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := NginxZoneKeys(size); got != c.keys {
+			t.Errorf("NginxZoneKeys(%s) = %d, want %d", c.size, got, c.keys)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		back string
+		err  string
+	}{
+		{"10m", 10 << 20, "10m", ""},
+		{"10M", 10 << 20, "10m", ""},
+		{"64k", 64 << 10, "64k", ""},
+		{"1024k", 1 << 20, "1m", ""},
+		{"32768", 32 << 10, "32k", ""},
+		{"1286144", 1286144, "1256k", ""},
+		{"1000", 1000, "1000", ""},
+		{"1048576m", 1 << 40, "1048576m", ""},
+		{"1048577m", 0, "", "from 1 byte to 2^40"},
+		{"0", 0, "", "from 1 byte"},
+		{"", 0, "", "not a size"},
+		{"m", 0, "", "not a size"},
+		{"-1k", 0, "", "not a size"},
+		{"+1k", 0, "", "not a size"},
+		{"1g", 0, "", "not a size"},
+		{"1.5m", 0, "", "not a size"},
+	} {
+		got, err := ParseSize(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseSize(%q) = %d, %v; want an error saying %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want || FormatSize(got) != c.back {
+			t.Errorf("ParseSize(%q) = %d, %v (written %q); want %d, written %q", c.in, got, err, FormatSize(got), c.want, c.back)
+		}
+	}
+}
+
+func TestNginxZoneValidate(t *testing.T) {
+	base := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}}
+	for _, c := range []struct {
+		zone int64
+		err  string
+	}{
+		{32 << 10, ""},
+		{32<<10 - 1, "at least 32k"},
+		{1 << 40, ""},
+		{1<<40 + 1, "at most 2^40"},
+	} {
+		p := base
+		p.Zone = c.zone
+		err := p.Validate()
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("zone %d: %v, want %q", c.zone, err, c.err)
+		}
+	}
+	p := base
+	p.Zone = 32 << 10
+	if got := p.MaxKeys(); got != 191 {
+		t.Errorf("MaxKeys of zone 32k = %d, want 191", got)
+	}
+	if got := base.MaxKeys(); got != 0 {
+		t.Errorf("MaxKeys without a zone = %d, want 0", got)
+	}
+	if got := p.String(); got != "nginx-limit-req rate=1r/m zone=32k" {
+		t.Errorf("String = %q", got)
+	}
+	if _, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: base}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "lane of its own") {
+		t.Errorf("a stack with a zone: %v, want a refusal", err)
+	}
+	if _, err := NewStack([]Layer{{Name: "a", Policy: p, AllKeys: true}}, NewKeys()); err != nil {
+		t.Errorf("a stack of one policy with a zone: %v", err)
+	}
+}
+
+// zoneStep is a request of one key, at a time, and what nginx answered it.
+type zoneStep struct {
+	at   time.Duration
+	key  string
+	want Outcome
+}
+
+// TestNginxZoneEvicts replays what real nginx 1.22.1 answered in a zone of
+// 32k (191 keys) at 1r/m without burst, keyed by a query argument, all
+// within a few seconds (TestNginxZoneAgainstRealNginx sends the same):
+// k0 spends its allowance; 190 new keys fill the zone; k0 is still refused
+// (and moves to the front), n1 too; m1, the 192nd key, frees n2, the least
+// recently used, so n2 is admitted again as new (freeing n3, which is
+// admitted as new in turn).
+func TestNginxZoneEvicts(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}, Zone: 32 << 10}
+	steps := zoneFill(191)
+	lim := mustNew(t, p)
+	for i, s := range steps {
+		if d := lim.Decide(s.at, s.key, 1); d.Outcome != s.want {
+			t.Fatalf("step %d (%s at %v): %s, want %s: %s", i, s.key, s.at, d.Outcome, s.want, d.Explain())
+		}
+	}
+	// Without a zone, nothing is freed: n2, n3 and n4 are refused.
+	p.Zone = 0
+	lim = mustNew(t, p)
+	var got []Outcome
+	for _, s := range steps {
+		got = append(got, lim.Decide(s.at, s.key, 1).Outcome)
+	}
+	if tail := got[len(got)-3:]; !slices.Equal(tail, []Outcome{Rejected, Rejected, Rejected}) {
+		t.Errorf("without a zone, the last three: %v, want all rejected", tail)
+	}
+}
+
+// zoneFill is the requests of TestNginxZoneEvicts for a zone of keys
+// keys, 1 ms apart, with nginx's answers at 1r/m without burst.
+func zoneFill(keys int) []zoneStep {
+	var steps []zoneStep
+	add := func(key string, want Outcome) {
+		steps = append(steps, zoneStep{time.Duration(len(steps)) * time.Millisecond, key, want})
+	}
+	add("k0", Allowed)
+	add("k0", Rejected)
+	for n := 1; n < keys; n++ {
+		add(fmt.Sprintf("n%d", n), Allowed)
+	}
+	add("k0", Rejected) // the zone is full: k0 is still there
+	add("n1", Rejected)
+	add("m1", Allowed) // frees n2
+	add("n2", Allowed) // new again, frees n3
+	add("n3", Allowed) // frees n4
+	add("n4", Allowed)
+	return steps
+}
+
+// TestNginxZoneFreesDrained: a node idle 60s or more whose excess has
+// drained is freed when a new key comes (two at most), and then decides as
+// new; at 1r/m (16 thousandths a second) a node 61s idle has drained to
+// 0 − 976 but would still give excess 24 > burst 0. As measured on real
+// nginx 1.22.1 (TestNginxZoneAgainstRealNginx).
+func TestNginxZoneFreesDrained(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}, Zone: 32 << 10}
+	s61 := 61 * time.Second
+	for _, c := range []struct {
+		name  string
+		steps []zoneStep
+	}{
+		{"a new key frees a", []zoneStep{{0, "a", Allowed}, {s61, "b", Allowed}, {s61, "a", Allowed}}},
+		{"no new key: a stays", []zoneStep{{0, "a", Allowed}, {s61, "a", Rejected}}},
+		{"59.999s is not idle enough", []zoneStep{{0, "a", Allowed}, {59999 * time.Millisecond, "b", Allowed}, {59999 * time.Millisecond, "a", Rejected}}},
+		{"60s is", []zoneStep{{0, "a", Allowed}, {60 * time.Second, "b", Allowed}, {60 * time.Second, "a", Allowed}}},
+		// Two at most: a, b and c idle; d frees a and b, not c.
+		{"two at most", []zoneStep{{0, "a", Allowed}, {1, "b", Allowed}, {2, "c", Allowed}, {s61, "d", Allowed},
+			{s61, "c", Rejected}, {s61, "b", Allowed}, {s61, "a", Allowed}}},
+		// A refusal moves a node to the front but leaves its last: a,
+		// refused at 30s, is freed at 61s as idle since 0.
+		{"a refusal keeps last", []zoneStep{{0, "a", Allowed}, {30 * time.Second, "a", Rejected}, {30 * time.Second, "b", Allowed},
+			{s61, "d", Allowed}, {s61, "a", Allowed}}},
+		// The back of the queue is the least recently looked up: a
+		// refusal of a at 40s puts b, idle 31s, behind it, which stops
+		// the freeing.
+		{"the back stops it", []zoneStep{{0, "a", Allowed}, {30 * time.Second, "b", Allowed}, {40 * time.Second, "a", Rejected},
+			{s61, "d", Allowed}, {s61, "a", Rejected}}},
+	} {
+		lim := mustNew(t, p)
+		for i, s := range c.steps {
+			if d := lim.Decide(s.at, s.key, 1); d.Outcome != s.want {
+				t.Errorf("%s: step %d (%s at %v): %s, want %s: %s", c.name, i, s.key, s.at, d.Outcome, s.want, d.Explain())
+			}
+		}
+	}
+}
+
+// refZone is nginx's zone written as ngx_http_limit_req_lookup and
+// ngx_http_limit_req_expire read, a slice for the queue (front first) and
+// a map for the tree, for one zone with account set; cost 1.
+type refZone struct {
+	rate, burst, delay, keys int64
+	queue                    []string
+	nodes                    map[string]*refNode
+}
+
+type refNode struct{ excess, last int64 }
+
+func (z *refZone) lookup(now int64, key string) (Outcome, int64) {
+	if lr, ok := z.nodes[key]; ok {
+		z.queue = slices.Insert(slices.DeleteFunc(z.queue, func(k string) bool { return k == key }), 0, key)
+		ms := now - lr.last
+		excess := max(0, lr.excess-z.rate*ms/1000+1000)
+		if excess > z.burst {
+			return Rejected, 0
+		}
+		lr.excess, lr.last = excess, now
+		if excess > z.delay && (excess-z.delay)*1000/z.rate > 0 {
+			return Delayed, (excess - z.delay) * 1000 / z.rate
+		}
+		return Allowed, 0 // nginx passes a delay of 0 ms
+	}
+	z.expire(now, 1)
+	if int64(len(z.nodes)) == z.keys {
+		z.expire(now, 0)
+	}
+	z.nodes[key] = &refNode{0, now}
+	z.queue = slices.Insert(z.queue, 0, key)
+	return Allowed, 0
+}
+
+func (z *refZone) expire(now int64, n int) {
+	for ; n < 3; n++ {
+		if len(z.queue) == 0 {
+			return
+		}
+		key := z.queue[len(z.queue)-1]
+		lr := z.nodes[key]
+		if n != 0 {
+			ms := now - lr.last
+			if ms < 0 {
+				ms = -ms
+			}
+			if ms < 60000 || lr.excess-z.rate*ms/1000 > 0 {
+				return
+			}
+		}
+		z.queue = z.queue[:len(z.queue)-1]
+		delete(z.nodes, key)
+	}
+}
+
+// TestNginxZoneAgainstReference decides random traffic of more keys than
+// the smallest zone holds, at slow and fast rates, with the limiter and
+// with refZone, and with a clone made midway, which must decide as the
+// original while leaving it as it was.
+func TestNginxZoneAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range shortened(24) {
+		p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(90)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
+			Burst: int64(r.IntN(4)), Zone: int64(32+8*r.IntN(3)) << 10}
+		switch r.IntN(3) {
+		case 0:
+			p.NoDelay = true
+		case 1:
+			p.Delay = int64(r.IntN(3))
+		}
+		g := newNginx(p)
+		delay := g.delay
+		if delay < 0 {
+			delay = MaxCount * 1000
+		}
+		ref := &refZone{rate: g.rate, burst: g.burst, delay: delay, keys: NginxZoneKeys(p.Zone), nodes: map[string]*refNode{}}
+		lim := mustNew(t, p)
+		keys := int(ref.keys) + 1 + r.IntN(150)
+		var now time.Duration
+		var clone Limiter
+		var cloneAt int
+		n := shortened(6000)
+		for i := range n {
+			now += time.Duration(r.IntN([]int{3, 40, 400}[round%3])) * time.Millisecond
+			if r.IntN(200) == 0 {
+				now += time.Duration(55+r.IntN(10)) * time.Second
+			}
+			key := fmt.Sprintf("k%d", r.IntN(keys))
+			if r.IntN(3) == 0 { // a few hot keys
+				key = fmt.Sprintf("k%d", r.IntN(5))
+			}
+			want, wantDelay := ref.lookup(msOf(now), key)
+			d := lim.Decide(now, key, 1)
+			if d.Outcome != want || d.Delay != time.Duration(wantDelay)*time.Millisecond {
+				t.Fatalf("round %d %v, request %d (%s at %v): %s %v, want %s %d ms: %s", round, p, i, key, now, d.Outcome, d.Delay, want, wantDelay, d.Explain())
+			}
+			if clone != nil && i > cloneAt {
+				if c := clone.Decide(now, key, 1); c.Outcome != d.Outcome || c.Delay != d.Delay {
+					t.Fatalf("round %d, request %d: the clone decided %s, the original %s", round, i, c.Outcome, d.Outcome)
+				}
+			}
+			if i == n/2 {
+				clone, cloneAt = lim.Clone(), i
+			}
+		}
+		z := lim.(*nginxZone)
+		if z.n != int64(len(ref.queue)) || z.n > z.keys {
+			t.Errorf("round %d: %d keys in the zone, the reference %d, at most %d", round, z.n, len(ref.queue), z.keys)
+		}
+		var order []string
+		for id := z.head; id >= 0; id = z.links[id].next {
+			order = append(order, keyName(z.ids, int(id)))
+		}
+		if !slices.Equal(order, ref.queue) {
+			t.Errorf("round %d: the queue differs from the reference's", round)
+		}
+	}
+}
+
+// keyName is the key numbered id in ks.
+func keyName(ks *Keys, id int) string {
+	for k := range ks.All {
+		if k.ID() == id {
+			return k.String()
+		}
+	}
+	return ""
+}
+
+// TestNginxZoneStateFromOutside: ForgetKey takes a key out of the zone,
+// ImportKey of a node puts it back at the front, making room as a new key
+// would; a state without a node takes it out.
+func TestNginxZoneStateFromOutside(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}, Zone: 32 << 10}
+	lim := mustNew(t, p).(*nginxZone)
+	for i := range 191 {
+		lim.Decide(time.Duration(i)*time.Millisecond, fmt.Sprintf("n%d", i), 1)
+	}
+	ks := lim.ids
+	n0, _ := ks.Lookup("n0")
+	st, ok := lim.ExportKey(n0)
+	if !ok || lim.n != 191 {
+		t.Fatalf("n0 exported %v, %d keys", ok, lim.n)
+	}
+	lim.ForgetKey(n0)
+	if lim.n != 190 || lim.has(n0.ID()) {
+		t.Fatalf("after ForgetKey: %d keys, n0 in: %v", lim.n, lim.has(n0.ID()))
+	}
+	if d := lim.Decide(time.Second, "n0", 1); d.Outcome != Allowed {
+		t.Errorf("n0 forgotten: %s, want allowed as new", d.Outcome)
+	}
+	// The zone is full again; n1, at the back, makes room for a node put
+	// back from outside.
+	n1, _ := ks.Lookup("n1")
+	x := ks.Key("x")
+	if err := lim.ImportKey(x, st); err != nil {
+		t.Fatal(err)
+	}
+	if lim.n != 191 || !lim.has(x.ID()) || lim.has(n1.ID()) || lim.head != int32(x.ID()) {
+		t.Errorf("after ImportKey: %d keys, x in %v at the front %v, n1 in %v", lim.n, lim.has(x.ID()), lim.head == int32(x.ID()), lim.has(n1.ID()))
+	}
+	if err := lim.ImportKey(x, State{Fields: []int64{0, 0, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if lim.n != 190 || lim.has(x.ID()) {
+		t.Errorf("after ImportKey of no node: %d keys, x in %v", lim.n, lim.has(x.ID()))
+	}
+	if m := lim.Memory(); m.State <= mustNew(t, Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}}).Memory().State {
+		t.Errorf("a zone's memory %d counts no queue", m.State)
+	}
+}
+
+// TestNginxDryRun: with dry_run a lane decides and accounts every request
+// as without it, and lets each through at once, saying what it would have
+// done; the explanation says it too.
+func TestNginxDryRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for round := range shortened(40) {
+		p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(20)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
+			Burst: int64(r.IntN(6)), Delay: int64(r.IntN(3))}
+		if r.IntN(4) == 0 {
+			p.Delay, p.NoDelay = 0, true
+		}
+		if r.IntN(3) == 0 {
+			p.Zone = 32 << 10
+		}
+		dry := p
+		dry.DryRun = true
+		real, pretend := mustNew(t, p), mustNew(t, dry)
+		var now time.Duration
+		var seen [3]int
+		for i := range shortened(2000) {
+			now += time.Duration(r.IntN(100)) * time.Millisecond
+			key := fmt.Sprintf("k%d", r.IntN(8))
+			cost := int64(1 + r.IntN(3))
+			want := real.Decide(now, key, cost)
+			got := pretend.Decide(now, key, cost)
+			seen[want.Outcome]++
+			if got.Outcome != Allowed || got.Delay != 0 || got.RetryAfter != 0 || got.DryRun != want.Outcome && want.Outcome != Allowed ||
+				want.Outcome == Allowed && got.DryRun != Allowed {
+				t.Fatalf("round %d %v, request %d: dry run %s %v (would %s), without it %s %v", round, dry, i, got.Outcome, got.Delay, got.DryRun, want.Outcome, want.Delay)
+			}
+			why := got.Explain()
+			if word := map[Outcome]string{Delayed: "DELAYED_DRY_RUN", Rejected: "REJECTED_DRY_RUN"}[want.Outcome]; word != "" && !strings.Contains(why, word) {
+				t.Fatalf("round %d, request %d: the explanation %q does not say %s", round, i, why, word)
+			}
+		}
+		if seen[Rejected] == 0 {
+			t.Errorf("round %d %v: no rejection to pretend", round, p)
+		}
+	}
+	if _, err := NewStack([]Layer{{Name: "a", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}, DryRun: true}},
+		{Name: "b", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}}}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "dry_run") {
+		t.Errorf("a stack with dry_run: %v, want a refusal", err)
+	}
+}
