@@ -238,7 +238,7 @@ func TestEveryAlgorithmInTheFormat(t *testing.T) {
 // configCases are "10 a second, burst 5" in each product's words (where
 // it can say burst 5), and the lane in ratelab's words it reads as.
 var configCases = []struct{ product, text, lane string }{
-	{"nginx", "limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s; limit_req zone=one burst=5 nodelay;", "algorithm: nginx-limit-req, rate: 10r/s, burst: 5, nodelay: true"},
+	{"nginx", "limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s; limit_req zone=one burst=5 nodelay;", "algorithm: nginx-limit-req, rate: 10r/s, burst: 5, nodelay: true, zone: 10m"},
 	{"x-time-rate", "limiter := rate.NewLimiter(10, 5)", "algorithm: x-time-rate, burst: 5, rate: 10/s"},
 	{"redis-cell", "CL.THROTTLE user123 5 10 1", "algorithm: redis-cell, max_burst: 5, count_per_period: 10, period: 1s"},
 	{"guava", "RateLimiter limiter = RateLimiter.create(10.0);", "algorithm: guava, rate: 10/s"},
