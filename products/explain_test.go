@@ -46,6 +46,16 @@ func TestExplain(t *testing.T) {
 	if e := ps[0]; e.AtOnce != "5 requests" || !strings.Contains(strings.Join(e.Other, "; "), "guava: ") || !strings.Contains(strings.Join(e.Same, "; "), "x-time-rate: ") {
 		t.Errorf("%+v", e)
 	}
+	// Spring's replenishRate above its burstCapacity: each second's fill
+	// stops at the bucket's size, so it keeps up burstCapacity a second,
+	// as a fixed window of that many a second does.
+	ps, err = Explain("spring", "redis-rate-limiter.replenishRate: 10\nredis-rate-limiter.burstCapacity: 5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := ps[0]; s.Sustained != "5 a second" || !strings.Contains(strings.Join(s.Same, "; "), "kong: fixed-window limit 5 per 1s") {
+		t.Errorf("%+v", s)
+	}
 	if _, err := Explain("haproxy", "x"); err == nil {
 		t.Error("haproxy explained")
 	}

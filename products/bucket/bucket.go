@@ -54,9 +54,14 @@ func Of(p algorithms.Policy, product string) (Bucket, []string, error) {
 		b = Bucket{Size: p.MaxBurst + 1, Rate: algorithms.Rate{N: p.CountPerPeriod, Per: p.Period}}
 	case algorithms.EnvoyLocal:
 		b = Bucket{Size: p.MaxTokens, Rate: algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}}
-		differs = append(differs, "Envoy adds its tokens in lumps each fill interval; "+product+" refills continuously")
+		if p.Timer {
+			// A lump never lifts the balance above max_tokens, so a fill
+			// of more adds max_tokens at most: the rate it keeps up.
+			b.Rate.N = min(p.TokensPerFill, p.MaxTokens)
+			differs = append(differs, "Envoy's timer adds its tokens in lumps each fill interval; "+product+" refills continuously")
+		}
 	case algorithms.IntervalBucket:
-		b = Bucket{Size: p.Capacity, Rate: algorithms.Rate{N: p.TokensPerFill, Per: p.FillInterval}}
+		b = Bucket{Size: p.Capacity, Rate: algorithms.Rate{N: min(p.TokensPerFill, p.Capacity), Per: p.FillInterval}} // as Envoy's timer
 		differs = append(differs, "this bucket refills in lumps each fill interval; "+product+" continuously")
 	case algorithms.LeakyBucket:
 		b = Bucket{Size: p.Queue + 1, Rate: p.Rate, Delays: true}
