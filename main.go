@@ -32,6 +32,7 @@ import (
 	"unicode"
 
 	"ratelab/model"
+	"ratelab/products/registry"
 	"ratelab/redisstore"
 	"ratelab/report"
 	"ratelab/scenarios"
@@ -41,7 +42,7 @@ import (
 const usage = `ratelab — explore rate-limiting algorithms side by side
 
 usage:
-  ratelab [SCENARIO]            open the explorer (default: %s)
+  ratelab [SCENARIO]            open the explorer (default: %[1]s)
   ratelab list                  list the canned scenarios
   ratelab show NAME             print a canned scenario's YAML
   ratelab run [flags] SCENARIO  print every lane's decision on every request
@@ -69,8 +70,8 @@ usage:
                                 a scenario whose lanes are a product's
                                 configuration: an nginx.conf's limit_req
                                 rules, its includes followed (docs/import.md)
-    --product P                   nginx, x-time-rate, redis-cell, guava,
-                                  redis-rate or envoy (default: guessed)
+    --product P                   the product (default: guessed), one of
+%[2]s
     --save FILE.yaml              write the scenario there, not to stdout
   ratelab export [flags] SCENARIO
                                 a lane in a product's words, the nearest on
@@ -84,8 +85,7 @@ usage:
                                 what it promises: the burst at once, the
                                 rate after, the longest wait, the refusal;
                                 and which other products say the same
-                                (PRODUCT: nginx, x-time-rate, redis-cell,
-                                guava, redis-rate, envoy)
+                                (PRODUCT as import's --product)
 
 SCENARIO may also be an access log (any file not named *.yaml or *.yml):
 its requests are replayed at their logged times through six lanes of 120
@@ -178,7 +178,7 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	err := command(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
-		fmt.Fprintf(stdout, usage, scenarios.Default)
+		fmt.Fprintf(stdout, usage, scenarios.Default, wrapWords(registry.Names(), 34, 80))
 		return nil
 	}
 	return err
@@ -614,4 +614,32 @@ func counted(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// wrapWords lists words, comma-separated, in lines of at most width
+// columns, each indented by indent spaces.
+func wrapWords(words []string, indent, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range words {
+		if i < len(words)-1 {
+			w += ","
+		}
+		switch {
+		case line == 0:
+		case line+1+len(w) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		if line == 0 {
+			b.WriteString(strings.Repeat(" ", indent))
+			line = indent
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
 }

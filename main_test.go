@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/products/registry"
 	"ratelab/scenarios"
 )
 
@@ -261,6 +262,22 @@ func TestHelpAfterACommand(t *testing.T) {
 		code, out, errs := ratelab(t, args...)
 		if code != 0 || errs != "" || !strings.Contains(out, "usage:") || !strings.Contains(out, "--by-key") {
 			t.Errorf("%q: exit %d, stderr %q, stdout\n%s", args, code, errs, out)
+		}
+	}
+}
+
+// The usage text names every product import, export and explain read, in
+// lines of at most 80 columns.
+func TestHelpNamesEveryProduct(t *testing.T) {
+	_, out, _ := ratelab(t, "--help")
+	for _, name := range registry.Names() {
+		if !regexp.MustCompile(`[ ,]` + regexp.QuoteMeta(name) + `[,\n]`).MatchString(out) {
+			t.Errorf("the help does not name %s", name)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
 		}
 	}
 }
