@@ -13,8 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
+	"ratelab/products/bucket"
 	"ratelab/products/nginx"
 	"ratelab/products/registry"
 	"ratelab/scenarios"
@@ -84,6 +86,7 @@ func scenarioOf(p *registry.Product, name string, lanes []registry.Lane, left []
 	fmt.Fprintf(&about, "%s %s, a lane for each. %s The traffic is a burst from one client at 0s; add your own, or replay a log with --lanes.\n", p.What, name, p.Keys)
 	var notes []string
 	most := int64(1)
+	var slowest time.Duration // the longest interval of a lane that delays
 	taken := map[string]bool{}
 	for _, l := range lanes {
 		l.Name = nginx.UniqueName(l.Name, taken)
@@ -96,6 +99,15 @@ func scenarioOf(p *registry.Product, name string, lanes []registry.Lane, left []
 		atOnce := l.Layers[0].Policy.MaxCost() // every layer must admit it
 		for _, layer := range l.Layers {
 			atOnce = min(atOnce, layer.Policy.MaxCost())
+			// A limiter that grants every request (Guava's acquire)
+			// admits any cost: its burst is what it passes without a
+			// wait, its bucket's size.
+			if b, _, err := bucket.Of(layer.Policy, p.Name); err == nil {
+				atOnce = min(atOnce, b.Size)
+				if b.Delays {
+					slowest = max(slowest, b.Rate.Per/time.Duration(b.Rate.N))
+				}
+			}
 		}
 		most = max(most, atOnce)
 		fmt.Fprintf(&about, "\n%s: %s.\n", l.Name, l.From)
@@ -115,6 +127,8 @@ func scenarioOf(p *registry.Product, name string, lanes []registry.Lane, left []
 	s.About = about.String()
 	// A burst of two more than any lane admits at once.
 	s.Traffic = []scenarios.Traffic{{Form: scenarios.Burst, Count: min(most+2, maxDemoBurst), Key: demoKey, Cost: 1}}
+	// Long enough to see the last of them passed by a lane that delays.
+	s.Duration = max(s.Duration, slowest*time.Duration(s.Traffic[0].Count))
 	text, err := scenarios.Marshal(s, nil)
 	if err != nil {
 		return nil, err

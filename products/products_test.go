@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/algorithms"
+	"ratelab/model"
 	"ratelab/products/registry"
 	"ratelab/scenarios"
 )
@@ -85,6 +87,44 @@ func TestImportNginx(t *testing.T) {
 	}
 	if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.HasPrefix(n, "login: zone perip is spent in v1 too") }) {
 		t.Errorf("notes %q", im.Notes)
+	}
+}
+
+// An imported scenario's burst is two more than a lane passes at once,
+// and lasts until a lane that makes requests wait has passed the last:
+// Guava's acquire grants any number (it would be 10,000 requests waiting
+// up to 2,000 s); it passes its second's permits, 5, without a wait.
+func TestImportedBurst(t *testing.T) {
+	for _, c := range []struct {
+		product, text string
+		count         int64
+		passed        time.Duration // every request passed by then
+	}{
+		{"guava", "RateLimiter.create(5.0)", 7, 1400 * time.Millisecond},
+		{"x-time-rate", "rate.NewLimiter(10, 5)", 7, 0},
+		{"nginx", "http { limit_req_zone $binary_remote_addr zone=z:1m rate=2r/s; server { location / { limit_req zone=z burst=3; } } }", 6, 2 * time.Second},
+	} {
+		path := filepath.Join(t.TempDir(), "x")
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		im, err := ImportFile(c.product, path, []byte(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := im.Scenario
+		if got := s.Traffic[0].Count; got != c.count {
+			t.Errorf("%s: a burst of %d, want %d", c.product, got, c.count)
+		}
+		_, err = model.Run(s, model.Options{}, func(r model.Record) error {
+			if end := r.Request.At + r.Decision.Delay; end > s.Duration || r.Decision.Delay > 0 && end > c.passed {
+				t.Errorf("%s: request at %s passes at %s, the scenario ends at %s", c.product, r.Request.At, end, s.Duration)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
