@@ -49,8 +49,9 @@ type bucketTrack struct {
 // over says the backlog passed 2^62.
 func (t *bucketTrack) over() bool { return t.backlog < 0 }
 
-// add is a request of cost, elapsed ns after the state's one before.
-func (t *bucketTrack) add(elapsed time.Duration, cost, n, per int64) {
+// add is a run of requests at one instant, elapsed ns after the state's
+// one before, of cost in all, the last of them of cost last (≤ cost).
+func (t *bucketTrack) add(elapsed time.Duration, cost, last, n, per int64) {
 	if t.over() {
 		return
 	}
@@ -69,7 +70,9 @@ func (t *bucketTrack) add(elapsed time.Duration, cost, n, per int64) {
 	}
 	t.backlog = pre + int64(lo)
 	t.maxBacklog = max(t.maxBacklog, t.backlog)
-	t.maxPre = max(t.maxPre, pre)
+	// The last request waits behind the run's others: (cost − last) ×
+	// Per ≤ cost × Per, which fits.
+	t.maxPre = max(t.maxPre, pre+(cost-last)*per)
 }
 
 // nginxTrack follows one state's node in nginx's limit_req at one rate, in

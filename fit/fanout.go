@@ -21,7 +21,11 @@ type batch struct {
 	cost   []int64
 	keys   []algorithms.Key
 	tracks []*keyTracks
-	done   sync.WaitGroup // the workers still deciding it
+	// A pass of tracks takes a run of requests of one state at one
+	// instant as one (see trackPass): cost is then the run's, last the
+	// cost of its last request and runs how many it holds.
+	last, runs []int64
+	done       sync.WaitGroup // the workers still deciding it
 }
 
 // len is how many requests b holds.
@@ -33,12 +37,13 @@ func (b *batch) len() int { return len(b.at) }
 const batchSize = 8192
 
 // fanOut reads src once into batches, label adding each request to its
-// batch, and has every part run over every batch, in order. The parts run
+// batch (or, merged, to the request before it, which the batch then holds
+// for both), and has every part run over every batch, in order. The parts run
 // in as many goroutines as there are processors (each its own share of
 // the parts), while the reader fills the other batch; parts must touch
 // nothing another part does. It returns how many requests there were and
 // the source's error.
-func fanOut(src Source, label func(b *batch, r scenarios.Request), parts []func(b *batch)) (int64, error) {
+func fanOut(src Source, label func(b *batch, r scenarios.Request) (merged bool), parts []func(b *batch)) (int64, error) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
 	work := make([]chan *batch, workers)
 	var finished sync.WaitGroup
@@ -69,11 +74,14 @@ func fanOut(src Source, label func(b *batch, r scenarios.Request), parts []func(
 		}
 		cur.done.Wait() // the workers are done with the batch to refill
 		cur.at, cur.cost, cur.keys, cur.tracks = cur.at[:0], cur.cost[:0], cur.keys[:0], cur.tracks[:0]
+		cur.last, cur.runs = cur.last[:0], cur.runs[:0]
 	}
 	var n int64
 	err := src(func(r scenarios.Request) bool {
 		n++
-		label(cur, r)
+		if label(cur, r) {
+			return true
+		}
 		cur.at, cur.cost = append(cur.at, r.At), append(cur.cost, r.Cost)
 		if cur.len() == batchSize {
 			send()

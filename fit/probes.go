@@ -93,11 +93,12 @@ func run(src Source, byKey bool, probes []*probe) (int64, error) {
 	if !byKey {
 		key = ks.Key("")
 	}
-	n, err := fanOut(src, func(b *batch, r scenarios.Request) {
+	n, err := fanOut(src, func(b *batch, r scenarios.Request) bool {
 		if byKey && (!named || r.Key != key.String()) {
 			key, named = ks.Key(r.Key), true
 		}
 		b.keys = append(b.keys, key)
+		return false // a real limiter decides each request
 	}, parts)
 	if err != nil {
 		return n, fmt.Errorf("fit: reading the traffic: %w", err)

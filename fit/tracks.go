@@ -98,11 +98,12 @@ type cellTracks struct {
 	seen bool
 }
 
-// addRates moves key k's bucket and nginx tracks at every rate by a
-// request.
-func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
+// addRates moves key k's bucket and nginx tracks at every rate by a run
+// of requests at one instant (see trackPass): runs requests of cost in
+// all, the last of cost last.
+func (g *grid) addRates(k *keyTracks, at time.Duration, cost, last, runs int64) {
 	first := k.requests == 0
-	k.requests++
+	k.requests += runs
 	ms := int64(at / time.Millisecond) // nginx's clock
 	elapsed, elapsedMs := at-k.last, ms-k.lastMs
 	if first {
@@ -110,7 +111,7 @@ func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
 	}
 	for i, r := range g.rates {
 		if k.buckets != nil {
-			k.buckets[i].add(elapsed, cost, r.N, int64(r.Per))
+			k.buckets[i].add(elapsed, cost, last, r.N, int64(r.Per))
 		}
 		if k.nginx != nil && g.nginxRate[i] > 0 {
 			k.nginx[i].add(first, elapsedMs, cost, g.nginxRate[i])
@@ -119,9 +120,10 @@ func (g *grid) addRates(k *keyTracks, at time.Duration, cost int64) {
 	k.last, k.lastMs = at, ms
 }
 
-// addWindows moves key k's tracks at every window by a request, and its
-// redis-cell tracks at every rate: with them the two parts of a pass take
-// about as long as each other (see trackPass).
+// addWindows moves key k's tracks at every window by a run of requests at
+// one instant of cost in all, and its redis-cell tracks at every rate:
+// with them the two parts of a pass take about as long as each other (see
+// trackPass).
 func (g *grid) addWindows(k *keyTracks, at time.Duration, cost int64) {
 	if c := k.cells; c != nil {
 		elapsed := at - c.last
@@ -147,11 +149,27 @@ func (g *grid) addWindows(k *keyTracks, at time.Duration, cost int64) {
 // the keys' tracks in the order keys first appear (one for all the
 // traffic unless byKey). addRates and addWindows are two parts of
 // fanOut, run side by side.
+//
+// A state's requests at one instant are one run: nothing drains between
+// them, so every track moves by their costs' sum as it would by each in
+// turn (a backlog, an excess, a window's count and a log's total only
+// grow within the run, so their largest is at its end), but for the
+// leaky bucket's wait, which is the backlog before the last request:
+// addRates is told the last one's cost. A log whose times are whole
+// seconds has a run a second and a state, so the pass costs a run, not
+// a request (TestRunsAreRequests).
 func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
 	var keys []*keyTracks
 	index := map[string]int{}
 	var cur *keyTracks
-	label := func(b *batch, r scenarios.Request) {
+	label := func(b *batch, r scenarios.Request) bool {
+		if j := len(b.at) - 1; mergeRuns && j >= 0 && b.at[j] == r.At && b.tracks[j] == cur && (byKey && r.Key == cur.name || !byKey) &&
+			b.cost[j] <= maxScaled-r.Cost {
+			b.cost[j] += r.Cost
+			b.last[j] = r.Cost
+			b.runs[j]++
+			return true
+		}
 		switch {
 		case !byKey:
 			if cur == nil {
@@ -168,10 +186,12 @@ func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
 			cur = keys[i]
 		}
 		b.tracks = append(b.tracks, cur)
+		b.last, b.runs = append(b.last, r.Cost), append(b.runs, 1)
+		return false
 	}
 	rates := func(b *batch) {
 		for i, at := range b.at {
-			g.addRates(b.tracks[i], at, b.cost[i])
+			g.addRates(b.tracks[i], at, b.cost[i], b.last[i], b.runs[i])
 		}
 	}
 	windows := func(b *batch) {
@@ -184,3 +204,7 @@ func (g *grid) trackPass(src Source, byKey bool) ([]*keyTracks, error) {
 	}
 	return keys, nil
 }
+
+// mergeRuns says trackPass takes a run of requests at one instant as one;
+// tests turn it off to compare.
+var mergeRuns = true
