@@ -42,6 +42,8 @@ func TestRunALog(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
+			// The log's line is wrapped at 80 columns: read it whole.
+			out = strings.ReplaceAll(out, "\n  ", " ")
 			for _, w := range tc.want {
 				if !regexpLine(out, w) {
 					t.Errorf("no line matches %s in\n%s", w, out)

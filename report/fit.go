@@ -42,16 +42,17 @@ func WriteFit(w io.Writer, r *fit.Result, v FitView) error {
 
 // writeFitHead is the line on the traffic and how it was fitted.
 func writeFitHead(w io.Writer, r *fit.Result) {
-	fmt.Fprintf(w, "fit of %s requests (cost %s) from %s to %s, %s %s: ", thousands(r.Requests), thousands(r.Cost),
+	head := fmt.Sprintf("fit of %s requests (cost %s) from %s to %s, %s %s: ", thousands(r.Requests), thousands(r.Cost),
 		algorithms.FormatSeconds(r.First), algorithms.FormatSeconds(r.Last), thousands(int64(r.Keys)), plural(int64(r.Keys), "key", "keys"))
 	if r.ByKey {
-		fmt.Fprintf(w, "one limiter state a key; sizes are the largest any key needs, %s the %s quantile of the keys' needs\n",
+		head += fmt.Sprintf("one limiter state a key; sizes are the largest any key needs, %s the %s quantile of the keys' needs",
 			quantileName(r.KeyShare), ppmText(r.KeyShare))
 	} else {
-		fmt.Fprintln(w, "one limiter state for all the traffic")
+		head += "one limiter state for all the traffic"
 	}
+	io.WriteString(w, wrapped("", head, "  "))
 	if r.RejectAtMost > 0 {
-		fmt.Fprintf(w, "budget: the smallest size refusing at most %s of the requests, measured by the real limiters\n", ppmText(r.RejectAtMost))
+		io.WriteString(w, wrapped("", fmt.Sprintf("budget: the smallest size refusing at most %s of the requests, measured by the real limiters", ppmText(r.RejectAtMost)), "  "))
 	}
 }
 
@@ -76,7 +77,7 @@ func writeFrontier(w io.Writer, r *fit.Result, f *fit.Frontier, v FitView) {
 	if r.RejectAtMost > 0 {
 		head = append(head, "≤ "+ppmText(r.RejectAtMost)+" refused")
 	}
-	rows := [][]string{append(head, "confirmation")}
+	rows := [][]string{head}
 	for i, p := range f.Points {
 		mark := ""
 		if i == f.Knee {
@@ -84,11 +85,7 @@ func writeFrontier(w io.Writer, r *fit.Result, f *fit.Frontier, v FitView) {
 		}
 		row := []string{"  " + axisValue(f.Axis, p), mark}
 		if !p.Feasible {
-			row = append(row, "—")
-			for range len(head) - 3 {
-				row = append(row, "")
-			}
-			rows = append(rows, append(row, p.Why))
+			rows = append(rows, append(row, "—"))
 			continue
 		}
 		row = append(row, itoa(p.Size))
@@ -101,12 +98,12 @@ func writeFrontier(w io.Writer, r *fit.Result, f *fit.Frontier, v FitView) {
 		if r.RejectAtMost > 0 {
 			row = append(row, budgetText(p.Budget))
 		}
-		rows = append(rows, append(row, confirmationText(f, p)))
+		rows = append(rows, row)
 	}
-	// Right-aligned: the size and every number after it, but the last
-	// column, the confirmation's words.
-	last := len(rows[0]) - 1
-	alignCells(w, func(c int) bool { return c >= 2 && c < last }, rows)
+	// Right-aligned: the size and every number after it.
+	alignCells(w, func(c int) bool { return c >= 2 }, rows)
+	writeInfeasible(w, f)
+	writeConfirmations(w, f)
 	if !v.NoChart {
 		writeChart(w, f)
 	}
@@ -118,6 +115,59 @@ func writeFrontier(w io.Writer, r *fit.Result, f *fit.Frontier, v FitView) {
 	fmt.Fprintf(w, "  knee ◆: %s\n", k.Policy)
 	if q := k.Quantile; q != nil {
 		writeTopKeys(w, r, f, k, v.TopKeys)
+	}
+}
+
+// writeConfirmations says, under the table, what the real limiters did
+// where they ran (the knee, or every point), a line a point:
+//
+//	the real limiter over the whole traffic:
+//	  1/s ◆: capacity 22 refuses 0; 21 refuses 6 of 2,400, the first at 120s
+func writeConfirmations(w io.Writer, f *fit.Frontier) {
+	var at, texts []string
+	for i, p := range f.Points {
+		if p.Feasible && p.Confirmation.Ran {
+			at, texts = append(at, pointLabel(f, i)), append(texts, confirmationText(f, p))
+		}
+	}
+	if len(at) > 0 {
+		writePointLines(w, fmt.Sprintf("the real %s over the whole traffic:", plural(int64(len(at)), "limiter", "limiters")), at, texts)
+	}
+}
+
+// writeInfeasible says, under the table, why no size fits where it shows
+// "—".
+func writeInfeasible(w io.Writer, f *fit.Frontier) {
+	var at, texts []string
+	for i, p := range f.Points {
+		if !p.Feasible {
+			at, texts = append(at, pointLabel(f, i)), append(texts, p.Why)
+		}
+	}
+	if len(at) > 0 {
+		writePointLines(w, "where no size fits (—):", at, texts)
+	}
+}
+
+// pointLabel is point i's rate or window, the knee marked.
+func pointLabel(f *fit.Frontier, i int) string {
+	if i == f.Knee {
+		return axisValue(f.Axis, f.Points[i]) + " ◆"
+	}
+	return axisValue(f.Axis, f.Points[i])
+}
+
+// writePointLines writes a title, then a line for each point: its label,
+// padded to the longest, and its text, wrapped under itself.
+func writePointLines(w io.Writer, title string, labels, texts []string) {
+	width := 0
+	for _, l := range labels {
+		width = max(width, utf8.RuneCountInString(l))
+	}
+	fmt.Fprintf(w, "  %s\n", title)
+	indent := strings.Repeat(" ", 4+width+2)
+	for i, l := range labels {
+		io.WriteString(w, wrapped("    "+l+strings.Repeat(" ", width-utf8.RuneCountInString(l))+"  ", texts[i], indent))
 	}
 }
 
@@ -170,7 +220,7 @@ func writeTopKeys(w io.Writer, r *fit.Result, f *fit.Frontier, k fit.Point, top 
 		fmt.Fprintf(w, ", the %d that need most", top)
 	}
 	fmt.Fprintln(w)
-	rows := [][]string{{"    key", "requests", "needs", "refused", "first refused", "last refused"}}
+	rows := [][]string{{"    key", "requests", "needs", "refused", "first", "last"}}
 	for _, t := range q.Keys[:min(top, len(q.Keys))] {
 		row := []string{"    " + t.Key, itoa(t.Requests), itoa(t.Size)}
 		if q.Measured {
@@ -215,7 +265,7 @@ func writeChart(w io.Writer, f *fit.Frontier) {
 	}
 	label := itoa(top)
 	pad := utf8.RuneCountInString(label)
-	fmt.Fprintf(w, "  %s (%s)\n", f.SizeName, sizeUnit(f))
+	fmt.Fprintf(w, "  %s (%s), a bar a row of the table\n", f.SizeName, sizeUnit(f))
 	for row := range chartRows {
 		floor := int64(chartRows-1-row) * 8 // eighths below this row
 		var line strings.Builder
@@ -256,7 +306,8 @@ func writeChart(w io.Writer, f *fit.Frontier) {
 		if i == f.Knee {
 			text = "◆" + text
 		}
-		at := i * slot
+		// The last label ends at the axis's end rather than past it.
+		at := min(i*slot, slot*n-utf8.RuneCountInString(text))
 		if at < end {
 			continue
 		}
@@ -267,7 +318,7 @@ func writeChart(w io.Writer, f *fit.Frontier) {
 		}
 		end = at + utf8.RuneCountInString(text) + 1
 	}
-	fmt.Fprintf(w, "  %*s  %s  %s\n", pad, "", strings.TrimRight(string(ticks), " "), axisUnit(f.Axis))
+	fmt.Fprintf(w, "  %*s  %s\n", pad, "", strings.TrimRight(string(ticks), " "))
 }
 
 // axisName is what a frontier's points vary.
@@ -276,12 +327,6 @@ func axisName(a fit.Axis) string {
 		return "window"
 	}
 	return "rate"
-}
-
-// axisUnit labels the picture's horizontal axis, whose bars are evenly
-// spaced whatever their rates or windows.
-func axisUnit(a fit.Axis) string {
-	return "(" + axisName(a) + ": a bar a row of the table)"
 }
 
 // axisValue is a point's rate ("2/s", "120/min") or window ("10s").

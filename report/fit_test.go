@@ -107,7 +107,8 @@ func TestWriteFitGoldens(t *testing.T) {
 }
 
 // The picture is 8 rows of at most 60 columns of bars, between its
-// labelled axes; the tallest bar is the largest size, full to the top.
+// labelled axes (the last rate ending where the axis does); the tallest
+// bar is the largest size, full to the top.
 func TestFitChartShape(t *testing.T) {
 	r := fitOf(t, fitTraffic(400, 1), fit.Options{Algorithms: []algorithms.Algorithm{algorithms.TokenBucket}})
 	var b bytes.Buffer
@@ -116,7 +117,7 @@ func TestFitChartShape(t *testing.T) {
 	if len(lines) != 1+chartRows+2 {
 		t.Fatalf("%d lines:\n%s", len(lines), b.String())
 	}
-	if !strings.Contains(lines[0], "capacity (tokens)") || !strings.Contains(lines[len(lines)-1], "(rate") {
+	if !strings.Contains(lines[0], "capacity (tokens), a bar a row of the table") || !strings.HasSuffix(lines[len(lines)-1], r.Frontiers[0].Points[len(r.Frontiers[0].Points)-1].Rate.String()) {
 		t.Errorf("axes not labelled:\n%s", b.String())
 	}
 	var top int64

@@ -7,22 +7,23 @@ import (
 	"ratelab/scenarios"
 )
 
-// WriteLogs writes what each log a scenario replays held, a line each,
-// then its first bad lines (file:line and why) and, when most lines were
-// bad, the diagnosis:
+// WriteLogs writes what each log a scenario replays held, then its first
+// bad lines (file:line and why) and, when most lines were bad, the
+// diagnosis, each wrapped at 80 columns:
 //
-//	log access.log: 2000 requests from 2004 lines (3 bad, 1 empty, 0 left out …); the log's times are whole seconds; …
+//	log access.log: 2000 requests from 2004 lines (3 bad, 1 empty, 0 left
+//	  out …); the log's times are whole seconds; …
 //	  access.log:17: status "abc" is not a number
 //
 // Every result printed from a log names its times' resolution so.
 func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
 	for _, l := range logs {
 		st := l.Lines
-		if _, err := fmt.Fprintln(w, "log "+l.Summary()); err != nil {
+		if _, err := io.WriteString(w, wrapped("log ", l.Summary(), "  ")); err != nil {
 			return err
 		}
 		for _, b := range l.Bad {
-			if _, err := fmt.Fprintf(w, "  %v\n", b); err != nil {
+			if _, err := io.WriteString(w, wrapped("  ", b.Error(), "    ")); err != nil {
 				return err
 			}
 		}
@@ -32,7 +33,7 @@ func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
 			}
 		}
 		if l.Diagnosis != "" {
-			if _, err := fmt.Fprintf(w, "  %s\n", l.Diagnosis); err != nil {
+			if _, err := io.WriteString(w, wrapped("  ", l.Diagnosis, "    ")); err != nil {
 				return err
 			}
 		}
