@@ -13,7 +13,7 @@ import (
 var clientFields = []string{"name", "retry", "attempts", "base", "cap", "factor", "jitter", "deadline", "cancel"}
 
 // clients decodes the clients list of the file's top level f, and checks
-// that a client that cancels meets only plain lanes.
+// that a client that cancels meets only plain lanes that keep every key.
 func (d *decoder) clients(f *fields, lanes []Lane) ([]Client, error) {
 	items, err := f.list("clients", "a list of clients such as {name: eager, retry: at-once, attempts: 5}")
 	if err != nil {
@@ -32,6 +32,13 @@ func (d *decoder) clients(f *fields, lanes []Lane) ([]Client, error) {
 			for _, l := range lanes {
 				if !l.Fleet.Plain() {
 					return nil, d.errorf(n, index("clients", i), "client %s cancels, which lane %s of gateways cannot do: its gateways' states are not one to give a slot back to", strconv.Quote(c.Name), l.Name)
+				}
+				// Putting the key back would not bring back a key its
+				// request freed to make room.
+				for _, p := range l.Policies() {
+					if p.MaxKeys() > 0 {
+						return nil, d.errorf(n, index("clients", i), "client %s cancels, which lane %s cannot do: its zone may have freed another key to make room for the request, and giving the slot back would not bring that key back", strconv.Quote(c.Name), l.Name)
+					}
 				}
 			}
 		}

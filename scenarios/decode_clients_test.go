@@ -57,6 +57,8 @@ func TestClientErrors(t *testing.T) {
 			`x.yaml:5:37: clients[0].cancel: want true or false, got "yes"`},
 		{"cancel with a lane of gateways", gateways + "clients:\n  - {name: a, deadline: 1s, cancel: true}\n",
 			"x.yaml:6:5: clients[0]: client \"a\" cancels, which lane g of gateways cannot do: its gateways' states are not one to give a slot back to"},
+		{"cancel with an nginx zone", "title: t\nlimiters:\n  - {name: z, algorithm: nginx-limit-req, rate: 1/s, burst: 2, zone: 32k}\nclients:\n  - {name: a, deadline: 1s, cancel: true}\n",
+			"x.yaml:5:5: clients[0]: client \"a\" cancels, which lane z cannot do: its zone may have freed another key to make room for the request, and giving the slot back would not bring that key back"},
 		{"duplicate name", oneLane + "clients:\n  - {name: a}\n  - {name: a}\n",
 			`x.yaml:6:12: clients[1].name: client "a" is already defined on line 5`},
 		{"missing name", oneLane + "clients:\n  - {retry: at-once, attempts: 2}\n",
