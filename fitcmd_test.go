@@ -19,7 +19,7 @@ func TestFitALogThenCheckIt(t *testing.T) {
 		"capacity 22 refuses 0; 21 refuses 6 of 2,400, the first at 120s",
 		"knee ◆: token-bucket capacity 22, rate 1/s",
 		"10.20.0.5 ", // the batch job: the key the knee is sized for
-		"log api.log: 2400 requests from 2400 lines",
+		"log api.log: 2,400 requests from 2,400 lines",
 		"saved " + saved,
 	} {
 		if !strings.Contains(out, want) {

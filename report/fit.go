@@ -42,8 +42,8 @@ func WriteFit(w io.Writer, r *fit.Result, v FitView) error {
 
 // writeFitHead is the line on the traffic and how it was fitted.
 func writeFitHead(w io.Writer, r *fit.Result) {
-	head := fmt.Sprintf("fit of %s requests (cost %s) from %s to %s, %s %s: ", thousands(r.Requests), thousands(r.Cost),
-		algorithms.FormatSeconds(r.First), algorithms.FormatSeconds(r.Last), thousands(int64(r.Keys)), plural(int64(r.Keys), "key", "keys"))
+	head := fmt.Sprintf("fit of %s requests (cost %s) from %s to %s, %s %s: ", algorithms.Thousands(r.Requests), algorithms.Thousands(r.Cost),
+		algorithms.FormatSeconds(r.First), algorithms.FormatSeconds(r.Last), algorithms.Thousands(int64(r.Keys)), plural(int64(r.Keys), "key", "keys"))
 	if r.ByKey {
 		head += fmt.Sprintf("one limiter state a key; sizes are the largest any key needs, %s the %s quantile of the keys' needs",
 			quantileName(r.KeyShare), ppmText(r.KeyShare))
@@ -179,12 +179,12 @@ func confirmationText(f *fit.Frontier, p fit.Point) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %d refuses %s", f.SizeName, p.Size, thousands(c.Refused))
+	fmt.Fprintf(&b, "%s %d refuses %s", f.SizeName, p.Size, algorithms.Thousands(c.Refused))
 	switch {
 	case !c.Confirmed:
 		b.WriteString(": not confirmed")
 	case c.SmallerValid:
-		fmt.Fprintf(&b, "; %d refuses %s of %s, the first at %s", p.Size-1, thousands(c.SmallerRefused), thousands(c.Requests),
+		fmt.Fprintf(&b, "; %d refuses %s of %s, the first at %s", p.Size-1, algorithms.Thousands(c.SmallerRefused), algorithms.Thousands(c.Requests),
 			algorithms.FormatSeconds(c.FirstRefusal))
 	default:
 		b.WriteString(", the smallest valid")
@@ -200,9 +200,9 @@ func budgetText(b *fit.Budget) string {
 	if b == nil {
 		return "—"
 	}
-	s := itoa(b.Size) + " (" + thousands(b.Refused) + " refused"
+	s := itoa(b.Size) + " (" + algorithms.Thousands(b.Refused) + " refused"
 	if b.SmallerValid {
-		s += "; " + itoa(b.Size-1) + ": " + thousands(b.SmallerRefused)
+		s += "; " + itoa(b.Size-1) + ": " + algorithms.Thousands(b.SmallerRefused)
 	}
 	return s + ")"
 }
@@ -215,7 +215,7 @@ func writeTopKeys(w io.Writer, r *fit.Result, f *fit.Frontier, k fit.Point, top 
 		return
 	}
 	fmt.Fprintf(w, "  keys above the %s %s %d at the knee: %s of %s", quantileName(r.KeyShare), f.SizeName, q.Size,
-		thousands(int64(len(q.Keys))), thousands(int64(r.Keys)))
+		algorithms.Thousands(int64(len(q.Keys))), algorithms.Thousands(int64(r.Keys)))
 	if len(q.Keys) > top {
 		fmt.Fprintf(w, ", the %d that need most", top)
 	}
@@ -365,24 +365,6 @@ func ppmText(ppm int64) string {
 		s += strings.TrimRight(fmt.Sprintf(".%04d", frac), "0")
 	}
 	return s + "%"
-}
-
-// thousands writes n with commas between groups of three digits.
-func thousands(n int64) string {
-	s := itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func plural(n int64, one, many string) string {

@@ -150,14 +150,6 @@ func TestFitNumbers(t *testing.T) {
 			t.Errorf("ppmText(%d) = %q, want %q", c.ppm, got, c.want)
 		}
 	}
-	for _, c := range []struct {
-		n    int64
-		want string
-	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {10_000_000, "10,000,000"}, {-12345, "-12,345"}} {
-		if got := thousands(c.n); got != c.want {
-			t.Errorf("thousands(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
 	if got := quantileName(999_000); got != "p99.9" {
 		t.Errorf("quantileName = %q", got)
 	}

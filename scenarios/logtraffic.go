@@ -232,11 +232,12 @@ func (l *LogTraffic) scan() error {
 // Summary is what reading the log found, in a sentence that names its
 // times' resolution, as every result printed from a log does:
 //
-//	"access.log: 2000 requests from 2004 lines (3 bad, 1 empty, 0 left out by the filter, from or until); the log's times are whole seconds; …"
+//	"access.log: 2,000 requests from 2,004 lines (3 bad, 1 empty, 0 left out by the filter, from or until); the log's times are whole seconds; …"
 func (l *LogTraffic) Summary() string {
 	st := l.Lines
-	return fmt.Sprintf("%s: %s from %s (%d bad, %d empty, %d left out by the filter, from or until); %s",
-		l.Path, counted(l.Count, "request"), counted(st.Lines, "line"), st.Bad, st.Empty, l.Skipped, l.ResolutionNote())
+	return fmt.Sprintf("%s: %s from %s (%s bad, %s empty, %s left out by the filter, from or until); %s",
+		l.Path, counted(l.Count, "request"), counted(st.Lines, "line"), algorithms.Thousands(st.Bad), algorithms.Thousands(st.Empty),
+		algorithms.Thousands(l.Skipped), l.ResolutionNote())
 }
 
 // ResolutionNote says how exact the log's times are, for every result
@@ -376,5 +377,5 @@ func counted(n int64, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return strconv.FormatInt(n, 10) + " " + what + "s"
+	return algorithms.Thousands(n) + " " + what + "s"
 }
