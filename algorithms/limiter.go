@@ -402,12 +402,18 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 }
 
 // Clone shares every state with k: both take a new epoch, so that each
-// copies a chunk before changing it.
+// copies a chunk before changing it. The clone starts as a copy of the
+// whole of k, so that a field added to keyed is carried over; only what
+// must differ is reset or copied below (TestCloneCarriesEveryField lists
+// those fields and checks that every other one is k's).
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain, copier: k.copier, items: k.items, rewinder: k.rewinder}
+	c := new(keyed[S])
+	*c = *k
 	c.Decider = NewDecider(c, k.ids)
+	c.chunks = append([]*stateChunk[S](nil), k.chunks...)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
+	c.saved, c.aside = savedState[S]{}, mem{} // what saveKey kept aside is k's alone
 	cloned(c.m.epoch)
 	return c
 }

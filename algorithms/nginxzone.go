@@ -220,10 +220,13 @@ func (z *nginxZone) sync(id int, ms int64) {
 }
 
 // Clone copies the queue (a zone's lane pays for its keys at each clone)
-// and shares the states as keyed does.
+// and shares the states as keyed does. It starts from a copy of the whole
+// of z, so that no field is left behind.
 func (z *nginxZone) Clone() Limiter {
-	c := &nginxZone{keyed: z.keyed.Clone().(*keyed[nginxState]), g: z.g, keys: z.keys,
-		links: append([]zoneLink(nil), z.links...), head: z.head, tail: z.tail, n: z.n}
+	c := new(nginxZone)
+	*c = *z
+	c.keyed = z.keyed.Clone().(*keyed[nginxState])
+	c.links = append([]zoneLink(nil), z.links...)
 	c.keyed.Decider = NewDecider(c, c.ids)
 	return c
 }

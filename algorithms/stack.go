@@ -255,14 +255,19 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
 
+// Clone clones every layer. It starts from a copy of the whole of s, so
+// that no field is left behind; the clone writes records into chunks of its
+// own.
 func (s *stack) Clone() Limiter {
-	// The clone writes records into chunks of its own.
-	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), info: s.info}
+	c := new(stack)
+	*c = *s
 	c.Decider = NewDecider(c, s.ids)
+	c.lims = make([]Limiter, len(s.lims))
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()
 	}
 	c.savers = saversOf(c.lims)
+	c.verdicts, c.recs, c.scratch = [MaxLayers]Decision{}, stackRecords{}, [stackRecordMax]byte{}
 	return c
 }
 
