@@ -317,16 +317,23 @@ func (k *keyed[S]) DecideInto(d *Decision, now time.Duration, key Key, cost int6
 // slot is the state of the key numbered i, this instance's own to change,
 // started at now if new.
 func (k *keyed[S]) slot(i int, now time.Duration) *S {
+	s, _ := k.slotSeen(i, now)
+	return &s.s
+}
+
+// slotSeen is slot's, and whether the key had a state before.
+func (k *keyed[S]) slotSeen(i int, now time.Duration) (*slot[S], bool) {
 	c := i / keyChunk
 	if c >= len(k.chunks) || k.chunks[c].epoch != k.m.epoch {
 		k.own(c)
 	}
 	s := &k.chunks[c].slots[i%keyChunk]
-	if !s.seen {
-		s.s, s.seen = k.alg.start(now), true
-		k.seen++
+	if s.seen {
+		return s, true
 	}
-	return &s.s
+	s.s, s.seen = k.alg.start(now), true
+	k.seen++
+	return s, false
 }
 
 // own makes chunk c exist and be this instance's own, copying it if shared.
@@ -534,8 +541,21 @@ type keySaver interface {
 }
 
 func (k *keyed[S]) saveDecide(d *Decision, now time.Duration, key Key, cost int64) {
-	k.saveKey(key)
-	k.DecideInto(d, now, key, cost)
+	if !k.plain {
+		k.saveKey(key)
+		k.DecideInto(d, now, key, cost)
+		return
+	}
+	// A plain value is saved from the slot the decision changes: one
+	// look-up for both.
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
+	s, had := k.slotSeen(key.id, now)
+	if k.saved.had = had; had {
+		k.saved.s = s.s
+	}
+	*d = k.alg.decide(&s.s, &k.m, now, cost)
 }
 
 // saveKey keeps key's state in k.saved. A state that is a plain value (no
