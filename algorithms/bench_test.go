@@ -312,10 +312,11 @@ func benchStackTraffic(b *testing.B, decide func(now time.Duration, key Key), ks
 	}
 }
 
-func mustNewWithKeys(b *testing.B, p Policy, ks *Keys) Limiter {
+func mustNewWithKeys(tb testing.TB, p Policy, ks *Keys) Limiter {
+	tb.Helper()
 	l, err := NewWithKeys(p, ks)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return l
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestNginxZoneKeys holds NginxZoneKeys to what nginx 1.22.1 was measured
@@ -315,7 +316,7 @@ func TestNginxZoneAgainstReference(t *testing.T) {
 			t.Errorf("round %d: %d keys in the zone, the reference %d, at most %d", round, z.n, len(ref.queue), z.keys)
 		}
 		var order []string
-		for id := z.head; id >= 0; id = z.links[id].next {
+		for id := z.head; id >= 0; id = z.link(id).next {
 			order = append(order, keyName(z.ids, int(id)))
 		}
 		if !slices.Equal(order, ref.queue) {
@@ -420,4 +421,78 @@ func TestNginxDryRun(t *testing.T) {
 		{Name: "b", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}}}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "dry_run") {
 		t.Errorf("a stack with dry_run: %v, want a refusal", err)
 	}
+}
+
+// TestNginxZoneClonesShareQueue: a zone and its clone, each then given its
+// own traffic (evicting, freeing drained nodes, taking new keys), decide
+// and keep their queues exactly as zones that saw only their own traffic,
+// although they share the queue's chunks of links until they change them;
+// and a clone costs a pointer per chunk of links, not the links.
+func TestNginxZoneClonesShareQueue(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{2, sec}, Burst: 1, Zone: 32 << 10}
+	r := rand.New(rand.NewPCG(22, 19))
+	for round := range shortened(8) {
+		ks := NewKeys()
+		keys := make([]Key, 600) // more than the zone's 191
+		for i := range keys {
+			keys[i] = ks.Key(fmt.Sprintf("k%d", i))
+		}
+		type step struct {
+			at  time.Duration
+			key Key
+		}
+		var now time.Duration
+		steps := func(n int) []step {
+			s := make([]step, n)
+			for i := range s {
+				now += time.Duration(r.IntN(400)) * time.Millisecond
+				s[i] = step{now, keys[r.IntN(len(keys))]}
+			}
+			return s
+		}
+		decide := func(l Limiter, ss []step) []Outcome {
+			var out []Outcome
+			for _, s := range ss {
+				out = append(out, l.DecideKey(s.at, s.key, 1).Outcome)
+			}
+			return out
+		}
+		shared := steps(2000)
+		from := now
+		a := mustNewWithKeys(t, p, ks)
+		decide(a, shared)
+		b := a.Clone()
+		ownA := steps(1500)
+		now = from
+		ownB := steps(1500)
+		for i, c := range []struct {
+			lim Limiter
+			own []step
+		}{{a, ownA}, {b, ownB}} {
+			ref := mustNewWithKeys(t, p, ks)
+			decide(ref, shared)
+			want := decide(ref, c.own)
+			if got := decide(c.lim, c.own); !slices.Equal(got, want) {
+				t.Fatalf("round %d, limiter %d: its decisions differ from a zone that saw only its own traffic", round, i)
+			}
+			z, rz := c.lim.(*nginxZone), ref.(*nginxZone)
+			if order, wantOrder := zoneOrder(z), zoneOrder(rz); !slices.Equal(order, wantOrder) || z.n != rz.n || z.tail != rz.tail {
+				t.Fatalf("round %d, limiter %d: queue %v (%d keys), want %v (%d)", round, i, order, z.n, wantOrder, rz.n)
+			}
+		}
+		z := a.(*nginxZone)
+		links := int64(len(z.links)) * int64(unsafe.Sizeof(zoneLinks{}))
+		if m := a.Memory(); m.Clone-z.keyed.Memory().Clone >= links {
+			t.Errorf("round %d: a clone of the zone costs %d bytes beside its states, as much as the links (%d)", round, m.Clone-z.keyed.Memory().Clone, links)
+		}
+	}
+}
+
+// zoneOrder is z's queue, front to back, by key number.
+func zoneOrder(z *nginxZone) []int32 {
+	var order []int32
+	for id := z.head; id >= 0; id = z.link(id).next {
+		order = append(order, id)
+	}
+	return order
 }
