@@ -15,7 +15,7 @@ import (
 var cloneOwn = map[string][]string{
 	"keyed":     {"Decider", "chunks", "m", "saved", "aside"},
 	"nginxZone": {"keyed", "links"},
-	"stack":     {"Decider", "lims", "savers", "verdicts", "recs", "scratch"},
+	"stack":     {"Decider", "lims", "savers", "verdicts", "recs", "scratch", "zones"},
 }
 
 // TestCloneCarriesEveryField: for every algorithm's described policies, a
@@ -50,6 +50,9 @@ func TestCloneCarriesEveryField(t *testing.T) {
 	zone.Zone = nginxMinZone
 	add(NewWithKeys(zone, keys()))
 	add(NewStack(benchLayers[:2], keys()))
+	dry := zone
+	dry.DryRun = true
+	add(NewStack([]Layer{{Name: "a", Policy: dry}, {Name: "b", Policy: dry, AllKeys: true}}, keys()))
 
 	set := map[string]bool{} // type.field: set in some limiter
 	var check func(orig, clone reflect.Value)

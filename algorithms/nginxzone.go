@@ -184,7 +184,8 @@ func (z *nginxZone) makeRoom(ms int64) {
 }
 
 // freeDrained frees the node at the back while it has been idle 60s or
-// more and has drained, at most twice.
+// more and has drained, at most twice. A bare node (see nginxState) has:
+// its lr->last 0 is as far behind nginx's clock as the machine's uptime.
 func (z *nginxZone) freeDrained(ms int64) {
 	for range 2 {
 		if z.tail < 0 {
@@ -195,7 +196,7 @@ func (z *nginxZone) freeDrained(ms int64) {
 		if idle < 0 {
 			idle = -idle
 		}
-		if idle < nginxIdleMs || s.excess-z.g.drained(idle) > 0 {
+		if !s.bare && (idle < nginxIdleMs || s.excess-z.g.drained(idle) > 0) {
 			return
 		}
 		z.free(z.tail)
@@ -316,4 +317,20 @@ func (z *nginxZone) saveDecide(d *Decision, now time.Duration, key Key, cost int
 func (z *nginxZone) restoreKey(key Key) {
 	z.keyed.restoreKey(key)
 	z.syncAt(key.id)
+}
+
+// restoreLooked puts back the state saveKey kept for key, as nginx leaves a
+// zone it looked the request up in when a later zone refuses it: the node
+// stays where the lookup moved it, at the front, and a node the lookup
+// made stays, bare (never accounted).
+func (z *nginxZone) restoreLooked(key Key) {
+	s := z.seenSlot(key.id)
+	made := s != nil && s.s.node && (!z.saved.had || !z.saved.s.node)
+	if !made {
+		z.restoreKey(key)
+		return
+	}
+	at := s.s.at
+	z.keyed.restoreKey(key) // the queue keeps the key
+	*z.slot(key.id, at) = nginxState{node: true, bare: true, at: at}
 }

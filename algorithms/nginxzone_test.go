@@ -104,8 +104,24 @@ func TestNginxZoneValidate(t *testing.T) {
 	if got := p.String(); got != "nginx-limit-req rate=1r/m zone=32k" {
 		t.Errorf("String = %q", got)
 	}
-	if _, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: base}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "lane of its own") {
-		t.Errorf("a stack with a zone: %v, want a refusal", err)
+	if _, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: base}}, NewKeys()); err != nil {
+		t.Errorf("a stack of nginx-limit-req policies with a zone: %v", err)
+	}
+	bucket := Policy{Algorithm: TokenBucket, Capacity: 3, Rate: Rate{1, time.Second}}
+	dry := base
+	dry.DryRun = true
+	for _, c := range []struct {
+		name   string
+		layers []Layer
+		err    string
+	}{
+		{"a zone beside a bucket", []Layer{{Name: "a", Policy: p}, {Name: "b", Policy: bucket}}, "stacks only with nginx-limit-req"},
+		{"dry_run beside a bucket", []Layer{{Name: "a", Policy: bucket}, {Name: "b", Policy: dry}}, "stacks only with nginx-limit-req"},
+		{"dry_run in one zone only", []Layer{{Name: "a", Policy: p}, {Name: "b", Policy: dry}}, "dry_run applies to all"},
+	} {
+		if _, err := NewStack(c.layers, NewKeys()); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.err)
+		}
 	}
 	if _, err := NewStack([]Layer{{Name: "a", Policy: p, AllKeys: true}}, NewKeys()); err != nil {
 		t.Errorf("a stack of one policy with a zone: %v", err)

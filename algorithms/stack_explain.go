@@ -219,6 +219,7 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	var refused [MaxLayers]bool
 	refusers, longest := 0, -1
+	var delay time.Duration // the longest of the layers' delays
 	r := newStackReader(rec, len(info.layers))
 	for i, l := range info.layers {
 		if i > 0 {
@@ -231,18 +232,18 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 		case v.Outcome == Rejected:
 			refused[i] = true
 			refusers++
-		case d.Outcome == Rejected:
+		case d.Outcome == Rejected || d.DryRun == Rejected:
 			b = append(b, " (had all admitted)"...)
-		case v.Delay > 0 && v.Delay == d.Delay:
-			longest = i
+		case v.Delay > 0 && v.Delay >= delay:
+			longest, delay = i, v.Delay
 		}
 	}
 	if refusers == 0 {
 		b = append(b, " ⇒ every policy admits: spent in all"...)
 		if longest >= 0 {
-			b = appendf(b, d.times, "; it waits %s, the longest of their delays (%s's)", secs(d.Delay), info.layers[longest].Name)
+			b = appendf(b, d.times, "; it waits %s, the longest of their delays (%s's)", secs(delay), info.layers[longest].Name)
 		}
-		return b
+		return appendDryRun(b, d)
 	}
 	b = append(b, " ⇒ refused by "...)
 	first := true
@@ -258,6 +259,18 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	b = append(b, ": no policy spends it"...)
 	if refusers > 1 {
 		b = appendf(b, d.times, "; retry after %s, the longest of their waits", secs(d.RetryAfter))
+	}
+	return appendDryRun(b, d)
+}
+
+// appendDryRun ends the explanation of a stack's decision that a dry run
+// let through (nginx's limit_req_dry_run, the whole location's).
+func appendDryRun(b []byte, d *Decision) []byte {
+	switch d.DryRun {
+	case Rejected:
+		return append(b, "; dry run (limit_req_dry_run): let through at once, logged REJECTED_DRY_RUN"...)
+	case Delayed:
+		return append(b, "; dry run (limit_req_dry_run): let through at once, logged DELAYED_DRY_RUN"...)
 	}
 	return b
 }
