@@ -254,3 +254,19 @@ func TestNginxStackAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNginxStackFill replays stackFill on the lane, with the answers real
+// nginx 1.22.1 gave (TestNginxZoneAgainstRealNginx sends the same).
+func TestNginxStackFill(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}, Zone: 32 << 10}
+	lim, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: p}}, NewKeys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range stackFill(int(NginxZoneKeys(p.Zone))) {
+		at := time.Duration(i) * time.Millisecond
+		if d := lim.Decide(at, s.key, 1); d.Outcome != s.want {
+			t.Fatalf("step %d (%s at %v): %s, want %s: %s", i, s.key, at, d.Outcome, s.want, d.Explain())
+		}
+	}
+}
