@@ -359,18 +359,21 @@ type nodePeeker interface {
 
 // peekInto is for a state that is a plain value (nginx's node), which
 // holds nothing that k's account counts: the copy decides on that account,
-// untouched.
+// untouched. The copy is made in k.saved, which a stack leaves alone for a
+// layer it does not look the request up in (it puts back only those it
+// did): a local would move to the heap, one allocation a peek.
 func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if !k.plain {
 		panic("algorithms: peekInto of a state that is not a plain value")
 	}
-	var st S
+	st := &k.saved.s
 	if s := k.seenSlot(key.id); s != nil {
-		st = s.s
+		*st = s.s
 	} else {
-		st = k.alg.start(now)
+		*st = k.alg.start(now)
 	}
-	*d = k.alg.decide(&st, &k.m, now, cost)
+	k.saved.had = false
+	*d = k.alg.decide(st, &k.m, now, cost)
 }
 
 // Snapshot is the first layer's state for key.
