@@ -418,10 +418,11 @@ func (g *nginx) tables(*nginxState) int64 { return 0 }
 
 // nginxForm: node, 1 once nginx has made the key's node (its first request
 // admitted), 2 for a bare node (made by a zone's lookup for a request a
-// later zone of a stack refused, never accounted), else 0; the node's excess, in thousandths of a request, and
-// last_ms, nginx's lr->last: the millisecond of its latest admission (both
-// 0 without a node); and latest, the time of the latest request in ns
-// (a rejection moves it, not the node).
+// later zone of a stack refused, never accounted), else 0; the node's
+// excess, in thousandths of a request, and last_ms, nginx's lr->last: the
+// millisecond of its latest admission (both 0 without a node or with a
+// bare one); and latest, the time of the latest request in ns (a
+// rejection moves it, not the node).
 var nginxForm = StateForm{Fields: []string{"node", "excess", "last_ms", "latest"}}
 
 func (g *nginx) encode(s *nginxState) State {

@@ -58,7 +58,8 @@ const AllKeysKey = "\x00all"
 // every layer admits it, and then spent in every layer; a request one layer
 // refuses leaves every layer as it was, as nginx's several limit_req zones
 // do (they account a request only once the last zone admits it). A stack
-// of nginx-limit-req policies decides as nginx's location (see nginx).
+// of nginx-limit-req policies decides as nginx's location (see
+// DecideInto).
 type stack struct {
 	Decider
 	layers []Layer
@@ -224,6 +225,19 @@ func (s *stack) keyOf(i int, key Key) Key {
 // copies them, sharing a log's chunks (see keyed.saveKey): it allocates
 // nothing, but a layer whose log a refusal put back copies the log's
 // newest chunk when it next logs an admission.
+//
+// A stack of nginx-limit-req layers decides as ngx_http_limit_req_handler
+// applies a location's limit_req lines (nginx 1.22's
+// ngx_http_limit_req_module.c): it looks the request up in each zone in
+// order (ngx_http_limit_req_lookup) and stops at the first that refuses
+// it. Each zone it was looked up in keeps what the lookup did: the key's
+// node moved to the front of its queue, or made (freeing others to make
+// room), bare if the request is then refused (see nginxState); only if
+// none refuses is it accounted in every zone
+// (ngx_http_limit_req_account). A zone after the refusing one is not
+// looked up: its verdict, for the wait and the explanation, is decided on
+// a copy of the key's node. With dry_run the request is decided and
+// accounted the same, and let through at once.
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if len(s.lims) == 1 {
 		// One policy (a lane over all keys): nothing to put back; it
@@ -232,75 +246,17 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		d.scope = scopeOf(s.layers[0])
 		return
 	}
-	if s.nginx {
-		s.decideAsNginx(d, now, key, cost)
-		return
-	}
 	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
 	for i, sv := range s.savers {
 		v := &verdicts[i]
-		sv.saveDecide(v, now, s.keyOf(i, key), cost)
-		if v.Outcome == Rejected {
-			if refused < 0 {
-				refused = i
-			}
-			wait = max(wait, v.RetryAfter)
-		}
-	}
-	if refused < 0 {
-		longest := 0
-		for i := range verdicts {
-			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
-				longest = i
-			}
-		}
-		*d = verdicts[longest]
-	} else {
-		for i, sv := range s.savers {
-			sv.restoreKey(s.keyOf(i, key))
-		}
-		if wait == Never {
-			// A layer it can never fit: that is the whole story.
-			for _, v := range verdicts {
-				if v.RetryAfter == Never {
-					*d = v
-					return
-				}
-			}
-		}
-		*d = verdicts[refused]
-		d.RetryAfter = wait
-	}
-	// The first layer to refuse, or the first, decided: its policy is
-	// the decision's. Its explanation is every layer's, from the record.
-	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, verdicts))
-}
-
-// decideAsNginx is DecideInto for a stack of nginx-limit-req layers, as
-// ngx_http_limit_req_handler applies a location's limit_req lines (nginx
-// 1.22's ngx_http_limit_req_module.c): it looks the request up in each
-// zone in order (ngx_http_limit_req_lookup) and stops at the first that
-// refuses it. Each zone it was looked up in keeps what the lookup did: the
-// key's node moved to the front of its queue, or made (freeing others to
-// make room), bare if the request is then refused (see nginxState); only
-// if none refuses is it accounted in every zone (ngx_http_limit_req_account),
-// and it waits the longest of their delays. A zone after the refusing one
-// is not looked up: its verdict, for the decision's RetryAfter and
-// explanation, is decided on a copy of the key's node. With dry_run the
-// request is decided and accounted the same, and let through at once.
-func (s *stack) decideAsNginx(d *Decision, now time.Duration, key Key, cost int64) {
-	verdicts := s.verdicts[:len(s.lims)]
-	refused := -1
-	var wait time.Duration
-	for i, sv := range s.savers {
-		v := &verdicts[i]
-		k := s.keyOf(i, key)
-		if refused >= 0 {
-			s.lims[i].(nodePeeker).peekInto(v, now, k, cost)
+		if s.nginx && refused >= 0 {
+			// nginx does not look the request up here: the verdict, for
+			// the wait and the explanation, is the node's copy's.
+			s.lims[i].(nodePeeker).peekInto(v, now, s.keyOf(i, key), cost)
 		} else {
-			sv.saveDecide(v, now, k, cost)
+			sv.saveDecide(v, now, s.keyOf(i, key), cost)
 		}
 		if v.Outcome == Rejected {
 			if refused < 0 {
@@ -318,9 +274,13 @@ func (s *stack) decideAsNginx(d *Decision, now time.Duration, key Key, cost int6
 		}
 		*d = verdicts[longest]
 	} else {
-		for i, sv := range s.savers[:refused+1] {
-			if z := s.zones[i]; z != nil {
-				z.restoreLooked(s.keyOf(i, key))
+		looked := s.savers
+		if s.nginx {
+			looked = looked[:refused+1]
+		}
+		for i, sv := range looked {
+			if s.nginx && s.zones[i] != nil {
+				s.zones[i].restoreLooked(s.keyOf(i, key))
 			} else {
 				sv.restoreKey(s.keyOf(i, key))
 			}
@@ -338,6 +298,8 @@ func (s *stack) decideAsNginx(d *Decision, now time.Duration, key Key, cost int6
 		*d = verdicts[refused]
 		d.RetryAfter = wait
 	}
+	// The first layer to refuse, or the first, decided: its policy is
+	// the decision's. Its explanation is every layer's, from the record.
 	s.pretend(d)
 	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, verdicts))
 }
