@@ -43,12 +43,7 @@ const (
 func (z *refLocZone) lookup(now int64, key string, account bool) (int, int64) {
 	if lr, ok := z.nodes[key]; ok {
 		z.queue = slices.Insert(slices.DeleteFunc(z.queue, func(k string) bool { return k == key }), 0, key)
-		ms := now - lr.last
-		if ms < -60000 {
-			ms = 1
-		} else if ms < 0 {
-			ms = 0
-		}
+		ms := refElapsed(now, lr.last)
 		excess := max(0, lr.excess-z.rate*ms/1000+1000)
 		if excess > z.burst {
 			return refBusy, excess
@@ -80,6 +75,20 @@ func (z *refLocZone) lookup(now int64, key string, account bool) (int, int64) {
 	lr.count = 1
 	z.node = lr
 	return refAgain, 0
+}
+
+// refElapsed is the milliseconds lookup and account drain a node over:
+// now − last, 1 when that is below −60000 (nginx's clock wrapped), 0 when
+// below 0.
+func refElapsed(now, last int64) int64 {
+	switch ms := now - last; {
+	case ms < -60000:
+		return 1
+	case ms < 0:
+		return 0
+	default:
+		return ms
+	}
 }
 
 func (z *refLocZone) expire(now int64, n int) {
@@ -141,12 +150,7 @@ func (loc *refLocation) handle(ms int64, keys []string) (out Outcome, delay int6
 		if lr == nil {
 			continue
 		}
-		ms := now - lr.last
-		if ms < -60000 {
-			ms = 1
-		} else if ms < 0 {
-			ms = 0
-		}
+		ms := refElapsed(now, lr.last)
 		e := max(0, lr.excess-z.rate*ms/1000+1000)
 		if ms != 0 {
 			lr.last = now
@@ -167,20 +171,22 @@ func (loc *refLocation) handle(ms int64, keys []string) (out Outcome, delay int6
 	return Delayed, delay, Allowed
 }
 
-// TestNginxStackAgainstReference decides random traffic with stacks of two
-// or three nginx-limit-req policies, some with zones smaller than the keys
-// the traffic has, some over all keys, some dry runs, with the stack and
-// with refLocation: every decision, and every zone's queue, must be
-// nginx's; and a clone made midway decides as the original.
-func TestNginxStackAgainstReference(t *testing.T) {
+// TestNginxZoneAgainstReference decides random traffic with a lane of one
+// zone and with stacks of two or three nginx-limit-req policies, some
+// with zones smaller than the keys the traffic has, some over all keys,
+// some dry runs, at slow and fast rates, with the limiter and with
+// refLocation: every decision, and every zone's queue, must be nginx's;
+// and a clone made midway decides as the original while leaving it as it
+// was.
+func TestNginxZoneAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 5))
-	for round := range shortened(40) {
-		n := 2 + r.IntN(2)
+	for round := range shortened(48) {
+		n := 1 + round%3
 		dry := r.IntN(4) == 0
 		layers := make([]Layer, n)
 		loc := &refLocation{dryRun: dry}
 		for i := range layers {
-			p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(60)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
+			p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(90)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
 				Burst: int64(r.IntN(4)), DryRun: dry}
 			switch r.IntN(3) {
 			case 0:
@@ -189,8 +195,8 @@ func TestNginxStackAgainstReference(t *testing.T) {
 				p.Delay = int64(r.IntN(3))
 			}
 			all := i > 0 && r.IntN(3) == 0
-			if !all && r.IntN(3) != 0 {
-				p.Zone = int64(32+8*r.IntN(2)) << 10
+			if n == 1 || !all && r.IntN(3) != 0 {
+				p.Zone = int64(32+8*r.IntN(3)) << 10
 			}
 			layers[i] = Layer{Name: fmt.Sprintf("z%d", i), Policy: p, AllKeys: all}
 			g := newNginx(p)
@@ -201,15 +207,23 @@ func TestNginxStackAgainstReference(t *testing.T) {
 			loc.zones = append(loc.zones, z)
 		}
 		ks := NewKeys()
-		lim, err := NewStack(layers, ks)
-		if err != nil {
-			t.Fatal(err)
+		var lim Limiter
+		var zones []*nginxZone
+		if n == 1 {
+			lim = mustNewWithKeys(t, layers[0].Policy, ks)
+			zones = []*nginxZone{lim.(*nginxZone)}
+		} else {
+			s, err := NewStack(layers, ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lim, zones = s, s.(*stack).zones
 		}
 		keys := 191 + 1 + r.IntN(150)
 		var now time.Duration
 		var clone Limiter
 		var cloneAt int
-		steps := shortened(4000)
+		steps := shortened(5000)
 		for i := range steps {
 			now += time.Duration(r.IntN([]int{3, 40, 400}[round%3])) * time.Millisecond
 			if r.IntN(200) == 0 {
@@ -240,7 +254,7 @@ func TestNginxStackAgainstReference(t *testing.T) {
 				clone, cloneAt = lim.Clone(), i
 			}
 		}
-		for j, z := range lim.(*stack).zones {
+		for j, z := range zones {
 			if z == nil {
 				continue
 			}
@@ -248,8 +262,8 @@ func TestNginxStackAgainstReference(t *testing.T) {
 			for _, id := range zoneOrder(z) {
 				order = append(order, keyName(ks, int(id)))
 			}
-			if !slices.Equal(order, loc.zones[j].queue) || z.n > z.keys {
-				t.Errorf("round %d: zone %d's queue (%d keys) differs from nginx's (%d)", round, j, len(order), len(loc.zones[j].queue))
+			if !slices.Equal(order, loc.zones[j].queue) || z.n != int64(len(order)) || z.n > z.keys {
+				t.Errorf("round %d: zone %d's queue (%d keys, counted %d, at most %d) differs from nginx's (%d)", round, j, len(order), z.n, z.keys, len(loc.zones[j].queue))
 			}
 		}
 	}
