@@ -70,6 +70,10 @@ func explainTrace(t *testing.T, l Limiter) []Decision {
 // (AllocsPerRun rounds down).
 func TestStackAllocations(t *testing.T) {
 	xrate := Policy{Algorithm: XTimeRate, Burst: 20, Rate: Rate{N: 900, Per: sec}}
+	// nginx's zones, stacked: per key with a zone, then over all keys,
+	// looked up only until one refuses.
+	zone := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 100, Per: sec}, Burst: 5, NoDelay: true, Zone: 32 << 10}
+	server := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 1500, Per: sec}, Burst: 20, NoDelay: true}
 	for _, c := range []struct {
 		layers []Layer
 		most   float64 // allocations a decision
@@ -82,6 +86,7 @@ func TestStackAllocations(t *testing.T) {
 		{[]Layer{logLayers[0], benchLayers[1]}, 2},
 		{logLayers[:4], 2 * 3},
 		{[]Layer{logLayers[4], benchLayers[0]}, 2 * 2},
+		{[]Layer{{Name: "ip", Policy: zone}, {Name: "server", Policy: server, AllKeys: true}}, 0},
 	} {
 		s := mustStack(t, c.layers...)
 		ks := s.(*stack).ids

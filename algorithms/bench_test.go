@@ -312,10 +312,42 @@ func benchStackTraffic(b *testing.B, decide func(now time.Duration, key Key), ks
 	}
 }
 
-func mustNewWithKeys(b *testing.B, p Policy, ks *Keys) Limiter {
+func mustNewWithKeys(tb testing.TB, p Policy, ks *Keys) Limiter {
+	tb.Helper()
 	l, err := NewWithKeys(p, ks)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return l
+}
+
+// BenchmarkNginxZoneClone clones a zone holding 100,000 keys and decides
+// one request on the original, as a lab's checkpoint does between two
+// stretches of traffic: what a clone costs when one key changed.
+func BenchmarkNginxZoneClone(b *testing.B) {
+	const keys = 100_000
+	ks := NewKeys()
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{10, sec}, Burst: 5, Zone: 16 << 20}
+	if NginxZoneKeys(p.Zone) < keys {
+		b.Fatalf("a zone of %d bytes holds fewer than %d keys", p.Zone, keys)
+	}
+	z := mustNewWithKeys(b, p, ks)
+	ids := make([]Key, keys)
+	for i := range ids {
+		ids[i] = ks.Key(fmt.Sprintf("k%d", i))
+		z.DecideKey(time.Duration(i)*time.Microsecond, ids[i], 1)
+	}
+	now := time.Duration(keys) * time.Microsecond
+	var clone Limiter
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		clone = z.Clone()
+		now += time.Millisecond
+		z.DecideKey(now, ids[i*7919%keys], 1)
+		i++
+	}
+	if clone.Policy() != p {
+		b.Fatal("the clone's policy differs")
+	}
 }

@@ -317,16 +317,23 @@ func (k *keyed[S]) DecideInto(d *Decision, now time.Duration, key Key, cost int6
 // slot is the state of the key numbered i, this instance's own to change,
 // started at now if new.
 func (k *keyed[S]) slot(i int, now time.Duration) *S {
+	s, _ := k.slotSeen(i, now)
+	return &s.s
+}
+
+// slotSeen is slot's, and whether the key had a state before.
+func (k *keyed[S]) slotSeen(i int, now time.Duration) (*slot[S], bool) {
 	c := i / keyChunk
 	if c >= len(k.chunks) || k.chunks[c].epoch != k.m.epoch {
 		k.own(c)
 	}
 	s := &k.chunks[c].slots[i%keyChunk]
-	if !s.seen {
-		s.s, s.seen = k.alg.start(now), true
-		k.seen++
+	if s.seen {
+		return s, true
 	}
-	return &s.s
+	s.s, s.seen = k.alg.start(now), true
+	k.seen++
+	return s, false
 }
 
 // own makes chunk c exist and be this instance's own, copying it if shared.
@@ -402,12 +409,18 @@ func (k *keyed[S]) KeyBytes(now time.Duration, key Key) int64 {
 }
 
 // Clone shares every state with k: both take a new epoch, so that each
-// copies a chunk before changing it.
+// copies a chunk before changing it. The clone starts as a copy of the
+// whole of k, so that a field added to keyed is carried over; only what
+// must differ is reset or copied below (TestCloneCarriesEveryField lists
+// those fields and checks that every other one is k's).
 func (k *keyed[S]) Clone() Limiter {
 	k.m.epoch = newEpoch()
-	c := &keyed[S]{alg: k.alg, held: k.held, ids: k.ids, chunks: append([]*stateChunk[S](nil), k.chunks...), seen: k.seen, plain: k.plain, copier: k.copier, items: k.items, rewinder: k.rewinder}
+	c := new(keyed[S])
+	*c = *k
 	c.Decider = NewDecider(c, k.ids)
+	c.chunks = append([]*stateChunk[S](nil), k.chunks...)
 	c.m = mem{epoch: newEpoch(), bytes: k.m.bytes - int64(cap(k.chunks))*8 + int64(cap(c.chunks))*8}
+	c.saved, c.aside = savedState[S]{}, mem{} // what saveKey kept aside is k's alone
 	cloned(c.m.epoch)
 	return c
 }
@@ -528,8 +541,21 @@ type keySaver interface {
 }
 
 func (k *keyed[S]) saveDecide(d *Decision, now time.Duration, key Key, cost int64) {
-	k.saveKey(key)
-	k.DecideInto(d, now, key, cost)
+	if !k.plain {
+		k.saveKey(key)
+		k.DecideInto(d, now, key, cost)
+		return
+	}
+	// A plain value is saved from the slot the decision changes: one
+	// look-up for both.
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
+	s, had := k.slotSeen(key.id, now)
+	if k.saved.had = had; had {
+		k.saved.s = s.s
+	}
+	*d = k.alg.decide(&s.s, &k.m, now, cost)
 }
 
 // saveKey keeps key's state in k.saved. A state that is a plain value (no

@@ -249,7 +249,13 @@ type nginx struct {
 // nginxState is a key's node: what nginx stores, and the latest time the
 // key was decided at (for requests that arrive late).
 type nginxState struct {
-	node   bool          // nginx has made the key's node (a first request was admitted)
+	node bool // nginx has made the key's node (a first request was admitted)
+	// bare is a node a zone's lookup made for a request that a later zone
+	// of its stack refused: nginx keeps it, never accounted (excess 0,
+	// lr->last 0, long before nginx's clock, which counts from the
+	// machine's boot), so it decides as a new key's node would, and is
+	// drained and idle for ngx_http_limit_req_expire.
+	bare   bool
 	excess int64         // lr->excess: thousandths of a request
 	last   int64         // lr->last: milliseconds
 	at     time.Duration // latest time decided at
@@ -308,7 +314,7 @@ func (g *nginx) drained(ms int64) int64 {
 // then 1000 more for each other one.
 func (g *nginx) excessFor(s *nginxState, now, cost int64) int64 {
 	var e int64
-	if s.node {
+	if s.node && !s.bare {
 		e = max(0, s.excess-g.drained(now-s.last)+1000)
 	}
 	return e + (cost-1)*1000
@@ -329,8 +335,11 @@ func (g *nginx) verdict(s *nginxState, now time.Duration, cost int64) (d Decisio
 	eff := max(now, s.at)
 	s.at = eff
 	d = Decision{At: now, Cost: cost, policy: &g.p, explain: explainNginx, v: [4]int64{s.excess, s.last, int64(eff)}}
-	if !s.node {
+	switch {
+	case !s.node:
 		d.v[3] = 1
+	case s.bare:
+		d.v[3] = 2
 	}
 	if cost > g.p.Burst+1 {
 		d.Outcome, d.RetryAfter = Rejected, Never
@@ -347,7 +356,7 @@ func (g *nginx) verdict(s *nginxState, now time.Duration, cost int64) (d Decisio
 		d.Outcome, d.RetryAfter = Rejected, time.Duration(at)*time.Millisecond-now
 		return d
 	}
-	s.node, s.excess, s.last = true, e, ms
+	s.node, s.bare, s.excess, s.last = true, false, e, ms
 	if delay := g.delayMs(e); delay > 0 {
 		d.Outcome, d.Delay = Delayed, time.Duration(delay)*time.Millisecond
 	}
@@ -408,15 +417,20 @@ func (g *nginx) clone(s *nginxState, _ *mem) nginxState { return *s }
 func (g *nginx) tables(*nginxState) int64 { return 0 }
 
 // nginxForm: node, 1 once nginx has made the key's node (its first request
-// admitted), else 0; the node's excess, in thousandths of a request, and
-// last_ms, nginx's lr->last: the millisecond of its latest admission (both
-// 0 without a node); and latest, the time of the latest request in ns
-// (a rejection moves it, not the node).
+// admitted), 2 for a bare node (made by a zone's lookup for a request a
+// later zone of a stack refused, never accounted), else 0; the node's
+// excess, in thousandths of a request, and last_ms, nginx's lr->last: the
+// millisecond of its latest admission (both 0 without a node or with a
+// bare one); and latest, the time of the latest request in ns (a
+// rejection moves it, not the node).
 var nginxForm = StateForm{Fields: []string{"node", "excess", "last_ms", "latest"}}
 
 func (g *nginx) encode(s *nginxState) State {
 	node := int64(0)
-	if s.node {
+	switch {
+	case s.bare:
+		node = 2
+	case s.node:
 		node = 1
 	}
 	return State{Fields: []int64{node, s.excess, s.last, int64(s.at)}}
@@ -424,10 +438,12 @@ func (g *nginx) encode(s *nginxState) State {
 
 func (g *nginx) decode(st State, _ *mem) (nginxState, error) {
 	f := st.Fields
-	s := nginxState{node: f[0] == 1, excess: f[1], last: f[2], at: time.Duration(f[3])}
+	s := nginxState{node: f[0] == 1 || f[0] == 2, bare: f[0] == 2, excess: f[1], last: f[2], at: time.Duration(f[3])}
 	switch {
-	case f[0] != 0 && f[0] != 1:
-		return s, fmt.Errorf("nginx state %v: node %d is neither 0 nor 1", f, f[0])
+	case f[0] < 0 || f[0] > 2:
+		return s, fmt.Errorf("nginx state %v: node %d is not 0, 1 or 2", f, f[0])
+	case s.bare && (s.excess != 0 || s.last != 0):
+		return s, fmt.Errorf("nginx state %v: a bare node (2), never accounted, yet an excess or a last_ms", f)
 	case s.at < 0:
 		return s, fmt.Errorf("nginx state %v: latest %d before the scenario's start", f, f[3])
 	case !s.node && (s.excess != 0 || s.last != 0):
@@ -459,16 +475,20 @@ func AppendNginxMilli(b []byte, v int64) []byte {
 const nginxCite = " (nginx ngx_http_limit_req_module.c)"
 
 // explainNginx: v = {node's excess, node's last ms, time decided at, 1 if
-// the key had no node}.
+// the key had no node, 2 if a bare one}.
 func explainNginx(b []byte, d Decision) []byte {
 	g := newNginx(*d.policy)
-	excess, last, eff, fresh := d.v[0], d.v[1], time.Duration(d.v[2]), d.v[3] == 1
+	excess, last, eff, fresh, bare := d.v[0], d.v[1], time.Duration(d.v[2]), d.v[3] == 1, d.v[3] == 2
 	ms := msOf(eff)
-	s := nginxState{node: !fresh, excess: excess, last: last}
+	s := nginxState{node: !fresh, bare: bare, excess: excess, last: last}
 	e := g.excessFor(&s, ms, d.Cost)
 	b = lateNote(&d, eff).appendTo(b)
-	if fresh {
-		b = appendf(b, d.times, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
+	if fresh || bare {
+		if bare {
+			b = appendf(b, d.times, "a node made for a request a later zone refused, never accounted (last 0, long before nginx's clock) at %d ms: excess 0.000", ms)
+		} else {
+			b = appendf(b, d.times, "no node yet at %d ms: nginx makes one with excess 0.000", ms)
+		}
 		if d.Cost > 1 {
 			b = appendf(b, d.times, ", + (%d − 1) × 1.000 = %s", d.Cost, milli(e))
 		}

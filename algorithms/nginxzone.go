@@ -104,9 +104,11 @@ type nginxZone struct {
 	*keyed[nginxState]
 	g    *nginx
 	keys int64
-	// links are the queue's links, by key number; head and tail are the
-	// numbers of its first (latest looked up) and last key, −1 when empty.
-	links      []zoneLink
+	// links are the queue's links, by key number, in chunks shared with
+	// clones as keyed's states are (a chunk is copied when first changed
+	// after a Clone, under keyed's epoch); head and tail are the numbers
+	// of its first (latest looked up) and last key, −1 when empty.
+	links      []*zoneLinks
 	head, tail int32
 	n          int64
 }
@@ -118,7 +120,40 @@ type zoneLink struct {
 	in         bool
 }
 
-func (z *nginxZone) has(id int) bool { return id < len(z.links) && z.links[id].in }
+// linkChunk is how many keys' links one chunk holds.
+const linkChunk = 128
+
+// zoneLinks are the links of linkChunk keys, and the epoch of the
+// instance that may change them.
+type zoneLinks struct {
+	l     [linkChunk]zoneLink
+	epoch uint64
+}
+
+// link is the key numbered id's link (not in the queue if it has none).
+func (z *nginxZone) link(id int32) zoneLink {
+	if c := int(id) / linkChunk; c < len(z.links) {
+		return z.links[c].l[int(id)%linkChunk]
+	}
+	return zoneLink{}
+}
+
+// linkAt is the key numbered id's link, this instance's own to change: its
+// chunk is made, or copied if shared.
+func (z *nginxZone) linkAt(id int32) *zoneLink {
+	c := int(id) / linkChunk
+	for len(z.links) <= c {
+		z.links = append(z.links, &zoneLinks{epoch: z.m.epoch})
+	}
+	if ch := z.links[c]; ch.epoch != z.m.epoch {
+		own := *ch
+		own.epoch = z.m.epoch
+		z.links[c] = &own
+	}
+	return &z.links[c].l[int(id)%linkChunk]
+}
+
+func (z *nginxZone) has(id int) bool { return z.link(int32(id)).in }
 
 // DecideInto decides as nginx's lookup: a key with a node moves to the
 // front, whatever the verdict; a key given a new node first makes room for
@@ -149,7 +184,8 @@ func (z *nginxZone) makeRoom(ms int64) {
 }
 
 // freeDrained frees the node at the back while it has been idle 60s or
-// more and has drained, at most twice.
+// more and has drained, at most twice. A bare node (see nginxState) has:
+// its lr->last 0 is as far behind nginx's clock as the machine's uptime.
 func (z *nginxZone) freeDrained(ms int64) {
 	for range 2 {
 		if z.tail < 0 {
@@ -160,7 +196,7 @@ func (z *nginxZone) freeDrained(ms int64) {
 		if idle < 0 {
 			idle = -idle
 		}
-		if idle < nginxIdleMs || s.excess-z.g.drained(idle) > 0 {
+		if !s.bare && (idle < nginxIdleMs || s.excess-z.g.drained(idle) > 0) {
 			return
 		}
 		z.free(z.tail)
@@ -174,12 +210,9 @@ func (z *nginxZone) free(id int32) {
 }
 
 func (z *nginxZone) pushFront(id int32) {
-	for len(z.links) <= int(id) {
-		z.links = append(z.links, zoneLink{})
-	}
-	z.links[id] = zoneLink{prev: -1, next: z.head, in: true}
+	*z.linkAt(id) = zoneLink{prev: -1, next: z.head, in: true}
 	if z.head >= 0 {
-		z.links[z.head].prev = id
+		z.linkAt(z.head).prev = id
 	} else {
 		z.tail = id
 	}
@@ -188,18 +221,18 @@ func (z *nginxZone) pushFront(id int32) {
 }
 
 func (z *nginxZone) unlink(id int32) {
-	l := z.links[id]
+	l := z.link(id)
 	if l.prev >= 0 {
-		z.links[l.prev].next = l.next
+		z.linkAt(l.prev).next = l.next
 	} else {
 		z.head = l.next
 	}
 	if l.next >= 0 {
-		z.links[l.next].prev = l.prev
+		z.linkAt(l.next).prev = l.prev
 	} else {
 		z.tail = l.prev
 	}
-	z.links[id] = zoneLink{}
+	*z.linkAt(id) = zoneLink{}
 	z.n--
 }
 
@@ -219,21 +252,26 @@ func (z *nginxZone) sync(id int, ms int64) {
 	}
 }
 
-// Clone copies the queue (a zone's lane pays for its keys at each clone)
-// and shares the states as keyed does.
+// Clone shares the states as keyed does, and the queue's chunks of links
+// the same way: a clone copies one pointer per linkChunk keys, and a chunk
+// is copied when either first changes it. It starts from a copy of the
+// whole of z, so that no field is left behind.
 func (z *nginxZone) Clone() Limiter {
-	c := &nginxZone{keyed: z.keyed.Clone().(*keyed[nginxState]), g: z.g, keys: z.keys,
-		links: append([]zoneLink(nil), z.links...), head: z.head, tail: z.tail, n: z.n}
+	c := new(nginxZone)
+	*c = *z
+	c.keyed = z.keyed.Clone().(*keyed[nginxState]) // a new epoch for both
+	c.links = append([]*zoneLinks(nil), z.links...)
 	c.keyed.Decider = NewDecider(c, c.ids)
 	return c
 }
 
-// Memory adds the queue's links to the states'.
+// Memory adds the queue's links to the states': every chunk of them, and
+// what a clone copies, a pointer a chunk.
 func (z *nginxZone) Memory() Memory {
 	m := z.keyed.Memory()
-	links := int64(cap(z.links))*int64(unsafe.Sizeof(zoneLink{})) + int64(unsafe.Sizeof(*z))
-	m.State += links
-	m.Clone += links
+	self := int64(unsafe.Sizeof(*z)) + int64(cap(z.links))*8
+	m.State += self + int64(len(z.links))*int64(unsafe.Sizeof(zoneLinks{}))
+	m.Clone += self
 	return m
 }
 
@@ -279,4 +317,20 @@ func (z *nginxZone) saveDecide(d *Decision, now time.Duration, key Key, cost int
 func (z *nginxZone) restoreKey(key Key) {
 	z.keyed.restoreKey(key)
 	z.syncAt(key.id)
+}
+
+// restoreLooked puts back the state saveKey kept for key, as nginx leaves a
+// zone it looked the request up in when a later zone refuses it: the node
+// stays where the lookup moved it, at the front, and a node the lookup
+// made stays, bare (never accounted).
+func (z *nginxZone) restoreLooked(key Key) {
+	s := z.seenSlot(key.id)
+	made := s != nil && s.s.node && (!z.saved.had || !z.saved.s.node)
+	if !made {
+		z.restoreKey(key)
+		return
+	}
+	at := s.s.at
+	z.keyed.restoreKey(key) // the queue keeps the key
+	*z.slot(key.id, at) = nginxState{node: true, bare: true, at: at}
 }

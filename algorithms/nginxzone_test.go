@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestNginxZoneKeys holds NginxZoneKeys to what nginx 1.22.1 was measured
@@ -103,8 +104,24 @@ func TestNginxZoneValidate(t *testing.T) {
 	if got := p.String(); got != "nginx-limit-req rate=1r/m zone=32k" {
 		t.Errorf("String = %q", got)
 	}
-	if _, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: base}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "lane of its own") {
-		t.Errorf("a stack with a zone: %v, want a refusal", err)
+	if _, err := NewStack([]Layer{{Name: "a", Policy: p}, {Name: "b", Policy: base}}, NewKeys()); err != nil {
+		t.Errorf("a stack of nginx-limit-req policies with a zone: %v", err)
+	}
+	bucket := Policy{Algorithm: TokenBucket, Capacity: 3, Rate: Rate{1, time.Second}}
+	dry := base
+	dry.DryRun = true
+	for _, c := range []struct {
+		name   string
+		layers []Layer
+		err    string
+	}{
+		{"a zone beside a bucket", []Layer{{Name: "a", Policy: p}, {Name: "b", Policy: bucket}}, "stacks only with nginx-limit-req"},
+		{"dry_run beside a bucket", []Layer{{Name: "a", Policy: bucket}, {Name: "b", Policy: dry}}, "stacks only with nginx-limit-req"},
+		{"dry_run in one zone only", []Layer{{Name: "a", Policy: p}, {Name: "b", Policy: dry}}, "dry_run applies to all"},
+	} {
+		if _, err := NewStack(c.layers, NewKeys()); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.err)
+		}
 	}
 	if _, err := NewStack([]Layer{{Name: "a", Policy: p, AllKeys: true}}, NewKeys()); err != nil {
 		t.Errorf("a stack of one policy with a zone: %v", err)
@@ -205,125 +222,6 @@ func TestNginxZoneFreesDrained(t *testing.T) {
 	}
 }
 
-// refZone is nginx's zone written as ngx_http_limit_req_lookup and
-// ngx_http_limit_req_expire read, a slice for the queue (front first) and
-// a map for the tree, for one zone with account set; cost 1.
-type refZone struct {
-	rate, burst, delay, keys int64
-	queue                    []string
-	nodes                    map[string]*refNode
-}
-
-type refNode struct{ excess, last int64 }
-
-func (z *refZone) lookup(now int64, key string) (Outcome, int64) {
-	if lr, ok := z.nodes[key]; ok {
-		z.queue = slices.Insert(slices.DeleteFunc(z.queue, func(k string) bool { return k == key }), 0, key)
-		ms := now - lr.last
-		excess := max(0, lr.excess-z.rate*ms/1000+1000)
-		if excess > z.burst {
-			return Rejected, 0
-		}
-		lr.excess, lr.last = excess, now
-		if excess > z.delay && (excess-z.delay)*1000/z.rate > 0 {
-			return Delayed, (excess - z.delay) * 1000 / z.rate
-		}
-		return Allowed, 0 // nginx passes a delay of 0 ms
-	}
-	z.expire(now, 1)
-	if int64(len(z.nodes)) == z.keys {
-		z.expire(now, 0)
-	}
-	z.nodes[key] = &refNode{0, now}
-	z.queue = slices.Insert(z.queue, 0, key)
-	return Allowed, 0
-}
-
-func (z *refZone) expire(now int64, n int) {
-	for ; n < 3; n++ {
-		if len(z.queue) == 0 {
-			return
-		}
-		key := z.queue[len(z.queue)-1]
-		lr := z.nodes[key]
-		if n != 0 {
-			ms := now - lr.last
-			if ms < 0 {
-				ms = -ms
-			}
-			if ms < 60000 || lr.excess-z.rate*ms/1000 > 0 {
-				return
-			}
-		}
-		z.queue = z.queue[:len(z.queue)-1]
-		delete(z.nodes, key)
-	}
-}
-
-// TestNginxZoneAgainstReference decides random traffic of more keys than
-// the smallest zone holds, at slow and fast rates, with the limiter and
-// with refZone, and with a clone made midway, which must decide as the
-// original while leaving it as it was.
-func TestNginxZoneAgainstReference(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	for round := range shortened(24) {
-		p := Policy{Algorithm: NginxLimitReq, Rate: Rate{int64(1 + r.IntN(90)), []time.Duration{time.Second, time.Minute}[r.IntN(2)]},
-			Burst: int64(r.IntN(4)), Zone: int64(32+8*r.IntN(3)) << 10}
-		switch r.IntN(3) {
-		case 0:
-			p.NoDelay = true
-		case 1:
-			p.Delay = int64(r.IntN(3))
-		}
-		g := newNginx(p)
-		delay := g.delay
-		if delay < 0 {
-			delay = MaxCount * 1000
-		}
-		ref := &refZone{rate: g.rate, burst: g.burst, delay: delay, keys: NginxZoneKeys(p.Zone), nodes: map[string]*refNode{}}
-		lim := mustNew(t, p)
-		keys := int(ref.keys) + 1 + r.IntN(150)
-		var now time.Duration
-		var clone Limiter
-		var cloneAt int
-		n := shortened(6000)
-		for i := range n {
-			now += time.Duration(r.IntN([]int{3, 40, 400}[round%3])) * time.Millisecond
-			if r.IntN(200) == 0 {
-				now += time.Duration(55+r.IntN(10)) * time.Second
-			}
-			key := fmt.Sprintf("k%d", r.IntN(keys))
-			if r.IntN(3) == 0 { // a few hot keys
-				key = fmt.Sprintf("k%d", r.IntN(5))
-			}
-			want, wantDelay := ref.lookup(msOf(now), key)
-			d := lim.Decide(now, key, 1)
-			if d.Outcome != want || d.Delay != time.Duration(wantDelay)*time.Millisecond {
-				t.Fatalf("round %d %v, request %d (%s at %v): %s %v, want %s %d ms: %s", round, p, i, key, now, d.Outcome, d.Delay, want, wantDelay, d.Explain())
-			}
-			if clone != nil && i > cloneAt {
-				if c := clone.Decide(now, key, 1); c.Outcome != d.Outcome || c.Delay != d.Delay {
-					t.Fatalf("round %d, request %d: the clone decided %s, the original %s", round, i, c.Outcome, d.Outcome)
-				}
-			}
-			if i == n/2 {
-				clone, cloneAt = lim.Clone(), i
-			}
-		}
-		z := lim.(*nginxZone)
-		if z.n != int64(len(ref.queue)) || z.n > z.keys {
-			t.Errorf("round %d: %d keys in the zone, the reference %d, at most %d", round, z.n, len(ref.queue), z.keys)
-		}
-		var order []string
-		for id := z.head; id >= 0; id = z.links[id].next {
-			order = append(order, keyName(z.ids, int(id)))
-		}
-		if !slices.Equal(order, ref.queue) {
-			t.Errorf("round %d: the queue differs from the reference's", round)
-		}
-	}
-}
-
 // keyName is the key numbered id in ks.
 func keyName(ks *Keys, id int) string {
 	for k := range ks.All {
@@ -420,4 +318,78 @@ func TestNginxDryRun(t *testing.T) {
 		{Name: "b", Policy: Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Second}}}}, NewKeys()); err == nil || !strings.Contains(err.Error(), "dry_run") {
 		t.Errorf("a stack with dry_run: %v, want a refusal", err)
 	}
+}
+
+// TestNginxZoneClonesShareQueue: a zone and its clone, each then given its
+// own traffic (evicting, freeing drained nodes, taking new keys), decide
+// and keep their queues exactly as zones that saw only their own traffic,
+// although they share the queue's chunks of links until they change them;
+// and a clone costs a pointer per chunk of links, not the links.
+func TestNginxZoneClonesShareQueue(t *testing.T) {
+	p := Policy{Algorithm: NginxLimitReq, Rate: Rate{2, sec}, Burst: 1, Zone: 32 << 10}
+	r := rand.New(rand.NewPCG(22, 19))
+	for round := range shortened(8) {
+		ks := NewKeys()
+		keys := make([]Key, 600) // more than the zone's 191
+		for i := range keys {
+			keys[i] = ks.Key(fmt.Sprintf("k%d", i))
+		}
+		type step struct {
+			at  time.Duration
+			key Key
+		}
+		var now time.Duration
+		steps := func(n int) []step {
+			s := make([]step, n)
+			for i := range s {
+				now += time.Duration(r.IntN(400)) * time.Millisecond
+				s[i] = step{now, keys[r.IntN(len(keys))]}
+			}
+			return s
+		}
+		decide := func(l Limiter, ss []step) []Outcome {
+			var out []Outcome
+			for _, s := range ss {
+				out = append(out, l.DecideKey(s.at, s.key, 1).Outcome)
+			}
+			return out
+		}
+		shared := steps(2000)
+		from := now
+		a := mustNewWithKeys(t, p, ks)
+		decide(a, shared)
+		b := a.Clone()
+		ownA := steps(1500)
+		now = from
+		ownB := steps(1500)
+		for i, c := range []struct {
+			lim Limiter
+			own []step
+		}{{a, ownA}, {b, ownB}} {
+			ref := mustNewWithKeys(t, p, ks)
+			decide(ref, shared)
+			want := decide(ref, c.own)
+			if got := decide(c.lim, c.own); !slices.Equal(got, want) {
+				t.Fatalf("round %d, limiter %d: its decisions differ from a zone that saw only its own traffic", round, i)
+			}
+			z, rz := c.lim.(*nginxZone), ref.(*nginxZone)
+			if order, wantOrder := zoneOrder(z), zoneOrder(rz); !slices.Equal(order, wantOrder) || z.n != rz.n || z.tail != rz.tail {
+				t.Fatalf("round %d, limiter %d: queue %v (%d keys), want %v (%d)", round, i, order, z.n, wantOrder, rz.n)
+			}
+		}
+		z := a.(*nginxZone)
+		links := int64(len(z.links)) * int64(unsafe.Sizeof(zoneLinks{}))
+		if m := a.Memory(); m.Clone-z.keyed.Memory().Clone >= links {
+			t.Errorf("round %d: a clone of the zone costs %d bytes beside its states, as much as the links (%d)", round, m.Clone-z.keyed.Memory().Clone, links)
+		}
+	}
+}
+
+// zoneOrder is z's queue, front to back, by key number.
+func zoneOrder(z *nginxZone) []int32 {
+	var order []int32
+	for id := z.head; id >= 0; id = z.link(id).next {
+		order = append(order, id)
+	}
+	return order
 }

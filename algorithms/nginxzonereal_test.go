@@ -36,7 +36,8 @@ type zoneResult struct {
 // first key is still refused (the zone holds that many), and one more new
 // key frees the least recently used one, which is then admitted as new (it
 // does not hold one more). Two more locations show the freeing of idle
-// drained nodes after 61.5s, and one limit_req_dry_run on. Every answer,
+// drained nodes after 61.5s, one limit_req_dry_run on, and one of two
+// zones of 32k stacked, as stackFill says. Every answer,
 // status and $limit_req_status, must be the lane's on the same requests at
 // the instants the test sent them, and the test's own expectations.
 // Without -short it waits 61.5s; the zones' part alone takes a few seconds.
@@ -52,10 +53,13 @@ func TestNginxZoneAgainstRealNginx(t *testing.T) {
 		return realLoc{name: name, zones: []realZone{{p: p}}}
 	}
 	dry := Policy{Algorithm: NginxLimitReq, Rate: Rate{1, time.Minute}, Burst: 2, Delay: 1, DryRun: true}
+	zoned := slow
+	zoned.Zone = 32 << 10
 	locs := []realLoc{
 		sized("z32k", 32<<10), sized("z40k", 40<<10), sized("zodd", 1286144), sized("zodd2", 1990656),
 		sized("idle", 32<<10), sized("kept", 32<<10),
 		{name: "dry", zones: []realZone{{p: dry}}},
+		{name: "zstack", zones: []realZone{{p: zoned}, {p: zoned}}},
 	}
 	for i := range locs {
 		l, err := locs[i].withLane()
@@ -77,6 +81,9 @@ func TestNginxZoneAgainstRealNginx(t *testing.T) {
 	}
 	for range 5 {
 		first = append(first, zoneReq{loc: "dry", key: "d"})
+	}
+	for _, s := range stackFill(int(NginxZoneKeys(32 << 10))) {
+		first = append(first, zoneReq{"zstack", s.key, s.want, true})
 	}
 	second := []zoneReq{
 		// d frees a and b, idle and drained, not c (two at most).
@@ -176,4 +183,26 @@ func realZoneAnswer(d Decision) (int, string) {
 		return 200, "DELAYED"
 	}
 	return 200, "PASSED"
+}
+
+// stackFill is the requests of TestNginxZoneAgainstRealNginx for a
+// location of two zones (a, then b) of keys keys each, at 1r/m without
+// burst, with nginx's answers: k0 and keys − 1 new keys fill both; k0,
+// refused by a, moves to a's front only (b is not looked up); m1, new,
+// frees the least recently used node of each: n1 in a, k0 in b. Then each
+// of n1 … n(keys−1) again: a makes it a new node (its own was freed by the
+// one before), freeing the next, and b refuses it, spent, so that a's node
+// stays, never accounted; the last of them frees k0 in a too. So k0 is new
+// in both zones and admitted. Were the nodes a made for the refused
+// requests dropped, a would never fill again and would still refuse k0.
+func stackFill(keys int) []zoneStep {
+	steps := []zoneStep{{key: "k0", want: Allowed}}
+	for n := 1; n < keys; n++ {
+		steps = append(steps, zoneStep{key: fmt.Sprintf("n%d", n), want: Allowed})
+	}
+	steps = append(steps, zoneStep{key: "k0", want: Rejected}, zoneStep{key: "m1", want: Allowed})
+	for n := 1; n < keys; n++ {
+		steps = append(steps, zoneStep{key: fmt.Sprintf("n%d", n), want: Rejected})
+	}
+	return append(steps, zoneStep{key: "k0", want: Allowed})
 }

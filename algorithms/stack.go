@@ -57,7 +57,9 @@ const AllKeysKey = "\x00all"
 // stack applies several policies to each request: it is admitted only if
 // every layer admits it, and then spent in every layer; a request one layer
 // refuses leaves every layer as it was, as nginx's several limit_req zones
-// do (they account a request only once the last zone admits it).
+// do (they account a request only once the last zone admits it). A stack
+// of nginx-limit-req policies decides as nginx's location (see
+// DecideInto).
 type stack struct {
 	Decider
 	layers []Layer
@@ -77,6 +79,14 @@ type stack struct {
 	recs stackRecords
 	// scratch is where a decision's record is written.
 	scratch [stackRecordMax]byte
+	// nginx is set for several layers all nginx-limit-req: they decide as
+	// ngx_http_limit_req_handler applies a location's limit_req lines
+	// (see DecideInto). zones are its layers that have a zone (nil for the
+	// others), and dryRun is the location's limit_req_dry_run, which every
+	// layer gives alike: the layers themselves decide without it.
+	nginx  bool
+	zones  []*nginxZone
+	dryRun bool
 }
 
 // StackMayDelay reports whether policies may stack although some can
@@ -110,27 +120,31 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey)}
 	s.Decider = NewDecider(s, ks)
 	mayDelay := StackMayDelay(s.policies()...)
+	s.nginx = len(layers) > 1 && !slices.ContainsFunc(layers, func(l Layer) bool { return l.Policy.Algorithm != NginxLimitReq })
+	s.dryRun = s.nginx && layers[0].Policy.DryRun
 	for _, l := range layers {
 		if l.Policy.MaxDelay() > 0 && !mayDelay {
 			return nil, fmt.Errorf("policy %s: %s delays requests, and a stack's policies must each admit or refuse at once", l.Name, l.Policy.Algorithm)
 		}
-		if len(layers) > 1 && l.Policy.DryRun {
-			// nginx's dry run lets a request through that one zone
-			// refuses, accounting it in none: a stack would account it in
-			// every layer that admits it.
-			return nil, fmt.Errorf("policy %s: dry_run is modelled in a lane of its own, not in a stack of several policies; leave it out here", l.Name)
+		p := l.Policy
+		if len(layers) > 1 && (p.DryRun || p.MaxKeys() > 0) && !s.nginx {
+			return nil, fmt.Errorf("policy %s: a zone or dry_run stacks only with nginx-limit-req policies (a location's limit_req lines); leave it out here, or make every policy nginx-limit-req", l.Name)
 		}
-		if len(layers) > 1 && l.Policy.MaxKeys() > 0 {
-			// nginx looks zones up in order only until one refuses, and a
-			// node it made for the request stays: a stack decides every
-			// layer and puts every one back.
-			return nil, fmt.Errorf("policy %s: a zone that holds %d keys is modelled in a lane of its own, not in a stack of several policies; leave its zone out here", l.Name, l.Policy.MaxKeys())
+		if s.nginx && p.DryRun != s.dryRun {
+			// limit_req_dry_run is the location's, not a zone's.
+			return nil, fmt.Errorf("policy %s: dry_run applies to all of a stack's policies (nginx's limit_req_dry_run is the location's): give it to every one or to none", l.Name)
 		}
-		lim, err := NewWithKeys(l.Policy, ks)
+		if s.nginx {
+			p.DryRun = false // the stack lets through what they refuse
+		}
+		lim, err := NewWithKeys(p, ks)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", l.Name, err)
 		}
 		s.lims = append(s.lims, lim)
+	}
+	if s.nginx {
+		s.zones = zonesOf(s.lims)
 	}
 	s.savers = saversOf(s.lims)
 	if len(layers) > 1 {
@@ -147,6 +161,15 @@ func saversOf(lims []Limiter) []keySaver {
 		savers[i] = lim.(keySaver)
 	}
 	return savers
+}
+
+// zonesOf is each limiter as an nginx zone, nil for one that is not.
+func zonesOf(lims []Limiter) []*nginxZone {
+	zones := make([]*nginxZone, len(lims))
+	for i, lim := range lims {
+		zones[i], _ = lim.(*nginxZone)
+	}
+	return zones
 }
 
 // policies are the layers' policies.
@@ -202,6 +225,19 @@ func (s *stack) keyOf(i int, key Key) Key {
 // copies them, sharing a log's chunks (see keyed.saveKey): it allocates
 // nothing, but a layer whose log a refusal put back copies the log's
 // newest chunk when it next logs an admission.
+//
+// A stack of nginx-limit-req layers decides as ngx_http_limit_req_handler
+// applies a location's limit_req lines (nginx 1.22's
+// ngx_http_limit_req_module.c): it looks the request up in each zone in
+// order (ngx_http_limit_req_lookup) and stops at the first that refuses
+// it. Each zone it was looked up in keeps what the lookup did: the key's
+// node moved to the front of its queue, or made (freeing others to make
+// room), bare if the request is then refused (see nginxState); only if
+// none refuses is it accounted in every zone
+// (ngx_http_limit_req_account). A zone after the refusing one is not
+// looked up: its verdict, for the wait and the explanation, is decided on
+// a copy of the key's node. With dry_run the request is decided and
+// accounted the same, and let through at once.
 func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) {
 	if len(s.lims) == 1 {
 		// One policy (a lane over all keys): nothing to put back; it
@@ -215,7 +251,13 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	var wait time.Duration
 	for i, sv := range s.savers {
 		v := &verdicts[i]
-		sv.saveDecide(v, now, s.keyOf(i, key), cost)
+		if s.nginx && refused >= 0 {
+			// nginx does not look the request up here: the verdict, for
+			// the wait and the explanation, is the node's copy's.
+			s.lims[i].(nodePeeker).peekInto(v, now, s.keyOf(i, key), cost)
+		} else {
+			sv.saveDecide(v, now, s.keyOf(i, key), cost)
+		}
 		if v.Outcome == Rejected {
 			if refused < 0 {
 				refused = i
@@ -232,14 +274,23 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		}
 		*d = verdicts[longest]
 	} else {
-		for i, sv := range s.savers {
-			sv.restoreKey(s.keyOf(i, key))
+		looked := s.savers
+		if s.nginx {
+			looked = looked[:refused+1]
+		}
+		for i, sv := range looked {
+			if s.nginx && s.zones[i] != nil {
+				s.zones[i].restoreLooked(s.keyOf(i, key))
+			} else {
+				sv.restoreKey(s.keyOf(i, key))
+			}
 		}
 		if wait == Never {
 			// A layer it can never fit: that is the whole story.
 			for _, v := range verdicts {
 				if v.RetryAfter == Never {
 					*d = v
+					s.pretend(d)
 					return
 				}
 			}
@@ -249,20 +300,63 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	}
 	// The first layer to refuse, or the first, decided: its policy is
 	// the decision's. Its explanation is every layer's, from the record.
+	s.pretend(d)
 	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, verdicts))
+}
+
+// pretend lets d through at once if the stack is a dry run, saying what
+// nginx would have done.
+func (s *stack) pretend(d *Decision) {
+	if s.dryRun && d.Outcome != Allowed {
+		d.DryRun, d.Outcome, d.Delay, d.RetryAfter = d.Outcome, Allowed, 0, 0
+	}
+}
+
+// nodePeeker is an nginx-limit-req limiter: peekInto decides a request on
+// a copy of the key's node, changing nothing (neither the node nor a
+// zone's queue).
+type nodePeeker interface {
+	peekInto(d *Decision, now time.Duration, key Key, cost int64)
+}
+
+// peekInto is for a state that is a plain value (nginx's node), which
+// holds nothing that k's account counts: the copy decides on that account,
+// untouched. The copy is made in k.saved, which a stack leaves alone for a
+// layer it does not look the request up in (it puts back only those it
+// did): a local would move to the heap, one allocation a peek.
+func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64) {
+	if !k.plain {
+		panic("algorithms: peekInto of a state that is not a plain value")
+	}
+	st := &k.saved.s
+	if s := k.seenSlot(key.id); s != nil {
+		*st = s.s
+	} else {
+		*st = k.alg.start(now)
+	}
+	k.saved.had = false
+	*d = k.alg.decide(st, &k.m, now, cost)
 }
 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
 
+// Clone clones every layer. It starts from a copy of the whole of s, so
+// that no field is left behind; the clone writes records into chunks of its
+// own.
 func (s *stack) Clone() Limiter {
-	// The clone writes records into chunks of its own.
-	c := &stack{layers: s.layers, ids: s.ids, all: s.all, lims: make([]Limiter, len(s.lims)), info: s.info}
+	c := new(stack)
+	*c = *s
 	c.Decider = NewDecider(c, s.ids)
+	c.lims = make([]Limiter, len(s.lims))
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()
 	}
 	c.savers = saversOf(c.lims)
+	if s.zones != nil {
+		c.zones = zonesOf(c.lims)
+	}
+	c.verdicts, c.recs, c.scratch = [MaxLayers]Decision{}, stackRecords{}, [stackRecordMax]byte{}
 	return c
 }
 

@@ -95,37 +95,51 @@ type stackRecords struct {
 // the number's bytes, 0 to 6, or 7 for 8. Arithmetic wraps, so any int64 (a
 // float's bits among them) comes back exactly.
 func stackRecord(buf *[stackRecordMax]byte, at time.Duration, verdicts []Decision) int {
-	n := (5*len(verdicts) + 1) / 2
-	clear(buf[:n])
+	// The numbers and their nibbles first, each apart from the others;
+	// then their bytes, where only where each starts depends on the one
+	// before.
+	var zs [5 * MaxLayers]uint64
+	var sizes [5 * MaxLayers]uint8
+	var nibbles [2]uint64 // numbers 0 to 15, then 16 to 19
 	k := 0
-	put := func(z uint64, c byte) {
-		c |= byte(min((bits.Len64(z)+7)/8, 7))
-		buf[k/2] |= c << (4 * (k % 2))
-		binary.LittleEndian.PutUint64(buf[n:], z)
-		n += stackSizes[c&7]
-		k++
-	}
 	for i := range verdicts {
 		v := &verdicts[i]
 		for _, x := range v.v {
-			z, near := zigzag(x), zigzag(x-int64(at))
-			if near < z {
-				put(near, 8)
-			} else {
-				put(z, 0)
+			z, c := zigzag(x), uint64(0)
+			if near := zigzag(x - int64(at)); near < z {
+				z, c = near, 8
 			}
+			b := recordBytes(z)
+			zs[k], sizes[k] = z, uint8(b+(b+1)>>3)
+			nibbles[k/16] |= (c | b) << (4 * (k % 16))
+			k++
 		}
+		z, c := uint64(v.Delay), uint64(0) // 0 but for a stack of nginx's zones
 		if v.Outcome == Rejected {
-			put(uint64(v.RetryAfter), 8)
-		} else {
-			put(uint64(v.Delay), 0) // 0 but for a stack of nginx's zones
+			z, c = uint64(v.RetryAfter), 8
 		}
+		b := recordBytes(z)
+		zs[k], sizes[k] = z, uint8(b+(b+1)>>3)
+		nibbles[k/16] |= (c | b) << (4 * (k % 16))
+		k++
+	}
+	// The nibbles, and zeros past them that the numbers overwrite.
+	binary.LittleEndian.PutUint64(buf[:8], nibbles[0])
+	binary.LittleEndian.PutUint64(buf[8:16], nibbles[1])
+	n := (k + 1) / 2
+	for j, z := range zs[:k] {
+		binary.LittleEndian.PutUint64(buf[n:n+8], z)
+		n += int(sizes[j])
 	}
 	if n < stackInline {
 		clear(buf[n:stackInline]) // what PutUint64 wrote past the end
 	}
 	return n
 }
+
+// recordBytes is a number's nibble's low 3 bits in a record: its bytes, 0
+// to 6, or 7 for 8.
+func recordBytes(z uint64) uint64 { return uint64(min((bits.Len64(z)+7)/8, 7)) }
 
 // stackSizes are the bytes of a number of a record, by its nibble's low 3
 // bits.
@@ -205,6 +219,7 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	var refused [MaxLayers]bool
 	refusers, longest := 0, -1
+	var delay time.Duration // the longest of the layers' delays
 	r := newStackReader(rec, len(info.layers))
 	for i, l := range info.layers {
 		if i > 0 {
@@ -217,18 +232,18 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 		case v.Outcome == Rejected:
 			refused[i] = true
 			refusers++
-		case d.Outcome == Rejected:
+		case d.Outcome == Rejected || d.DryRun == Rejected:
 			b = append(b, " (had all admitted)"...)
-		case v.Delay > 0 && v.Delay == d.Delay:
-			longest = i
+		case v.Delay > 0 && v.Delay >= delay:
+			longest, delay = i, v.Delay
 		}
 	}
 	if refusers == 0 {
 		b = append(b, " ⇒ every policy admits: spent in all"...)
 		if longest >= 0 {
-			b = appendf(b, d.times, "; it waits %s, the longest of their delays (%s's)", secs(d.Delay), info.layers[longest].Name)
+			b = appendf(b, d.times, "; it waits %s, the longest of their delays (%s's)", secs(delay), info.layers[longest].Name)
 		}
-		return b
+		return appendDryRun(b, d)
 	}
 	b = append(b, " ⇒ refused by "...)
 	first := true
@@ -244,6 +259,18 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	b = append(b, ": no policy spends it"...)
 	if refusers > 1 {
 		b = appendf(b, d.times, "; retry after %s, the longest of their waits", secs(d.RetryAfter))
+	}
+	return appendDryRun(b, d)
+}
+
+// appendDryRun ends the explanation of a stack's decision that a dry run
+// let through (nginx's limit_req_dry_run, the whole location's).
+func appendDryRun(b []byte, d *Decision) []byte {
+	switch d.DryRun {
+	case Rejected:
+		return append(b, "; dry run (limit_req_dry_run): let through at once, logged REJECTED_DRY_RUN"...)
+	case Delayed:
+		return append(b, "; dry run (limit_req_dry_run): let through at once, logged DELAYED_DRY_RUN"...)
 	}
 	return b
 }

@@ -34,7 +34,10 @@ func TestGCRAFamilyStateRefused(t *testing.T) {
 		{cell, []int64{-1, 10}, "out of range"},
 		{ngx, []int64{0, 0, 0, 7}, ""},
 		{ngx, []int64{1, 3000, 7, 7_000_000}, ""},
-		{ngx, []int64{2, 0, 0, 7}, "neither 0 nor 1"},
+		{ngx, []int64{2, 0, 0, 7}, ""}, // a bare node: made by a lookup, never accounted
+		{ngx, []int64{3, 0, 0, 7}, "not 0, 1 or 2"},
+		{ngx, []int64{2, 500, 0, 7}, "a bare node"},
+		{ngx, []int64{2, 0, 3, 7_000_000}, "a bare node"},
 		{ngx, []int64{0, 500, 0, 7}, "no node"},
 		{ngx, []int64{1, 3001, 7, 7_000_000}, "not in [0, burst 3]"},
 		{ngx, []int64{1, -1, 7, 7_000_000}, "not in [0, burst 3]"},

@@ -63,12 +63,14 @@ func TestImportNginx(t *testing.T) {
 	if login.Stack != nil || login.Policy != wantLogin {
 		t.Errorf("login %+v", login)
 	}
-	if len(v1.Stack) != 2 || v1.Stack[0].Policy != nginx(10, 20, 8, false) || !v1.Stack[1].AllKeys || v1.Stack[0].Name != "perip" {
+	wantV1 := nginx(10, 20, 8, false)
+	wantV1.Zone = 10 << 20 // each zone keyed by client has its size, in a stack too
+	if len(v1.Stack) != 2 || v1.Stack[0].Policy != wantV1 || !v1.Stack[1].AllKeys || v1.Stack[0].Name != "perip" {
 		t.Errorf("v1 %+v", v1.Stack)
 	}
 	for _, want := range []string{
 		"root: api.example.com location / (" + path + ":7).",
-		"- zone perip, one allowance a client: nginx-limit-req rate=10r/s burst=20 delay=8.",
+		"- zone perip, one allowance a client: nginx-limit-req rate=10r/s burst=20 delay=8 zone=10m.",
 		"- Note: its own limit_req lines replace the enclosing level's: zone perserver is not applied here",
 	} {
 		if !strings.Contains(s.About, want) {

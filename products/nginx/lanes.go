@@ -135,34 +135,23 @@ func (c *Config) lane(p Place) (Lane, error) {
 	return l, nil
 }
 
-// sizeZones gives l's layers their zones' (zs) sizes and p's limit_req_dry_run, when
-// l is one zone: a lane of several models neither (algorithms.NewStack),
-// and its notes say so. A zone keyed by one value for the whole server
-// holds one key and never fills: it has no size in the lane.
+// sizeZones gives l's layers their zones' (zs) sizes and p's
+// limit_req_dry_run, which is the whole place's: a lane of several zones
+// decides as nginx's lines of one location do (algorithms.NewStack). A
+// zone keyed by one value for the whole server holds one key and never
+// fills: it has no size in the lane.
 func sizeZones(l *Lane, p Place, zs []Zone) {
-	one := len(l.Layers) == 1
 	for i := range l.Layers {
 		layer := &l.Layers[i]
+		layer.Policy.DryRun = p.DryRun
 		if layer.AllKeys {
 			continue
 		}
 		z := zs[i]
-		keys := thousands(algorithms.NginxZoneKeys(z.Size))
-		switch {
-		case !one:
-			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys, nginx freeing the least recently used for a new one; in a lane of several zones ratelab keeps every key's", z.Name, sizeText(z.Size), keys))
-		case !clientKey(z.Key):
-			layer.Policy.Zone = z.Size
-			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of %s takes twice the room", z.Name, sizeText(z.Size), keys, z.Key))
-		default:
-			layer.Policy.Zone = z.Size
+		layer.Policy.Zone = z.Size
+		if !clientKey(z.Key) {
+			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of %s takes twice the room", z.Name, sizeText(z.Size), thousands(algorithms.NginxZoneKeys(z.Size)), z.Key))
 		}
-	}
-	switch {
-	case p.DryRun && one:
-		l.Layers[0].Policy.DryRun = true
-	case p.DryRun:
-		l.Notes = append(l.Notes, "limit_req_dry_run on: nginx passes every request at once and only logs what it would do; in a lane of several zones ratelab refuses and delays as nginx would without it")
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 // their limit_req_status. A layer over all keys is keyed by $server_name,
 // one for each client by $binary_remote_addr. A layer's zone is its
 // policy's size, or zoneSize for a policy without one (nginx needs a
-// size: read back, a lane of one zone keyed by client then has that
-// zone); name prefixes the zones' names. A dry_run policy writes
+// size: read back, a layer keyed by client then has that zone); name
+// prefixes the zones' names. A dry_run policy writes
 // limit_req_dry_run on, which is the location's: every layer has it or
 // none. The text is a whole configuration nginx -t takes once an events
 // block is added; ratelab import reads it back to the same layers.

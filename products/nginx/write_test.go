@@ -28,21 +28,22 @@ func randomNginxLayers(r *rand.Rand) []algorithms.Layer {
 		}
 		ls = append(ls, algorithms.Layer{Name: fmt.Sprintf("z%d", i), Policy: p, AllKeys: r.IntN(3) == 0})
 	}
-	if n == 1 && !ls[0].AllKeys && r.IntN(2) == 0 {
-		ls[0].Policy.Zone = []int64{32 << 10, 64 << 10, 10 << 20, 1286144}[r.IntN(4)]
-	}
-	if n == 1 && r.IntN(3) == 0 {
-		ls[0].Policy.DryRun = true
+	dry := r.IntN(3) == 0 // the location's: every layer's or none
+	for i := range ls {
+		if !ls[i].AllKeys && r.IntN(2) == 0 {
+			ls[i].Policy.Zone = []int64{32 << 10, 64 << 10, 10 << 20, 1286144}[r.IntN(4)]
+		}
+		ls[i].Policy.DryRun = dry
 	}
 	return ls
 }
 
-// readBack is the policy import reads back for layer, one of n written
-// with zones of zoneSize: a lane of one zone keyed by client has that
-// zone's size, when it had none.
-func readBack(layer algorithms.Layer, n int, zoneSize int64) algorithms.Policy {
+// readBack is the policy import reads back for layer, written with zones
+// of zoneSize: a layer keyed by client has that zone's size, when it had
+// none.
+func readBack(layer algorithms.Layer, zoneSize int64) algorithms.Policy {
 	p := layer.Policy
-	if n == 1 && !layer.AllKeys && p.Zone == 0 {
+	if !layer.AllKeys && p.Zone == 0 {
 		p.Zone = zoneSize
 	}
 	return p
@@ -50,8 +51,8 @@ func readBack(layer algorithms.Layer, n int, zoneSize int64) algorithms.Policy {
 
 // What Write writes, import reads back to the same policies, scopes,
 // status, zone and dry run: import ∘ export is the identity on nginx lanes
-// (a lane of one zone keyed by client without a size reads back with
-// the size written).
+// (a layer keyed by client without a size reads back with the size
+// written).
 func TestWriteReadsBack(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
@@ -73,7 +74,7 @@ func TestWriteReadsBack(t *testing.T) {
 			t.Fatalf("%d: %d layers back, want %d\n%s", i, len(got), len(layers), text)
 		}
 		for j := range got {
-			if got[j].Policy != readBack(layers[j], len(layers), 1<<20) || got[j].AllKeys != layers[j].AllKeys {
+			if got[j].Policy != readBack(layers[j], 1<<20) || got[j].AllKeys != layers[j].AllKeys {
 				t.Fatalf("%d: layer %d read back as %+v, was %+v\n%s", i, j, got[j], layers[j], text)
 			}
 		}
