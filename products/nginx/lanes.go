@@ -150,7 +150,7 @@ func sizeZones(l *Lane, p Place, zs []Zone) {
 		z := zs[i]
 		layer.Policy.Zone = z.Size
 		if !clientKey(z.Key) {
-			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of %s takes twice the room", z.Name, sizeText(z.Size), thousands(algorithms.NginxZoneKeys(z.Size)), z.Key))
+			l.Notes = append(l.Notes, fmt.Sprintf("zone %s's %s holds %s keys of up to 48 bytes, as the lane counts them; nginx's node for a longer value of %s takes twice the room", z.Name, sizeText(z.Size), algorithms.Thousands(algorithms.NginxZoneKeys(z.Size)), z.Key))
 		}
 	}
 }
@@ -199,15 +199,6 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%dk", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// thousands is n with commas between its thousands: 160,000.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // layerName is a zone's name as a policy name: at most MaxNameLen bytes.
