@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -103,6 +104,44 @@ func StackMayDelay(ps ...Policy) bool {
 	return len(ps) > 0
 }
 
+// CheckStack says whether layers can be one stack as NewStack makes it
+// (the counts aside): -1 and nil when they can, else the index of the
+// first layer that cannot and why. Every layer must admit or refuse at
+// once, unless StackMayDelay holds for them all; a zone or dry_run
+// stacks only with nginx-limit-req policies, and dry_run, which is
+// nginx's location's, is on every layer or on none.
+func CheckStack(layers []Layer) (int, error) {
+	mayDelay := StackMayDelay(policiesOf(layers)...)
+	nginx := nginxStack(layers)
+	for i, l := range layers {
+		p := l.Policy
+		switch {
+		case p.MaxDelay() > 0 && !mayDelay:
+			return i, fmt.Errorf("%s delays requests, and a stack's policies must each admit or refuse at once", p.Algorithm)
+		case len(layers) > 1 && (p.DryRun || p.MaxKeys() > 0) && !nginx:
+			return i, errors.New("a zone or dry_run stacks only with nginx-limit-req policies (a location's limit_req lines); leave it out here, or make every policy nginx-limit-req")
+		case nginx && p.DryRun != layers[0].Policy.DryRun:
+			return i, errors.New("dry_run applies to all of a stack's policies (nginx's limit_req_dry_run is the location's): give it to every one or to none")
+		}
+	}
+	return -1, nil
+}
+
+// nginxStack says whether layers are several nginx-limit-req policies,
+// which decide as a location's limit_req lines.
+func nginxStack(layers []Layer) bool {
+	return len(layers) > 1 && !slices.ContainsFunc(layers, func(l Layer) bool { return l.Policy.Algorithm != NginxLimitReq })
+}
+
+// policiesOf is the layers' policies.
+func policiesOf(layers []Layer) []Policy {
+	ps := make([]Policy, len(layers))
+	for i, l := range layers {
+		ps[i] = l.Policy
+	}
+	return ps
+}
+
 // NewStack makes the limiter of a stack of layers (1 to MaxLayers),
 // numbering keys by ks. Every layer must admit or refuse at once (a layer
 // that can delay, a Policy with MaxDelay above 0, is refused), unless
@@ -117,23 +156,15 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	// A copy of the caller's layers: a decision's explanation reads them
 	// however long after.
 	layers = slices.Clone(layers)
+	if i, err := CheckStack(layers); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", layers[i].Name, err)
+	}
 	s := &stack{layers: layers, ids: ks, all: ks.Key(AllKeysKey)}
 	s.Decider = NewDecider(s, ks)
-	mayDelay := StackMayDelay(s.policies()...)
-	s.nginx = len(layers) > 1 && !slices.ContainsFunc(layers, func(l Layer) bool { return l.Policy.Algorithm != NginxLimitReq })
+	s.nginx = nginxStack(layers)
 	s.dryRun = s.nginx && layers[0].Policy.DryRun
 	for _, l := range layers {
-		if l.Policy.MaxDelay() > 0 && !mayDelay {
-			return nil, fmt.Errorf("policy %s: %s delays requests, and a stack's policies must each admit or refuse at once", l.Name, l.Policy.Algorithm)
-		}
 		p := l.Policy
-		if len(layers) > 1 && (p.DryRun || p.MaxKeys() > 0) && !s.nginx {
-			return nil, fmt.Errorf("policy %s: a zone or dry_run stacks only with nginx-limit-req policies (a location's limit_req lines); leave it out here, or make every policy nginx-limit-req", l.Name)
-		}
-		if s.nginx && p.DryRun != s.dryRun {
-			// limit_req_dry_run is the location's, not a zone's.
-			return nil, fmt.Errorf("policy %s: dry_run applies to all of a stack's policies (nginx's limit_req_dry_run is the location's): give it to every one or to none", l.Name)
-		}
 		if s.nginx {
 			p.DryRun = false // the stack lets through what they refuse
 		}
@@ -173,13 +204,7 @@ func zonesOf(lims []Limiter) []*nginxZone {
 }
 
 // policies are the layers' policies.
-func (s *stack) policies() []Policy {
-	ps := make([]Policy, len(s.layers))
-	for i, l := range s.layers {
-		ps[i] = l.Policy
-	}
-	return ps
-}
+func (s *stack) policies() []Policy { return policiesOf(s.layers) }
 
 // Layers are the stack's layers, in order.
 func (s *stack) Layers() []Layer { return s.layers }

@@ -306,8 +306,10 @@ func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, e
 	}
 	var layers []algorithms.Layer
 	var delaying *fields // the first policy that delays, if any
+	var ats []string     // each policy's path
 	for i, item := range items {
 		at := index(child(path, "policies"), i)
+		ats = append(ats, at)
 		lf, err := d.fields(item, at, "a policy such as {name: total, algorithm: fixed-window, limit: 200, window: 1s, across: all}", layerFields)
 		if err != nil {
 			return Lane{}, err
@@ -344,6 +346,9 @@ func (d *decoder) stackedLane(f *fields, n ast.Node, path, name string) (Lane, e
 	lane := Lane{Name: name, Policy: layers[0].Policy, Stack: layers}
 	if delaying != nil && !algorithms.StackMayDelay(lane.Policies()...) {
 		return Lane{}, delaying.errorf("algorithm", "this policy delays requests, which only a stack of nginx-limit-req policies may (as nginx's zones: each accounts a request at its arrival, and it waits the longest of their delays); give it nodelay: true, or make every policy nginx-limit-req")
+	}
+	if i, err := algorithms.CheckStack(layers); err != nil {
+		return Lane{}, d.errorf(items[i], ats[i], "%v", err)
 	}
 	return lane, nil
 }
