@@ -227,6 +227,7 @@ func (a *App) setStyles() {
 // relayout lays the screen out for the terminal's size.
 func (a *App) relayout() {
 	sh := shapeOf(a.lab)
+	sh.reached = currentNote(a.lab.Scenario().Notes, a.lab.Now()) + 1
 	sh.noChart = a.chart == chartHidden
 	a.lay = layoutFor(a.width, a.height, sh)
 	a.tl.fit()
