@@ -65,24 +65,18 @@ type laneView struct {
 	// key), layerSnaps each one's state for the shown key.
 	layers     []algorithms.Layer
 	layerSnaps []algorithms.Snapshot
-	// times is how the lane's explanation writes its times (explainTimes).
-	times algorithms.Times
+	// times is how the screen writes its times (timeForm).
+	times timeForm
 }
 
 // explain is the lane's last decision explained, its times in the screen's
-// format.
-func (v laneView) explain() string {
-	return string(v.last.Decision.AppendExplainTimes(nil, v.times))
-}
+// form.
+func (v laneView) explain() string { return v.times.explain(v.last.Decision) }
 
-// secs writes a time as the lane's explanation does (times): the why
-// panel's heading then names the request's time as its equations do.
-func (v laneView) secs(d time.Duration) string {
-	if v.times == algorithms.ExactTimes {
-		return algorithms.FormatSeconds(d)
-	}
-	return secs(d)
-}
+// secs writes a time as the screen and the lane's explanation do (times):
+// the box, the why panel's heading and its equations name an instant
+// alike.
+func (v laneView) secs(d time.Duration) string { return v.times.secs(d) }
 
 // layerView is v as its i-th policy alone would show: its picture draws it.
 func (v laneView) layerView(i int) laneView {
@@ -106,7 +100,7 @@ func laneViews(ctx *programContext) []laneView {
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
 			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState,
-			times: explainTimes(ctx.step())}
+			times: ctx.form()}
 		v.snap = lab.Snapshot(i, key)
 		if l.Stack != nil {
 			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
@@ -322,7 +316,7 @@ func twinText(v laneView) string {
 func countTexts(st *styles, v laneView) []string {
 	all := tallyCounts(st, v.policy, v.stats)
 	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
-	per := " per " + secs(v.stats.PeakWindow)
+	per := " per " + v.secs(v.stats.PeakWindow)
 	if !v.multiKey {
 		return []string{all + " · " + peak(v.stats) + per, all + " · " + peak(v.stats), all}
 	}
