@@ -187,6 +187,10 @@ func verdictTexts(st *styles, v laneView) []string {
 		word += st.muted.Render(" (store down, fails " + d.Fallback.String() + ")")
 	case d.Beyond > 0:
 		word += st.http.Render(" beyond the policy")
+	case d.DryRun == algorithms.Rejected:
+		word += st.rejected.Render(" (dry run: would refuse)")
+	case d.DryRun == algorithms.Delayed:
+		word += st.delayed.Render(" (dry run: would delay)")
 	}
 	at := " at " + v.secs(v.last.Request.At)
 	whose := ""
@@ -344,13 +348,32 @@ func countTexts(st *styles, v laneView) []string {
 }
 
 // tallyCounts is "✓238 ◷2 ✗0": allowed outright, delayed (for a lane that
-// delays, or when any was), rejected.
+// delays, or when any was), rejected; for a dry run (nginx's dry_run,
+// which lets every request through) what it would have done:
+// "✓12 ✗0 · would have refused 8".
 func tallyCounts(st *styles, p algorithms.Policy, s model.Stats) string {
 	out := st.allowed.Render("✓" + itoa(s.Admitted-s.Delayed))
 	if canDelay(p) || s.Delayed > 0 {
 		out += " " + st.delayed.Render("◷"+itoa(s.Delayed))
 	}
-	return out + " " + st.rejected.Render("✗"+itoa(s.Rejected))
+	out += " " + st.rejected.Render("✗"+itoa(s.Rejected))
+	if w := dryWords(p, s); w != "" {
+		out += st.muted.Render(" · ") + st.rejected.Render(w)
+	}
+	return out
+}
+
+// dryWords is what a dry run would have done to the requests it let
+// through: "would have refused 8", "would have delayed 3 and refused 8";
+// "" for a lane that is no dry run.
+func dryWords(p algorithms.Policy, s model.Stats) string {
+	if !p.DryRun && s.DryRunDelayed == 0 && s.DryRunRejected == 0 {
+		return ""
+	}
+	if s.DryRunDelayed > 0 {
+		return "would have delayed " + itoa(s.DryRunDelayed) + " and refused " + itoa(s.DryRunRejected)
+	}
+	return "would have refused " + itoa(s.DryRunRejected)
 }
 
 // laneTitle is the lane's name and policy (one of policyTexts), marked ▶
