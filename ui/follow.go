@@ -23,7 +23,6 @@ func (a *App) followNote() {
 		return
 	}
 	f.cur = cur
-	a.relayout() // the note panel's rows follow the notes reached
 	if a.noteKeyShown() {
 		a.keyIdx = f.before
 	}

@@ -157,3 +157,20 @@ func TestNoteRowsFollowTheClock(t *testing.T) {
 		}
 	}
 }
+
+// TestNotePanelGrowsWithTheLesson: in the explorer the note panel's rows
+// follow the clock, whether it moves by a seek, a step or ]: few at the
+// first note of deadlines-and-cancel at 200×60, the chart taller; every
+// note's at the last.
+func TestNotePanelGrowsWithTheLesson(t *testing.T) {
+	a := newTestApp(t, "deadlines-and-cancel", 200, 60)
+	first, firstChart := a.lay.note, a.lay.chart
+	press(a, "]", "]", "]", "]", "]", "]")
+	if a.lay.note <= first || a.lay.chart >= firstChart {
+		t.Errorf("at the last note: %d note rows and a chart of %d, at the first %d and %d", a.lay.note, a.lay.chart, first, firstChart)
+	}
+	seekTo(a, 0)
+	if a.lay.note != first || a.lay.chart != firstChart {
+		t.Errorf("back at 0s: %d note rows and a chart of %d, want %d and %d", a.lay.note, a.lay.chart, first, firstChart)
+	}
+}
