@@ -151,7 +151,7 @@ func (e *engine) rebuild() error {
 		if maxDelay(def.Policy) > 0 {
 			e.delays[i] = &delayLog{}
 		}
-		if !def.Fleet.Plain() {
+		if !def.Fleet.Plain() || dryRuns(def) {
 			e.marks[i] = &markLog{}
 		}
 	}

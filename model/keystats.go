@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // keyStride is how many of a key's requests lie between two of its running
@@ -92,7 +94,7 @@ func (l *Lab) StatsFor(lane int, key string) Stats {
 	// The totals: the nearest running sum, then outcome by outcome.
 	s := kl.sums[j/keyStride]
 	for _, i := range ks.idx[j/keyStride*keyStride : j] {
-		s.add(e.outcomes[lane][i], l.timeline.kind(int(i)).cost)
+		e.addKeyOutcome(&s, lane, i)
 	}
 	// Every request of a lab without clients is tried once.
 	s.Originals, s.Served, s.Abandoned = s.Requests(), s.Admitted, s.Rejected
@@ -157,7 +159,7 @@ func (e *engine) extendKeyLane(kl *keyLane, idx []int32, lane int) {
 	inOrder := true
 	for _, i := range idx[kl.n:] {
 		o := e.outcomes[lane][i]
-		kl.run.add(o, e.tl.kind(int(i)).cost)
+		e.addKeyOutcome(&kl.run, lane, i)
 		if kl.n++; kl.n%keyStride == 0 {
 			kl.sums = append(kl.sums, kl.run)
 		}
@@ -191,6 +193,29 @@ func (e *engine) extendKeyLane(kl *keyLane, idx []int32, lane int) {
 			kl.steps = append(kl.steps, peakStep{n: j + 1, peak: kl.peak, at: at})
 		}
 	}
+}
+
+// addKeyOutcome counts lane's decision on events[i] in s: its outcome and,
+// for a lane that only pretends (dry_run), what it would have done.
+func (e *engine) addKeyOutcome(s *Stats, lane int, i int32) {
+	s.add(e.outcomes[lane][i], e.tl.kind(int(i)).cost)
+	if ml := e.marks[lane]; ml != nil {
+		switch ml.dryRun(i) {
+		case algorithms.Delayed:
+			s.DryRunDelayed++
+		case algorithms.Rejected:
+			s.DryRunRejected++
+		}
+	}
+}
+
+// dryRuns reports whether def's policy only pretends (nginx's dry_run):
+// its lane marks what it would have delayed or refused.
+func dryRuns(def Lane) bool {
+	if len(def.Stack) == 1 {
+		return def.Stack[0].Policy.DryRun
+	}
+	return def.Stack == nil && def.Policy.DryRun
 }
 
 // passesBefore reports whether events[a] passes lane before events[b] in

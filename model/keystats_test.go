@@ -195,3 +195,67 @@ func TestSetPeakWindowKeepsTheClockAndTheFiredRequests(t *testing.T) {
 		t.Errorf("a refused window changed the window to %v", l.PeakWindow())
 	}
 }
+
+// dryScenario has two keys through nginx's limit_req twice, once for real
+// (one refusing, one delaying) and once as a dry run of each.
+const dryScenario = `title: dry
+step: 100ms
+limiters:
+  - {name: refuses, algorithm: nginx-limit-req, rate: 10r/s, burst: 2, nodelay: true}
+  - {name: dry-refuses, algorithm: nginx-limit-req, rate: 10r/s, burst: 2, nodelay: true, dry_run: true}
+  - {name: delays, algorithm: nginx-limit-req, rate: 10r/s, burst: 2}
+  - {name: dry-delays, algorithm: nginx-limit-req, rate: 10r/s, burst: 2, dry_run: true}
+traffic:
+  - {every: 40ms, from: 0s, until: 200s, key: busy}
+  - {every: 90ms, from: 5ms, until: 200s, key: calm}
+  - {at: 100s, count: 30, key: calm}
+`
+
+// TestStatsForCountsDryRuns: a dry run's totals for one key count what it
+// would have refused and delayed, as its real twin refuses and delays that
+// key's requests (nginx accounts a dry run as it would the real one), at
+// every clock; over the keys they add up to the lane's.
+func TestStatsForCountsDryRuns(t *testing.T) {
+	t.Parallel()
+	s, err := scenarios.Parse("dry.yaml", []byte(dryScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLab(t, s)
+	if l.Len() < 2*CheckpointEvery {
+		t.Fatalf("%d requests: too few to reach two checkpoints", l.Len())
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	seen := false
+	for range rounds(40, 10) {
+		l.SeekPos(rng.IntN(l.Len() + 1))
+		var sum Stats
+		for _, key := range []string{"busy", "calm"} {
+			refuses, dryRefuses := l.StatsFor(0, key), l.StatsFor(1, key)
+			delays, dryDelays := l.StatsFor(2, key), l.StatsFor(3, key)
+			if dryRefuses.Rejected != 0 || dryDelays.Delayed != 0 || dryDelays.Rejected != 0 {
+				t.Fatalf("pos %d, key %s: a dry run refused or delayed: %+v, %+v", l.Pos(), key, dryRefuses, dryDelays)
+			}
+			if dryRefuses.DryRunRejected != refuses.Rejected || dryRefuses.DryRunDelayed != 0 {
+				t.Errorf("pos %d, key %s: dry run would have refused %d, delayed %d; the real lane refused %d",
+					l.Pos(), key, dryRefuses.DryRunRejected, dryRefuses.DryRunDelayed, refuses.Rejected)
+			}
+			if dryDelays.DryRunDelayed != delays.Delayed || dryDelays.DryRunRejected != delays.Rejected {
+				t.Errorf("pos %d, key %s: dry run would have delayed %d, refused %d; the real lane %d, %d",
+					l.Pos(), key, dryDelays.DryRunDelayed, dryDelays.DryRunRejected, delays.Delayed, delays.Rejected)
+			}
+			sum.DryRunDelayed += dryDelays.DryRunDelayed
+			sum.DryRunRejected += dryRefuses.DryRunRejected
+			seen = seen || dryRefuses.DryRunRejected > 0 && dryDelays.DryRunDelayed > 0
+		}
+		if all := l.Stats(1).DryRunRejected; sum.DryRunRejected != all {
+			t.Errorf("pos %d: the keys' dry refusals add up to %d, the lane's are %d", l.Pos(), sum.DryRunRejected, all)
+		}
+		if all := l.Stats(3).DryRunDelayed; sum.DryRunDelayed != all {
+			t.Errorf("pos %d: the keys' dry delays add up to %d, the lane's are %d", l.Pos(), sum.DryRunDelayed, all)
+		}
+	}
+	if !seen {
+		t.Error("no clock where the dry runs would have refused and delayed")
+	}
+}

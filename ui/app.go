@@ -156,6 +156,8 @@ type App struct {
 	quiz    quiz
 	labMode labMode
 	follow  noteFollow
+	// laid is what of the clock the layout was made for (laidFor).
+	laid laidState
 
 	// verdictQueued is set while a verdictMsg is on its way (verdict.go),
 	// chartQueued while a chartMsg is (chart.go).
@@ -227,6 +229,8 @@ func (a *App) setStyles() {
 // relayout lays the screen out for the terminal's size.
 func (a *App) relayout() {
 	sh := shapeOf(a.lab)
+	a.laid = a.laidFor()
+	sh.reached = a.laid.reached
 	sh.noChart = a.chart == chartHidden
 	a.lay = layoutFor(a.width, a.height, sh)
 	a.tl.fit()
@@ -241,6 +245,16 @@ func (a *App) sizeBody() {
 	w, h := a.lay.width, a.bodyHeight()
 	a.picker.SetSize(w, h)
 	a.pages.fill(a, w, h)
+}
+
+// laidState is what of the clock the layout depends on: how many notes
+// the clock has reached (the note panel takes their rows).
+type laidState struct {
+	reached int
+}
+
+func (a *App) laidFor() laidState {
+	return laidState{reached: currentNote(a.lab.Scenario().Notes, a.lab.Now()) + 1}
 }
 
 // shapeOf is what of lab's scenario the layout depends on.
@@ -266,6 +280,9 @@ func (a *App) Init() tea.Cmd { return tea.Batch(tea.RequestBackgroundColor, a.wa
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := a.update(msg)
 	a.followNote()
+	if a.laidFor() != a.laid {
+		a.relayout() // the notes reached
+	}
 	if c := a.workOnVerdict(msg); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}

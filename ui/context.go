@@ -33,6 +33,11 @@ type programContext struct {
 
 	// pace sizes the chunks in which long work is done (compute.go).
 	pace pacer
+
+	// timeForm is how the screen writes times (timeform.go), worked out
+	// for formFor.
+	timeForm timeForm
+	formFor  formKey
 }
 
 // step is how far one keypress moves the clock.

@@ -59,7 +59,7 @@ func (m *labMode) askBurst(a *App) tea.Cmd {
 		value += " " + algorithms.FormatDuration(m.burstSpread)
 	}
 	return a.openPrompt(&ask{
-		prompt: "burst at " + secs(a.lab.Now()) + ": how many, over how long? ",
+		prompt: "burst at " + a.secs(a.lab.Now()) + ": how many, over how long? ",
 		value:  value,
 		submit: func(answer string) (tea.Cmd, error) {
 			n, spread, err := parseBurst(answer)
@@ -126,7 +126,7 @@ func parseCost(value string) (int64, error) {
 // askKey asks for a new key's name and fires one request as it.
 func (m *labMode) askKey(a *App) tea.Cmd {
 	return a.openPrompt(&ask{
-		prompt: "fire one request at " + secs(a.lab.Now()) + " as key: ",
+		prompt: "fire one request at " + a.secs(a.lab.Now()) + " as key: ",
 		submit: func(answer string) (tea.Cmd, error) {
 			if answer == "" {
 				return nil, errors.New("type the new key's name, or esc")
@@ -138,9 +138,9 @@ func (m *labMode) askKey(a *App) tea.Cmd {
 
 // sayFired reports a fire action: where, and each lane's outcomes.
 func (m *labMode) sayFired(a *App, recs []model.Record, n int, at, spread time.Duration) {
-	what := "fired " + requestCount(n) + " at " + secs(at)
+	what := "fired " + requestCount(n) + " at " + a.secs(at)
 	if spread > 0 {
-		what += " over " + secs(spread)
+		what += " over " + a.secs(spread)
 	}
 	if len(a.lab.Keys()) > 1 {
 		what += " (key " + keyText(recs[0].Request.Key) + ")"
@@ -203,7 +203,7 @@ func (m *labMode) undoLast(a *App) tea.Cmd {
 	case u.Reset:
 		a.status.set("undid the reset: your " + requestCount(u.N) + " " + agree(u.N, "is", "are") + " back")
 	default:
-		a.status.set("undid " + requestCount(u.N) + " at " + secs(u.Request.At) + "; everything after it is recomputed")
+		a.status.set("undid " + requestCount(u.N) + " at " + a.secs(u.Request.At) + "; everything after it is recomputed")
 	}
 	a.changed()
 	return cmd
@@ -229,10 +229,11 @@ func verdicts(st *styles, lab *model.Lab) string {
 // lane's verdict; with several (a burst at one instant), how many of them
 // split the lanes and each lane's outcomes over them, as model's SplitAt
 // counts them.
-func splitText(st *styles, lab *model.Lab, t time.Duration) string {
+func splitText(a *App, t time.Duration) string {
+	st, lab := a.st, a.lab
 	sp := lab.SplitAt(t)
 	if sp.Requests <= 1 {
-		return "the lanes disagree at " + secs(t) + ": " + verdicts(st, lab)
+		return "the lanes disagree at " + a.secs(t) + ": " + verdicts(st, lab)
 	}
 	of := strconv.Itoa(sp.Disagree)
 	if !sp.Complete {
@@ -243,5 +244,5 @@ func splitText(st *styles, lab *model.Lab, t time.Duration) string {
 		parts = append(parts, l.Name+" "+tallyText(st, sp.Tallies[lane]))
 	}
 	// Short, so that at 80 columns the lanes' counts are not cut.
-	return "split on " + of + " of " + strconv.Itoa(sp.Requests) + " requests at " + secs(t) + ": " + strings.Join(parts, " · ")
+	return "split on " + of + " of " + strconv.Itoa(sp.Requests) + " requests at " + a.secs(t) + ": " + strings.Join(parts, " · ")
 }

@@ -18,21 +18,10 @@ import (
 // 1.5ms), or under a millisecond ("0.000000001s", so that a nanosecond
 // still shows); else to the millisecond with "≈" ("≈59.999s", "≈0.333s"),
 // since the exact nine decimals of algorithms.FormatSeconds do not fit a
-// lane. The why panel's explanations write their times so too
-// (explainTimes).
+// lane. A lab's screen writes its instants in its own form (timeForm),
+// which is this one unless its requests need more decimals to be told
+// apart.
 func secs(d time.Duration) string { return string(algorithms.AppendScreenSeconds(nil, d)) }
-
-// explainTimes is how the screen's explanations write their times, as the
-// header's clock does (clockText): to the millisecond (ScreenTimes, with
-// more decimals where an explanation's times would read alike), or, in a
-// scenario that steps by less than a millisecond, every digit, as the
-// clock then shows them. The command line keeps every digit always.
-func explainTimes(step time.Duration) algorithms.Times {
-	if step%time.Millisecond != 0 {
-		return algorithms.ExactTimes
-	}
-	return algorithms.ScreenTimes
-}
 
 // maxKeyWidth bounds how much of a request's key a line shows: a key is
 // free text, and a long one must not push the cost or a lane's numbers off
@@ -50,17 +39,6 @@ func qty(q algorithms.Quantity) string {
 		return q.String()
 	}
 	return "≈" + q.String()
-}
-
-// clockText is the header's clock in the screen's one format for a time
-// (secs): "59.95s", "≈60.099s" at a request between milliseconds. A
-// scenario that steps by less than a millisecond shows every digit its
-// steps move ("60.00001s"), so stepping always shows a change.
-func clockText(now, step time.Duration) string {
-	if now%time.Millisecond != 0 && step%time.Millisecond != 0 {
-		return algorithms.FormatSeconds(now)
-	}
-	return secs(now)
 }
 
 // fit pads or cuts a (styled) line to exactly w cells, so that panels line

@@ -84,38 +84,83 @@ func TestCutsEndAtAWord(t *testing.T) {
 	}
 }
 
-// TestClockText: the header's clock is written as every other time on the
-// screen, and a step under a millisecond shows every digit it moves.
-func TestClockText(t *testing.T) {
+// TestTimeFormSecs: a form writes a time exactly when its decimals hold
+// it (or it is under a second and whole microseconds, or under a
+// millisecond), else rounded to them with "≈"; the usual form is the
+// screen's millisecond, the exact one every digit.
+func TestTimeFormSecs(t *testing.T) {
 	for _, c := range []struct {
-		now, step time.Duration
-		want      string
+		f    timeForm
+		d    time.Duration
+		want string
 	}{
-		{60100 * time.Millisecond, 100 * time.Millisecond, "60.1s"},
-		{0, 100 * time.Millisecond, "0s"},
-		{60099166666, 100 * time.Millisecond, "≈60.099s"},
-		{60*time.Second + 10*time.Microsecond, 10 * time.Microsecond, "60.00001s"},
-		{500 * time.Microsecond, 10 * time.Microsecond, "0.0005s"},
-		{2500 * time.Millisecond, 250 * time.Millisecond, "2.5s"},
+		{screenForm, 60100 * time.Millisecond, "60.1s"},
+		{screenForm, 0, "0s"},
+		{screenForm, 60099166666, "≈60.099s"},
+		{exactForm, 60*time.Second + 10*time.Microsecond, "60.00001s"},
+		{exactForm, 500 * time.Microsecond, "0.0005s"},
+		{screenForm, 2500 * time.Millisecond, "2.5s"},
+		{4, 60003333333, "≈60.0033s"},
+		{4, 60002500000, "60.0025s"},
+		{4, 2009500000, "2.0095s"},
+		{4, 990500000, "0.9905s"},
+		{4, 2009550000, "≈2.0096s"},
+		{4, 833333, "0.000833333s"},
+		{6, -1500 * time.Microsecond, "-0.0015s"},
 	} {
-		if got := clockText(c.now, c.step); got != c.want {
-			t.Errorf("clockText(%v, step %v) = %q, want %q", c.now, c.step, got, c.want)
+		if got := c.f.secs(c.d); got != c.want {
+			t.Errorf("form %d: secs(%v) = %q, want %q", c.f, c.d, got, c.want)
 		}
 	}
 }
 
+// TestFormOf: a lab's screen takes the fewest decimals, from the
+// millisecond, at which its requests' instants read apart; every digit
+// when it steps under a millisecond.
+func TestFormOf(t *testing.T) {
+	for _, c := range []struct {
+		step, traffic string
+		want          timeForm
+	}{
+		{"100ms", "  - {at: 1s, count: 3, spread: 100ms}\n", screenForm},
+		{"100us", "  - {at: 1s, count: 3, spread: 100ms}\n", exactForm},
+		{"100ms", "  - {at: 1s, count: 3, spread: 1ms}\n", 4},           // 1s, 1.000333…, 1.000666…
+		{"100ms", "  - {at: 1.0001s}\n  - {at: 1.0002s}\n", 4},          // 0.1ms apart
+		{"100ms", "  - {at: 1.0005s}\n  - {at: 3s}\n", screenForm},      // off the millisecond, alone
+		{"100ms", "  - {at: 1.000001s}\n  - {at: 1.000002s}\n", 6},      // a microsecond apart
+		{"100ms", "  - {at: 1.000000001s}\n  - {at: 1s}\n", screenForm}, // a nanosecond is one instant
+	} {
+		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
+			"traffic:\n"+c.traffic, 120, 40)
+		if got := a.form(); got != c.want {
+			t.Errorf("step %s, %q: form %d, want %d", c.step, c.traffic, got, c.want)
+		}
+	}
+}
+
+// TestRewriteTimes: an exact explanation's times are written in the form,
+// and nothing else in it (a rate's "1s", a count, a word ending in s).
+func TestRewriteTimes(t *testing.T) {
+	in := "recent = cost admitted in (0.003333333s, 60.003333333s] = 5 of 5/1s; retry after 60.5s − ≈0.333333333s = 3s; 12 requests, x2s"
+	want := "recent = cost admitted in (≈0.0033s, ≈60.0033s] = 5 of 5/1s; retry after 60.5s − ≈0.3333s = 3s; 12 requests, x2s"
+	if got := timeForm(4).rewrite([]byte(in)); got != want {
+		t.Errorf("rewrite:\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestWhyTimesAsTheHeader: the why panel writes an explanation's times as
-// the header writes the clock, to the millisecond ("≈1.001s", not
-// "1.000666666s"), and with every digit where the scenario steps by less
-// than a millisecond, as the clock then does (the why panel's heading
-// too, and the boxes: TestBoxTimesTellInstantsApart); the command line's exact
-// text is algorithms' (TestExplainTimesEveryAlgorithm).
+// the header writes the clock, in the lab's form: to the fewest decimals
+// that tell its requests apart ("≈1.0007s", not "1.000666666s" nor
+// "≈1.001s" beside a request at "≈1s"), and with every digit where the
+// scenario steps by less than a millisecond, as the clock then does (the
+// why panel's heading too, and the boxes: TestBoxTimesTellInstantsApart);
+// the command line's exact text is algorithms' (TestExplainTimesEveryAlgorithm).
 func TestWhyTimesAsTheHeader(t *testing.T) {
 	for _, c := range []struct {
 		step      string
 		want, not string
 	}{
-		{"100ms", "admitted in (0.000666666s, ≈1.001s]", "1.000666666s"},
+		{"100ms", "admitted in (0.000666666s, ≈1.0007s]", "1.000666666s"},
 		{"100us", "admitted in (0.000666666s, 1.000666666s]", "request at ≈1.001s"},
 	} {
 		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
@@ -128,18 +173,18 @@ func TestWhyTimesAsTheHeader(t *testing.T) {
 	}
 }
 
-// TestBoxTimesTellInstantsApart: in a scenario stepping under a
-// millisecond, a lane box writes its verdict's time, its retry and its
-// state's times with every digit, as the clock and the why panel do, so
-// that two requests 0.1ms apart do not read as one instant ("≈1.001s");
-// stepping by whole milliseconds they keep the screen's millisecond.
+// TestBoxTimesTellInstantsApart: where requests come 0.1ms apart, a lane
+// box writes its verdict's time, its retry and its state's times with the
+// digits that tell them apart, as the clock and the why panel do, whether
+// the scenario steps under a millisecond or not: two requests 0.1ms apart
+// never read as one instant ("≈1s").
 func TestBoxTimesTellInstantsApart(t *testing.T) {
 	for _, c := range []struct {
 		step      string
 		want, not []string
 	}{
 		{"100us", []string{"rejected at 1.0003s · retry at 2.0001s (in 0.9998s)", "oldest leaves at 2.0001s"}, []string{"≈1s", "≈2s"}},
-		{"100ms", []string{"rejected at ≈1s · retry at ≈2s", "oldest leaves at ≈2s"}, nil},
+		{"100ms", []string{"rejected at 1.0003s · retry at 2.0001s (in 0.9998s)", "oldest leaves at 2.0001s"}, []string{"≈1s", "≈2s"}},
 	} {
 		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
 			"traffic:\n  - {at: 1.0001s}\n  - {at: 1.0002s}\n  - {at: 1.0003s}\n", 120, 40)
@@ -166,4 +211,23 @@ func TestLessonInstantsTellApart(t *testing.T) {
 	if out := screen(a); strings.Contains(out, "≈2.01s") {
 		t.Errorf("the screen rounds a request's instant to ≈2.01s:\n%s", out)
 	}
+}
+
+// TestFormFollowsTheClock: a lab of many requests takes its form from the
+// requests near the clock, so that a key costs no scan of millions: two
+// requests 0.1ms apart at 19.5s ask for 4 decimals there, not at the start.
+func TestFormFollowsTheClock(t *testing.T) {
+	a := newYAMLApp(t, "title: times\nstep: 100ms\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+
+		"traffic:\n  - {every: 1ms, from: 0s, until: 20s}\n  - {at: 19.5001s}\n", 120, 40)
+	if a.lab.Len() < 4*formBlock {
+		t.Fatalf("%d requests: too few for blocks apart", a.lab.Len())
+	}
+	if got := a.form(); got != screenForm {
+		t.Errorf("at the start: form %d, want %d", got, screenForm)
+	}
+	seekTo(a, 19500*time.Millisecond+100*time.Microsecond)
+	if got := a.form(); got != 4 {
+		t.Errorf("at 19.5001s: form %d, want 4", got)
+	}
+	requireScreen(t, a, "t = 19.5001s")
 }

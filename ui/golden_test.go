@@ -105,8 +105,9 @@ var moreLessons = []struct {
 	{"refusal-writes", 200 * time.Millisecond},
 	// The batch job's second burst: one-less refuses its 22nd request.
 	{"which-burst", 120 * time.Second},
-	// Three seconds of 20 a second after the burst: 10 a second pass.
-	{"same-words", 3 * time.Second},
+	// Alice's last request, three seconds of 20 a second after the burst:
+	// 10 a second pass, her totals shown (the note's key).
+	{"same-words", 3050 * time.Millisecond},
 	// The burst at 1s: Kong's new clock second admits 10, the others' windows refuse.
 	{"same-words-windows", time.Second},
 }

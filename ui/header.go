@@ -12,13 +12,13 @@ import (
 func (a *App) headerBlock(w, h int) []string {
 	st := a.st
 	lab := a.lab
-	clock := st.accent.Render("t = " + clockText(lab.Now(), a.step()))
+	clock := st.accent.Render("t = " + a.secs(lab.Now()))
 	title := st.title.Render("ratelab") + st.muted.Render(" │ ") + st.title.Render(lab.Scenario().Title)
 	play := a.play.text()
 	if a.quiz.on {
 		play += st.accent.Render(" · quiz " + a.quiz.scoreText())
 	}
-	if inst := instantText(lab); inst != "" {
+	if inst := instantText(a); inst != "" {
 		clock = st.muted.Render(inst+" · ") + clock
 	}
 	if h < 2 {

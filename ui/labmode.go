@@ -108,9 +108,9 @@ func (m *labMode) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevSplit):
 		m.jumpSplit(a, lab.PrevDisagreement, "before")
 	case key.Matches(msg, k.NextNote):
-		m.jump(a, a.nextNote, "no note after "+secs(lab.Now()))
+		m.jump(a, a.nextNote, "no note after "+a.secs(lab.Now()))
 	case key.Matches(msg, k.PrevNote):
-		m.jump(a, a.prevNote, "no note before "+secs(lab.Now()))
+		m.jump(a, a.prevNote, "no note before "+a.secs(lab.Now()))
 
 	case key.Matches(msg, k.FocusNext):
 		a.focus = (a.focus + 1) % max(len(lab.Lanes()), 1)
@@ -220,7 +220,7 @@ func (m *labMode) askPeakWindow(a *App) tea.Cmd {
 				return nil, err
 			}
 			if a.job == nil {
-				a.status.set("peak now measured over any " + secs(a.lab.PeakWindow()) + " (the lanes' totals say per " + secs(a.lab.PeakWindow()) + ")")
+				a.status.set("peak now measured over any " + a.secs(a.lab.PeakWindow()) + " (the lanes' totals say per " + a.secs(a.lab.PeakWindow()) + ")")
 			}
 			return cmd, nil
 		},

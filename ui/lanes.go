@@ -65,24 +65,18 @@ type laneView struct {
 	// key), layerSnaps each one's state for the shown key.
 	layers     []algorithms.Layer
 	layerSnaps []algorithms.Snapshot
-	// times is how the lane's explanation writes its times (explainTimes).
-	times algorithms.Times
+	// times is how the screen writes its times (timeForm).
+	times timeForm
 }
 
 // explain is the lane's last decision explained, its times in the screen's
-// format.
-func (v laneView) explain() string {
-	return string(v.last.Decision.AppendExplainTimes(nil, v.times))
-}
+// form.
+func (v laneView) explain() string { return v.times.explain(v.last.Decision) }
 
-// secs writes a time as the lane's explanation does (times): the why
-// panel's heading then names the request's time as its equations do.
-func (v laneView) secs(d time.Duration) string {
-	if v.times == algorithms.ExactTimes {
-		return algorithms.FormatSeconds(d)
-	}
-	return secs(d)
-}
+// secs writes a time as the screen and the lane's explanation do (times):
+// the box, the why panel's heading and its equations name an instant
+// alike.
+func (v laneView) secs(d time.Duration) string { return v.times.secs(d) }
 
 // layerView is v as its i-th policy alone would show: its picture draws it.
 func (v laneView) layerView(i int) laneView {
@@ -106,7 +100,7 @@ func laneViews(ctx *programContext) []laneView {
 	for i, l := range lanes {
 		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
 			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState,
-			times: explainTimes(ctx.step())}
+			times: ctx.form()}
 		v.snap = lab.Snapshot(i, key)
 		if l.Stack != nil {
 			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
@@ -193,6 +187,10 @@ func verdictTexts(st *styles, v laneView) []string {
 		word += st.muted.Render(" (store down, fails " + d.Fallback.String() + ")")
 	case d.Beyond > 0:
 		word += st.http.Render(" beyond the policy")
+	case d.DryRun == algorithms.Rejected:
+		word += st.rejected.Render(" (dry run: would refuse)")
+	case d.DryRun == algorithms.Delayed:
+		word += st.delayed.Render(" (dry run: would delay)")
 	}
 	at := " at " + v.secs(v.last.Request.At)
 	whose := ""
@@ -322,7 +320,7 @@ func twinText(v laneView) string {
 func countTexts(st *styles, v laneView) []string {
 	all := tallyCounts(st, v.policy, v.stats)
 	peak := func(s model.Stats) string { return "peak " + itoa(s.Peak) }
-	per := " per " + secs(v.stats.PeakWindow)
+	per := " per " + v.secs(v.stats.PeakWindow)
 	if !v.multiKey {
 		return []string{all + " · " + peak(v.stats) + per, all + " · " + peak(v.stats), all}
 	}
@@ -350,13 +348,32 @@ func countTexts(st *styles, v laneView) []string {
 }
 
 // tallyCounts is "✓238 ◷2 ✗0": allowed outright, delayed (for a lane that
-// delays, or when any was), rejected.
+// delays, or when any was), rejected; for a dry run (nginx's dry_run,
+// which lets every request through) what it would have done:
+// "✓12 ✗0 · would have refused 8".
 func tallyCounts(st *styles, p algorithms.Policy, s model.Stats) string {
 	out := st.allowed.Render("✓" + itoa(s.Admitted-s.Delayed))
 	if canDelay(p) || s.Delayed > 0 {
 		out += " " + st.delayed.Render("◷"+itoa(s.Delayed))
 	}
-	return out + " " + st.rejected.Render("✗"+itoa(s.Rejected))
+	out += " " + st.rejected.Render("✗"+itoa(s.Rejected))
+	if w := dryWords(p, s); w != "" {
+		out += st.muted.Render(" · ") + st.rejected.Render(w)
+	}
+	return out
+}
+
+// dryWords is what a dry run would have done to the requests it let
+// through: "would have refused 8", "would have delayed 3 and refused 8";
+// "" for a lane that is no dry run.
+func dryWords(p algorithms.Policy, s model.Stats) string {
+	if !p.DryRun && s.DryRunDelayed == 0 && s.DryRunRejected == 0 {
+		return ""
+	}
+	if s.DryRunDelayed > 0 {
+		return "would have delayed " + itoa(s.DryRunDelayed) + " and refused " + itoa(s.DryRunRejected)
+	}
+	return "would have refused " + itoa(s.DryRunRejected)
 }
 
 // laneTitle is the lane's name and policy (one of policyTexts), marked ▶

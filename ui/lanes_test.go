@@ -188,3 +188,52 @@ func TestPassedRetrySaysSo(t *testing.T) {
 		}
 	}
 }
+
+// dryYAML is nginx's limit_req beside its dry run (limit_req_dry_run):
+// alice's burst of 12, then bob's steady 20 a second.
+const dryYAML = `title: dry
+step: 50ms
+duration: 2s
+limiters:
+  - {name: real, algorithm: nginx-limit-req, rate: 10r/s, burst: 5, nodelay: true}
+  - {name: dry, algorithm: nginx-limit-req, rate: 10r/s, burst: 5, nodelay: true, dry_run: true}
+traffic:
+  - {at: 0s, count: 12, key: alice}
+  - {every: 50ms, from: 100ms, until: 1.5s, key: bob}
+`
+
+// TestDryRunShowsWhatItWouldHaveDone: a dry run's box says, in words, how
+// many requests it let through that it would have refused, over all keys
+// and for a pinned key, and its verdict on a request it would refuse says
+// so; the real lane beside it refuses as many.
+func TestDryRunShowsWhatItWouldHaveDone(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		w, h  int
+		at    time.Duration
+		keys  []string
+		wants []string
+	}{
+		{"the burst at 120×40", 120, 40, 0, nil, []string{"✓ allowed (dry run: would refuse)", "all keys ✓12 ✗0 · would have refused 6", "all keys ✓6 ✗6", "→ passes, would 503"}},
+		{"the burst at 80×24", 80, 24, 0, nil, []string{"✓ allowed (dry run: would refuse)", "✓12 ✗0 · would have refused 6", "would 503"}},
+		{"bob later, all keys", 120, 40, 550 * time.Millisecond, nil, []string{"all keys ✓22 ✗0 · would have refused 6"}},
+		{"alice pinned", 120, 40, 550 * time.Millisecond, []string{"k"}, []string{"alice ✓12 ✗0 · would have refused 6"}},
+		{"bob pinned", 120, 40, 1500 * time.Millisecond, []string{"k", "k"}, []string{"bob ✓"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newYAMLApp(t, dryYAML, c.w, c.h)
+			seekTo(a, c.at)
+			press(a, c.keys...)
+			requireScreen(t, a, c.wants...)
+		})
+	}
+	// bob's own count: what the real lane refused him.
+	a := newYAMLApp(t, dryYAML, 120, 40)
+	seekTo(a, 1500*time.Millisecond)
+	real, dry := a.lab.StatsFor(0, "bob"), a.lab.StatsFor(1, "bob")
+	if real.Rejected == 0 || dry.DryRunRejected != real.Rejected {
+		t.Fatalf("bob: the real lane refused %d, the dry run would have refused %d", real.Rejected, dry.DryRunRejected)
+	}
+	press(a, "k", "k")
+	requireScreen(t, a, "would have refused "+itoa(real.Rejected))
+}

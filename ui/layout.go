@@ -106,6 +106,10 @@ type shape struct {
 	// richer lane modes leave room for the longest of them (up to
 	// noteBoxed rows) rather than cut it to a line.
 	notes []string
+	// reached is how many of notes the clock has reached: the note panel
+	// shows those (the lesson so far) and takes rows for them only, so
+	// that early in a lesson the rows of notes to come go to the chart.
+	reached int
 	// noChart says the learner hid the chart of states over time: the
 	// layout gives it no rows.
 	noChart bool
@@ -122,11 +126,11 @@ func (sh shape) noteRows(w int) int {
 }
 
 // allNoteRows is how many rows the note panel needs at width w to show
-// every note whole, as it does at the last note (the lesson so far); 1
-// when there are no notes.
+// every note the clock has reached whole (the lesson so far); 1 when it
+// has reached none (the panel says when the first comes).
 func (sh shape) allNoteRows(w int) int {
 	rows := 0
-	for _, n := range sh.notes {
+	for _, n := range sh.notes[:min(max(sh.reached, 0), len(sh.notes))] {
 		rows += len(wrap(n, w, len(n)+1))
 	}
 	return max(rows, 1)
@@ -210,15 +214,20 @@ func layoutFor(width, height int, sh shape) layout {
 		if fixed > height {
 			continue
 		}
+		// The mode keeps room for the longest note, but the panel takes
+		// only the rows of the notes reached so far: early in a lesson
+		// the rest go to the why panel, the chart and the others.
+		reached := sh.allNoteRows(width)
+		shown := min(note, reached)
 		l.mode, l.cols, l.rows, l.cellWidth = mode, cols, rows, cellWidth
 		l.releases = sh.releases > 0
-		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, note, why, 1
-		l.grow(height-fixed, n, sh.noChart, sh.allNoteRows(width))
+		l.header, l.lanes, l.timeline, l.note, l.why, l.status = 2, lanes, timeline+sh.releases, shown, why, 1
+		l.grow(height-fixed, note-shown, n, sh.noChart, reached)
 		return l
 	}
 	l.mode, l.cols, l.rows, l.cellWidth = laneRow, 1, n, width
 	l.header, l.lanes, l.timeline, l.note, l.why, l.status = 1, n, timeline, 1, 2, 0
-	l.grow(height-l.needHeight, n, sh.noChart, sh.allNoteRows(width))
+	l.grow(height-l.needHeight, 0, n, sh.noChart, sh.allNoteRows(width))
 	return l
 }
 
@@ -230,8 +239,10 @@ func layoutFor(width, height int, sh shape) layout {
 // more than every note needs), then blank rows between the panels, then
 // the note panel again up to notes rows (every note whole, as at the
 // lesson's last note), then the chart's bars: a large screen leaves no
-// row blank that the chart can use.
-func (l *layout) grow(spare, n int, noChart bool, notes int) {
+// row blank that the chart can use. freed are the rows the mode kept for
+// notes to come: they join the spare ones once the lanes' size is settled,
+// so that the lanes stay as they are while notes come.
+func (l *layout) grow(spare, freed, n int, noChart bool, notes int) {
 	give := func(to *int, upTo int) {
 		add := min(spare, max(upTo-*to, 0))
 		*to += add
@@ -249,6 +260,7 @@ func (l *layout) grow(spare, n int, noChart bool, notes int) {
 		l.lanes += grow
 		spare -= grow
 	}
+	spare += freed
 	if !noChart && l.header == 2 {
 		// The states over time, under the timeline whose columns they
 		// share: bars of chartLaneMin to chartLaneMax rows a lane, as

@@ -107,7 +107,7 @@ func TestLargeScreenLeavesNoRowBlank(t *testing.T) {
 	for _, c := range []struct{ w, h, n int }{
 		{200, 60, 1}, {200, 60, 2}, {200, 60, 3}, {200, 60, 5}, {120, 40, 2}, {160, 48, 4}, {300, 100, 2},
 	} {
-		sh := shape{lanes: c.n, notes: notes, longest: 8}
+		sh := shape{lanes: c.n, notes: notes, reached: len(notes), longest: 8}
 		l := layoutFor(c.w, c.h, sh)
 		if l.chart == 0 {
 			t.Errorf("%d×%d, %d lanes: no chart", c.w, c.h, c.n)
@@ -123,9 +123,54 @@ func TestLargeScreenLeavesNoRowBlank(t *testing.T) {
 // before the chart's bars grow past chartLaneMax.
 func TestLongNotesKeepTheirRows(t *testing.T) {
 	long := strings.Repeat("word ", 80)
-	sh := shape{lanes: 2, notes: []string{long, long, long}}
+	sh := shape{lanes: 2, notes: []string{long, long, long}, reached: 3}
 	l := layoutFor(200, 60, sh)
 	if per := (l.chart - 1) / 2; per > chartLaneMax && l.note < sh.allNoteRows(200) {
 		t.Errorf("bars of %d rows a lane while the notes have %d of %d rows", per, l.note, sh.allNoteRows(200))
+	}
+}
+
+// TestNoteRowsFollowTheClock: the note panel takes the rows of the notes
+// the clock has reached, not those of notes to come; the mode still leaves
+// room for the longest note, so the lanes do not change as notes come.
+func TestNoteRowsFollowTheClock(t *testing.T) {
+	long := "◆ 2s  " + strings.Repeat("word ", 30)
+	notes := []string{"◆ 0s  A short note.", long, long, long}
+	for _, c := range []struct{ w, h, n int }{
+		{80, 24, 2}, {80, 24, 4}, {120, 40, 2}, {200, 60, 2}, {200, 60, 5}, {60, 30, 3},
+	} {
+		var prev layout
+		for reached := 0; reached <= len(notes); reached++ {
+			sh := shape{lanes: c.n, notes: notes, reached: reached, longest: 8}
+			l := layoutFor(c.w, c.h, sh)
+			need := sh.allNoteRows(c.w)
+			if l.note < min(need, sh.noteRows(c.w)) && l.mode != laneRow {
+				t.Errorf("%d×%d, %d lanes, %d notes reached: %d note rows, the notes need %d", c.w, c.h, c.n, reached, l.note, need)
+			}
+			if reached <= 1 && l.note > 1+c.n-1 {
+				t.Errorf("%d×%d, %d lanes, %d notes reached: %d note rows for one row of notes", c.w, c.h, c.n, reached, l.note)
+			}
+			if reached > 0 && (l.mode != prev.mode || l.cols != prev.cols || l.lanes != prev.lanes) {
+				t.Errorf("%d×%d, %d lanes: the lanes change as note %d is reached: %v %d×%d → %v %d×%d", c.w, c.h, c.n, reached, prev.mode, prev.cols, prev.rows, l.mode, l.cols, l.rows)
+			}
+			prev = l
+		}
+	}
+}
+
+// TestNotePanelGrowsWithTheLesson: in the explorer the note panel's rows
+// follow the clock, whether it moves by a seek, a step or ]: few at the
+// first note of deadlines-and-cancel at 200×60, the chart taller; every
+// note's at the last.
+func TestNotePanelGrowsWithTheLesson(t *testing.T) {
+	a := newTestApp(t, "deadlines-and-cancel", 200, 60)
+	first, firstChart := a.lay.note, a.lay.chart
+	press(a, "]", "]", "]", "]", "]", "]")
+	if a.lay.note <= first || a.lay.chart >= firstChart {
+		t.Errorf("at the last note: %d note rows and a chart of %d, at the first %d and %d", a.lay.note, a.lay.chart, first, firstChart)
+	}
+	seekTo(a, 0)
+	if a.lay.note != first || a.lay.chart != firstChart {
+		t.Errorf("back at 0s: %d note rows and a chart of %d, want %d and %d", a.lay.note, a.lay.chart, first, firstChart)
 	}
 }

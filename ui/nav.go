@@ -30,7 +30,7 @@ func (m *labMode) nextRequest(a *App) {
 	lab := a.lab
 	switch s := lab.NextStop(); s.Kind {
 	case model.NoStop:
-		a.status.set("no request after " + secs(lab.Now()))
+		a.status.set("no request after " + a.secs(lab.Now()))
 	case model.RetryStop:
 		lab.Seek(s.At)
 		m.sayRetries(a, s.At)
@@ -51,7 +51,7 @@ func (m *labMode) prevRequest(a *App) {
 	lab := a.lab
 	switch s := lab.PrevStop(); s.Kind {
 	case model.NoStop:
-		a.status.set("no request before " + secs(lab.Now()))
+		a.status.set("no request before " + a.secs(lab.Now()))
 	case model.RetryStop:
 		lab.Seek(s.At)
 		m.sayRetries(a, s.At)
@@ -63,34 +63,35 @@ func (m *labMode) prevRequest(a *App) {
 
 // sayRetries says the clock stands where only retries are decided.
 func (m *labMode) sayRetries(a *App, t time.Duration) {
-	a.status.set("retries at " + secs(t) + " · n next · N previous")
+	a.status.set("retries at " + a.secs(t) + " · n next · N previous")
 }
 
 // sayInstant names the request the clock stands on when its instant holds
 // several: "request 3 of 10 at 0s · n next · N previous".
 func (m *labMode) sayInstant(a *App) {
-	if text := instantText(a.lab); text != "" {
+	if text := instantText(a); text != "" {
 		a.status.set(text + " · n next · N previous")
 	}
 }
 
 // instantText is "request 3 of 10 at 0s" (or "before request 1 of 10 at
 // 0s") when the clock's instant holds several requests; "" otherwise.
-func instantText(lab *model.Lab) string {
+func instantText(a *App) string {
+	lab := a.lab
 	k, m := lab.Instant()
 	if m < 2 {
 		return ""
 	}
 	if k == 0 {
-		return "before request 1 of " + itoa(int64(m)) + " at " + secs(lab.Now())
+		return "before request 1 of " + itoa(int64(m)) + " at " + a.secs(lab.Now())
 	}
-	return "request " + itoa(int64(k)) + " of " + itoa(int64(m)) + " at " + secs(lab.Now())
+	return "request " + itoa(int64(k)) + " of " + itoa(int64(m)) + " at " + a.secs(lab.Now())
 }
 
 // jumpSplit moves to the next or previous request the lanes disagree on
 // and says how they disagree.
 func (m *labMode) jumpSplit(a *App, find func(time.Duration) (time.Duration, bool), dir string) {
-	if m.jump(a, find, "the lanes agree on every request "+dir+" "+secs(a.lab.Now())) {
-		a.status.set(splitText(a.st, a.lab, a.lab.Now()))
+	if m.jump(a, find, "the lanes agree on every request "+dir+" "+a.secs(a.lab.Now())) {
+		a.status.set(splitText(a, a.lab.Now()))
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,8 +42,8 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 				if strings.Contains(s, "\n✗ rejected:") && !strings.Contains(s, "\n← ") {
 					t.Errorf("%s at %v: the why panel explains a rejection without its reply:\n%s", c.Name, n.At, s)
 				}
-				if ft := fineTime.FindString(s); ft != "" && a.step()%time.Millisecond == 0 {
-					t.Errorf("%s at %v: %q is not the screen's time format:\n%s", c.Name, n.At, ft, s)
+				if ft := fineTime(a.form()).FindString(s); ft != "" && a.step()%time.Millisecond == 0 {
+					t.Errorf("%s at %v: %q is not the screen's time format (%d decimals):\n%s", c.Name, n.At, ft, a.form(), s)
 				}
 			}
 		}
@@ -53,11 +54,15 @@ func TestEveryNoteWholeAt80x24(t *testing.T) {
 	t.Logf("%d notes reached, %d cut", notes, cut)
 }
 
-// fineTime finds a time of a second or more written with more than three
-// decimals: the screen writes those to the millisecond, "≈60.099s" (secs,
-// algorithms.ScreenTimes), but for an explanation whose times would read
-// alike, and for a scenario stepping under a millisecond (not checked).
-var fineTime = regexp.MustCompile(`(^|[^0-9.])[1-9][0-9]*\.[0-9]{4,}s`)
+// fineTime finds a time of a second or more written with more decimals
+// than the screen's form f: the screen writes those to the millisecond,
+// "≈60.099s", or with the fewest decimals more that tell its requests
+// apart, "≈60.0992s" (timeForm), but for an explanation whose times would
+// read alike, and for a scenario stepping under a millisecond (not
+// checked).
+func fineTime(f timeForm) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9.])[1-9][0-9]*\.[0-9]{` + strconv.Itoa(int(f)+1) + `,}s`)
+}
 
 // noteWhole reports whether the screen holds text's words in order, as
 // a wrapped paragraph would: the screen's lines joined with spaces.

@@ -118,7 +118,7 @@ func (p *pages) body(a *App, dst []string, w, h int) ([]string, bool) {
 	case aboutPage:
 		title = "about this scenario"
 	case panelPage:
-		title = "notes and why, whole, at t = " + clockText(a.lab.Now(), a.step())
+		title = "notes and why, whole, at t = " + a.secs(a.lab.Now())
 	}
 	more := ""
 	if !p.view.AtTop() || !p.view.AtBottom() {
@@ -321,7 +321,7 @@ func (p *pages) panelText(a *App, w int) string {
 	} else if len(notes) > 0 {
 		b.WriteString(st.muted.Render("◇ the first note is at "+secs(notes[0].At)) + "\n\n")
 	}
-	if inst := instantText(a.lab); inst != "" {
+	if inst := instantText(a); inst != "" {
 		b.WriteString(st.muted.Render(inst) + "\n\n")
 	}
 	if why := a.quiz.markWhy(); why != "" {

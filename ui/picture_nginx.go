@@ -17,7 +17,7 @@ type nginxPicture struct{}
 func (nginxPicture) state(st *styles, v laneView, w, n int) []string {
 	s := v.snap.(algorithms.NginxLimitReqSnapshot)
 	gauge := gaugeLine(st, nginxFill(s), "excess "+algorithms.NginxMilli(s.Left)+" of burst "+itoa(s.Burst), w)
-	lines := []string{gauge, first(nginxNext(s), w)}
+	lines := []string{gauge, first(nginxNext(s, v.policy.DryRun), w)}
 	if n <= 2 {
 		return lines
 	}
@@ -39,12 +39,18 @@ func nginxFill(s algorithms.NginxLimitReqSnapshot) float64 {
 	return fraction(s.Left, s.Burst*1000)
 }
 
-// nginxNext says what the next request of cost 1 would meet, longest first.
-func nginxNext(s algorithms.NginxLimitReqSnapshot) []string {
+// nginxNext says what the next request of cost 1 would meet, longest
+// first; a dry run lets it through and only says what it would do.
+func nginxNext(s algorithms.NginxLimitReqSnapshot, dry bool) []string {
 	next := "next: excess " + algorithms.NginxMilli(s.Next)
 	switch {
+	case s.Next > s.Burst*1000 && dry:
+		return []string{next + " > burst → passes, would 503", next + " → would 503", "next → would 503"}
 	case s.Next > s.Burst*1000:
 		return []string{next + " > burst → 503", next + " → 503", "next → 503"}
+	case s.NextDelay > 0 && dry:
+		d := secs(s.NextDelay)
+		return []string{next + " → passes, would wait " + d, next + " → would wait " + d, "next would wait " + d}
 	case s.NextDelay > 0:
 		d := secs(s.NextDelay)
 		return []string{next + " → waits " + d, next + " → " + d, "next waits " + d}

@@ -121,12 +121,12 @@ func (p *playback) toNextMoment(say *statusLine) tea.Cmd {
 	lab := p.ctx.lab
 	t, ok := lab.NextMoment(lab.Now())
 	if !ok {
-		say.set("no note or disagreement after " + secs(lab.Now()))
+		say.set("no note or disagreement after " + p.ctx.secs(lab.Now()))
 		return nil
 	}
 	cmd := p.start(say)
 	p.target, p.hasTarget = t, true
-	say.set("playing to the next moment, at " + secs(t))
+	say.set("playing to the next moment, at " + p.ctx.secs(t))
 	return cmd
 }
 
@@ -160,7 +160,7 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 		from := lab.Now()
 		lab.Seek(t)
 		p.carry = 0
-		say.set("skipped " + secs(from) + " to " + secs(t) + ": nothing arrives or leaves in between · p pauses")
+		say.set("skipped " + p.ctx.secs(from) + " to " + p.ctx.secs(t) + ": nothing arrives or leaves in between · p pauses")
 		return p.tick()
 	}
 	from := lab.Now()
@@ -200,12 +200,12 @@ func (p *playback) onTick(msg tickMsg, say *statusLine) tea.Cmd {
 	case "note":
 		lab.Seek(stop)
 		p.pause()
-		say.set("stopped at the note at " + secs(stop) + " · p plays on · m turns these stops off")
+		say.set("stopped at the note at " + p.ctx.secs(stop) + " · p plays on · m turns these stops off")
 		return nil
 	case "target":
 		lab.Seek(stop)
 		p.pause()
-		say.set("stopped at " + secs(stop) + " · P plays to the next moment")
+		say.set("stopped at " + p.ctx.secs(stop) + " · P plays to the next moment")
 		return nil
 	}
 	lab.Seek(to)

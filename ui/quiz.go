@@ -247,7 +247,7 @@ func (q *quiz) reveal() string {
 		} else {
 			part = "✗ "
 		}
-		part += lab.Lanes()[lane].Name + " " + decisionWords(d)
+		part += lab.Lanes()[lane].Name + " " + q.decisionWords(d)
 		if !right {
 			part += " (you said " + g.Outcome.String() + ")"
 		}
@@ -255,9 +255,9 @@ func (q *quiz) reveal() string {
 			q.retryAsked++
 			if close {
 				q.retryClose++
-				part += ", your retry " + secs(g.RetryAfter) + " was close"
+				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was close"
 			} else {
-				part += ", your retry " + secs(g.RetryAfter) + " was off (" + secs(d.RetryAfter) + ")"
+				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was off (" + q.ctx.secs(d.RetryAfter) + ")"
 			}
 		}
 		parts = append(parts, part)
@@ -268,17 +268,17 @@ func (q *quiz) reveal() string {
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
 // "rejected it, retry in 1s".
-func decisionWords(d algorithms.Decision) string {
+func (q *quiz) decisionWords(d algorithms.Decision) string {
 	switch d.Outcome {
 	case algorithms.Allowed:
 		return "admitted it"
 	case algorithms.Delayed:
-		return "delayed it " + secs(d.Delay)
+		return "delayed it " + q.ctx.secs(d.Delay)
 	}
 	if d.RetryAfter == algorithms.Never {
 		return "rejected it: it can never fit"
 	}
-	return "rejected it; a retry fits after " + secs(d.RetryAfter)
+	return "rejected it; a retry fits after " + q.ctx.secs(d.RetryAfter)
 }
 
 // scoreText is "3 of 4" (and the retry guesses, if any), "on" before the
@@ -300,9 +300,9 @@ func (q *quiz) block(w, h int) []string {
 	st, lab := q.ctx.st, q.ctx.lab
 	r := lab.Request(q.index)
 	name := lab.Lanes()[q.lane()].Name
-	where := "the request at " + secs(r.At)
+	where := "the request at " + q.ctx.secs(r.At)
 	if k, m := lab.Instant(); m > 1 {
-		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + secs(r.At) + ", not decided yet"
+		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + q.ctx.secs(r.At) + ", not decided yet"
 	}
 	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)+" · score "+q.scoreText()), w)}
 	question := "What will " + name + " do with this request?"
