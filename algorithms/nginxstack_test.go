@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -282,5 +283,34 @@ func TestNginxStackFill(t *testing.T) {
 		if d := lim.Decide(at, s.key, 1); d.Outcome != s.want {
 			t.Fatalf("step %d (%s at %v): %s, want %s: %s", i, s.key, at, d.Outcome, s.want, d.Explain())
 		}
+	}
+}
+
+// A stack of nginx's zones explains a refusal as nginx makes it: the zones
+// after the one that refuses are not looked up, so they neither refuse nor
+// "had all admitted", and only the first refusing zone is named.
+func TestNginxStackExplainsTheZonesNotLookedUp(t *testing.T) {
+	per := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 1, Per: time.Second}, Burst: 1, NoDelay: true, Zone: 32 << 10}
+	all := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 1, Per: time.Second}, Burst: 5, NoDelay: true}
+	ks := NewKeys()
+	lim, err := NewStack([]Layer{{Name: "a", Policy: per}, {Name: "b", Policy: all, AllKeys: true}}, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := ks.Key("x")
+	var d Decision
+	for range 3 {
+		lim.DecideInto(&d, 0, k, 1)
+	}
+	// The third: a refuses (excess 2 > burst 1); b, which would admit it,
+	// is not asked.
+	got := d.Explain()
+	for _, want := range []string{"b (all keys together): not looked up: nginx stops at the first zone that refuses", "⇒ refused by a: no policy spends it"} {
+		if d.Outcome != Rejected || !strings.Contains(got, want) {
+			t.Errorf("%s: %q lacks %q", d.Outcome, got, want)
+		}
+	}
+	if strings.Contains(got, "had all admitted") || strings.Contains(got, "refused by a and b") {
+		t.Errorf("%q", got)
 	}
 }

@@ -53,12 +53,15 @@ type stackInfo struct {
 	explains []func(b []byte, d Decision) []byte
 	// inline explains a decision whose record it holds itself.
 	inline func(b []byte, d Decision) []byte
+	// nginx says the layers are nginx's zones of one location, which
+	// stops at the first that refuses: the zones after it are not asked.
+	nginx bool
 }
 
 // newStackInfo is the stackInfo of layers, each explained by the explain
 // func of its algorithm's description.
 func newStackInfo(layers []Layer) *stackInfo {
-	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers))}
+	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers)}
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
 	}
@@ -227,6 +230,10 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 		}
 		b = appendf(b, d.times, "%s (%s): ", l.Name, l.Scope())
 		v := info.layer(i, &r, d)
+		if info.nginx && refusers > 0 {
+			b = append(b, "not looked up: nginx stops at the first zone that refuses"...)
+			continue
+		}
 		b = v.AppendExplain(b)
 		switch {
 		case v.Outcome == Rejected:
