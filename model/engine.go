@@ -99,6 +99,10 @@ type engine struct {
 	// on (or all of them), for caches of what they decided.
 	gen uint64
 
+	// refilled is the last checkpoint restore refilled peak trackers for
+	// (see restore), kept so that the next restore of it is a clone.
+	refilled refilledCheckpoint
+
 	// tip is every lane's record of events[tipAt], the last request an
 	// ensure decided, when the decisions were of generation tipGen: what
 	// a clock that takes the frontier's state (clock.moveTo) shows as the
@@ -156,6 +160,7 @@ func (e *engine) rebuild() error {
 		}
 	}
 	e.checkpoints = []checkpoint{{pos: 0, ls: start.clone(nil), cost: start.cloneBytes()}}
+	e.refilled = refilledCheckpoint{}
 	e.frontier, e.computed, e.costBase = start, 0, start.dropped()
 	e.gen++
 	return nil
@@ -287,14 +292,41 @@ func (e *engine) checkpointBytes() int64 {
 	return e.checkpoints[len(e.checkpoints)-1].cost + e.frontier.dropped() - e.costBase
 }
 
+// refilledCheckpoint is a checkpoint's state with every peak tracker
+// refilled from the timeline: from is the checkpoint's own state (the
+// checkpoint at pos it was restored from, while it is kept), ls the
+// refilled copy, which shares every limiter's state with it.
+//
+// With thousands of keys a checkpoint keeps its trackers' peaks only (they
+// do not fit the budget whole), and refilling them replays a window's
+// admissions: with 100,000 keys, 82,000 requests in six lanes, 30 to 40 ms
+// on every restore of the same checkpoint, which the clock, the frontier
+// and each replay toward a verdict or the chart's states do in turn after
+// a seek back. The copy costs its trackers (what one restore holds) and
+// the limiters' tables of chunks, no state of a key.
+type refilledCheckpoint struct {
+	pos  int
+	from *lanes
+	ls   *lanes
+}
+
 // restore returns a working copy of the state after events[:pos], where pos
 // must be a checkpoint's.
 func (e *engine) restore(pos int) *lanes {
 	cp := &e.checkpoints[e.checkpointAt(pos)]
+	if r := &e.refilled; r.from == cp.ls && r.ls != nil {
+		return r.ls.clone(e.wholePeaks())
+	}
 	ls := cp.ls.clone(cp.whole)
 	if pos == 0 {
 		return ls
 	}
+	refilled := false
+	defer func() {
+		if refilled && e.store == nil {
+			e.refilled = refilledCheckpoint{pos: cp.pos, from: cp.ls, ls: ls.clone(e.wholePeaks())}
+		}
+	}()
 	// Refill the peak trackers not kept whole from the timeline. A tracker lets delayed
 	// requests pass only when the next admission arrives, so what has
 	// passed is what was released by the lane's last admission (not by
@@ -311,6 +343,7 @@ func (e *engine) restore(pos int) *lanes {
 		if !admitted {
 			continue // nothing admitted yet: nothing passed or pending
 		}
+		refilled = true
 		w := p.Window()
 		reach := w + maxDelay(e.defs[lane].Policy)
 		hi := sort.Search(pos, func(i int) bool { return tl.at(i) > last })
@@ -380,6 +413,9 @@ func (e *engine) invalidate(i int) {
 	if i < e.computed || e.drainedEnd {
 		e.drainedEnd = false
 		k := e.checkpointAt(i)
+		if e.refilled.from != nil && e.refilled.pos > e.checkpoints[k].pos {
+			e.refilled = refilledCheckpoint{} // its checkpoint is going
+		}
 		clear(e.checkpoints[k+1:])
 		e.checkpoints = e.checkpoints[:k+1]
 		e.computed = e.checkpoints[k].pos

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -386,5 +387,59 @@ func TestEngineCountsByBlock(t *testing.T) {
 		if got, want := e.disagrees(i), admits > 0 && admits < len(e.defs); got != want {
 			t.Fatalf("request %d: disagrees %v, %d of %d lanes admit", i, got, admits, len(e.defs))
 		}
+	}
+}
+
+// TestRestoreOfARefilledCheckpointIsAFreshOne: a checkpoint whose peak
+// trackers restore refilled from the timeline is restored again from the
+// refilled copy it keeps; that copy goes on exactly as a fresh refill does
+// (every lane's stats, peak included, after each request of the next
+// checkpoint interval), and a change of the timeline before the checkpoint
+// drops it.
+func TestRestoreOfARefilledCheckpointIsAFreshOne(t *testing.T) {
+	old := peakKeepBytes
+	peakKeepBytes = 0
+	defer func() { peakKeepBytes = old }()
+	s := randomScenario(t, 61, 3*CheckpointEvery+300)
+	l := newLab(t, s)
+	l.Seek(l.End())
+	e := l.engine
+	if len(e.checkpoints) < 3 {
+		t.Fatalf("%d checkpoints", len(e.checkpoints))
+	}
+	for _, cp := range e.checkpoints[1:] {
+		e.refilled = refilledCheckpoint{}
+		fresh := e.restore(cp.pos)
+		if e.refilled.from != cp.ls {
+			t.Fatalf("checkpoint at %d: its refilled copy is not kept", cp.pos)
+		}
+		again := e.restore(cp.pos)
+		for lane := range e.defs {
+			if !reflect.DeepEqual(fresh.peaks[lane], again.peaks[lane]) {
+				t.Fatalf("checkpoint at %d, lane %d: the peak tracker restored again differs from the refilled one", cp.pos, lane)
+			}
+		}
+		for i := cp.pos; i < min(cp.pos+CheckpointEvery, l.Len()); i++ {
+			r := e.tl.request(i)
+			for _, ls := range []*lanes{fresh, again} {
+				ls.arrive(r, i)
+				for lane := range e.defs {
+					ls.decide(lane, r)
+				}
+			}
+			for lane := range e.defs {
+				if f, a := fresh.statsAt(lane, r.At), again.statsAt(lane, r.At); f != a {
+					t.Fatalf("checkpoint at %d, request %d, lane %d: restored again %+v, fresh %+v", cp.pos, i, lane, a, f)
+				}
+			}
+		}
+	}
+	last := e.checkpoints[len(e.checkpoints)-1]
+	e.restore(last.pos)
+	if _, err := l.FireAt(l.Request(last.pos-10).At, "k1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if e.refilled.from == last.ls {
+		t.Error("the refilled copy of a checkpoint the change dropped is still kept")
 	}
 }

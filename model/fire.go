@@ -59,16 +59,85 @@ func (l *Lab) FiredCount() int { return l.timeline.nFired }
 // timeline order: what a saved scenario adds to the original.
 func (l *Lab) FiredRequests() []Request { return l.timeline.firedRequests() }
 
+// Fired is a fire action's requests on the timeline, added by
+// FireSpreadLater and not yet all decided: its lanes' tallies are read with
+// FiredTallies once the lab has decided Need requests (ComputeAhead, in
+// slices if it must).
+type Fired struct {
+	// Need is how many requests the lab must have decided for the action's
+	// tallies: up to its last request.
+	Need int
+	// Key is the key its requests were fired as, and Last the time of the
+	// last of them.
+	Key  string
+	Last time.Duration
+	// first is the index of its first request, serial the action's, and
+	// gen the decisions' generation once it was added: any later change
+	// of the timeline moves its requests.
+	first  int
+	serial uint32
+	gen    uint64
+}
+
+// FireSpreadLater is FireSpread without its decisions: it adds the n
+// requests as one action, moves nothing but what the clock needs (the
+// requests at Now), and returns where they are. A burst spread over a
+// second of a timeline with many keys leaves the lab to decide the
+// requests between (every key's second), which a screen does in slices
+// before it asks FiredTallies.
+func (l *Lab) FireSpreadLater(key string, cost int64, n int, spread time.Duration) (Fired, error) {
+	f := fireAction{at: l.clock.now, spread: spread, key: key, cost: cost, n: n}
+	first, last, err := l.add(&f)
+	if err != nil {
+		return Fired{}, err
+	}
+	return Fired{Need: last + 1, Key: f.key, Last: l.timeline.at(last), first: first, serial: l.timeline.serial, gen: l.engine.gen}, nil
+}
+
+// FiredTallies is each lane's tally of f's requests (each counted once, by
+// its first attempt's outcome, as FireSpread's records of them), deciding
+// up to f.Need if the lab has not; false when the timeline changed since f
+// was fired (f's requests moved or are gone).
+func (l *Lab) FiredTallies(f Fired) ([]Tally, bool) {
+	e, tl := l.engine, l.timeline
+	if e.gen != f.gen || f.Need > tl.len() {
+		return nil, false
+	}
+	e.ensure(f.Need)
+	out := make([]Tally, len(e.defs))
+	for i := f.first; i < f.Need; i++ {
+		if tl.kind(i).fired != f.serial {
+			continue
+		}
+		for lane := range out {
+			out[lane].add(e.outcomes[lane][i])
+		}
+	}
+	return out, true
+}
+
+// add adds f's requests as one action, tells the engine and the caches,
+// and moves the clock to where it was (deciding the requests at Now); it
+// returns the indexes of the first and last of them.
+func (l *Lab) add(f *fireAction) (first, last int, err error) {
+	if err := f.check(); err != nil {
+		return 0, 0, err
+	}
+	tl := l.timeline
+	first, last = tl.fire(*f, horizon(l.engine.defs))
+	l.changed(change{from: first, keys: len(tl.keys.list)})
+	l.clock.seek(l.clock.now)
+	return first, last, nil
+}
+
 // fire adds f's requests as one action and returns every lane's decision on
 // each of them.
 func (l *Lab) fire(f fireAction) ([]Record, error) {
-	if err := f.check(); err != nil {
+	first, last, err := l.add(&f)
+	if err != nil {
 		return nil, err
 	}
 	tl := l.timeline
-	first, last := tl.fire(f, horizon(l.engine.defs))
-	l.changed(change{from: first, keys: len(tl.keys.list)})
-	l.clock.seek(l.clock.now)
 	recs := make([]Record, 0, f.n*len(l.engine.defs))
 	if c := l.clock; first == last && last == c.pos-1 && l.engine.book == nil && decidedLast(c.last, last) {
 		// One request, the clock's latest, and no retry after it: the

@@ -275,3 +275,59 @@ func TestFireOneRecordsAreTheReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestFireSpreadLaterTalliesFireSpreadsRecords: a spread burst added with
+// FireSpreadLater, its requests then decided a slice at a time, has the
+// tallies of FireSpread's records of the same burst on a twin lab, lane by
+// lane, and leaves the same timeline; a change of the timeline after it
+// makes its tallies unreadable rather than wrong.
+func TestFireSpreadLaterTalliesFireSpreadsRecords(t *testing.T) {
+	s := randomScenario(t, 53, 3*CheckpointEvery)
+	for _, c := range []struct {
+		name   string
+		at     int // the request whose time the clock is at
+		n      int
+		spread time.Duration
+		key    string
+	}{
+		{"at 0 over 3s", 0, 120, 3 * time.Second, "k1"},
+		{"mid over 1s", CheckpointEvery + 7, 40, time.Second, "new"},
+		{"at once", 500, 25, 0, "k0"},
+		{"one", 900, 1, 0, "k2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			later, now := newLab(t, s), newLab(t, s)
+			later.Seek(later.Request(c.at).At)
+			now.Seek(now.Request(c.at).At)
+			f, err := later.FireSpreadLater(c.key, 2, c.n, c.spread)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := now.FireSpread(c.key, 2, c.n, c.spread)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]Tally, len(s.Lanes))
+			for _, r := range recs {
+				want[r.Lane].add(r.Decision.Outcome)
+			}
+			if f.Key != c.key || f.Last != recs[len(recs)-1].Request.At || f.Need != recs[len(recs)-1].Index+1 {
+				t.Errorf("fired %+v; the last record %+v", f, recs[len(recs)-1])
+			}
+			for later.Computed() < f.Need {
+				later.ComputeAhead(37)
+			}
+			got, ok := later.FiredTallies(f)
+			if !ok || !slices.Equal(got, want) {
+				t.Errorf("tallies %v %v, FireSpread's records %v", got, ok, want)
+			}
+			if later.Now() != now.Now() || later.Pos() != now.Pos() || labState(later) != labState(now) {
+				t.Errorf("clock at %v (%d), FireSpread's at %v (%d)", later.Now(), later.Pos(), now.Now(), now.Pos())
+			}
+			later.Undo()
+			if _, ok := later.FiredTallies(f); ok {
+				t.Error("tallies of an undone burst")
+			}
+		})
+	}
+}

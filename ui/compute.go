@@ -263,19 +263,29 @@ func (a *App) parked(what string, change func() error) (tea.Cmd, error) {
 	if a.pace.deciding.within(a.lab.Pos(), sliceBudget) {
 		return nil, change()
 	}
+	start := a.pace.now()
 	a.lab.Seek(0)
 	if err := change(); err != nil {
 		at.seek(a.lab)
 		return nil, err
 	}
-	return a.returnTo(what, at), nil
+	// The change has its cost (the lanes' state restored from the
+	// checkpoint before it: with many keys, tens of milliseconds): the
+	// key's first slice of deciding gets what it left of the budget.
+	return a.returnWithin(what, at, sliceBudget-a.pace.now().Sub(start)), nil
 }
 
 // returnTo brings the clock to at, in slices as a job when the lab must
 // decide more than a slice to get there.
 func (a *App) returnTo(what string, at place) tea.Cmd {
+	return a.returnWithin(what, at, sliceBudget)
+}
+
+// returnWithin is returnTo deciding for at most budget before the job
+// (none when budget is not positive and the lab must decide more).
+func (a *App) returnWithin(what string, at place, budget time.Duration) tea.Cmd {
 	need := a.lab.Search(at.t)
-	if a.decide(need, sliceBudget) {
+	if a.lab.Computed() >= need || budget > 0 && a.decide(need, budget) {
 		at.seek(a.lab)
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/algorithms"
+	"ratelab/model"
 	"ratelab/scenarios"
 )
 
@@ -193,6 +195,93 @@ func TestUndoFarBackIsParked(t *testing.T) {
 	runJob(t, a, 30)
 	if a.lab.Now() != end || a.lab.FiredCount() != 0 || !strings.Contains(a.status.text, "undid 1 request at 0s") {
 		t.Errorf("after the undo: clock %v (want %v), %d fired, status %q", a.lab.Now(), end, a.lab.FiredCount(), a.status.text)
+	}
+}
+
+// TestParkedDecidesWhatTheChangeLeft: a change made with the clock parked
+// (an undo far back) that costs a slice's time or more itself (the lanes'
+// state restored from a checkpoint, with many keys) leaves the key press no
+// deciding: the job decides, slice by slice, and brings the clock back;
+// a cheap change still decides a slice in the key press.
+func TestParkedDecidesWhatTheChangeLeft(t *testing.T) {
+	s := bigScenario(t, 300_000, time.Millisecond)
+	for _, c := range []struct {
+		change  time.Duration // what the change costs on the pacer's clock
+		decided int           // the most requests the key press decides
+		least   int           // the fewest
+	}{
+		{0, perSlice + minChunk + CheckpointSlack, perSlice / 2},
+		{sliceBudget / 2, perSlice/2 + minChunk + CheckpointSlack, perSlice / 4},
+		{sliceBudget + time.Millisecond, 0, 0},
+	} {
+		a := openApp(t, s, 100, 30)
+		workClock(a, time.Microsecond)
+		press(a, "space") // at 0s
+		press(a, "G")
+		runJob(t, a, 20)
+		end := a.lab.Now()
+		work := a.pace.now
+		var extra time.Duration
+		a.pace.now = func() time.Time { return work().Add(extra) }
+		from := -1
+		a.parked("undo", func() error {
+			extra += c.change
+			a.lab.Undo()
+			from = a.lab.Computed()
+			return nil
+		})
+		if got := a.lab.Computed() - from; got > c.decided || got < c.least || a.job == nil {
+			t.Errorf("a change costing %v: the key press decided %d requests (%d to %d), job %v", c.change, got, c.least, c.decided, a.job != nil)
+		}
+		runJob(t, a, 30)
+		if a.lab.Now() != end || a.lab.FiredCount() != 0 {
+			t.Errorf("a change costing %v: the clock came back to %v, want %v; %d fired", c.change, a.lab.Now(), end, a.lab.FiredCount())
+		}
+	}
+}
+
+// TestSpreadBurstDecidedInSlices: a burst spread over many requests of the
+// timeline (a second of 100,000 keys' traffic) is not decided inside the
+// key press: a job decides the requests up to its last in slices, showing
+// its progress, and the status line then tallies each lane's outcomes over
+// the burst's own requests.
+func TestSpreadBurstDecidedInSlices(t *testing.T) {
+	a := openApp(t, bigScenario(t, 300_000, time.Millisecond), 100, 30)
+	workClock(a, time.Microsecond)
+	press(a, "b")
+	answer(a, "100 100s")
+	if a.job == nil || a.lab.Computed() > perSlice+minChunk+CheckpointSlack {
+		t.Fatalf("the burst decided %d requests in the key press (job %v)", a.lab.Computed(), a.job != nil)
+	}
+	requireScreen(t, a, "deciding requests for the 100 requests fired")
+	runJob(t, a, 20)
+	if a.lab.Now() != 0 || a.lab.Computed() < 99_000 { // the last fired at 99s
+		t.Fatalf("after the job: clock %v, %d decided", a.lab.Now(), a.lab.Computed())
+	}
+	var parts []string
+	for lane, l := range a.lab.Lanes() {
+		var tally model.Tally
+		for i := range a.lab.Len() {
+			if !a.lab.Fired(i) {
+				continue
+			}
+			switch a.lab.Outcome(lane, i) {
+			case algorithms.Allowed:
+				tally.Allowed++
+			case algorithms.Delayed:
+				tally.Delayed++
+			default:
+				tally.Rejected++
+			}
+		}
+		if tally.Total() != 100 {
+			t.Fatalf("lane %s: %d fired requests", l.Name, tally.Total())
+		}
+		parts = append(parts, l.Name+" "+tallyText(a.st, tally))
+	}
+	want := "fired 100 requests at 0s over 100s: " + strings.Join(parts, " · ")
+	if !strings.Contains(a.status.text, want) {
+		t.Errorf("status %q, want %q", a.status.text, want)
 	}
 }
 

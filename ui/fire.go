@@ -25,30 +25,50 @@ const (
 // over spread as a scenario's traffic item places them (all at once when
 // spread is 0), as one action that one undo removes. Requests fired before
 // later ones are inserted there and everything after them is recomputed.
-// The status line says what each lane did with them.
-func (m *labMode) fire(a *App, n int, spread time.Duration) {
+// The status line says what each lane did with them, once decided: a
+// spread reaching over many requests (every key's second, with many keys)
+// is decided as a job, in slices.
+func (m *labMode) fire(a *App, n int, spread time.Duration) tea.Cmd {
 	at := a.lab.Now()
-	recs, err := a.lab.FireSpread(a.key(), a.cost, n, spread)
+	f, err := a.lab.FireSpreadLater(a.key(), a.cost, n, spread)
 	if err != nil {
 		a.status.setError(err.Error())
-		return
+		return nil
 	}
 	a.changed()
-	m.sayFired(a, recs, n, at, spread)
+	return m.sayWhenDecided(a, f, n, at, spread)
 }
 
 // fireAs fires one request as key (a new client, a second account) and
 // pins the lanes to it; model refuses a key a scenario file could not hold.
-func (m *labMode) fireAs(a *App, key string) error {
+func (m *labMode) fireAs(a *App, key string) (tea.Cmd, error) {
 	at := a.lab.Now()
-	recs, err := a.lab.FireSpread(key, a.cost, 1, 0)
+	f, err := a.lab.FireSpreadLater(key, a.cost, 1, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.changed()
 	a.pin(key)
-	m.sayFired(a, recs, 1, at, 0)
-	return nil
+	return m.sayWhenDecided(a, f, 1, at, 0), nil
+}
+
+// sayWhenDecided says what the lanes did with the fired requests f
+// (sayFired) once the lab has decided them: at once when that takes a
+// slice at most, else after a job that decides them in slices.
+func (m *labMode) sayWhenDecided(a *App, f model.Fired, n int, at, spread time.Duration) tea.Cmd {
+	say := func() tea.Cmd {
+		if tallies, ok := a.lab.FiredTallies(f); ok {
+			m.sayFired(a, f, tallies, n, at, spread)
+		}
+		return nil
+	}
+	if a.decide(f.Need, sliceBudget) {
+		return say()
+	}
+	a.play.pause()
+	cmd := a.startJob(f.Need, "the "+requestCount(n)+" fired", say)
+	a.job.sayProgress(a)
+	return cmd
 }
 
 // askBurst asks for a burst: how many requests, over how long; the last
@@ -67,8 +87,7 @@ func (m *labMode) askBurst(a *App) tea.Cmd {
 				return nil, err
 			}
 			m.burstSize, m.burstSpread = n, spread
-			m.fire(a, n, spread)
-			return nil, nil
+			return m.fire(a, n, spread), nil
 		},
 	})
 }
@@ -131,41 +150,28 @@ func (m *labMode) askKey(a *App) tea.Cmd {
 			if answer == "" {
 				return nil, errors.New("type the new key's name, or esc")
 			}
-			return nil, m.fireAs(a, answer)
+			return m.fireAs(a, answer)
 		},
 	})
 }
 
-// sayFired reports a fire action: where, and each lane's outcomes.
-func (m *labMode) sayFired(a *App, recs []model.Record, n int, at, spread time.Duration) {
+// sayFired reports a fire action: where, and each lane's outcomes over
+// its requests (tallies, by lane).
+func (m *labMode) sayFired(a *App, f model.Fired, tallies []model.Tally, n int, at, spread time.Duration) {
 	what := "fired " + requestCount(n) + " at " + a.secs(at)
 	if spread > 0 {
 		what += " over " + a.secs(spread)
 	}
 	if len(a.lab.Keys()) > 1 {
-		what += " (key " + keyText(recs[0].Request.Key) + ")"
+		what += " (key " + keyText(f.Key) + ")"
 	}
 	what += ": "
-	// A spread action's requests may lie between others: count its own
-	// records, not a range of the timeline.
-	tallies := make([]model.Tally, len(a.lab.Lanes()))
-	for _, r := range recs {
-		t := &tallies[r.Lane]
-		switch r.Decision.Outcome {
-		case algorithms.Allowed:
-			t.Allowed++
-		case algorithms.Delayed:
-			t.Delayed++
-		default:
-			t.Rejected++
-		}
-	}
 	var parts []string
 	for i, l := range a.lab.Lanes() {
 		parts = append(parts, l.Name+" "+tallyText(a.st, tallies[i]))
 	}
 	what += strings.Join(parts, " · ")
-	if _, ok := a.lab.NextRequest(recs[len(recs)-1].Request.At); ok {
+	if _, ok := a.lab.NextRequest(f.Last); ok {
 		what += " · every later decision recomputed"
 	}
 	a.status.set(what)

@@ -79,7 +79,7 @@ func (m *labMode) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		m.toggleChart(a)
 
 	case key.Matches(msg, k.Fire):
-		m.fire(a, 1, 0)
+		return m.fire(a, 1, 0)
 	case key.Matches(msg, k.NextKey):
 		m.nextKey(a)
 	case key.Matches(msg, k.Undo):
