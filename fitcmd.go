@@ -124,7 +124,7 @@ func fitCommand(args []string, stdout, stderr io.Writer) error {
 	if len(left) > 0 {
 		fmt.Fprintf(stdout, "left out of %s: %s, which delays, cannot be one allowance for every key (fit --by-key saves it per key)\n", save, strings.Join(left, ", "))
 	}
-	_, err = fmt.Fprintf(stdout, "saved %s: the knees' lanes over the same traffic; ratelab check %s checks what the fit measured\n", save, save)
+	_, err = fmt.Fprintf(stdout, "saved %s: the knees' lanes over the same traffic;\n  ratelab check %s checks what the fit measured\n", save, save)
 	return err
 }
 
