@@ -60,12 +60,27 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 // panel (e) may show them: while a quiz question waits, the notes at its
 // request's instant are left out, since they tell what the lanes do with
 // it; withheld is that instant then. The timeline still marks them.
+//
+// A question still to come at the clock's instant waits too: the clock
+// stands inside the instant (n steps through it, ] stops before its first
+// request) with the question's request not yet decided, and the note
+// would tell its answer first (dashboard's 0s, whose question is on the
+// tenth request of the page load).
 func (a *App) shownNotes() (notes []scenarios.Note, withheld time.Duration, ok bool) {
 	notes = a.lab.Scenario().Notes
-	if !a.quiz.asking() {
+	var at time.Duration
+	switch {
+	case a.quiz.asking():
+		at = a.lab.Request(a.quiz.index).At
+	case a.quiz.on:
+		now := a.lab.Now()
+		if _, waits := a.quiz.next(a.lab.Pos(), a.lab.Search(now)); !waits {
+			return notes, 0, false
+		}
+		at = now
+	default:
 		return notes, 0, false
 	}
-	at := a.lab.Request(a.quiz.index).At
 	i := sort.Search(len(notes), func(i int) bool { return notes[i].At >= at })
 	j := currentNote(notes, at) + 1
 	if i == j {

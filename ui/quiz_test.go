@@ -215,6 +215,9 @@ func TestQuizWithholdsTheNote(t *testing.T) {
 				}
 				press(a, "r")
 			}
+			if _, more := a.quiz.next(a.lab.Pos(), a.lab.Search(at)); more {
+				continue // another question at the instant still waits
+			}
 			for _, n := range withheld {
 				if s := screen(a); !strings.Contains(s, n) {
 					t.Errorf("%s at %v: the answer does not bring the note %q:\n%s", c.Name, at, n, s)
@@ -224,6 +227,44 @@ func TestQuizWithholdsTheNote(t *testing.T) {
 	}
 	if met == 0 {
 		t.Fatal("no canned lesson has a note at a question's instant: the test tests nothing")
+	}
+}
+
+// TestQuizWithholdsTheNoteBeforeItsQuestion: with the quiz on, a note at
+// an instant whose question is on a later request of it stays hidden while
+// the clock steps through the instant (dashboard's 0s note tells what the
+// page load's tenth request gets; the question is on that request), in the
+// lower panel and on the whole panel (e); the answer brings it.
+func TestQuizWithholdsTheNoteBeforeItsQuestion(t *testing.T) {
+	a := newTestApp(t, "dashboard", 80, 24)
+	a.openPage(aboutPage)
+	press(a, "]", "t") // the 0s note, then the quiz on
+	note := firstRunes(noteLine(a.lab.Scenario().Notes[0]), 30)
+	if a.quiz.asking() || !a.quiz.on || a.lab.Pos() != 0 {
+		t.Fatalf("] then t: asking %v, quiz on %v, %d requests decided; want the quiz on before the page load", a.quiz.asking(), a.quiz.on, a.lab.Pos())
+	}
+	for i := 0; !a.quiz.asking(); i++ {
+		if i > 10 {
+			t.Fatal("no question within the page load")
+		}
+		s := screen(a)
+		if strings.Contains(s, note) || !strings.Contains(s, withheldLine(0)) {
+			t.Fatalf("before request %d of the page load, with its question on the tenth, the note shows:\n%s", a.lab.Pos()+1, s)
+		}
+		press(a, "e")
+		if s := screen(a); strings.Contains(s, note) {
+			t.Fatalf("before request %d, e shows the note:\n%s", a.lab.Pos()+1, s)
+		}
+		press(a, "esc", "n")
+	}
+	if got := a.quiz.index; got != 9 {
+		t.Fatalf("the question is on request %d, want the tenth", got+1)
+	}
+	for a.quiz.asking() {
+		press(a, "a")
+	}
+	if s := screen(a); !strings.Contains(s, note) {
+		t.Errorf("the answer does not bring the note:\n%s", s)
 	}
 }
 
