@@ -477,21 +477,40 @@ func laneCell(st *styles, v laneView, mode laneMode, tall bool, w, label int, rc
 }
 
 // rowColumns are the widths the one-row form aligns its lanes on: the
-// numbers beside the gauges and the totals after them.
-type rowColumns struct{ numbers, totals int }
+// numbers beside the gauges and the totals after them; retry is whether
+// the numbers say when a rejected lane's retry fits (rowNumbers).
+type rowColumns struct {
+	numbers, totals int
+	retry           bool
+}
 
 // rowColumnsOf measures the widest numbers and totals of views for rows w
-// cells wide, so that every lane's gauge, numbers and totals start in the
-// same column.
-func rowColumnsOf(st *styles, views []laneView, w int) rowColumns {
-	var c rowColumns
+// cells wide with names in label cells, so that every lane's gauge,
+// numbers and totals start in the same column. The numbers say a
+// rejection's retry time where the totals still fit beside them uncut
+// (the gauge gives up its cells first); on a row too narrow for that, they
+// leave it to the why panel.
+func rowColumnsOf(st *styles, views []laneView, w, label int) rowColumns {
+	c := rowColumns{retry: true}
 	for _, v := range views {
-		_, numbers := laneNumbers(v)
+		_, numbers := rowNumbers(v, true)
 		c.numbers = max(c.numbers, ansi.StringWidth(numbers))
+	}
+	if w-(label+3)-c.numbers-3 < minTotals {
+		c = rowColumns{}
+		for _, v := range views {
+			_, numbers := rowNumbers(v, false)
+			c.numbers = max(c.numbers, ansi.StringWidth(numbers))
+		}
+	}
+	for _, v := range views {
 		c.totals = max(c.totals, ansi.StringWidth(rowTotals(st, v, w)))
 	}
 	return c
 }
+
+// minTotals is the fewest cells the one-row form's totals take.
+const minTotals = 12
 
 // rowTotals is the totals text of the one-row form, at most a third of w;
 // with a key pinned, at most five twelfths, so that the key's name and
@@ -506,7 +525,7 @@ func rowTotals(st *styles, v laneView, w int) string {
 }
 
 // rowTotalsWithin is the longest totals text of the one-row form that
-// fits in room cells (at least 12).
+// fits in room cells (at least minTotals).
 func rowTotalsWithin(st *styles, v laneView, room int) string {
 	texts := totalsTexts(st, v)
 	s := v.stats
@@ -532,7 +551,19 @@ func rowTotalsWithin(st *styles, v laneView, room int) string {
 		texts = append(texts, tallyCounts(st, v.policy, s)+st.muted.Render(" · "+stateText(v)),
 			tallyCounts(st, v.policy, s)+st.muted.Render(" · "+model.FormatBytes(v.keyBytes)))
 	}
-	return first(texts, max(room, 12))
+	return first(texts, max(room, minTotals))
+}
+
+// rowNumbers is a lane's gauge and numbers in the one-row form: its
+// picture's, and after a rejection when a retry fits, as a box says it
+// ("0.2/120 tokens · retry at 60.4s"): a row that shows a rejection says
+// when to come back.
+func rowNumbers(v laneView, retry bool) (float64, string) {
+	fill, numbers := laneNumbers(v)
+	if retry && v.hasLast && !v.verdictPending && v.last.Decision.Outcome == algorithms.Rejected {
+		numbers += " · " + v.shortRetryText()
+	}
+	return fill, numbers
 }
 
 // laneRowLine is a lane in one line, its parts in the columns c:
@@ -546,7 +577,7 @@ func laneRowLine(st *styles, v laneView, w, label int, c rowColumns) string {
 	}
 	verdicts := verdictTexts(st, v)
 	head := mark + name + " " + verdicts[len(verdicts)-1] + " "
-	fill, numbers := laneNumbers(v)
+	fill, numbers := rowNumbers(v, c.retry)
 	totals, column := rowTotals(st, v, w), c.totals
 	if room := w - ansi.StringWidth(head) - c.numbers - 3; column > room {
 		// No room left for a gauge, and not even for the widest totals:
@@ -592,7 +623,7 @@ func lanesBlock(st *styles, views []laneView, l layout) []string {
 	var out []string
 	var rc rowColumns
 	if l.mode == laneRow {
-		rc = rowColumnsOf(st, views, l.width)
+		rc = rowColumnsOf(st, views, l.width, l.label)
 	}
 	for r := 0; r < l.rows; r++ {
 		lo := r * l.cols

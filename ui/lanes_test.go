@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
 )
 
 // TestPerKeyLabels: with two keys the totals say "all keys", and a pinned
@@ -97,6 +101,42 @@ func TestRejectionSaysWhenToRetry(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRowSaysWhenToRetry: a lane drawn in one row ("  bucket   ✗ [ ] 0.2/120
+// tokens · retry at 60.4s · …") says when a retry fits as its box does,
+// its verdict a glyph the test above cannot read: at every lesson's golden
+// moment, at 80×24 and 120×40 where the lanes take the row form (narrower,
+// the why panel alone may say it).
+func TestRowSaysWhenToRetry(t *testing.T) {
+	rows := 0
+	for _, c := range append(append([]struct {
+		name string
+		at   time.Duration
+	}{}, goldenCases...), moreLessons...) {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			a := newTestApp(t, c.name, size[0], size[1])
+			seekTo(a, c.at)
+			screen(a)
+			if a.lay.mode != laneRow {
+				continue
+			}
+			views := laneViews(a.programContext)
+			block := lanesBlock(a.st, views, a.lay)
+			for i, v := range views {
+				if !v.hasLast || v.last.Decision.Outcome != algorithms.Rejected || i >= len(block) {
+					continue
+				}
+				rows++
+				if row := ansi.Strip(block[i]); !strings.Contains(row, "retry at") && !strings.Contains(row, "never fits") {
+					t.Errorf("%s at %v, %d×%d: the row %q shows a rejection and not when to retry", c.name, c.at, size[0], size[1], strings.TrimSpace(row))
+				}
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("no rejected lane drawn in one row")
 	}
 }
 

@@ -123,7 +123,7 @@ func TestPictureGoldens(t *testing.T) {
 					a.setStyles()
 					a.lab.Seek(c.at)
 					v := laneViews(a.programContext)[0]
-					lines := laneCell(a.st, v, f.mode, f.tall, w, labelWidth, rowColumnsOf(a.st, []laneView{v}, w))
+					lines := laneCell(a.st, v, f.mode, f.tall, w, labelWidth, rowColumnsOf(a.st, []laneView{v}, w, labelWidth))
 					if len(lines) != f.mode.cellHeight(f.tall) {
 						t.Fatalf("%d lines, want %d", len(lines), f.mode.cellHeight(f.tall))
 					}
