@@ -178,7 +178,9 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	err := command(args, stdout, stderr)
 	if errors.Is(err, errHelp) {
-		fmt.Fprintf(stdout, usage, scenarios.Default, wrapWords(registry.Names(), 34, 80))
+		indent := strings.Repeat(" ", 34) // the usage's column of descriptions
+		products := report.Wrapped(indent, strings.Join(registry.Names(), ", "), indent)
+		fmt.Fprintf(stdout, usage, scenarios.Default, strings.TrimSuffix(products, "\n"))
 		return nil
 	}
 	return err
@@ -614,32 +616,4 @@ func counted(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-// wrapWords lists words, comma-separated, in lines of at most width
-// columns, each indented by indent spaces.
-func wrapWords(words []string, indent, width int) string {
-	var b strings.Builder
-	line := 0
-	for i, w := range words {
-		if i < len(words)-1 {
-			w += ","
-		}
-		switch {
-		case line == 0:
-		case line+1+len(w) > width:
-			b.WriteByte('\n')
-			line = 0
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		if line == 0 {
-			b.WriteString(strings.Repeat(" ", indent))
-			line = indent
-		}
-		b.WriteString(w)
-		line += len(w)
-	}
-	return b.String()
 }

@@ -50,9 +50,9 @@ func writeFitHead(w io.Writer, r *fit.Result) {
 	} else {
 		head += "one limiter state for all the traffic"
 	}
-	io.WriteString(w, wrapped("", head, "  "))
+	io.WriteString(w, Wrapped("", head, "  "))
 	if r.RejectAtMost > 0 {
-		io.WriteString(w, wrapped("", fmt.Sprintf("budget: the smallest size refusing at most %s of the requests, measured by the real limiters", ppmText(r.RejectAtMost)), "  "))
+		io.WriteString(w, Wrapped("", fmt.Sprintf("budget: the smallest size refusing at most %s of the requests, measured by the real limiters", ppmText(r.RejectAtMost)), "  "))
 	}
 }
 
@@ -167,7 +167,7 @@ func writePointLines(w io.Writer, title string, labels, texts []string) {
 	fmt.Fprintf(w, "  %s\n", title)
 	indent := strings.Repeat(" ", 4+width+2)
 	for i, l := range labels {
-		io.WriteString(w, wrapped("    "+l+strings.Repeat(" ", width-utf8.RuneCountInString(l))+"  ", texts[i], indent))
+		io.WriteString(w, Wrapped("    "+l+strings.Repeat(" ", width-utf8.RuneCountInString(l))+"  ", texts[i], indent))
 	}
 }
 

@@ -19,11 +19,11 @@ import (
 func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
 	for _, l := range logs {
 		st := l.Lines
-		if _, err := io.WriteString(w, wrapped("log ", l.Summary(), "  ")); err != nil {
+		if _, err := io.WriteString(w, Wrapped("log ", l.Summary(), "  ")); err != nil {
 			return err
 		}
 		for _, b := range l.Bad {
-			if _, err := io.WriteString(w, wrapped("  ", b.Error(), "    ")); err != nil {
+			if _, err := io.WriteString(w, Wrapped("  ", b.Error(), "    ")); err != nil {
 				return err
 			}
 		}
@@ -33,7 +33,7 @@ func WriteLogs(w io.Writer, logs []*scenarios.LogTraffic) error {
 			}
 		}
 		if l.Diagnosis != "" {
-			if _, err := io.WriteString(w, wrapped("  ", l.Diagnosis, "    ")); err != nil {
+			if _, err := io.WriteString(w, Wrapped("  ", l.Diagnosis, "    ")); err != nil {
 				return err
 			}
 		}

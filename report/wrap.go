@@ -9,11 +9,11 @@ import (
 // 80, so that nothing a command prints wraps where the terminal chooses.
 const lineWidth = 80
 
-// wrapped is prefix and text, the text broken at spaces into lines of at
+// Wrapped is prefix and text, the text broken at spaces into lines of at
 // most lineWidth columns (the first counting the prefix), each ending in a
 // newline, the lines after the first indented by indent. A word longer
 // than a line stands alone on its line.
-func wrapped(prefix, text, indent string) string {
+func Wrapped(prefix, text, indent string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
 	col := utf8.RuneCountInString(prefix)

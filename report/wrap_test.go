@@ -13,9 +13,9 @@ func TestWrapped(t *testing.T) {
 		{"a " + strings.Repeat("x", 90) + " b", "    ", "a\n    " + strings.Repeat("x", 90) + "\n    b\n"},
 		{"  leading   and   inner   spaces  ", "", "leading and inner spaces\n"},
 	} {
-		got := wrapped("", c.text, c.indent)
+		got := Wrapped("", c.text, c.indent)
 		if got != c.want {
-			t.Errorf("wrapped(%q):\n%q\nwant\n%q", c.text, got, c.want)
+			t.Errorf("Wrapped(%q):\n%q\nwant\n%q", c.text, got, c.want)
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
 			if n := utf8.RuneCountInString(line); n > lineWidth && !strings.Contains(line, strings.Repeat("x", 90)) {
@@ -27,7 +27,7 @@ func TestWrapped(t *testing.T) {
 
 // A prefix counts in the first line's columns.
 func TestWrappedAfterAPrefix(t *testing.T) {
-	got := wrapped("    1/h  ", strings.Repeat("word ", 18), "         ")
+	got := Wrapped("    1/h  ", strings.Repeat("word ", 18), "         ")
 	want := "    1/h  word word word word word word word word word word word word word word\n         word word word word\n"
 	if got != want {
 		t.Errorf("%q\nwant\n%q", got, want)

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"ratelab/algorithms"
 )
 
 // The lab decides requests as far as the clock needs them. A key that moves
@@ -223,7 +225,7 @@ func (j *job) sayProgress(a *App) {
 		j.said, j.saved = a.status.text, true
 	}
 	pct := 100 * int64(a.lab.Computed()) / int64(max(j.need, 1))
-	a.status.set("deciding requests for " + j.what + ": " + commas(a.lab.Computed()) + " of " + commas(j.need) +
+	a.status.set("deciding requests for " + j.what + ": " + algorithms.Thousands(int64(a.lab.Computed())) + " of " + algorithms.Thousands(int64(j.need)) +
 		" (" + strconv.FormatInt(pct, 10) + "%) · " + keysText(a.keys.Job.ShortHelp()...))
 }
 
@@ -240,15 +242,6 @@ func (j *job) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		a.status.set("gave up; the requests decided so far stay decided")
 	}
 	return nil
-}
-
-// commas writes n with thousands separators: 20,000,000.
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // parked makes a change that recomputes every decision from an early point

@@ -111,7 +111,7 @@ func TestFarKeysDecideInSlices(t *testing.T) {
 	}
 	before := a.lab.Computed()
 	a.Update(computeMsg{gen: a.jobGen})
-	if got := a.lab.Computed() - before; got != perSlice || !strings.Contains(a.status.text, commas(a.lab.Computed())+" of 300,000") {
+	if got := a.lab.Computed() - before; got != perSlice || !strings.Contains(a.status.text, algorithms.Thousands(int64(a.lab.Computed()))+" of 300,000") {
 		t.Errorf("one slice decided %d requests; status %q", got, a.status.text)
 	}
 	runJob(t, a, 20)
