@@ -23,6 +23,13 @@ func (in *interned[T]) of(v T) int32 {
 	return i
 }
 
+// add numbers v without indexing it, for a value its caller finds
+// another way (keyNames: a key its file numbered); v must be new.
+func (in *interned[T]) add(v T) int32 {
+	in.list = append(in.list, v)
+	return int32(len(in.list) - 1)
+}
+
 // lookup is v's number, if v was seen.
 func (in *interned[T]) lookup(v T) (int32, bool) {
 	i, ok := in.index[v]

@@ -31,7 +31,7 @@ type kind struct {
 // from there on.
 type timeline struct {
 	ev       events
-	keys     interned[string]
+	keys     keyNames
 	baseKeys int // keys.list[:baseKeys] are the scenario's; later ones were fired
 	kinds    interned[kind]
 	// duration is the scenario's; end stretches it to reach past the
@@ -66,17 +66,26 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	// grow them; the lists are then cut to size if that left them mostly
 	// empty.
 	items := len(s.Traffic)
-	tl.keys.index = make(map[string]int32, items)
 	tl.keys.list, tl.kinds.list = make([]string, 0, items), make([]kind, 0, items)
 	b := kindBuilder{tl: tl, first: make([]uint32, 0, items)}
 	if len(s.Logs) > 0 {
 		tl.addLogged(s, &b)
 		return tl
 	}
+	// A file's items come with their keys numbered (see
+	// scenarios.Scenario.KeyNumbers): no name is then looked up.
+	var count int
+	if b.fileNo, count = s.KeyNumbers(); b.fileNo != nil {
+		tl.keys.numberedBy(s, count)
+	}
 	kinds := make([]uint32, items)
-	for item, at := range s.ItemTimes() {
+	times := s.ItemTimes()
+	if n >= handoverMin {
+		times = handOver(times)
+	}
+	for item, at := range times {
 		if kinds[item] == 0 {
-			kinds[item] = b.of(&s.Traffic[item]) + 1
+			kinds[item] = b.ofItem(s, item) + 1
 		}
 		tl.ev.push(event{at: at, kind: kinds[item] - 1})
 	}
@@ -93,16 +102,14 @@ func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder) {
 	for item, r := range s.RequestsOfItems() {
 		if item < len(s.Traffic) {
 			if kinds[item] == 0 {
-				kinds[item] = b.of(&s.Traffic[item]) + 1
+				kinds[item] = b.ofItem(s, item) + 1
 			}
 			tl.ev.push(event{at: r.At, kind: kinds[item] - 1})
 			continue
 		}
 		key, seen := tl.keys.lookup(r.Key)
 		if !seen {
-			key = int32(len(tl.keys.list))
-			tl.keys.list = append(tl.keys.list, r.Key)
-			tl.keys.index[r.Key] = key
+			key = tl.keys.of(r.Key)
 			b.first = append(b.first, uint32(len(tl.kinds.list))) // a key of the items' kinds is in first; a log's is not looked up there
 		}
 		tl.ev.push(event{at: r.At, kind: tl.kindOf(kind{cost: r.Cost, key: key})})
@@ -123,17 +130,22 @@ type kindBuilder struct {
 	// kinds (another cost or client) are found in more.
 	first []uint32
 	more  map[kind]uint32
+	// fileNo[item] is the number the file gave the item's key; nil when
+	// some item's key has no number (keys are then looked up by name).
+	fileNo []int32
 }
 
-// of is the number of the kind of t's requests, numbered anew (and its key
-// too) if unseen.
-func (b *kindBuilder) of(t *scenarios.Traffic) uint32 {
+// ofItem is the number of the kind of s.Traffic[item]'s requests, numbered
+// anew (and its key too) if unseen.
+func (b *kindBuilder) ofItem(s *scenarios.Scenario, item int) uint32 {
+	t := &s.Traffic[item]
 	tl := b.tl
-	key, seen := tl.keys.lookup(t.Key)
-	if !seen {
-		key = int32(len(tl.keys.list))
-		tl.keys.list = append(tl.keys.list, t.Key)
-		tl.keys.index[t.Key] = key
+	var key int32
+	var seen bool
+	if b.fileNo != nil {
+		key, seen = tl.keys.ofFile(b.fileNo[item], t.Key)
+	} else if key, seen = tl.keys.lookup(t.Key); !seen {
+		key = tl.keys.of(t.Key)
 	}
 	k := kind{cost: t.Cost, key: key, client: uint16(t.Client)}
 	if seen {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/scenarios"
 )
@@ -11,7 +12,8 @@ import (
 // TestNewTimelineIsTheMerge: a new timeline holds Requests' requests in
 // their order, its keys are Keys', and its kinds are numbered in the order
 // of their first request, on every canned lesson and on traffic of many
-// items whose keys recur across items (a later item starting earlier).
+// items whose keys recur across items (a later item starting earlier),
+// numbered by the file or, with an item added, looked up by name.
 func TestNewTimelineIsTheMerge(t *testing.T) {
 	var cases []*scenarios.Scenario
 	for _, info := range scenarios.List() {
@@ -30,6 +32,11 @@ traffic:
 		"  - {every: 1s, from: 2s, until: 5s, keys: [z, a-7, y], stagger: even, cost: 2}\n"+
 		"  - {at: 0s, count: 100, spread: 3s, key: a-5}\n"+
 		"  - {at: 0.5s, key: z}\n"))
+	// The same with an item added by a program, whose key has no number:
+	// every key is then looked up by name.
+	added := *cases[len(cases)-1]
+	added.Traffic = append(slices.Clone(added.Traffic), scenarios.Traffic{Form: scenarios.Single, At: 400 * time.Millisecond, Count: 1, Key: "a-7", Cost: 1})
+	cases = append(cases, &added)
 	for i, s := range cases {
 		tl := newTimeline(s)
 		if keys := s.Keys(); !slices.Equal(tl.keys.list, keys) {
@@ -38,7 +45,8 @@ traffic:
 		var want interned[kind]
 		j := 0
 		for r := range s.Requests() {
-			k := kind{cost: r.Cost, key: tl.keys.index[r.Key], client: uint16(r.Client)}
+			key, _ := tl.keys.lookup(r.Key)
+			k := kind{cost: r.Cost, key: key, client: uint16(r.Client)}
 			want.of(k)
 			if j >= tl.len() || tl.request(j) != (Request{At: r.At, Key: r.Key, Cost: r.Cost, Client: r.Client}) {
 				t.Fatalf("scenario %d: request %d is not %+v", i, j, r)

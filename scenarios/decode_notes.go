@@ -54,16 +54,22 @@ func (f *fields) optionalLane() (string, error) {
 	return lane, nil
 }
 
+// named reports whether the traffic names key.
+func named(keys map[string]int32, key string) bool {
+	_, ok := keys[key]
+	return ok
+}
+
 // checkNamed checks the lane and the key a note or a quiz mark names,
 // read from f, against the scenario's lanes and the keys its traffic
 // names.
-func checkNamed(s *Scenario, lane, key string, f *fields, keys map[string]bool) error {
+func checkNamed(s *Scenario, lane, key string, f *fields, keys map[string]int32) error {
 	if lane != "" {
 		if _, ok := s.Lane(lane); !ok {
 			return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(lane)), laneNames(s))
 		}
 	}
-	if key != "" && !keys[key] {
+	if key != "" && !named(keys, key) {
 		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(key)))
 	}
 	return nil
@@ -231,7 +237,7 @@ func (d *decoder) quizMark(n ast.Node, path string) (QuizMark, *fields, error) {
 // checkQuizMark checks q, read from f, against the rest of the scenario,
 // whose traffic names keys. Whether the marked request exists is left to
 // `ratelab check`.
-func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys map[string]bool) error {
+func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys map[string]int32) error {
 	if err := checkNamed(s, q.Lane, q.Key, f, keys); err != nil {
 		return err
 	}
@@ -243,12 +249,12 @@ func checkQuizMark(s *Scenario, q *QuizMark, f *fields, keys map[string]bool) er
 
 // checkExpectation checks e, read from f, against the rest of the scenario,
 // whose traffic names keys, and resolves its default end.
-func checkExpectation(s *Scenario, e *Expectation, f *fields, keys map[string]bool) error {
+func checkExpectation(s *Scenario, e *Expectation, f *fields, keys map[string]int32) error {
 	lane, ok := s.Lane(e.Lane)
 	if !ok {
 		return f.errorf("lane", "no lane is called %s; the lanes are %s", strconv.Quote(shorten(e.Lane)), laneNames(s))
 	}
-	if e.Key != "" && !keys[e.Key] {
+	if e.Key != "" && !named(keys, e.Key) {
 		return f.errorf("key", "no request has key %s", strconv.Quote(shorten(e.Key)))
 	}
 	if !algorithms.Describe(lane.Policy.Algorithm).Delays() {

@@ -93,6 +93,7 @@ func (d *decoder) scenario(root ast.Node) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.keyNumbers = written
 	var nf, qf, ef []*fields
 	if s.Notes, nf, err = listOf(f, "notes", "a list of notes such as {at: 60s, text: ...}", d.note); err != nil {
 		return nil, err

@@ -41,6 +41,10 @@ func TestParseScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range got.Traffic {
+		got.Traffic[i].keyNo = 0 // TestKeyNumbers
+	}
+	got.keyNumbers = nil
 	ms := time.Millisecond
 	want := &Scenario{
 		Name:     "full.yaml",

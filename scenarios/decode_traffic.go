@@ -29,7 +29,7 @@ const minPoissonGap = time.Microsecond
 // MaxTrafficItems) before a request is made, and refuses a cost no lane
 // can admit. It returns the fields of each Traffic, which an item's copies
 // share, and the keys the traffic names (written, below).
-func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map[string]bool, err error) {
+func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map[string]int32, err error) {
 	var requests, totalCost uint64
 	var decisions uint64   // each request × its client's attempts
 	var streams uint64     // poisson copies so far
@@ -48,8 +48,18 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 	// written are the keys the traffic names, whether or not their items
 	// came to hold a request (a poisson item may draw none, a staggered copy
 	// may start past until): an expectation or a quiz mark may name them,
-	// whatever the seed drew.
-	written = map[string]bool{}
+	// whatever the seed drew. Each is numbered in the order written
+	// (Traffic.keyNo), so that the lab numbers an item's key without
+	// looking its name up.
+	written = map[string]int32{}
+	number := func(key string) int32 {
+		n, ok := written[key]
+		if !ok {
+			n = int32(len(written))
+			written[key] = n
+		}
+		return n + 1
+	}
 	seedIndex := 0 // the item's place among those that are not logs: its draws' seed
 	for i, n := range items {
 		path := index("traffic", i)
@@ -61,7 +71,7 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 			s.Logs = append(s.Logs, l)
 			s.passErr = &passErrors{}
 			for _, k := range l.keys {
-				written[k.key] = true
+				number(k.key)
 			}
 			continue
 		}
@@ -73,10 +83,12 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 			return nil, nil, err
 		}
 		if it.keys == nil {
-			written[it.Key] = true
-		}
-		for _, k := range it.keys {
-			written[k] = true
+			it.keyNo = number(it.Key)
+		} else {
+			it.keyNos = make([]int32, len(it.keys))
+			for i, k := range it.keys {
+				it.keyNos[i] = number(k)
+			}
 		}
 		copies := it.expand(s.Seed, seedIndex)
 		seedIndex++
@@ -162,6 +174,26 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 		}
 	}
 	return tf, written, nil
+}
+
+// accountNames are the n keys base-1 … base-n, cut from one string: one
+// allocation, not one a key (10,000 accounts an item).
+func accountNames(base string, n int64) []string {
+	var buf []byte
+	ends := make([]int, n)
+	for i := range n {
+		buf = append(buf, base...)
+		buf = append(buf, '-')
+		buf = strconv.AppendInt(buf, i+1, 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	names := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		names[i], start = all[start:end], end
+	}
+	return names
 }
 
 func (d *decoder) traffic(n ast.Node, path string) (trafficItem, *fields, error) {
@@ -320,10 +352,7 @@ func (d *decoder) accountKeys(f *fields, it *trafficItem) error {
 				return f.errorf("key", "want a key of 1 to %d bytes with accounts: %d (its last copy's key would be %s, %d bytes)", maxKeyLen-len(last)+len(base), n, strconv.Quote(shorten(last)), len(last))
 			}
 		}
-		it.keys = make([]string, n)
-		for i := range it.keys {
-			it.keys[i] = base + "-" + strconv.Itoa(i+1)
-		}
+		it.keys = accountNames(base, n)
 		it.accounts, it.keyBase = n, f.has("key")
 	case f.present("keys"):
 		if f.present("key") {

@@ -65,7 +65,7 @@ func TestParseAccounts(t *testing.T) {
 			for i := range got {
 				// The copies' shared item as written is for Marshal
 				// (TestMarshalWritesAnItemOfCopiesOnce).
-				got[i].Line, got[i].group = 0, nil
+				got[i].Line, got[i].group, got[i].keyNo = 0, nil, 0
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("traffic\n got: %+v\nwant: %+v", got, tt.want)

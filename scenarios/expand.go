@@ -14,6 +14,7 @@ import (
 type trafficItem struct {
 	Traffic
 	keys    []string // one copy per key; nil: the item itself
+	keyNos  []int32  // keys' keyNo, as Traffic.keyNo
 	stagger string   // "" (none), "even" or "random"; only on a periodic item with keys
 	// accounts is N of accounts: N (0 with keys or neither), keyBase
 	// whether key named the copies.
@@ -42,7 +43,7 @@ func (it trafficItem) expand(seed uint64, pos int) []Traffic {
 	}
 	for i, key := range it.keys {
 		c := it.Traffic
-		c.Key, c.group = key, g
+		c.Key, c.group, c.keyNo = key, g, it.keyNos[i]
 		switch it.stagger {
 		case "even":
 			c.From += time.Duration(mulDiv(int64(i), int64(c.Every), n))
@@ -58,6 +59,33 @@ func (it trafficItem) expand(seed uint64, pos int) []Traffic {
 		copies = append(copies, c)
 	}
 	return copies
+}
+
+// KeyNumbers numbers the keys of the scenario's traffic items without
+// their names being looked up: numbers[i] is the number of Traffic[i].Key
+// among the count distinct keys the file's traffic names (0 to count−1,
+// the same number for the same key). It returns nil when some item was
+// not read from a file (added or built by a program), whose key has no
+// number: the caller then looks keys up by name.
+func (s *Scenario) KeyNumbers() (numbers []int32, count int) {
+	numbers = make([]int32, len(s.Traffic))
+	for i := range s.Traffic {
+		no := s.Traffic[i].keyNo
+		if no == 0 {
+			return nil, 0
+		}
+		numbers[i] = no - 1
+		count = max(count, int(no))
+	}
+	return numbers, count
+}
+
+// KeyNumber is the number KeyNumbers gives key, if the file's traffic
+// names it: a reader that numbered keys by KeyNumbers finds one by name
+// here, without an index of its own.
+func (s *Scenario) KeyNumber(key string) (int32, bool) {
+	n, ok := s.keyNumbers[key]
+	return n, ok
 }
 
 // Time is the arrival time of the item's i-th request, 0 ≤ i < Count. Times

@@ -377,3 +377,54 @@ func TestRequestsOfItemsNameTheirItems(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyNumbers: a file's items number their keys alike for the same key
+// and apart for different ones, below the count, on every canned lesson
+// and on keys that recur across items and copies; an item added by
+// a program leaves every key to be looked up by name.
+func TestKeyNumbers(t *testing.T) {
+	var cases []*Scenario
+	for _, info := range List() {
+		s, err := Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, s)
+	}
+	cases = append(cases, parse(t, oneLane+`traffic:
+  - {every: 1s, until: 5s, accounts: 3, key: a}
+  - {at: 1s, key: a-2}
+  - {every: 1s, from: 2s, until: 4s, keys: [z, a-3, y], stagger: even}
+  - {at: 0.5s, key: z}
+  - {poisson: 2/s, until: 3s, keys: [y, q]}
+`))
+	for i, s := range cases {
+		numbers, count := s.KeyNumbers()
+		if numbers == nil {
+			t.Fatalf("scenario %d: no numbers", i)
+		}
+		byKey := map[string]int32{}
+		byNumber := map[int32]string{}
+		for j, n := range numbers {
+			key := s.Traffic[j].Key
+			if n < 0 || int(n) >= count {
+				t.Errorf("scenario %d: item %d's key %q numbered %d, not below %d", i, j, key, n, count)
+			}
+			if m, ok := byKey[key]; ok && m != n {
+				t.Errorf("scenario %d: key %q numbered %d and %d", i, key, m, n)
+			}
+			if k, ok := byNumber[n]; ok && k != key {
+				t.Errorf("scenario %d: keys %q and %q both numbered %d", i, k, key, n)
+			}
+			byKey[key], byNumber[n] = n, key
+			if m, ok := s.KeyNumber(key); !ok || m != n {
+				t.Errorf("scenario %d: KeyNumber(%q) = %d, %v; want %d", i, key, m, ok, n)
+			}
+		}
+	}
+	s := cases[len(cases)-1]
+	s.Traffic = append(s.Traffic, Traffic{Form: Single, At: time.Second, Count: 1, Key: "a-1", Cost: 1})
+	if numbers, count := s.KeyNumbers(); numbers != nil || count != 0 {
+		t.Errorf("with an item added: %d numbers of %d keys, want none", len(numbers), count)
+	}
+}

@@ -14,9 +14,11 @@ import (
 func normalise(s *Scenario) *Scenario {
 	c := *s
 	c.Name = ""
+	c.keyNumbers = nil // numbered in the order written, which Marshal may change
 	c.Traffic = append([]Traffic(nil), s.Traffic...)
 	for i := range c.Traffic {
 		c.Traffic[i].Line = 0
+		c.Traffic[i].keyNo = 0 // numbered in the order written, which Marshal may change
 	}
 	c.Logs = nil
 	for _, l := range s.Logs {

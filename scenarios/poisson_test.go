@@ -80,14 +80,14 @@ func TestPoissonDecode(t *testing.T) {
 			for i, got := range sc.Traffic {
 				want := tt.want[i]
 				if got.Form != Poisson {
-					got.Line = 0
+					got.Line, got.keyNo = 0, 0
 					if !reflect.DeepEqual(got, want) {
 						t.Errorf("item %d: %+v, want %+v", i, got, want)
 					}
 					continue
 				}
 				ts := times(got)
-				got.Line, got.times, got.Count, got.group = 0, nil, 0, nil
+				got.Line, got.times, got.Count, got.group, got.keyNo = 0, nil, 0, nil, 0
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("item %d: %+v, want %+v", i, got, want)
 				}

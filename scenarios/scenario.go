@@ -53,6 +53,9 @@ type Scenario struct {
 	Duration time.Duration // requests arrive in [0, Duration); notes sit in [0, Duration]
 	Lanes    []Lane        // in file order
 	Traffic  []Traffic     // as written (for saving back), an item of accounts or keys as its copies
+	// keyNumbers numbers every key the file's traffic names, in the order
+	// written (Traffic.keyNo − 1): see KeyNumbers and KeyNumber.
+	keyNumbers map[string]int32
 	// Logs are the traffic items that replay an access log ({log: PATH}),
 	// in file order; their requests are not in Traffic (see LogTraffic).
 	Logs    []*LogTraffic
@@ -173,6 +176,10 @@ type Traffic struct {
 	// group is, for a copy of an item of accounts or keys, that item as
 	// written, which its copies share: Marshal writes it once for them.
 	group *copyGroup
+	// keyNo is 1 + the number of Key among the distinct keys the file's
+	// traffic names, numbered in the order written; 0 for an item not
+	// read from a file. See Scenario.KeyNumbers.
+	keyNo int32
 }
 
 // copyGroup is an item of accounts or keys as the file wrote it.
