@@ -297,10 +297,13 @@ func (s *stack) keyOf(i int, key Key) Key {
 // stack of several writes every layer's numbers into a record, which the
 // decision's explanation reads however long after it is asked: in the
 // decision itself when it fits, else in a chunk of records, allocated
-// once it is full (see stack_explain.go). Saving and putting states back
-// copies them, sharing a log's chunks (see keyed.saveKey): it allocates
-// nothing, but a layer whose log a refusal put back copies the log's
-// newest chunk when it next logs an admission.
+// once it is full (see stack_explain.go). A layer whose states are plain
+// values decides on a copy of the key's state, which becomes the key's
+// only once every layer admits: nothing to put back. Any other saves the
+// state as it decides and puts it back after a refusal, copies sharing a
+// log's chunks (see keyed.saveKey): it allocates nothing, but a layer
+// whose log a refusal put back copies the log's newest chunk when it next
+// logs an admission.
 //
 // A stack of nginx-limit-req layers decides as ngx_http_limit_req_handler
 // applies a location's limit_req lines (nginx 1.22's

@@ -7,7 +7,9 @@ import (
 )
 
 // A decision of a stack of several layers is explained with every layer's
-// numbers (its v, its RetryAfter and whether it refused), and a caller may
+// numbers (its v, its RetryAfter and whether it refused; or, for a layer
+// that decides on a copy of a plain state, that state before the request,
+// from which it is decided again: stackInfo.layer), and a caller may
 // keep a decision and ask for its explanation long after (the explorer
 // explains each lane's last decision every frame, check its first
 // mismatch at the end). A field of its own in Decision would cost every
