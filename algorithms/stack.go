@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
+	"unsafe"
 )
 
 // Layer is one policy of a stack of limits (see NewStack).
@@ -65,11 +67,25 @@ type stack struct {
 	Decider
 	layers []Layer
 	lims   []Limiter
-	// savers are lims as what saves a key's state as it decides a
-	// request and puts it back after a refusal.
-	savers []keySaver
-	ids    *Keys
-	all    Key // AllKeysKey in ids
+	// savers are lims as what decides a request in a stack (stackLayer).
+	savers []stackLayer
+	// copied has bit i set for a layer that decides on a copy of the
+	// key's state, kept only if every layer admits (a plain value, not an
+	// nginx zone): nothing to put back after a refusal. The others save
+	// the state as they decide and put it back.
+	copied uint8
+	// stated has bit i set for a copied layer whose record is the key's
+	// state before the request, from which the explanation decides it
+	// again (a state of at most stackWords words); the others' records
+	// are their numbers. nums is where a decision's record is gathered,
+	// layer i's from offs[i] (see recordInto).
+	stated uint8
+	nums   [stackWords * MaxLayers]int64
+	offs   [MaxLayers]int
+	// allKeys has bit i set for a layer over all keys.
+	allKeys uint8
+	ids     *Keys
+	all     Key // AllKeysKey in ids
 	// verdicts is where the layers decide a request, before a decision of
 	// several layers copies their numbers into a record.
 	verdicts [MaxLayers]Decision
@@ -177,21 +193,56 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	if s.nginx {
 		s.zones = zonesOf(s.lims)
 	}
-	s.savers = saversOf(s.lims)
+	s.savers, s.copied = saversOf(s.lims)
+	for i, l := range layers {
+		if l.AllKeys {
+			s.allKeys |= 1 << i
+		}
+	}
 	if len(layers) > 1 {
-		s.info = newStackInfo(layers)
+		for i, sv := range s.savers {
+			if s.copied&(1<<i) != 0 && sv.stateWords() <= stackWords {
+				s.stated |= 1 << i
+			}
+		}
+		s.info = newStackInfo(layers, s.savers, s.stated)
+		for i := 1; i < len(layers); i++ {
+			s.offs[i] = s.offs[i-1] + s.info.words[i-1]
+		}
 	}
 	return s, nil
 }
 
-// saversOf is each limiter as a keySaver (every limiter NewWithKeys makes
-// is one).
-func saversOf(lims []Limiter) []keySaver {
-	savers := make([]keySaver, len(lims))
+// saversOf is each limiter as a stackLayer (every limiter NewWithKeys
+// makes is one), and the bits of those that decide on a copy (see
+// stack.copied).
+func saversOf(lims []Limiter) ([]stackLayer, uint8) {
+	savers := make([]stackLayer, len(lims))
+	var copied uint8
 	for i, lim := range lims {
-		savers[i] = lim.(keySaver)
+		savers[i] = lim.(stackLayer)
+		if _, zone := lim.(*nginxZone); !zone && savers[i].plainState() {
+			copied |= 1 << i
+		}
 	}
-	return savers
+	return savers, copied
+}
+
+// stackLayer is a limiter as a stack's layer decides with it: saving the
+// key's state and putting it back (keySaver), or deciding on a copy of a
+// plain state (peekInto) and keeping the copy once every layer admits
+// (keepPeeked).
+type stackLayer interface {
+	keySaver
+	nodePeeker
+	keepPeeked(key Key, now time.Duration)
+	plainState() bool
+	// peekState is peekInto writing the key's state before the request
+	// into words (stateWords of them), and redecider what decides a
+	// request again from such words.
+	peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64)
+	stateWords() int
+	redecider() func(words *[stackWords]int64, at time.Duration, cost int64) Decision
 }
 
 // zonesOf is each limiter as an nginx zone, nil for one that is not.
@@ -227,7 +278,7 @@ type Stacked interface {
 func (s *stack) Policy() Policy { return s.layers[0].Policy }
 
 func (s *stack) keyOf(i int, key Key) Key {
-	if s.layers[i].AllKeys {
+	if s.allKeys&(1<<i) != 0 {
 		return s.all
 	}
 	return key
@@ -246,10 +297,13 @@ func (s *stack) keyOf(i int, key Key) Key {
 // stack of several writes every layer's numbers into a record, which the
 // decision's explanation reads however long after it is asked: in the
 // decision itself when it fits, else in a chunk of records, allocated
-// once it is full (see stack_explain.go). Saving and putting states back
-// copies them, sharing a log's chunks (see keyed.saveKey): it allocates
-// nothing, but a layer whose log a refusal put back copies the log's
-// newest chunk when it next logs an admission.
+// once it is full (see stack_explain.go). A layer whose states are plain
+// values decides on a copy of the key's state, which becomes the key's
+// only once every layer admits: nothing to put back. Any other saves the
+// state as it decides and puts it back after a refusal, copies sharing a
+// log's chunks (see keyed.saveKey): it allocates nothing, but a layer
+// whose log a refusal put back copies the log's newest chunk when it next
+// logs an admission.
 //
 // A stack of nginx-limit-req layers decides as ngx_http_limit_req_handler
 // applies a location's limit_req lines (nginx 1.22's
@@ -271,16 +325,24 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		d.scope = scopeOf(s.layers[0])
 		return
 	}
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
 	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
 	for i, sv := range s.savers {
 		v := &verdicts[i]
-		if s.nginx && refused >= 0 {
-			// nginx does not look the request up here: the verdict, for
-			// the wait and the explanation, is the node's copy's.
-			s.lims[i].(nodePeeker).peekInto(v, now, s.keyOf(i, key), cost)
-		} else {
+		switch {
+		case s.stated&(1<<i) != 0:
+			o := s.offs[i]
+			sv.peekState(v, now, s.keyOf(i, key), cost, s.nums[o:o+s.info.words[i]])
+		case s.copied&(1<<i) != 0 || (s.nginx && refused >= 0):
+			// A copy decides: for an nginx zone after the refusing one,
+			// which nginx does not look the request up in, for the wait
+			// and the explanation.
+			sv.peekInto(v, now, s.keyOf(i, key), cost)
+		default:
 			sv.saveDecide(v, now, s.keyOf(i, key), cost)
 		}
 		if v.Outcome == Rejected {
@@ -292,7 +354,10 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	}
 	if refused < 0 {
 		longest := 0
-		for i := range verdicts {
+		for i, sv := range s.savers {
+			if s.copied&(1<<i) != 0 {
+				sv.keepPeeked(s.keyOf(i, key), now)
+			}
 			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
 				longest = i
 			}
@@ -304,9 +369,11 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 			looked = looked[:refused+1]
 		}
 		for i, sv := range looked {
-			if s.nginx && s.zones[i] != nil {
+			switch {
+			case s.copied&(1<<i) != 0: // nothing was changed
+			case s.nginx && s.zones[i] != nil:
 				s.zones[i].restoreLooked(s.keyOf(i, key))
-			} else {
+			default:
 				sv.restoreKey(s.keyOf(i, key))
 			}
 		}
@@ -326,7 +393,26 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	// The first layer to refuse, or the first, decided: its policy is
 	// the decision's. Its explanation is every layer's, from the record.
 	s.pretend(d)
-	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, verdicts))
+	s.recordInto(verdicts)
+	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, s.nums[:s.info.nums]))
+}
+
+// recordInto gathers in nums the record of the layers that are not stated
+// (whose states peekState wrote there): a layer's v, then its wait, as it
+// is for a delay (0 for none) and its complement (below 0) for a refusal's
+// RetryAfter.
+func (s *stack) recordInto(verdicts []Decision) {
+	for i := range verdicts {
+		if s.stated&(1<<i) != 0 {
+			continue
+		}
+		v, nums := &verdicts[i], s.nums[s.offs[i]:][:stackWords]
+		copy(nums, v.v[:])
+		nums[4] = int64(v.Delay)
+		if v.Outcome == Rejected {
+			nums[4] = ^int64(v.RetryAfter)
+		}
+	}
 }
 
 // pretend lets d through at once if the stack is a dry run, saying what
@@ -337,19 +423,27 @@ func (s *stack) pretend(d *Decision) {
 	}
 }
 
-// nodePeeker is an nginx-limit-req limiter: peekInto decides a request on
-// a copy of the key's node, changing nothing (neither the node nor a
+// nodePeeker is a limiter whose states are plain values (an
+// nginx-limit-req zone's nodes among them): peekInto decides a request on
+// a copy of the key's state, changing nothing (neither the state nor a
 // zone's queue).
 type nodePeeker interface {
 	peekInto(d *Decision, now time.Duration, key Key, cost int64)
 }
 
-// peekInto is for a state that is a plain value (nginx's node), which
-// holds nothing that k's account counts: the copy decides on that account,
-// untouched. The copy is made in k.saved, which a stack leaves alone for a
-// layer it does not look the request up in (it puts back only those it
-// did): a local would move to the heap, one allocation a peek.
+// peekInto is for a state that is a plain value (nginx's node, a bucket, a
+// window), which holds nothing that k's account counts: the copy decides
+// on that account, untouched. The copy is made in k.saved, which a stack
+// leaves alone for a layer it does not look the request up in (it puts
+// back only those it did), and keeps once every layer admits
+// (keepPeeked): a local would move to the heap, one allocation a peek.
 func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64) {
+	k.peekState(d, now, key, cost, nil)
+}
+
+// peekState is peekInto, writing the state before the request into words
+// too unless they are nil: its bytes, the rest of its last word zero.
+func (k *keyed[S]) peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64) {
 	if !k.plain {
 		panic("algorithms: peekInto of a state that is not a plain value")
 	}
@@ -359,9 +453,44 @@ func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64)
 	} else {
 		*st = k.alg.start(now)
 	}
+	if words != nil {
+		words[k.stateWords()-1] = 0 // what S's bytes leave of its last word
+		*(*S)(unsafe.Pointer(unsafe.SliceData(words[:k.stateWords()]))) = *st
+	}
 	k.saved.had = false
 	*d = k.alg.decide(st, &k.m, now, cost)
 }
+
+// stateWords is how many int64 words a state takes, a plain value's
+// bytes rounded up.
+func (k *keyed[S]) stateWords() int { return int(unsafe.Sizeof(*new(S))+7) / 8 }
+
+// redecider decides a request again, as k's algorithm does, on a plain
+// state from the words peekState wrote. The state and the account it
+// decides on are the func's own, under a lock: passed to the algorithm
+// (an interface), a local's would move to the heap, one allocation an
+// explanation, and explanations may be asked from several goroutines. A
+// plain state's decision changes no account.
+func (k *keyed[S]) redecider() func(words *[stackWords]int64, at time.Duration, cost int64) Decision {
+	alg := k.alg
+	var mu sync.Mutex
+	st, m := new(S), new(mem)
+	return func(words *[stackWords]int64, at time.Duration, cost int64) Decision {
+		mu.Lock()
+		defer mu.Unlock()
+		*st = *(*S)(unsafe.Pointer(words))
+		return alg.decide(st, m, at, cost)
+	}
+}
+
+// keepPeeked makes the state peekInto decided on, in k.saved, key's: what a
+// stack does with a layer's copy once every layer admits the request.
+func (k *keyed[S]) keepPeeked(key Key, now time.Duration) {
+	*k.slot(key.id, now) = k.saved.s
+}
+
+// plainState is whether k's states are plain values (see plainValue).
+func (k *keyed[S]) plainState() bool { return k.plain }
 
 // Snapshot is the first layer's state for key.
 func (s *stack) Snapshot(now time.Duration, key string) Snapshot { return s.LayerSnapshot(0, now, key) }
@@ -377,7 +506,7 @@ func (s *stack) Clone() Limiter {
 	for i, lim := range s.lims {
 		c.lims[i] = lim.Clone()
 	}
-	c.savers = saversOf(c.lims)
+	c.savers, c.copied = saversOf(c.lims)
 	if s.zones != nil {
 		c.zones = zonesOf(c.lims)
 	}

@@ -7,7 +7,9 @@ import (
 )
 
 // A decision of a stack of several layers is explained with every layer's
-// numbers (its v, its RetryAfter and whether it refused), and a caller may
+// numbers (its v, its RetryAfter and whether it refused; or, for a layer
+// that decides on a copy of a plain state, that state before the request,
+// from which it is decided again: stackInfo.layer), and a caller may
 // keep a decision and ask for its explanation long after (the explorer
 // explains each lane's last decision every frame, check its first
 // mismatch at the end). A field of its own in Decision would cost every
@@ -39,8 +41,8 @@ const stackInline = 4*8 + 7
 const stackChunkBytes = 4096
 
 // stackRecordMax bounds a record, with the 8 bytes stackRecord may write
-// past its end: a nibble and 8 bytes for each of 5 numbers a layer.
-const stackRecordMax = MaxLayers*5*(1+16)/2 + 8
+// past its end: a nibble and 8 bytes for each of a layer's numbers.
+const stackRecordMax = MaxLayers*stackWords*(1+16)/2 + 8
 
 // stackInfo is what every decision of a stack of several layers is
 // explained with, made once by NewStack and shared by its clones (it never
@@ -56,14 +58,31 @@ type stackInfo struct {
 	// nginx says the layers are nginx's zones of one location, which
 	// stops at the first that refuses: the zones after it are not asked.
 	nginx bool
+	// redecide is, by layer, how a layer whose record is its state
+	// before the request decides it again from those words (nil for a
+	// layer whose record is its numbers); words are how many its record
+	// takes, and nums the record's in all.
+	redecide []func(words *[stackWords]int64, at time.Duration, cost int64) Decision
+	words    []int
+	nums     int
 }
+
+// stackWords is the most numbers a layer's record takes: its Decision's v
+// and its wait, or its state before the request when that is no longer.
+const stackWords = 5
 
 // newStackInfo is the stackInfo of layers, each explained by the explain
 // func of its algorithm's description.
-func newStackInfo(layers []Layer) *stackInfo {
-	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers)}
+func newStackInfo(layers []Layer, savers []stackLayer, stated uint8) *stackInfo {
+	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers),
+		redecide: make([]func(*[stackWords]int64, time.Duration, int64) Decision, len(layers)), words: make([]int, len(layers))}
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
+		info.words[i] = stackWords
+		if stated&(1<<i) != 0 {
+			info.redecide[i], info.words[i] = savers[i].redecider(), savers[i].stateWords()
+		}
+		info.nums += info.words[i]
 	}
 	info.inline = func(b []byte, d Decision) []byte {
 		var rec [stackInline]byte
@@ -86,58 +105,53 @@ type stackRecords struct {
 	explain func(b []byte, d Decision) []byte
 }
 
-// stackRecord writes verdicts, the layers' decisions of a request at at,
-// into buf, and returns what it wrote. A layer is five numbers, its v and
-// its RetryAfter, and the record is a nibble for each number, two to a
-// byte (numbers 2k and 2k+1 in byte k, low nibble first), then the numbers
-// in order, each in the bytes the nibble says. A v[j] is written as the
-// zigzag of itself or of its difference from at, whichever is smaller
-// (times sit near at): the nibble's bit 3 says the difference. For
-// RetryAfter, written as it is, bit 3 says the layer refused (a layer of a
-// stack admits or refuses at once: NewStack). The nibble's low 3 bits are
-// the number's bytes, 0 to 6, or 7 for 8. Arithmetic wraps, so any int64 (a
-// float's bits among them) comes back exactly.
-func stackRecord(buf *[stackRecordMax]byte, at time.Duration, verdicts []Decision) int {
-	// The numbers and their nibbles first, each apart from the others;
-	// then their bytes, where only where each starts depends on the one
-	// before.
-	var zs [5 * MaxLayers]uint64
-	var sizes [5 * MaxLayers]uint8
-	var nibbles [2]uint64 // numbers 0 to 15, then 16 to 19
-	k := 0
-	for i := range verdicts {
-		v := &verdicts[i]
-		for _, x := range v.v {
-			z, c := zigzag(x), uint64(0)
-			if near := zigzag(x - int64(at)); near < z {
-				z, c = near, 8
-			}
-			b := recordBytes(z)
-			zs[k], sizes[k] = z, uint8(b+(b+1)>>3)
-			nibbles[k/16] |= (c | b) << (4 * (k % 16))
-			k++
-		}
-		z, c := uint64(v.Delay), uint64(0) // 0 but for a stack of nginx's zones
-		if v.Outcome == Rejected {
-			z, c = uint64(v.RetryAfter), 8
+// stackRecord writes nums, a decision's layers' numbers (see
+// stack.recordInto), into buf, and returns what it wrote: a nibble for
+// each number, two to a byte (numbers 2k and 2k+1 in byte k, low nibble
+// first), then the numbers in order, each in the bytes its nibble says. A
+// number is written as the zigzag of itself or of its difference from at,
+// whichever is smaller (times sit near at): the nibble's bit 3 says the
+// difference. The nibble's low 3 bits are the number's bytes, 0 to 6, or 7
+// for 8. Arithmetic wraps, so any int64 (a float's bits among them) comes
+// back exactly.
+func stackRecord(buf *[stackRecordMax]byte, at time.Duration, nums []int64) int {
+	// One pass: each number written where the one before it ends, its
+	// nibble gathered in nibbles, which are written before the numbers
+	// once known. Only where each number starts depends on the one before.
+	start := (len(nums) + 1) / 2
+	n := start
+	// Zeros where a record that fits in its decision goes: what a longer
+	// record left there before. Past the last number's bytes, its own
+	// PutUint64 wrote zeros.
+	*(*[stackInline + 1]byte)(buf[:stackInline+1]) = [stackInline + 1]byte{}
+	var low, high uint64 // the nibbles of numbers 0 to 15, then of 16 to 19
+	for k, x := range nums[:min(len(nums), stackWords*MaxLayers)] {
+		z, c := zigzag(x), uint64(0)
+		if near := zigzag(x - int64(at)); near < z {
+			z, c = near, 8
 		}
 		b := recordBytes(z)
-		zs[k], sizes[k] = z, uint8(b+(b+1)>>3)
-		nibbles[k/16] |= (c | b) << (4 * (k % 16))
-		k++
-	}
-	// The nibbles, and zeros past them that the numbers overwrite.
-	binary.LittleEndian.PutUint64(buf[:8], nibbles[0])
-	binary.LittleEndian.PutUint64(buf[8:16], nibbles[1])
-	n := (k + 1) / 2
-	for j, z := range zs[:k] {
 		binary.LittleEndian.PutUint64(buf[n:n+8], z)
-		n += int(sizes[j])
+		n += int(b + (b+1)>>3)
+		if k < 16 {
+			low |= (c | b) << (4 * k)
+		} else {
+			high |= (c | b) << (4 * (k - 16))
+		}
 	}
-	if n < stackInline {
-		clear(buf[n:stackInline]) // what PutUint64 wrote past the end
+	// The nibbles before the numbers.
+	putLow(buf[:8], low, min(start, 8))
+	if start > 8 {
+		putLow(buf[8:16], high, start-8)
 	}
 	return n
+}
+
+// putLow writes the low size bytes (0 to 8) of x into b, leaving the rest
+// of b's 8 bytes as they are.
+func putLow(b []byte, x uint64, size int) {
+	keep := ^uint64(0) << (8 * size) // 0 for 8 bytes
+	binary.LittleEndian.PutUint64(b, binary.LittleEndian.Uint64(b)&keep|x&^keep)
 }
 
 // recordBytes is a number's nibble's low 3 bits in a record: its bytes, 0
@@ -155,22 +169,29 @@ func unzigzag(z uint64) int64 { return int64(z>>1) ^ -int64(z&1) }
 // stackReader reads a record that stackRecord wrote.
 type stackReader struct {
 	rec []byte
-	k   int // the next number's nibble
-	n   int // where its bytes start
+	at  int64 // the request's arrival
+	k   int   // the next number's nibble
+	n   int   // where its bytes start
 }
 
-func newStackReader(rec []byte, layers int) stackReader {
-	return stackReader{rec: rec, n: (5*layers + 1) / 2}
+// newStackReader reads rec, a record of nums numbers of a request that
+// arrived at at.
+func newStackReader(rec []byte, at time.Duration, nums int) stackReader {
+	return stackReader{rec: rec, at: int64(at), n: (nums + 1) / 2}
 }
 
-// next is the next number and its nibble's bit 3.
-func (r *stackReader) next() (uint64, bool) {
+// next is the next number.
+func (r *stackReader) next() int64 {
 	c := r.rec[r.k/2] >> (4 * (r.k % 2)) & 15
 	size := stackSizes[c&7]
 	var word [8]byte
 	copy(word[:], r.rec[r.n:r.n+size])
 	r.k, r.n = r.k+1, r.n+size
-	return binary.LittleEndian.Uint64(word[:]), c&8 != 0
+	x := unzigzag(binary.LittleEndian.Uint64(word[:]))
+	if c&8 != 0 {
+		x += r.at
+	}
+	return x
 }
 
 // keep puts rec, the record of d, where d can reach it: in d when it fits,
@@ -196,23 +217,30 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 }
 
 // layer is layer i's Decision again, read from r, on the request of the
-// stack's decision d.
+// stack's decision d: decided again on the state the layer had before the
+// request, for a layer whose record is that state (stackInfo.redecide),
+// else its numbers as the layer gave them (see stack.recordInto).
 func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
-	l := Decision{At: d.At, Cost: d.Cost, explain: info.explains[i], policy: &info.layers[i].Policy, times: d.times}
-	for j := range l.v {
-		z, near := r.next()
-		l.v[j] = unzigzag(z)
-		if near {
-			l.v[j] += int64(d.At)
+	var l Decision
+	if redecide := info.redecide[i]; redecide != nil {
+		var words [stackWords]int64
+		for j := range info.words[i] {
+			words[j] = r.next()
+		}
+		l = redecide(&words, d.At, d.Cost)
+	} else {
+		l = Decision{At: d.At, Cost: d.Cost}
+		for j := range l.v {
+			l.v[j] = r.next()
+		}
+		switch wait := r.next(); {
+		case wait < 0:
+			l.Outcome, l.RetryAfter = Rejected, time.Duration(^wait)
+		case wait > 0:
+			l.Outcome, l.Delay = Delayed, time.Duration(wait)
 		}
 	}
-	wait, refused := r.next()
-	switch {
-	case refused:
-		l.Outcome, l.RetryAfter = Rejected, time.Duration(wait)
-	case wait > 0:
-		l.Outcome, l.Delay = Delayed, time.Duration(wait)
-	}
+	l.explain, l.policy, l.times = info.explains[i], &info.layers[i].Policy, d.times
 	return l
 }
 
@@ -223,7 +251,7 @@ func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
 	var refused [MaxLayers]bool
 	refusers, longest := 0, -1
 	var delay time.Duration // the longest of the layers' delays
-	r := newStackReader(rec, len(info.layers))
+	r := newStackReader(rec, d.At, info.nums)
 	for i, l := range info.layers {
 		if i > 0 {
 			b = append(b, "; "...)

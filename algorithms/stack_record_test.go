@@ -7,45 +7,45 @@ import (
 	"unsafe"
 )
 
-// A stack's record gives back every layer's numbers exactly, whatever
-// they are: times near and far from the request, counts, a float's bits,
-// the extremes of int64, a wait that never ends.
+// A stack's record gives back every number exactly, whatever it is:
+// times near and far from the request, counts, a float's bits, the
+// extremes of int64, a wait that never ends (its complement), as many as
+// four layers' worth.
 func TestStackRecordRoundTrip(t *testing.T) {
 	f := func(x float64) int64 { return int64(math.Float64bits(x)) }
 	for _, c := range []struct {
-		at       time.Duration
-		verdicts []Decision
+		at   time.Duration
+		nums []int64
 	}{
-		{0, []Decision{{}, {}}},
-		{0, []Decision{{v: [4]int64{1, -1, math.MaxInt64, math.MinInt64}, RetryAfter: 1, Outcome: Rejected}, {RetryAfter: Never, Outcome: Rejected}}},
-		{1<<62 - 1, []Decision{
-			{v: [4]int64{1<<62 - 1, 1<<62 - 2, 0, -(1 << 62)}},
-			{v: [4]int64{f(10), f(-0.5), f(math.NaN()), f(math.Inf(-1))}, RetryAfter: 1 << 62, Outcome: Rejected},
-			{v: [4]int64{math.MinInt64, math.MaxInt64, 1 << 62, 1<<62 + 1}},
-			{v: [4]int64{255, 256, 1 << 48, 1 << 56}, RetryAfter: 1<<56 - 1, Outcome: Rejected},
+		{0, nil},
+		{0, []int64{0}},
+		{0, []int64{1, -1, math.MaxInt64, math.MinInt64, 1, ^int64(Never), 0}},
+		{1<<62 - 1, []int64{
+			1<<62 - 1, 1<<62 - 2, 0, -(1 << 62), 0,
+			f(10), f(-0.5), f(math.NaN()), f(math.Inf(-1)), ^int64(1 << 62),
+			math.MinInt64, math.MaxInt64, 1 << 62, 1<<62 + 1, 0,
+			255, 256, 1 << 48, 1 << 56, ^int64(1<<56 - 1),
 		}},
-		{2500500000, []Decision{
-			{v: [4]int64{0, 10000000, 1000000000, 2500500000}},
-			{v: [4]int64{2000000000, 500, 2500500000, 0}, RetryAfter: 3 * time.Millisecond, Outcome: Rejected},
-			{v: [4]int64{2498833333, 40, 2500500000, 0}},
-		}},
+		{2500500000, []int64{0, 10000000, 1000000000, 2500500000, 0, 2000000000, 500, 2500500000, 0, ^int64(3 * time.Millisecond), 2498833333, 40, 2500500000}},
 	} {
 		var buf [stackRecordMax]byte
-		n := stackRecord(&buf, c.at, c.verdicts)
+		n := stackRecord(&buf, c.at, c.nums)
 		if n > stackRecordMax-8 {
 			t.Fatalf("at %v: a record of %d bytes, beyond %d", c.at, n, stackRecordMax-8)
 		}
-		info := &stackInfo{layers: make([]Layer, len(c.verdicts)), explains: make([]func([]byte, Decision) []byte, len(c.verdicts))}
-		d := Decision{At: c.at}
-		r := newStackReader(buf[:n], len(c.verdicts))
-		for i, want := range c.verdicts {
-			got := info.layer(i, &r, &d)
-			if got.v != want.v || got.RetryAfter != want.RetryAfter || got.Outcome != want.Outcome {
-				t.Errorf("at %v, layer %d: read %v, %v, %v; wrote %v, %v, %v", c.at, i, got.v, got.RetryAfter, got.Outcome, want.v, want.RetryAfter, want.Outcome)
+		r := newStackReader(buf[:n], c.at, len(c.nums))
+		for i, want := range c.nums {
+			if got := r.next(); got != want {
+				t.Errorf("at %v, number %d: read %d, wrote %d", c.at, i, got, want)
 			}
 		}
 		if r.n != n {
 			t.Errorf("at %v: read %d bytes of %d", c.at, r.n, n)
+		}
+		for i := n; i < stackInline; i++ {
+			if buf[i] != 0 {
+				t.Fatalf("at %v: byte %d past the record's %d is %d, not 0", c.at, i, n, buf[i])
+			}
 		}
 	}
 }
