@@ -306,6 +306,12 @@ func (q *releaseRuns) clone(m *mem) releaseRuns {
 // waits in src).
 func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 	l := q.log
+	if l != nil && src.n > 0 && l.runs == src.log.runs {
+		*l = *src.log
+		*q = *src
+		q.log = l
+		return
+	}
 	if l != nil {
 		l.runs.free(m)
 	}
