@@ -235,10 +235,12 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	if len(l.pending) > 0 && l.pending[0].at <= arrived {
 		l.land(arrived)
 	}
-	l.latestRead[g].layer = -1 // no longer shown
-	j := r.take(key, g, arrived, arrived+l.cfg.Latency, l.latestRead)
+	shows := l.latestRead
+	shows[g].layer = -1 // no longer shown
+	j := r.take(key, g, arrived, arrived+l.cfg.Latency, shows)
 	x := &r.layers[j]
-	switch h := r.homeOf(key.ID()); {
+	id := key.ID()
+	switch h := r.per[id].home; {
 	case h >= 0:
 		x.cp.CopyKey(r.layers[h].lim, key)
 	case r.inMem:
@@ -248,8 +250,8 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 		x.cp.CopyKey(l.gws[0], key)
 	}
 	x.lim.DecideInto(d, now, key, cost)
-	read := racyRead{int32(key.ID()), j}
-	l.latestRead[g] = read
+	read := racyRead{int32(id), j}
+	shows[g] = read
 	if l.cfg.Latency == 0 {
 		l.write(read)
 		return
@@ -283,16 +285,22 @@ func (l *Limiter) write(x racyRead) {
 // longer: their until has passed).
 func (l *Limiter) land(now time.Duration) {
 	n := 0
-	for _, w := range l.pending {
-		if w.at > now {
-			break
+	if r := &l.reads; r.inMem {
+		for _, w := range l.pending {
+			if w.at > now {
+				break
+			}
+			r.per[w.id].home = w.layer // write's, inline
+			n++
 		}
-		if l.reads.inMem {
-			l.reads.per[w.id].home = w.layer // write's, inline
-		} else {
+	} else {
+		for _, w := range l.pending {
+			if w.at > now {
+				break
+			}
 			l.write(w.racyRead)
+			n++
 		}
-		n++
 	}
 	l.pending = l.pending[n:]
 }
