@@ -240,7 +240,7 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	j := r.take(key, g, arrived, arrived+l.cfg.Latency, shows)
 	x := &r.layers[j]
 	id := key.ID()
-	switch h := r.per[id].home; {
+	switch h := r.per[id].home; { // take made per reach id
 	case h >= 0:
 		x.cp.CopyKey(r.layers[h].lim, key)
 	case r.inMem:
@@ -285,22 +285,16 @@ func (l *Limiter) write(x racyRead) {
 // longer: their until has passed).
 func (l *Limiter) land(now time.Duration) {
 	n := 0
-	if r := &l.reads; r.inMem {
-		for _, w := range l.pending {
-			if w.at > now {
-				break
-			}
-			r.per[w.id].home = w.layer // write's, inline
-			n++
+	for _, w := range l.pending {
+		if w.at > now {
+			break
 		}
-	} else {
-		for _, w := range l.pending {
-			if w.at > now {
-				break
-			}
+		if l.reads.inMem {
+			l.reads.per[w.id].home = w.layer // write's, inline
+		} else {
 			l.write(w.racyRead)
-			n++
 		}
+		n++
 	}
 	l.pending = l.pending[n:]
 }
