@@ -306,6 +306,16 @@ func (q *releaseRuns) clone(m *mem) releaseRuns {
 // waits in src).
 func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 	l := q.log
+	if l != nil && src.n > 0 && l.runs == src.log.runs {
+		// q's runs are src's already, the same chunks (a racy read of a
+		// key read before, neither having opened a run since): shared,
+		// owned by neither and counted, so free and share would give
+		// back and count again the same bytes. The words alone.
+		*l = *src.log
+		*q = *src
+		q.log = l
+		return
+	}
 	if l != nil {
 		l.runs.free(m)
 	}

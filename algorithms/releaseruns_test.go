@@ -494,3 +494,121 @@ func TestLeakyBucketRunsAtTheirBounds(t *testing.T) {
 		t.Errorf("%d runs for %d waiting 3s apart, want one each", sq.runCount(), len(waiting))
 	}
 }
+
+// TestLeakyBucketCopyOfTheRunsItShares: copying a key's queue into a
+// limiter whose state of the key already shares the source's runs (a
+// racy read of a key it read before) gives the source's state, holds no
+// more memory than the first copy did, and leaves the two independent:
+// each then decides as a limiter fed the same requests alone; so does a
+// copy after the source only extended its newest run, and after it opened
+// others. The queues: a burst (one run), a stream of requests of two costs
+// in turn (a run each, past a chunk of runs), and a queue that empties.
+func TestLeakyBucketCopyOfTheRunsItShares(t *testing.T) {
+	type req struct {
+		at   time.Duration
+		cost int64
+	}
+	burst := func(n int, at time.Duration) (rs []req) {
+		for range n {
+			rs = append(rs, req{at, 1})
+		}
+		return rs
+	}
+	alternating := func(n int, from, every time.Duration) (rs []req) {
+		for i := range n {
+			rs = append(rs, req{from + time.Duration(i)*every, 1 + int64(i%2)})
+		}
+		return rs
+	}
+	cases := []struct {
+		name string
+		p    Policy
+		// before fills the queue; then the source decides more (extend in
+		// its newest run, or open others) before it is copied again, and
+		// after is what both decide on their own at last.
+		before, more, after []req
+	}{
+		{"a burst, extended", Policy{Algorithm: LeakyBucket, Queue: 50, Rate: Rate{N: 2, Per: time.Second}},
+			burst(30, 0), burst(5, 0), burst(10, time.Second)},
+		{"two costs in turn, past a chunk of runs", Policy{Algorithm: LeakyBucket, Queue: 2000, Rate: Rate{N: 3, Per: time.Millisecond}},
+			alternating(600, 0, 100*time.Microsecond), alternating(300, 60*time.Millisecond, 3*time.Microsecond), alternating(40, 70*time.Millisecond, time.Millisecond)},
+		{"a queue that empties", Policy{Algorithm: LeakyBucket, Queue: 5, Rate: Rate{N: 10, Per: time.Second}},
+			burst(5, 0), burst(1, 2*time.Second), alternating(8, 3*time.Second, 50*time.Millisecond)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ks := NewKeys()
+			k := ks.Key("k")
+			src, _ := NewWithKeys(c.p, ks)
+			dst, _ := NewWithKeys(c.p, ks)
+			ref, _ := NewWithKeys(c.p, ks) // the source's requests alone
+			feed := func(rs []req, ls ...Limiter) {
+				for _, q := range rs {
+					for _, l := range ls {
+						l.DecideKey(q.at, k, q.cost)
+					}
+				}
+			}
+			runs := func(l Limiter) *releaseRuns { return &l.(*keyed[leakyBucketState]).state("k").queue }
+			same := func(when string, now time.Duration) {
+				t.Helper()
+				if a, b := dst.Snapshot(now, "k"), src.Snapshot(now, "k"); !reflect.DeepEqual(a, b) {
+					t.Fatalf("%s: the copy shows %+v, the source %+v", when, a, b)
+				}
+				// What the two share, neither owns: the source changes in
+				// place only what is its own.
+				if q := runs(dst); q.log != nil {
+					e, f := src.(*keyed[leakyBucketState]).m.epoch, &q.log.runs
+					if f.tail != nil && f.tail.epoch == e || f.tab != nil && f.tab.epoch == e {
+						t.Fatalf("%s: the copy shares runs the source still owns", when)
+					}
+				}
+			}
+			feed(c.before, src, ref)
+			now := c.before[len(c.before)-1].at
+			dst.(KeyCopier).CopyKey(src, k)
+			same("first copy", now)
+			first := dst.Memory().State
+			if q := runs(src); q.n > 0 && runs(dst).log.runs != q.log.runs {
+				t.Fatal("the copy does not share the source's runs")
+			}
+			dst.(KeyCopier).CopyKey(src, k) // the runs it shares already
+			same("copied again", now)
+			if m := dst.Memory().State; m != first {
+				t.Errorf("copied again: %d bytes of state, %d after the first copy", m, first)
+			}
+			feed(c.more, src, ref)
+			now = c.more[len(c.more)-1].at
+			dst.(KeyCopier).CopyKey(src, k)
+			same("copied after the source decided more", now)
+			fresh, _ := NewWithKeys(c.p, ks)
+			fresh.(KeyCopier).CopyKey(src, k)
+			if m, want := dst.Memory().State, fresh.Memory().State; m != want {
+				t.Errorf("copied after the source decided more: %d bytes of state, a first copy %d", m, want)
+			}
+			// The source decides first, changing what it alone holds, then
+			// the copy: each as a limiter fed its requests alone.
+			alone := ref.Clone()
+			for _, x := range []struct {
+				name     string
+				l, alone Limiter
+			}{{"the source", src, alone}, {"the copy", dst, ref}} {
+				for i, q := range c.after {
+					a, b := x.l.DecideKey(q.at, k, q.cost), x.alone.DecideKey(q.at, k, q.cost)
+					if a.Outcome != b.Outcome || a.Delay != b.Delay || a.RetryAfter != b.RetryAfter {
+						t.Fatalf("%s's request %d after the copy: %v %v, alone %v %v", x.name, i, a.Outcome, a.Delay, b.Outcome, b.Delay)
+					}
+				}
+				end := c.after[len(c.after)-1].at
+				if a, b := x.l.Snapshot(end, "k"), x.alone.Snapshot(end, "k"); !reflect.DeepEqual(a, b) {
+					t.Errorf("%s shows %+v, alone %+v", x.name, a, b)
+				}
+			}
+			for _, l := range []Limiter{src, dst} {
+				if err := checkRuns(runs(l), int64(c.p.Rate.Per), c.p.Rate.N); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}

@@ -432,8 +432,8 @@ func (l *Limiter) Memory() algorithms.Memory {
 	for _, x := range l.caps {
 		add(x.Memory())
 	}
-	for _, x := range l.reads.lims {
-		add(x.Memory())
+	for _, x := range l.reads.layers {
+		add(x.lim.Memory())
 	}
 	if l.yard != nil {
 		add(l.yard.Memory())

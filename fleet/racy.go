@@ -59,18 +59,16 @@ type write struct {
 // hold none of a key without saying so (CopyKey leaves a key its source
 // never saw as it is): there a read forgets the slot before it copies.
 type reads struct {
-	// lims and copiers are the layers, each as both interfaces (a
-	// conversion from one to the other looks a table up).
-	lims    []algorithms.Limiter
-	copiers []algorithms.KeyCopier
+	// layers are the layers, each as both interfaces (a conversion from
+	// one to the other looks a table up), side by side: a read takes both
+	// from one place.
+	layers []layer
 	// keys are the keys read, by number.
 	keys []algorithms.Key
 	// per are the keys' slots, by key number. The key's slot j has its
-	// record at per[id].at + j in until (when its write lands) and by (the
-	// gateway that took it).
+	// record at recs[per[id].at + j].
 	per   []keySlots
-	until []time.Duration
-	by    []uint8
+	recs  []slotRec
 	inMem bool
 	// blank is the policy's limiter with no key's state, whose chunks of
 	// states (every one empty) reach the keys numbered below reach: each
@@ -80,6 +78,20 @@ type reads struct {
 	// not a chunk of states for every 16 keys below.
 	blank algorithms.Limiter
 	reach int
+}
+
+// layer is one layer of the racy reads, as a Limiter and as a KeyCopier.
+type layer struct {
+	lim algorithms.Limiter
+	cp  algorithms.KeyCopier
+}
+
+// slotRec is what a slot keeps of the read it holds: when its write lands
+// (until) and the gateway that took it (by). Side by side, so that taking
+// a slot reads and writes one place.
+type slotRec struct {
+	until time.Duration
+	by    uint8
 }
 
 // keySlots are one key's slots in the racy reads, in layers 0 to n−1.
@@ -112,8 +124,8 @@ func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows 
 		if j >= k.n {
 			j = 0
 		}
-		if x := int(k.at + j); r.until[x] <= now && j != k.home && shows[r.by[x]] != (racyRead{int32(id), j}) {
-			r.until[x], r.by[x] = until, uint8(g)
+		if x := &r.recs[k.at+j]; x.until <= now && j != k.home && shows[x.by] != (racyRead{int32(id), j}) {
+			*x = slotRec{until, uint8(g)}
 			k.next = j + 1
 			return j
 		}
@@ -126,18 +138,16 @@ func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows 
 	if j == k.room {
 		// Move the key's records to the end, with room for twice as
 		// many: a key's records stay together.
-		at := int32(len(r.until))
+		at := int32(len(r.recs))
 		room := max(2, 2*k.room)
-		r.until = append(r.until, make([]time.Duration, room)...)
-		r.by = append(r.by, make([]uint8, room)...)
-		copy(r.until[at:], r.until[k.at:k.at+k.n])
-		copy(r.by[at:], r.by[k.at:k.at+k.n])
+		r.recs = append(r.recs, make([]slotRec, room)...)
+		copy(r.recs[at:], r.recs[k.at:k.at+k.n])
 		k.at, k.room = at, room
 	}
 	k.n++
 	k.next = j + 1
-	r.until[k.at+j], r.by[k.at+j] = until, uint8(g)
-	if int(j) == len(r.lims) {
+	r.recs[k.at+j] = slotRec{until, uint8(g)}
+	if int(j) == len(r.layers) {
 		if id >= r.reach {
 			// Make blank's chunks reach key: a state of it, forgotten.
 			var d algorithms.Decision
@@ -146,8 +156,7 @@ func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows 
 			r.reach = id + 1
 		}
 		lim := r.blank.Clone()
-		r.lims = append(r.lims, lim)
-		r.copiers = append(r.copiers, lim.(algorithms.KeyCopier))
+		r.layers = append(r.layers, layer{lim, lim.(algorithms.KeyCopier)})
 	}
 	return j
 }
@@ -183,28 +192,26 @@ func (r *reads) homeOf(id int) int32 {
 // changes them) and the tables.
 func (r *reads) clone() reads {
 	c := *r
-	c.lims = make([]algorithms.Limiter, len(r.lims))
-	c.copiers = make([]algorithms.KeyCopier, len(r.lims))
-	for j, x := range r.lims {
-		c.lims[j] = x.Clone()
-		c.copiers[j] = c.lims[j].(algorithms.KeyCopier)
+	c.layers = make([]layer, len(r.layers))
+	for j, x := range r.layers {
+		lim := x.lim.Clone()
+		c.layers[j] = layer{lim, lim.(algorithms.KeyCopier)}
 	}
 	if r.blank != nil {
 		c.blank = r.blank.Clone()
 	}
 	c.keys = slices.Clone(r.keys)
 	c.per = slices.Clone(r.per)
-	c.until = slices.Clone(r.until)
-	c.by = slices.Clone(r.by)
+	c.recs = slices.Clone(r.recs)
 	return c
 }
 
 // bytes is what the tables of the racy reads take (their layers aside),
 // and what a clone of them copies.
 func (r *reads) bytes() (state, clone int64) {
-	per, key := int64(unsafe.Sizeof(keySlots{})), int64(unsafe.Sizeof(algorithms.Key{}))
-	state = int64(cap(r.per))*per + int64(cap(r.keys))*key + int64(cap(r.until))*8 + int64(cap(r.by))
-	clone = int64(len(r.per))*per + int64(len(r.keys))*key + int64(len(r.until))*9
+	per, key, rec := int64(unsafe.Sizeof(keySlots{})), int64(unsafe.Sizeof(algorithms.Key{})), int64(unsafe.Sizeof(slotRec{}))
+	state = int64(cap(r.per))*per + int64(cap(r.keys))*key + int64(cap(r.recs))*rec
+	clone = int64(len(r.per))*per + int64(len(r.keys))*key + int64(len(r.recs))*rec
 	return state, clone
 }
 
@@ -228,20 +235,23 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	if len(l.pending) > 0 && l.pending[0].at <= arrived {
 		l.land(arrived)
 	}
-	l.latestRead[g].layer = -1 // no longer shown
-	j := r.take(key, g, arrived, arrived+l.cfg.Latency, l.latestRead)
-	switch h := r.homeOf(key.ID()); {
+	shows := l.latestRead
+	shows[g].layer = -1 // no longer shown
+	j := r.take(key, g, arrived, arrived+l.cfg.Latency, shows)
+	x := &r.layers[j]
+	id := key.ID()
+	switch h := r.per[id].home; { // take made per reach id
 	case h >= 0:
-		r.copiers[j].CopyKey(r.lims[h], key)
+		x.cp.CopyKey(r.layers[h].lim, key)
 	case r.inMem:
-		r.copiers[j].ForgetKey(key) // the store holds nothing of key: it starts new
+		x.cp.ForgetKey(key) // the store holds nothing of key: it starts new
 	default:
-		r.copiers[j].ForgetKey(key) // what the slot held, if the store holds nothing
-		r.copiers[j].CopyKey(l.gws[0], key)
+		x.cp.ForgetKey(key) // what the slot held, if the store holds nothing
+		x.cp.CopyKey(l.gws[0], key)
 	}
-	r.lims[j].DecideInto(d, now, key, cost)
-	read := racyRead{int32(key.ID()), j}
-	l.latestRead[g] = read
+	x.lim.DecideInto(d, now, key, cost)
+	read := racyRead{int32(id), j}
+	shows[g] = read
 	if l.cfg.Latency == 0 {
 		l.write(read)
 		return
@@ -253,7 +263,7 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 // whose write landed last, in a store in memory, else the store's own.
 func (l *Limiter) storeOf(key algorithms.Key) algorithms.Limiter {
 	if h := l.reads.homeOf(key.ID()); h >= 0 {
-		return l.reads.lims[h]
+		return l.reads.layers[h].lim
 	}
 	return l.gws[0]
 }
@@ -264,7 +274,7 @@ func (l *Limiter) storeOf(key algorithms.Key) algorithms.Limiter {
 func (l *Limiter) write(x racyRead) {
 	r := &l.reads
 	if !r.inMem {
-		l.gws[0].(algorithms.KeyCopier).CopyKey(r.lims[x.layer], r.keys[x.id])
+		l.gws[0].(algorithms.KeyCopier).CopyKey(r.layers[x.layer].lim, r.keys[x.id])
 		return
 	}
 	r.per[x.id].home = x.layer
@@ -313,7 +323,7 @@ func (l *Limiter) lose() {
 		l.reads.unhome(id)
 	}
 	for _, w := range l.pending {
-		l.reads.until[l.reads.per[w.id].at+w.layer] = 0 // in flight no longer
+		l.reads.recs[l.reads.per[w.id].at+w.layer].until = 0 // in flight no longer
 	}
 	l.pending = l.pending[len(l.pending):]
 }
@@ -341,7 +351,7 @@ func (l *Limiter) storeSnapshot(now time.Duration, key string) algorithms.Snapsh
 	// any, is its state in the store.
 	for i := len(l.pending) - 1; i >= 0; i-- {
 		if w := l.pending[i]; w.at <= now && int(w.id) == k.ID() {
-			return l.reads.lims[w.layer].Snapshot(now, key)
+			return l.reads.layers[w.layer].lim.Snapshot(now, key)
 		}
 	}
 	return l.storeOf(k).Snapshot(now, key)
@@ -356,7 +366,7 @@ func (l *Limiter) gatewayRead(g int, key string) (algorithms.Limiter, bool) {
 	if l.reads.keys[x.id].String() != key {
 		return nil, false
 	}
-	return l.reads.lims[x.layer], true
+	return l.reads.layers[x.layer].lim, true
 }
 
 // shower is a store that can show a state without taking it as its own:
@@ -384,7 +394,7 @@ func (l *Limiter) Hold(now time.Duration) error {
 			break
 		}
 		if sh, ok := in.(shower); ok {
-			sh.Show(l.reads.keys[w.id], l.reads.lims[w.layer]) // in landing order: the last write wins
+			sh.Show(l.reads.keys[w.id], l.reads.layers[w.layer].lim) // in landing order: the last write wins
 		}
 	}
 	return nil

@@ -77,7 +77,7 @@ func TestAHotKeyKeepsItsSlots(t *testing.T) {
 	}
 	hot, hotAfter, others := lane(false, true, false), lane(true, true, false), lane(false, false, true)
 	both, bothAfter := lane(false, true, true), lane(true, true, true)
-	layers := len(both.l.reads.lims)
+	layers := len(both.l.reads.layers)
 	if layers < 100 {
 		t.Fatalf("%d layers: the hot key should hold about 100 reads at once", layers)
 	}

@@ -301,7 +301,7 @@ func TestRacyStoreHeldAtTheClock(t *testing.T) {
 			src := mem.storeOf(k)
 			for _, w := range mem.pending {
 				if w.at <= now && int(w.id) == k.ID() {
-					src = mem.reads.lims[w.layer]
+					src = mem.reads.layers[w.layer].lim
 				}
 			}
 			var want []string
