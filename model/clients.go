@@ -88,10 +88,11 @@ type clientBook struct {
 	seed    uint64
 	// end is the scenario's Duration: no retry is sent at or after it.
 	end time.Duration
-	// after[c-1][n-1] is client c as it waits after attempt n, for a
-	// client that backs off: its nominal wait after n worked out once
-	// (Base and Cap both that wait, so Nominal(n) is it at the first
-	// step), the rest as it is; nil for the other clients.
+	// after[c][n-1] is client c (1 + its index) as it waits after
+	// attempt n, for a client that backs off: its nominal wait after n
+	// worked out once (Base and Cap both that wait, so Nominal(n) is it
+	// at the first step), the rest as it is; nil for the other clients
+	// and for 0, none.
 	after [][]scenarios.Client
 }
 
@@ -99,7 +100,7 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 	if s == nil || len(s.Clients) == 0 {
 		return nil
 	}
-	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, after: make([][]scenarios.Client, len(s.Clients))}
+	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, after: make([][]scenarios.Client, len(s.Clients)+1)}
 	for i := range b.clients {
 		c := &b.clients[i]
 		if c.Retry != scenarios.Backoff {
@@ -111,7 +112,7 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 			after[n].Base = c.Nominal(n + 1)
 			after[n].Cap = after[n].Base
 		}
-		b.after[i] = after
+		b.after[i+1] = after
 	}
 	return b
 }
@@ -121,18 +122,15 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 // past the end, or Abandoned and why (its client's rule, the jitter drawn
 // from q's salt and n).
 func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	c := b.client(q.client)
-	if c == nil {
+	var c *scenarios.Client
+	if after := b.after[q.client]; int(n) <= len(after) {
+		c = &after[n-1]
+	} else if c = b.client(q.client); c == nil {
 		return 0, Abandoned, scenarios.GaveUpRule
 	}
 	var draw uint64
-	if c.Retry == scenarios.Backoff {
-		if c.Jitter != scenarios.NoJitter {
-			draw = scenarios.JitterOfAttempt(q.salt, int(n))
-		}
-		if after := b.after[q.client-1]; int(n) <= len(after) {
-			c = &after[n-1]
-		}
+	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+		draw = scenarios.JitterOfAttempt(q.salt, int(n))
 	}
 	next, ending := c.NextTry(int(n), q.first, d, draw)
 	switch {

@@ -114,16 +114,20 @@ func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 	s.Clients = clients
 	b := newClientBook(s)
 	checked := 0
+	if b.after[0] != nil {
+		t.Error("kept for each attempt of no client")
+	}
 	for i := range b.clients {
 		c := &b.clients[i]
+		after := b.after[i+1]
 		if c.Retry != scenarios.Backoff {
-			if b.after[i] != nil {
+			if after != nil {
 				t.Errorf("%s: kept for each attempt, not backing off", c.Name)
 			}
 			continue
 		}
-		if len(b.after[i]) != c.Attempts {
-			t.Fatalf("%s: %d attempts kept, want %d", c.Name, len(b.after[i]), c.Attempts)
+		if len(after) != c.Attempts {
+			t.Fatalf("%s: %d attempts kept, want %d", c.Name, len(after), c.Attempts)
 		}
 		for n := 1; n <= c.Attempts; n++ {
 			for _, draw := range []uint64{0, 1, 1 << 63, math.MaxUint64, 0x9e3779b97f4a7c15} {
@@ -134,7 +138,7 @@ func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 				} {
 					first := d.At - time.Duration(n)*time.Millisecond
 					next, ending := c.NextTry(n, first, &d, draw)
-					gotNext, gotEnding := b.after[i][n-1].NextTry(n, first, &d, draw)
+					gotNext, gotEnding := after[n-1].NextTry(n, first, &d, draw)
 					if gotNext != next || gotEnding != ending {
 						t.Fatalf("%s attempt %d draw %#x at %v: %v %v, the client's %v %v", c.Name, n, draw, d.At, gotNext, gotEnding, next, ending)
 					}
