@@ -88,13 +88,76 @@ type clientBook struct {
 	seed    uint64
 	// end is the scenario's Duration: no retry is sent at or after it.
 	end time.Duration
+	// after[c][n-1] is client c (1 + its index) as it waits after
+	// attempt n, for a client that backs off: its nominal wait after n
+	// worked out once (Base and Cap both that wait, so Nominal(n) is it
+	// at the first step), the rest as it is; nil for the other clients
+	// and for 0, none.
+	after [][]scenarios.Client
 }
 
 func newClientBook(s *scenarios.Scenario) *clientBook {
 	if s == nil || len(s.Clients) == 0 {
 		return nil
 	}
-	return &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration}
+	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, after: make([][]scenarios.Client, len(s.Clients)+1)}
+	for i := range b.clients {
+		c := &b.clients[i]
+		if c.Retry != scenarios.Backoff {
+			continue
+		}
+		after := make([]scenarios.Client, c.Attempts)
+		for n := range after {
+			after[n] = *c
+			after[n].Base = c.Nominal(n + 1)
+			after[n].Cap = after[n].Base
+		}
+		b.after[i+1] = after
+	}
+	return b
+}
+
+// retry is what becomes of request q when its attempt n, decided d, is
+// refused: Retrying with its next attempt's time, Unfinished with the time
+// past the end, or Abandoned and why (its client's rule, the jitter drawn
+// from q's salt and n).
+func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
+	var c *scenarios.Client
+	if after := b.after[q.client]; int(n) <= len(after) {
+		c = &after[n-1]
+	} else if c = b.client(q.client); c == nil {
+		return 0, Abandoned, scenarios.GaveUpRule
+	}
+	var draw uint64
+	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+		draw = scenarios.JitterOfAttempt(q.salt, int(n))
+	}
+	next, ending := c.NextTry(int(n), q.first, d, draw)
+	switch {
+	case ending != scenarios.TryAgain:
+		return 0, Abandoned, ending
+	case next >= b.end:
+		return next, Unfinished, scenarios.TryAgain
+	}
+	return next, Retrying, scenarios.TryAgain
+}
+
+// late tells whether q, released at release, comes past its client's
+// deadline: its caller has stopped waiting.
+func (b *clientBook) late(q *retryReq, release time.Duration) bool {
+	c := b.client(q.client)
+	return c != nil && c.Deadline > 0 && release-q.first > c.Deadline
+}
+
+// owe makes lane i owe attempt n+1 of q at next; slot is q's in the lane's
+// calendar, or −1 (an original) to hold a copy of q there.
+func (ls *lanes) owe(i int, next time.Duration, n int32, q *retryReq, slot int32) {
+	o := &ls.owed[i]
+	if slot < 0 {
+		slot = o.hold(q)
+	}
+	o.push(owedTry{At: next, Seq: int64(ls.made), V: owedRef{slot: slot, n: n + 1}})
+	ls.made++
 }
 
 // client is the client numbered c (1 + its index), nil for 0.

@@ -239,7 +239,7 @@ func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int3
 	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
 	if d.Outcome.Admitted() {
 		release := at + d.Delay
-		if c != nil && c.Deadline > 0 && release-q.first > c.Deadline {
+		if ls.book.late(q, release) {
 			// The caller stops waiting. Given back, the slot is as if
 			// never taken; kept, the request still passes the limiter
 			// when released, for nobody.
@@ -261,29 +261,9 @@ func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int3
 		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		return
 	}
-	if c == nil {
-		a.Fate, a.Ending = Abandoned, scenarios.GaveUpRule
-		s.settle(a)
-		return
-	}
-	var draw uint64
-	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		draw = scenarios.JitterOfAttempt(q.salt, int(n))
-	}
-	next, ending := c.NextTry(int(n), q.first, d, draw)
-	switch {
-	case ending != scenarios.TryAgain:
-		a.Fate, a.Ending = Abandoned, ending
-	case next >= ls.book.end:
-		a.Fate, a.Next = Unfinished, next
-	default:
-		a.Fate, a.Next = Retrying, next
-		o := &ls.owed[i]
-		if slot < 0 {
-			slot = o.hold(q)
-		}
-		o.push(owedTry{At: next, Seq: int64(ls.made), V: owedRef{slot: slot, n: n + 1}})
-		ls.made++
+	a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
+	if a.Fate == Retrying {
+		ls.owe(i, a.Next, n, q, slot)
 	}
 	s.settle(a)
 }

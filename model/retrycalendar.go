@@ -20,41 +20,64 @@ type owedRef struct{ slot, n int32 }
 // retryCalendar is the retries one lane owes, taken in time order, ties in
 // the order the lane made them (Seq, never the same twice), and the
 // requests they retry (reqs, a slot a request, reused by its next attempt
-// and freed by its last). The retries wait in a calendar queue: time is
-// cut into days of 1<<shift nanoseconds; those due in the calendarDays
-// days from base wait unsorted in one bucket a day, a bit of full telling
-// which buckets hold any, and the rest (due later, or on a crowded day)
-// in a min-heap, over. The earliest retry is the earliest of the first
-// non-empty bucket, a scan of at most bucketCap, or over's root.
+// and freed by its last). A request is owed at most one retry at a time, so
+// a retry is known by its request's slot. The retries wait on a timing
+// wheel: time is cut into days of 1<<shift nanoseconds; those due in the
+// calendarDays days from base wait in one list a day, sorted, linked
+// through their slots, a bit a day telling which lists hold any; the rest
+// (due later, before base, or behind a crowd on their day) in a min-heap,
+// over. The earliest retry is the head of the first day's list, found by
+// two bit scans, or over's root.
 //
 // A retry is due no earlier than the refusal that made it, and the
 // clients' waits are bounded, so with shift fitted to them (calendarShift)
-// nearly every retry goes to a bucket: a push is an append and a pop a bit
-// scan and a short one, where a heap pays a branch it mispredicts at every
-// level. Where a retry waits changes the cost, never the order.
+// nearly every retry goes to the wheel, a day's list mostly holding one: a
+// push is a link and a pop an unlink, where a heap pays a branch it
+// mispredicts at every level. Where a retry waits changes the cost, never
+// the order.
 type retryCalendar struct {
 	shift uint
-	base  int64  // the first day the buckets hold
-	full  uint64 // bit day mod calendarDays: that day's bucket is not empty
-	count int    // retries in the buckets
+	// base is a day no later than any retry the wheel holds, nor than
+	// the clock (the day of the last retry taken, or of a time asked for
+	// with none due): a retry due before it goes to over.
+	base  int64
+	count int // retries on the wheel
 	// low is due no later than any retry held (when one is), and exact
 	// tells that one is due at low: a lane asks after every original
 	// whether a retry is due, and mostly none is, and the lab asks every
 	// lane when its next is due before each retry it decides.
-	low     time.Duration
-	exact   bool
-	buckets *[calendarDays][]owedTry // nil until a retry goes to one
-	over    []owedTry                // a min-heap (minheap)
-	reqs    []retryReq
-	free    []int32 // reqs' empty slots
+	low   time.Duration
+	exact bool
+	wheel *retryWheel // nil until a retry goes to it
+	over  []owedTry   // a min-heap (minheap)
+	reqs  []retryReq
+	free  []int32 // reqs' empty slots
+}
+
+// retryWheel is the days of a retryCalendar: day d's list starts at
+// head[d mod calendarDays], bit d mod calendarDays of days is set when it
+// holds any, and bit i of words when days' word i has one set.
+type retryWheel struct {
+	words uint64
+	days  [calendarDays / 64]uint64
+	head  [calendarDays]int32 // 1 + the slot of the day's first retry; 0: none
+	owed  []wheelRetry        // by slot: the retry its request is owed
+}
+
+// wheelRetry is a retry on the wheel, by its request's slot; next is 1 +
+// the slot of the next on its day's list.
+type wheelRetry struct {
+	x    owedTry
+	next int32
 }
 
 const (
-	// calendarDays is how many days the buckets hold: one bit each in full.
-	calendarDays = 64
-	// bucketCap is the most retries a bucket takes before the heap takes
-	// the day's others: a bucket is scanned whole for its earliest.
-	bucketCap = 16
+	// calendarDays is how many days the wheel holds: a bit each, in
+	// words of 64, a bit a word in retryWheel.words.
+	calendarDays = 1024
+	// listCap is the most retries a push walks past on its day's list
+	// before it leaves the retry to over: a crowded instant stays cheap.
+	listCap = 16
 )
 
 // calendarShift is the shift for clients whose longest wait between
@@ -101,52 +124,74 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds x.
+// push adds x, whose slot holds its request.
 func (c *retryCalendar) push(x owedTry) {
-	if c.len() == 0 || x.At < c.low {
+	if x.At < c.low || c.len() == 0 {
 		c.low, c.exact = x.At, true
 	}
-	day := int64(x.At) >> c.shift
+	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
 		c.base = day
 	}
 	if uint64(day-c.base) < calendarDays {
-		if c.buckets == nil {
-			c.buckets = new([calendarDays][]owedTry)
+		w := c.wheel
+		if w == nil {
+			w = new(retryWheel)
+			c.wheel = w
 		}
-		b := &c.buckets[day&(calendarDays-1)]
-		if len(*b) < bucketCap {
-			*b = append(*b, x)
-			c.full |= 1 << (day & (calendarDays - 1))
-			c.count++
-			return
+		s := x.V.slot
+		if int(s) >= len(w.owed) {
+			w.owed = append(w.owed, make([]wheelRetry, int(s)+1-len(w.owed))...)
+			w.owed = w.owed[:cap(w.owed)]
+		}
+		// In its place on its day's list, unless listCap retries
+		// before it stand in the way.
+		d := day & (calendarDays - 1)
+		at := &w.head[d]
+		for range listCap {
+			if *at == 0 || x.Before(&w.owed[*at-1].x) {
+				w.owed[s] = wheelRetry{x: x, next: *at}
+				*at = s + 1
+				w.days[d>>6] |= 1 << (d & 63)
+				w.words |= 1 << (d >> 6)
+				c.count++
+				return
+			}
+			at = &w.owed[*at-1].next
 		}
 	}
 	c.over = minheap.Push(c.over, x)
 }
 
-// first is the earliest retry c holds, nil when none: in bucket b at i,
-// or over's root (b < 0). It moves base to the first non-empty day.
-func (c *retryCalendar) first() (x *owedTry, b, i int) {
+// firstDay is the first day from base whose list holds any: c holds
+// retries on the wheel, all due within calendarDays days of base.
+func (c *retryCalendar) firstDay() int64 {
+	w := c.wheel
+	b := c.base & (calendarDays - 1)
+	i := b >> 6
+	if m := w.days[i] >> (b & 63); m != 0 {
+		return c.base + int64(bits.TrailingZeros64(m))
+	}
+	// The words after i, round to i itself (its days before b).
+	j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
+	return c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
+}
+
+// first is the earliest retry c holds, nil when none, and the day of its
+// list, or −1 for over's root.
+func (c *retryCalendar) first() (x *owedTry, day int64) {
 	if c.count == 0 {
 		if len(c.over) == 0 {
-			return nil, -1, 0
+			return nil, -1
 		}
-		return &c.over[0], -1, 0
+		return &c.over[0], -1
 	}
-	c.base += int64(bits.TrailingZeros64(bits.RotateLeft64(c.full, -int(c.base&(calendarDays-1)))))
-	b = int(c.base & (calendarDays - 1))
-	bucket := c.buckets[b]
-	x = &bucket[0]
-	for k := 1; k < len(bucket); k++ {
-		if bucket[k].Before(x) {
-			x, i = &bucket[k], k
-		}
-	}
+	day = c.firstDay()
+	x = &c.wheel.owed[c.wheel.head[day&(calendarDays-1)]-1].x
 	if len(c.over) > 0 && c.over[0].Before(x) {
-		return &c.over[0], -1, 0
+		return &c.over[0], -1
 	}
-	return x, b, i
+	return x, day
 }
 
 // next is when the earliest retry c holds is due; false when it holds none.
@@ -155,7 +200,7 @@ func (c *retryCalendar) next() (time.Duration, bool) {
 		return 0, false
 	}
 	if !c.exact {
-		x, _, _ := c.first()
+		x, _ := c.first()
 		c.low, c.exact = x.At, true
 	}
 	return c.low, true
@@ -166,27 +211,42 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	if c.low > t {
 		return owedTry{}, false
 	}
-	p, b, i := c.first()
-	if p == nil {
+	var p *owedTry
+	day := int64(-1)
+	if c.count > 0 && len(c.over) == 0 {
+		// The common case, first's without the calls.
+		w := c.wheel
+		b := c.base & (calendarDays - 1)
+		if m := w.days[b>>6] >> (b & 63); m != 0 {
+			day = c.base + int64(bits.TrailingZeros64(m))
+		} else {
+			day = c.firstDay()
+		}
+		p = &w.owed[w.head[day&(calendarDays-1)]-1].x
+	} else if p, day = c.first(); p == nil {
 		return owedTry{}, false
 	}
 	if c.low, c.exact = p.At, true; p.At > t {
+		// Every retry held is due after t, and the lanes push none
+		// due before it from now on: the days may start at t's.
+		c.base = max(c.base, int64(t)>>(c.shift&63))
 		return owedTry{}, false
 	}
 	x := *p
 	c.exact = false
-	if b < 0 {
+	if day < 0 {
 		_, c.over = minheap.Pop(c.over)
 		return x, true
 	}
-	bucket := c.buckets[b]
-	last := len(bucket) - 1
-	bucket[i] = bucket[last]
-	c.buckets[b] = bucket[:last]
-	if last == 0 {
-		c.full &^= 1 << b
-	}
+	c.base = day
 	c.count--
+	w := c.wheel
+	d := day & (calendarDays - 1)
+	if w.head[d] = w.owed[x.V.slot].next; w.head[d] == 0 {
+		if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
+			w.words &^= 1 << (d >> 6)
+		}
+	}
 	return x, true
 }
 
@@ -200,9 +260,11 @@ func (c *retryCalendar) clone() retryCalendar {
 		return d
 	}
 	d.over = make([]owedTry, 0, n)
-	if c.buckets != nil {
-		for b := range c.buckets {
-			d.over = append(d.over, c.buckets[b]...)
+	if w := c.wheel; w != nil {
+		for _, s := range w.head {
+			for ; s != 0; s = w.owed[s-1].next {
+				d.over = append(d.over, w.owed[s-1].x)
+			}
 		}
 	}
 	d.over = append(d.over, c.over...)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/model/internal/peak"
 	"ratelab/scenarios"
 )
 
@@ -22,7 +23,7 @@ import (
 func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		runs[i].keys = m
+		runs[i] = newLaneRun(ls, i, m)
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -65,46 +66,96 @@ const retryBlock = 512
 
 // laneRun is what runByLane keeps of one lane beside its limiter, as Run
 // keeps it: the most bytes a key's state took and the served requests'
-// waits.
+// waits; and, to decide, the lane's limiter, totals, peak tracker and
+// calendar at hand, and whether a client can cancel there.
 type laneRun struct {
 	keys   keyMeter
 	waited latencyCounts
+	lim    algorithms.Limiter
+	stats  *Stats
+	peaks  *peak.Tracker
+	owed   *retryCalendar
+	// cancels tells that a client of the file gives a late request's
+	// slot back on this lane: its attempts are settled by lanes.try,
+	// which keeps the key's state to put back.
+	cancels bool
+	d       algorithms.Decision
+	a       Attempt // what a summary reads of an attempt: N, Fate, Ending
+}
+
+func newLaneRun(ls *lanes, i int, keys keyMeter) laneRun {
+	lr := laneRun{keys: keys, lim: ls.limiters[i], stats: &ls.stats[i], peaks: &ls.peaks[i], owed: &ls.owed[i]}
+	for c := range ls.book.clients {
+		lr.cancels = lr.cancels || ls.book.clients[c].Cancel && ls.cancels[i]
+	}
+	return lr
 }
 
 // decide runs lane i over the originals of block, each after every retry
 // the lane owes due by its arrival, then decides the retries due by t (no
 // earlier than the block's last original).
 func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
-	var d algorithms.Decision
-	var a Attempt
-	o := &ls.owed[i]
 	for j := range block {
 		q := &block[j]
-		lr.drain(ls, i, o, q.first, &d, &a)
-		ls.try(i, q.first, 1, q, -1, &d, &a)
-		lr.record(ls, i, q.first, q.key, &d, &a)
+		if lr.owed.low <= q.first {
+			lr.drain(ls, i, q.first)
+		}
+		lr.try(ls, i, q.first, 1, q, -1)
 	}
-	lr.drain(ls, i, o, t, &d, &a)
+	lr.drain(ls, i, t)
 }
 
 // drain decides lane i's retries due by t, in order.
-func (lr *laneRun) drain(ls *lanes, i int, o *retryCalendar, t time.Duration, d *algorithms.Decision, a *Attempt) {
+func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
+	o := lr.owed
 	for {
 		x, ok := o.popUntil(t)
 		if !ok {
 			return
 		}
-		key := o.reqs[x.V.slot].key
-		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, d, a)
-		lr.record(ls, i, x.At, key, d, a)
+		lr.try(ls, i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot)
 	}
 }
 
-// record counts an attempt at at of key, decided d with a, in the lane's
-// key bytes and waits, as Run's record does.
-func (lr *laneRun) record(ls *lanes, i int, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	lr.keys.measure(ls.limiters[i], at, key, d.Outcome.Admitted())
-	if a.Fate == Served && a.Latency != 0 {
-		lr.waited.add(a.Latency)
+// try decides attempt n, at, of request q in lane i, as lanes.try does,
+// and counts it in the lane's totals, key bytes and waits, as Run's
+// record does; slot is q's in the calendar, or −1 for an original. Only
+// what a summary reads is kept: no Attempt is made but for the totals'
+// three fields, and a lane where no client cancels needs no state kept
+// aside.
+func (lr *laneRun) try(ls *lanes, i int, at time.Duration, n int32, q *retryReq, slot int32) {
+	key := q.key
+	if lr.cancels {
+		ls.try(i, at, n, q, slot, &lr.d, &lr.a)
+		lr.keys.measure(lr.lim, at, key, lr.d.Outcome.Admitted())
+		if lr.a.Fate == Served && lr.a.Latency != 0 {
+			lr.waited.add(lr.a.Latency)
+		}
+		return
+	}
+	d := &lr.d
+	lr.lim.DecideInto(d, at, key, q.cost)
+	lr.stats.count(d)
+	a := &lr.a
+	a.N, a.Ending = int(n), scenarios.TryAgain
+	if d.Outcome.Admitted() {
+		a.Fate = Served
+		if release := at + d.Delay; ls.book.late(q, release) {
+			a.Fate, a.Ending = Abandoned, scenarios.PastDeadline
+		} else if wait := release - q.first; wait != 0 {
+			lr.waited.add(wait)
+		}
+		lr.peaks.Admit(at, d.Delay, q.cost, peak.Source(key.ID(), d.Gateway))
+	} else {
+		var next time.Duration
+		next, a.Fate, a.Ending = ls.book.retry(n, q, d)
+		if a.Fate == Retrying {
+			ls.owe(i, next, n, q, slot)
+		}
+	}
+	lr.stats.settle(a)
+	lr.keys.measure(lr.lim, at, key, d.Outcome.Admitted())
+	if slot >= 0 && a.Fate != Retrying {
+		lr.owed.release(slot)
 	}
 }

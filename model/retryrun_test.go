@@ -1,10 +1,13 @@
 package model
 
 import (
+	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 )
 
@@ -13,8 +16,8 @@ import (
 // a deadline and cancel, several keys and costs, requests arriving at the
 // same instant (two of them retried at the same instants, where only
 // the order they were made in decides which goes first), retries due past
-// the end, on lanes that delay and lanes
-// that reject.
+// the end, a deadline without a cancel on a lane that delays, on lanes
+// that delay and lanes that reject.
 const mixedClients = `
 title: clients of every kind
 seed: 7
@@ -26,6 +29,7 @@ clients:
   - {name: once,   retry: at-once, attempts: 3}
   - {name: after,  retry: retry-after, attempts: 3}
   - {name: hasty,  retry: backoff, attempts: 6, base: 20ms, jitter: full, deadline: 300ms, cancel: true}
+  - {name: patient, retry: backoff, attempts: 5, base: 40ms, factor: 2, jitter: equal, deadline: 400ms}
 limiters:
   - {name: fixed,   algorithm: fixed-window,    limit: 20, window: 1s}
   - {name: log,     algorithm: sliding-log,     limit: 20, window: 1s}
@@ -39,6 +43,7 @@ traffic:
   - {every: 50ms, until: 29s, key: d, client: after}
   - {every: 7ms,  until: 25s, key: e, client: hasty}
   - {every: 7ms,  until: 25s, key: f}
+  - {every: 9ms,  until: 25s, key: h, client: patient}
   - {every: 10ms, until: 25s, key: g, client: none}
   - {every: 10ms, until: 25s, key: g, client: none, cost: 3}
 `
@@ -89,5 +94,60 @@ func TestRunByLaneIsRun(t *testing.T) {
 				t.Errorf("%s: %d retries: the case tests too little", s.Title, retries)
 			}
 		}
+	}
+}
+
+// TestClientBookWaitsAfterEachAttempt checks the clients a book keeps for
+// each attempt of a backoff (its nominal wait worked out once) against the
+// client itself: the same next try, or the same ending, for every attempt,
+// several draws, decisions that give a Retry-After or can never fit, and
+// waits past a deadline or capped.
+func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
+	s, err := scenarios.Parse("mixed.yaml", []byte(mixedClients))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := append(slices.Clone(s.Clients),
+		scenarios.Client{Name: "steep", Retry: scenarios.Backoff, Attempts: scenarios.MaxAttempts, Base: time.Millisecond, Cap: time.Hour, Factor: 16, Jitter: scenarios.FullJitter},
+		scenarios.Client{Name: "flat", Retry: scenarios.Backoff, Attempts: 7, Base: 0, Cap: scenarios.MaxTime, Factor: 1},
+		scenarios.Client{Name: "uncapped", Retry: scenarios.Backoff, Attempts: 70, Base: time.Second, Cap: scenarios.MaxTime, Factor: 2, Jitter: scenarios.EqualJitter, Deadline: time.Hour})
+	s.Clients = clients
+	b := newClientBook(s)
+	checked := 0
+	if b.after[0] != nil {
+		t.Error("kept for each attempt of no client")
+	}
+	for i := range b.clients {
+		c := &b.clients[i]
+		after := b.after[i+1]
+		if c.Retry != scenarios.Backoff {
+			if after != nil {
+				t.Errorf("%s: kept for each attempt, not backing off", c.Name)
+			}
+			continue
+		}
+		if len(after) != c.Attempts {
+			t.Fatalf("%s: %d attempts kept, want %d", c.Name, len(after), c.Attempts)
+		}
+		for n := 1; n <= c.Attempts; n++ {
+			for _, draw := range []uint64{0, 1, 1 << 63, math.MaxUint64, 0x9e3779b97f4a7c15} {
+				for _, d := range []algorithms.Decision{
+					{At: 5 * time.Second, RetryAfter: time.Second},
+					{At: 0, RetryAfter: algorithms.Never},
+					{At: scenarios.MaxTime / 2},
+				} {
+					first := d.At - time.Duration(n)*time.Millisecond
+					next, ending := c.NextTry(n, first, &d, draw)
+					gotNext, gotEnding := after[n-1].NextTry(n, first, &d, draw)
+					if gotNext != next || gotEnding != ending {
+						t.Fatalf("%s attempt %d draw %#x at %v: %v %v, the client's %v %v", c.Name, n, draw, d.At, gotNext, gotEnding, next, ending)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("%d cases checked", checked)
 	}
 }
