@@ -7,7 +7,7 @@ import (
 )
 
 // Times is how an explanation writes its times and durations
-// (Decision.AppendExplainTimes). Both forms come from the same explain
+// (Decision.AppendExplainTimes). Every form comes from the same explain
 // function: only the writing of each time differs.
 type Times uint8
 
@@ -20,9 +20,26 @@ const (
 	// explanation agrees with the clock above it; with more decimals, for
 	// every time of the explanation, where two of its times a microsecond
 	// or more apart would otherwise read the same ("1s − ≈0.9997s", not
-	// "1s − ≈1s").
+	// "1s − ≈1s"). It is TimesAt(3).
 	ScreenTimes
 )
+
+// TimesAt is the form that writes an explanation's times as AppendSecondsAt
+// does at the given decimals (3 to 9; fewer are 3, more 9), or at more,
+// for every time of the explanation, where two of its times a microsecond
+// or more apart would otherwise read the same (as ScreenTimes does from 3).
+// TimesAt(9) is ExactTimes: a screen whose instants need every digit
+// writes its explanations as the command line does.
+func TimesAt(decimals int) Times {
+	if decimals >= 9 {
+		return ExactTimes
+	}
+	return Times(max(decimals, 3) - 2)
+}
+
+// least is the fewest decimals form t (not ExactTimes) writes its times
+// with.
+func (t Times) least() int { return int(t) + 2 }
 
 // A time mark is timeMark, the time's nanoseconds (8 bytes, little endian)
 // and a byte of flags. A zero byte is never in an explanation's text (it is
@@ -52,10 +69,10 @@ func appendTimeMark(b []byte, d time.Duration, near bool) []byte {
 const maxMarks = 64
 
 // rewriteTimes replaces the time marks of b[start:] with their text, with
-// the fewest decimals (at least 3) at which no two of its times read the
-// same (collide). It appends the text after b's end, then moves it down to start:
-// a reused buffer that has grown once allocates nothing.
-func rewriteTimes(b []byte, start int) []byte {
+// the fewest decimals, from least, at which no two of its times read the
+// same (collide). It appends the text after b's end, then moves it down to
+// start: a reused buffer that has grown once allocates nothing.
+func rewriteTimes(b []byte, start, least int) []byte {
 	tail := b[start:]
 	var ts [maxMarks]time.Duration
 	var near [maxMarks]bool
@@ -78,7 +95,7 @@ func rewriteTimes(b []byte, start int) []byte {
 	}
 	decimals := 9
 	if n <= maxMarks {
-		decimals = 3
+		decimals = least
 		for decimals < 9 && collide(ts[:n], near[:n], decimals) {
 			decimals++
 		}
@@ -148,10 +165,25 @@ func exactAt(d time.Duration, near bool, decimals int) bool {
 	return d%unitAt(decimals) == 0 || small && d%time.Microsecond == 0 || d > -time.Millisecond && d < time.Millisecond
 }
 
-// appendRoundSeconds appends d at the given decimals (3 to 9): exactly
-// when exactAt, else "≈" and d rounded to them (halves away from zero).
-// near marks d as the nearest nanosecond of a fraction of one, which is
-// never exact.
+// AppendSecondsAt appends a time or a duration d at the given decimals (3
+// to 9): exactly when it has no more, or it is under a second and a whole
+// number of microseconds ("0.0015s"), or under a millisecond (so that a
+// nanosecond still shows, never as "≈0s"); else "≈" and d rounded to
+// them, halves away from zero ("≈60.0992s" at 4). The explorer writes a
+// screen's every time at one number of decimals so; its explanations in
+// TimesAt the same.
+func AppendSecondsAt(b []byte, d time.Duration, decimals int) []byte {
+	return appendRoundSeconds(b, d, false, decimals)
+}
+
+// SecondsAt is the value AppendSecondsAt writes for d at the decimals:
+// two times read the same exactly when their SecondsAt are equal.
+func SecondsAt(d time.Duration, decimals int) time.Duration {
+	return shownAs(d, false, decimals)
+}
+
+// appendRoundSeconds is AppendSecondsAt, with near marking d as the
+// nearest nanosecond of a fraction of one, which is never exact.
 func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []byte {
 	if exactAt(d, near, decimals) {
 		return AppendSeconds(b, d)
@@ -167,18 +199,18 @@ func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []by
 // since the nine decimals of AppendSeconds do not fit a lane. An
 // explanation in ScreenTimes writes its times so too.
 func AppendScreenSeconds(b []byte, d time.Duration) []byte {
-	return appendRoundSeconds(b, d, false, 3)
+	return AppendSecondsAt(b, d, 3)
 }
 
 // AppendExplainTimes is AppendExplain with its times written in form t:
 // AppendExplain(b) is AppendExplainTimes(b, ExactTimes), byte for byte. It
-// allocates nothing unless b must grow (for ScreenTimes, by the text's
-// length once more while its times are rewritten).
+// allocates nothing unless b must grow (for another form, by the text's
+// length once more while its times are written).
 func (d Decision) AppendExplainTimes(b []byte, t Times) []byte {
 	d.times = t
 	if t == ExactTimes {
 		return d.AppendExplain(b)
 	}
 	start := len(b)
-	return rewriteTimes(d.AppendExplain(b), start)
+	return rewriteTimes(d.AppendExplain(b), start, t.least())
 }

@@ -106,6 +106,74 @@ func TestExplainScreenTimes(t *testing.T) {
 	}
 }
 
+// TimesAt writes an explanation's times at a screen's decimals, with its
+// sign before the "≈" as AppendSecondsAt writes a time alone, and with more
+// decimals where two of its own times would read the same; at 3 it is
+// ScreenTimes, at 9 ExactTimes.
+func TestExplainTimesAt(t *testing.T) {
+	boundary := func() Decision {
+		l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 120, Window: 60 * sec})
+		var d Decision
+		for _, from := range []time.Duration{59900 * ms, 60 * sec} {
+			for i := range time.Duration(120) {
+				d = l.Decide(from+i*100*ms/120, "k", 1)
+			}
+		}
+		return d
+	}
+	beforeZero := func() Decision { // its window starts before 0
+		l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 1, Window: 60 * sec})
+		l.Decide(0, "k", 1)
+		return l.Decide(60*sec-10*ms/3, "k", 1)
+	}
+	apart := func() Decision { // 1s and ≈0.99997s are one at 4 decimals
+		l := mustNew(t, Policy{Algorithm: FixedWindow, Limit: 1, Window: sec})
+		l.Decide(0, "k", 1)
+		return l.Decide(sec-ms/30, "k", 1)
+	}
+	for _, tt := range []struct {
+		d        func() Decision
+		decimals int
+		want     string
+	}{
+		{boundary, 4, "recent = cost admitted in (≈0.0992s, ≈60.0992s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − ≈60.0992s = ≈59.8008s"},
+		{boundary, 6, "recent = cost admitted in (≈0.099167s, ≈60.099167s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − ≈60.099167s = ≈59.800833s"},
+		{beforeZero, 4, "recent = cost admitted in (≈-0.0033s, ≈59.9967s] = 1; 1 + cost 1 = 2 > limit 1 → rejected; 1 must expire: the admissions up to 0s free 1 at 0s + 60s = 60s; retry after 60s − ≈59.9967s = ≈0.0033s"},
+		{apart, 4, "window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − ≈0.99997s = 0.000033333s"},
+	} {
+		d := tt.d()
+		if got := string(d.AppendExplainTimes(nil, TimesAt(tt.decimals))); got != tt.want {
+			t.Errorf("at %d decimals:\n got  %s\n want %s", tt.decimals, got, tt.want)
+		}
+		for _, same := range []struct {
+			decimals int
+			t        Times
+		}{{2, ScreenTimes}, {3, ScreenTimes}, {9, ExactTimes}, {12, ExactTimes}} {
+			if got, want := string(d.AppendExplainTimes(nil, TimesAt(same.decimals))), string(d.AppendExplainTimes(nil, same.t)); got != want {
+				t.Errorf("TimesAt(%d):\n got  %s\n want %s", same.decimals, got, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		d        time.Duration
+		decimals int
+		want     string
+		shown    time.Duration
+	}{
+		{60*sec + 99166666, 4, "≈60.0992s", 60*sec + 99200000},
+		{-3333333, 4, "≈-0.0033s", -3300000},
+		{2*sec + 9500*time.Microsecond, 4, "2.0095s", 2*sec + 9500*time.Microsecond},
+		{833333, 4, "0.000833333s", 833333},
+	} {
+		if got := string(AppendSecondsAt(nil, c.d, c.decimals)); got != c.want {
+			t.Errorf("AppendSecondsAt(%d, %d) = %q, want %q", c.d, c.decimals, got, c.want)
+		}
+		if got := SecondsAt(c.d, c.decimals); got != c.shown {
+			t.Errorf("SecondsAt(%d, %d) = %d, want %d", c.d, c.decimals, got, c.shown)
+		}
+	}
+}
+
 // Every explanation of every algorithm (and stack) reads the same in
 // ExactTimes as AppendExplain's, byte for byte (the command line's text);
 // in ScreenTimes it leaves no mark behind, differs only where a time has

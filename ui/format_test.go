@@ -138,13 +138,33 @@ func TestFormOf(t *testing.T) {
 	}
 }
 
-// TestRewriteTimes: an exact explanation's times are written in the form,
-// and nothing else in it (a rate's "1s", a count, a word ending in s).
-func TestRewriteTimes(t *testing.T) {
-	in := "recent = cost admitted in (0.003333333s, 60.003333333s] = 5 of 5/1s; retry after 60.5s − ≈0.333333333s = 3s; 12 requests, x2s"
-	want := "recent = cost admitted in (≈0.0033s, ≈60.0033s] = 5 of 5/1s; retry after 60.5s − ≈0.3333s = 3s; 12 requests, x2s"
-	if got := timeForm(4).rewrite([]byte(in)); got != want {
-		t.Errorf("rewrite:\n got %s\nwant %s", got, want)
+// TestExplainInTheForm: a form writes an explanation's times as it writes
+// a time alone (secs), asking algorithms for them at its decimals rather
+// than reading the exact text back: a window that starts before 0 reads
+// "≈-0.0033s", as secs writes it, not "-≈0.0033s"; counts, a rate's "1s"
+// and words are left alone; the usual form is algorithms.ScreenTimes and
+// the exact one the command line's text.
+func TestExplainInTheForm(t *testing.T) {
+	l, err := algorithms.New(algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 1, Window: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Decide(0, "k", 1)
+	d := l.Decide(time.Minute-10*time.Millisecond/3, "k", 1)
+	for _, c := range []struct {
+		f    timeForm
+		want string
+	}{
+		{4, "recent = cost admitted in (" + timeForm(4).secs(-10*time.Millisecond/3) + ", ≈59.9967s] = 1; 1 + cost 1 = 2 > limit 1 → rejected; 1 must expire: the admissions up to 0s free 1 at 0s + 60s = 60s; retry after 60s − ≈59.9967s = ≈0.0033s"},
+		{screenForm, string(d.AppendExplainTimes(nil, algorithms.ScreenTimes))},
+		{exactForm, d.Explain()},
+	} {
+		if got := c.f.explain(d); got != c.want {
+			t.Errorf("form %d:\n got  %s\n want %s", c.f, got, c.want)
+		}
+	}
+	if got := timeForm(4).secs(-10 * time.Millisecond / 3); got != "≈-0.0033s" {
+		t.Errorf("secs = %q", got)
 	}
 }
 
