@@ -144,34 +144,57 @@ func unitAt(decimals int) time.Duration {
 	return u
 }
 
+// decimalsFor is the decimals d is written at, at the given ones: those
+// for a millisecond or more; under one, at least those of its three first
+// significant digits ("≈0.000833s", not "0.000833333s" nor "≈0.001s"), so
+// that a duration under a millisecond reads with the digits it needs
+// (never "≈0s"), and two a microsecond or more apart never read the same.
+func decimalsFor(d time.Duration, decimals int) int {
+	if d < 0 {
+		d = -d // math.MinInt64 stays negative: written whole, below
+	}
+	switch {
+	case d >= time.Millisecond:
+		return decimals
+	case d >= 100*time.Microsecond:
+		return max(decimals, 6)
+	case d >= 10*time.Microsecond:
+		return max(decimals, 7)
+	case d >= time.Microsecond:
+		return max(decimals, 8)
+	}
+	return 9
+}
+
 // shownAs is the value appendRoundSeconds writes for d: d itself when it
-// is written exactly, else d rounded to the decimals.
+// is written exactly, else d rounded to its decimals (decimalsFor).
 func shownAs(d time.Duration, near bool, decimals int) time.Duration {
-	if exactAt(d, near, decimals) || near && d > -time.Millisecond && d < time.Millisecond {
+	if exactAt(d, near, decimals) {
 		return d
 	}
-	return d.Round(unitAt(decimals))
+	return d.Round(unitAt(decimalsFor(d, decimals)))
 }
 
 // exactAt reports whether d is written with every digit at the given
-// decimals: it has no more, or it is under a second and a whole number of
-// microseconds (a step of 1.5ms reads "0.0015s"), or it is under a
-// millisecond (so that a nanosecond still shows, never as "≈0s").
+// decimals: it has no more than decimalsFor gives it, or it is under a
+// second and a whole number of microseconds (a step of 1.5ms reads
+// "0.0015s", 0.5ms "0.0005s").
 func exactAt(d time.Duration, near bool, decimals int) bool {
 	if near {
 		return false
 	}
 	small := d > -time.Second && d < time.Second
-	return d%unitAt(decimals) == 0 || small && d%time.Microsecond == 0 || d > -time.Millisecond && d < time.Millisecond
+	return d%unitAt(decimalsFor(d, decimals)) == 0 || small && d%time.Microsecond == 0
 }
 
 // AppendSecondsAt appends a time or a duration d at the given decimals (3
 // to 9): exactly when it has no more, or it is under a second and a whole
-// number of microseconds ("0.0015s"), or under a millisecond (so that a
-// nanosecond still shows, never as "≈0s"); else "≈" and d rounded to
-// them, halves away from zero ("≈60.0992s" at 4). The explorer writes a
-// screen's every time at one number of decimals so; its explanations in
-// TimesAt the same.
+// number of microseconds ("0.0015s"); else "≈" and d rounded to them,
+// halves away from zero ("≈60.0992s" at 4); under a millisecond, to its
+// three first significant digits if the decimals hold fewer
+// ("≈0.000833s" at 3, and "0.000000001s": a nanosecond still shows). The
+// explorer writes a screen's every time at one number of decimals so; its
+// explanations in TimesAt the same.
 func AppendSecondsAt(b []byte, d time.Duration, decimals int) []byte {
 	return appendRoundSeconds(b, d, false, decimals)
 }
@@ -180,6 +203,25 @@ func AppendSecondsAt(b []byte, d time.Duration, decimals int) []byte {
 // two times read the same exactly when their SecondsAt are equal.
 func SecondsAt(d time.Duration, decimals int) time.Duration {
 	return shownAs(d, false, decimals)
+}
+
+// AppendQuantitySecondsAt appends a duration held as a Quantity of
+// nanoseconds (GCRA's T at 1200/s, 833,333⅓ns) as AppendSecondsAt does at
+// the decimals: a whole number of nanoseconds as it writes one, any other
+// as its nearest (halves up), never exact ("≈0.000833s"; "≈0.0000003s" at
+// 1000/3 ns).
+func AppendQuantitySecondsAt(b []byte, q Quantity, decimals int) []byte {
+	if q.Den <= 0 { // stands for 0
+		return AppendSecondsAt(b, 0, decimals)
+	}
+	ns, rem := q.Num/q.Den, q.Num%q.Den // Num ≥ 0
+	if rem == 0 {
+		return AppendSecondsAt(b, time.Duration(ns), decimals)
+	}
+	if rem >= q.Den-rem {
+		ns++
+	}
+	return appendRoundSeconds(b, time.Duration(ns), true, decimals)
 }
 
 // appendRoundSeconds is AppendSecondsAt, with near marking d as the
@@ -194,10 +236,11 @@ func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []by
 // AppendScreenSeconds appends d as the explorer's screen writes a time or a
 // duration: exactly when it is a whole number of milliseconds ("59.9s",
 // "0.25s"), or under a second and a whole number of microseconds
-// ("0.0015s"), or under a millisecond ("0.000000001s", so that a
-// nanosecond still shows); else to the millisecond with "≈" ("≈59.999s"),
-// since the nine decimals of AppendSeconds do not fit a lane. An
-// explanation in ScreenTimes writes its times so too.
+// ("0.0015s"); under a millisecond to its three first significant digits
+// ("≈0.000833s", "0.000000001s": a nanosecond still shows); else to the
+// millisecond with "≈" ("≈59.999s"), since the nine decimals of
+// AppendSeconds do not fit a lane. An explanation in ScreenTimes writes
+// its times so too.
 func AppendScreenSeconds(b []byte, d time.Duration) []byte {
 	return AppendSecondsAt(b, d, 3)
 }

@@ -25,8 +25,11 @@ func TestAppendRoundSeconds(t *testing.T) {
 		{59900 * ms, false, 3, "59.9s"},
 		{1500 * time.Microsecond, false, 3, "0.0015s"}, // a step of 1.5ms under a second
 		{1*sec + 1500*time.Microsecond, false, 3, "≈1.002s"},
-		{333, false, 3, "0.000000333s"}, // under a millisecond: every digit
+		{333, false, 3, "0.000000333s"}, // under a microsecond: every digit
 		{333, true, 3, "≈0.000000333s"},
+		{833333, false, 3, "≈0.000833s"}, // under a millisecond: three significant digits
+		{833333, true, 9, "≈0.000833333s"},
+		{833000, true, 3, "≈0.000833s"},
 		{2500 * time.Microsecond / 10 * 10, false, 3, "0.0025s"},
 		{1*sec + 2500*time.Microsecond, false, 3, "≈1.003s"}, // half away from zero
 		{-(1*sec + 2500*time.Microsecond), false, 3, "≈-1.003s"},
@@ -82,7 +85,7 @@ func TestExplainScreenTimes(t *testing.T) {
 			return l.Decide(sec-time.Millisecond/3, "k", 1)
 		},
 			"window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − 0.999666667s = 0.000333333s",
-			"window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − ≈0.9997s = 0.000333333s"},
+			"window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − ≈0.9997s = ≈0.000333s"},
 		{"GCRA's fraction of a nanosecond", func() Decision {
 			l := mustNew(t, Policy{Algorithm: GCRA, Burst: 1, Rate: Rate{3, sec}})
 			return burst(l, 2, sec, 0)
@@ -139,7 +142,7 @@ func TestExplainTimesAt(t *testing.T) {
 		{boundary, 4, "recent = cost admitted in (≈0.0992s, ≈60.0992s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − ≈60.0992s = ≈59.8008s"},
 		{boundary, 6, "recent = cost admitted in (≈0.099167s, ≈60.099167s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − ≈60.099167s = ≈59.800833s"},
 		{beforeZero, 4, "recent = cost admitted in (≈-0.0033s, ≈59.9967s] = 1; 1 + cost 1 = 2 > limit 1 → rejected; 1 must expire: the admissions up to 0s free 1 at 0s + 60s = 60s; retry after 60s − ≈59.9967s = ≈0.0033s"},
-		{apart, 4, "window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − ≈0.99997s = 0.000033333s"},
+		{apart, 4, "window [0s, 1s): count 1 + cost 1 = 2 > limit 1 → rejected; retry after 1s − ≈0.99997s = ≈0.0000333s"},
 	} {
 		d := tt.d()
 		if got := string(d.AppendExplainTimes(nil, TimesAt(tt.decimals))); got != tt.want {
@@ -163,13 +166,45 @@ func TestExplainTimesAt(t *testing.T) {
 		{60*sec + 99166666, 4, "≈60.0992s", 60*sec + 99200000},
 		{-3333333, 4, "≈-0.0033s", -3300000},
 		{2*sec + 9500*time.Microsecond, 4, "2.0095s", 2*sec + 9500*time.Microsecond},
-		{833333, 4, "0.000833333s", 833333},
+		{833333, 4, "≈0.000833s", 833000}, // under a millisecond: three significant digits
+		{833333, 7, "≈0.0008333s", 833300},
+		{33333, 3, "≈0.0000333s", 33300},
+		{1500, 3, "0.0000015s", 1500}, // whole microseconds under a second: exact
+		{1234, 3, "≈0.00000123s", 1230},
+		{999, 3, "0.000000999s", 999},
+		{999999, 3, "≈0.001s", time.Millisecond},
+		{-833333, 3, "≈-0.000833s", -833000},
 	} {
 		if got := string(AppendSecondsAt(nil, c.d, c.decimals)); got != c.want {
 			t.Errorf("AppendSecondsAt(%d, %d) = %q, want %q", c.d, c.decimals, got, c.want)
 		}
 		if got := SecondsAt(c.d, c.decimals); got != c.shown {
 			t.Errorf("SecondsAt(%d, %d) = %d, want %d", c.d, c.decimals, got, c.shown)
+		}
+	}
+}
+
+// A duration held as a Quantity of nanoseconds reads as a time does, in
+// seconds at the decimals, its fraction of a nanosecond marked with "≈".
+func TestAppendQuantitySecondsAt(t *testing.T) {
+	for _, c := range []struct {
+		q        Quantity
+		decimals int
+		want     string
+	}{
+		{Quantity{2500000, 3}, 3, "≈0.000833s"}, // GCRA's T at 1200/s
+		{Quantity{2500000, 3}, 9, "≈0.000833333s"},
+		{Quantity{1000, 3}, 3, "≈0.000000333s"},
+		{Quantity{2000, 3}, 3, "≈0.000000667s"}, // the nearest nanosecond, halves up
+		{Quantity{1e9, 3}, 3, "≈0.333s"},
+		{Quantity{1e9, 3}, 4, "≈0.3333s"},
+		{Quantity{5e8, 1}, 3, "0.5s"},
+		{Quantity{1e9, 2}, 3, "0.5s"},
+		{Quantity{3, 2}, 3, "≈0.000000002s"},
+		{Quantity{}, 3, "0s"},
+	} {
+		if got := string(AppendQuantitySecondsAt(nil, c.q, c.decimals)); got != c.want {
+			t.Errorf("AppendQuantitySecondsAt(%d/%d, %d) = %q, want %q", c.q.Num, c.q.Den, c.decimals, got, c.want)
 		}
 	}
 }

@@ -42,19 +42,25 @@ func TestSubMillisecondStep(t *testing.T) {
 	}
 }
 
-func TestQuantityDuration(t *testing.T) {
-	for _, c := range []struct {
-		q    algorithms.Quantity
-		want string
-	}{
-		{algorithms.Quantity{Num: 1000, Den: 3}, "≈333ns"},
-		{algorithms.Quantity{Num: 2500000, Den: 3}, "≈833.333µs"},
-		{algorithms.Quantity{Num: 1e9, Den: 3}, "≈0.333s"},
-		{algorithms.Quantity{Num: 5e8, Den: 1}, "0.5s"},
-		{algorithms.Quantity{Num: 0, Den: 0}, "0s"},
-	} {
-		if got := quantityDuration(c.q); got != c.want {
-			t.Errorf("quantityDuration(%v/%v) = %q, want %q", c.q.Num, c.q.Den, got, c.want)
+// TestDurationsReadInSeconds: a duration under a millisecond reads as
+// every time of the screen does, in seconds to its three first significant
+// digits: a rate's interval (GCRA's T, the leaky bucket's pace, redis_rate's
+// T), a time in a fixed window and an explanation's elapsed time, never
+// "833.333µs" nor "0.000833333s".
+func TestDurationsReadInSeconds(t *testing.T) {
+	a := newYAMLApp(t, "title: fast\nstep: 1s\nlimiters:\n"+
+		"  - {name: gcra, algorithm: gcra, burst: 2, rate: 1200/s}\n"+
+		"  - {name: leaky, algorithm: leaky-bucket, queue: 2, rate: 1200/s}\n"+
+		"  - {name: redis, algorithm: redis-rate, burst: 2, rate: 1200/s}\n"+
+		"  - {name: fixed, algorithm: fixed-window, limit: 500, window: 1s}\n"+
+		"  - {name: bucket, algorithm: token-bucket, capacity: 2, rate: 120/min}\n"+
+		"traffic:\n  - {at: 1s, count: 3, spread: 2500us}\n", 200, 60)
+	seekTo(a, time.Second+2500*time.Microsecond/3)
+	requireScreen(t, a, "T ≈0.000833s", "1 per ≈0.000833s", "· ≈0.000833s in", "≈0.000833s × 120/min")
+	out := screen(a)
+	for _, not := range []string{"µs", "0.000833333s", "0.000833334s"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the screen shows %q:\n%s", not, out)
 		}
 	}
 }
@@ -105,7 +111,7 @@ func TestTimeFormSecs(t *testing.T) {
 		{4, 2009500000, "2.0095s"},
 		{4, 990500000, "0.9905s"},
 		{4, 2009550000, "≈2.0096s"},
-		{4, 833333, "0.000833333s"},
+		{4, 833333, "≈0.000833s"}, // under a millisecond: three significant digits
 		{6, -1500 * time.Microsecond, "-0.0015s"},
 	} {
 		if got := c.f.secs(c.d); got != c.want {
@@ -180,7 +186,7 @@ func TestWhyTimesAsTheHeader(t *testing.T) {
 		step      string
 		want, not string
 	}{
-		{"100ms", "admitted in (0.000666666s, ≈1.0007s]", "1.000666666s"},
+		{"100ms", "admitted in (≈0.000667s, ≈1.0007s]", "1.000666666s"},
 		{"100us", "admitted in (0.000666666s, 1.000666666s]", "request at ≈1.001s"},
 	} {
 		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+

@@ -214,7 +214,8 @@ func TestBoxesEvenlySized(t *testing.T) {
 }
 
 // TestPassedRetrySaysSo: a box whose rejection's retry time the clock has
-// passed says so, in every form that names the time: deadlines-and-cancel
+// passed says so in words, in every form that names the time ("retry was
+// due at 4s", not "retry at 4s, passed"): deadlines-and-cancel
 // at 7.5s, the leaky bucket's last verdict on the patient key a rejection
 // at 3.75s, retry at 4s.
 func TestPassedRetrySaysSo(t *testing.T) {
@@ -223,8 +224,36 @@ func TestPassedRetrySaysSo(t *testing.T) {
 		a.openPage(aboutPage)
 		press(a, "]", "]", "]", "]", "]", "]") // 0s … 7.5s
 		out := screen(a)
-		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry at 4s, passed") {
+		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry was due at 4s") {
 			t.Errorf("%d×%d at %v: the leaky box does not say its retry at 4s has passed:\n%s", size[0], size[1], a.lab.Now(), out)
+		}
+	}
+}
+
+// TestRetryTimeReadsAsWords: a rejection's retry time reads as what it is
+// to the clock, in the box, its one-row form and the why panel's reply:
+// ahead with its wait, due now, or due before.
+func TestRetryTimeReadsAsWords(t *testing.T) {
+	for _, c := range []struct {
+		at        time.Duration
+		want, not string
+		w, h      int
+	}{
+		{700 * time.Millisecond, "retry at 1s (in 0.3s)", "retry at 1s,", 120, 40},
+		{time.Second, "retry due now, at 1s", "passed", 120, 40},
+		{1500 * time.Millisecond, "retry was due at 1s", "passed", 120, 40},
+		{1500 * time.Millisecond, "retry was due at 1s", "passed", 80, 24},
+	} {
+		a := newYAMLApp(t, "title: retry\nstep: 100ms\nduration: 3s\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 1, window: 1s}\n"+
+			"  - {name: log, algorithm: sliding-log, limit: 1, window: 1s}\n"+
+			"traffic:\n  - {at: 0s}\n  - {at: 0.5s}\n", c.w, c.h)
+		seekTo(a, c.at)
+		out := screen(a)
+		if n := strings.Count(out, c.want); n < 2 {
+			t.Errorf("at %v, %d×%d: %q %d times, want in the box and the reply:\n%s", c.at, c.w, c.h, c.want, n, out)
+		}
+		if strings.Contains(out, c.not) {
+			t.Errorf("at %v, %d×%d: the screen shows %q:\n%s", c.at, c.w, c.h, c.not, out)
 		}
 	}
 }
