@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -316,4 +317,73 @@ func TestQuizRevealSaysItsWhy(t *testing.T) {
 	if reveals == 0 {
 		t.Fatal("no reveal with a why was reached")
 	}
+}
+
+// TestQuizWholeAtLargerSizes walks every lesson's quiz at 120×40 and
+// 200×60 as TestQuizRevealSaysItsWhy does at 80×24, and checks that there
+// nothing of it is cut: each question with its lesson's hint, then the
+// reveal, how every answer went and the lesson's why, all whole.
+func TestQuizWholeAtLargerSizes(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {200, 60}} {
+		questions, reveals := 0, 0
+		for _, c := range scenarios.List() {
+			a := newTestApp(t, c.Name, size[0], size[1])
+			if len(a.lab.Scenario().Quiz) == 0 {
+				continue
+			}
+			press(a, "t")
+			a.play.speed = len(speeds) - 1
+			press(a, "m")
+			for a.lab.Now() < a.lab.End() {
+				press(a, "p")
+				playUntilPaused(t, a, 100000)
+				if !a.quiz.asking() {
+					break
+				}
+				mark := a.quiz.mark
+				for a.quiz.asking() {
+					questions++
+					s := screen(a)
+					if mark != nil && mark.Ask != "" && !noteWhole(s, mark.Ask) {
+						t.Errorf("%s at %d×%d: the question at %v cuts its hint %q:\n%s", c.Name, size[0], size[1], mark.At, mark.Ask, s)
+					}
+					if !strings.Contains(s, "What will ") && !strings.Contains(s, "When would the same request fit, from now?") {
+						t.Errorf("%s at %d×%d: no whole question at %v:\n%s", c.Name, size[0], size[1], a.lab.Now(), s)
+					}
+					if a.quiz.stage == quizRetry {
+						answer(a, "1s")
+						continue
+					}
+					press(a, "a")
+				}
+				reveals++
+				s := unhyphenated(screen(a))
+				if !noteWhole(s, a.quiz.revealedText) {
+					// Too long for the lower panel beside the lesson's
+					// why: the status names the lanes right and wrong,
+					// and e shows the whole of it.
+					if !noteWhole(s, a.quiz.revealedShort) {
+						t.Errorf("%s at %d×%d: the reveal at %v is cut, %q:\n%s", c.Name, size[0], size[1], a.lab.Now(), a.quiz.revealedText, s)
+					}
+					press(a, "e")
+					if page := unhyphenated(screen(a)); !noteWhole(page, a.quiz.revealedText) {
+						t.Errorf("%s at %d×%d: e does not show the reveal at %v whole:\n%s", c.Name, size[0], size[1], a.lab.Now(), page)
+					}
+					press(a, "esc")
+				}
+				if mark != nil && mark.Why != "" && !noteWhole(s, mark.Why) {
+					t.Errorf("%s at %d×%d: the reveal at %v cuts its why %q:\n%s", c.Name, size[0], size[1], mark.At, mark.Why, s)
+				}
+			}
+		}
+		if questions == 0 || reveals == 0 {
+			t.Fatalf("%d×%d: %d questions, %d reveals", size[0], size[1], questions, reveals)
+		}
+	}
+}
+
+// unhyphenated joins the words a wrap broke after a hyphen
+// ("express-" / "rate-limit"), so that noteWhole reads them as one.
+func unhyphenated(screen string) string {
+	return regexp.MustCompile(`-[ \t]*\n[ \t]*`).ReplaceAllString(screen, "-")
 }
