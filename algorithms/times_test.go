@@ -60,17 +60,7 @@ func TestExplainScreenTimes(t *testing.T) {
 		d           func() Decision
 		exact, want string
 	}{
-		{"boundary's sliding log", func() Decision {
-			// 120 requests spread over 100ms at 59.9s and at 60s, as the lesson's.
-			l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 120, Window: 60 * sec})
-			var d Decision
-			for _, from := range []time.Duration{59900 * ms, 60 * sec} {
-				for i := range time.Duration(120) {
-					d = l.Decide(from+i*100*ms/120, "k", 1)
-				}
-			}
-			return d
-		},
+		{"boundary's sliding log", func() Decision { return boundaryLog(t) },
 			"recent = cost admitted in (0.099166666s, 60.099166666s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − 60.099166666s = 59.800833334s",
 			"recent = cost admitted in (≈0.099s, ≈60.099s] = 120; 120 + cost 1 = 121 > limit 120 → rejected; 1 must expire: the admissions up to 59.9s free 1 at 59.9s + 60s = 119.9s; retry after 119.9s − ≈60.099s = ≈59.801s"},
 		{"whole milliseconds read the same", func() Decision {
@@ -109,21 +99,25 @@ func TestExplainScreenTimes(t *testing.T) {
 	}
 }
 
+// boundaryLog is boundary's sliding log refusing the last of 120 requests
+// spread over 100ms at 59.9s and 120 more at 60s, as the lesson's.
+func boundaryLog(t *testing.T) Decision {
+	l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 120, Window: 60 * sec})
+	var d Decision
+	for _, from := range []time.Duration{59900 * ms, 60 * sec} {
+		for i := range time.Duration(120) {
+			d = l.Decide(from+i*100*ms/120, "k", 1)
+		}
+	}
+	return d
+}
+
 // TimesAt writes an explanation's times at a screen's decimals, with its
 // sign before the "≈" as AppendSecondsAt writes a time alone, and with more
 // decimals where two of its own times would read the same; at 3 it is
 // ScreenTimes, at 9 ExactTimes.
 func TestExplainTimesAt(t *testing.T) {
-	boundary := func() Decision {
-		l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 120, Window: 60 * sec})
-		var d Decision
-		for _, from := range []time.Duration{59900 * ms, 60 * sec} {
-			for i := range time.Duration(120) {
-				d = l.Decide(from+i*100*ms/120, "k", 1)
-			}
-		}
-		return d
-	}
+	boundary := func() Decision { return boundaryLog(t) }
 	beforeZero := func() Decision { // its window starts before 0
 		l := mustNew(t, Policy{Algorithm: SlidingLog, Limit: 1, Window: 60 * sec})
 		l.Decide(0, "k", 1)
