@@ -7,7 +7,7 @@ import (
 )
 
 // Times is how an explanation writes its times and durations
-// (Decision.AppendExplainTimes). Both forms come from the same explain
+// (Decision.AppendExplainTimes). Every form comes from the same explain
 // function: only the writing of each time differs.
 type Times uint8
 
@@ -20,9 +20,26 @@ const (
 	// explanation agrees with the clock above it; with more decimals, for
 	// every time of the explanation, where two of its times a microsecond
 	// or more apart would otherwise read the same ("1s − ≈0.9997s", not
-	// "1s − ≈1s").
+	// "1s − ≈1s"). It is TimesAt(3).
 	ScreenTimes
 )
+
+// TimesAt is the form that writes an explanation's times as AppendSecondsAt
+// does at the given decimals (3 to 9; fewer are 3, more 9), or at more,
+// for every time of the explanation, where two of its times a microsecond
+// or more apart would otherwise read the same (as ScreenTimes does from 3).
+// TimesAt(9) is ExactTimes: a screen whose instants need every digit
+// writes its explanations as the command line does.
+func TimesAt(decimals int) Times {
+	if decimals >= 9 {
+		return ExactTimes
+	}
+	return Times(max(decimals, 3) - 2)
+}
+
+// least is the fewest decimals form t (not ExactTimes) writes its times
+// with.
+func (t Times) least() int { return int(t) + 2 }
 
 // A time mark is timeMark, the time's nanoseconds (8 bytes, little endian)
 // and a byte of flags. A zero byte is never in an explanation's text (it is
@@ -52,10 +69,10 @@ func appendTimeMark(b []byte, d time.Duration, near bool) []byte {
 const maxMarks = 64
 
 // rewriteTimes replaces the time marks of b[start:] with their text, with
-// the fewest decimals (at least 3) at which no two of its times read the
-// same (collide). It appends the text after b's end, then moves it down to start:
-// a reused buffer that has grown once allocates nothing.
-func rewriteTimes(b []byte, start int) []byte {
+// the fewest decimals, from least, at which no two of its times read the
+// same (collide). It appends the text after b's end, then moves it down to
+// start: a reused buffer that has grown once allocates nothing.
+func rewriteTimes(b []byte, start, least int) []byte {
 	tail := b[start:]
 	var ts [maxMarks]time.Duration
 	var near [maxMarks]bool
@@ -78,7 +95,7 @@ func rewriteTimes(b []byte, start int) []byte {
 	}
 	decimals := 9
 	if n <= maxMarks {
-		decimals = 3
+		decimals = least
 		for decimals < 9 && collide(ts[:n], near[:n], decimals) {
 			decimals++
 		}
@@ -127,31 +144,88 @@ func unitAt(decimals int) time.Duration {
 	return u
 }
 
+// decimalsFor is the decimals d is written at, at the given ones: those
+// for a millisecond or more; under one, at least those of its three first
+// significant digits ("≈0.000833s", not "0.000833333s" nor "≈0.001s"), so
+// that a duration under a millisecond reads with the digits it needs
+// (never "≈0s"), and two a microsecond or more apart never read the same.
+func decimalsFor(d time.Duration, decimals int) int {
+	if d < 0 {
+		d = -d // math.MinInt64 stays negative: written whole, below
+	}
+	switch {
+	case d >= time.Millisecond:
+		return decimals
+	case d >= 100*time.Microsecond:
+		return max(decimals, 6)
+	case d >= 10*time.Microsecond:
+		return max(decimals, 7)
+	case d >= time.Microsecond:
+		return max(decimals, 8)
+	}
+	return 9
+}
+
 // shownAs is the value appendRoundSeconds writes for d: d itself when it
-// is written exactly, else d rounded to the decimals.
+// is written exactly, else d rounded to its decimals (decimalsFor).
 func shownAs(d time.Duration, near bool, decimals int) time.Duration {
-	if exactAt(d, near, decimals) || near && d > -time.Millisecond && d < time.Millisecond {
+	if exactAt(d, near, decimals) {
 		return d
 	}
-	return d.Round(unitAt(decimals))
+	return d.Round(unitAt(decimalsFor(d, decimals)))
 }
 
 // exactAt reports whether d is written with every digit at the given
-// decimals: it has no more, or it is under a second and a whole number of
-// microseconds (a step of 1.5ms reads "0.0015s"), or it is under a
-// millisecond (so that a nanosecond still shows, never as "≈0s").
+// decimals: it has no more than decimalsFor gives it, or it is under a
+// second and a whole number of microseconds (a step of 1.5ms reads
+// "0.0015s", 0.5ms "0.0005s").
 func exactAt(d time.Duration, near bool, decimals int) bool {
 	if near {
 		return false
 	}
 	small := d > -time.Second && d < time.Second
-	return d%unitAt(decimals) == 0 || small && d%time.Microsecond == 0 || d > -time.Millisecond && d < time.Millisecond
+	return d%unitAt(decimalsFor(d, decimals)) == 0 || small && d%time.Microsecond == 0
 }
 
-// appendRoundSeconds appends d at the given decimals (3 to 9): exactly
-// when exactAt, else "≈" and d rounded to them (halves away from zero).
-// near marks d as the nearest nanosecond of a fraction of one, which is
-// never exact.
+// AppendSecondsAt appends a time or a duration d at the given decimals (3
+// to 9): exactly when it has no more, or it is under a second and a whole
+// number of microseconds ("0.0015s"); else "≈" and d rounded to them,
+// halves away from zero ("≈60.0992s" at 4); under a millisecond, to its
+// three first significant digits if the decimals hold fewer
+// ("≈0.000833s" at 3, and "0.000000001s": a nanosecond still shows). The
+// explorer writes a screen's every time at one number of decimals so; its
+// explanations in TimesAt the same.
+func AppendSecondsAt(b []byte, d time.Duration, decimals int) []byte {
+	return appendRoundSeconds(b, d, false, decimals)
+}
+
+// SecondsAt is the value AppendSecondsAt writes for d at the decimals:
+// two times read the same exactly when their SecondsAt are equal.
+func SecondsAt(d time.Duration, decimals int) time.Duration {
+	return shownAs(d, false, decimals)
+}
+
+// AppendQuantitySecondsAt appends a duration held as a Quantity of
+// nanoseconds (GCRA's T at 1200/s, 833,333⅓ns) as AppendSecondsAt does at
+// the decimals: a whole number of nanoseconds as it writes one, any other
+// as its nearest (halves up), never exact ("≈0.000833s"; "≈0.0000003s" at
+// 1000/3 ns).
+func AppendQuantitySecondsAt(b []byte, q Quantity, decimals int) []byte {
+	if q.Den <= 0 { // stands for 0
+		return AppendSecondsAt(b, 0, decimals)
+	}
+	ns, rem := q.Num/q.Den, q.Num%q.Den // Num ≥ 0
+	if rem == 0 {
+		return AppendSecondsAt(b, time.Duration(ns), decimals)
+	}
+	if rem >= q.Den-rem {
+		ns++
+	}
+	return appendRoundSeconds(b, time.Duration(ns), true, decimals)
+}
+
+// appendRoundSeconds is AppendSecondsAt, with near marking d as the
+// nearest nanosecond of a fraction of one, which is never exact.
 func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []byte {
 	if exactAt(d, near, decimals) {
 		return AppendSeconds(b, d)
@@ -162,23 +236,24 @@ func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []by
 // AppendScreenSeconds appends d as the explorer's screen writes a time or a
 // duration: exactly when it is a whole number of milliseconds ("59.9s",
 // "0.25s"), or under a second and a whole number of microseconds
-// ("0.0015s"), or under a millisecond ("0.000000001s", so that a
-// nanosecond still shows); else to the millisecond with "≈" ("≈59.999s"),
-// since the nine decimals of AppendSeconds do not fit a lane. An
-// explanation in ScreenTimes writes its times so too.
+// ("0.0015s"); under a millisecond to its three first significant digits
+// ("≈0.000833s", "0.000000001s": a nanosecond still shows); else to the
+// millisecond with "≈" ("≈59.999s"), since the nine decimals of
+// AppendSeconds do not fit a lane. An explanation in ScreenTimes writes
+// its times so too.
 func AppendScreenSeconds(b []byte, d time.Duration) []byte {
-	return appendRoundSeconds(b, d, false, 3)
+	return AppendSecondsAt(b, d, 3)
 }
 
 // AppendExplainTimes is AppendExplain with its times written in form t:
 // AppendExplain(b) is AppendExplainTimes(b, ExactTimes), byte for byte. It
-// allocates nothing unless b must grow (for ScreenTimes, by the text's
-// length once more while its times are rewritten).
+// allocates nothing unless b must grow (for another form, by the text's
+// length once more while its times are written).
 func (d Decision) AppendExplainTimes(b []byte, t Times) []byte {
 	d.times = t
 	if t == ExactTimes {
 		return d.AppendExplain(b)
 	}
 	start := len(b)
-	return rewriteTimes(d.AppendExplain(b), start)
+	return rewriteTimes(d.AppendExplain(b), start, t.least())
 }

@@ -145,3 +145,15 @@ func BenchmarkStartup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewFourDecimals draws boundary at 160×48 in its burst, where
+// requests 0.8ms apart put the screen in a form of 4 decimals: every time
+// of its boxes and explanations is written at them.
+func BenchmarkViewFourDecimals(b *testing.B) {
+	a := newTestApp(b, "boundary", 160, 48)
+	a.lab.Seek(60099200 * time.Microsecond)
+	if f := a.form(); f != 4 {
+		b.Fatalf("form %d, want 4", f)
+	}
+	benchFrames(b, a)
+}

@@ -78,13 +78,14 @@ func latencyText(l model.Latency) string {
 
 // roughSecs is a latency to the millisecond, "≈" marking a rounding
 // (jittered backoffs make latencies of any nanosecond, whose nine
-// decimals say nothing in a summary), or to the microsecond under one.
+// decimals say nothing in a summary), or under one as the screen writes
+// it (secs: "≈0.000833s").
 func roughSecs(d time.Duration) string {
 	switch {
 	case d%time.Millisecond == 0:
 		return algorithms.FormatSeconds(d)
 	case d < time.Millisecond:
-		return "≈" + d.Round(time.Microsecond).String()
+		return secs(d)
 	}
 	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }

@@ -53,7 +53,7 @@ func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
 		// bucket's full queue rejecting it.
 		{"deadlines-and-cancel", 5, []string{"key patient (the note's)", "7.5 tokens owed", "4 of 4 queued", "why reserve · request at 3.75s, cost 1, key patient"}},
 		// The end: the patient key's 16 served in the reserve lane.
-		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4", "retry at 4s, passed"}},
+		{"deadlines-and-cancel", 6, []string{"served 16 · abandoned 0", "served 12 · abandoned 4", "retry was due at 4s"}},
 		// Gateway 2 of the fast lane stamping 0.5s: the why panel
 		// explains that lane's decision, the stamp in its refill.
 		{"clock-skew", 2, []string{"why fast · request at 0.2s", "min(1, 0 + 0.5s × 2/s) = 1"}},

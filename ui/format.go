@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +14,9 @@ import (
 // every time on the screen is written (algorithms.AppendScreenSeconds):
 // exact when it is a whole number of milliseconds ("59.9s", "0.25s"), or
 // under a second and a whole number of microseconds ("0.0015s", a step of
-// 1.5ms), or under a millisecond ("0.000000001s", so that a nanosecond
-// still shows); else to the millisecond with "≈" ("≈59.999s", "≈0.333s"),
+// 1.5ms); under a millisecond to its three first significant digits
+// ("≈0.000833s", "0.000000001s"); else to the millisecond with "≈"
+// ("≈59.999s", "≈0.333s"),
 // since the exact nine decimals of algorithms.FormatSeconds do not fit a
 // lane. A lab's screen writes its instants in its own form (timeForm),
 // which is this one unless its requests need more decimals to be told
@@ -119,23 +119,6 @@ func wrap(text string, w, n int) []string {
 		lines[n-1] = cutAtWord(strings.TrimRight(lines[n-1], " "), w-2) + " …"
 	}
 	return lines
-}
-
-// quantityDuration shows a duration held as a Quantity of nanoseconds.
-func quantityDuration(q algorithms.Quantity) string {
-	if q.Den <= 0 { // a Quantity with Den ≤ 0 stands for 0
-		return "0s"
-	}
-	if q.Num%q.Den == 0 {
-		return secs(time.Duration(q.Num / q.Den))
-	}
-	// Not a whole nanosecond: to the nanosecond under a millisecond
-	// (333⅓ns is "≈333ns", not "≈0s"), else to the millisecond.
-	d := time.Duration(math.Round(q.Float64()))
-	if d > -time.Millisecond && d < time.Millisecond {
-		return "≈" + d.String()
-	}
-	return "≈" + algorithms.FormatSeconds(d.Round(time.Millisecond))
 }
 
 // moreHint ends a text cut to fit its panel: e opens the panel whole.

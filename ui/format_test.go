@@ -42,19 +42,25 @@ func TestSubMillisecondStep(t *testing.T) {
 	}
 }
 
-func TestQuantityDuration(t *testing.T) {
-	for _, c := range []struct {
-		q    algorithms.Quantity
-		want string
-	}{
-		{algorithms.Quantity{Num: 1000, Den: 3}, "≈333ns"},
-		{algorithms.Quantity{Num: 2500000, Den: 3}, "≈833.333µs"},
-		{algorithms.Quantity{Num: 1e9, Den: 3}, "≈0.333s"},
-		{algorithms.Quantity{Num: 5e8, Den: 1}, "0.5s"},
-		{algorithms.Quantity{Num: 0, Den: 0}, "0s"},
-	} {
-		if got := quantityDuration(c.q); got != c.want {
-			t.Errorf("quantityDuration(%v/%v) = %q, want %q", c.q.Num, c.q.Den, got, c.want)
+// TestDurationsReadInSeconds: a duration under a millisecond reads as
+// every time of the screen does, in seconds to its three first significant
+// digits: a rate's interval (GCRA's T, the leaky bucket's pace, redis_rate's
+// T), a time in a fixed window and an explanation's elapsed time, never
+// "833.333µs" nor "0.000833333s".
+func TestDurationsReadInSeconds(t *testing.T) {
+	a := newYAMLApp(t, "title: fast\nstep: 1s\nlimiters:\n"+
+		"  - {name: gcra, algorithm: gcra, burst: 2, rate: 1200/s}\n"+
+		"  - {name: leaky, algorithm: leaky-bucket, queue: 2, rate: 1200/s}\n"+
+		"  - {name: redis, algorithm: redis-rate, burst: 2, rate: 1200/s}\n"+
+		"  - {name: fixed, algorithm: fixed-window, limit: 500, window: 1s}\n"+
+		"  - {name: bucket, algorithm: token-bucket, capacity: 2, rate: 120/min}\n"+
+		"traffic:\n  - {at: 1s, count: 3, spread: 2500us}\n", 200, 60)
+	seekTo(a, time.Second+2500*time.Microsecond/3)
+	requireScreen(t, a, "T ≈0.000833s", "1 per ≈0.000833s", "· ≈0.000833s in", "≈0.000833s × 120/min")
+	out := screen(a)
+	for _, not := range []string{"µs", "0.000833333s", "0.000833334s"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the screen shows %q:\n%s", not, out)
 		}
 	}
 }
@@ -105,7 +111,7 @@ func TestTimeFormSecs(t *testing.T) {
 		{4, 2009500000, "2.0095s"},
 		{4, 990500000, "0.9905s"},
 		{4, 2009550000, "≈2.0096s"},
-		{4, 833333, "0.000833333s"},
+		{4, 833333, "≈0.000833s"}, // under a millisecond: three significant digits
 		{6, -1500 * time.Microsecond, "-0.0015s"},
 	} {
 		if got := c.f.secs(c.d); got != c.want {
@@ -138,13 +144,33 @@ func TestFormOf(t *testing.T) {
 	}
 }
 
-// TestRewriteTimes: an exact explanation's times are written in the form,
-// and nothing else in it (a rate's "1s", a count, a word ending in s).
-func TestRewriteTimes(t *testing.T) {
-	in := "recent = cost admitted in (0.003333333s, 60.003333333s] = 5 of 5/1s; retry after 60.5s − ≈0.333333333s = 3s; 12 requests, x2s"
-	want := "recent = cost admitted in (≈0.0033s, ≈60.0033s] = 5 of 5/1s; retry after 60.5s − ≈0.3333s = 3s; 12 requests, x2s"
-	if got := timeForm(4).rewrite([]byte(in)); got != want {
-		t.Errorf("rewrite:\n got %s\nwant %s", got, want)
+// TestExplainInTheForm: a form writes an explanation's times as it writes
+// a time alone (secs), asking algorithms for them at its decimals rather
+// than reading the exact text back: a window that starts before 0 reads
+// "≈-0.0033s", as secs writes it, not "-≈0.0033s"; counts, a rate's "1s"
+// and words are left alone; the usual form is algorithms.ScreenTimes and
+// the exact one the command line's text.
+func TestExplainInTheForm(t *testing.T) {
+	l, err := algorithms.New(algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 1, Window: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Decide(0, "k", 1)
+	d := l.Decide(time.Minute-10*time.Millisecond/3, "k", 1)
+	for _, c := range []struct {
+		f    timeForm
+		want string
+	}{
+		{4, "recent = cost admitted in (" + timeForm(4).secs(-10*time.Millisecond/3) + ", ≈59.9967s] = 1; 1 + cost 1 = 2 > limit 1 → rejected; 1 must expire: the admissions up to 0s free 1 at 0s + 60s = 60s; retry after 60s − ≈59.9967s = ≈0.0033s"},
+		{screenForm, string(d.AppendExplainTimes(nil, algorithms.ScreenTimes))},
+		{exactForm, d.Explain()},
+	} {
+		if got := c.f.explain(d); got != c.want {
+			t.Errorf("form %d:\n got  %s\n want %s", c.f, got, c.want)
+		}
+	}
+	if got := timeForm(4).secs(-10 * time.Millisecond / 3); got != "≈-0.0033s" {
+		t.Errorf("secs = %q", got)
 	}
 }
 
@@ -160,7 +186,7 @@ func TestWhyTimesAsTheHeader(t *testing.T) {
 		step      string
 		want, not string
 	}{
-		{"100ms", "admitted in (0.000666666s, ≈1.0007s]", "1.000666666s"},
+		{"100ms", "admitted in (≈0.000667s, ≈1.0007s]", "1.000666666s"},
 		{"100us", "admitted in (0.000666666s, 1.000666666s]", "request at ≈1.001s"},
 	} {
 		a := newYAMLApp(t, "title: times\nstep: "+c.step+"\nlimiters:\n  - {name: log, algorithm: sliding-log, limit: 2, window: 1s}\n"+

@@ -1,10 +1,11 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/algorithms"
 )
 
 // headerBlock is the title and the clock, and on a second line the play
@@ -60,7 +61,7 @@ func (a *App) headerBlock(w, h int) []string {
 func requestsText(total, yours int) string {
 	s := requestCount(total)
 	if yours > 0 {
-		s += " (" + strconv.Itoa(yours) + " yours)"
+		s += " (" + algorithms.Thousands(int64(yours)) + " yours)"
 	}
 	return s
 }

@@ -78,6 +78,12 @@ func (v laneView) explain() string { return v.times.explain(v.last.Decision) }
 // alike.
 func (v laneView) secs(d time.Duration) string { return v.times.secs(d) }
 
+// quantitySecs writes a duration held as a Quantity of nanoseconds (GCRA's
+// T and τ) in the lab's form: "≈0.000833s" at 1200/s, never "≈833.333µs".
+func (v laneView) quantitySecs(q algorithms.Quantity) string {
+	return string(algorithms.AppendQuantitySecondsAt(nil, q, int(v.times)))
+}
+
 // layerView is v as its i-th policy alone would show: its picture draws it.
 func (v laneView) layerView(i int) laneView {
 	w := v
@@ -210,33 +216,51 @@ func verdictTexts(st *styles, v laneView) []string {
 }
 
 // retryText says when a rejected request would fit if nothing else came:
-// "retry at 61s (in 0.9s)", "retry at 61s, passed" once the clock is past
-// it (what fits now is the lane's state to tell), or "never fits".
+// "retry at 61s (in 0.9s)"; at the clock "retry due now, at 61s"; once
+// the clock is past it "retry was due at 61s" (what fits now is the
+// lane's state to tell); or "never fits".
 func (v laneView) retryText() string {
-	rec, now := v.last, v.now
-	d := rec.Decision
-	if d.RetryAfter == algorithms.Never {
+	at, ok := v.retryAt()
+	switch {
+	case !ok:
 		return "never fits"
+	case at > v.now:
+		return "retry at " + v.secs(at) + " (in " + v.secs(at-v.now) + ")"
 	}
-	at := rec.Request.At + d.RetryAfter
-	if at <= now {
-		return "retry at " + v.secs(at) + ", passed"
-	}
-	return "retry at " + v.secs(at) + " (in " + v.secs(at-now) + ")"
+	return v.dueRetryText(at)
 }
 
 // shortRetryText is retryText without the wait from the clock: "retry at
-// 61s", "retry at 61s, passed" once the clock is past it (a stale time
-// read as still ahead would mislead), "never fits".
+// 61s", and as retryText once the clock has reached it (a stale time read
+// as still ahead would mislead).
 func (v laneView) shortRetryText() string {
-	if v.last.Decision.RetryAfter == algorithms.Never {
+	at, ok := v.retryAt()
+	switch {
+	case !ok:
 		return "never fits"
+	case at > v.now:
+		return "retry at " + v.secs(at)
 	}
-	at := v.last.Request.At + v.last.Decision.RetryAfter
-	if at <= v.now {
-		return "retry at " + v.secs(at) + ", passed"
+	return v.dueRetryText(at)
+}
+
+// retryAt is when the lane's last rejected request would fit; ok false
+// when it never does.
+func (v laneView) retryAt() (at time.Duration, ok bool) {
+	d := v.last.Decision
+	if d.RetryAfter == algorithms.Never {
+		return 0, false
 	}
-	return "retry at " + v.secs(at)
+	return v.last.Request.At + d.RetryAfter, true
+}
+
+// dueRetryText is a retry time the clock has reached, in words: due now,
+// or due before.
+func (v laneView) dueRetryText(at time.Duration) string {
+	if at == v.now {
+		return "retry due now, at " + v.secs(at)
+	}
+	return "retry was due at " + v.secs(at)
 }
 
 // totalsTexts are the lane's totals from longest to shortest, written one

@@ -81,6 +81,17 @@ func TestPinnedBoxKeepsTheKeyWithItsState(t *testing.T) {
 	}
 }
 
+// saysWhenToRetry reports whether text says when a rejected request's
+// retry fits (ahead, due now or due before) or that it never does.
+func saysWhenToRetry(text string) bool {
+	for _, words := range []string{"retry at ", "retry due now, at ", "retry was due at ", "never fits"} {
+		if strings.Contains(text, words) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestRejectionSaysWhenToRetry: wherever a lane's box or row says
 // "rejected" (not the why panel, whose arithmetic says it, nor the
 // legend), it says when a retry fits, at every lesson's golden moment
@@ -95,7 +106,7 @@ func TestRejectionSaysWhenToRetry(t *testing.T) {
 			seekTo(a, c.at)
 			for _, line := range strings.Split(screen(a), "\n") {
 				for _, cell := range strings.FieldsFunc(line, func(r rune) bool { return r == '│' || r == '┃' }) {
-					if lane := strings.Contains(cell, "✗ rejected") && !strings.Contains(cell, "rejected:") && !strings.Contains(cell, "± mixed"); lane && !strings.Contains(cell, "retry at") && !strings.Contains(cell, "never fits") {
+					if lane := strings.Contains(cell, "✗ rejected") && !strings.Contains(cell, "rejected:") && !strings.Contains(cell, "± mixed"); lane && !saysWhenToRetry(cell) {
 						t.Errorf("%s at %v, %d×%d: %q says rejected and not when to retry", c.name, c.at, size[0], size[1], strings.TrimSpace(cell))
 					}
 				}
@@ -129,7 +140,7 @@ func TestRowSaysWhenToRetry(t *testing.T) {
 					continue
 				}
 				rows++
-				if row := ansi.Strip(block[i]); !strings.Contains(row, "retry at") && !strings.Contains(row, "never fits") {
+				if row := ansi.Strip(block[i]); !saysWhenToRetry(row) {
 					t.Errorf("%s at %v, %d×%d: the row %q shows a rejection and not when to retry", c.name, c.at, size[0], size[1], strings.TrimSpace(row))
 				}
 			}
@@ -214,7 +225,8 @@ func TestBoxesEvenlySized(t *testing.T) {
 }
 
 // TestPassedRetrySaysSo: a box whose rejection's retry time the clock has
-// passed says so, in every form that names the time: deadlines-and-cancel
+// passed says so in words, in every form that names the time ("retry was
+// due at 4s", not "retry at 4s, passed"): deadlines-and-cancel
 // at 7.5s, the leaky bucket's last verdict on the patient key a rejection
 // at 3.75s, retry at 4s.
 func TestPassedRetrySaysSo(t *testing.T) {
@@ -223,8 +235,36 @@ func TestPassedRetrySaysSo(t *testing.T) {
 		a.openPage(aboutPage)
 		press(a, "]", "]", "]", "]", "]", "]") // 0s … 7.5s
 		out := screen(a)
-		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry at 4s, passed") {
+		if a.lab.Now() != 7500*time.Millisecond || !strings.Contains(out, "retry was due at 4s") {
 			t.Errorf("%d×%d at %v: the leaky box does not say its retry at 4s has passed:\n%s", size[0], size[1], a.lab.Now(), out)
+		}
+	}
+}
+
+// TestRetryTimeReadsAsWords: a rejection's retry time reads as what it is
+// to the clock, in the box, its one-row form and the why panel's reply:
+// ahead with its wait, due now, or due before.
+func TestRetryTimeReadsAsWords(t *testing.T) {
+	for _, c := range []struct {
+		at        time.Duration
+		want, not string
+		w, h      int
+	}{
+		{700 * time.Millisecond, "retry at 1s (in 0.3s)", "retry at 1s,", 120, 40},
+		{time.Second, "retry due now, at 1s", "passed", 120, 40},
+		{1500 * time.Millisecond, "retry was due at 1s", "passed", 120, 40},
+		{1500 * time.Millisecond, "retry was due at 1s", "passed", 80, 24},
+	} {
+		a := newYAMLApp(t, "title: retry\nstep: 100ms\nduration: 3s\nlimiters:\n  - {name: fixed, algorithm: fixed-window, limit: 1, window: 1s}\n"+
+			"  - {name: log, algorithm: sliding-log, limit: 1, window: 1s}\n"+
+			"traffic:\n  - {at: 0s}\n  - {at: 0.5s}\n", c.w, c.h)
+		seekTo(a, c.at)
+		out := screen(a)
+		if n := strings.Count(out, c.want); n < 2 {
+			t.Errorf("at %v, %d×%d: %q %d times, want in the box and the reply:\n%s", c.at, c.w, c.h, c.want, n, out)
+		}
+		if strings.Contains(out, c.not) {
+			t.Errorf("at %v, %d×%d: the screen shows %q:\n%s", c.at, c.w, c.h, c.not, out)
 		}
 	}
 }

@@ -12,7 +12,8 @@ const whyFloor = 3
 //   - a question takes all the rows but one line of note: it is the
 //     moment's point, and the request is not decided yet; a note at the
 //     question's instant waits for the answer (shownNotes);
-//   - after an answer, the lesson's word on the moment comes first;
+//   - after an answer, how it went and the lesson's word on the moment
+//     come first;
 //   - else the current note takes the rows it needs first (up to
 //     noteMax): from the other lanes' explanations, then from the focused
 //     lane's, down to its heading, one line of it and its reply (the 429
@@ -26,7 +27,7 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 	switch {
 	case question != nil:
 		why = question(w, l.why+l.note-1)
-	case a.quiz.markWhy() != "":
+	case a.quiz.revealStands():
 		whyRows = l.why + l.note - 1
 	default:
 		if need := noteRows(notes, a.lab.Now(), w); need > l.note {
@@ -34,7 +35,7 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 		}
 	}
 	if why == nil {
-		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.markWhy())
+		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.revealWords()...)
 	}
 	if ok {
 		return pad([]string{fit(a.st.muted.Render(withheldLine(withheld)), w)}, w, l.note+l.why-len(why)), why

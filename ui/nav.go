@@ -3,6 +3,7 @@ package ui
 import (
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/model"
 )
 
@@ -83,9 +84,9 @@ func instantText(a *App) string {
 		return ""
 	}
 	if k == 0 {
-		return "before request 1 of " + itoa(int64(m)) + " at " + a.secs(lab.Now())
+		return "before request 1 of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
 	}
-	return "request " + itoa(int64(k)) + " of " + itoa(int64(m)) + " at " + a.secs(lab.Now())
+	return "request " + algorithms.Thousands(int64(k)) + " of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
 }
 
 // jumpSplit moves to the next or previous request the lanes disagree on

@@ -324,9 +324,12 @@ func (p *pages) panelText(a *App, w int) string {
 	if inst := instantText(a); inst != "" {
 		b.WriteString(st.muted.Render(inst) + "\n\n")
 	}
-	if why := a.quiz.markWhy(); why != "" {
+	if a.quiz.revealStands() {
 		b.WriteString(hanging(st.title.Render("quiz")+"  ", a.quiz.revealedText, w) + "\n")
-		b.WriteString(hanging("      ", why, w) + "\n\n")
+		if why := a.quiz.markWhy(); why != "" {
+			b.WriteString(hanging("      ", why, w) + "\n")
+		}
+		b.WriteString("\n")
 	}
 	if a.quiz.asking() {
 		if m := a.quiz.mark; m != nil && m.Ask != "" {

@@ -155,7 +155,10 @@ func TestAboutNamesWhatALaneFollows(t *testing.T) {
 
 // TestAboutExplainsItsLanesWords: the about page's words are those its
 // lanes use, a stack's layers included, and no others: no sub-windows
-// for a sliding counter without them, no tryAcquire for acquire.
+// for a sliding counter without them, no tryAcquire for acquire, no
+// ReserveN for AllowN (nor AllowN for ReserveN), no max_wait for a
+// reservation without one, no wait for a later cycle with a timeout of 0,
+// and a bucket that starts full and one that starts empty explained once.
 func TestAboutExplainsItsLanesWords(t *testing.T) {
 	for _, c := range []struct {
 		lesson       string
@@ -163,12 +166,18 @@ func TestAboutExplainsItsLanesWords(t *testing.T) {
 	}{
 		{"boundary", []string{"sliding counter:", "token bucket:", "It starts full."}, []string{"sub-windows", "starts_empty", "GCRA"}},
 		{"finer-sub-windows", []string{"sub-windows (sub_windows N)"}, nil},
-		{"empty-start", []string{"With starts_empty it starts with no tokens."}, nil},
+		{"empty-start", []string{"It starts full.", "starts_empty: a token bucket that starts with no tokens"}, []string{"With starts_empty"}},
+		{"burst-admits-eleven", []string{"x/time/rate AllowN:"}, []string{"ReserveN", "max_wait"}},
+		{"deadlines-and-cancel", []string{"x/time/rate ReserveN:"}, []string{"AllowN", "max_wait"}},
+		{"same-words-windows", []string{"x/time/rate ReserveN:", "x/time/rate max_wait:", "timeout_duration 0"}, []string{"AllowN", "waits for that cycle's start"}},
 		{"pay-later", []string{"Guava RateLimiter"}, []string{"tryAcquire"}},
 		{"crawler-per-host", []string{"token bucket:", "leaky bucket"}, []string{"GCRA"}},
 	} {
 		a := newTestApp(t, c.lesson, 100, 30)
 		words := strings.Join(glossaryOf(a.lab), "\n")
+		if n := strings.Count(words, "token bucket: tokens refill"); n > 1 {
+			t.Errorf("%s: the token bucket explained %d times:\n%s", c.lesson, n, words)
+		}
 		for _, w := range c.want {
 			if !strings.Contains(words, w) {
 				t.Errorf("%s: the words lack %q:\n%s", c.lesson, w, words)

@@ -15,14 +15,14 @@ func (gcraPicture) state(st *styles, v laneView, w, n int) []string {
 	if s.TAT > s.Now {
 		tat = "TAT " + v.secs(s.TAT) + " = now+" + v.secs(s.TAT-s.Now)
 	}
-	tol := "τ = " + itoa(s.Burst) + "×T = " + quantityDuration(s.Tolerance)
+	tol := "τ = " + itoa(s.Burst) + "×T = " + v.quantitySecs(s.Tolerance)
 	if n == 2 {
-		return []string{bal, first([]string{tat + " · τ " + quantityDuration(s.Tolerance), tat}, w)}
+		return []string{bal, first([]string{tat + " · τ " + v.quantitySecs(s.Tolerance), tat}, w)}
 	}
 	return []string{
 		bal,
 		first([]string{tat + " (theoretical arrival)", tat}, w),
-		"T " + quantityDuration(s.Interval) + " · " + tol,
+		"T " + v.quantitySecs(s.Interval) + " · " + tol,
 		st.muted.Render("admit if now ≥ TAT + cost×T − τ"),
 		st.muted.Render("then TAT = max(TAT, now) + cost×T"),
 	}

@@ -36,7 +36,7 @@ func (leakyBucketPicture) state(st *styles, v laneView, w, n int) []string {
 	pace := "pace " + s.Rate.String()
 	lines := append([]string{queue}, releases...)
 	return append(lines, first([]string{
-		pace + ", 1 per " + quantityDuration(s.Interval) + " · " + free,
+		pace + ", 1 per " + v.quantitySecs(s.Interval) + " · " + free,
 		pace + " · " + free,
 		free,
 	}, w), st.muted.Render("delays instead of rejecting"))

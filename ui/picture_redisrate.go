@@ -18,7 +18,7 @@ func (redisRatePicture) state(st *styles, v laneView, w, n int) []string {
 	return []string{
 		bal,
 		tat,
-		first([]string{"T " + quantityDuration(s.Interval) + " · burst_offset " + quantityDuration(s.Tolerance), "T " + quantityDuration(s.Interval)}, w),
+		first([]string{"T " + v.quantitySecs(s.Interval) + " · burst_offset " + v.quantitySecs(s.Tolerance), "T " + v.quantitySecs(s.Interval)}, w),
 		st.muted.Render("admit if now ≥ tat + cost×T − burst_offset"),
 		st.muted.Render("burst N admits N at once"),
 	}

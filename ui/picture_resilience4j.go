@@ -46,9 +46,10 @@ func (resilience4jPicture) titles(p algorithms.Policy) []string {
 	}
 }
 
-func (resilience4jPicture) glossary(algorithms.Policy) []string {
-	return []string{
-		"resilience4j: AtomicRateLimiter. Time since the limiter was made is cut into cycles of limit_refresh_period; each cycle starts with limit_for_period permissions, so up to twice that can pass around a cycle's start.",
-		"A caller finding no permission reserves one of a later cycle (permissions go negative) and waits for that cycle's start, if that is within timeout_duration; else it is refused and reserves nothing.",
+func (resilience4jPicture) glossary(p algorithms.Policy) []string {
+	words := []string{"resilience4j: AtomicRateLimiter. Time since the limiter was made is cut into cycles of limit_refresh_period; each cycle starts with limit_for_period permissions, so up to twice that can pass around a cycle's start."}
+	if p.TimeoutDuration == 0 {
+		return append(words, "With timeout_duration 0 a caller finding no permission is refused at once and reserves nothing.")
 	}
+	return append(words, "A caller finding no permission reserves one of a later cycle (permissions go negative) and waits for that cycle's start, if that is within timeout_duration; else it is refused and reserves nothing.")
 }

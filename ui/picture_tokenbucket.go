@@ -36,11 +36,13 @@ func (tokenBucketPicture) titles(p algorithms.Policy) []string {
 }
 
 func (tokenBucketPicture) glossary(p algorithms.Policy) []string {
-	start := "It starts full."
+	words := []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends. It starts full."}
 	if p.StartsEmpty {
-		start = "With starts_empty it starts with no tokens."
+		// Its own entry: beside a bucket that starts full (empty-start),
+		// the bucket is explained once.
+		words = append(words, "starts_empty: a token bucket that starts with no tokens instead, so its first requests wait for the refill.")
 	}
-	return []string{"token bucket: tokens refill continuously at the rate up to the capacity; a request is admitted when the balance covers its cost, which it then spends. " + start}
+	return words
 }
 
 // sizedTitles are the titles of a policy with a size and a rate:

@@ -99,9 +99,14 @@ func (xtimeratePicture) titles(p algorithms.Policy) []string {
 	return t
 }
 
-func (xtimeratePicture) glossary(algorithms.Policy) []string {
-	return []string{
-		"x/time/rate: Go's golang.org/x/time/rate Limiter, the real library run on the virtual clock: a token bucket starting full whose balance is a float64, refilled at rate.Limit = N ÷ the period in seconds. AllowN admits n iff the balance covers it; the lane's retry is what a Reservation would say.",
-		"x/time/rate ReserveN: takes n ≤ burst whatever the balance, which may go negative (tokens owed), and the request waits until the refill makes them up: a shaper with no bound on its queue. max_wait refuses, changing nothing, a reservation that would wait longer, as WaitN with a context deadline does.",
+func (xtimeratePicture) glossary(p algorithms.Policy) []string {
+	words := []string{"x/time/rate: Go's golang.org/x/time/rate Limiter, the real library run on the virtual clock: a token bucket starting full whose balance is a float64, refilled at rate.Limit = N ÷ the period in seconds."}
+	if p.Algorithm != algorithms.XTimeRateReserve {
+		return append(words, "x/time/rate AllowN: admits n iff the balance covers it, else refuses, taking nothing; the lane's retry is what a Reservation would say.")
 	}
+	words = append(words, "x/time/rate ReserveN: takes n ≤ burst whatever the balance, which may go negative (tokens owed), and the request waits until the refill makes them up: a shaper with no bound on its queue.")
+	if p.MaxWait > 0 {
+		words = append(words, "x/time/rate max_wait: refuses, changing nothing, a reservation that would wait longer, as WaitN with a context deadline does.")
+	}
+	return words
 }

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/algorithms"
 	"ratelab/model"
@@ -54,6 +55,9 @@ type quiz struct {
 	revealedAt   time.Duration // the clock when it was revealed
 	revealedWhy  string
 	revealedText string // how the answers went, for the panel e opens
+	// revealedShort is revealedText in a line: the lanes answered right
+	// and wrong, by name, for a status line too narrow for it whole.
+	revealedShort string
 
 	right, asked           int // outcomes guessed right, of those asked
 	retryClose, retryAsked int // retry waits guessed close, of those guessed
@@ -235,7 +239,7 @@ func (q *quiz) reveal() string {
 	if q.mark != nil && len(q.lanes) == 1 {
 		q.ctx.focus = q.lanes[0] // the why panel shows the lane the mark explains
 	}
-	var parts []string
+	var parts, rightNames, wrongNames []string
 	for k, lane := range q.lanes {
 		d := recs[lane].Decision
 		g := q.guesses[k]
@@ -247,8 +251,12 @@ func (q *quiz) reveal() string {
 		} else {
 			part = "✗ "
 		}
-		part += lab.Lanes()[lane].Name + " " + q.decisionWords(d)
-		if !right {
+		name := lab.Lanes()[lane].Name
+		part += name + " " + q.decisionWords(d)
+		if right {
+			rightNames = append(rightNames, name)
+		} else {
+			wrongNames = append(wrongNames, name)
 			part += " (you said " + g.Outcome.String() + ")"
 		}
 		if g.HasRetry && model.HasRetry(d) {
@@ -263,7 +271,24 @@ func (q *quiz) reveal() string {
 		parts = append(parts, part)
 	}
 	q.revealedText = "score " + q.scoreText() + ": " + strings.Join(parts, " · ")
+	var short []string
+	if len(rightNames) > 0 {
+		short = append(short, "✓ "+strings.Join(rightNames, ", "))
+	}
+	if len(wrongNames) > 0 {
+		short = append(short, "✗ "+strings.Join(wrongNames, ", "))
+	}
+	q.revealedShort = "score " + q.scoreText() + ": " + strings.Join(short, " · ") + " (e: read all)"
 	return q.revealedText
+}
+
+// revealLine is how the answers went for a status line w wide: whole where
+// it fits, else the lanes right and wrong by name (revealedShort).
+func (q *quiz) revealLine(w int) string {
+	if ansi.StringWidth(q.revealedText) <= w {
+		return q.revealedText
+	}
+	return q.revealedShort
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
@@ -396,7 +421,8 @@ func (q *quiz) body(a *App, lines []string, w, _ int) ([]string, bool) {
 // lane asked about has an answer.
 func (q *quiz) take(a *App, o algorithms.Outcome) {
 	if _, done := q.answer(o); done {
-		a.status.set(q.reveal())
+		q.reveal()
+		a.status.set(q.revealLine(a.lay.width))
 	}
 }
 
@@ -426,7 +452,8 @@ func (q *quiz) askRetry(a *App) tea.Cmd {
 // takeRetry passes the guessed retry wait (nil: none) to the quiz.
 func (q *quiz) takeRetry(a *App, wait *time.Duration) {
 	if q.answerRetry(wait) {
-		a.status.set(q.reveal())
+		q.reveal()
+		a.status.set(q.revealLine(a.lay.width))
 	}
 }
 
@@ -441,13 +468,34 @@ func (q *quiz) at(to time.Duration) (time.Duration, bool) {
 	return lab.Request(i).At, true
 }
 
+// revealStands reports whether the clock stays on the request just
+// answered, so that how the answers went still speaks of the screen.
+func (q *quiz) revealStands() bool {
+	return q.revealedText != "" && q.revealed == q.ctx.lab.Pos() && q.revealedAt == q.ctx.lab.Now()
+}
+
 // markWhy is the quiz mark's explanation while the clock stays on the
 // request just answered; "" otherwise.
 func (q *quiz) markWhy() string {
-	if q.revealed == q.ctx.lab.Pos() && q.revealedAt == q.ctx.lab.Now() {
+	if q.revealStands() {
 		return q.revealedWhy
 	}
 	return ""
+}
+
+// revealWords are what the why panel says after an answer while the clock
+// stays, in the order it prefers them (whyBlock takes the first that fits
+// whole): how every answer went with the mark's why under it; else the
+// why alone, how the answers went left to the status line (a small
+// screen, many lanes). None when no reveal stands.
+func (q *quiz) revealWords() []string {
+	if !q.revealStands() {
+		return nil
+	}
+	if q.revealedWhy == "" {
+		return []string{q.revealedText}
+	}
+	return []string{q.revealedText + "\n" + q.revealedWhy, q.revealedWhy}
 }
 
 // anyMoment reports whether some mark matches a request of the timeline.

@@ -21,20 +21,29 @@ import (
 // follow, those that decided otherwise first, so the learner sees at once
 // why one limiter admits what another refuses.
 //
-// label is the width of the lane-name column; extra, when not empty, is a
-// sentence that comes first (the quiz's explanation of a moment just
-// answered).
-func whyBlock(st *styles, views []laneView, focus, w, h, label int, extra string) []string {
-	if extra == "" || h < 2 {
+// label is the width of the lane-name column; extras, when given, are
+// sentences of which one comes first (how a quiz's answers went and the
+// lesson's explanation of the moment just answered).
+func whyBlock(st *styles, views []laneView, focus, w, h, label int, extras ...string) []string {
+	if len(extras) == 0 || h < 2 {
 		return whyBody(st, views, focus, w, h, label)
 	}
-	// The extra sentence (the lesson's word on a quiz moment) comes
-	// first: it takes the rows it needs under the heading, leaving the
-	// focused lane its heading, one line and its reply where there is
-	// room (whyFloor), and at least one row however small the panel; cut,
-	// it ends "… (e: read all)", never dropped unsaid.
+	// The extra sentence (how a quiz's answers went, the lesson's word on
+	// the moment) comes first: it takes the rows it needs under the
+	// heading, leaving the focused lane its heading, one line and its
+	// reply where there is room (whyFloor), and at least one row however
+	// small the panel. The first of extras that fits so whole is written;
+	// else the last, cut, ending "… (e: read all)", never dropped unsaid.
+	rows := max(h-min(whyFloor, whyFocusRows(st, views, focus, w)), 1)
+	extra := extras[len(extras)-1]
+	for _, e := range extras {
+		if len(wrap(e, w, rows+1)) <= rows {
+			extra = e
+			break
+		}
+	}
 	need := len(wrap(extra, w, h))
-	room := max(min(need, h-min(whyFloor, whyFocusRows(st, views, focus, w))), 1)
+	room := min(need, rows)
 	var pre []string
 	for _, l := range wrapMore(extra, w, room) {
 		pre = append(pre, fit(st.note.Render(l), w))

@@ -18,7 +18,7 @@ func TestWhyShowsDisagreeingLanesFirst(t *testing.T) {
 	// 429, one other lane.
 	a.focus = 2
 	views := laneViews(a.programContext)
-	out := ansi.Strip(strings.Join(whyBlock(a.st, views, 2, 80, 6, labelWidth, ""), "\n"))
+	out := ansi.Strip(strings.Join(whyBlock(a.st, views, 2, 80, 6, labelWidth), "\n"))
 	if !strings.Contains(out, "why shaper") || !strings.Contains(out, "  fixed   ✓ window") || strings.Contains(out, "bucket") {
 		t.Errorf("the one other lane shown is not the one that disagrees:\n%s", out)
 	}
