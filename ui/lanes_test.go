@@ -269,6 +269,28 @@ func TestRetryTimeReadsAsWords(t *testing.T) {
 	}
 }
 
+// TestDelayedReplySaysItsTense: a delayed request's reply says it passes
+// while its release is ahead of the clock, and that it passed once the
+// clock has reached it.
+func TestDelayedReplySaysItsTense(t *testing.T) {
+	for _, c := range []struct {
+		at        time.Duration
+		want, not string
+	}{
+		{600 * time.Millisecond, "→ held back 0.5s, passes at 1s (in 0.4s)", "passed at"},
+		{time.Second, "→ held back 0.5s, passed at 1s", "passes at"},
+		{1500 * time.Millisecond, "→ held back 0.5s, passed at 1s", "passes at"},
+	} {
+		a := newYAMLApp(t, "title: tense\nstep: 100ms\nduration: 3s\nlimiters:\n  - {name: shaper, algorithm: leaky-bucket, queue: 4, rate: 2/s}\n"+
+			"traffic:\n  - {at: 0.5s, count: 2}\n", 120, 40)
+		seekTo(a, c.at)
+		out := screen(a)
+		if !strings.Contains(out, c.want) || strings.Contains(out, c.not) {
+			t.Errorf("at %v: want %q and no %q:\n%s", c.at, c.want, c.not, out)
+		}
+	}
+}
+
 // dryYAML is nginx's limit_req beside its dry run (limit_req_dry_run):
 // alice's burst of 12, then bob's steady 20 a second.
 const dryYAML = `title: dry

@@ -241,7 +241,12 @@ func replyTexts(st *styles, v laneView) []string {
 			// Its caller left and gave the slot back: it never passes.
 			return []string{st.delayed.Render("→ would pass at " + v.secs(d.At+d.Delay) + ", past its caller's deadline: cancelled, it never passes")}
 		}
-		return []string{st.delayed.Render("→ held back " + v.secs(d.Delay) + ", passed at " + v.secs(d.At+d.Delay))}
+		// Its release in the tense the clock gives it.
+		release := d.At + d.Delay
+		if release > v.now {
+			return []string{st.delayed.Render("→ held back " + v.secs(d.Delay) + ", passes at " + v.secs(release) + " (in " + v.secs(release-v.now) + ")")}
+		}
+		return []string{st.delayed.Render("→ held back " + v.secs(d.Delay) + ", passed at " + v.secs(release))}
 	}
 	status := "← " + httpStatus(d.Status(p))
 	if d.Fallback != algorithms.NoFallback {
