@@ -242,7 +242,7 @@ type stackLayer interface {
 	// request again from such words.
 	peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64)
 	stateWords() int
-	redecider() func(words *[stackWords]int64, at time.Duration, cost int64) Decision
+	redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision
 }
 
 // zonesOf is each limiter as an nginx zone, nil for one that is not.
@@ -471,14 +471,14 @@ func (k *keyed[S]) stateWords() int { return int(unsafe.Sizeof(*new(S))+7) / 8 }
 // (an interface), a local's would move to the heap, one allocation an
 // explanation, and explanations may be asked from several goroutines. A
 // plain state's decision changes no account.
-func (k *keyed[S]) redecider() func(words *[stackWords]int64, at time.Duration, cost int64) Decision {
+func (k *keyed[S]) redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision {
 	alg := k.alg
 	var mu sync.Mutex
 	st, m := new(S), new(mem)
-	return func(words *[stackWords]int64, at time.Duration, cost int64) Decision {
+	return func(words [stackWords]int64, at time.Duration, cost int64) Decision {
 		mu.Lock()
 		defer mu.Unlock()
-		*st = *(*S)(unsafe.Pointer(words))
+		*st = *(*S)(unsafe.Pointer(&words))
 		return alg.decide(st, m, at, cost)
 	}
 }

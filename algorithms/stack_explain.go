@@ -62,7 +62,7 @@ type stackInfo struct {
 	// before the request decides it again from those words (nil for a
 	// layer whose record is its numbers); words are how many its record
 	// takes, and nums the record's in all.
-	redecide []func(words *[stackWords]int64, at time.Duration, cost int64) Decision
+	redecide []func(words [stackWords]int64, at time.Duration, cost int64) Decision
 	words    []int
 	nums     int
 }
@@ -75,7 +75,7 @@ const stackWords = 5
 // func of its algorithm's description.
 func newStackInfo(layers []Layer, savers []stackLayer, stated uint8) *stackInfo {
 	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers),
-		redecide: make([]func(*[stackWords]int64, time.Duration, int64) Decision, len(layers)), words: make([]int, len(layers))}
+		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), words: make([]int, len(layers))}
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
 		info.words[i] = stackWords
@@ -227,7 +227,7 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 		for j := range info.words[i] {
 			words[j] = r.next()
 		}
-		l = redecide(&words, d.At, d.Cost)
+		l = redecide(words, d.At, d.Cost) // by value: a pointer to it would move it to the heap
 	} else {
 		l = Decision{At: d.At, Cost: d.Cost}
 		for j := range l.v {

@@ -29,6 +29,9 @@ func TestStackRecordRoundTrip(t *testing.T) {
 		{2500500000, []int64{0, 10000000, 1000000000, 2500500000, 0, 2000000000, 500, 2500500000, 0, ^int64(3 * time.Millisecond), 2498833333, 40, 2500500000}},
 	} {
 		var buf [stackRecordMax]byte
+		for i := range buf {
+			buf[i] = 0xff // what a reused record held: stackRecord must clear it
+		}
 		n := stackRecord(&buf, c.at, c.nums)
 		if n > stackRecordMax-8 {
 			t.Fatalf("at %v: a record of %d bytes, beyond %d", c.at, n, stackRecordMax-8)

@@ -136,13 +136,7 @@ func collide(ts []time.Duration, near []bool, decimals int) bool {
 }
 
 // unitAt is the nanoseconds of the last of the given decimals of a second.
-func unitAt(decimals int) time.Duration {
-	u := time.Duration(1)
-	for range 9 - decimals {
-		u *= 10
-	}
-	return u
-}
+func unitAt(decimals int) time.Duration { return time.Duration(pow10[9-min(decimals, 9)]) }
 
 // decimalsFor is the decimals d is written at, at the given ones: those
 // for a millisecond or more; under one, at least those of its three first
@@ -230,7 +224,7 @@ func appendRoundSeconds(b []byte, d time.Duration, near bool, decimals int) []by
 	if exactAt(d, near, decimals) {
 		return AppendSeconds(b, d)
 	}
-	return AppendSeconds(append(b, "≈"...), shownAs(d, near, decimals))
+	return AppendSeconds(append(b, "≈"...), d.Round(unitAt(decimalsFor(d, decimals)))) // shownAs, exactAt known false
 }
 
 // AppendScreenSeconds appends d as the explorer's screen writes a time or a

@@ -6,8 +6,8 @@ import (
 )
 
 // TestHandOverYieldsInOrder: handOver yields seq's pairs in order at block
-// boundaries and between them, and a caller that stops early gets no more
-// and leaves the producer to finish (no deadlock).
+// boundaries and between them, and a caller that stops early leaves the
+// merge to run to its end rather than blocked for ever.
 func TestHandOverYieldsInOrder(t *testing.T) {
 	seq := func(n int) func(func(int, time.Duration) bool) {
 		return func(yield func(int, time.Duration) bool) {
@@ -31,15 +31,32 @@ func TestHandOverYieldsInOrder(t *testing.T) {
 		}
 	}
 	for _, stop := range []int{0, handoverBlock + 3} {
+		n := handoverBlock * handoverBlocks * 4
+		finished := make(chan int, 1)
+		counted := func(yield func(int, time.Duration) bool) {
+			i := 0
+			for item, at := range seq(n) {
+				if !yield(item, at) {
+					break
+				}
+				i++
+			}
+			finished <- i
+		}
 		got := 0
-		for range handOver(seq(handoverBlock * handoverBlocks * 4)) {
+		for range handOver(counted) {
 			if got == stop {
 				break
 			}
 			got++
 		}
-		if got != stop {
-			t.Errorf("stopped after %d pairs, want %d", got, stop)
+		select {
+		case i := <-finished:
+			if i != n {
+				t.Errorf("stopped after %d pairs: the merge yielded %d of %d, want all", stop, i, n)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("stopped after %d pairs: the merge never finished", stop)
 		}
 	}
 }

@@ -252,7 +252,7 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 
 // clone is a copy of c that shares no memory with it, no larger than its
 // retries: all of them in over, made a heap in O(n), their requests packed
-// in slots of their own. Retries pushed later go to buckets as in c.
+// in slots of their own. Retries pushed later go to the wheel's days as in c.
 func (c *retryCalendar) clone() retryCalendar {
 	d := retryCalendar{shift: c.shift, base: c.base, low: c.low, exact: c.exact}
 	n := c.len()

@@ -9,7 +9,7 @@ import (
 
 // TestRetryCalendarOrder pushes retries as lanes do (each due no earlier
 // than the clock) and takes them as the clock moves, against a sorted
-// list: waits within the buckets' days, far past them, crowded on one
+// list: waits within the wheel's days, far past them, crowded on one
 // instant, and a clone taken midway that must go on alike.
 func TestRetryCalendarOrder(t *testing.T) {
 	for _, tc := range []struct {
@@ -97,7 +97,11 @@ func TestRetryCalendarOrder(t *testing.T) {
 			take(c, &want, endOfTime)
 			take(clone, &cloneWant, endOfTime)
 			if len(c.over) != 0 || c.count != 0 || c.wheel != nil && c.wheel.words != 0 || len(c.free) != len(c.reqs) {
-				t.Errorf("emptied, the calendar still holds %d + %d, days %#x, %d of %d requests", c.count, len(c.over), c.wheel.words, len(c.reqs)-len(c.free), len(c.reqs))
+				var days uint64
+				if c.wheel != nil {
+					days = c.wheel.words
+				}
+				t.Errorf("emptied, the calendar still holds %d + %d, days %#x, %d of %d requests", c.count, len(c.over), days, len(c.reqs)-len(c.free), len(c.reqs))
 			}
 		})
 	}

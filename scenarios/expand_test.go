@@ -383,15 +383,7 @@ func TestRequestsOfItemsNameTheirItems(t *testing.T) {
 // and on keys that recur across items and copies; an item added by
 // a program leaves every key to be looked up by name.
 func TestKeyNumbers(t *testing.T) {
-	var cases []*Scenario
-	for _, info := range List() {
-		s, err := Canned(info.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, s)
-	}
-	cases = append(cases, parse(t, oneLane+`traffic:
+	cases := append(cannedLessons(t), parse(t, oneLane+`traffic:
   - {every: 1s, until: 5s, accounts: 3, key: a}
   - {at: 1s, key: a-2}
   - {every: 1s, from: 2s, until: 4s, keys: [z, a-3, y], stagger: even}

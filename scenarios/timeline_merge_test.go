@@ -95,21 +95,26 @@ func TestMergeOrdersManyItems(t *testing.T) {
 	}
 }
 
+// cannedLessons are every canned lesson, read.
+func cannedLessons(t *testing.T) []*Scenario {
+	var lessons []*Scenario
+	for _, info := range List() {
+		s, err := Canned(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lessons = append(lessons, s)
+	}
+	return lessons
+}
+
 // firstFew is the first few of xs, for a failure message.
 func firstFew(xs [][2]int64) [][2]int64 { return xs[:min(len(xs), 12)] }
 
 // TestItemTimesAreRequestsOfItems: ItemTimes yields RequestsOfItems'
 // items and times, on every canned lesson and on 100,000 staggered keys.
 func TestItemTimesAreRequestsOfItems(t *testing.T) {
-	var scenarios []*Scenario
-	for _, info := range List() {
-		s, err := Canned(info.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scenarios = append(scenarios, s)
-	}
-	scenarios = append(scenarios, parse(t, oneLane+"seed: 5\ntraffic:\n"+
+	scenarios := append(cannedLessons(t), parse(t, oneLane+"seed: 5\ntraffic:\n"+
 		strings.Repeat("  - {every: 1s, until: 10s, accounts: 10000, stagger: random}\n", 4)+
 		"  - {at: 3s, count: 300000, spread: 2s, key: burst}\n"+
 		strings.Repeat("  - {every: 1s, until: 10s, accounts: 10000, key: k, stagger: even}\n", 4)))

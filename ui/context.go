@@ -84,10 +84,17 @@ func (c *programContext) pin(key string) bool {
 }
 
 // nextNote and prevNote find the first note after t and the last before
-// it, as Lab.NextRequest and Lab.PrevRequest find requests.
+// it, as Lab.NextRequest and Lab.PrevRequest find requests. A note at the
+// clock whose instant is not wholly decided (the opening screen before a
+// page load at 0s, or n partway through) comes first: it speaks of that
+// instant's outcome, which ] then shows.
 func (c *programContext) nextNote(t time.Duration) (time.Duration, bool) {
 	notes := c.lab.Scenario().Notes
-	return noteAt(notes, currentNote(notes, t)+1)
+	i := currentNote(notes, t)
+	if k, m := c.lab.Instant(); i >= 0 && notes[i].At == t && t == c.lab.Now() && k < m {
+		return t, true
+	}
+	return noteAt(notes, i+1)
 }
 
 // noteAtClock reports whether a note stands at the clock's instant.

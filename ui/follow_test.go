@@ -14,6 +14,8 @@ import (
 // and the reserve lane.
 func TestNotesShowTheirKey(t *testing.T) {
 	a := newTestApp(t, "deadlines-and-cancel", 100, 30)
+	a.openPage(aboutPage) // as a learner opens it: ] from there
+	press(a, "]")         // 0s: the first note, its instant decided
 	a.focus = 1
 	for i, step := range []struct {
 		press   string
@@ -72,7 +74,8 @@ func TestNoteShowsWhatItSpeaksOf(t *testing.T) {
 // note's lane until the next note.
 func TestNoteKeyGivesWayToTheLearner(t *testing.T) {
 	a := newTestApp(t, "deadlines-and-cancel", 100, 30)
-	press(a, "]", "]") // 2.25s: patient, leaky
+	a.openPage(aboutPage)
+	press(a, "]", "]", "]") // 0s, 1.25s, 2.25s: patient, leaky
 	if a.key() != "patient" {
 		t.Fatalf("at %v the lanes show %q, want the note's patient", a.lab.Now(), a.key())
 	}
@@ -114,6 +117,33 @@ func TestNoteFocusesTheLaneItSpeaksOf(t *testing.T) {
 		a.followNote()
 		if got := a.lab.Lanes()[a.focus].Name; got != c.lane {
 			t.Errorf("%s at %v: focus on %s, want %s", c.lesson, c.at, got, c.lane)
+		}
+	}
+}
+
+// TestNextNoteDecidesItsInstant: before a burst at 0s, ] shows the 0s
+// note's instant decided (empty-start's note speaks of the burst's
+// outcome), from the about page a lesson opens with as from the lab, and
+// the next ] goes on to the next note.
+func TestNextNoteDecidesItsInstant(t *testing.T) {
+	for _, about := range []bool{true, false} {
+		a := newTestApp(t, "empty-start", 80, 24)
+		if about {
+			a.openPage(aboutPage)
+		}
+		if a.lab.Pos() != 0 {
+			t.Fatalf("the opening screen has %d requests decided, want 0", a.lab.Pos())
+		}
+		press(a, "]")
+		if k, m := a.lab.Instant(); a.lab.Now() != 0 || k != m || m != 10 {
+			t.Errorf("about %v, after ]: request %d of %d decided at %v, want all 10 of the 0s instant", about, k, m, a.lab.Now())
+		}
+		if out := screen(a); !strings.Contains(out, "✓10 ✗0") || !strings.Contains(out, "The burst of 10") {
+			t.Errorf("about %v, after ]: the note and the burst admitted are not both shown:\n%s", about, out)
+		}
+		press(a, "]")
+		if now := a.lab.Now(); now != 250*time.Millisecond {
+			t.Errorf("about %v, after ] ]: clock at %v, want 0.25s", about, now)
 		}
 	}
 }

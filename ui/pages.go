@@ -91,8 +91,14 @@ func (p *pages) update(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case p.kind == aboutPage && key.Matches(msg, lab.NextNote) && a.noteAtClock():
 		// The about page hid the lab at a note's moment (a lesson opens
 		// at its note at 0s): the next note the learner has not seen is
-		// that one, so ] shows it rather than jump past it.
+		// that one, so ] shows it rather than jump past it, with its
+		// instant decided when requests arrive then (the note speaks of
+		// their outcome): the lab takes the key as its next note.
 		p.close()
+		if k, m := a.lab.Instant(); k < m {
+			_, cmd := a.Update(msg)
+			return cmd
+		}
 		return nil
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown):
 		var cmd tea.Cmd

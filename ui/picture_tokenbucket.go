@@ -40,7 +40,7 @@ func (tokenBucketPicture) glossary(p algorithms.Policy) []string {
 	if p.StartsEmpty {
 		// Its own entry: beside a bucket that starts full (empty-start),
 		// the bucket is explained once.
-		words = append(words, "starts_empty: a token bucket that starts with no tokens instead, so its first requests wait for the refill.")
+		words = append(words, "starts_empty: a token bucket that starts with no tokens instead, so it refuses a key's first requests until the refill covers their cost.")
 	}
 	return words
 }
