@@ -188,7 +188,7 @@ func dispatch(args []string, stdout *checkedWriter, stderr io.Writer) error {
 
 func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	if len(args) == 0 {
-		return explore(scenarios.Default, storeFlag{}, logFlags{}, stdout.w)
+		return explore(scenarios.Default, storeFlag{}, logFlags{}, stdout.w, stderr)
 	}
 	switch args[0] {
 	case "help":
@@ -218,10 +218,10 @@ func command(args []string, stdout *checkedWriter, stderr io.Writer) error {
 	}
 	switch len(operands) {
 	case 0:
-		return explore(scenarios.Default, store, logs, stdout.w)
+		return explore(scenarios.Default, store, logs, stdout.w, stderr)
 	case 1:
 		logs.showProgress(stderr) // the screen is the explorer's only once the log is read
-		return explore(operands[0], store, logs, stdout.w)
+		return explore(operands[0], store, logs, stdout.w, stderr)
 	}
 	return errUsage{fmt.Errorf("unexpected arguments after %s (see ratelab help)", operands[0])}
 }
@@ -589,14 +589,14 @@ func oneLine(s string) string {
 // explore opens the explorer on a scenario, starting on its about text.
 // The store is opened first (a wrong URL is said before the screen
 // changes); the scenario is loaded by the explorer, which reads the keys
-// typed meanwhile.
-func explore(name string, store storeFlag, logs logFlags, stdout io.Writer) error {
+// typed meanwhile, and shows a long timeline's building on stderr.
+func explore(name string, store storeFlag, logs logFlags, stdout, stderr io.Writer) error {
 	st, backend, err := store.open()
 	if err != nil {
 		return err
 	}
 	defer closeStore(st)
-	opts := ui.Options{About: true, Output: stdout, Store: backend}
+	opts := ui.Options{About: true, Output: stdout, Progress: stderr, Store: backend}
 	if st != nil {
 		opts.StoreName = "redis " + st.Where()
 	}

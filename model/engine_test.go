@@ -262,7 +262,7 @@ func referenceWindow(t testing.TB, s *scenarios.Scenario, window time.Duration) 
 func newTestEngine(t testing.TB, s *scenarios.Scenario) *engine {
 	t.Helper()
 	defs := LanesOf(s)
-	e, err := newEngine(newTimeline(s), defs, DefaultPeakWindow(defs), nil, newClientBook(s))
+	e, err := newEngine(newTimeline(s, nil), defs, DefaultPeakWindow(defs), nil, newClientBook(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ traffic:
   - {poisson: 1/h, until: 1ms, key: never}
   - {at: 0.5s, key: z}
 `)
-	tl := newTimeline(s)
+	tl := newTimeline(s, nil)
 	if tl.keys.file == nil {
 		t.Fatal("the file's keys are not numbered by the file")
 	}

@@ -42,6 +42,23 @@ func New(s *scenarios.Scenario, peakWindow time.Duration) (*Lab, error) {
 // lab computes, and every one it computes again after a rewind, goes
 // through it.
 func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, error) {
+	return NewReporting(s, peakWindow, store, nil)
+}
+
+// Building is told, while a lab is built, that built of the scenario's
+// total requests are on its timeline: every BuildingEvery requests, from
+// the goroutine that builds it.
+type Building func(built, total int64)
+
+// BuildingEvery is how many requests pass between two calls of a
+// Building: at the timeline's tens of millions of requests a second, a
+// few milliseconds.
+const BuildingEvery = 1 << 16
+
+// NewReporting is NewOn telling building (if not nil) how far the
+// timeline is built: the part of building a lab that grows with its
+// requests, about a second for the 20,000,000 the explorer keeps.
+func NewReporting(s *scenarios.Scenario, peakWindow time.Duration, store Store, building Building) (*Lab, error) {
 	if n := s.RequestCount(); n > scenarios.MaxRequests {
 		// Only a log can hold more: a file's traffic is refused when read.
 		return nil, fmt.Errorf("the log holds %d requests, more than the %d the explorer keeps (8 bytes each); cut it with --from and --until (run, check and fit read a log of any length)", n, scenarios.MaxRequests)
@@ -51,7 +68,7 @@ func NewOn(s *scenarios.Scenario, peakWindow time.Duration, store Store) (*Lab, 
 	if peakWindow <= 0 {
 		peakWindow = DefaultPeakWindow(defs)
 	}
-	tl := newTimeline(s)
+	tl := newTimeline(s, building)
 	if err := s.Err(); err != nil { // a log that could not be read to its end
 		return nil, err
 	}

@@ -52,8 +52,9 @@ type change struct {
 	now  time.Duration
 }
 
-// newTimeline is s's requests and keys, nothing fired.
-func newTimeline(s *scenarios.Scenario) *timeline {
+// newTimeline is s's requests and keys, nothing fired; building, if not
+// nil, is told of every BuildingEvery requests put on it.
+func newTimeline(s *scenarios.Scenario, building Building) *timeline {
 	tl := &timeline{duration: s.Duration, end: s.Duration}
 	n := int(s.RequestCount())
 	tl.ev.reserve(n + slack(n))
@@ -69,7 +70,7 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 	tl.keys.list, tl.kinds.list = make([]string, 0, items), make([]kind, 0, items)
 	b := kindBuilder{tl: tl, first: make([]uint32, 0, items)}
 	if len(s.Logs) > 0 {
-		tl.addLogged(s, &b)
+		tl.addLogged(s, &b, building)
 		return tl
 	}
 	// A file's items come with their keys numbered (see
@@ -88,6 +89,9 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 			kinds[item] = b.ofItem(s, item) + 1
 		}
 		tl.ev.push(event{at: at, kind: kinds[item] - 1})
+		if building != nil && tl.ev.len()%BuildingEvery == 0 {
+			building(int64(tl.ev.len()), int64(n))
+		}
 	}
 	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
 	tl.baseKeys = len(tl.keys.list)
@@ -97,9 +101,13 @@ func newTimeline(s *scenarios.Scenario) *timeline {
 // addLogged is newTimeline's reading of a scenario with logs, whose
 // requests have each their own key and cost: an item's kind is numbered
 // once, a log's request's kind looked up (and numbered if new) for each.
-func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder) {
+func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder, building Building) {
 	kinds := make([]uint32, len(s.Traffic))
+	n := s.RequestCount()
 	for item, r := range s.RequestsOfItems() {
+		if building != nil && tl.ev.len()%BuildingEvery == 0 && tl.ev.len() > 0 {
+			building(int64(tl.ev.len()), n)
+		}
 		if item < len(s.Traffic) {
 			if kinds[item] == 0 {
 				kinds[item] = b.ofItem(s, item) + 1

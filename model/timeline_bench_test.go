@@ -38,7 +38,7 @@ traffic:
 	added.Traffic = append(slices.Clone(added.Traffic), scenarios.Traffic{Form: scenarios.Single, At: 400 * time.Millisecond, Count: 1, Key: "a-7", Cost: 1})
 	cases = append(cases, &added)
 	for i, s := range cases {
-		tl := newTimeline(s)
+		tl := newTimeline(s, nil)
 		if keys := s.Keys(); !slices.Equal(tl.keys.list, keys) {
 			t.Errorf("scenario %d: keys %q, want %q", i, tl.keys.list[:min(len(tl.keys.list), 10)], keys[:min(len(keys), 10)])
 		}
@@ -70,7 +70,7 @@ func BenchmarkTimelineManyKeys(b *testing.B) {
 	}
 	cpu := cpuTime()
 	for b.Loop() {
-		newTimeline(s)
+		newTimeline(s, nil)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -2,9 +2,12 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"ratelab/scenarios"
 )
 
 // timelineScenario is five requests of two keys, 1s to 3s, and a
@@ -37,7 +40,7 @@ func timelineText(tl *timeline) string {
 
 // TestTimelineSearches: the searches and the axis of a new timeline.
 func TestTimelineSearches(t *testing.T) {
-	tl := newTimeline(parse(t, timelineScenario))
+	tl := newTimeline(parse(t, timelineScenario), nil)
 	if got, want := timelineText(tl), "1s a 1, 2s b 1, 2s b 1, 2s b 1, 3s a 2, keys [a b], end 10s, fired 0"; got != want {
 		t.Fatalf("%s\nwant %s", got, want)
 	}
@@ -109,7 +112,7 @@ func TestTimelineActions(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tl := newTimeline(parse(t, timelineScenario))
+			tl := newTimeline(parse(t, timelineScenario), nil)
 			for _, s := range c.steps {
 				ch := s.do(tl)
 				if ch.from != s.from {
@@ -118,6 +121,51 @@ func TestTimelineActions(t *testing.T) {
 				if got := timelineText(tl); got != s.want {
 					t.Fatalf("%s:\n got %s\nwant %s", s.name, got, s.want)
 				}
+			}
+		})
+	}
+}
+
+// TestBuildingIsReported: NewReporting tells its Building of every
+// BuildingEvery requests put on the timeline, in order, each with the
+// scenario's total; a scenario's items and a log's requests alike, and a
+// lab too small for one report is told nothing.
+func TestBuildingIsReported(t *testing.T) {
+	const n = 3*BuildingEvery + 100 // the items': every 2ms to n ms, twice
+	items := parse(t, fmt.Sprintf(`title: t
+limiters:
+  - {name: b, algorithm: token-bucket, capacity: 2, rate: 1/s}
+traffic:
+  - {every: 2ms, until: %dms, key: a}
+  - {every: 2ms, from: 1ms, until: %dms, key: b}
+`, n, n))
+	logged, _ := replayed(t, n, 3)
+	small := parse(t, timelineScenario)
+	for _, tc := range []struct {
+		name string
+		s    *scenarios.Scenario
+		want []int64
+	}{
+		{"items", items, []int64{BuildingEvery, 2 * BuildingEvery, 3 * BuildingEvery}},
+		{"a log", logged, []int64{BuildingEvery, 2 * BuildingEvery, 3 * BuildingEvery}},
+		{"too small", small, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int64
+			lab, err := NewReporting(tc.s, 0, nil, func(built, total int64) {
+				if total != tc.s.RequestCount() {
+					t.Errorf("told a total of %d, want %d", total, tc.s.RequestCount())
+				}
+				got = append(got, built)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("told %v, want %v", got, tc.want)
+			}
+			if want := int(tc.s.RequestCount()); lab.Len() != want {
+				t.Errorf("the lab holds %d requests, want %d", lab.Len(), want)
 			}
 		})
 	}

@@ -39,6 +39,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/model"
+	"ratelab/progress"
 	"ratelab/scenarios"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	// program's standard input and output.
 	Input  io.Reader
 	Output io.Writer
+	// Progress is where Run shows a long timeline's building before the
+	// first frame, if it is a terminal; nil: nowhere.
+	Progress io.Writer
 	// Store keeps the lanes' state (ratelab --store); nil: memory. The
 	// why panel then shows where the focused key's state is kept, and the
 	// header StoreName ("redis 127.0.0.1:6379/0").
@@ -63,7 +67,9 @@ type Options struct {
 }
 
 // Run opens the explorer on the scenario that load returns, and returns
-// when the learner quits. The keyboard is read from before the load, so
+// when the learner quits. A timeline that takes longer than a tenth of a
+// second to build (millions of requests) shows its progress on
+// opts.Progress until the first frame. The keyboard is read from before the load, so
 // that keys typed meanwhile are kept. The terminal is restored on every
 // exit, a panic included (Bubble Tea recovers it, restores the terminal
 // and reports it as an error), and on every signal that ends or stops the
@@ -83,7 +89,7 @@ func Run(load func() (*scenarios.Scenario, error), opts Options) error {
 	if err != nil {
 		return err
 	}
-	lab, err := model.NewOn(s, 0, opts.Store)
+	lab, err := buildLab(s, opts.Store, opts.Progress, opts.Progress != nil && progress.IsTerminal(opts.Progress))
 	if err != nil {
 		return err
 	}
@@ -118,6 +124,20 @@ func Run(load func() (*scenarios.Scenario, error), opts Options) error {
 		return app.ended
 	}
 	return err
+}
+
+// buildingInterval is the least time between two redraws of the line that
+// shows a timeline's building: half the longest the screen should stay
+// unchanged (a tenth of a second), so that it never does.
+const buildingInterval = 50 * time.Millisecond
+
+// buildLab is s's lab on store, its building shown on w every
+// buildingInterval when isTerminal says w is a terminal (nothing is
+// written to it otherwise), the line cleared for the first frame.
+func buildLab(s *scenarios.Scenario, store model.Store, w io.Writer, isTerminal bool) (*model.Lab, error) {
+	building := progress.NewTask(w, "building the timeline", s.RequestCount(), "requests", isTerminal, progress.WithInterval(buildingInterval))
+	defer building.Done()
+	return model.NewReporting(s, 0, store, func(built, _ int64) { building.Update(built) })
 }
 
 // withEnvironment applies the environment to opts: NO_COLOR with any
