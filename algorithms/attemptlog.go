@@ -23,7 +23,7 @@ func init() {
 		KeepsRejections: true,
 		Family:          Mistake,
 		Twin:            SlidingLog,
-		Source:          "a sliding log that appends rejected requests too (the lesson's log counts admissions; counting attempts is the policy it warns against)",
+		Source:          "a sliding log that appends rejected requests too, where the lesson's log counts admissions only: counting attempts is the policy it warns against",
 		Rule:            "admitted iff the cost of attempts (rejected ones too) at times > now − window, + c ≤ limit; every attempt is logged",
 		Words: func(p Policy) string {
 			return "attempt log: at most " + strconv.FormatInt(p.Limit, 10) + " attempts in any " + FormatSeconds(p.Window) + ", rejected ones counted too"

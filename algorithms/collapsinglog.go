@@ -23,7 +23,7 @@ func init() {
 		explain:   explainCollapsingLog,
 		Family:    Mistake,
 		Twin:      SlidingLog,
-		Source:    "a Redis sorted-set log whose member is the timestamp in milliseconds (the lesson warns that timestamp-as-member collapses admissions of one instant)",
+		Source:    "a Redis sorted-set log whose member is the timestamp in milliseconds, which the lesson warns collapses the admissions of one instant into one",
 		Rule:      "member = ⌊now/1ms⌋; admitted iff the cost of members with member × 1ms > now − window, + c ≤ limit; a member already present is not added again",
 		Words: func(p Policy) string {
 			return "collapsing log: at most " + strconv.FormatInt(p.Limit, 10) + " members in any " + FormatSeconds(p.Window) + ", one member per millisecond however many are admitted in it"

@@ -33,7 +33,7 @@ func init() {
 		explain:   explainFloatBucket,
 		Family:    Mistake,
 		Twin:      TokenBucket,
-		Source:    "the float64 admit() of the token-bucket lesson (reference lesson-token-bucket-to-sliding-window): seconds and tokens as floats",
+		Source:    "the token-bucket lesson's float64 admit(), its seconds and tokens kept as floats",
 		Rule:      "in float64: available = min(capacity, tokens + (now − updated) × rate), seconds = ns/1e9; admitted iff available ≥ c, then c is spent; starts full",
 		Words: func(p Policy) string {
 			return "float64 token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + ", seconds and tokens rounded to float64"

@@ -26,7 +26,7 @@ func init() {
 		explain:   explainResetting,
 		Family:    Mistake,
 		Twin:      FixedWindow,
-		Source:    "a Redis fixed-window counter that calls INCR then EXPIRE on every attempt (the lesson warns against resetting the expiry on every attempt)",
+		Source:    "a Redis fixed-window counter that calls INCR then EXPIRE on every attempt, resetting the expiry each time, as the lesson warns against",
 		Rule:      "count = 0 if window has passed since the latest attempt; count += c and the expiry is reset to now + window on every attempt; admitted iff count ≤ limit",
 		Words: func(p Policy) string {
 			return "resetting window: at most " + strconv.FormatInt(p.Limit, 10) + " attempts until " + FormatSeconds(p.Window) + " pass with none, the expiry pushed back by every attempt"

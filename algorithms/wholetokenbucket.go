@@ -23,7 +23,7 @@ func init() {
 		explain:   explainWholeBucket,
 		Family:    Mistake,
 		Twin:      TokenBucket,
-		Source:    "a token bucket whose refill is rounded down to whole tokens on every arrival (the lesson warns this discards elapsed-time credit)",
+		Source:    "a token bucket whose refill is rounded down to whole tokens on every arrival, which the lesson warns throws away the credit of the time elapsed",
 		Rule:      "tokens = min(capacity, tokens + ⌊elapsed × rate⌋), the clock moved to now even when a fraction is left; admitted iff tokens ≥ c, then c is spent; starts full",
 		Words: func(p Policy) string {
 			return "whole-token bucket: capacity " + strconv.FormatInt(p.Capacity, 10) + ", refilling " + p.Rate.String() + " in whole tokens, fractions dropped at each request"

@@ -143,7 +143,7 @@ func TestAboutMarksNotesByTheClock(t *testing.T) {
 func TestAboutNamesWhatALaneFollows(t *testing.T) {
 	for _, c := range []struct{ lesson, want string }{
 		{"nginx-config", "the library's own rule: nginx src/http/modules/ngx_http_limit_req_module.c"},
-		{"attempts-counted", "(a classic mistake, as "},
+		{"attempts-counted", "(a classic mistake: a sliding log that appends rejected requests too, "},
 	} {
 		a := newTestApp(t, c.lesson, 120, 60)
 		press(a, "a")

@@ -204,7 +204,7 @@ func familyWords(p algorithms.Policy) string {
 	case d == nil || d.Source == "":
 		return ""
 	case d.Family == algorithms.Mistake:
-		return " (a classic mistake, as " + d.Source + " makes it)"
+		return " (a classic mistake: " + d.Source + ")"
 	}
 	return " (the library's own rule: " + d.Source + ")"
 }
