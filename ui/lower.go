@@ -22,7 +22,7 @@ const whyFloor = 3
 //     rest.
 func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, h int) []string) (note, why []string) {
 	l := a.lay
-	notes, withheld, ok := a.shownNotes()
+	notes, instead := a.shownNotes()
 	whyRows := l.why
 	switch {
 	case question != nil:
@@ -37,8 +37,8 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 	if why == nil {
 		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.revealWords()...)
 	}
-	if ok {
-		return pad([]string{fit(a.st.muted.Render(withheldLine(withheld)), w)}, w, l.note+l.why-len(why)), why
+	if instead != "" {
+		return pad([]string{fit(a.st.muted.Render(instead), w)}, w, l.note+l.why-len(why)), why
 	}
 	return noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why)), why
 }

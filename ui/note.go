@@ -57,41 +57,61 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 }
 
 // shownNotes is the scenario's notes as the lower panel and the whole
-// panel (e) may show them: while a quiz question waits, the notes at its
-// request's instant are left out, since they tell what the lanes do with
-// it; withheld is that instant then. The timeline still marks them.
+// panel (e) may show them, and the line to show in place of those left
+// out ("" when none is). The timeline still marks them.
 //
-// A question still to come at the clock's instant waits too: the clock
-// stands inside the instant (n steps through it, ] stops before its first
-// request) with the question's request not yet decided, and the note
-// would tell its answer first (dashboard's 0s, whose question is on the
-// tenth request of the page load).
-func (a *App) shownNotes() (notes []scenarios.Note, withheld time.Duration, ok bool) {
+// While a quiz question waits, the notes at its request's instant are left
+// out, since they tell what the lanes do with it. A question still to come
+// at the clock's instant waits too: the clock stands inside the instant
+// (n steps through it, ] stops before its first request) with the
+// question's request not yet decided, and the note would tell its answer
+// first (dashboard's 0s, whose question is on the tenth request of the
+// page load).
+//
+// With no question, the notes at an instant the clock stands inside are
+// left out all the same until its last request is decided: they speak of
+// what its requests did (lumpy-refill's 0s note tells of twelve outcomes,
+// which the lanes, before the first, do not show yet). An answer given
+// inside an instant brings its notes, as the answer's reveal.
+func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	notes = a.lab.Scenario().Notes
+	now := a.lab.Now()
 	var at time.Duration
-	switch {
+	switch k, m := a.lab.Instant(); {
 	case a.quiz.asking():
 		at = a.lab.Request(a.quiz.index).At
-	case a.quiz.on:
-		now := a.lab.Now()
-		if _, waits := a.quiz.next(a.lab.Pos(), a.lab.Search(now)); !waits {
-			return notes, 0, false
-		}
-		at = now
+		instead = withheldLine(at)
+	case a.quiz.on && a.quizWaitsHere():
+		at, instead = now, withheldLine(now)
+	case k < m && !a.quiz.revealStands():
+		at, instead = now, undecidedLine(now, m)
 	default:
-		return notes, 0, false
+		return notes, ""
 	}
 	i := sort.Search(len(notes), func(i int) bool { return notes[i].At >= at })
 	j := currentNote(notes, at) + 1
 	if i == j {
-		return notes, 0, false
+		return notes, ""
 	}
-	return append(notes[:i:i], notes[j:]...), at, true
+	return append(notes[:i:i], notes[j:]...), instead
+}
+
+// quizWaitsHere reports whether a question waits at the clock's instant,
+// its request not yet decided.
+func (a *App) quizWaitsHere() bool {
+	_, waits := a.quiz.next(a.lab.Pos(), a.lab.Search(a.lab.Now()))
+	return waits
 }
 
 // withheldLine is the line in place of the notes a question withholds.
 func withheldLine(at time.Duration) string {
 	return "◇ the note at " + secs(at) + " comes with the answer"
+}
+
+// undecidedLine is the line in place of the notes at an instant of m
+// requests that the clock stands inside.
+func undecidedLine(at time.Duration, m int) string {
+	return "◇ the note at " + secs(at) + " comes once its " + counted(m, "request is", "requests are") + " decided: n one at a time, ] all"
 }
 
 // noteBetween is the time of the first note after from and at or before to.

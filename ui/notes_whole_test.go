@@ -70,3 +70,30 @@ func noteWhole(screen, text string) bool {
 	flat := strings.Join(strings.Fields(screen), " ")
 	return strings.Contains(flat, strings.Join(strings.Fields(text), " "))
 }
+
+// TestNoteWaitsForItsInstant: a lesson opened on its page-load instant
+// (esc from the about page puts the clock before the first request at 0s)
+// does not show the 0s note, which tells what the lanes did with the
+// instant's requests, while they show none decided; it says the note comes
+// once they are, and brings it once n has decided the last of them.
+func TestNoteWaitsForItsInstant(t *testing.T) {
+	a := newTestApp(t, "lumpy-refill", 80, 24)
+	a.openPage(aboutPage)
+	press(a, "esc")
+	note := a.lab.Scenario().Notes[0]
+	if k, m := a.lab.Instant(); note.At != 0 || k != 0 || m < 2 {
+		t.Fatalf("lumpy-refill opens at request %d of %d at %v, its first note at %v; want before the first of several at 0s, a note there", k+1, m, a.lab.Now(), note.At)
+	}
+	_, m := a.lab.Instant()
+	head := firstRunes(noteLine(note), 30)
+	for k := 0; k < m; k++ {
+		s := screen(a)
+		if strings.Contains(s, head) || !strings.Contains(s, undecidedLine(0, m)) {
+			t.Fatalf("with %d of the %d requests at 0s decided, the screen shows the 0s note (or not the line in its place):\n%s", k, m, s)
+		}
+		press(a, "n")
+	}
+	if s := screen(a); !strings.Contains(s, head) {
+		t.Errorf("with all %d requests at 0s decided, the note is not shown:\n%s", m, s)
+	}
+}

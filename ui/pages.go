@@ -217,7 +217,7 @@ func (p *pages) aboutText(a *App, w int) string {
 	var b strings.Builder
 	b.WriteString(st.title.Render(s.Title) + "\n\n")
 	b.WriteString(st.muted.Render(howToGoThrough(len(s.Notes) > 0)) + "\n\n")
-	b.WriteString(strings.TrimRight(s.About, "\n") + "\n\n")
+	b.WriteString(reflow(strings.TrimRight(s.About, "\n")) + "\n\n")
 	if len(s.Logs) > 0 {
 		b.WriteString(st.title.Render("logs") + "\n")
 		for _, l := range s.Logs {
@@ -261,6 +261,33 @@ func (p *pages) aboutText(a *App, w int) string {
 	b.WriteString("\n" + st.muted.Render("esc or a returns to the lab · ? lists every key"))
 	return ansi.Wrap(b.String(), w, "")
 }
+
+// reflow joins the lines of each paragraph of a scenario's text into one,
+// so that the page wraps it to the screen's width rather than at the
+// file's line breaks (which left a word alone on a line at 80 columns and
+// a column 70 wide at 200). A blank line still ends a paragraph, and an
+// indented line keeps its break (a table of lanes and their settings).
+func reflow(text string) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, line := range lines {
+		if i > 0 {
+			prev := lines[i-1]
+			joins := strings.TrimSpace(prev) != "" && strings.TrimSpace(line) != "" &&
+				!indented(prev) && !indented(line)
+			if joins {
+				b.WriteByte(' ')
+			} else {
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// indented reports whether a line of a scenario's text starts with a space.
+func indented(line string) bool { return strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") }
 
 // howToGoThrough is the about page's first line, for a learner who has
 // not pressed a key yet: the keys that walk through a lesson.
@@ -319,9 +346,9 @@ func hanging(head, text string, w int) string {
 func (p *pages) panelText(a *App, w int) string {
 	st := a.st
 	var b strings.Builder
-	notes, withheld, ok := a.shownNotes()
-	if ok {
-		b.WriteString(st.muted.Render(withheldLine(withheld)) + "\n\n")
+	notes, instead := a.shownNotes()
+	if instead != "" {
+		b.WriteString(st.muted.Render(instead) + "\n\n")
 	} else if cur := currentNote(notes, a.lab.Now()); cur >= 0 {
 		b.WriteString(hanging("◆ "+secs(notes[cur].At)+"  ", notes[cur].Text, w) + "\n\n")
 	} else if len(notes) > 0 {

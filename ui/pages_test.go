@@ -213,3 +213,17 @@ func TestAboutNamesTheLog(t *testing.T) {
 		}
 	}
 }
+
+func TestReflow(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"one line", "one line"},
+		{"a paragraph\nin two lines", "a paragraph in two lines"},
+		{"first\nparagraph\n\nsecond", "first paragraph\n\nsecond"},
+		{"lanes:\n  a  one\n     two\n  b  three\nafter", "lanes:\n  a  one\n     two\n  b  three\nafter"},
+		{"", ""},
+	} {
+		if got := reflow(tc.in); got != tc.want {
+			t.Errorf("reflow(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
