@@ -83,10 +83,10 @@ func TestIntervalBucketExamples(t *testing.T) {
 	if s != want {
 		t.Errorf("snapshot %+v, want %+v", s, want)
 	}
-	if got := l.Decide(4*sec, "k", 1).Explain(); got != "tokens = min(10, 0 + 1 fill(s) × 5) = 5 ≥ cost 1 → allowed; 4 left" {
+	if got := l.Decide(4*sec, "k", 1).Explain(); got != "tokens = min(10, 0 + 1 fill × 5) = 5 ≥ cost 1 → allowed; 4 left" {
 		t.Errorf("explanation %q", got)
 	}
-	if got := l.Decide(4200*ms, "k", 5).Explain(); got != "tokens = 4 (no new fill; the next at 5s) < cost 5 → rejected; 1 more fill(s) of 5 needed, the last at 5s: retry after 0.8s" {
+	if got := l.Decide(4200*ms, "k", 5).Explain(); got != "tokens = 4 (no new fill; the next at 5s) < cost 5 → rejected; 1 more fill of 5 needed, the last at 5s: retry after 0.8s" {
 		t.Errorf("explanation %q", got)
 	}
 

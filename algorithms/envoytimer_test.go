@@ -15,7 +15,7 @@ func TestEnvoyTimer(t *testing.T) {
 	playSteps(t, p, []step{
 		{at: 2500 * ms, cost: 4, want: Allowed},
 		{at: 2500 * ms, cost: 1, want: Rejected, retry: 500 * ms,
-			explain: "tokens = 0 (no new fill; the next at 3s) < cost 1 → rejected; 1 more fill(s) of 2 needed, the last at 3s: retry after 0.5s (429, no Retry-After) (Envoy before 1.31: one fill timer from the filter's start; local_ratelimit_impl.cc)"},
+			explain: "tokens = 0 (no new fill; the next at 3s) < cost 1 → rejected; 1 more fill of 2 needed, the last at 3s: retry after 0.5s (429, no Retry-After) (Envoy before 1.31: one fill timer from the filter's start; local_ratelimit_impl.cc)"},
 		{at: 3 * sec, cost: 2, want: Allowed},
 		{at: 3999 * ms, cost: 1, want: Rejected, retry: ms},
 		{at: 7 * sec, cost: 4, want: Allowed}, // 4 fills since 3s, capped at 4

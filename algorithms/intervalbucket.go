@@ -241,12 +241,12 @@ func explainIntervalBucket(b []byte, d Decision) []byte {
 	if d.v[1] == 0 {
 		b = appendf(b, d.times, "%stokens = %d (no new fill; the next at %s)", lateNote(&d, eff), avail, secs(time.Duration(d.v[2])))
 	} else {
-		b = appendf(b, d.times, "%stokens = min(%d, %d + %d fill(s) × %d) = %d", lateNote(&d, eff), p.Capacity, d.v[0], d.v[1], p.TokensPerFill, avail)
+		b = appendf(b, d.times, "%stokens = min(%d, %d + %s × %d) = %d", lateNote(&d, eff), p.Capacity, d.v[0], plural(d.v[1], "fill"), p.TokensPerFill, avail)
 	}
 	if d.Outcome == Allowed {
 		return appendf(b, d.times, " ≥ cost %d → allowed; %d left", d.Cost, avail-d.Cost)
 	}
 	m := ceilDiv(d.Cost-avail, p.TokensPerFill)
-	return appendf(b, d.times, " < cost %d → rejected; %d more fill(s) of %d needed, the last at %s: retry after %s",
-		d.Cost, m, p.TokensPerFill, secs(d.At+d.RetryAfter), retryFrom(&d, eff))
+	return appendf(b, d.times, " < cost %d → rejected; %s of %d needed, the last at %s: retry after %s",
+		d.Cost, plural(m, "more fill"), p.TokensPerFill, secs(d.At+d.RetryAfter), retryFrom(&d, eff))
 }

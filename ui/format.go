@@ -75,8 +75,44 @@ func cutAtWord(s string, w int) string {
 			return ansi.Truncate(s, w, "")
 		}
 		cut = cut[:i]
+		rest = strings.TrimPrefix(ansi.Strip(s), cut)
 	}
-	return ansi.Truncate(s, ansi.StringWidth(strings.TrimRight(cut, " ")), "")
+	cut = strings.TrimRight(cut, " ")
+	// A number whose unit was cut off goes with it ("· 28.2" of
+	// "· 28.2 KiB/key"), and so does a separator left at the end.
+	if i := strings.LastIndexByte(cut, ' '); i >= 0 && isNumber(cut[i+1:]) && startsWithUnit(rest) {
+		cut = strings.TrimRight(cut[:i], " ")
+	}
+	cut = strings.TrimRight(strings.TrimSuffix(cut, " ·"), " ")
+	return ansi.Truncate(s, ansi.StringWidth(cut), "")
+}
+
+// isNumber reports whether word is a number as the screen writes one:
+// digits with a sign, a decimal point or thousands' commas.
+func isNumber(word string) bool {
+	digits := false
+	for _, r := range word {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r == '.' || r == ',' || r == '-' || r == '+' || r == '≈':
+		default:
+			return false
+		}
+	}
+	return digits
+}
+
+// startsWithUnit reports whether rest, what a cut leaves off, starts with
+// the unit of the number before it: bytes (" KiB/key") or tokens.
+func startsWithUnit(rest string) bool {
+	word, _, _ := strings.Cut(strings.TrimPrefix(rest, " "), " ")
+	word, _, _ = strings.Cut(word, "/")
+	switch strings.TrimRight(word, ",;:)") {
+	case "B", "KiB", "MiB", "GiB", "TiB", "token", "tokens":
+		return true
+	}
+	return false
 }
 
 // pad fills lines up to h lines of w spaces (and cuts them to h).

@@ -76,6 +76,8 @@ func TestCutsEndAtAWord(t *testing.T) {
 		{"fit at a space", fit("the admissions up to", 15), "the admissions…"},
 		{"fit fits", fit("short", 8), "short   "},
 		{"fit one long word", fit("rl:v1:{bucket:alice-and-bob}", 12), "rl:v1:{buck…"},
+		{"a number keeps its unit", fit("✓1200 ✗10800 · 28.2 KiB/key", 23), "✓1200 ✗10800…          "},
+		{"a number without a unit stays", fit("retry at 60s · peak 120 per 1s", 24), "retry at 60s · peak 120…"},
 		{"fit styled", ansi.Strip(fit("\x1b[1mbold words\x1b[0m and more", 14)), "bold words…   "},
 		{"wrap", strings.Join(wrap("one two three four five six seven", 10, 2), "|"), "one two|three …"},
 		{"wrapMore", strings.Join(wrapMore("the log must wait for the oldest admission to leave its window", 30, 2), "|"),

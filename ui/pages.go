@@ -182,6 +182,7 @@ func (p *pages) helpText(a *App, w int) string {
 		"all keys ✓… ✗… · peak …: a lane's totals over every key; with a key pinned, that key's own come first",
 		"request 3 of 10 at 0s: the clock stands inside an instant that holds several requests; n and N step through them one by one",
 		"retry at 61s (in 0.9s): when the same request would fit if nothing else came, and how far that is from the clock",
+		"state 16 B/key: the bytes the shown key's state takes in the lane after its latest request (a sliding log's grows with what it holds)",
 		"",
 		st.title.Render("words"),
 		strings.Join(glossaryOf(a.lab), "\n"),
@@ -312,11 +313,20 @@ func glossaryOf(lab *model.Lab) []string {
 			}
 		}
 	}
+	var fleets, forgets bool
 	for _, l := range lab.Lanes() {
 		add(l.Policy)
 		for _, layer := range l.Stack {
 			add(layer.Policy)
 		}
+		fleets = fleets || !l.Fleet.Plain()
+		forgets = forgets || l.Fleet.Forgets()
+	}
+	if fleets {
+		out = append(out, "beyond +3: how many more requests a lane of gateways admitted than its policy would on one shared store deciding each request whole (double spends, counting apart); negative, how many fewer (a slow clock's refill clamped away, a fallback that refuses)")
+	}
+	if forgets {
+		out = append(out, "forgot +6: how many times the lane's store dropped a key's state (idle past its expiry, or lost) and began it anew")
 	}
 	return out
 }

@@ -227,3 +227,25 @@ func TestReflow(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetWordsExplained: a lesson whose lanes are gateways explains
+// "beyond" in its words, one whose keys expire "forgot" too; a lesson of
+// plain lanes explains neither.
+func TestFleetWordsExplained(t *testing.T) {
+	for _, tc := range []struct {
+		lesson          string
+		beyond, forgots bool
+	}{
+		{"clock-skew", true, false},
+		{"idle-expiry", true, true},
+		{"boundary", false, false},
+	} {
+		words := strings.Join(glossaryOf(newTestApp(t, tc.lesson, 80, 24).lab), "\n")
+		if got := strings.Contains(words, "beyond +3:"); got != tc.beyond {
+			t.Errorf("%s: explains beyond %v, want %v", tc.lesson, got, tc.beyond)
+		}
+		if got := strings.Contains(words, "forgot +6:"); got != tc.forgots {
+			t.Errorf("%s: explains forgot %v, want %v", tc.lesson, got, tc.forgots)
+		}
+	}
+}
