@@ -88,31 +88,28 @@ type clientBook struct {
 	seed    uint64
 	// end is the scenario's Duration: no retry is sent at or after it.
 	end time.Duration
-	// after[c][n-1] is client c (1 + its index) as it waits after
-	// attempt n, for a client that backs off: its nominal wait after n
-	// worked out once (Base and Cap both that wait, so Nominal(n) is it
-	// at the first step), the rest as it is; nil for the other clients
-	// and for 0, none.
-	after [][]scenarios.Client
+	// nominal[c][n-1] is client c's (1 + its index) nominal wait after
+	// attempt n, Nominal(n), for a client that backs off, worked out once
+	// for each attempt but its last; nil for the other clients and for 0,
+	// none.
+	nominal [][]time.Duration
 }
 
 func newClientBook(s *scenarios.Scenario) *clientBook {
 	if s == nil || len(s.Clients) == 0 {
 		return nil
 	}
-	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, after: make([][]scenarios.Client, len(s.Clients)+1)}
+	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, nominal: make([][]time.Duration, len(s.Clients)+1)}
 	for i := range b.clients {
 		c := &b.clients[i]
 		if c.Retry != scenarios.Backoff {
 			continue
 		}
-		after := make([]scenarios.Client, c.Attempts)
-		for n := range after {
-			after[n] = *c
-			after[n].Base = c.Nominal(n + 1)
-			after[n].Cap = after[n].Base
+		nominal := make([]time.Duration, max(c.Attempts-1, 0))
+		for n := range nominal {
+			nominal[n] = c.Nominal(n + 1)
 		}
-		b.after[i+1] = after
+		b.nominal[i+1] = nominal
 	}
 	return b
 }
@@ -122,17 +119,20 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 // past the end, or Abandoned and why (its client's rule, the jitter drawn
 // from q's salt and n).
 func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	var c *scenarios.Client
-	if after := b.after[q.client]; int(n) <= len(after) {
-		c = &after[n-1]
-	} else if c = b.client(q.client); c == nil {
+	c := b.client(q.client)
+	if c == nil {
 		return 0, Abandoned, scenarios.GaveUpRule
 	}
+	var nominal time.Duration
 	var draw uint64
-	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		draw = scenarios.JitterOfAttempt(q.salt, int(n))
+	if waits := b.nominal[q.client]; int(n) <= len(waits) {
+		// A backoff before its last attempt.
+		nominal = waits[n-1]
+		if c.Jitter != scenarios.NoJitter {
+			draw = scenarios.JitterOfAttempt(q.salt, int(n))
+		}
 	}
-	next, ending := c.NextTry(int(n), q.first, d, draw)
+	next, ending := c.NextTryAfter(nominal, int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		return 0, Abandoned, ending
