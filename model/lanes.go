@@ -50,7 +50,8 @@ type lanes struct {
 	// book is the scenario's clients, shared by clones; nil when it has
 	// none. owed[lane] are the retries lane owes (see clients.go), and
 	// made counts the retries made, for their order; cancels[lane] tells
-	// whether lane can delay, so that a client's cancel can matter.
+	// that a client's cancel can matter on lane: one of the clients
+	// cancels, and lane can delay.
 	book    *clientBook
 	owed    []retryCalendar
 	made    uint64
@@ -69,8 +70,9 @@ func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Dur
 		ls.owed = make([]retryCalendar, len(defs))
 		ls.cancels = make([]bool, len(defs))
 		shift := calendarShift(book.longestWait())
+		cancel := slices.ContainsFunc(book.clients, func(c scenarios.Client) bool { return c.Cancel })
 		for i, def := range defs {
-			ls.cancels[i] = maxDelay(def.Policy) > 0
+			ls.cancels[i] = cancel && maxDelay(def.Policy) > 0
 			ls.owed[i].shift = shift
 		}
 	}
@@ -229,7 +231,7 @@ func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int3
 	lim := ls.limiters[i]
 	var before algorithms.State
 	var had, cancel bool
-	if c != nil && c.Cancel && ls.cancels[i] {
+	if ls.cancels[i] && c != nil && c.Cancel {
 		cancel = true
 		before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
 	}

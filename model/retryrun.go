@@ -84,11 +84,7 @@ type laneRun struct {
 }
 
 func newLaneRun(ls *lanes, i int, keys keyMeter) laneRun {
-	lr := laneRun{keys: keys, lim: ls.limiters[i], stats: &ls.stats[i], peaks: &ls.peaks[i], owed: &ls.owed[i]}
-	for c := range ls.book.clients {
-		lr.cancels = lr.cancels || ls.book.clients[c].Cancel && ls.cancels[i]
-	}
-	return lr
+	return laneRun{keys: keys, lim: ls.limiters[i], stats: &ls.stats[i], peaks: &ls.peaks[i], owed: &ls.owed[i], cancels: ls.cancels[i]}
 }
 
 // decide runs lane i over the originals of block, each after every retry

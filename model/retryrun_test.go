@@ -158,3 +158,26 @@ func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 		t.Errorf("%d cases checked, fates %v", checked, fates)
 	}
 }
+
+// TestLanesCancelWhereAClientCancels checks which lanes newLanes finds a
+// client's cancel can matter on: those that can delay, when a client of
+// the file cancels; none when none does.
+func TestLanesCancelWhereAClientCancels(t *testing.T) {
+	s, err := scenarios.Parse("mixed.yaml", []byte(mixedClients))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cancel := range []bool{true, false} {
+		if !cancel {
+			s.Clients = slices.DeleteFunc(s.Clients, func(c scenarios.Client) bool { return c.Cancel })
+		}
+		ls, err := newLanes(s.Lanes, time.Second, nil, s.Duration, newClientBook(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// mixedClients' lanes: fixed, log, bucket reject; shaper delays.
+		if want := []bool{false, false, false, cancel}; !slices.Equal(ls.cancels, want) {
+			t.Errorf("a client cancels %v: cancels %v, want %v", cancel, ls.cancels, want)
+		}
+	}
+}
