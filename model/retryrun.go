@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/model/internal/peak"
 	"ratelab/scenarios"
 )
 
@@ -66,25 +65,18 @@ const retryBlock = 512
 
 // laneRun is what runByLane keeps of one lane beside its limiter, as Run
 // keeps it: the most bytes a key's state took and the served requests'
-// waits; and, to decide, the lane's limiter, totals, peak tracker and
-// calendar at hand, and whether a client can cancel there.
+// waits; and, to decide, the lane's limiter and calendar at hand.
 type laneRun struct {
 	keys   keyMeter
 	waited latencyCounts
 	lim    algorithms.Limiter
-	stats  *Stats
-	peaks  *peak.Tracker
 	owed   *retryCalendar
-	// cancels tells that a client of the file gives a late request's
-	// slot back on this lane: its attempts are settled by lanes.try,
-	// which keeps the key's state to put back.
-	cancels bool
-	d       algorithms.Decision
-	a       Attempt // what a summary reads of an attempt: N, Fate, Ending
+	d      algorithms.Decision
+	a      Attempt
 }
 
 func newLaneRun(ls *lanes, i int, keys keyMeter) laneRun {
-	return laneRun{keys: keys, lim: ls.limiters[i], stats: &ls.stats[i], peaks: &ls.peaks[i], owed: &ls.owed[i], cancels: ls.cancels[i]}
+	return laneRun{keys: keys, lim: ls.limiters[i], owed: &ls.owed[i]}
 }
 
 // decide runs lane i over the originals of block, each after every retry
@@ -113,45 +105,14 @@ func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
 	}
 }
 
-// try decides attempt n, at, of request q in lane i, as lanes.try does,
-// and counts it in the lane's totals, key bytes and waits, as Run's
-// record does; slot is q's in the calendar, or −1 for an original. Only
-// what a summary reads is kept: no Attempt is made but for the totals'
-// three fields, and a lane where no client cancels needs no state kept
-// aside.
+// try decides attempt n, at, of request q in lane i with lanes.try, and
+// counts it in the lane's key bytes and waits, as Run's record does; slot
+// is q's in the calendar, or −1 for an original.
 func (lr *laneRun) try(ls *lanes, i int, at time.Duration, n int32, q *retryReq, slot int32) {
-	key := q.key
-	if lr.cancels {
-		ls.try(i, at, n, q, slot, &lr.d, &lr.a)
-		lr.keys.measure(lr.lim, at, key, lr.d.Outcome.Admitted())
-		if lr.a.Fate == Served && lr.a.Latency != 0 {
-			lr.waited.add(lr.a.Latency)
-		}
-		return
-	}
-	d := &lr.d
-	lr.lim.DecideInto(d, at, key, q.cost)
-	lr.stats.count(d)
-	a := &lr.a
-	a.N, a.Ending = int(n), scenarios.TryAgain
-	if d.Outcome.Admitted() {
-		a.Fate = Served
-		if release := at + d.Delay; ls.book.late(q, release) {
-			a.Fate, a.Ending = Abandoned, scenarios.PastDeadline
-		} else if wait := release - q.first; wait != 0 {
-			lr.waited.add(wait)
-		}
-		lr.peaks.Admit(at, d.Delay, q.cost, peak.Source(key.ID(), d.Gateway))
-	} else {
-		var next time.Duration
-		next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-		if a.Fate == Retrying {
-			ls.owe(i, next, n, q, slot)
-		}
-	}
-	lr.stats.settle(a)
-	lr.keys.measure(lr.lim, at, key, d.Outcome.Admitted())
-	if slot >= 0 && a.Fate != Retrying {
-		lr.owed.release(slot)
+	key := q.key // q's slot is cleared when the lane is done with it
+	ls.try(i, at, n, q, slot, &lr.d, &lr.a)
+	lr.keys.measure(lr.lim, at, key, lr.d.Outcome.Admitted())
+	if lr.a.Fate == Served && lr.a.Latency != 0 {
+		lr.waited.add(lr.a.Latency)
 	}
 }
