@@ -211,19 +211,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	if c.low > t {
 		return owedTry{}, false
 	}
-	var p *owedTry
-	day := int64(-1)
-	if c.count > 0 && len(c.over) == 0 {
-		// The common case, first's without the calls.
-		w := c.wheel
-		b := c.base & (calendarDays - 1)
-		if m := w.days[b>>6] >> (b & 63); m != 0 {
-			day = c.base + int64(bits.TrailingZeros64(m))
-		} else {
-			day = c.firstDay()
-		}
-		p = &w.owed[w.head[day&(calendarDays-1)]-1].x
-	} else if p, day = c.first(); p == nil {
+	p, day := c.first()
+	if p == nil {
 		return owedTry{}, false
 	}
 	if c.low, c.exact = p.At, true; p.At > t {
