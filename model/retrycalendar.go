@@ -250,9 +250,13 @@ func (c *retryCalendar) clone() retryCalendar {
 	}
 	d.over = make([]owedTry, 0, n)
 	if w := c.wheel; w != nil {
-		for _, s := range w.head {
-			for ; s != 0; s = w.owed[s-1].next {
-				d.over = append(d.over, w.owed[s-1].x)
+		// The occupied days only, found by bit scans.
+		for words := w.words; words != 0; words &= words - 1 {
+			i := bits.TrailingZeros64(words)
+			for days := w.days[i]; days != 0; days &= days - 1 {
+				for s := w.head[i<<6|bits.TrailingZeros64(days)]; s != 0; s = w.owed[s-1].next {
+					d.over = append(d.over, w.owed[s-1].x)
+				}
 			}
 		}
 	}
