@@ -219,55 +219,49 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 // request (q is then copied there if the lane retries it); the slot is
 // freed unless the lane retries the request.
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	ls.settle(i, at, n, q, slot, d, a)
-	if slot >= 0 && a.Fate != Retrying {
-		ls.owed[i].release(slot)
-	}
-}
-
-// settle is try but for freeing slot.
-func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	c := ls.book.client(q.client)
 	lim := ls.limiters[i]
 	var before algorithms.State
 	var had, cancel bool
-	if ls.cancels[i] && c != nil && c.Cancel {
-		cancel = true
-		before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+	if ls.cancels[i] {
+		if c := ls.book.client(q.client); c != nil && c.Cancel {
+			cancel = true
+			before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+		}
 	}
 	lim.DecideInto(d, at, q.key, q.cost)
 	s := &ls.stats[i]
 	s.count(d)
 	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
-	if d.Outcome.Admitted() {
-		release := at + d.Delay
-		if ls.book.late(q, release) {
-			// The caller stops waiting. Given back, the slot is as if
-			// never taken; kept, the request still passes the limiter
-			// when released, for nobody.
-			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
-			s.settle(a)
-			if !cancel {
-				ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
-			} else if had {
-				if err := lim.(algorithms.StateCodec).ImportKey(q.key, before); err != nil {
-					panic("model: a cancelled request's key cannot be put back: " + err.Error())
-				}
-			} else {
-				lim.(algorithms.KeyCopier).ForgetKey(q.key)
-			}
+	if !d.Outcome.Admitted() {
+		a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
+		s.settle(a)
+		if a.Fate == Retrying {
+			ls.owe(i, a.Next, n, q, slot)
 			return
 		}
+	} else if release := at + d.Delay; !ls.book.late(q, release) {
 		a.Fate, a.Latency = Served, release-q.first
 		s.settle(a)
 		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
-		return
+	} else {
+		// The caller stops waiting. Given back, the slot is as if
+		// never taken; kept, the request still passes the limiter
+		// when released, for nobody.
+		a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
+		s.settle(a)
+		if !cancel {
+			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
+		} else if had {
+			if err := lim.(algorithms.StateCodec).ImportKey(q.key, before); err != nil {
+				panic("model: a cancelled request's key cannot be put back: " + err.Error())
+			}
+		} else {
+			lim.(algorithms.KeyCopier).ForgetKey(q.key)
+		}
 	}
-	a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-	if a.Fate == Retrying {
-		ls.owe(i, a.Next, n, q, slot)
+	if slot >= 0 {
+		ls.owed[i].release(slot)
 	}
-	s.settle(a)
 }
 
 // statsAt is lane i's totals with the peak counted up to t, which must not
