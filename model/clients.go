@@ -152,12 +152,7 @@ func (b *clientBook) late(q *retryReq, release time.Duration) bool {
 // owe makes lane i owe attempt n+1 of q at next; slot is q's in the lane's
 // calendar, or −1 (an original) to hold a copy of q there.
 func (ls *lanes) owe(i int, next time.Duration, n int32, q *retryReq, slot int32) {
-	o := &ls.owed[i]
-	if slot < 0 {
-		slot = o.hold(q)
-	}
-	o.push(owedTry{At: next, Seq: int64(ls.made), V: owedRef{slot: slot, n: n + 1}})
-	ls.made++
+	ls.owed[i].push(next, owedRef{slot: slot, n: n + 1}, q)
 }
 
 // client is the client numbered c (1 + its index), nil for 0.

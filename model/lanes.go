@@ -48,13 +48,12 @@ type lanes struct {
 	peaks    []peak.Tracker
 
 	// book is the scenario's clients, shared by clones; nil when it has
-	// none. owed[lane] are the retries lane owes (see clients.go), and
-	// made counts the retries made, for their order; cancels[lane] tells
+	// none. owed[lane] are the retries lane owes (see clients.go), in the
+	// order of their times and then of their making; cancels[lane] tells
 	// that a client's cancel can matter on lane: one of the clients
 	// cancels, and lane can delay.
 	book    *clientBook
 	owed    []retryCalendar
-	made    uint64
 	cancels []bool
 	// req is the latest original request, as a lane that retries it
 	// keeps it (its jitter salt worked out once for every lane); rank is
@@ -284,7 +283,6 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		stats:    append([]Stats(nil), ls.stats...),
 		peaks:    make([]peak.Tracker, len(ls.peaks)),
 		book:     ls.book,
-		made:     ls.made,
 		cancels:  ls.cancels,
 		req:      ls.req,
 		rank:     ls.rank,

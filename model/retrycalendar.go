@@ -10,8 +10,8 @@ import (
 
 // owedTry is a retry a lane owes: attempt V.n of the request in slot V.slot
 // of its calendar's requests, due At; Seq is the order the lane made its
-// retries in (never the same twice), the order of those due at the same
-// instant. Before orders them: due earlier, or made earlier.
+// retries in (its calendar's count, never the same twice), the order of
+// those due at the same instant. Before orders them: due earlier, or made earlier.
 type owedTry = minheap.Entry[owedRef]
 
 // owedRef is which attempt of which held request a retry is.
@@ -37,6 +37,8 @@ type owedRef struct{ slot, n int32 }
 // the order.
 type retryCalendar struct {
 	shift uint
+	// made counts the retries pushed, each one's Seq.
+	made int64
 	// base is a day no later than any retry the wheel holds, nor than
 	// the clock (the day of the last retry taken, or of a time asked for
 	// with none due): a retry due before it goes to over.
@@ -124,8 +126,15 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds x, whose slot holds its request.
-func (c *retryCalendar) push(x owedTry) {
+// push adds attempt r.n of the request in slot r.slot, due at, made after
+// every retry pushed before; when r.slot is −1, a copy of q is held in a
+// slot of its own.
+func (c *retryCalendar) push(at time.Duration, r owedRef, q *retryReq) {
+	if r.slot < 0 {
+		r.slot = c.hold(q)
+	}
+	x := owedTry{At: at, Seq: c.made, V: r}
+	c.made++
 	if x.At < c.low || c.len() == 0 {
 		c.low, c.exact = x.At, true
 	}
@@ -243,7 +252,7 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 // retries: all of them in over, made a heap in O(n), their requests packed
 // in slots of their own. Retries pushed later go to the wheel's days as in c.
 func (c *retryCalendar) clone() retryCalendar {
-	d := retryCalendar{shift: c.shift, base: c.base, low: c.low, exact: c.exact}
+	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, exact: c.exact}
 	n := c.len()
 	if n == 0 {
 		return d
