@@ -172,32 +172,26 @@ func (c *retryCalendar) push(at time.Duration, r owedRef, q *retryReq) {
 	c.over = minheap.Push(c.over, x)
 }
 
-// firstDay is the first day from base whose list holds any: c holds
-// retries on the wheel, all due within calendarDays days of base.
-func (c *retryCalendar) firstDay() int64 {
-	w := c.wheel
-	b := c.base & (calendarDays - 1)
-	i := b >> 6
-	if m := w.days[i] >> (b & 63); m != 0 {
-		return c.base + int64(bits.TrailingZeros64(m))
-	}
-	// The words after i, round to i itself (its days before b).
-	j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
-	return c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
-}
-
 // first is the earliest retry c holds, nil when none, and the day of its
-// list, or −1 for over's root.
+// list, or −1 for over's root. The wheel's first day from base whose list
+// holds any (all are due within calendarDays days of base) is found by a
+// bit scan in base's word of days, or two when it is in a later word.
 func (c *retryCalendar) first() (x *owedTry, day int64) {
-	if c.count == 0 {
-		if len(c.over) == 0 {
-			return nil, -1
+	day = -1
+	if c.count > 0 {
+		w := c.wheel
+		b := c.base & (calendarDays - 1)
+		i := b >> 6
+		if m := w.days[i] >> (b & 63); m != 0 {
+			day = c.base + int64(bits.TrailingZeros64(m))
+		} else {
+			// The words after i, round to i itself (its days before b).
+			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
+			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
 		}
-		return &c.over[0], -1
+		x = &w.owed[w.head[day&(calendarDays-1)]-1].x
 	}
-	day = c.firstDay()
-	x = &c.wheel.owed[c.wheel.head[day&(calendarDays-1)]-1].x
-	if len(c.over) > 0 && c.over[0].Before(x) {
+	if len(c.over) > 0 && (x == nil || c.over[0].Before(x)) {
 		return &c.over[0], -1
 	}
 	return x, day
