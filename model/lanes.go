@@ -55,6 +55,12 @@ type lanes struct {
 	book    *clientBook
 	owed    []retryCalendar
 	cancels []bool
+	// aside is a key's state kept aside while an attempt that may be
+	// given back is decided (see try).
+	aside algorithms.State
+	// meters, when not nil, count what a summary run reads of each lane
+	// beside its totals (runByLane).
+	meters []summaryMeter
 	// req is the latest original request, as a lane that retries it
 	// keeps it (its jitter salt worked out once for every lane); rank is
 	// its place among the originals arriving at its instant, rankAt.
@@ -219,12 +225,11 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 // freed unless the lane retries the request.
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
 	lim := ls.limiters[i]
-	var before algorithms.State
 	var had, cancel bool
 	if ls.cancels[i] {
 		if c := ls.book.client(q.client); c != nil && c.Cancel {
 			cancel = true
-			before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+			ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
 		}
 	}
 	lim.DecideInto(d, at, q.key, q.cost)
@@ -236,7 +241,7 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 		s.settle(a)
 		if a.Fate == Retrying {
 			ls.owe(i, a.Next, n, q, slot)
-			return
+			slot = -1 // the slot holds q for its next attempt
 		}
 	} else if release := at + d.Delay; !ls.book.late(q, release) {
 		a.Fate, a.Latency = Served, release-q.first
@@ -251,12 +256,17 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 		if !cancel {
 			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		} else if had {
-			if err := lim.(algorithms.StateCodec).ImportKey(q.key, before); err != nil {
+			err := lim.(algorithms.StateCodec).ImportKey(q.key, ls.aside)
+			ls.aside = algorithms.State{}
+			if err != nil {
 				panic("model: a cancelled request's key cannot be put back: " + err.Error())
 			}
 		} else {
 			lim.(algorithms.KeyCopier).ForgetKey(q.key)
 		}
+	}
+	if ls.meters != nil {
+		ls.meters[i].count(lim, at, q.key, d, a)
 	}
 	if slot >= 0 {
 		ls.owed[i].release(slot)

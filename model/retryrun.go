@@ -20,9 +20,11 @@ import (
 // block's originals, in the order Run does. The totals are Run's, byte for
 // byte (TestRunByLaneIsRun).
 func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
+	ls.meters = make([]summaryMeter, len(defs))
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		runs[i] = newLaneRun(ls, i, m)
+		ls.meters[i] = summaryMeter{keys: m, every: true}
+		runs[i] = laneRun{owed: &ls.owed[i]}
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -53,8 +55,8 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	stats := make([]Stats, len(defs))
 	for i := range stats {
 		stats[i] = ls.statsAt(i, endOfTime)
-		stats[i].KeyBytes = runs[i].keys.most
-		stats[i].Latency = runs[i].waited.latency(stats[i].Served)
+		stats[i].KeyBytes = ls.meters[i].keys.most
+		stats[i].Latency = ls.meters[i].waited.latency(stats[i].Served)
 	}
 	return stats
 }
@@ -63,32 +65,52 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 // them: a block and one lane's state stay in cache.
 const retryBlock = 512
 
-// laneRun is what runByLane keeps of one lane beside its limiter, as Run
-// keeps it: the most bytes a key's state took and the served requests'
-// waits; and, to decide, the lane's limiter and calendar at hand.
+// laneRun is what runByLane keeps at hand to decide one lane: its calendar,
+// and where its decisions and attempts are written.
 type laneRun struct {
-	keys   keyMeter
-	waited latencyCounts
-	lim    algorithms.Limiter
-	owed   *retryCalendar
-	d      algorithms.Decision
-	a      Attempt
+	owed *retryCalendar
+	d    algorithms.Decision
+	a    Attempt
 }
 
-func newLaneRun(ls *lanes, i int, keys keyMeter) laneRun {
-	return laneRun{keys: keys, lim: ls.limiters[i], owed: &ls.owed[i]}
+// summaryMeter is what a summary run counts of one lane beside its totals,
+// as Run's record counts it: the most bytes a key's state took and the
+// served requests' waits.
+type summaryMeter struct {
+	keys   keyMeter
+	waited latencyCounts
+	every  bool
+}
+
+// count counts attempt a, decided d at at on key in lim. A refusal, the
+// common case, mostly changes neither (keyMeter.measure): every tells
+// that its key's bytes are measured even so.
+func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	if m.every || d.Outcome.Admitted() {
+		m.measure(lim, at, key, d, a)
+	}
+}
+
+// measure is count where it has something to count.
+func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	m.keys.measure(lim, at, key, d.Outcome.Admitted())
+	m.every = m.keys.grows || m.keys.most == 0
+	if a.Fate == Served && a.Latency != 0 {
+		m.waited.add(a.Latency)
+	}
 }
 
 // decide runs lane i over the originals of block, each after every retry
 // the lane owes due by its arrival, then decides the retries due by t (no
-// earlier than the block's last original).
+// earlier than the block's last original). lanes.try decides each and
+// counts it in the lane's totals and meter.
 func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
 	for j := range block {
 		q := &block[j]
 		if lr.owed.low <= q.first {
 			lr.drain(ls, i, q.first)
 		}
-		lr.try(ls, i, q.first, 1, q, -1)
+		ls.try(i, q.first, 1, q, -1, &lr.d, &lr.a)
 	}
 	lr.drain(ls, i, t)
 }
@@ -101,18 +123,6 @@ func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
 		if !ok {
 			return
 		}
-		lr.try(ls, i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot)
-	}
-}
-
-// try decides attempt n, at, of request q in lane i with lanes.try, and
-// counts it in the lane's key bytes and waits, as Run's record does; slot
-// is q's in the calendar, or −1 for an original.
-func (lr *laneRun) try(ls *lanes, i int, at time.Duration, n int32, q *retryReq, slot int32) {
-	key := q.key // q's slot is cleared when the lane is done with it
-	ls.try(i, at, n, q, slot, &lr.d, &lr.a)
-	lr.keys.measure(lr.lim, at, key, lr.d.Outcome.Admitted())
-	if lr.a.Fate == Served && lr.a.Latency != 0 {
-		lr.waited.add(lr.a.Latency)
+		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, &lr.a)
 	}
 }
