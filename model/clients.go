@@ -88,28 +88,43 @@ type clientBook struct {
 	seed    uint64
 	// end is the scenario's Duration: no retry is sent at or after it.
 	end time.Duration
-	// nominal[c][n-1] is client c's (1 + its index) nominal wait after
-	// attempt n, Nominal(n), for a client that backs off, worked out once
-	// for each attempt but its last; nil for the other clients and for 0,
-	// none.
-	nominal [][]time.Duration
+	// plans[c] is client c's (1 + its index) rule at hand, plans[0] the
+	// rule of a request of no client (give up).
+	plans []plan
 }
+
+// plan is a client's rule as retry reads it: the client, its nominal
+// waits after each attempt but its last, Nominal(n), worked out once for
+// a client that backs off (nil for the others), and whether it draws a
+// jitter.
+type plan struct {
+	c       *scenarios.Client
+	nominal []time.Duration
+	draws   bool
+}
+
+// noClient is the rule of a request of no client: it gives up at its
+// first refusal.
+var noClient = scenarios.Client{Retry: scenarios.GiveUp, Attempts: 1}
 
 func newClientBook(s *scenarios.Scenario) *clientBook {
 	if s == nil || len(s.Clients) == 0 {
 		return nil
 	}
-	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, nominal: make([][]time.Duration, len(s.Clients)+1)}
+	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, plans: make([]plan, len(s.Clients)+1)}
+	b.plans[0].c = &noClient
 	for i := range b.clients {
 		c := &b.clients[i]
+		p := &b.plans[i+1]
+		p.c = c
 		if c.Retry != scenarios.Backoff {
 			continue
 		}
-		nominal := make([]time.Duration, max(c.Attempts-1, 0))
-		for n := range nominal {
-			nominal[n] = c.Nominal(n + 1)
+		p.nominal = make([]time.Duration, max(c.Attempts-1, 0))
+		for n := range p.nominal {
+			p.nominal[n] = c.Nominal(n + 1)
 		}
-		b.nominal[i+1] = nominal
+		p.draws = c.Jitter != scenarios.NoJitter
 	}
 	return b
 }
@@ -119,20 +134,17 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 // past the end, or Abandoned and why (its client's rule, the jitter drawn
 // from q's salt and n).
 func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	c := b.client(q.client)
-	if c == nil {
-		return 0, Abandoned, scenarios.GaveUpRule
-	}
+	p := &b.plans[q.client]
 	var nominal time.Duration
 	var draw uint64
-	if waits := b.nominal[q.client]; int(n) <= len(waits) {
+	if int(n) <= len(p.nominal) {
 		// A backoff before its last attempt.
-		nominal = waits[n-1]
-		if c.Jitter != scenarios.NoJitter {
+		nominal = p.nominal[n-1]
+		if p.draws {
 			draw = scenarios.JitterOfAttempt(q.salt, int(n))
 		}
 	}
-	next, ending := c.NextTryAfter(nominal, int(n), q.first, d, draw)
+	next, ending := p.c.NextTryAfter(nominal, int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		return 0, Abandoned, ending
