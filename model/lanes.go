@@ -56,8 +56,10 @@ type lanes struct {
 	owed    []retryCalendar
 	cancels []bool
 	// aside is a key's state kept aside while an attempt that may be
-	// given back is decided (see try), a field so that an attempt on a
-	// lane where none can be given back does not clear one.
+	// given back is decided (see try): a field, so that an attempt on a
+	// lane where none can be given back clears none. It holds at most one
+	// key's state until the next attempt that keeps one, or none after
+	// a state put back.
 	aside algorithms.State
 	// meters, when not nil, count what a summary run reads of each lane
 	// beside its totals (runByLane).
@@ -257,15 +259,14 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 		if !cancel {
 			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		} else if had {
-			if err := lim.(algorithms.StateCodec).ImportKey(q.key, ls.aside); err != nil {
+			err := lim.(algorithms.StateCodec).ImportKey(q.key, ls.aside)
+			ls.aside = algorithms.State{}
+			if err != nil {
 				panic("model: a cancelled request's key cannot be put back: " + err.Error())
 			}
 		} else {
 			lim.(algorithms.KeyCopier).ForgetKey(q.key)
 		}
-	}
-	if had {
-		ls.aside = algorithms.State{} // drop what it refers to
 	}
 	if ls.meters != nil {
 		ls.meters[i].count(lim, at, q.key, d, a)
