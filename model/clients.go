@@ -88,31 +88,43 @@ type clientBook struct {
 	seed    uint64
 	// end is the scenario's Duration: no retry is sent at or after it.
 	end time.Duration
-	// after[c][n-1] is client c (1 + its index) as it waits after
-	// attempt n, for a client that backs off: its nominal wait after n
-	// worked out once (Base and Cap both that wait, so Nominal(n) is it
-	// at the first step), the rest as it is; nil for the other clients
-	// and for 0, none.
-	after [][]scenarios.Client
+	// plans[c] is client c's (1 + its index) rule at hand, plans[0] the
+	// rule of a request of no client (give up).
+	plans []plan
 }
+
+// plan is a client's rule as retry reads it: the client, its nominal
+// waits after each attempt but its last, Nominal(n), worked out once for
+// a client that backs off (nil for the others), and whether it draws a
+// jitter.
+type plan struct {
+	c       *scenarios.Client
+	nominal []time.Duration
+	draws   bool
+}
+
+// noClient is the rule of a request of no client: it gives up at its
+// first refusal.
+var noClient = scenarios.Client{Retry: scenarios.GiveUp, Attempts: 1}
 
 func newClientBook(s *scenarios.Scenario) *clientBook {
 	if s == nil || len(s.Clients) == 0 {
 		return nil
 	}
-	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, after: make([][]scenarios.Client, len(s.Clients)+1)}
+	b := &clientBook{clients: s.Clients, seed: s.Seed, end: s.Duration, plans: make([]plan, len(s.Clients)+1)}
+	b.plans[0].c = &noClient
 	for i := range b.clients {
 		c := &b.clients[i]
+		p := &b.plans[i+1]
+		p.c = c
 		if c.Retry != scenarios.Backoff {
 			continue
 		}
-		after := make([]scenarios.Client, c.Attempts)
-		for n := range after {
-			after[n] = *c
-			after[n].Base = c.Nominal(n + 1)
-			after[n].Cap = after[n].Base
+		p.nominal = make([]time.Duration, max(c.Attempts-1, 0))
+		for n := range p.nominal {
+			p.nominal[n] = c.Nominal(n + 1)
 		}
-		b.after[i+1] = after
+		p.draws = c.Jitter != scenarios.NoJitter
 	}
 	return b
 }
@@ -122,17 +134,17 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 // past the end, or Abandoned and why (its client's rule, the jitter drawn
 // from q's salt and n).
 func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	var c *scenarios.Client
-	if after := b.after[q.client]; int(n) <= len(after) {
-		c = &after[n-1]
-	} else if c = b.client(q.client); c == nil {
-		return 0, Abandoned, scenarios.GaveUpRule
-	}
+	p := &b.plans[q.client]
+	var nominal time.Duration
 	var draw uint64
-	if c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
-		draw = scenarios.JitterOfAttempt(q.salt, int(n))
+	if int(n) <= len(p.nominal) {
+		// A backoff before its last attempt.
+		nominal = p.nominal[n-1]
+		if p.draws {
+			draw = scenarios.JitterOfAttempt(q.salt, int(n))
+		}
 	}
-	next, ending := c.NextTry(int(n), q.first, d, draw)
+	next, ending := p.c.NextTryAfter(nominal, int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		return 0, Abandoned, ending
@@ -152,12 +164,7 @@ func (b *clientBook) late(q *retryReq, release time.Duration) bool {
 // owe makes lane i owe attempt n+1 of q at next; slot is q's in the lane's
 // calendar, or −1 (an original) to hold a copy of q there.
 func (ls *lanes) owe(i int, next time.Duration, n int32, q *retryReq, slot int32) {
-	o := &ls.owed[i]
-	if slot < 0 {
-		slot = o.hold(q)
-	}
-	o.push(owedTry{At: next, Seq: int64(ls.made), V: owedRef{slot: slot, n: n + 1}})
-	ls.made++
+	ls.owed[i].push(next, owedRef{slot: slot, n: n + 1}, q)
 }
 
 // client is the client numbered c (1 + its index), nil for 0.

@@ -48,13 +48,22 @@ type lanes struct {
 	peaks    []peak.Tracker
 
 	// book is the scenario's clients, shared by clones; nil when it has
-	// none. owed[lane] are the retries lane owes (see clients.go), and
-	// made counts the retries made, for their order; cancels[lane] tells
-	// whether lane can delay, so that a client's cancel can matter.
+	// none. owed[lane] are the retries lane owes (see clients.go), in the
+	// order of their times and then of their making; cancels[lane] tells
+	// that a client's cancel can matter on lane: one of the clients
+	// cancels, and lane can delay.
 	book    *clientBook
 	owed    []retryCalendar
-	made    uint64
 	cancels []bool
+	// aside is a key's state kept aside while an attempt that may be
+	// given back is decided (see try): a field, so that an attempt on a
+	// lane where none can be given back clears none. It holds at most one
+	// key's state until the next attempt that keeps one, or none after
+	// a state put back.
+	aside algorithms.State
+	// meters, when not nil, count what a summary run reads of each lane
+	// beside its totals (runByLane).
+	meters []summaryMeter
 	// req is the latest original request, as a lane that retries it
 	// keeps it (its jitter salt worked out once for every lane); rank is
 	// its place among the originals arriving at its instant, rankAt.
@@ -69,8 +78,9 @@ func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Dur
 		ls.owed = make([]retryCalendar, len(defs))
 		ls.cancels = make([]bool, len(defs))
 		shift := calendarShift(book.longestWait())
+		cancel := slices.ContainsFunc(book.clients, func(c scenarios.Client) bool { return c.Cancel })
 		for i, def := range defs {
-			ls.cancels[i] = maxDelay(def.Policy) > 0
+			ls.cancels[i] = cancel && maxDelay(def.Policy) > 0
 			ls.owed[i].shift = shift
 		}
 	}
@@ -217,55 +227,53 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 // request (q is then copied there if the lane retries it); the slot is
 // freed unless the lane retries the request.
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	ls.settle(i, at, n, q, slot, d, a)
-	if slot >= 0 && a.Fate != Retrying {
-		ls.owed[i].release(slot)
-	}
-}
-
-// settle is try but for freeing slot.
-func (ls *lanes) settle(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	c := ls.book.client(q.client)
 	lim := ls.limiters[i]
-	var before algorithms.State
 	var had, cancel bool
-	if c != nil && c.Cancel && ls.cancels[i] {
-		cancel = true
-		before, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+	if ls.cancels[i] {
+		if c := ls.book.client(q.client); c != nil && c.Cancel {
+			cancel = true
+			ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+		}
 	}
 	lim.DecideInto(d, at, q.key, q.cost)
 	s := &ls.stats[i]
 	s.count(d)
 	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
-	if d.Outcome.Admitted() {
-		release := at + d.Delay
-		if ls.book.late(q, release) {
-			// The caller stops waiting. Given back, the slot is as if
-			// never taken; kept, the request still passes the limiter
-			// when released, for nobody.
-			a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
-			s.settle(a)
-			if !cancel {
-				ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
-			} else if had {
-				if err := lim.(algorithms.StateCodec).ImportKey(q.key, before); err != nil {
-					panic("model: a cancelled request's key cannot be put back: " + err.Error())
-				}
-			} else {
-				lim.(algorithms.KeyCopier).ForgetKey(q.key)
-			}
-			return
+	if !d.Outcome.Admitted() {
+		a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
+		s.settle(a)
+		if a.Fate == Retrying {
+			ls.owe(i, a.Next, n, q, slot)
+			slot = -1 // the slot holds q for its next attempt
 		}
+	} else if release := at + d.Delay; !ls.book.late(q, release) {
 		a.Fate, a.Latency = Served, release-q.first
 		s.settle(a)
 		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
-		return
+	} else {
+		// The caller stops waiting. Given back, the slot is as if
+		// never taken; kept, the request still passes the limiter
+		// when released, for nobody.
+		a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
+		s.settle(a)
+		if !cancel {
+			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
+		} else if had {
+			err := lim.(algorithms.StateCodec).ImportKey(q.key, ls.aside)
+			ls.aside = algorithms.State{}
+			if err != nil {
+				panic("model: a cancelled request's key cannot be put back: " + err.Error())
+			}
+		} else {
+			lim.(algorithms.KeyCopier).ForgetKey(q.key)
+		}
 	}
-	a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-	if a.Fate == Retrying {
-		ls.owe(i, a.Next, n, q, slot)
+	if ls.meters != nil {
+		ls.meters[i].count(lim, at, q.key, d, a)
 	}
-	s.settle(a)
+	if slot >= 0 {
+		ls.owed[i].release(slot)
+	}
 }
 
 // statsAt is lane i's totals with the peak counted up to t, which must not
@@ -288,7 +296,6 @@ func (ls *lanes) clone(whole []bool) *lanes {
 		stats:    append([]Stats(nil), ls.stats...),
 		peaks:    make([]peak.Tracker, len(ls.peaks)),
 		book:     ls.book,
-		made:     ls.made,
 		cancels:  ls.cancels,
 		req:      ls.req,
 		rank:     ls.rank,

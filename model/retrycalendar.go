@@ -10,8 +10,8 @@ import (
 
 // owedTry is a retry a lane owes: attempt V.n of the request in slot V.slot
 // of its calendar's requests, due At; Seq is the order the lane made its
-// retries in (never the same twice), the order of those due at the same
-// instant. Before orders them: due earlier, or made earlier.
+// retries in (its calendar's count, never the same twice), the order of
+// those due at the same instant. Before orders them: due earlier, or made earlier.
 type owedTry = minheap.Entry[owedRef]
 
 // owedRef is which attempt of which held request a retry is.
@@ -37,6 +37,8 @@ type owedRef struct{ slot, n int32 }
 // the order.
 type retryCalendar struct {
 	shift uint
+	// made counts the retries pushed, each one's Seq.
+	made int64
 	// base is a day no later than any retry the wheel holds, nor than
 	// the clock (the day of the last retry taken, or of a time asked for
 	// with none due): a retry due before it goes to over.
@@ -124,8 +126,15 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds x, whose slot holds its request.
-func (c *retryCalendar) push(x owedTry) {
+// push adds attempt r.n of the request in slot r.slot, due at, made after
+// every retry pushed before; when r.slot is −1, a copy of q is held in a
+// slot of its own.
+func (c *retryCalendar) push(at time.Duration, r owedRef, q *retryReq) {
+	if r.slot < 0 {
+		r.slot = c.hold(q)
+	}
+	x := owedTry{At: at, Seq: c.made, V: r}
+	c.made++
 	if x.At < c.low || c.len() == 0 {
 		c.low, c.exact = x.At, true
 	}
@@ -163,32 +172,26 @@ func (c *retryCalendar) push(x owedTry) {
 	c.over = minheap.Push(c.over, x)
 }
 
-// firstDay is the first day from base whose list holds any: c holds
-// retries on the wheel, all due within calendarDays days of base.
-func (c *retryCalendar) firstDay() int64 {
-	w := c.wheel
-	b := c.base & (calendarDays - 1)
-	i := b >> 6
-	if m := w.days[i] >> (b & 63); m != 0 {
-		return c.base + int64(bits.TrailingZeros64(m))
-	}
-	// The words after i, round to i itself (its days before b).
-	j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
-	return c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
-}
-
 // first is the earliest retry c holds, nil when none, and the day of its
-// list, or −1 for over's root.
+// list, or −1 for over's root. The wheel's first day from base whose list
+// holds any (all are due within calendarDays days of base) is found by a
+// bit scan in base's word of days, or two when it is in a later word.
 func (c *retryCalendar) first() (x *owedTry, day int64) {
-	if c.count == 0 {
-		if len(c.over) == 0 {
-			return nil, -1
+	day = -1
+	if c.count > 0 {
+		w := c.wheel
+		b := c.base & (calendarDays - 1)
+		i := b >> 6
+		if m := w.days[i] >> (b & 63); m != 0 {
+			day = c.base + int64(bits.TrailingZeros64(m))
+		} else {
+			// The words after i, round to i itself (its days before b).
+			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
+			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
 		}
-		return &c.over[0], -1
+		x = &w.owed[w.head[day&(calendarDays-1)]-1].x
 	}
-	day = c.firstDay()
-	x = &c.wheel.owed[c.wheel.head[day&(calendarDays-1)]-1].x
-	if len(c.over) > 0 && c.over[0].Before(x) {
+	if len(c.over) > 0 && (x == nil || c.over[0].Before(x)) {
 		return &c.over[0], -1
 	}
 	return x, day
@@ -211,19 +214,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	if c.low > t {
 		return owedTry{}, false
 	}
-	var p *owedTry
-	day := int64(-1)
-	if c.count > 0 && len(c.over) == 0 {
-		// The common case, first's without the calls.
-		w := c.wheel
-		b := c.base & (calendarDays - 1)
-		if m := w.days[b>>6] >> (b & 63); m != 0 {
-			day = c.base + int64(bits.TrailingZeros64(m))
-		} else {
-			day = c.firstDay()
-		}
-		p = &w.owed[w.head[day&(calendarDays-1)]-1].x
-	} else if p, day = c.first(); p == nil {
+	p, day := c.first()
+	if p == nil {
 		return owedTry{}, false
 	}
 	if c.low, c.exact = p.At, true; p.At > t {
@@ -254,16 +246,20 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 // retries: all of them in over, made a heap in O(n), their requests packed
 // in slots of their own. Retries pushed later go to the wheel's days as in c.
 func (c *retryCalendar) clone() retryCalendar {
-	d := retryCalendar{shift: c.shift, base: c.base, low: c.low, exact: c.exact}
+	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, exact: c.exact}
 	n := c.len()
 	if n == 0 {
 		return d
 	}
 	d.over = make([]owedTry, 0, n)
 	if w := c.wheel; w != nil {
-		for _, s := range w.head {
-			for ; s != 0; s = w.owed[s-1].next {
-				d.over = append(d.over, w.owed[s-1].x)
+		// The occupied days only, found by bit scans.
+		for words := w.words; words != 0; words &= words - 1 {
+			i := bits.TrailingZeros64(words)
+			for days := w.days[i]; days != 0; days &= days - 1 {
+				for s := w.head[i<<6|bits.TrailingZeros64(days)]; s != 0; s = w.owed[s-1].next {
+					d.over = append(d.over, w.owed[s-1].x)
+				}
 			}
 		}
 	}

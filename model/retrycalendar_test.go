@@ -70,7 +70,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 				for range r.IntN(3) {
 					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
 					seq++
-					c.push(owedTry{At: x.At, Seq: x.Seq, V: owedRef{slot: c.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n}})
+					c.push(x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
 					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
 						if a.Before(&b) {
 							return -1
@@ -79,7 +79,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 					})
 					want = slices.Insert(want, i, x)
 					if clone != nil {
-						clone.push(owedTry{At: x.At, Seq: x.Seq, V: owedRef{slot: clone.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n}})
+						clone.push(x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
 						cloneWant = slices.Clone(want)
 					}
 				}
@@ -127,11 +127,8 @@ func BenchmarkRetryCalendar(b *testing.B) {
 			c.release(slot)
 			return
 		}
-		if slot < 0 {
-			slot = c.hold(&retryReq{})
-		}
 		wait := time.Duration(int64(waits[n-1]) * draws[int(seq)&(len(draws)-1)] >> 20)
-		c.push(owedTry{At: at + wait, Seq: seq, V: owedRef{slot: slot, n: n + 1}})
+		c.push(at+wait, owedRef{slot: slot, n: n + 1}, &retryReq{})
 		seq++
 	}
 	for i := 0; i < b.N; {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/model/internal/peak"
 	"ratelab/scenarios"
 )
 
@@ -21,9 +20,11 @@ import (
 // block's originals, in the order Run does. The totals are Run's, byte for
 // byte (TestRunByLaneIsRun).
 func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
+	ls.meters = make([]summaryMeter, len(defs))
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		runs[i] = newLaneRun(ls, i, m)
+		ls.meters[i] = summaryMeter{keys: m, every: true}
+		runs[i] = laneRun{owed: &ls.owed[i]}
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -54,8 +55,8 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	stats := make([]Stats, len(defs))
 	for i := range stats {
 		stats[i] = ls.statsAt(i, endOfTime)
-		stats[i].KeyBytes = runs[i].keys.most
-		stats[i].Latency = runs[i].waited.latency(stats[i].Served)
+		stats[i].KeyBytes = ls.meters[i].keys.most
+		stats[i].Latency = ls.meters[i].waited.latency(stats[i].Served)
 	}
 	return stats
 }
@@ -64,43 +65,52 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 // them: a block and one lane's state stay in cache.
 const retryBlock = 512
 
-// laneRun is what runByLane keeps of one lane beside its limiter, as Run
-// keeps it: the most bytes a key's state took and the served requests'
-// waits; and, to decide, the lane's limiter, totals, peak tracker and
-// calendar at hand, and whether a client can cancel there.
+// laneRun is what runByLane keeps at hand to decide one lane: its calendar,
+// and where its decisions and attempts are written.
 type laneRun struct {
-	keys   keyMeter
-	waited latencyCounts
-	lim    algorithms.Limiter
-	stats  *Stats
-	peaks  *peak.Tracker
-	owed   *retryCalendar
-	// cancels tells that a client of the file gives a late request's
-	// slot back on this lane: its attempts are settled by lanes.try,
-	// which keeps the key's state to put back.
-	cancels bool
-	d       algorithms.Decision
-	a       Attempt // what a summary reads of an attempt: N, Fate, Ending
+	owed *retryCalendar
+	d    algorithms.Decision
+	a    Attempt
 }
 
-func newLaneRun(ls *lanes, i int, keys keyMeter) laneRun {
-	lr := laneRun{keys: keys, lim: ls.limiters[i], stats: &ls.stats[i], peaks: &ls.peaks[i], owed: &ls.owed[i]}
-	for c := range ls.book.clients {
-		lr.cancels = lr.cancels || ls.book.clients[c].Cancel && ls.cancels[i]
+// summaryMeter is what a summary run counts of one lane beside its totals,
+// as Run's record counts it: the most bytes a key's state took and the
+// served requests' waits.
+type summaryMeter struct {
+	keys   keyMeter
+	waited latencyCounts
+	every  bool
+}
+
+// count counts attempt a, decided d at at on key in lim. A refusal, the
+// common case, mostly changes neither (keyMeter.measure): every tells
+// that its key's bytes are measured even so.
+func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	if m.every || d.Outcome.Admitted() {
+		m.measure(lim, at, key, d, a)
 	}
-	return lr
+}
+
+// measure is count where it has something to count.
+func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
+	m.keys.measure(lim, at, key, d.Outcome.Admitted())
+	m.every = m.keys.grows || m.keys.most == 0
+	if a.Fate == Served && a.Latency != 0 {
+		m.waited.add(a.Latency)
+	}
 }
 
 // decide runs lane i over the originals of block, each after every retry
 // the lane owes due by its arrival, then decides the retries due by t (no
-// earlier than the block's last original).
+// earlier than the block's last original). lanes.try decides each and
+// counts it in the lane's totals and meter.
 func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
 	for j := range block {
 		q := &block[j]
 		if lr.owed.low <= q.first {
 			lr.drain(ls, i, q.first)
 		}
-		lr.try(ls, i, q.first, 1, q, -1)
+		ls.try(i, q.first, 1, q, -1, &lr.d, &lr.a)
 	}
 	lr.drain(ls, i, t)
 }
@@ -113,49 +123,6 @@ func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
 		if !ok {
 			return
 		}
-		lr.try(ls, i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot)
-	}
-}
-
-// try decides attempt n, at, of request q in lane i, as lanes.try does,
-// and counts it in the lane's totals, key bytes and waits, as Run's
-// record does; slot is q's in the calendar, or −1 for an original. Only
-// what a summary reads is kept: no Attempt is made but for the totals'
-// three fields, and a lane where no client cancels needs no state kept
-// aside.
-func (lr *laneRun) try(ls *lanes, i int, at time.Duration, n int32, q *retryReq, slot int32) {
-	key := q.key
-	if lr.cancels {
-		ls.try(i, at, n, q, slot, &lr.d, &lr.a)
-		lr.keys.measure(lr.lim, at, key, lr.d.Outcome.Admitted())
-		if lr.a.Fate == Served && lr.a.Latency != 0 {
-			lr.waited.add(lr.a.Latency)
-		}
-		return
-	}
-	d := &lr.d
-	lr.lim.DecideInto(d, at, key, q.cost)
-	lr.stats.count(d)
-	a := &lr.a
-	a.N, a.Ending = int(n), scenarios.TryAgain
-	if d.Outcome.Admitted() {
-		a.Fate = Served
-		if release := at + d.Delay; ls.book.late(q, release) {
-			a.Fate, a.Ending = Abandoned, scenarios.PastDeadline
-		} else if wait := release - q.first; wait != 0 {
-			lr.waited.add(wait)
-		}
-		lr.peaks.Admit(at, d.Delay, q.cost, peak.Source(key.ID(), d.Gateway))
-	} else {
-		var next time.Duration
-		next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-		if a.Fate == Retrying {
-			ls.owe(i, next, n, q, slot)
-		}
-	}
-	lr.stats.settle(a)
-	lr.keys.measure(lr.lim, at, key, d.Outcome.Admitted())
-	if slot >= 0 && a.Fate != Retrying {
-		lr.owed.release(slot)
+		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, &lr.a)
 	}
 }

@@ -97,11 +97,13 @@ func TestRunByLaneIsRun(t *testing.T) {
 	}
 }
 
-// TestClientBookWaitsAfterEachAttempt checks the clients a book keeps for
-// each attempt of a backoff (its nominal wait worked out once) against the
-// client itself: the same next try, or the same ending, for every attempt,
-// several draws, decisions that give a Retry-After or can never fit, and
-// waits past a deadline or capped.
+// TestClientBookWaitsAfterEachAttempt checks what clientBook.retry makes
+// of a refusal, for each attempt of every client (a backoff's nominal
+// wait worked out once), against the client itself: the same next try,
+// or the same ending, the fate that follows from it (Unfinished at or past
+// the end, exactly at it too), the jitter drawn from the request's salt; several salts,
+// decisions that give a Retry-After or can never fit, and waits past a
+// deadline or capped.
 func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 	s, err := scenarios.Parse("mixed.yaml", []byte(mixedClients))
 	if err != nil {
@@ -110,44 +112,72 @@ func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 	clients := append(slices.Clone(s.Clients),
 		scenarios.Client{Name: "steep", Retry: scenarios.Backoff, Attempts: scenarios.MaxAttempts, Base: time.Millisecond, Cap: time.Hour, Factor: 16, Jitter: scenarios.FullJitter},
 		scenarios.Client{Name: "flat", Retry: scenarios.Backoff, Attempts: 7, Base: 0, Cap: scenarios.MaxTime, Factor: 1},
-		scenarios.Client{Name: "uncapped", Retry: scenarios.Backoff, Attempts: 70, Base: time.Second, Cap: scenarios.MaxTime, Factor: 2, Jitter: scenarios.EqualJitter, Deadline: time.Hour})
+		scenarios.Client{Name: "uncapped", Retry: scenarios.Backoff, Attempts: 70, Base: time.Second, Cap: scenarios.MaxTime, Factor: 2, Jitter: scenarios.EqualJitter, Deadline: time.Hour},
+		scenarios.Client{Name: "quits", Retry: scenarios.GiveUp, Attempts: 1})
 	s.Clients = clients
 	b := newClientBook(s)
-	checked := 0
-	if b.after[0] != nil {
-		t.Error("kept for each attempt of no client")
-	}
+	checked, fates := 0, map[Fate]bool{}
 	for i := range b.clients {
 		c := &b.clients[i]
-		after := b.after[i+1]
-		if c.Retry != scenarios.Backoff {
-			if after != nil {
-				t.Errorf("%s: kept for each attempt, not backing off", c.Name)
-			}
-			continue
-		}
-		if len(after) != c.Attempts {
-			t.Fatalf("%s: %d attempts kept, want %d", c.Name, len(after), c.Attempts)
-		}
-		for n := 1; n <= c.Attempts; n++ {
-			for _, draw := range []uint64{0, 1, 1 << 63, math.MaxUint64, 0x9e3779b97f4a7c15} {
+		for n := 1; n <= c.Attempts+1 && n <= scenarios.MaxAttempts; n++ {
+			for _, salt := range []uint64{0, 1, 1 << 63, math.MaxUint64, 0x9e3779b97f4a7c15} {
 				for _, d := range []algorithms.Decision{
 					{At: 5 * time.Second, RetryAfter: time.Second},
 					{At: 0, RetryAfter: algorithms.Never},
+					{At: s.Duration - time.Millisecond, RetryAfter: time.Millisecond},
+					{At: s.Duration - time.Second, RetryAfter: time.Second}, // Retry-After's try at the end
+					{At: s.Duration, RetryAfter: time.Second},               // an at-once try at the end
 					{At: scenarios.MaxTime / 2},
 				} {
 					first := d.At - time.Duration(n)*time.Millisecond
-					next, ending := c.NextTry(n, first, &d, draw)
-					gotNext, gotEnding := after[n-1].NextTry(n, first, &d, draw)
-					if gotNext != next || gotEnding != ending {
-						t.Fatalf("%s attempt %d draw %#x at %v: %v %v, the client's %v %v", c.Name, n, draw, d.At, gotNext, gotEnding, next, ending)
+					q := retryReq{first: first, salt: salt, client: int32(i + 1)}
+					wantNext, ending := c.NextTry(n, first, &d, scenarios.JitterOfAttempt(salt, n))
+					wantFate := Retrying
+					switch {
+					case ending != scenarios.TryAgain:
+						wantNext, wantFate = 0, Abandoned
+					case wantNext >= b.end:
+						wantFate = Unfinished
 					}
+					if c.Retry != scenarios.Backoff || c.Jitter == scenarios.NoJitter {
+						// A client that draws none: its salt is 0
+						// and any draw gives the same.
+						q.salt = 0
+					}
+					next, fate, gotEnding := b.retry(int32(n), &q, &d)
+					if next != wantNext || fate != wantFate || gotEnding != ending {
+						t.Fatalf("%s attempt %d salt %#x at %v: %v %v %v, the client's %v %v %v", c.Name, n, salt, d.At, next, fate, gotEnding, wantNext, wantFate, ending)
+					}
+					fates[fate] = true
 					checked++
 				}
 			}
 		}
 	}
-	if checked < 1000 {
-		t.Errorf("%d cases checked", checked)
+	if checked < 1000 || len(fates) != 3 {
+		t.Errorf("%d cases checked, fates %v", checked, fates)
+	}
+}
+
+// TestLanesCancelWhereAClientCancels checks which lanes newLanes finds a
+// client's cancel can matter on: those that can delay, when a client of
+// the file cancels; none when none does.
+func TestLanesCancelWhereAClientCancels(t *testing.T) {
+	s, err := scenarios.Parse("mixed.yaml", []byte(mixedClients))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cancel := range []bool{true, false} {
+		if !cancel {
+			s.Clients = slices.DeleteFunc(s.Clients, func(c scenarios.Client) bool { return c.Cancel })
+		}
+		ls, err := newLanes(s.Lanes, time.Second, nil, s.Duration, newClientBook(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// mixedClients' lanes: fixed, log, bucket reject; shaper delays.
+		if want := []bool{false, false, false, cancel}; !slices.Equal(ls.cancels, want) {
+			t.Errorf("a client cancels %v: cancels %v, want %v", cancel, ls.cancels, want)
+		}
 	}
 }

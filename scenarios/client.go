@@ -107,6 +107,18 @@ func (e Ending) String() string { return endingWords[e] }
 // d.At plus Backoff(n, draw). It returns an Ending other than TryAgain when
 // the client stops instead.
 func (c *Client) NextTry(n int, first time.Duration, d *algorithms.Decision, draw uint64) (time.Duration, Ending) {
+	var nominal time.Duration
+	if c.Retry == Backoff && n < c.Attempts {
+		nominal = c.Nominal(n)
+	}
+	return c.NextTryAfter(nominal, n, first, d, draw)
+}
+
+// NextTryAfter is NextTry for a caller that knows the backoff's nominal
+// wait after attempt n, Nominal(n), and passes it: one that decides many
+// attempts works each nominal wait out once. The other rules ignore it, and
+// so does a backoff at its last attempt.
+func (c *Client) NextTryAfter(nominal time.Duration, n int, first time.Duration, d *algorithms.Decision, draw uint64) (time.Duration, Ending) {
 	switch {
 	case c.Retry == GiveUp:
 		return 0, GaveUpRule
@@ -120,7 +132,7 @@ func (c *Client) NextTry(n int, first time.Duration, d *algorithms.Decision, dra
 	case AfterRetryAfter:
 		wait = time.Duration(max(algorithms.RetryAfterHeader(d.RetryAfter), 1)) * time.Second
 	case Backoff:
-		wait = c.Backoff(n, draw)
+		wait = c.jittered(nominal, draw)
 	}
 	at := d.At + min(wait, MaxTime)
 	if c.Deadline > 0 && at-first > c.Deadline {
@@ -145,8 +157,11 @@ func (c *Client) Nominal(n int) time.Duration {
 // Backoff is the wait after attempt n ≥ 1 with its jitter drawn from draw:
 // the nominal wait W with none; ⌊draw × (W+1) / 2^64⌋ with full, uniform on
 // [0, W]; ⌊W/2⌋ plus ⌊draw × (W−⌊W/2⌋+1) / 2^64⌋ with equal.
-func (c *Client) Backoff(n int, draw uint64) time.Duration {
-	w := c.Nominal(n)
+func (c *Client) Backoff(n int, draw uint64) time.Duration { return c.jittered(c.Nominal(n), draw) }
+
+// jittered is the wait drawn by c's jitter from draw around the nominal
+// wait w (see Backoff).
+func (c *Client) jittered(w time.Duration, draw uint64) time.Duration {
 	switch c.Jitter {
 	case FullJitter:
 		return uniform(draw, w)

@@ -210,6 +210,47 @@ func TestNextTry(t *testing.T) {
 	}
 }
 
+// TestNextTryAfter checks NextTry with the nominal wait passed: the wait
+// given is the one drawn around (as a client whose base and cap are both
+// it), whatever Base, Cap and Factor say, and the rules that have no
+// nominal wait ignore it.
+func TestNextTryAfter(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	ms := time.Millisecond
+	for _, c := range []Client{
+		{Retry: Backoff, Attempts: 6, Base: 10 * ms, Cap: time.Second, Factor: 2, Jitter: FullJitter},
+		{Retry: Backoff, Attempts: 4, Base: 50 * ms, Cap: MaxTime, Factor: 3, Jitter: EqualJitter, Deadline: 300 * ms},
+		{Retry: Backoff, Attempts: 3, Base: 100 * ms, Cap: MaxTime, Factor: 1},
+		{Retry: AtOnce, Attempts: 3},
+		{Retry: AfterRetryAfter, Attempts: 3, Deadline: 2 * time.Second},
+		{Retry: GiveUp, Attempts: 1},
+	} {
+		for range 2000 {
+			n := 1 + r.IntN(c.Attempts+1)
+			d := &algorithms.Decision{At: time.Duration(r.Int64N(int64(time.Minute))), RetryAfter: time.Duration(r.Int64N(int64(3 * time.Second)))}
+			if r.IntN(20) == 0 {
+				d.RetryAfter = algorithms.Never
+			}
+			first := d.At - time.Duration(r.Int64N(int64(time.Second)))
+			draw := r.Uint64()
+			nominal := time.Duration(r.Int64N(int64(time.Second)))
+			fixed := c
+			if c.Retry == Backoff {
+				fixed.Base, fixed.Cap = nominal, nominal
+			}
+			at, ending := c.NextTryAfter(nominal, n, first, d, draw)
+			wantAt, wantEnding := fixed.NextTry(n, first, d, draw)
+			if at != wantAt || ending != wantEnding {
+				t.Fatalf("%s, attempt %d, nominal %v: %v %s; a client waiting that: %v %s", c.Rule(), n, nominal, at, ending, wantAt, wantEnding)
+			}
+			at, ending = c.NextTryAfter(c.Nominal(n), n, first, d, draw)
+			if wantAt, wantEnding = c.NextTry(n, first, d, draw); at != wantAt || ending != wantEnding {
+				t.Fatalf("%s, attempt %d: %v %s with its nominal wait; NextTry: %v %s", c.Rule(), n, at, ending, wantAt, wantEnding)
+			}
+		}
+	}
+}
+
 func TestClientRule(t *testing.T) {
 	for _, tt := range []struct {
 		c    Client
