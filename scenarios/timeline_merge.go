@@ -82,7 +82,71 @@ func (s *Scenario) mergeTimes(most int, yield func(item int, at time.Duration) b
 		s.heapMerge(cs, all, math.MaxInt64, yield)
 		return
 	}
+	if inStep(cs) {
+		periodicMerge(cs, yield)
+		return
+	}
 	s.calendarMerge(cs, most, yield)
+}
+
+// inStep reports whether every cursor is periodic with one period and
+// their first requests lie within one period of each other: many accounts
+// polling at one rate, staggered (a file's accounts: with stagger). Each
+// round of their requests, the k-th of every item, then comes wholly
+// before the next round, in the order of the first round.
+func inStep(cs []cursor) bool {
+	every := cs[0].every
+	if every <= 0 {
+		return false
+	}
+	first, last := cs[0].at, cs[0].at
+	for _, c := range cs {
+		if c.every != every || c.v != 0 {
+			return false
+		}
+		first, last = min(first, c.at), max(last, c.at)
+	}
+	return last-first < every
+}
+
+// periodicMerge is merge of cursors in step (see inStep): their first
+// requests sorted once by (time, item), then each round yielded in that
+// order, the k-th request of each item at its first time + k × every,
+// leaving out the items with fewer than k + 1 requests. It sorts the items
+// once where the calendar sorts each window's requests, and reads the
+// order sequentially where the calendar visits each cursor anew.
+func periodicMerge(cs []cursor, yield func(item int, at time.Duration) bool) {
+	first := cs[0].at
+	for _, c := range cs {
+		first = min(first, c.at)
+	}
+	every := cs[0].every
+	itemBits := bits.Len(uint(len(cs) - 1))
+	keys := make([]uint64, len(cs))
+	for j, c := range cs {
+		// The cursors are in item order, so that j orders ties as the
+		// item does.
+		keys[j] = uint64(c.at-first)<<itemBits | uint64(j)
+	}
+	keys, _ = radixSort(keys, make([]uint64, len(keys)), bits.Len64(uint64(every))+itemBits)
+	mask := uint64(1)<<itemBits - 1
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = int32(k & mask)
+	}
+	for round := int64(0); len(order) > 0; round++ {
+		kept := order[:0]
+		for _, j := range order {
+			c := &cs[j]
+			if !yield(int(c.item), c.at+time.Duration(round)*every) {
+				return
+			}
+			if round+1 < c.count {
+				kept = append(kept, j)
+			}
+		}
+		order = kept
+	}
 }
 
 // cursor is an item's place in a merge: its request v, at at, comes next;

@@ -237,3 +237,68 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestMergeInStep: items that poll at one rate from first requests within
+// one period of each other (accounts staggered) merge round by round
+// (periodicMerge), in the reference order: ties at one time in item order,
+// items of fewer requests left out of the later rounds, a zero period's
+// width of offsets and a period of 1ns included; and the merge stops when
+// told. Items whose first requests spread wider, or of two periods, are
+// not in step, and go through the calendar.
+func TestMergeInStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 60 {
+		n := calendarItems + rng.IntN(400)
+		every := []time.Duration{1, 7, time.Second, 250 * time.Millisecond}[trial%4]
+		from := time.Duration(rng.IntN(5)) * every
+		ts := make([]Traffic, n)
+		for i := range ts {
+			// Offsets from a few values, so that ties occur.
+			off := time.Duration(rng.Int64N(int64(every)))
+			if trial%3 == 0 {
+				off = time.Duration(rng.IntN(3)) * every / 3
+			}
+			start := from + off
+			until := start + time.Duration(rng.IntN(12))*every + 1
+			ts[i] = Traffic{Key: fmt.Sprintf("k%d", i), Cost: 1, Form: Periodic, Every: every, From: start, Until: until,
+				Count: periodicCount(start, until, every)}
+		}
+		s := &Scenario{Traffic: ts}
+		cs := make([]cursor, n)
+		for i := range ts {
+			cs[i] = cursor{at: ts[i].Time(0), every: every, count: ts[i].Count, item: int32(i)}
+		}
+		if !inStep(cs) {
+			t.Fatalf("trial %d: the items are not taken as in step", trial)
+		}
+		want := referenceItemTimes(s)
+		if got := itemTimes(s, calendarMost); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (%d items, every %v): %d requests, want %d\ngot  %v\nwant %v",
+				trial, n, every, len(got), len(want), firstFew(got), firstFew(want))
+		}
+		stop := rng.IntN(len(want)) + 1
+		var got [][2]int64
+		s.mergeTimes(calendarMost, func(item int, at time.Duration) bool {
+			got = append(got, [2]int64{int64(item), int64(at)})
+			return len(got) < stop
+		})
+		if !reflect.DeepEqual(got, want[:stop]) {
+			t.Fatalf("trial %d: stopped at %d, got %d requests", trial, stop, len(got))
+		}
+	}
+	step := []cursor{{at: 0, every: 10}, {at: 9, every: 10}}
+	for _, c := range []struct {
+		name string
+		cs   []cursor
+		want bool
+	}{
+		{"within one period", step, true},
+		{"a period apart", []cursor{{at: 0, every: 10}, {at: 10, every: 10}}, false},
+		{"two periods", []cursor{{at: 0, every: 10}, {at: 1, every: 5}}, false},
+		{"not periodic", []cursor{{at: 0}, {at: 1}}, false},
+	} {
+		if got := inStep(c.cs); got != c.want {
+			t.Errorf("%s: inStep %v, want %v", c.name, got, c.want)
+		}
+	}
+}

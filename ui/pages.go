@@ -401,7 +401,7 @@ func (p *pages) panelText(a *App, w int) string {
 		}
 		r := v.last.Request
 		d := v.last.Decision
-		b.WriteString(st.muted.Render("    request at "+secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
+		b.WriteString(st.muted.Render("    request at "+v.secs(r.At)+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)) + "\n")
 		b.WriteString(hanging("    ", outcomeWord(st, d.Outcome)+": "+v.explain(), w) + "\n")
 		b.WriteString(hanging("    ", replyTexts(st, v)[0], w) + "\n")
 		if len(v.clients) > 0 {
