@@ -263,7 +263,14 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 		}
 		var ds []Decision
 		var want []string
-		inline, chunked := 0, 0
+		// How the records were kept: in v as they are, packed, written
+		// in the decision, in a chunk.
+		forms := map[uintptr]string{
+			reflect.ValueOf(info.raw).Pointer():    "raw",
+			reflect.ValueOf(info.packed).Pointer(): "packed",
+			reflect.ValueOf(info.inline).Pointer(): "inline",
+		}
+		kept := map[string]int{}
 		for j, r := range stackTrace(5, 600) {
 			ws := make([]Decision, len(layers))
 			all, wait := true, time.Duration(0)
@@ -295,10 +302,10 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 						break
 					}
 				}
-			} else if reflect.ValueOf(d.explain).Pointer() == reflect.ValueOf(info.inline).Pointer() {
-				inline++
+			} else if form, ok := forms[reflect.ValueOf(d.explain).Pointer()]; ok {
+				kept[form]++
 			} else {
-				chunked++
+				kept["chunk"]++
 			}
 			if d.Outcome.Admitted() != all || (!all && d.RetryAfter != wait) {
 				t.Fatalf("%d layers, request %d: %s after %v; its layers: admitted %v, wait %v", len(layers), j, d.Outcome, d.RetryAfter, all, wait)
@@ -310,8 +317,8 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 				t.Fatalf("%d layers (%s …), decision %d:\n%s\nits layers say:\n%s", len(layers), layers[0].Name, j, got, want[j])
 			}
 		}
-		t.Logf("%d layers (%s …): %d records in their decisions, %d in chunks", len(layers), layers[0].Name, inline, chunked)
-		if layers[0].Policy == xrate && chunked == 0 {
+		t.Logf("%d layers (%s …): records kept %v", len(layers), layers[0].Name, kept)
+		if layers[0].Policy == xrate && kept["chunk"] == 0 {
 			t.Errorf("x/time/rate's floats: no record kept in a chunk")
 		}
 	}
