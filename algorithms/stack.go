@@ -3,6 +3,7 @@ package algorithms
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -79,10 +80,13 @@ type stack struct {
 	// how many it takes, and in[i] the key's state that layer i decided
 	// on in place (nil when it decided on a copy).
 	copied uint8
-	nums   [stackWords * MaxLayers]int64
-	offs   [MaxLayers]int
-	words  [MaxLayers]int
-	in     [MaxLayers]unsafe.Pointer
+	// plain is set when every layer is copied and the stack is not
+	// nginx's: it decides by decidePlain.
+	plain bool
+	nums  [stackWords * MaxLayers]int64
+	offs  [MaxLayers]int
+	words [MaxLayers]int
+	in    [MaxLayers]unsafe.Pointer
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
 	ids     *Keys
@@ -202,6 +206,7 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	}
 	if len(layers) > 1 {
 		s.info = newStackInfo(layers, s.savers, s.copied)
+		s.plain = s.copied == s.info.all && !s.nginx
 		for i := range layers {
 			s.words[i] = s.info.words[i]
 			if i > 0 {
@@ -234,14 +239,14 @@ func saversOf(lims []Limiter) ([]stackLayer, uint8) {
 type stackLayer interface {
 	keySaver
 	nodePeeker
-	keepPeeked(key Key, now time.Duration)
+	keepPeeked(id int, now time.Duration)
 	plainState() bool
 	// peekState decides the request writing the key's state before it
 	// into words (stateWords of them): in place when the key has a state
 	// of the limiter's own, returned so that the stack puts words back
 	// there if another layer refuses, else on a copy (nil), which
 	// keepPeeked keeps. redecider decides a request again from such words.
-	peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64) unsafe.Pointer
+	peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer
 	stateWords() int
 	redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision
 }
@@ -329,6 +334,10 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
 	}
+	if s.plain {
+		s.decidePlain(d, now, key, cost)
+		return
+	}
 	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
@@ -336,7 +345,7 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		v, k := &verdicts[i], s.keyOf(i, key)
 		switch {
 		case s.copied&(1<<i) != 0:
-			s.in[i] = sv.peekState(v, now, k, cost, s.nums[s.offs[i]:])
+			s.in[i] = sv.peekState(v, now, k.id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:]))
 		case s.nginx && refused >= 0:
 			// A copy decides: for an nginx zone after the refusing one,
 			// which nginx does not look the request up in, for the wait
@@ -356,7 +365,7 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		longest := 0
 		for i, sv := range s.savers {
 			if s.copied&(1<<i) != 0 && s.in[i] == nil {
-				sv.keepPeeked(s.keyOf(i, key), now)
+				sv.keepPeeked(s.keyOf(i, key).id, now)
 			}
 			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
 				longest = i
@@ -368,15 +377,16 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		if s.nginx {
 			looked = looked[:refused+1]
 		}
+		var in uint8
+		for i := range s.savers {
+			if s.copied&(1<<i) != 0 && s.in[i] != nil {
+				in |= 1 << i
+			}
+		}
+		s.putBack(in)
 		for i, sv := range s.savers {
 			switch {
-			case s.copied&(1<<i) != 0:
-				if s.in[i] != nil { // decided in place: its state before, back
-					before := s.nums[s.offs[i]:][:s.words[i]]
-					for j, w := range before { // a few words: no memmove
-						*(*int64)(unsafe.Add(s.in[i], 8*j)) = w
-					}
-				}
+			case s.copied&(1<<i) != 0: // put back, or decided on a copy
 			case i >= len(looked): // not looked up: decided on a copy
 			case s.nginx && s.zones[i] != nil:
 				s.zones[i].restoreLooked(s.keyOf(i, key))
@@ -404,6 +414,78 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		s.recordInto(verdicts)
 	}
 	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
+}
+
+// decidePlain is DecideInto for a stack whose layers are all copied and
+// not nginx's: none delays, none is a dry run, every record is a state.
+// Each layer decides on its state, in place when it is the layer's own,
+// writing it into nums first; a refusal puts those words back, and
+// an admission keeps what the layers decided on copies.
+func (s *stack) decidePlain(d *Decision, now time.Duration, key Key, cost int64) {
+	refused := -1
+	var wait time.Duration
+	var in uint8 // the layers that decided in place
+	for i, sv := range s.savers {
+		id := key.id
+		if s.allKeys&(1<<i) != 0 {
+			id = s.all.id
+		}
+		v := d // the first layer's verdict, the decision unless another refuses
+		if i > 0 {
+			v = &s.verdicts[i]
+		}
+		if s.in[i] = sv.peekState(v, now, id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:])); s.in[i] != nil {
+			in |= 1 << i
+		}
+		if v.Outcome == Rejected {
+			if refused < 0 {
+				refused = i
+			}
+			wait = max(wait, v.RetryAfter)
+		}
+	}
+	switch {
+	case refused < 0:
+		for kept := s.copied &^ in; kept != 0; kept &= kept - 1 {
+			i := bits.TrailingZeros8(kept)
+			id := key.id
+			if s.allKeys&(1<<i) != 0 {
+				id = s.all.id
+			}
+			s.savers[i].keepPeeked(id, now)
+		}
+	case wait == Never:
+		s.putBack(in)
+		// A layer it can never fit: that is the whole story.
+		if d.RetryAfter == Never {
+			return
+		}
+		for _, v := range s.verdicts[1:len(s.savers)] {
+			if v.RetryAfter == Never {
+				*d = v
+				return
+			}
+		}
+	default:
+		s.putBack(in)
+		if refused > 0 {
+			*d = s.verdicts[refused]
+		}
+		d.RetryAfter = wait
+	}
+	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
+}
+
+// putBack writes back the states of the layers in in that decided in
+// place, from their words in nums: the states before the request.
+func (s *stack) putBack(in uint8) {
+	for ; in != 0; in &= in - 1 {
+		i := bits.TrailingZeros8(in)
+		before := s.nums[s.offs[i]:][:s.words[i]]
+		for j, w := range before { // a few words: no memmove
+			*(*int64)(unsafe.Add(s.in[i], 8*j)) = w
+		}
+	}
 }
 
 // recordInto gathers in nums the record of the layers that are not
@@ -469,12 +551,12 @@ func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64)
 // no account. Any other key (new, or shared with a clone) is decided on a
 // copy in k.saved, as peekInto does, which keepPeeked keeps once every
 // layer admits: a refusal neither makes a state nor copies a chunk.
-func (k *keyed[S]) peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64) unsafe.Pointer {
+func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer {
 	var st *S
 	var in unsafe.Pointer
-	if c := key.id / keyChunk; key.id >= 0 && c < len(k.chunks) {
+	if c := id / keyChunk; id >= 0 && c < len(k.chunks) {
 		ch := k.chunks[c]
-		if s := &ch.slots[key.id%keyChunk]; !s.seen {
+		if s := &ch.slots[id%keyChunk]; !s.seen {
 		} else if ch.epoch == k.m.epoch && unsafe.Sizeof(s.s)%8 == 0 {
 			st, in = &s.s, unsafe.Pointer(&s.s)
 		} else {
@@ -486,10 +568,8 @@ func (k *keyed[S]) peekState(d *Decision, now time.Duration, key Key, cost int64
 		k.saved.s = k.alg.start(now)
 		st = &k.saved.s
 	}
-	n := int(unsafe.Sizeof(*st)+7) / 8
-	words = words[:n]
-	words[n-1] = 0 // what S's bytes leave of its last word
-	*(*S)(unsafe.Pointer(unsafe.SliceData(words))) = *st
+	words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
+	*(*S)(unsafe.Pointer(words)) = *st
 	*d = k.alg.decide(st, &k.m, now, cost)
 	return in
 }
@@ -518,8 +598,8 @@ func (k *keyed[S]) redecider() func(words [stackWords]int64, at time.Duration, c
 
 // keepPeeked makes the state peekInto decided on, in k.saved, key's: what a
 // stack does with a layer's copy once every layer admits the request.
-func (k *keyed[S]) keepPeeked(key Key, now time.Duration) {
-	*k.slot(key.id, now) = k.saved.s
+func (k *keyed[S]) keepPeeked(id int, now time.Duration) {
+	*k.slot(id, now) = k.saved.s
 }
 
 // plainState is whether k's states are plain values (see plainValue).

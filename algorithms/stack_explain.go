@@ -323,9 +323,8 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 
 // inline puts buf's first stackInline bytes in d's v and rec.
 func (*stackRecords) inline(d *Decision, buf *[stackRecordMax]byte) {
-	for i := range d.v {
-		d.v[i] = int64(binary.LittleEndian.Uint64(buf[8*i:]))
-	}
+	le := binary.LittleEndian
+	d.v = [4]int64{int64(le.Uint64(buf[0:8])), int64(le.Uint64(buf[8:16])), int64(le.Uint64(buf[16:24])), int64(le.Uint64(buf[24:32]))}
 	d.rec = [7]byte(buf[32:stackInline])
 }
 

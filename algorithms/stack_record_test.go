@@ -80,3 +80,55 @@ func TestDescriptionsExplainAsDecisions(t *testing.T) {
 		}
 	}
 }
+
+// A record packed in its decision gives back every number exactly: 5 to
+// 9 numbers in fields of equal width, each itself or its difference from
+// the request's arrival; a record with a number that fits neither way is
+// not packed (it goes as stackRecord writes it), and the bytes after the
+// last field are zero whatever a record before left there.
+func TestStackRecordPacks(t *testing.T) {
+	at := 90 * time.Hour // far from 0: times near it fit only as differences
+	for n := 5; n <= 9; n++ {
+		w := packedBytes(n)
+		top := int64(1)<<(8*w-2) - 1 // the largest a field holds
+		fits := []int64{0, 1, -1, top, -top - 1, int64(at), int64(at) + top, int64(at) - top - 1, top / 3, int64(at) - 5e6}
+		var buf [stackRecordMax]byte
+		for i := range buf {
+			buf[i] = 0xff
+		}
+		for k := 0; k+n <= len(fits)+n; k++ {
+			nums := make([]int64, n)
+			for i := range nums {
+				nums[i] = fits[(k+i)%len(fits)]
+			}
+			if !pack(&buf, at, nums, w) {
+				t.Fatalf("%d numbers %v: not packed in %d bytes each", n, nums, w)
+			}
+			for i := w * n; i < stackInline; i++ {
+				if buf[i] != 0 {
+					t.Fatalf("%d numbers: byte %d past the fields is %d", n, i, buf[i])
+				}
+			}
+			var rec [stackInline + 8]byte
+			copy(rec[:stackInline], buf[:])
+			got := unpack(&rec, at, n)
+			for i, want := range nums {
+				if got[i] != want {
+					t.Errorf("%d numbers, number %d: read %d, wrote %d", n, i, got[i], want)
+				}
+			}
+		}
+		// Far from 0 and from at.
+		for _, far := range []int64{-top - 2, int64(at) + top + 1, math.MaxInt64, math.MinInt64} {
+			nums := append(make([]int64, n-1), far)
+			if pack(&buf, at, nums, w) {
+				t.Errorf("%d numbers: %d packed in %d bytes", n, nums[n-1], w)
+			}
+		}
+	}
+	for _, n := range []int{1, 4, 10, 20} {
+		if w := packedBytes(n); w != 0 {
+			t.Errorf("%d numbers packed in %d bytes each", n, w)
+		}
+	}
+}

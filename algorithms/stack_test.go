@@ -251,6 +251,7 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 	xrate := Policy{Algorithm: XTimeRate, Burst: 3, Rate: Rate{N: 7, Per: sec}}
 	for _, layers := range [][]Layer{
 		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "total", Policy: stackPolicies[1], AllKeys: true}},
+		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "all", Policy: stackPolicies[0], AllKeys: true}},
 		benchLayers,
 		logLayers[:2], logLayers[1:4], {logLayers[0], logLayers[4]},
 		{{Name: "x", Policy: xrate}, {Name: "all-x", Policy: xrate, AllKeys: true}, {Name: "gcra", Policy: stackPolicies[3]}, {Name: "log", Policy: stackPolicies[2], AllKeys: true}},
@@ -320,6 +321,9 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 		t.Logf("%d layers (%s …): records kept %v", len(layers), layers[0].Name, kept)
 		if layers[0].Policy == xrate && kept["chunk"] == 0 {
 			t.Errorf("x/time/rate's floats: no record kept in a chunk")
+		}
+		if want := map[int]string{4: "raw", 6: "packed"}[info.nums]; want != "" && kept[want] == 0 {
+			t.Errorf("%d numbers a record: none kept %s", info.nums, want)
 		}
 	}
 }
