@@ -554,9 +554,9 @@ func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64)
 func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer {
 	var st *S
 	var in unsafe.Pointer
-	if c := id / keyChunk; id >= 0 && c < len(k.chunks) {
+	if c := uint(id) / keyChunk; c < uint(len(k.chunks)) { // not for id < 0
 		ch := k.chunks[c]
-		if s := &ch.slots[id%keyChunk]; !s.seen {
+		if s := &ch.slots[uint(id)%keyChunk]; !s.seen {
 		} else if ch.epoch == k.m.epoch && unsafe.Sizeof(s.s)%8 == 0 {
 			st, in = &s.s, unsafe.Pointer(&s.s)
 		} else {

@@ -146,13 +146,15 @@ func packedBytes(n int) int {
 // one's written over what it leaves: no nibbles, no zigzag, a number's
 // size known before it is read.
 func pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64, w int) bool {
-	sh := uint(64-8*w+1) & 63 // what a field's number leaves of a word
+	// A field's number y fits when −half ≤ y < half, its bits less one:
+	// y + half below 2 × half, unsigned.
+	half := int64(1) << (8*uint(w) - 2 & 63)
 	o := 0
 	for _, x := range nums {
 		y, flag := x, int64(0)
-		if y<<sh>>sh != y {
+		if uint64(y+half) >= uint64(2*half) {
 			y, flag = x-int64(at), 1
-			if y<<sh>>sh != y {
+			if uint64(y+half) >= uint64(2*half) {
 				return false
 			}
 		}
