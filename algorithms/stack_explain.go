@@ -148,7 +148,7 @@ func packedBytes(n int) int {
 func pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64, w int) bool {
 	// A field's number y fits when −half ≤ y < half, its bits less one:
 	// y + half below 2 × half, unsigned.
-	half := int64(1) << (8*uint(w) - 2&63)
+	half := int64(1) << ((8*uint(w) - 2) & 63)
 	o := 0
 	for _, x := range nums {
 		y, flag := x, int64(0)
