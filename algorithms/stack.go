@@ -623,7 +623,9 @@ func (s *stack) Clone() Limiter {
 	if s.zones != nil {
 		c.zones = zonesOf(c.lims)
 	}
-	c.verdicts, c.recs, c.scratch = [MaxLayers]Decision{}, stackRecords{}, [stackRecordMax]byte{}
+	// The clone writes chunks of its own, and packs as s has learned to.
+	c.recs.chunk, c.recs.explain = nil, nil
+	c.verdicts, c.scratch = [MaxLayers]Decision{}, [stackRecordMax]byte{}
 	return c
 }
 

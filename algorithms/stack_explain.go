@@ -3,6 +3,7 @@ package algorithms
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -22,8 +23,10 @@ import (
 //     explain func, one of the stack's made once by NewStack, says how it
 //     is written there (see stackRecords.keep): up to 4 numbers as they
 //     are, in v (raw); 5 to 9 in fixed-width fields of stackInline bytes
-//     between them (packed); else as stackRecord writes them (inline);
-//     nothing is allocated;
+//     between them (packed); more in fields of the widths the stack
+//     instance learned from its records (stackLayout: a layout, made
+//     once, is two allocations); else as stackRecord writes them
+//     (inline); nothing is allocated;
 //   - else in a chunk of the stack instance's own (stackChunkBytes),
 //     appended and never changed, v[0] its offset: its explain func is a
 //     closure over the chunk, made with it, so the chunk lives as long as
@@ -183,13 +186,140 @@ func unpack(rec *[stackInline + 8]byte, at time.Duration, n int) [stackNums]int6
 }
 
 // stackRecords is the chunk a stack instance writes the records that do
-// not fit in their decisions into.
+// not fit in their decisions into, and the layout it packs records of
+// more than 9 numbers into their decisions with.
 type stackRecords struct {
 	// chunk is what is written of it: its cap is the chunk's.
 	chunk []byte
 	// explain explains the decisions whose records are in the chunk: a
 	// closure over the whole chunk (not over chunk, which moves on).
 	explain func(b []byte, d Decision) []byte
+	// layout packs a record of more than 9 numbers in its decision, its
+	// fields' widths learned from the records written before (nil until
+	// then); it never changes, and clones share it. need is the most
+	// bytes each number's field took in the records measured, measured
+	// how many, missed how many the layout could not pack since it was
+	// made, and layouts how many were made (see learn).
+	layout           *stackLayout
+	need             [stackNums]uint8
+	measured, missed int
+	layouts          int
+}
+
+// stackLayout is where each number of a record goes in the stackInline
+// bytes of its decision: number p in bytes offs[p] to offs[p+1], as pack
+// writes a field, itself or its difference from the request's arrival,
+// doubled, plus 1 for the difference. A stack instance learns it from its
+// records (the widths of a bucket's balance, a window's counts, times
+// near the arrival), so that a record of many numbers is written without
+// a size tag a number.
+type stackLayout struct {
+	n    int
+	offs [stackNums + 1]int
+	// half is, by field, half the range of the numbers it holds: −half
+	// ≤ y < half, its bits less the flag's.
+	half    [stackNums]int64
+	explain func(b []byte, d Decision) []byte
+}
+
+// learnAfter is how many records a stack instance measures before it
+// makes a layout, and how many its layout misses before it makes another
+// from all it measured; it makes at most maxLayouts.
+const (
+	learnAfter = 64
+	maxLayouts = 4
+)
+
+// learn measures nums, a record of a request at at that the layout
+// could not pack (or before there is one), and makes a layout when it is
+// time to: each number's field as wide as the widest it took, the bytes
+// to spare given one by one to each field in turn. A record whose fields
+// take more than stackInline bytes makes none, and learning stops.
+func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
+	if r.layouts >= maxLayouts {
+		return
+	}
+	for p, x := range nums {
+		z := min(zigzag(x), zigzag(x-int64(at)))
+		r.need[p] = max(r.need[p], uint8((bits.Len64(z)+1+7)/8)) // its flag too
+	}
+	r.measured++
+	if r.layout != nil {
+		r.missed++
+	}
+	if r.measured < learnAfter || (r.layout != nil && r.missed < learnAfter) {
+		return
+	}
+	r.layouts++
+	var width [stackNums]int
+	total := 0
+	for p := range nums {
+		width[p] = max(1, int(r.need[p]))
+		total += width[p]
+	}
+	if total > stackInline {
+		r.layouts = maxLayouts // too wide: records keep their size tags
+		return
+	}
+	for spare, p := stackInline-total, 0; spare > 0; p = (p + 1) % len(nums) {
+		if width[p] < 8 {
+			width[p]++
+			spare--
+		} else if !slices.ContainsFunc(width[:len(nums)], func(w int) bool { return w < 8 }) {
+			break
+		}
+	}
+	l := &stackLayout{n: len(nums)}
+	for p := range nums {
+		l.offs[p+1] = l.offs[p] + width[p]
+		l.half[p] = 1 << (8*width[p] - 2)
+	}
+	l.explain = func(b []byte, d Decision) []byte {
+		rec := inlineBytes(&d)
+		nums := l.unpack(&rec, d.At)
+		return info.explain(b, &d, &nums)
+	}
+	r.layout, r.missed = l, 0
+}
+
+// pack writes nums in buf's first stackInline bytes as l lays them out;
+// it reports false (buf spoiled) if a number fits its field neither as
+// itself nor as its difference from at.
+func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64) bool {
+	if len(nums) != l.n {
+		return false
+	}
+	nums = nums[:min(len(nums), stackNums)]
+	for p, x := range nums {
+		o, half := l.offs[p], l.half[p]
+		y, flag := x, int64(0)
+		if uint64(y+half) >= uint64(2*half) {
+			y, flag = x-int64(at), 1
+			if uint64(y+half) >= uint64(2*half) {
+				return false
+			}
+		}
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
+	}
+	// Zeros after the last field, where a record written before left
+	// its bytes.
+	binary.LittleEndian.PutUint64(buf[l.offs[l.n]:l.offs[l.n]+8], 0)
+	return true
+}
+
+// unpack reads the numbers pack wrote in rec.
+func (l *stackLayout) unpack(rec *[stackInline + 8]byte, at time.Duration) [stackNums]int64 {
+	var nums [stackNums]int64
+	for p := range nums[:l.n] {
+		o := l.offs[p]
+		sh := (64 - 8*uint(l.offs[p+1]-o)) & 63
+		f := int64(binary.LittleEndian.Uint64(rec[o:o+8])<<sh) >> sh
+		nums[p] = f >> 1
+		if f&1 != 0 {
+			nums[p] += int64(at)
+		}
+	}
+	return nums
 }
 
 // stackRecord writes nums, a decision's layers' numbers (see
@@ -299,10 +429,18 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 		copy(d.v[:], nums)
 		d.rec, d.explain = [7]byte{}, info.raw
 		return
-	case info.packed != nil && pack(buf, at, nums, info.packedBytes):
+	case info.packed != nil:
+		if pack(buf, at, nums, info.packedBytes) {
+			r.inline(d, buf)
+			d.explain = info.packed
+			return
+		}
+	case r.layout != nil && r.layout.pack(buf, at, nums):
 		r.inline(d, buf)
-		d.explain = info.packed
+		d.explain = r.layout.explain
 		return
+	default:
+		r.learn(info, at, nums)
 	}
 	n := stackRecord(buf, at, nums)
 	if n <= stackInline {
