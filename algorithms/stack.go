@@ -304,8 +304,10 @@ func (s *stack) keyOf(i int, key Key) Key {
 // decision's explanation reads however long after it is asked: in the
 // decision itself when it fits, else in a chunk of records, allocated
 // once it is full (see stack_explain.go). A layer whose states are plain
-// values decides on a copy of the key's state, which becomes the key's
-// only once every layer admits: nothing to put back. Any other saves the
+// values writes the key's state before the request into the record and
+// decides in place on the key's state when it is the layer's own, those
+// words put back after a refusal; else on a copy, which becomes the key's
+// only once every layer admits (see peekState). Any other saves the
 // state as it decides and puts it back after a refusal, copies sharing a
 // log's chunks (see keyed.saveKey): it allocates nothing, but a layer
 // whose log a refusal put back copies the log's newest chunk when it next
