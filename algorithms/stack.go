@@ -3,6 +3,7 @@ package algorithms
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -69,19 +70,23 @@ type stack struct {
 	lims   []Limiter
 	// savers are lims as what decides a request in a stack (stackLayer).
 	savers []stackLayer
-	// copied has bit i set for a layer that decides on a copy of the
-	// key's state, kept only if every layer admits (a plain value, not an
-	// nginx zone): nothing to put back after a refusal. The others save
-	// the state as they decide and put it back.
-	copied uint8
-	// stated has bit i set for a copied layer whose record is the key's
+	// copied has bit i set for a layer whose state is a plain value of at
+	// most stackWords words (not an nginx zone): its record is the key's
 	// state before the request, from which the explanation decides it
-	// again (a state of at most stackWords words); the others' records
-	// are their numbers. nums is where a decision's record is gathered,
-	// layer i's from offs[i] (see recordInto).
-	stated uint8
-	nums   [stackWords * MaxLayers]int64
-	offs   [MaxLayers]int
+	// again, and a refusal leaves its state as it was (see peekState).
+	// The others save the state as they decide and put it back, and
+	// their records are their numbers (see recordInto). nums is where a
+	// decision's record is gathered, layer i's from offs[i]; words[i] is
+	// how many it takes, and in[i] the key's state that layer i decided
+	// on in place (nil when it decided on a copy).
+	copied uint8
+	// plain is set when every layer is copied and the stack is not
+	// nginx's: it decides by decidePlain.
+	plain bool
+	nums  [stackWords * MaxLayers]int64
+	offs  [MaxLayers]int
+	words [MaxLayers]int
+	in    [MaxLayers]unsafe.Pointer
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
 	ids     *Keys
@@ -200,28 +205,27 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 		}
 	}
 	if len(layers) > 1 {
-		for i, sv := range s.savers {
-			if s.copied&(1<<i) != 0 && sv.stateWords() <= stackWords {
-				s.stated |= 1 << i
+		s.info = newStackInfo(layers, s.savers, s.copied)
+		s.plain = s.copied == s.info.all && !s.nginx
+		for i := range layers {
+			s.words[i] = s.info.words[i]
+			if i > 0 {
+				s.offs[i] = s.offs[i-1] + s.info.words[i-1]
 			}
-		}
-		s.info = newStackInfo(layers, s.savers, s.stated)
-		for i := 1; i < len(layers); i++ {
-			s.offs[i] = s.offs[i-1] + s.info.words[i-1]
 		}
 	}
 	return s, nil
 }
 
 // saversOf is each limiter as a stackLayer (every limiter NewWithKeys
-// makes is one), and the bits of those that decide on a copy (see
-// stack.copied).
+// makes is one), and the bits of those whose records are their states
+// (see stack.copied).
 func saversOf(lims []Limiter) ([]stackLayer, uint8) {
 	savers := make([]stackLayer, len(lims))
 	var copied uint8
 	for i, lim := range lims {
 		savers[i] = lim.(stackLayer)
-		if _, zone := lim.(*nginxZone); !zone && savers[i].plainState() {
+		if _, zone := lim.(*nginxZone); !zone && savers[i].plainState() && savers[i].stateWords() <= stackWords {
 			copied |= 1 << i
 		}
 	}
@@ -235,12 +239,14 @@ func saversOf(lims []Limiter) ([]stackLayer, uint8) {
 type stackLayer interface {
 	keySaver
 	nodePeeker
-	keepPeeked(key Key, now time.Duration)
+	keepPeeked(id int, now time.Duration)
 	plainState() bool
-	// peekState is peekInto writing the key's state before the request
-	// into words (stateWords of them), and redecider what decides a
-	// request again from such words.
-	peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64)
+	// peekState decides the request writing the key's state before it
+	// into words (stateWords of them): in place when the key has a state
+	// of the limiter's own, returned so that the stack puts words back
+	// there if another layer refuses, else on a copy (nil), which
+	// keepPeeked keeps. redecider decides a request again from such words.
+	peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer
 	stateWords() int
 	redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision
 }
@@ -298,8 +304,10 @@ func (s *stack) keyOf(i int, key Key) Key {
 // decision's explanation reads however long after it is asked: in the
 // decision itself when it fits, else in a chunk of records, allocated
 // once it is full (see stack_explain.go). A layer whose states are plain
-// values decides on a copy of the key's state, which becomes the key's
-// only once every layer admits: nothing to put back. Any other saves the
+// values writes the key's state before the request into the record and
+// decides in place on the key's state when it is the layer's own, those
+// words put back after a refusal; else on a copy, which becomes the key's
+// only once every layer admits (see peekState). Any other saves the
 // state as it decides and puts it back after a refusal, copies sharing a
 // log's chunks (see keyed.saveKey): it allocates nothing, but a layer
 // whose log a refusal put back copies the log's newest chunk when it next
@@ -328,22 +336,25 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
 	}
+	if s.plain {
+		s.decidePlain(d, now, key, cost)
+		return
+	}
 	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
 	for i, sv := range s.savers {
-		v := &verdicts[i]
+		v, k := &verdicts[i], s.keyOf(i, key)
 		switch {
-		case s.stated&(1<<i) != 0:
-			o := s.offs[i]
-			sv.peekState(v, now, s.keyOf(i, key), cost, s.nums[o:o+s.info.words[i]])
-		case s.copied&(1<<i) != 0 || (s.nginx && refused >= 0):
+		case s.copied&(1<<i) != 0:
+			s.in[i] = sv.peekState(v, now, k.id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:]))
+		case s.nginx && refused >= 0:
 			// A copy decides: for an nginx zone after the refusing one,
 			// which nginx does not look the request up in, for the wait
 			// and the explanation.
-			sv.peekInto(v, now, s.keyOf(i, key), cost)
+			sv.peekInto(v, now, k, cost)
 		default:
-			sv.saveDecide(v, now, s.keyOf(i, key), cost)
+			sv.saveDecide(v, now, k, cost)
 		}
 		if v.Outcome == Rejected {
 			if refused < 0 {
@@ -355,8 +366,8 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	if refused < 0 {
 		longest := 0
 		for i, sv := range s.savers {
-			if s.copied&(1<<i) != 0 {
-				sv.keepPeeked(s.keyOf(i, key), now)
+			if s.copied&(1<<i) != 0 && s.in[i] == nil {
+				sv.keepPeeked(s.keyOf(i, key).id, now)
 			}
 			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
 				longest = i
@@ -368,9 +379,17 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		if s.nginx {
 			looked = looked[:refused+1]
 		}
-		for i, sv := range looked {
+		var in uint8
+		for i := range s.savers {
+			if s.copied&(1<<i) != 0 && s.in[i] != nil {
+				in |= 1 << i
+			}
+		}
+		s.putBack(in)
+		for i, sv := range s.savers {
 			switch {
-			case s.copied&(1<<i) != 0: // nothing was changed
+			case s.copied&(1<<i) != 0: // put back, or decided on a copy
+			case i >= len(looked): // not looked up: decided on a copy
 			case s.nginx && s.zones[i] != nil:
 				s.zones[i].restoreLooked(s.keyOf(i, key))
 			default:
@@ -393,17 +412,91 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	// The first layer to refuse, or the first, decided: its policy is
 	// the decision's. Its explanation is every layer's, from the record.
 	s.pretend(d)
-	s.recordInto(verdicts)
-	s.recs.keep(s.info, d, &s.scratch, stackRecord(&s.scratch, now, s.nums[:s.info.nums]))
+	if s.copied != s.info.all {
+		s.recordInto(verdicts)
+	}
+	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
 }
 
-// recordInto gathers in nums the record of the layers that are not stated
-// (whose states peekState wrote there): a layer's v, then its wait, as it
-// is for a delay (0 for none) and its complement (below 0) for a refusal's
-// RetryAfter.
+// decidePlain is DecideInto for a stack whose layers are all copied and
+// not nginx's: none delays, none is a dry run, every record is a state.
+// Each layer decides on its state, in place when it is the layer's own,
+// writing it into nums first; a refusal puts those words back, and
+// an admission keeps what the layers decided on copies.
+func (s *stack) decidePlain(d *Decision, now time.Duration, key Key, cost int64) {
+	refused := -1
+	var wait time.Duration
+	var in uint8 // the layers that decided in place
+	for i, sv := range s.savers {
+		id := key.id
+		if s.allKeys&(1<<i) != 0 {
+			id = s.all.id
+		}
+		v := d // the first layer's verdict, the decision unless another refuses
+		if i > 0 {
+			v = &s.verdicts[i]
+		}
+		if s.in[i] = sv.peekState(v, now, id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:])); s.in[i] != nil {
+			in |= 1 << i
+		}
+		if v.Outcome == Rejected {
+			if refused < 0 {
+				refused = i
+			}
+			wait = max(wait, v.RetryAfter)
+		}
+	}
+	switch {
+	case refused < 0:
+		for kept := s.copied &^ in; kept != 0; kept &= kept - 1 {
+			i := bits.TrailingZeros8(kept)
+			id := key.id
+			if s.allKeys&(1<<i) != 0 {
+				id = s.all.id
+			}
+			s.savers[i].keepPeeked(id, now)
+		}
+	case wait == Never:
+		s.putBack(in)
+		// A layer it can never fit: that is the whole story.
+		if d.RetryAfter == Never {
+			return
+		}
+		for _, v := range s.verdicts[1:len(s.savers)] {
+			if v.RetryAfter == Never {
+				*d = v
+				return
+			}
+		}
+	default:
+		s.putBack(in)
+		if refused > 0 {
+			*d = s.verdicts[refused]
+		}
+		d.RetryAfter = wait
+	}
+	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
+}
+
+// putBack writes back the states of the layers in in that decided in
+// place, from their words in nums: the states before the request.
+func (s *stack) putBack(in uint8) {
+	for ; in != 0; in &= in - 1 {
+		i := bits.TrailingZeros8(in)
+		before := s.nums[s.offs[i]:][:s.words[i]]
+		for j, w := range before { // a few words: no memmove
+			*(*int64)(unsafe.Add(s.in[i], 8*j)) = w
+		}
+	}
+}
+
+// recordInto gathers in nums the record of the layers that are not
+// copied (whose states peekState wrote there): a layer's v, then its
+// wait, as it is for a delay (0 for none) and its complement (below 0)
+// for a refusal's RetryAfter.
 func (s *stack) recordInto(verdicts []Decision) {
 	for i := range verdicts {
-		if s.stated&(1<<i) != 0 {
+		if s.copied&(1<<i) != 0 {
 			continue
 		}
 		v, nums := &verdicts[i], s.nums[s.offs[i]:][:stackWords]
@@ -438,12 +531,6 @@ type nodePeeker interface {
 // back only those it did), and keeps once every layer admits
 // (keepPeeked): a local would move to the heap, one allocation a peek.
 func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64) {
-	k.peekState(d, now, key, cost, nil)
-}
-
-// peekState is peekInto, writing the state before the request into words
-// too unless they are nil: its bytes, the rest of its last word zero.
-func (k *keyed[S]) peekState(d *Decision, now time.Duration, key Key, cost int64, words []int64) {
 	if !k.plain {
 		panic("algorithms: peekInto of a state that is not a plain value")
 	}
@@ -453,12 +540,40 @@ func (k *keyed[S]) peekState(d *Decision, now time.Duration, key Key, cost int64
 	} else {
 		*st = k.alg.start(now)
 	}
-	if words != nil {
-		words[k.stateWords()-1] = 0 // what S's bytes leave of its last word
-		*(*S)(unsafe.Pointer(unsafe.SliceData(words[:k.stateWords()]))) = *st
-	}
 	k.saved.had = false
 	*d = k.alg.decide(st, &k.m, now, cost)
+}
+
+// peekState decides the request as a stack's layer whose record is the
+// key's state before the request, writing that state into words: its
+// bytes, the rest of its last word zero. A key whose state is k's own
+// (its chunk not shared with a clone) is decided in place, and its state
+// returned, for the stack to put words back there if another layer
+// refuses: a plain state's words are all of it, and its decision changes
+// no account. Any other key (new, or shared with a clone) is decided on a
+// copy in k.saved, as peekInto does, which keepPeeked keeps once every
+// layer admits: a refusal neither makes a state nor copies a chunk.
+func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer {
+	var st *S
+	var in unsafe.Pointer
+	if c := uint(id) / keyChunk; c < uint(len(k.chunks)) { // not for id < 0
+		ch := k.chunks[c]
+		if s := &ch.slots[uint(id)%keyChunk]; !s.seen {
+		} else if ch.epoch == k.m.epoch && unsafe.Sizeof(s.s)%8 == 0 {
+			st, in = &s.s, unsafe.Pointer(&s.s)
+		} else {
+			k.saved.s = s.s
+			st = &k.saved.s
+		}
+	}
+	if st == nil {
+		k.saved.s = k.alg.start(now)
+		st = &k.saved.s
+	}
+	words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
+	*(*S)(unsafe.Pointer(words)) = *st
+	*d = k.alg.decide(st, &k.m, now, cost)
+	return in
 }
 
 // stateWords is how many int64 words a state takes, a plain value's
@@ -485,8 +600,8 @@ func (k *keyed[S]) redecider() func(words [stackWords]int64, at time.Duration, c
 
 // keepPeeked makes the state peekInto decided on, in k.saved, key's: what a
 // stack does with a layer's copy once every layer admits the request.
-func (k *keyed[S]) keepPeeked(key Key, now time.Duration) {
-	*k.slot(key.id, now) = k.saved.s
+func (k *keyed[S]) keepPeeked(id int, now time.Duration) {
+	*k.slot(id, now) = k.saved.s
 }
 
 // plainState is whether k's states are plain values (see plainValue).
@@ -510,7 +625,9 @@ func (s *stack) Clone() Limiter {
 	if s.zones != nil {
 		c.zones = zonesOf(c.lims)
 	}
-	c.verdicts, c.recs, c.scratch = [MaxLayers]Decision{}, stackRecords{}, [stackRecordMax]byte{}
+	// The clone writes chunks of its own, and packs as s has learned to.
+	c.recs.chunk, c.recs.explain = nil, nil
+	c.verdicts, c.scratch = [MaxLayers]Decision{}, [stackRecordMax]byte{}
 	return c
 }
 

@@ -7,27 +7,28 @@ import (
 	"time"
 )
 
-// Which layers decide on a copy of the key's state (kept only once every
-// layer admits), and which of those a record holds by their state before
-// the request: plain states, but not an nginx zone (whose lookup nginx
-// keeps though a later zone refuses) nor a state that holds items.
+// Which layers a record holds by their state before the request, and
+// whose refusals a stack puts back as those words (or leaves untouched,
+// having decided on a copy): plain states, but not an nginx zone (whose
+// lookup nginx keeps though a later zone refuses) nor a state that holds
+// items.
 func TestStackLayersDecideOnCopies(t *testing.T) {
 	zone := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 10, Per: sec}, Burst: 5, NoDelay: true, Zone: 32 << 10}
 	server := Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 100, Per: sec}, Burst: 20, NoDelay: true}
 	for _, c := range []struct {
-		name           string
-		layers         []Layer
-		copied, stated uint8
-		nums           int
+		name   string
+		layers []Layer
+		copied uint8
+		nums   int
 	}{
-		{"bucket, window, gcra, counter", benchLayers, 0b1111, 0b1111, 2 + 4 + 3 + 4},
-		{"log, window", []Layer{logLayers[0], benchLayers[1]}, 0b10, 0b10, 5 + 4},
-		{"logs", logLayers[:3], 0, 0, 3 * 5},
-		{"zone, server", []Layer{{Name: "ip", Policy: zone}, {Name: "server", Policy: server, AllKeys: true}}, 0b10, 0b10, 5 + 4},
+		{"bucket, window, gcra, counter", benchLayers, 0b1111, 2 + 4 + 3 + 4},
+		{"log, window", []Layer{logLayers[0], benchLayers[1]}, 0b10, 5 + 4},
+		{"logs", logLayers[:3], 0, 3 * 5},
+		{"zone, server", []Layer{{Name: "ip", Policy: zone}, {Name: "server", Policy: server, AllKeys: true}}, 0b10, 5 + 4},
 	} {
 		s := mustStack(t, c.layers...).(*stack)
-		if s.copied != c.copied || s.stated != c.stated || s.info.nums != c.nums {
-			t.Errorf("%s: copied %04b, stated %04b, %d numbers a record; want %04b, %04b, %d", c.name, s.copied, s.stated, s.info.nums, c.copied, c.stated, c.nums)
+		if s.copied != c.copied || s.info.nums != c.nums {
+			t.Errorf("%s: copied %04b, %d numbers a record; want %04b, %d", c.name, s.copied, s.info.nums, c.copied, c.nums)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -19,8 +20,13 @@ import (
 //
 //   - in the decision itself, when it fits in v and rec (stackInline
 //     bytes, which a decision of a stack does not otherwise use): its
-//     explain func is then the stack's inline one, made once by NewStack;
-//     nothing is allocated;
+//     explain func, one of the stack's made once by NewStack, says how it
+//     is written there (see stackRecords.keep): up to 4 numbers as they
+//     are, in v (raw); 5 to 9 in fixed-width fields of stackInline bytes
+//     between them (packed); more in fields of the widths the stack
+//     instance learned from its records (stackLayout: a layout, made
+//     once, is two allocations); else as stackRecord writes them
+//     (inline); nothing is allocated;
 //   - else in a chunk of the stack instance's own (stackChunkBytes),
 //     appended and never changed, v[0] its offset: its explain func is a
 //     closure over the chunk, made with it, so the chunk lives as long as
@@ -53,8 +59,14 @@ type stackInfo struct {
 	// explains are, by layer, the func its algorithm's description says
 	// words its decisions.
 	explains []func(b []byte, d Decision) []byte
-	// inline explains a decision whose record it holds itself.
-	inline func(b []byte, d Decision) []byte
+	// raw, packed and inline explain a decision whose record it holds
+	// itself: its numbers as they are in v, in fields of packed bytes
+	// each, or as stackRecord writes them.
+	raw, packed, inline func(b []byte, d Decision) []byte
+	// all has a bit for each layer, and packedBytes is the width of a
+	// number packed in a decision (0 for a record never packed).
+	all         uint8
+	packedBytes int
 	// nginx says the layers are nginx's zones of one location, which
 	// stops at the first that refuses: the zones after it are not asked.
 	nginx bool
@@ -73,36 +85,241 @@ const stackWords = 5
 
 // newStackInfo is the stackInfo of layers, each explained by the explain
 // func of its algorithm's description.
-func newStackInfo(layers []Layer, savers []stackLayer, stated uint8) *stackInfo {
+func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo {
 	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers),
 		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), words: make([]int, len(layers))}
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
 		info.words[i] = stackWords
-		if stated&(1<<i) != 0 {
+		if copied&(1<<i) != 0 {
 			info.redecide[i], info.words[i] = savers[i].redecider(), savers[i].stateWords()
 		}
 		info.nums += info.words[i]
 	}
-	info.inline = func(b []byte, d Decision) []byte {
-		var rec [stackInline]byte
-		for i, x := range d.v {
-			binary.LittleEndian.PutUint64(rec[8*i:], uint64(x))
+	info.all = 1<<len(layers) - 1
+	info.raw = func(b []byte, d Decision) []byte {
+		var nums [stackNums]int64
+		copy(nums[:], d.v[:])
+		return info.explain(b, &d, &nums)
+	}
+	if info.packedBytes = packedBytes(info.nums); info.packedBytes > 0 {
+		info.packed = func(b []byte, d Decision) []byte {
+			rec := inlineBytes(&d)
+			nums := unpack(&rec, d.At, info.nums)
+			return info.explain(b, &d, &nums)
 		}
-		copy(rec[32:], d.rec[:])
-		return info.explain(b, &d, rec[:])
+	}
+	info.inline = func(b []byte, d Decision) []byte {
+		rec := inlineBytes(&d)
+		nums := readRecord(rec[:], d.At, info.nums)
+		return info.explain(b, &d, &nums)
 	}
 	return info
 }
 
+// stackNums bounds the numbers of a record.
+const stackNums = stackWords * MaxLayers
+
+// inlineBytes is the stackInline bytes of a record held in d: v's, then
+// rec's, with 8 bytes to spare after them (see unpack).
+func inlineBytes(d *Decision) [stackInline + 8]byte {
+	var rec [stackInline + 8]byte
+	for i, x := range d.v {
+		binary.LittleEndian.PutUint64(rec[8*i:], uint64(x))
+	}
+	copy(rec[32:], d.rec[:])
+	return rec
+}
+
+// packedBytes is the width of each of n numbers packed into a decision
+// (see pack): as many whole bytes as stackInline gives each, 0 for too
+// few (4 numbers go as they are, 10 would have 3 bytes each).
+func packedBytes(n int) int {
+	if n <= 4 || n > 9 {
+		return 0
+	}
+	return stackInline / n
+}
+
+// pack writes nums into buf's first stackInline bytes in fields of w
+// bytes each (packedBytes), in order: a number's field is the number
+// itself, or its difference from at, doubled, plus 1 for the difference;
+// it reports false (buf spoiled) if neither fits in the field's bits
+// less one. A field is written as the 8 bytes from its start, the next
+// one's written over what it leaves: no nibbles, no zigzag, a number's
+// size known before it is read.
+func pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64, w int) bool {
+	// A field's number y fits when −half ≤ y < half, its bits less one:
+	// y + half below 2 × half, unsigned.
+	half := int64(1) << ((8*uint(w) - 2) & 63)
+	o := 0
+	for _, x := range nums {
+		y, flag := x, int64(0)
+		if uint64(y+half) >= uint64(2*half) {
+			y, flag = x-int64(at), 1
+			if uint64(y+half) >= uint64(2*half) {
+				return false
+			}
+		}
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
+		o += w
+	}
+	// Zeros after the last field, where a record written before left
+	// its bytes.
+	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
+	return true
+}
+
+// unpack reads the n numbers pack wrote in rec.
+func unpack(rec *[stackInline + 8]byte, at time.Duration, n int) [stackNums]int64 {
+	var nums [stackNums]int64
+	w := packedBytes(n)
+	sh := uint(64-8*w) & 63
+	for i := range nums[:n] {
+		f := int64(binary.LittleEndian.Uint64(rec[w*i:w*i+8])<<sh) >> sh
+		nums[i] = f >> 1
+		if f&1 != 0 {
+			nums[i] += int64(at)
+		}
+	}
+	return nums
+}
+
 // stackRecords is the chunk a stack instance writes the records that do
-// not fit in their decisions into.
+// not fit in their decisions into, and the layout it packs records of
+// more than 9 numbers into their decisions with.
 type stackRecords struct {
 	// chunk is what is written of it: its cap is the chunk's.
 	chunk []byte
 	// explain explains the decisions whose records are in the chunk: a
 	// closure over the whole chunk (not over chunk, which moves on).
 	explain func(b []byte, d Decision) []byte
+	// layout packs a record of more than 9 numbers in its decision, its
+	// fields' widths learned from the records written before (nil until
+	// then); it never changes, and clones share it. need is the most
+	// bytes each number's field took in the records measured, measured
+	// how many, missed how many the layout could not pack since it was
+	// made, and layouts how many were made (see learn).
+	layout           *stackLayout
+	need             [stackNums]uint8
+	measured, missed int
+	layouts          int
+}
+
+// stackLayout is where each number of a record goes in the stackInline
+// bytes of its decision: number p in bytes offs[p] to offs[p+1], as pack
+// writes a field, itself or its difference from the request's arrival,
+// doubled, plus 1 for the difference. A stack instance learns it from its
+// records (the widths of a bucket's balance, a window's counts, times
+// near the arrival), so that a record of many numbers is written without
+// a size tag a number.
+type stackLayout struct {
+	n    int
+	offs [stackNums + 1]int
+	// half is, by field, half the range of the numbers it holds: −half
+	// ≤ y < half, its bits less the flag's.
+	half    [stackNums]int64
+	explain func(b []byte, d Decision) []byte
+}
+
+// learnAfter is how many records a stack instance measures before it
+// makes a layout, and how many its layout misses before it makes another
+// from all it measured; it makes at most maxLayouts.
+const (
+	learnAfter = 64
+	maxLayouts = 4
+)
+
+// learn measures nums, a record of a request at at that the layout
+// could not pack (or before there is one), and makes a layout when it is
+// time to: each number's field as wide as the widest it took, the bytes
+// to spare given one by one to each field in turn. A record whose fields
+// take more than stackInline bytes makes none, and learning stops.
+func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
+	if r.layouts >= maxLayouts {
+		return
+	}
+	for p, x := range nums {
+		z := min(zigzag(x), zigzag(x-int64(at)))
+		r.need[p] = max(r.need[p], uint8((bits.Len64(z)+1+7)/8)) // its flag too
+	}
+	r.measured++
+	if r.layout != nil {
+		r.missed++
+	}
+	if r.measured < learnAfter || (r.layout != nil && r.missed < learnAfter) {
+		return
+	}
+	r.layouts++
+	var width [stackNums]int
+	total := 0
+	for p := range nums {
+		width[p] = max(1, int(r.need[p]))
+		total += width[p]
+	}
+	if total > stackInline {
+		r.layouts = maxLayouts // too wide: records keep their size tags
+		return
+	}
+	for spare, p := stackInline-total, 0; spare > 0; p = (p + 1) % len(nums) {
+		if width[p] < 8 {
+			width[p]++
+			spare--
+		} else if !slices.ContainsFunc(width[:len(nums)], func(w int) bool { return w < 8 }) {
+			break
+		}
+	}
+	l := &stackLayout{n: len(nums)}
+	for p := range nums {
+		l.offs[p+1] = l.offs[p] + width[p]
+		l.half[p] = 1 << (8*width[p] - 2)
+	}
+	l.explain = func(b []byte, d Decision) []byte {
+		rec := inlineBytes(&d)
+		nums := l.unpack(&rec, d.At)
+		return info.explain(b, &d, &nums)
+	}
+	r.layout, r.missed = l, 0
+}
+
+// pack writes nums in buf's first stackInline bytes as l lays them out;
+// it reports false (buf spoiled) if a number fits its field neither as
+// itself nor as its difference from at.
+func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64) bool {
+	if len(nums) != l.n {
+		return false
+	}
+	nums = nums[:min(len(nums), stackNums)]
+	for p, x := range nums {
+		o, half := l.offs[p], l.half[p]
+		y, flag := x, int64(0)
+		if uint64(y+half) >= uint64(2*half) {
+			y, flag = x-int64(at), 1
+			if uint64(y+half) >= uint64(2*half) {
+				return false
+			}
+		}
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
+	}
+	// Zeros after the last field, where a record written before left
+	// its bytes.
+	binary.LittleEndian.PutUint64(buf[l.offs[l.n]:l.offs[l.n]+8], 0)
+	return true
+}
+
+// unpack reads the numbers pack wrote in rec.
+func (l *stackLayout) unpack(rec *[stackInline + 8]byte, at time.Duration) [stackNums]int64 {
+	var nums [stackNums]int64
+	for p := range nums[:l.n] {
+		o := l.offs[p]
+		sh := (64 - 8*uint(l.offs[p+1]-o)) & 63
+		f := int64(binary.LittleEndian.Uint64(rec[o:o+8])<<sh) >> sh
+		nums[p] = f >> 1
+		if f&1 != 0 {
+			nums[p] += int64(at)
+		}
+	}
+	return nums
 }
 
 // stackRecord writes nums, a decision's layers' numbers (see
@@ -115,36 +332,42 @@ type stackRecords struct {
 // for 8. Arithmetic wraps, so any int64 (a float's bits among them) comes
 // back exactly.
 func stackRecord(buf *[stackRecordMax]byte, at time.Duration, nums []int64) int {
-	// One pass: each number written where the one before it ends, its
-	// nibble gathered in nibbles, which are written before the numbers
-	// once known. Only where each number starts depends on the one before.
+	nums = nums[:min(len(nums), stackNums)]
 	start := (len(nums) + 1) / 2
-	n := start
 	// Zeros where a record that fits in its decision goes: what a longer
 	// record left there before. Past the last number's bytes, its own
 	// PutUint64 wrote zeros.
 	*(*[stackInline + 1]byte)(buf[:stackInline+1]) = [stackInline + 1]byte{}
-	var low, high uint64 // the nibbles of numbers 0 to 15, then of 16 to 19
-	for k, x := range nums[:min(len(nums), stackWords*MaxLayers)] {
+	// One pass: each number written where the one before it ends, its
+	// nibble gathered in low (numbers 0 to 15) or high (16 to 19), which
+	// are written before the numbers once known.
+	n := start
+	low := recordNums(buf, &n, at, nums[:min(len(nums), 16)])
+	putLow(buf[:8], low, min(start, 8))
+	if start > 8 {
+		high := recordNums(buf, &n, at, nums[16:])
+		putLow(buf[8:16], high, start-8)
+	}
+	return n
+}
+
+// recordNums writes nums (16 at most) from buf[*n] on as stackRecord
+// does, moving *n past them, and returns their nibbles.
+func recordNums(buf *[stackRecordMax]byte, n *int, at time.Duration, nums []int64) uint64 {
+	var nibbles uint64
+	m := *n
+	for k, x := range nums {
 		z, c := zigzag(x), uint64(0)
 		if near := zigzag(x - int64(at)); near < z {
 			z, c = near, 8
 		}
 		b := recordBytes(z)
-		binary.LittleEndian.PutUint64(buf[n:n+8], z)
-		n += int(b + (b+1)>>3)
-		if k < 16 {
-			low |= (c | b) << (4 * k)
-		} else {
-			high |= (c | b) << (4 * (k - 16))
-		}
+		binary.LittleEndian.PutUint64(buf[m:m+8], z)
+		m += int(b + (b+1)>>3) // 7 stands for 8
+		nibbles |= (c | b) << (4 * uint(k) & 63)
 	}
-	// The nibbles before the numbers.
-	putLow(buf[:8], low, min(start, 8))
-	if start > 8 {
-		putLow(buf[8:16], high, start-8)
-	}
-	return n
+	*n = m
+	return nibbles
 }
 
 // putLow writes the low size bytes (0 to 8) of x into b, leaving the rest
@@ -194,46 +417,82 @@ func (r *stackReader) next() int64 {
 	return x
 }
 
-// keep puts rec, the record of d, where d can reach it: in d when it fits,
-// else in the stack instance's chunk. rec is the first n bytes of buf
-// (stackRecord), the rest of buf up to stackInline zero.
-func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, n int) {
-	if n <= stackInline {
-		for i := range d.v {
-			d.v[i] = int64(binary.LittleEndian.Uint64(buf[8*i:]))
+// keep puts nums, the record of d (a decision of a request at at), where
+// d can reach it: in d when it fits, as it is (up to 4 numbers), packed
+// (5 to 9, when each fits its field) or as stackRecord writes it; else as
+// stackRecord writes it in the stack instance's chunk. buf is where it is
+// written first.
+func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
+	switch n := len(nums); {
+	case n <= len(d.v):
+		d.v = [4]int64{}
+		copy(d.v[:], nums)
+		d.rec, d.explain = [7]byte{}, info.raw
+		return
+	case info.packed != nil:
+		if pack(buf, at, nums, info.packedBytes) {
+			r.inline(d, buf)
+			d.explain = info.packed
+			return
 		}
-		d.rec = [7]byte(buf[32:stackInline])
+	case r.layout != nil && r.layout.pack(buf, at, nums):
+		r.inline(d, buf)
+		d.explain = r.layout.explain
+		return
+	default:
+		r.learn(info, at, nums)
+	}
+	n := stackRecord(buf, at, nums)
+	if n <= stackInline {
+		r.inline(d, buf)
 		d.explain = info.inline
 		return
 	}
 	if len(r.chunk)+n > cap(r.chunk) {
 		chunk := make([]byte, stackChunkBytes)
 		r.chunk = chunk[:0]
-		r.explain = func(b []byte, d Decision) []byte { return info.explain(b, &d, chunk[d.v[0]:]) }
+		r.explain = func(b []byte, d Decision) []byte {
+			nums := readRecord(chunk[d.v[0]:], d.At, info.nums)
+			return info.explain(b, &d, &nums)
+		}
 	}
 	d.v = [4]int64{int64(len(r.chunk))}
 	r.chunk = append(r.chunk, buf[:n]...)
 	d.explain = r.explain
 }
 
+// inline puts buf's first stackInline bytes in d's v and rec.
+func (*stackRecords) inline(d *Decision, buf *[stackRecordMax]byte) {
+	le := binary.LittleEndian
+	d.v = [4]int64{int64(le.Uint64(buf[0:8])), int64(le.Uint64(buf[8:16])), int64(le.Uint64(buf[16:24])), int64(le.Uint64(buf[24:32]))}
+	d.rec = [7]byte(buf[32:stackInline])
+}
+
+// readRecord is the n numbers of rec, a record stackRecord wrote of a
+// request at at.
+func readRecord(rec []byte, at time.Duration, n int) [stackNums]int64 {
+	var nums [stackNums]int64
+	r := newStackReader(rec, at, n)
+	for i := range nums[:n] {
+		nums[i] = r.next()
+	}
+	return nums
+}
+
 // layer is layer i's Decision again, read from r, on the request of the
 // stack's decision d: decided again on the state the layer had before the
 // request, for a layer whose record is that state (stackInfo.redecide),
 // else its numbers as the layer gave them (see stack.recordInto).
-func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
+func (info *stackInfo) layer(i int, nums []int64, d *Decision) Decision {
 	var l Decision
 	if redecide := info.redecide[i]; redecide != nil {
 		var words [stackWords]int64
-		for j := range info.words[i] {
-			words[j] = r.next()
-		}
+		copy(words[:], nums[:info.words[i]])
 		l = redecide(words, d.At, d.Cost) // by value: a pointer to it would move it to the heap
 	} else {
 		l = Decision{At: d.At, Cost: d.Cost}
-		for j := range l.v {
-			l.v[j] = r.next()
-		}
-		switch wait := r.next(); {
+		copy(l.v[:], nums)
+		switch wait := nums[4]; {
 		case wait < 0:
 			l.Outcome, l.RetryAfter = Rejected, time.Duration(^wait)
 		case wait > 0:
@@ -244,20 +503,21 @@ func (info *stackInfo) layer(i int, r *stackReader, d *Decision) Decision {
 	return l
 }
 
-// explain words every layer's verdict, from rec, d's record onward:
+// explain words every layer's verdict, from nums, d's record read:
 // "per-account (per key): … → allowed; total (all keys together): … →
 // rejected ⇒ refused by total: no policy spends it".
-func (info *stackInfo) explain(b []byte, d *Decision, rec []byte) []byte {
+func (info *stackInfo) explain(b []byte, d *Decision, nums *[stackNums]int64) []byte {
 	var refused [MaxLayers]bool
 	refusers, longest := 0, -1
 	var delay time.Duration // the longest of the layers' delays
-	r := newStackReader(rec, d.At, info.nums)
+	at := 0                 // where layer i's numbers start
 	for i, l := range info.layers {
 		if i > 0 {
 			b = append(b, "; "...)
 		}
 		b = appendf(b, d.times, "%s (%s): ", l.Name, l.Scope())
-		v := info.layer(i, &r, d)
+		v := info.layer(i, nums[at:], d)
+		at += info.words[i]
 		if info.nginx && refusers > 0 {
 			b = append(b, "not looked up: nginx stops at the first zone that refuses"...)
 			continue

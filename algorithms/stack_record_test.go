@@ -80,3 +80,150 @@ func TestDescriptionsExplainAsDecisions(t *testing.T) {
 		}
 	}
 }
+
+// A record packed in its decision gives back every number exactly: 5 to
+// 9 numbers in fields of equal width, each itself or its difference from
+// the request's arrival; a record with a number that fits neither way is
+// not packed (it goes as stackRecord writes it), and the bytes after the
+// last field are zero whatever a record before left there.
+func TestStackRecordPacks(t *testing.T) {
+	at := 90 * time.Hour // far from 0: times near it fit only as differences
+	for n := 5; n <= 9; n++ {
+		w := packedBytes(n)
+		top := int64(1)<<(8*w-2) - 1 // the largest a field holds
+		fits := []int64{0, 1, -1, top, -top - 1, int64(at), int64(at) + top, int64(at) - top - 1, top / 3, int64(at) - 5e6}
+		var buf [stackRecordMax]byte
+		for i := range buf {
+			buf[i] = 0xff
+		}
+		for k := 0; k+n <= len(fits)+n; k++ {
+			nums := make([]int64, n)
+			for i := range nums {
+				nums[i] = fits[(k+i)%len(fits)]
+			}
+			if !pack(&buf, at, nums, w) {
+				t.Fatalf("%d numbers %v: not packed in %d bytes each", n, nums, w)
+			}
+			for i := w * n; i < stackInline; i++ {
+				if buf[i] != 0 {
+					t.Fatalf("%d numbers: byte %d past the fields is %d", n, i, buf[i])
+				}
+			}
+			var rec [stackInline + 8]byte
+			copy(rec[:stackInline], buf[:])
+			got := unpack(&rec, at, n)
+			for i, want := range nums {
+				if got[i] != want {
+					t.Errorf("%d numbers, number %d: read %d, wrote %d", n, i, got[i], want)
+				}
+			}
+		}
+		// Far from 0 and from at.
+		for _, far := range []int64{-top - 2, int64(at) + top + 1, math.MaxInt64, math.MinInt64} {
+			nums := append(make([]int64, n-1), far)
+			if pack(&buf, at, nums, w) {
+				t.Errorf("%d numbers: %d packed in %d bytes", n, nums[n-1], w)
+			}
+		}
+	}
+	for _, n := range []int{1, 4, 10, 20} {
+		if w := packedBytes(n); w != 0 {
+			t.Errorf("%d numbers packed in %d bytes each", n, w)
+		}
+	}
+}
+
+// A stack instance learns a layout for records of many numbers from the
+// records it writes: a record the layout packs comes back exactly; one it
+// cannot pack is written with size tags, and enough of those make a wider
+// layout, at most maxLayouts; records too wide for the decision make
+// none. A clone packs with its original's layout.
+func TestStackRecordLearnsItsLayout(t *testing.T) {
+	info := &stackInfo{nums: 13}
+	var r stackRecords
+	at := 40 * time.Second
+	near := func(i int, spread int64) []int64 {
+		nums := make([]int64, 13)
+		for p := range nums {
+			switch {
+			case p%3 == 0:
+				nums[p] = int64(at) - spread*int64(p+i) // times just before at
+			case p == 2:
+				nums[p] = 1e10 - int64(i) // a bucket's balance × its period
+			default:
+				nums[p] = int64(i+p) % 100 // counts
+			}
+		}
+		return nums
+	}
+	var buf [stackRecordMax]byte
+	for i := range learnAfter {
+		if r.layout != nil {
+			t.Fatalf("a layout after %d records", i)
+		}
+		r.learn(info, at, near(i, 1000))
+	}
+	l := r.layout
+	if l == nil || l.offs[13] != stackInline {
+		t.Fatalf("no layout, or one not filling the decision's bytes: %+v", l)
+	}
+	check := func(nums []int64) bool {
+		for i := range buf {
+			buf[i] = 0xff
+		}
+		if !r.layout.pack(&buf, at, nums) {
+			return false
+		}
+		var rec [stackInline + 8]byte
+		copy(rec[:stackInline], buf[:])
+		got := r.layout.unpack(&rec, at)
+		for p, want := range nums {
+			if got[p] != want {
+				t.Fatalf("number %d: read %d, wrote %d", p, got[p], want)
+			}
+		}
+		for i := l.offs[13]; i < stackInline; i++ {
+			if buf[i] != 0 {
+				t.Fatalf("byte %d past the fields is %d", i, buf[i])
+			}
+		}
+		return true
+	}
+	if !check(near(7, 1000)) {
+		t.Fatal("the layout does not pack a record like those it learned from")
+	}
+	wide := near(3, 1<<20) // times further before at
+	if check(wide) {
+		t.Fatal("a record far wider than those learned from was packed")
+	}
+	for range learnAfter {
+		r.learn(info, at, wide)
+	}
+	if r.layout == l || r.layouts != 2 {
+		t.Fatalf("after %d misses: layouts %d, the same one %v", learnAfter, r.layouts, r.layout == l)
+	}
+	if !check(wide) || !check(near(9, 1000)) {
+		t.Error("the wider layout does not pack both kinds of record")
+	}
+	huge := make([]int64, 13)
+	for p := range huge {
+		huge[p] = math.MinInt64 / int64(p+2)
+	}
+	for range maxLayouts * learnAfter {
+		r.learn(info, at, huge)
+	}
+	if r.layouts != maxLayouts || r.layout.offs[13] > stackInline {
+		t.Errorf("records too wide: %d layouts, the last %d bytes", r.layouts, r.layout.offs[13])
+	}
+
+	s := mustStack(t, benchLayers...).(*stack)
+	for i := range 2 * learnAfter {
+		s.Decide(time.Duration(i)*ms, benchStackKeys[i%len(benchStackKeys)], 1)
+	}
+	if s.recs.layout == nil {
+		t.Fatal("four layers: no layout learned")
+	}
+	if c := s.Clone().(*stack); c.recs.layout != s.recs.layout || c.recs.chunk != nil {
+		t.Error("a clone does not share its original's layout, or shares its chunk")
+	}
+}

@@ -251,6 +251,7 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 	xrate := Policy{Algorithm: XTimeRate, Burst: 3, Rate: Rate{N: 7, Per: sec}}
 	for _, layers := range [][]Layer{
 		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "total", Policy: stackPolicies[1], AllKeys: true}},
+		{{Name: "bucket", Policy: stackPolicies[0]}, {Name: "all", Policy: stackPolicies[0], AllKeys: true}},
 		benchLayers,
 		logLayers[:2], logLayers[1:4], {logLayers[0], logLayers[4]},
 		{{Name: "x", Policy: xrate}, {Name: "all-x", Policy: xrate, AllKeys: true}, {Name: "gcra", Policy: stackPolicies[3]}, {Name: "log", Policy: stackPolicies[2], AllKeys: true}},
@@ -263,7 +264,14 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 		}
 		var ds []Decision
 		var want []string
-		inline, chunked := 0, 0
+		// How the records were kept: in v as they are, packed, written
+		// in the decision, in a chunk.
+		forms := map[uintptr]string{
+			reflect.ValueOf(info.raw).Pointer():    "raw",
+			reflect.ValueOf(info.packed).Pointer(): "packed",
+			reflect.ValueOf(info.inline).Pointer(): "inline",
+		}
+		kept, byCode := map[string]int{}, map[uintptr]int{}
 		for j, r := range stackTrace(5, 600) {
 			ws := make([]Decision, len(layers))
 			all, wait := true, time.Duration(0)
@@ -295,10 +303,8 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 						break
 					}
 				}
-			} else if reflect.ValueOf(d.explain).Pointer() == reflect.ValueOf(info.inline).Pointer() {
-				inline++
 			} else {
-				chunked++
+				byCode[reflect.ValueOf(d.explain).Pointer()]++
 			}
 			if d.Outcome.Admitted() != all || (!all && d.RetryAfter != wait) {
 				t.Fatalf("%d layers, request %d: %s after %v; its layers: admitted %v, wait %v", len(layers), j, d.Outcome, d.RetryAfter, all, wait)
@@ -310,9 +316,22 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 				t.Fatalf("%d layers (%s …), decision %d:\n%s\nits layers say:\n%s", len(layers), layers[0].Name, j, got, want[j])
 			}
 		}
-		t.Logf("%d layers (%s …): %d records in their decisions, %d in chunks", len(layers), layers[0].Name, inline, chunked)
-		if layers[0].Policy == xrate && chunked == 0 {
+		if l := s.(*stack).recs.layout; l != nil {
+			forms[reflect.ValueOf(l.explain).Pointer()] = "learned" // every layout's code is the same
+		}
+		for code, n := range byCode {
+			form, ok := forms[code]
+			if !ok {
+				form = "chunk"
+			}
+			kept[form] += n
+		}
+		t.Logf("%d layers (%s …): records kept %v", len(layers), layers[0].Name, kept)
+		if layers[0].Policy == xrate && kept["chunk"] == 0 {
 			t.Errorf("x/time/rate's floats: no record kept in a chunk")
+		}
+		if want := map[int]string{4: "raw", 6: "packed", 13: "learned"}[info.nums]; want != "" && kept[want] == 0 {
+			t.Errorf("%d numbers a record: none kept %s", info.nums, want)
 		}
 	}
 }
