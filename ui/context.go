@@ -27,6 +27,14 @@ type programContext struct {
 	// asked is the key of the request a quiz question waits on ("" when
 	// none): the lanes show its state, not the latest request's.
 	asked string
+	// answered is the request whose answers the quiz just revealed: while
+	// the clock stays where the reveal left it, the lanes and the why
+	// panel show its key and its decision, not the key a note pins (a key
+	// the learner pins with k since wins).
+	answered answeredRequest
+	// quizzing is the quiz while it is on (nil when off): ] and [ stop at
+	// its moments as at the notes.
+	quizzing *quiz
 	// chart is the learner's choice of the chart of states over time
 	// (chart.go).
 	chart chartShow
@@ -38,6 +46,15 @@ type programContext struct {
 	// for formFor.
 	timeForm timeForm
 	formFor  formKey
+}
+
+// answeredRequest is the key of the request a quiz answer was revealed
+// on, and where the clock and the pinned key stood then.
+type answeredRequest struct {
+	key    string
+	pos    int
+	at     time.Duration
+	keyIdx int
 }
 
 // step is how far one keypress moves the clock.
@@ -55,6 +72,9 @@ func (c *programContext) key() string {
 	keys := c.lab.Keys()
 	if c.asked != "" { // a question is about its request's key, whatever is pinned
 		return c.asked
+	}
+	if r := c.answered; r.key != "" && r.pos == c.lab.Pos() && r.at == c.lab.Now() && r.keyIdx == c.keyIdx {
+		return r.key // the reveal stands: its request's key
 	}
 	if c.keyIdx >= 0 && c.keyIdx < len(keys) {
 		return keys[c.keyIdx]
@@ -87,14 +107,23 @@ func (c *programContext) pin(key string) bool {
 // it, as Lab.NextRequest and Lab.PrevRequest find requests. A note at the
 // clock whose instant is not wholly decided (the opening screen before a
 // page load at 0s, or n partway through) comes first: it speaks of that
-// instant's outcome, which ] then shows.
+// instant's outcome, which ] then shows. With the quiz on, the instants
+// its marks name are stops too (a question after the last note, as
+// memory-price's at 66s and 80s), and a question still waiting at the
+// clock's instant comes first (quiz.nextMoment): the seek there asks it.
 func (c *programContext) nextNote(t time.Duration) (time.Duration, bool) {
 	notes := c.lab.Scenario().Notes
 	i := currentNote(notes, t)
 	if k, m := c.lab.Instant(); i >= 0 && notes[i].At == t && t == c.lab.Now() && k < m {
 		return t, true
 	}
-	return noteAt(notes, i+1)
+	at, ok := noteAt(notes, i+1)
+	if c.quizzing != nil {
+		if q, found := c.quizzing.nextMoment(t); found && (!ok || q < at) {
+			at, ok = q, true
+		}
+	}
+	return at, ok
 }
 
 // noteAtClock reports whether a note stands at the clock's instant.
@@ -109,7 +138,13 @@ func (c *programContext) noteAtClock() bool {
 
 func (c *programContext) prevNote(t time.Duration) (time.Duration, bool) {
 	notes := c.lab.Scenario().Notes
-	return noteAt(notes, currentNote(notes, t-1))
+	at, ok := noteAt(notes, currentNote(notes, t-1))
+	if c.quizzing != nil {
+		if q, found := c.quizzing.prevMoment(t); found && (!ok || q > at) {
+			at, ok = q, true
+		}
+	}
+	return at, ok
 }
 
 // toStart puts the clock at 0 before anything is decided: when requests

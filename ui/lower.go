@@ -1,5 +1,7 @@
 package ui
 
+import "strings"
+
 // whyFloor is the fewest rows the why panel keeps for a long note: its
 // heading, the first line of the explanation and the reply.
 const whyFloor = 3
@@ -35,10 +37,46 @@ func (m *labMode) lowerBlocks(a *App, views []laneView, w int, question func(w, 
 		}
 	}
 	if why == nil {
-		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.quiz.revealWords()...)
+		why = whyBlock(a.st, views, a.focus, w, whyRows, l.label, a.revealWords()...)
 	}
 	if instead != "" {
 		return pad([]string{fit(a.st.muted.Render(instead), w)}, w, l.note+l.why-len(why)), why
 	}
 	return noteBlock(a.st, notes, a.lab.Now(), w, l.note+l.why-len(why)), why
+}
+
+// revealWords are the quiz's reveal words (quiz.revealWords) for this
+// screen: on the minimal screen, whose status line shares the footer's,
+// how the answers went is left to that line and the why panel keeps the
+// lesson's explanation alone.
+func (a *App) revealWords() []string {
+	words := a.quiz.revealWords()
+	if a.lay.status > 0 || len(words) == 0 {
+		return words
+	}
+	if a.quiz.revealedWhy == "" {
+		return nil
+	}
+	return []string{a.quiz.revealedWhy}
+}
+
+// revealInPanel reports whether the why panel says how the quiz's answers
+// went (the score line), as lowerBlocks and whyBlock draw it: then the
+// status line need not say it again.
+func (a *App) revealInPanel() bool {
+	words := a.revealWords()
+	if len(words) == 0 || !strings.HasPrefix(words[0], a.quiz.revealedText) {
+		return false
+	}
+	l := a.lay
+	w, h := l.width, l.why+l.note-1
+	if h < 2 {
+		return false // whyBlock writes no extra sentence in one row
+	}
+	if len(words) == 1 {
+		return true // the only words are written, cut if they must be
+	}
+	views := laneViews(a.programContext)
+	rows := max(h-min(whyFloor, whyFocusRows(a.st, views, a.focus, w)), 1)
+	return len(wrap(words[0], w, rows+1)) <= rows
 }

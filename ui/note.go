@@ -44,10 +44,11 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 		body[i] = fit(st.note.Render(body[i]), w)
 	}
 	// Earlier notes above it, latest first: whole while they fit, the one
-	// that does not cut where the rows end.
+	// that does not cut where the rows end, with "…" alone: e reads the
+	// current note whole, and [ goes back to an earlier one.
 	var earlier []string
 	for i := cur - 1; i >= 0 && len(earlier)+len(body) < h; i-- {
-		lines := wrapMore("◆ "+secs(notes[i].At)+"  "+notes[i].Text, w, h-len(earlier)-len(body))
+		lines := wrap("◆ "+secs(notes[i].At)+"  "+notes[i].Text, w, h-len(earlier)-len(body))
 		for j := range lines {
 			lines[j] = fit(st.muted.Render(lines[j]), w)
 		}

@@ -22,6 +22,15 @@ import (
 // graded by model.Grade, then the decision and its explanation appear. A
 // moment answered once is not asked again; t twice starts afresh.
 //
+// The marks are asked in the lesson's order (Scenario.Quiz: by instant,
+// then as the file lists them), every one of them: the marks on one
+// request make one question, their lanes asked in turn, each with its
+// mark's hint, and one reveal; the marks of one instant on several
+// requests are asked one after the other, the clock going back inside the
+// instant when the next one's request comes before the one just answered
+// (costly-requests' 4s asks of the export first, then of the lookup that
+// arrived beside it).
+//
 // While a question waits for its answer the quiz is the mode in charge:
 // it takes the answers (quizKeys) and draws the lab's screen with the
 // question in place of the why panel.
@@ -29,8 +38,8 @@ type quiz struct {
 	passThrough
 	ctx *programContext
 	on  bool
-	// marks are the scenario's moments to ask about; with none, every
-	// request is a moment (every).
+	// marks are the scenario's moments to ask about, in the lesson's
+	// order; with none, every request is a moment (every).
 	marks []*scenarios.QuizMark
 	every bool
 	// answeredMarks and answeredAt hold the moments asked already: marks,
@@ -38,14 +47,18 @@ type quiz struct {
 	answeredMarks map[*scenarios.QuizMark]bool
 	answeredAt    map[int]bool
 
-	// The open question: the request at index, about lanes (the mark's
+	// The open question: the request at index, about lanes (each mark's
 	// lane, every lane for a mark that names none, the focused lane when
 	// every request is asked about), asked one after the other: cur is the
 	// lane being asked, guesses the answers so far; stage says what is
-	// awaited.
+	// awaited. group is the marks on the request, answered together; asks
+	// the mark each lane is asked under, and mark the one of the lane
+	// being asked (nil when every request is asked about).
 	stage   quizStage
 	index   int
 	lanes   []int
+	asks    []*scenarios.QuizMark
+	group   []*scenarios.QuizMark
 	cur     int
 	guesses []model.Guess
 	mark    *scenarios.QuizMark
@@ -74,7 +87,7 @@ const (
 // reset forgets the quiz: off, no score (a new scenario).
 func (q *quiz) reset() {
 	ctx := q.ctx
-	ctx.asked = ""
+	ctx.asked, ctx.answered, ctx.quizzing = "", answeredRequest{}, nil
 	*q = quiz{ctx: ctx, revealed: -1, answeredMarks: map[*scenarios.QuizMark]bool{}, answeredAt: map[int]bool{}}
 }
 
@@ -84,6 +97,7 @@ func (q *quiz) asking() bool { return q.stage != quizIdle }
 func (q *quiz) start() {
 	q.reset()
 	q.on = true
+	q.ctx.quizzing = q
 	marks := q.ctx.lab.Scenario().Quiz
 	q.every = len(marks) == 0
 	for i := range marks {
@@ -91,95 +105,143 @@ func (q *quiz) start() {
 	}
 }
 
-// markAt is the unanswered mark on request i, if any. Marks are found in
-// the timeline as it is now (Lab.QuizIndex), so a request the learner
-// fires before a moment does not shift the question onto another request.
-func (q *quiz) markAt(i int) *scenarios.QuizMark {
-	for _, m := range q.marks {
-		if idx, ok := q.ctx.lab.QuizIndex(*m); ok && idx == i && !q.answeredMarks[m] {
-			return m
-		}
-	}
-	return nil
-}
+// askAt asks the first question due when the clock moves on to decide
+// request i (n does): with every request a moment, request i itself if
+// not answered yet; else the first unanswered mark, in the lesson's order,
+// of the instants from the clock's to request i's (stopBetween). It
+// reports whether it asks.
+func (q *quiz) askAt(i int) bool { return q.stopBetween(q.ctx.lab.Pos(), i+1) }
 
-// isMoment reports whether request i is to be asked about.
-func (q *quiz) isMoment(i int) bool {
-	switch {
-	case !q.on:
-		return false
-	case q.every:
-		return !q.answeredAt[i]
-	}
-	return q.markAt(i) != nil
-}
-
-// askAt opens the question on request i when it is a moment: the clock
-// stands at its instant with it not yet decided. It reports whether it
-// asks.
-func (q *quiz) askAt(i int) bool {
-	if q.asking() || !q.isMoment(i) {
-		return false
-	}
+// ask opens the question on request i, about the marks of group (none
+// when every request is asked about: the focused lane then): the clock
+// stands at its instant with it not yet decided.
+func (q *quiz) ask(i int, group []*scenarios.QuizMark) {
 	lab := q.ctx.lab
 	lab.SeekBefore(i)
 	q.ctx.asked = lab.Request(i).Key
-	q.stage, q.index, q.mark, q.cur, q.guesses = quizOutcome, i, q.markAt(i), 0, nil
-	q.lanes = []int{q.ctx.focus}
-	switch {
-	case q.mark == nil:
-	case q.mark.Lane == "":
-		q.lanes = q.lanes[:0]
-		for l := range lab.Lanes() {
-			q.lanes = append(q.lanes, l)
-		}
-	default:
+	q.stage, q.index, q.group, q.cur, q.guesses = quizOutcome, i, group, 0, nil
+	q.lanes, q.asks = q.lanes[:0], q.asks[:0]
+	if len(group) == 0 {
+		q.lanes, q.asks = append(q.lanes, q.ctx.focus), append(q.asks, nil)
+	}
+	for _, m := range group {
 		for l, def := range lab.Lanes() {
-			if def.Name == q.mark.Lane {
-				q.lanes[0] = l
+			if m.Lane == "" || def.Name == m.Lane {
+				q.lanes, q.asks = append(q.lanes, l), append(q.asks, m)
 			}
 		}
 	}
-	return true
+	q.mark = q.asks[0]
 }
 
 // lane is the lane being asked about.
 func (q *quiz) lane() int { return q.lanes[q.cur] }
 
 // next is the first moment among the requests from index from up to (not
-// including) index upto, without moving the clock. It costs the number of
-// marks, or with every request a moment the number already answered, never
-// the number of requests in the range.
+// including) index upto, without moving the clock. With marks, it is the
+// first unanswered mark in the lesson's order whose request is in the
+// range, unless an earlier mark of the same instant is still to come (n
+// onto costly-requests' lookup at 4s decides it unasked: the export's
+// mark, after it in the timeline, comes first in the lesson); and the
+// range takes in the instant of the last answer's request, when from is
+// still in it, so that the marks it left there come before the clock
+// moves on (the lookup's, back inside 4s). It costs the number of marks
+// (a binary search each), or with every request a moment the number
+// already answered, never the number of requests in the range.
 func (q *quiz) next(from, upto int) (int, bool) {
+	i, _, ok := q.nextGroup(from, upto)
+	return i, ok
+}
+
+// nextGroup is next with the marks of the question there, in the
+// lesson's order.
+func (q *quiz) nextGroup(from, upto int) (int, []*scenarios.QuizMark, bool) {
 	if !q.on || q.asking() {
-		return 0, false
+		return 0, nil, false
 	}
 	lab := q.ctx.lab
 	upto = min(upto, lab.Len())
 	if q.every {
 		for i := from; i < upto; i++ {
 			if !q.answeredAt[i] {
-				return i, true
+				return i, nil, true
 			}
 		}
-		return 0, false
+		return 0, nil, false
 	}
-	first := -1
+	lo := from
+	if from > 0 && from <= lab.Len() && q.revealedText != "" && lab.Request(from-1).At == q.revealedAt {
+		lo = lab.Search(q.revealedAt - 1)
+	}
+	first, blocked := -1, time.Duration(-1)
+	var group []*scenarios.QuizMark
 	for _, m := range q.marks {
+		if q.answeredMarks[m] {
+			continue
+		}
 		idx, ok := lab.QuizIndex(*m)
-		if ok && !q.answeredMarks[m] && idx >= from && idx < upto && (first < 0 || idx < first) {
-			first = idx
+		switch {
+		case !ok:
+		case first >= 0:
+			if idx == first {
+				group = append(group, m)
+			}
+		case idx >= lo && idx < upto && m.At != blocked:
+			first, group = idx, append(group, m)
+		case idx >= lo:
+			// Still to come, and first at its instant: the instant's
+			// later marks wait for it.
+			blocked = m.At
 		}
 	}
-	return first, first >= 0
+	return first, group, first >= 0
 }
 
 // stopBetween asks about the first moment among the requests from index
-// from up to index upto, putting the clock before it; it reports whether
-// it asks.
+// from up to index upto (next), putting the clock before it; it reports
+// whether it asks.
 func (q *quiz) stopBetween(from, upto int) bool {
-	i, ok := q.next(from, upto)
-	return ok && q.askAt(i)
+	i, group, ok := q.nextGroup(from, upto)
+	if ok {
+		q.ask(i, group)
+	}
+	return ok
+}
+
+// nextMoment is where ] goes with the quiz on, beside the notes: the
+// clock's own instant while a question there waits (deciding that instant,
+// or the next request's when it is decided whole, brings the clock back to
+// the question), else the first instant after t that a mark names.
+func (q *quiz) nextMoment(t time.Duration) (time.Duration, bool) {
+	lab := q.ctx.lab
+	if t == lab.Now() {
+		if _, waits := q.next(lab.Pos(), lab.Search(t)); waits {
+			if k, m := lab.Instant(); k < m {
+				return t, true
+			}
+			if lab.Pos() < lab.Len() {
+				return lab.Request(lab.Pos()).At, true
+			}
+		}
+	}
+	at, found := time.Duration(0), false
+	for _, m := range q.marks {
+		if _, ok := lab.QuizIndex(*m); ok && m.At > t && (!found || m.At < at) {
+			at, found = m.At, true
+		}
+	}
+	return at, found
+}
+
+// prevMoment is the last instant before t that a mark names, for [.
+func (q *quiz) prevMoment(t time.Duration) (time.Duration, bool) {
+	at, found := time.Duration(0), false
+	for _, m := range q.marks {
+		if _, ok := q.ctx.lab.QuizIndex(*m); ok && m.At < t && (!found || m.At > at) {
+			at, found = m.At, true
+		}
+	}
+	return at, found
 }
 
 // answer takes the predicted outcome for the lane being asked about. A
@@ -212,6 +274,9 @@ func (q *quiz) answerRetry(wait *time.Duration) (done bool) {
 // nextLane moves to the next lane to ask about; done when none is left.
 func (q *quiz) nextLane() (done bool) {
 	q.cur++
+	if q.cur < len(q.asks) {
+		q.mark = q.asks[q.cur]
+	}
 	return q.cur >= len(q.lanes)
 }
 
@@ -221,24 +286,25 @@ func (q *quiz) nextLane() (done bool) {
 func (q *quiz) reveal() string {
 	lab := q.ctx.lab
 	lab.SeekPos(q.index + 1)
-	if q.mark != nil {
-		q.answeredMarks[q.mark] = true
-	} else {
+	for _, m := range q.group {
+		q.answeredMarks[m] = true
+	}
+	if len(q.group) == 0 {
 		q.answeredAt[q.index] = true
 	}
 	q.stage = quizIdle
-	q.ctx.asked = ""
 	q.revealed, q.revealedAt = lab.Pos(), lab.Now()
-	q.revealedWhy = ""
-	if q.mark != nil {
-		q.revealedWhy = q.mark.Why
-	}
+	q.revealedWhy = groupWhy(q.group)
 	// Graded on the request itself: a lane may have decided its retries
 	// since.
 	recs := lab.DecisionsOn(q.index)
-	if q.mark != nil && len(q.lanes) == 1 {
-		q.ctx.focus = q.lanes[0] // the why panel shows the lane the mark explains
+	if named(q.group) {
+		q.ctx.focus = q.lanes[0] // the why panel shows a lane the marks explain
 	}
+	// While the reveal stands the lanes and the why panel show the asked
+	// request's key, whatever the notes pin (the learner's k still wins).
+	q.ctx.answered = answeredRequest{key: q.ctx.asked, pos: q.revealed, at: q.revealedAt, keyIdx: q.ctx.keyIdx}
+	q.ctx.asked = ""
 	var parts, rightNames, wrongNames []string
 	for k, lane := range q.lanes {
 		d := recs[lane].Decision
@@ -261,10 +327,14 @@ func (q *quiz) reveal() string {
 		}
 		if g.HasRetry && model.HasRetry(d) {
 			q.retryAsked++
-			if close {
+			switch {
+			case close && g.RetryAfter == d.RetryAfter:
 				q.retryClose++
-				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was close"
-			} else {
+				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was exact"
+			case close:
+				q.retryClose++
+				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was close (" + q.ctx.secs(d.RetryAfter) + ")"
+			default:
 				part += ", your retry " + q.ctx.secs(g.RetryAfter) + " was off (" + q.ctx.secs(d.RetryAfter) + ")"
 			}
 		}
@@ -278,17 +348,52 @@ func (q *quiz) reveal() string {
 	if len(wrongNames) > 0 {
 		short = append(short, "✗ "+strings.Join(wrongNames, ", "))
 	}
-	q.revealedShort = "score " + q.scoreText() + ": " + strings.Join(short, " · ") + " (e: read all)"
+	q.revealedShort = "score " + q.scoreText() + ": " + strings.Join(short, " · ") + readAll
 	return q.revealedText
 }
 
+// readAll ends a line that says less than the whole: e shows the rest.
+const readAll = " (e: read all)"
+
+// groupWhy is the lessons' explanation of the marks of one question: the
+// one mark's why, or each mark's, named by its lane, a line each.
+func groupWhy(group []*scenarios.QuizMark) string {
+	var whys []string
+	for _, m := range group {
+		switch {
+		case m.Why == "":
+		case len(group) > 1 && m.Lane != "":
+			whys = append(whys, m.Lane+": "+m.Why)
+		default:
+			whys = append(whys, m.Why)
+		}
+	}
+	return strings.Join(whys, "\n")
+}
+
+// named reports whether every mark of group names its lane (and there is
+// one).
+func named(group []*scenarios.QuizMark) bool {
+	for _, m := range group {
+		if m.Lane == "" {
+			return false
+		}
+	}
+	return len(group) > 0
+}
+
 // revealLine is how the answers went for a status line w wide: whole where
-// it fits, else the lanes right and wrong by name (revealedShort).
+// it fits, else the lanes right and wrong by name (revealedShort), the
+// names cut before its "(e: read all)", which is never cut itself.
 func (q *quiz) revealLine(w int) string {
 	if ansi.StringWidth(q.revealedText) <= w {
 		return q.revealedText
 	}
-	return q.revealedShort
+	if ansi.StringWidth(q.revealedShort) <= w {
+		return q.revealedShort
+	}
+	body := strings.TrimSuffix(q.revealedShort, readAll)
+	return cutAtWord(body, max(w-ansi.StringWidth(readAll)-2, 0)) + " …" + readAll
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
@@ -421,9 +526,21 @@ func (q *quiz) body(a *App, lines []string, w, _ int) ([]string, bool) {
 // lane asked about has an answer.
 func (q *quiz) take(a *App, o algorithms.Outcome) {
 	if _, done := q.answer(o); done {
-		q.reveal()
-		a.status.set(q.revealLine(a.lay.width))
+		q.revealTo(a)
 	}
+}
+
+// revealTo reveals the answers and says how they went once on the
+// screen: in the why panel where it has room for them (lower.go), else on
+// the status line.
+func (q *quiz) revealTo(a *App) {
+	q.reveal()
+	a.status.setDrawn(q.revealedText, func(w int) string {
+		if a.revealInPanel() {
+			return ""
+		}
+		return q.revealLine(w)
+	})
 }
 
 // askRetry asks, after a rejection was predicted, when a retry would fit;
@@ -452,8 +569,7 @@ func (q *quiz) askRetry(a *App) tea.Cmd {
 // takeRetry passes the guessed retry wait (nil: none) to the quiz.
 func (q *quiz) takeRetry(a *App, wait *time.Duration) {
 	if q.answerRetry(wait) {
-		q.reveal()
-		a.status.set(q.revealLine(a.lay.width))
+		q.revealTo(a)
 	}
 }
 
