@@ -50,15 +50,15 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 	// may start past until): an expectation or a quiz mark may name them,
 	// whatever the seed drew. Each is numbered in the order written
 	// (Traffic.keyNo), so that the lab numbers an item's key without
-	// looking its name up. An item's keyNo is first its key's place in
-	// names, the keys as written, repeats and all; once every item is
-	// read, written is made at its size and the places become numbers
-	// (built key by key, the index grew and rehashed over and over: with
-	// 100,000 keys a fifth of reading the traffic).
-	var names []string
-	place := func(key string) int32 {
-		names = append(names, key)
-		return int32(len(names))
+	// looking its name up.
+	written = map[string]int32{}
+	number := func(key string) int32 {
+		n, ok := written[key]
+		if !ok {
+			n = int32(len(written))
+			written[key] = n
+		}
+		return n + 1
 	}
 	seedIndex := 0 // the item's place among those that are not logs: its draws' seed
 	for i, n := range items {
@@ -71,7 +71,7 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 			s.Logs = append(s.Logs, l)
 			s.passErr = &passErrors{}
 			for _, k := range l.keys {
-				place(k.key)
+				number(k.key)
 			}
 			continue
 		}
@@ -83,11 +83,11 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 			return nil, nil, err
 		}
 		if it.keys == nil {
-			it.keyNo = place(it.Key)
+			it.keyNo = number(it.Key)
 		} else {
 			it.keyNos = make([]int32, len(it.keys))
 			for i, k := range it.keys {
-				it.keyNos[i] = place(k)
+				it.keyNos[i] = number(k)
 			}
 		}
 		copies := it.expand(s.Seed, seedIndex)
@@ -166,20 +166,6 @@ func (d *decoder) trafficList(f *fields, s *Scenario) (tf []*fields, written map
 		for _, p := range parts {
 			s.Traffic = append(s.Traffic, p...)
 		}
-	}
-	written = make(map[string]int32, len(names))
-	numbers := make([]int32, len(names))
-	for i, key := range names {
-		n, ok := written[key]
-		if !ok {
-			n = int32(len(written))
-			written[key] = n
-		}
-		numbers[i] = n + 1
-	}
-	for i := range s.Traffic {
-		t := &s.Traffic[i]
-		t.keyNo = numbers[t.keyNo-1]
 	}
 	tf = make([]*fields, 0, total)
 	for i, p := range parts {
