@@ -335,9 +335,6 @@ func loadTimed(t *testing.T, file string, w, h int) (*App, loaded) {
 // it runs and logs them without failing. Every other action of every file
 // must stay under the limit.
 var knownSlow = map[string]map[string]string{
-	"many-keys.yaml": {
-		"first frame": "reading the file and building the timeline: 1,000,000 requests merged from 100,000 items (a calendar, beside the building), 251–313 ms on a quiet machine, median 275: its goal is 300 ms, not the keys' 100, too near to judge by one run; the merge's reads of 100,000 cursors and the file's parse are most of it",
-	},
 	"twenty-million.yaml": {
 		"first frame": "the timeline's expansion: 20,000,000 requests, about a second, shown meanwhile by a line of progress (judged as its first sign and building)",
 	},
@@ -379,7 +376,7 @@ func responsiveRun(t *testing.T, file string, all bool) map[string]time.Duration
 // unchanged for frozenLimit or more (timed: blocking counts, waiting for
 // another process's turn does not; but the actions of knownSlow), nor a
 // first frame firstFrameLimit (but where knownSlow lists it: the first
-// frames of many keys and of 20,000,000 requests). The opening shows a
+// frame of 20,000,000 requests). The opening shows a
 // line of progress while the timeline is built: its first sign (the line
 // or the frame) must come within firstFrameLimit, and the screen then stay
 // unchanged for less than frozenLimit until the frame. A run
