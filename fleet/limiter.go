@@ -211,9 +211,13 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	}
 	// The store's events (outages, writes landing, syncs) keep real time;
 	// the gateway decides on its own clock.
-	if o, ok := l.outage(arrived); ok {
+	switch o, ok := l.outage(arrived); {
+	case ok:
 		l.fallback(d, now, key, cost, g, o)
-	} else {
+	case l.kind == Racy:
+		l.decideRacy(d, now, arrived, key, cost, g) // one call fewer on its path
+		d.Fallback = algorithms.NoFallback
+	default:
 		l.decide(d, now, arrived, key, cost, g, store)
 	}
 	d.Gateway, d.Beyond, d.Forgot = uint16(g), 0, 0
@@ -305,7 +309,7 @@ func moves(lane, other bool) int8 {
 func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
 	switch l.kind {
 	case Racy:
-		l.decideRacy(d, now, arrived, key, cost, g)
+		l.decideRacy(d, now, arrived, key, cost, g) // (DecideInto calls it itself)
 	case Synced:
 		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)
