@@ -227,7 +227,13 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		d.Forgot = moves(d.Outcome.Admitted(), r.Outcome.Admitted())
 	}
 	if l.yard != nil {
-		l.measure(d, arrived, key, cost)
+		// A refusal of the yardstick's that still stands (see measure),
+		// looked up here: most of a lane's requests over its policy.
+		if id := key.ID(); id >= 0 && id < len(l.refused) && l.refused[id].stands(arrived, cost) {
+			d.Beyond = moves(d.Outcome.Admitted(), false)
+		} else {
+			l.measure(d, arrived, key, cost)
+		}
 	}
 	// Which gateway took a key's latest request matters only where the
 	// gateways see different states.
@@ -244,6 +250,11 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 type refusal struct {
 	from, until time.Duration
 	cost        int64
+}
+
+// stands is whether r refuses a request of cost arriving at arrived.
+func (r *refusal) stands(arrived time.Duration, cost int64) bool {
+	return r.from <= arrived && arrived < r.until && r.cost == cost
 }
 
 // measure runs the request, which the lane decided d, through the
@@ -263,11 +274,9 @@ type refusal struct {
 // not at the skipped request, and may be decided otherwise.
 func (l *Limiter) measure(d *algorithms.Decision, arrived time.Duration, key algorithms.Key, cost int64) {
 	id := key.ID()
-	if id < len(l.refused) {
-		if r := &l.refused[id]; r.from <= arrived && arrived < r.until && r.cost == cost {
-			d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
-			return
-		}
+	if id >= 0 && id < len(l.refused) && l.refused[id].stands(arrived, cost) {
+		d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
+		return
 	}
 	y := &l.yardD
 	l.yard.DecideInto(y, arrived, key, cost)

@@ -249,7 +249,6 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	}
 	r := &l.reads
 	shows := l.latestRead
-	shows[g].layer = -1 // no longer shown
 	id := key.ID()
 	until := arrived + l.cfg.Latency
 	j, h := int32(-1), int32(-1)
@@ -262,7 +261,10 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 			j = 0
 		}
 		if j >= 0 {
-			if x := &r.recs[k.at+j]; x.until <= arrived && j != h && shows[x.by] != (racyRead{int32(id), j}) {
+			// Free if its write has landed, it is not the key's home,
+			// and no gateway shows it but g, whose latest read this
+			// one replaces.
+			if x := &r.recs[k.at+j]; x.until <= arrived && j != h && (int(x.by) == g || shows[x.by] != (racyRead{int32(id), j})) {
 				*x = slotRec{until, uint8(g)}
 				k.next = j + 1
 			} else {
@@ -271,6 +273,7 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 		}
 	}
 	if j < 0 {
+		shows[g].layer = -1                       // no longer shown
 		j = r.take(key, g, arrived, until, shows) // makes per reach id
 	}
 	x := &r.layers[j]
