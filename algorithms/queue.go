@@ -213,6 +213,86 @@ func (q *fifo[T]) share(from, m *mem) {
 	}
 }
 
+// copyFrom sets q, a fifo of the instance of account m, to src's items,
+// src being a fifo of the instance of account from: what free, a copy of
+// src and share do, but what q already shares with src (a racy gateway's
+// read of a key it read before, or a stack's put-back: the same table of
+// full chunks, the same tail) stays as it is, counted once in m. Only the
+// chunks one of the two views holds and the other does not are given back
+// or counted, so that copying a long log that moved on by a few items
+// costs those few, not its length. What q and src both hold was shared
+// when it first reached a second view (share disowned what from owned),
+// so only what src holds alone is disowned here.
+func (q *fifo[T]) copyFrom(src *fifo[T], m, from *mem) {
+	if *q != *src { // else the same view of the same chunks
+		q.copyOther(src, m, from)
+	}
+}
+
+// copyOther is copyFrom of another view.
+func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
+	if q.tab != src.tab {
+		// Another table: every full chunk of one or the other.
+		q.releaseFull(m, q.lo, q.hi)
+		if t := q.tab; t != nil {
+			m.release(int64(cap(t.ptrs))*8, t.epoch)
+		}
+		if t := src.tab; t != nil {
+			t.epoch = disowned(t.epoch, from)
+			m.bytes += int64(cap(t.ptrs)) * 8
+		}
+		q.tab, q.lo, q.hi = src.tab, src.lo, src.lo // counted below
+	}
+	if q.tab != nil {
+		// The same table: the chunks of each view outside the other's.
+		q.releaseFull(m, q.lo, min(q.hi, src.lo))
+		q.releaseFull(m, max(q.lo, src.hi), q.hi)
+		q.shareFull(src, m, from, src.lo, min(src.hi, q.lo))
+		q.shareFull(src, m, from, max(src.lo, q.hi), src.hi)
+	}
+	if q.tail != src.tail {
+		if t := q.tail; t != nil {
+			m.release(chunkBytes[T](cap(t.items)), t.epoch)
+		}
+		if t := src.tail; t != nil {
+			t.epoch = disowned(t.epoch, from)
+			m.bytes += chunkBytes[T](cap(t.items))
+		}
+	}
+	*q = *src
+}
+
+// releaseFull gives back to m the full chunks of q's table numbered lo to
+// hi − 1 (none when lo ≥ hi), as free does.
+func (q *fifo[T]) releaseFull(m *mem, lo, hi int32) {
+	for i := lo; i < hi; i++ {
+		m.release(chunkBytes[T](fifoChunk), q.tab.ptrs[i].epoch)
+	}
+}
+
+// shareFull counts in m the full chunks of src's table numbered lo to hi −
+// 1, disowning those from owns, as share does.
+func (q *fifo[T]) shareFull(src *fifo[T], m, from *mem, lo, hi int32) {
+	if lo >= hi {
+		return
+	}
+	if !m.aside {
+		for _, c := range src.tab.ptrs[lo:hi] {
+			c.epoch = disowned(c.epoch, from)
+		}
+	}
+	m.bytes += int64(hi-lo) * chunkBytes[T](fifoChunk)
+}
+
+// disowned is epoch e, or a new epoch no instance has when e is from's:
+// see share.
+func disowned(e uint64, from *mem) uint64 {
+	if e == from.epoch {
+		return newEpoch()
+	}
+	return e
+}
+
 // drop takes the n oldest items off the queue.
 func (q *fifo[T]) drop(m *mem, n int) {
 	if h := q.head + int32(n); q.hi == q.lo && h < q.tailN {
