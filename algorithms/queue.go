@@ -232,8 +232,12 @@ func (q *fifo[T]) copyFrom(src *fifo[T], m, from *mem) {
 // copyOther is copyFrom of another view.
 func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
 	if q.tab != src.tab {
-		// Another table: every full chunk of one or the other.
-		q.releaseFull(m, q.lo, q.hi)
+		// Another table: the chunks the two views do not both hold, or
+		// every full chunk of one or the other.
+		if !q.copyAligned(src, m, from) {
+			q.releaseFull(m, q.lo, q.hi)
+			q.shareFull(src, m, from, src.lo, src.hi)
+		}
 		if t := q.tab; t != nil {
 			m.release(int64(cap(t.ptrs))*8, t.epoch)
 		}
@@ -241,9 +245,7 @@ func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
 			t.epoch = disowned(t.epoch, from)
 			m.bytes += int64(cap(t.ptrs)) * 8
 		}
-		q.tab, q.lo, q.hi = src.tab, src.lo, src.lo // counted below
-	}
-	if q.tab != nil {
+	} else if q.tab != nil {
 		// The same table: the chunks of each view outside the other's.
 		q.releaseFull(m, q.lo, min(q.hi, src.lo))
 		q.releaseFull(m, max(q.lo, src.hi), q.hi)
@@ -260,6 +262,51 @@ func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
 		}
 	}
 	*q = *src
+}
+
+// copyAligned gives back and counts, as copyOther, the full chunks of q
+// and src, two views in different tables, that the other does not hold,
+// when their chunks line up: one's first chunk is among the other's first
+// few. A table is a window of its key's chunks in the order they filled,
+// and a table copied for a seal takes a window of another and goes on with
+// chunks of its own (two views that each copied a shared tail seal
+// different chunks): so two tables that hold the same first chunk hold
+// the same chunks up to where they part, and none after, which a binary
+// search finds. False, having done nothing, when they do not line up (a
+// log started again, a rebased one).
+func (q *fifo[T]) copyAligned(src *fifo[T], m, from *mem) bool {
+	if q.tab == nil || src.tab == nil || q.hi == q.lo || src.hi == src.lo {
+		return false
+	}
+	a, b := q.tab.ptrs, src.tab.ptrs
+	const near = 8 // how far into the other a view's first chunk is looked for
+	for s := int32(0); s < near; s++ {
+		qs, ss := int32(-1), int32(-1) // where the chunks held by both start in each
+		switch {
+		case q.lo+s < q.hi && a[q.lo+s] == b[src.lo]:
+			qs, ss = q.lo+s, src.lo // src starts s chunks into q
+		case s > 0 && src.lo+s < src.hi && b[src.lo+s] == a[q.lo]:
+			qs, ss = q.lo, src.lo+s // q starts s chunks into src
+		default:
+			continue
+		}
+		// The first place they part, past the first chunk.
+		lo, hi := int32(1), min(q.hi-qs, src.hi-ss)
+		for lo < hi {
+			mid := int32(uint32(lo+hi) >> 1)
+			if a[qs+mid] == b[ss+mid] {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		q.releaseFull(m, q.lo, qs)
+		q.releaseFull(m, qs+lo, q.hi)
+		q.shareFull(src, m, from, src.lo, ss)
+		q.shareFull(src, m, from, ss+lo, src.hi)
+		return true
+	}
+	return false
 }
 
 // releaseFull gives back to m the full chunks of q's table numbered lo to

@@ -41,6 +41,14 @@ func TestFifoCopyFromIsFreeThenShare(t *testing.T) {
 				src := &x.qs[j]
 				if w == 0 {
 					q.copyFrom(src, m, &x.ms[j])
+					// What the copy holds, the source no longer owns.
+					if q.tab != nil {
+						for _, c := range q.tab.ptrs[q.lo:q.hi] {
+							if c.epoch == x.ms[j].epoch {
+								t.Fatalf("step %d: a full chunk copied from %d is still its own", step, j)
+							}
+						}
+					}
 				} else {
 					q.free(m)
 					*q = *src
