@@ -266,20 +266,22 @@ func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
 
 // copyAligned gives back and counts, as copyOther, the full chunks of q
 // and src, two views in different tables, that the other does not hold,
-// when their chunks line up: one's first chunk is among the other's first
-// few. A table is a window of its key's chunks in the order they filled,
+// when their chunks line up: one's first chunk is the other's first or
+// second (a read of a key read a little before). A table is a window of its key's chunks in the order they filled,
 // and a table copied for a seal takes a window of another and goes on with
 // chunks of its own (two views that each copied a shared tail seal
 // different chunks): so two tables that hold the same first chunk hold
 // the same chunks up to where they part, and none after, which a binary
 // search finds. False, having done nothing, when they do not line up (a
-// log started again, a rebased one).
+// log started again, a rebased one, or two racy histories of a key that
+// never met since the chunks were sealed: writes that take 50 ms to land,
+// a read each millisecond, make fifty).
 func (q *fifo[T]) copyAligned(src *fifo[T], m, from *mem) bool {
 	if q.tab == nil || src.tab == nil || q.hi == q.lo || src.hi == src.lo {
 		return false
 	}
 	a, b := q.tab.ptrs, src.tab.ptrs
-	const near = 8 // how far into the other a view's first chunk is looked for
+	const near = 2
 	for s := int32(0); s < near; s++ {
 		qs, ss := int32(-1), int32(-1) // where the chunks held by both start in each
 		switch {
