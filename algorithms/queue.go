@@ -314,8 +314,12 @@ func (q *fifo[T]) copyAligned(src *fifo[T], m, from *mem) bool {
 // releaseFull gives back to m the full chunks of q's table numbered lo to
 // hi − 1 (none when lo ≥ hi), as free does.
 func (q *fifo[T]) releaseFull(m *mem, lo, hi int32) {
-	for i := lo; i < hi; i++ {
-		m.release(chunkBytes[T](fifoChunk), q.tab.ptrs[i].epoch)
+	if lo >= hi {
+		return
+	}
+	size := chunkBytes[T](fifoChunk)
+	for _, c := range q.tab.ptrs[lo:hi] {
+		m.release(size, c.epoch)
 	}
 }
 
@@ -326,8 +330,14 @@ func (q *fifo[T]) shareFull(src *fifo[T], m, from *mem, lo, hi int32) {
 		return
 	}
 	if !m.aside {
+		var none uint64
 		for _, c := range src.tab.ptrs[lo:hi] {
-			c.epoch = disowned(c.epoch, from)
+			if c.epoch == from.epoch {
+				if none == 0 {
+					none = newEpoch()
+				}
+				c.epoch = none
+			}
 		}
 	}
 	m.bytes += int64(hi-lo) * chunkBytes[T](fifoChunk)
