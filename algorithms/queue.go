@@ -213,6 +213,145 @@ func (q *fifo[T]) share(from, m *mem) {
 	}
 }
 
+// copyFrom sets q, a fifo of the instance of account m, to src's items,
+// src being a fifo of the instance of account from: what free, a copy of
+// src and share do, but what q already shares with src (a racy gateway's
+// read of a key it read before, or a stack's put-back: the same table of
+// full chunks, the same tail) stays as it is, counted once in m. Only the
+// chunks one of the two views holds and the other does not are given back
+// or counted, so that copying a long log that moved on by a few items
+// costs those few, not its length. What q and src both hold was shared
+// when it first reached a second view (share disowned what from owned),
+// so only what src holds alone is disowned here.
+func (q *fifo[T]) copyFrom(src *fifo[T], m, from *mem) {
+	if *q != *src { // else the same view of the same chunks
+		q.copyOther(src, m, from)
+	}
+}
+
+// copyOther is copyFrom of another view.
+func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
+	if q.tab != src.tab {
+		// Another table: the chunks the two views do not both hold, or
+		// every full chunk of one or the other.
+		if !q.copyAligned(src, m, from) {
+			q.releaseFull(m, q.lo, q.hi)
+			q.shareFull(src, m, from, src.lo, src.hi)
+		}
+		if t := q.tab; t != nil {
+			m.release(int64(cap(t.ptrs))*8, t.epoch)
+		}
+		if t := src.tab; t != nil {
+			t.epoch = disowned(t.epoch, from)
+			m.bytes += int64(cap(t.ptrs)) * 8
+		}
+	} else if q.tab != nil {
+		// The same table: the chunks of each view outside the other's.
+		q.releaseFull(m, q.lo, min(q.hi, src.lo))
+		q.releaseFull(m, max(q.lo, src.hi), q.hi)
+		q.shareFull(src, m, from, src.lo, min(src.hi, q.lo))
+		q.shareFull(src, m, from, max(src.lo, q.hi), src.hi)
+	}
+	if q.tail != src.tail {
+		if t := q.tail; t != nil {
+			m.release(chunkBytes[T](cap(t.items)), t.epoch)
+		}
+		if t := src.tail; t != nil {
+			t.epoch = disowned(t.epoch, from)
+			m.bytes += chunkBytes[T](cap(t.items))
+		}
+	}
+	*q = *src
+}
+
+// copyAligned gives back and counts, as copyOther, the full chunks of q
+// and src, two views in different tables, that the other does not hold,
+// when their chunks line up: one's first chunk is the other's first or
+// second (a read of a key read a little before). A table is a window of its key's chunks in the order they filled,
+// and a table copied for a seal takes a window of another and goes on with
+// chunks of its own (two views that each copied a shared tail seal
+// different chunks): so two tables that hold the same first chunk hold
+// the same chunks up to where they part, and none after, which a binary
+// search finds. False, having done nothing, when they do not line up (a
+// log started again, a rebased one, or two racy histories of a key that
+// never met since the chunks were sealed: writes that take 50 ms to land,
+// a read each millisecond, make fifty).
+func (q *fifo[T]) copyAligned(src *fifo[T], m, from *mem) bool {
+	if q.tab == nil || src.tab == nil || q.hi == q.lo || src.hi == src.lo {
+		return false
+	}
+	a, b := q.tab.ptrs, src.tab.ptrs
+	const near = 2
+	for s := int32(0); s < near; s++ {
+		qs, ss := int32(-1), int32(-1) // where the chunks held by both start in each
+		switch {
+		case q.lo+s < q.hi && a[q.lo+s] == b[src.lo]:
+			qs, ss = q.lo+s, src.lo // src starts s chunks into q
+		case s > 0 && src.lo+s < src.hi && b[src.lo+s] == a[q.lo]:
+			qs, ss = q.lo, src.lo+s // q starts s chunks into src
+		default:
+			continue
+		}
+		// The first place they part, past the first chunk.
+		lo, hi := int32(1), min(q.hi-qs, src.hi-ss)
+		for lo < hi {
+			mid := int32(uint32(lo+hi) >> 1)
+			if a[qs+mid] == b[ss+mid] {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		q.releaseFull(m, q.lo, qs)
+		q.releaseFull(m, qs+lo, q.hi)
+		q.shareFull(src, m, from, src.lo, ss)
+		q.shareFull(src, m, from, ss+lo, src.hi)
+		return true
+	}
+	return false
+}
+
+// releaseFull gives back to m the full chunks of q's table numbered lo to
+// hi − 1 (none when lo ≥ hi), as free does.
+func (q *fifo[T]) releaseFull(m *mem, lo, hi int32) {
+	if lo >= hi {
+		return
+	}
+	size := chunkBytes[T](fifoChunk)
+	for _, c := range q.tab.ptrs[lo:hi] {
+		m.release(size, c.epoch)
+	}
+}
+
+// shareFull counts in m the full chunks of src's table numbered lo to hi −
+// 1, disowning those from owns, as share does.
+func (q *fifo[T]) shareFull(src *fifo[T], m, from *mem, lo, hi int32) {
+	if lo >= hi {
+		return
+	}
+	if !m.aside {
+		var none uint64
+		for _, c := range src.tab.ptrs[lo:hi] {
+			if c.epoch == from.epoch {
+				if none == 0 {
+					none = newEpoch()
+				}
+				c.epoch = none
+			}
+		}
+	}
+	m.bytes += int64(hi-lo) * chunkBytes[T](fifoChunk)
+}
+
+// disowned is epoch e, or a new epoch no instance has when e is from's:
+// see share.
+func disowned(e uint64, from *mem) uint64 {
+	if e == from.epoch {
+		return newEpoch()
+	}
+	return e
+}
+
 // drop takes the n oldest items off the queue.
 func (q *fifo[T]) drop(m *mem, n int) {
 	if h := q.head + int32(n); q.hi == q.lo && h < q.tailN {

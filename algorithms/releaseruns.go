@@ -303,25 +303,15 @@ func (q *releaseRuns) clone(m *mem) releaseRuns {
 // requests, sharing src's runs' chunks, which it leaves owned by neither
 // instance: see copier. It reuses q's runLog, allocating one only if q has
 // none and src's requests wait (and, as clone, keeps none when nothing
-// waits in src).
+// waits in src). What q's runs already share with src's (a racy read of a
+// key read before: often the very same runs, neither having opened a run
+// since) stays as it is: fifo.copyFrom.
 func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 	l := q.log
-	if l != nil && src.n > 0 && l.runs == src.log.runs {
-		// q's runs are src's already, the same chunks (a racy read of a
-		// key read before, neither having opened a run since): shared,
-		// owned by neither and counted, so free and share would give
-		// back and count again the same bytes. The words alone.
-		*l = *src.log
-		*q = *src
-		q.log = l
-		return
-	}
-	if l != nil {
-		l.runs.free(m)
-	}
 	if src.n == 0 {
 		// Nothing waits: let go of q's runLog, as clone does.
 		if l != nil {
+			l.runs.free(m)
 			m.release(runLogBytes, m.epoch)
 		}
 		*q = releaseRuns{}
@@ -331,10 +321,10 @@ func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 		l = new(runLog)
 		m.bytes += runLogBytes
 	}
-	*l = *src.log
-	l.runs.share(from, m)
-	*q = *src
-	q.log = l
+	s := src.log
+	l.runs.copyFrom(&s.runs, m, from)
+	l.back, l.front, l.frontStep, l.chained = s.back, s.front, s.frontStep, s.chained
+	*q = releaseRuns{log: l, n: src.n, frontAt: src.frontAt, skip: src.skip}
 }
 
 // tables is what q holds beside its runs' chunks: its runLog.

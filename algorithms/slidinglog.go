@@ -229,11 +229,13 @@ func (l *slidingLog) copyState(dst, src *slidingLogState, m, from *mem) { dst.co
 // rewind: see rewinder.
 func (l *slidingLog) rewind(live, saved *slidingLogState) { live.log.rewind(&saved.log) }
 
-// copyLog sets *dst to a copy of src sharing its log: see copier.
+// copyLog sets *dst to a copy of src sharing its log: see copier. What
+// dst's log already shares with src's stays (fifo.copyFrom): a racy read
+// of a key read before copies what the log took in and let go since, not
+// the whole log.
 func (dst *slidingLogState) copyLog(src *slidingLogState, m, from *mem) {
-	dst.log.free(m)
-	*dst = *src
-	dst.log.share(from, m)
+	dst.log.copyFrom(&src.log, m, from)
+	*dst = *src // the log's words, as copyFrom left them
 }
 
 // slidingLogForm: the time of the last request (ns), and the admissions

@@ -240,3 +240,33 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkRacyLongLog is one decision of a sliding log whose window holds
+// thousands of admissions (60,000 a minute, a request a millisecond), on
+// one key, shared and racy: a racy read copies a log that moved on by an
+// admission or so since the slot last read it, which should cost that,
+// not the log's length.
+func BenchmarkRacyLongLog(b *testing.B) {
+	p := algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 60000, Window: 60 * sec}
+	for _, s := range benchStores[:3] {
+		b.Run(s.name, func(b *testing.B) {
+			ids := algorithms.NewKeys()
+			l, err := New(p, s.c, ids)
+			if err != nil {
+				b.Fatal(err)
+			}
+			k := ids.Key("k")
+			var d algorithms.Decision
+			var now time.Duration
+			for range 60000 { // a full window first
+				now += time.Millisecond
+				l.DecideInto(&d, now, k, 1)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				now += time.Millisecond
+				l.DecideInto(&d, now, k, 1)
+			}
+		})
+	}
+}

@@ -211,9 +211,13 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 	}
 	// The store's events (outages, writes landing, syncs) keep real time;
 	// the gateway decides on its own clock.
-	if o, ok := l.outage(arrived); ok {
+	switch o, ok := l.outage(arrived); {
+	case ok:
 		l.fallback(d, now, key, cost, g, o)
-	} else {
+	case l.kind == Racy:
+		l.decideRacy(d, now, arrived, key, cost, g) // one call fewer on its path
+		d.Fallback = algorithms.NoFallback
+	default:
 		l.decide(d, now, arrived, key, cost, g, store)
 	}
 	d.Gateway, d.Beyond, d.Forgot = uint16(g), 0, 0
@@ -223,7 +227,13 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 		d.Forgot = moves(d.Outcome.Admitted(), r.Outcome.Admitted())
 	}
 	if l.yard != nil {
-		l.measure(d, arrived, key, cost)
+		// A refusal of the yardstick's that still stands (see measure),
+		// looked up here: most of a lane's requests over its policy.
+		if id := key.ID(); id >= 0 && id < len(l.refused) && l.refused[id].stands(arrived, cost) {
+			d.Beyond = moves(d.Outcome.Admitted(), false)
+		} else {
+			l.measure(d, arrived, key, cost)
+		}
 	}
 	// Which gateway took a key's latest request matters only where the
 	// gateways see different states.
@@ -240,6 +250,11 @@ func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algo
 type refusal struct {
 	from, until time.Duration
 	cost        int64
+}
+
+// stands is whether r refuses a request of cost arriving at arrived.
+func (r *refusal) stands(arrived time.Duration, cost int64) bool {
+	return r.from <= arrived && arrived < r.until && r.cost == cost
 }
 
 // measure runs the request, which the lane decided d, through the
@@ -259,11 +274,9 @@ type refusal struct {
 // not at the skipped request, and may be decided otherwise.
 func (l *Limiter) measure(d *algorithms.Decision, arrived time.Duration, key algorithms.Key, cost int64) {
 	id := key.ID()
-	if id < len(l.refused) {
-		if r := &l.refused[id]; r.from <= arrived && arrived < r.until && r.cost == cost {
-			d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
-			return
-		}
+	if id >= 0 && id < len(l.refused) && l.refused[id].stands(arrived, cost) {
+		d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
+		return
 	}
 	y := &l.yardD
 	l.yard.DecideInto(y, arrived, key, cost)
@@ -305,7 +318,7 @@ func moves(lane, other bool) int8 {
 func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
 	switch l.kind {
 	case Racy:
-		l.decideRacy(d, now, arrived, key, cost, g)
+		l.decideRacy(d, now, arrived, key, cost, g) // (DecideInto calls it itself)
 	case Synced:
 		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)

@@ -230,17 +230,54 @@ func extend[T any](s []T, n int) []T {
 // the writes landed by now) into a slot of its own, decides on it, and
 // sends the key's new state back to land Latency later (a plain write).
 // The read is gateway g's latest from then on.
+//
+// It is the racy lane's whole cost beyond the shared lane's, so the usual
+// read is written out here in one frame: the writes that landed (about one
+// a request on steady traffic), the key's next slot when it is free (its
+// reads are let go of in the order they were taken), its home's copy, the
+// decision, and the write queued behind the others. take, land and send
+// do the rest (a key's first read, a slot still held, a queue that fills
+// its array).
 func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g int) {
-	r := &l.reads
-	if len(l.pending) > 0 && l.pending[0].at <= arrived {
-		l.land(arrived)
+	if p := l.pending; len(p) > 0 && p[0].at <= arrived {
+		if !l.reads.inMem || len(p) > 1 && p[1].at <= arrived {
+			l.land(arrived)
+		} else {
+			l.reads.per[p[0].id].home = p[0].layer // one write landed: write's, inline
+			l.pending = p[1:]
+		}
 	}
+	r := &l.reads
 	shows := l.latestRead
-	shows[g].layer = -1 // no longer shown
-	j := r.take(key, g, arrived, arrived+l.cfg.Latency, shows)
-	x := &r.layers[j]
 	id := key.ID()
-	switch h := r.per[id].home; { // take made per reach id
+	until := arrived + l.cfg.Latency
+	j, h := int32(-1), int32(-1)
+	if id < len(r.per) {
+		k := &r.per[id]
+		h = k.home
+		if n := k.next; n < k.n {
+			j = n
+		} else if k.n > 0 {
+			j = 0
+		}
+		if j >= 0 {
+			// Free if its write has landed, it is not the key's home,
+			// and no gateway shows it but g, whose latest read this
+			// one replaces.
+			if x := &r.recs[k.at+j]; x.until <= arrived && j != h && (int(x.by) == g || shows[x.by] != (racyRead{int32(id), j})) {
+				*x = slotRec{until, uint8(g)}
+				k.next = j + 1
+			} else {
+				j = -1
+			}
+		}
+	}
+	if j < 0 {
+		shows[g].layer = -1                       // no longer shown
+		j = r.take(key, g, arrived, until, shows) // makes per reach id
+	}
+	x := &r.layers[j]
+	switch {
 	case h >= 0:
 		x.cp.CopyKey(r.layers[h].lim, key)
 	case r.inMem:
@@ -256,7 +293,11 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 		l.write(read)
 		return
 	}
-	l.send(write{arrived + l.cfg.Latency, read})
+	if len(l.pending) < cap(l.pending) {
+		l.pending = append(l.pending, write{until, read}) // send's, inline
+		return
+	}
+	l.send(write{until, read})
 }
 
 // storeOf is the limiter holding key's state in the shared store: the read
