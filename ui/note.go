@@ -112,7 +112,7 @@ func withheldLine(at time.Duration) string {
 // undecidedLine is the line in place of the notes at an instant of m
 // requests that the clock stands inside.
 func undecidedLine(at time.Duration, m int) string {
-	return "◇ the note at " + secs(at) + " comes once its " + counted(m, "request is", "requests are") + " decided: n one at a time, ] all"
+	return "◇ the note at " + secs(at) + " waits for the " + counted(m, "request", "requests") + " at " + secs(at) + ": n decides one, ] all"
 }
 
 // noteBetween is the time of the first note after from and at or before to.
