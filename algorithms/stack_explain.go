@@ -141,6 +141,21 @@ func packedBytes(n int) int {
 	return stackInline / n
 }
 
+// packField writes x into the field at buf[o:], whose numbers y fit when
+// −half ≤ y < half: x itself, its low bit 0, or else x − at, its low bit 1;
+// false when neither fits.
+func packField(buf *[stackRecordMax]byte, o int, half, x int64, at time.Duration) bool {
+	y, flag := x, int64(0)
+	if uint64(y+half) >= uint64(2*half) {
+		y, flag = x-int64(at), 1
+		if uint64(y+half) >= uint64(2*half) {
+			return false
+		}
+	}
+	binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
+	return true
+}
+
 // pack writes nums into buf's first stackInline bytes in fields of w
 // bytes each (packedBytes), in order: a number's field is the number
 // itself, or its difference from at, doubled, plus 1 for the difference;
@@ -154,14 +169,9 @@ func pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64, w int) bool
 	half := int64(1) << ((8*uint(w) - 2) & 63)
 	o := 0
 	for _, x := range nums {
-		y, flag := x, int64(0)
-		if uint64(y+half) >= uint64(2*half) {
-			y, flag = x-int64(at), 1
-			if uint64(y+half) >= uint64(2*half) {
-				return false
-			}
+		if !packField(buf, o, half, x, at) {
+			return false
 		}
-		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
 		o += w
 	}
 	// Zeros after the last field, where a record written before left
@@ -291,15 +301,9 @@ func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []i
 	}
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
-		o, half := l.offs[p], l.half[p]
-		y, flag := x, int64(0)
-		if uint64(y+half) >= uint64(2*half) {
-			y, flag = x-int64(at), 1
-			if uint64(y+half) >= uint64(2*half) {
-				return false
-			}
+		if !packField(buf, l.offs[p], l.half[p], x, at) {
+			return false
 		}
-		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
