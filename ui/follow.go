@@ -46,8 +46,12 @@ func (a *App) followNote() {
 	}
 }
 
-// noteKeyShown reports whether the lanes show the key the current note
-// pinned (and the learner has not chosen another with k since).
+// noteKeyShown reports whether the key the current note pinned is still
+// pinned (the learner has not chosen another with k since). It reads the
+// pin, not the key the lanes show: a quiz question shows its own
+// request's key over the pin, and a note left while one waits must still
+// give its pin back (global-cap's 5s note kept greedy pinned past the
+// sale's questions at 30s).
 func (a *App) noteKeyShown() bool {
-	return a.follow.key != "" && a.pinned() && a.key() == a.follow.key
+	return a.follow.key != "" && a.pinned() && a.lab.Keys()[a.keyIdx] == a.follow.key
 }

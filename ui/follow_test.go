@@ -147,3 +147,24 @@ func TestNextNoteDecidesItsInstant(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteKeyGivenBackPastAQuestion: a note's pin is given back when the
+// note is left while a quiz question shows its own key: global-cap's 5s
+// note pins greedy, the sale's questions at 30s show acct-2, and once they
+// are answered the 30s note, which names no key, shows the latest
+// request's key, as it does with the quiz off.
+func TestNoteKeyGivenBackPastAQuestion(t *testing.T) {
+	a := newTestApp(t, "global-cap", 100, 30)
+	a.openPage(aboutPage)
+	press(a, "t")
+	for i := 0; i < 20 && !(a.lab.Now() == 30*time.Second && !a.quiz.asking() && a.lab.Pos() == a.lab.Search(a.lab.Now())); i++ {
+		press(a, "]")
+		answerAll(a)
+	}
+	if a.lab.Now() != 30*time.Second {
+		t.Fatalf("] and the answers stopped at %v, want the sale's 30s decided whole", a.lab.Now())
+	}
+	if a.pinned() {
+		t.Errorf("at 30s the lanes keep key %q pinned (the 5s note's), want the latest request's", a.key())
+	}
+}

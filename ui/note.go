@@ -72,8 +72,9 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 // With no question, the notes at an instant the clock stands inside are
 // left out all the same until its last request is decided: they speak of
 // what its requests did (lumpy-refill's 0s note tells of twelve outcomes,
-// which the lanes, before the first, do not show yet). An answer given
-// inside an instant brings its notes, as the answer's reveal.
+// which the lanes, before the first, do not show yet); an answer given
+// on an early request of the instant leaves them waiting too, for ] to
+// decide the rest.
 func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	notes = a.lab.Scenario().Notes
 	now := a.lab.Now()
@@ -84,7 +85,7 @@ func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 		instead = withheldLine(at)
 	case a.quiz.on && a.quizWaitsHere():
 		at, instead = now, withheldLine(now)
-	case k < m && !a.quiz.revealStands():
+	case k < m:
 		at, instead = now, undecidedLine(now, m)
 	default:
 		return notes, ""

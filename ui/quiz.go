@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"errors"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,14 +25,13 @@ import (
 // graded by model.Grade, then the decision and its explanation appear. A
 // moment answered once is not asked again; t twice starts afresh.
 //
-// The marks are asked in the lesson's order (Scenario.Quiz: by instant,
-// then as the file lists them), every one of them: the marks on one
-// request make one question, their lanes asked in turn, each with its
-// mark's hint, and one reveal; the marks of one instant on several
-// requests are asked one after the other, the clock going back inside the
-// instant when the next one's request comes before the one just answered
-// (costly-requests' 4s asks of the export first, then of the lookup that
-// arrived beside it).
+// The marks are asked every one, in the order of the requests they name
+// on the timeline (start sorts them): the marks on one request make one
+// question, their lanes asked in turn, each with its mark's hint, and one
+// reveal; the marks of one instant on several requests are asked one
+// after the other (costly-requests' 4s asks of the lookup, then of the
+// export after it). Should the learner's own requests reorder an instant,
+// the clock goes back inside it to a mark still to come.
 //
 // While a question waits for its answer the quiz is the mode in charge:
 // it takes the answers (quizKeys) and draws the lab's screen with the
@@ -103,6 +105,25 @@ func (q *quiz) start() {
 	for i := range marks {
 		q.marks = append(q.marks, &marks[i])
 	}
+	// Within an instant, in the timeline's order: a mark's request number
+	// counts its key's requests, so the file's order can name a later
+	// request first (global-cap's acct-2, its tenth before its first), and
+	// asking it first would take the clock back inside the instant, undoing
+	// an answer's screen. A mark whose request is not there (its key drew
+	// none) goes last at its instant; marks of one request keep the
+	// lesson's order.
+	lab := q.ctx.lab
+	slices.SortStableFunc(q.marks, func(a, b *scenarios.QuizMark) int {
+		ia, oka := lab.QuizIndex(*a)
+		ib, okb := lab.QuizIndex(*b)
+		if !oka {
+			ia = math.MaxInt
+		}
+		if !okb {
+			ib = math.MaxInt
+		}
+		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(ia, ib))
+	})
 }
 
 // askAt asks the first question due when the clock moves on to decide
@@ -139,13 +160,11 @@ func (q *quiz) lane() int { return q.lanes[q.cur] }
 
 // next is the first moment among the requests from index from up to (not
 // including) index upto, without moving the clock. With marks, it is the
-// first unanswered mark in the lesson's order whose request is in the
-// range, unless an earlier mark of the same instant is still to come (n
-// onto costly-requests' lookup at 4s decides it unasked: the export's
-// mark, after it in the timeline, comes first in the lesson); and the
-// range takes in the instant of the last answer's request, when from is
-// still in it, so that the marks it left there come before the clock
-// moves on (the lookup's, back inside 4s). It costs the number of marks
+// first unanswered mark in the quiz's order whose request is in the
+// range, unless an earlier mark of the same instant is still to come; and
+// the range takes in the instant of the last answer's request, when from
+// is still in it, so that the marks it left there come before the clock
+// moves on. It costs the number of marks
 // (a binary search each), or with every request a moment the number
 // already answered, never the number of requests in the range.
 func (q *quiz) next(from, upto int) (int, bool) {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,12 +55,23 @@ func markOrder(a *App, asked []*scenarios.QuizMark) []int {
 	return order
 }
 
-// wantOrder is 0, 1, … n-1.
-func wantOrder(n int) []int {
-	order := make([]int, n)
+// wantOrder is the positions of the lesson's quiz marks in the order of
+// the requests they name on the timeline; marks of one request in the
+// list's order.
+func wantOrder(a *App) []int {
+	quiz := a.lab.Scenario().Quiz
+	order := make([]int, len(quiz))
 	for i := range order {
 		order[i] = i
 	}
+	at := func(i int) int {
+		idx, ok := a.lab.QuizIndex(quiz[i])
+		if !ok {
+			return a.lab.Len()
+		}
+		return idx
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(at(i), at(j)) })
 	return order
 }
 
@@ -75,11 +88,12 @@ func sameOrder(a, b []int) bool {
 }
 
 // TestQuizAsksEveryMarkInOrder: playing through a lesson with the quiz on
-// asks every mark of its quiz list, in the list's order (by instant, then
-// as the file lists them): two marks on one request (sliding-estimate's
-// counter and log at 90s) are one question asking both lanes, each with
-// its hint, and two on one instant are asked one after the other
-// (costly-requests' export, then the lookup beside it). Each reveal shows
+// asks every mark of its quiz list, in the order of the requests they name
+// on the timeline: two marks on one request (sliding-estimate's counter
+// and log at 90s) are one question asking both lanes, each with its hint,
+// and two on one instant are asked one after the other in the timeline's
+// order (costly-requests' lookup, then the export after it; global-cap's
+// acct-2, its first request, then its tenth, which the file lists first). Each reveal shows
 // the asked request's key in the lanes and its decision in the why panel
 // (costly-requests' 4s showed the export's key and its request at 3s after
 // the lookup's answer; global-cap's 30s a greedy request at 29.995s).
@@ -115,7 +129,7 @@ func TestQuizAsksEveryMarkInOrder(t *testing.T) {
 					t.Errorf("at %v: the screen does not name key %s after the answer:\n%s", r.At, r.Key, s)
 				}
 			}
-			if got, want := markOrder(a, asked), wantOrder(len(a.lab.Scenario().Quiz)); !sameOrder(got, want) {
+			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
 				t.Errorf("asked the marks %v, want %v", got, want)
 			}
 		})
@@ -143,7 +157,7 @@ func TestQuizBracketsStopAtQuestions(t *testing.T) {
 					break
 				}
 			}
-			if got, want := markOrder(a, asked), wantOrder(len(a.lab.Scenario().Quiz)); !sameOrder(got, want) {
+			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
 				t.Errorf("] asked the marks %v, want %v (status %q)", got, want, a.status.text)
 			}
 			marks := a.lab.Scenario().Quiz
@@ -236,7 +250,7 @@ func TestQuizNWalksInOrder(t *testing.T) {
 					break
 				}
 			}
-			if got, want := markOrder(a, asked), wantOrder(len(a.lab.Scenario().Quiz)); !sameOrder(got, want) {
+			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
 				t.Errorf("n asked the marks %v, want %v", got, want)
 			}
 		})
