@@ -40,8 +40,9 @@ type quiz struct {
 	passThrough
 	ctx *programContext
 	on  bool
-	// marks are the scenario's moments to ask about, in the lesson's
-	// order; with none, every request is a moment (every).
+	// marks are the scenario's moments to ask about, in the order of the
+	// requests they name (see start); with none, every request is a moment
+	// (every).
 	marks []*scenarios.QuizMark
 	every bool
 	// answeredMarks and answeredAt hold the moments asked already: marks,
@@ -128,7 +129,7 @@ func (q *quiz) start() {
 
 // askAt asks the first question due when the clock moves on to decide
 // request i (n does): with every request a moment, request i itself if
-// not answered yet; else the first unanswered mark, in the lesson's order,
+// not answered yet; else the first unanswered mark, in the quiz's order,
 // of the instants from the clock's to request i's (stopBetween). It
 // reports whether it asks.
 func (q *quiz) askAt(i int) bool { return q.stopBetween(q.ctx.lab.Pos(), i+1) }
@@ -172,8 +173,8 @@ func (q *quiz) next(from, upto int) (int, bool) {
 	return i, ok
 }
 
-// nextGroup is next with the marks of the question there, in the
-// lesson's order.
+// nextGroup is next with the marks of the question there, in the quiz's
+// order.
 func (q *quiz) nextGroup(from, upto int) (int, []*scenarios.QuizMark, bool) {
 	if !q.on || q.asking() {
 		return 0, nil, false
