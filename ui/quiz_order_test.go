@@ -55,6 +55,24 @@ func markOrder(a *App, asked []*scenarios.QuizMark) []int {
 	return order
 }
 
+// answerWalking presses key at most limit times, answering every question
+// it brings, until the status line starts with end; it returns the marks
+// asked, in order.
+func answerWalking(a *App, key, end string, limit int) []*scenarios.QuizMark {
+	var asked []*scenarios.QuizMark
+	for range limit {
+		press(a, key)
+		if a.quiz.asking() {
+			asked = append(asked, answerAll(a)...)
+			continue
+		}
+		if strings.HasPrefix(a.status.text, end) {
+			break
+		}
+	}
+	return asked
+}
+
 // wantOrder is the positions of the lesson's quiz marks in the order of
 // the requests they name on the timeline; marks of one request in the
 // list's order.
@@ -73,18 +91,6 @@ func wantOrder(a *App) []int {
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(at(i), at(j)) })
 	return order
-}
-
-func sameOrder(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestQuizAsksEveryMarkInOrder: playing through a lesson with the quiz on
@@ -129,7 +135,7 @@ func TestQuizAsksEveryMarkInOrder(t *testing.T) {
 					t.Errorf("at %v: the screen does not name key %s after the answer:\n%s", r.At, r.Key, s)
 				}
 			}
-			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
+			if got, want := markOrder(a, asked), wantOrder(a); !slices.Equal(got, want) {
 				t.Errorf("asked the marks %v, want %v", got, want)
 			}
 		})
@@ -138,7 +144,7 @@ func TestQuizAsksEveryMarkInOrder(t *testing.T) {
 
 // TestQuizBracketsStopAtQuestions: with the quiz on, ] reaches every
 // question (memory-price's at 66s and 80s came after its last note, and ]
-// said "no note after 60s"), in the lesson's order, and says there is
+// said "no note after 60s"), in the timeline's order, and says there is
 // nothing after the last only when nothing is; [ then goes back through
 // every question's instant.
 func TestQuizBracketsStopAtQuestions(t *testing.T) {
@@ -146,18 +152,8 @@ func TestQuizBracketsStopAtQuestions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := newTestApp(t, name, 100, 30)
 			press(a, "t")
-			var asked []*scenarios.QuizMark
-			for i := 0; i < 200; i++ {
-				press(a, "]")
-				if a.quiz.asking() {
-					asked = append(asked, answerAll(a)...)
-					continue
-				}
-				if strings.HasPrefix(a.status.text, "no note after") {
-					break
-				}
-			}
-			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
+			asked := answerWalking(a, "]", "no note after", 200)
+			if got, want := markOrder(a, asked), wantOrder(a); !slices.Equal(got, want) {
 				t.Errorf("] asked the marks %v, want %v (status %q)", got, want, a.status.text)
 			}
 			marks := a.lab.Scenario().Quiz
@@ -231,26 +227,15 @@ func TestQuizExactRetryIsExact(t *testing.T) {
 }
 
 // TestQuizNWalksInOrder: n, one request at a time, asks the marks in the
-// lesson's order too, deciding unasked a request whose mark waits for an
-// earlier one of its instant (costly-requests' lookup at 4s, before the
-// export the lesson asks about first), and coming back to it.
+// timeline's order too (costly-requests' lookup at 4s, then the export
+// after it, which the file lists first).
 func TestQuizNWalksInOrder(t *testing.T) {
 	for _, name := range []string{"costly-requests", "burst-admits-eleven", "sliding-estimate", "store-outage"} {
 		t.Run(name, func(t *testing.T) {
 			a := newTestApp(t, name, 100, 30)
 			press(a, "t")
-			var asked []*scenarios.QuizMark
-			for i := 0; i < 5000; i++ {
-				press(a, "n")
-				if a.quiz.asking() {
-					asked = append(asked, answerAll(a)...)
-					continue
-				}
-				if strings.HasPrefix(a.status.text, "no request after") {
-					break
-				}
-			}
-			if got, want := markOrder(a, asked), wantOrder(a); !sameOrder(got, want) {
+			asked := answerWalking(a, "n", "no request after", 5000)
+			if got, want := markOrder(a, asked), wantOrder(a); !slices.Equal(got, want) {
 				t.Errorf("n asked the marks %v, want %v", got, want)
 			}
 		})
