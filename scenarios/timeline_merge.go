@@ -82,8 +82,8 @@ func (s *Scenario) mergeTimes(most int, yield func(item int, at time.Duration) b
 		s.heapMerge(cs, all, math.MaxInt64, yield)
 		return
 	}
-	if inStep(cs) {
-		periodicMerge(cs, yield)
+	if first, width, ok := inStep(cs); ok {
+		periodicMerge(cs, first, width, yield)
 		return
 	}
 	s.calendarMerge(cs, most, yield)
@@ -93,33 +93,34 @@ func (s *Scenario) mergeTimes(most int, yield func(item int, at time.Duration) b
 // their first requests lie within one period of each other: many accounts
 // polling at one rate, staggered (a file's accounts: with stagger). Each
 // round of their requests, the k-th of every item, then comes wholly
-// before the next round, in the order of the first round.
-func inStep(cs []cursor) bool {
+// before the next round, in the order of the first round. It gives the
+// earliest first request and the bits of the sort keys periodicMerge
+// packs, (offset from it, cursor), and is false when they would take more
+// than 64 (a period of days over 100,000 items: the calendar takes them).
+func inStep(cs []cursor) (first time.Duration, width int, ok bool) {
 	every := cs[0].every
 	if every <= 0 {
-		return false
+		return 0, 0, false
 	}
 	first, last := cs[0].at, cs[0].at
 	for _, c := range cs {
 		if c.every != every || c.v != 0 {
-			return false
+			return 0, 0, false
 		}
 		first, last = min(first, c.at), max(last, c.at)
 	}
-	return last-first < every
+	width = bits.Len64(uint64(last-first)) + bits.Len(uint(len(cs)-1))
+	return first, width, last-first < every && width <= 64
 }
 
-// periodicMerge is merge of cursors in step (see inStep): their first
-// requests sorted once by (time, item), then each round yielded in that
-// order, the k-th request of each item at its first time + k × every,
-// leaving out the items with fewer than k + 1 requests. It sorts the items
-// once where the calendar sorts each window's requests, and reads the
-// order sequentially where the calendar visits each cursor anew.
-func periodicMerge(cs []cursor, yield func(item int, at time.Duration) bool) {
-	first := cs[0].at
-	for _, c := range cs {
-		first = min(first, c.at)
-	}
+// periodicMerge is merge of cursors in step (see inStep; first and width
+// are its): their first requests sorted once by (time, item), then each
+// round yielded in that order, the k-th request of each item at its first
+// time + k × every, leaving out the items with fewer than k + 1 requests.
+// It sorts the items once where the calendar sorts each window's
+// requests, and reads the order sequentially where the calendar visits
+// each cursor anew.
+func periodicMerge(cs []cursor, first time.Duration, width int, yield func(item int, at time.Duration) bool) {
 	every := cs[0].every
 	itemBits := bits.Len(uint(len(cs) - 1))
 	keys := make([]uint64, len(cs))
@@ -128,7 +129,7 @@ func periodicMerge(cs []cursor, yield func(item int, at time.Duration) bool) {
 		// item does.
 		keys[j] = uint64(c.at-first)<<itemBits | uint64(j)
 	}
-	keys, _ = radixSort(keys, make([]uint64, len(keys)), bits.Len64(uint64(every))+itemBits)
+	keys, _ = radixSort(keys, make([]uint64, len(keys)), width)
 	mask := uint64(1)<<itemBits - 1
 	order := make([]int32, len(keys))
 	for i, k := range keys {

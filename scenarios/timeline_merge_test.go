@@ -268,7 +268,7 @@ func TestMergeInStep(t *testing.T) {
 		for i := range ts {
 			cs[i] = cursor{at: ts[i].Time(0), every: every, count: ts[i].Count, item: int32(i)}
 		}
-		if !inStep(cs) {
+		if _, _, ok := inStep(cs); !ok {
 			t.Fatalf("trial %d: the items are not taken as in step", trial)
 		}
 		want := referenceItemTimes(s)
@@ -287,6 +287,20 @@ func TestMergeInStep(t *testing.T) {
 		}
 	}
 	step := []cursor{{at: 0, every: 10}, {at: 9, every: 10}}
+	// A day's offsets (47 bits) beside 2^17 + 5 items (18 bits): packed as
+	// periodicMerge's sort keys they would lose their high bits.
+	const day = 24 * time.Hour
+	wide := make([]cursor, 1<<17+5)
+	wideItems := make([]Traffic, len(wide))
+	for i := range wide {
+		at := time.Duration(i) * (day / time.Duration(len(wide)))
+		wide[i] = cursor{at: at, every: day, count: 2, item: int32(i)}
+		wideItems[i] = Traffic{Key: "k", Cost: 1, Form: Periodic, Every: day, From: at, Until: at + day + 1, Count: 2}
+	}
+	s := &Scenario{Traffic: wideItems}
+	if got, want := itemTimes(s, calendarMost), referenceItemTimes(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("%d items a day apart at most: %d requests, want %d in the reference order\ngot  %v\nwant %v", len(wide), len(got), len(want), firstFew(got), firstFew(want))
+	}
 	for _, c := range []struct {
 		name string
 		cs   []cursor
@@ -296,8 +310,9 @@ func TestMergeInStep(t *testing.T) {
 		{"a period apart", []cursor{{at: 0, every: 10}, {at: 10, every: 10}}, false},
 		{"two periods", []cursor{{at: 0, every: 10}, {at: 1, every: 5}}, false},
 		{"not periodic", []cursor{{at: 0}, {at: 1}}, false},
+		{"keys wider than 64 bits", wide, false},
 	} {
-		if got := inStep(c.cs); got != c.want {
+		if _, _, got := inStep(c.cs); got != c.want {
 			t.Errorf("%s: inStep %v, want %v", c.name, got, c.want)
 		}
 	}
