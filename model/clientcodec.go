@@ -115,8 +115,8 @@ func (p *attemptTimes) at(orig, n int) (time.Duration, bool) {
 	case scenarios.AtOnce:
 		return first, true
 	case scenarios.Backoff:
-		// As lanes.try and Client.NextTry: each attempt's time plus
-		// its wait, the jitter drawn from the request's salt.
+		// As clientBook.retry and Client.NextTryAfter: each attempt's
+		// time plus its wait, the jitter drawn from the request's salt.
 		var salt uint64
 		jitter := c.Jitter != scenarios.NoJitter
 		if jitter {

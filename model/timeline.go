@@ -89,9 +89,7 @@ func newTimeline(s *scenarios.Scenario, building Building) *timeline {
 			kinds[item] = b.ofItem(s, item) + 1
 		}
 		tl.ev.push(event{at: at, kind: kinds[item] - 1})
-		if building != nil && tl.ev.len()%BuildingEvery == 0 {
-			building(int64(tl.ev.len()), int64(n))
-		}
+		tl.built(building, int64(n))
 	}
 	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
 	tl.baseKeys = len(tl.keys.list)
@@ -105,14 +103,12 @@ func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder, building Bu
 	kinds := make([]uint32, len(s.Traffic))
 	n := s.RequestCount()
 	for item, r := range s.RequestsOfItems() {
-		if building != nil && tl.ev.len()%BuildingEvery == 0 && tl.ev.len() > 0 {
-			building(int64(tl.ev.len()), n)
-		}
 		if item < len(s.Traffic) {
 			if kinds[item] == 0 {
 				kinds[item] = b.ofItem(s, item) + 1
 			}
 			tl.ev.push(event{at: r.At, kind: kinds[item] - 1})
+			tl.built(building, n)
 			continue
 		}
 		key, seen := tl.keys.lookup(r.Key)
@@ -121,9 +117,18 @@ func (tl *timeline) addLogged(s *scenarios.Scenario, b *kindBuilder, building Bu
 			b.first = append(b.first, uint32(len(tl.kinds.list))) // a key of the items' kinds is in first; a log's is not looked up there
 		}
 		tl.ev.push(event{at: r.At, kind: tl.kindOf(kind{cost: r.Cost, key: key})})
+		tl.built(building, n)
 	}
 	tl.keys.list, tl.kinds.list = shrink(tl.keys.list), shrink(tl.kinds.list)
 	tl.baseKeys = len(tl.keys.list)
+}
+
+// built tells building, if not nil, of the requests on the timeline when
+// they are a whole number of BuildingEvery.
+func (tl *timeline) built(building Building, total int64) {
+	if building != nil && tl.ev.len()%BuildingEvery == 0 {
+		building(int64(tl.ev.len()), total)
+	}
 }
 
 // kindBuilder numbers the keys and the kinds of a scenario's items in

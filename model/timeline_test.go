@@ -140,6 +140,7 @@ traffic:
   - {every: 2ms, from: 1ms, until: %dms, key: b}
 `, n, n))
 	logged, _ := replayed(t, n, 3)
+	loggedWhole, _ := replayed(t, 3*BuildingEvery, 3) // its last request ends a block
 	small := parse(t, timelineScenario)
 	for _, tc := range []struct {
 		name string
@@ -148,6 +149,7 @@ traffic:
 	}{
 		{"items", items, []int64{BuildingEvery, 2 * BuildingEvery, 3 * BuildingEvery}},
 		{"a log", logged, []int64{BuildingEvery, 2 * BuildingEvery, 3 * BuildingEvery}},
+		{"a log of whole blocks", loggedWhole, []int64{BuildingEvery, 2 * BuildingEvery, 3 * BuildingEvery}},
 		{"too small", small, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

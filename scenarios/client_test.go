@@ -243,10 +243,6 @@ func TestNextTryAfter(t *testing.T) {
 			if at != wantAt || ending != wantEnding {
 				t.Fatalf("%s, attempt %d, nominal %v: %v %s; a client waiting that: %v %s", c.Rule(), n, nominal, at, ending, wantAt, wantEnding)
 			}
-			at, ending = c.NextTryAfter(c.Nominal(n), n, first, d, draw)
-			if wantAt, wantEnding = c.NextTry(n, first, d, draw); at != wantAt || ending != wantEnding {
-				t.Fatalf("%s, attempt %d: %v %s with its nominal wait; NextTry: %v %s", c.Rule(), n, at, ending, wantAt, wantEnding)
-			}
 		}
 	}
 }

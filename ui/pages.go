@@ -326,7 +326,7 @@ func glossaryOf(lab *model.Lab) []string {
 		out = append(out, "beyond +3: how many more requests a lane of gateways admitted than its policy would on one shared store deciding each request whole (double spends, counting apart); negative, how many fewer (a slow clock's refill clamped away, a fallback that refuses)")
 	}
 	if forgets {
-		out = append(out, "forgot +6: how many times the lane's store dropped a key's state (idle past its expiry, or lost) and began it anew")
+		out = append(out, "forgot +6: requests admitted only because the lane's store had dropped a key's state (idle past its expiry, or lost with the store) and began it anew, full: part of beyond")
 	}
 	return out
 }
