@@ -67,8 +67,8 @@ type Options struct {
 }
 
 // Run opens the explorer on the scenario that load returns, and returns
-// when the learner quits. A timeline that takes longer than a tenth of a
-// second to build (millions of requests) shows its progress on
+// when the learner quits. A timeline that takes longer than
+// buildingInterval to build (millions of requests) shows its progress on
 // opts.Progress until the first frame. The keyboard is read from before the load, so
 // that keys typed meanwhile are kept. The terminal is restored on every
 // exit, a panic included (Bubble Tea recovers it, restores the terminal
@@ -89,7 +89,7 @@ func Run(load func() (*scenarios.Scenario, error), opts Options) error {
 	if err != nil {
 		return err
 	}
-	lab, err := buildLab(s, opts.Store, opts.Progress, opts.Progress != nil && progress.IsTerminal(opts.Progress))
+	lab, err := buildLab(s, opts.Store, opts.Progress, progress.IsTerminal(opts.Progress))
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,7 @@ import (
 // question, their lanes asked in turn, each with its mark's hint, and one
 // reveal; the marks of one instant on several requests are asked one
 // after the other (costly-requests' 4s asks of the lookup, then of the
-// export after it). Should the learner's own requests reorder an instant,
-// the clock goes back inside it to a mark still to come.
+// export after it).
 //
 // While a question waits for its answer the quiz is the mode in charge:
 // it takes the answers (quizKeys) and draws the lab's screen with the
@@ -113,17 +112,15 @@ func (q *quiz) start() {
 	// an answer's screen. A mark whose request is not there (its key drew
 	// none) goes last at its instant; marks of one request keep the
 	// lesson's order.
-	lab := q.ctx.lab
+	index := make(map[*scenarios.QuizMark]int, len(q.marks)) // looked up once a mark, not once a comparison
+	for _, m := range q.marks {
+		index[m] = math.MaxInt
+		if i, ok := q.ctx.lab.QuizIndex(*m); ok {
+			index[m] = i
+		}
+	}
 	slices.SortStableFunc(q.marks, func(a, b *scenarios.QuizMark) int {
-		ia, oka := lab.QuizIndex(*a)
-		ib, okb := lab.QuizIndex(*b)
-		if !oka {
-			ia = math.MaxInt
-		}
-		if !okb {
-			ib = math.MaxInt
-		}
-		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(ia, ib))
+		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(index[a], index[b]))
 	})
 }
 
@@ -161,13 +158,11 @@ func (q *quiz) lane() int { return q.lanes[q.cur] }
 
 // next is the first moment among the requests from index from up to (not
 // including) index upto, without moving the clock. With marks, it is the
-// first unanswered mark in the quiz's order whose request is in the
-// range, unless an earlier mark of the same instant is still to come; and
-// the range takes in the instant of the last answer's request, when from
-// is still in it, so that the marks it left there come before the clock
-// moves on. It costs the number of marks
-// (a binary search each), or with every request a moment the number
-// already answered, never the number of requests in the range.
+// first unanswered mark whose request is in the range: the marks are in
+// the timeline's order (see start), and the learner's requests, fired
+// after every request of their instant, never reorder them. It costs the
+// number of marks (a lookup each), or with every request a moment the
+// number already answered, never the number of requests in the range.
 func (q *quiz) next(from, upto int) (int, bool) {
 	i, _, ok := q.nextGroup(from, upto)
 	return i, ok
@@ -189,11 +184,7 @@ func (q *quiz) nextGroup(from, upto int) (int, []*scenarios.QuizMark, bool) {
 		}
 		return 0, nil, false
 	}
-	lo := from
-	if from > 0 && from <= lab.Len() && q.revealedText != "" && lab.Request(from-1).At == q.revealedAt {
-		lo = lab.Search(q.revealedAt - 1)
-	}
-	first, blocked := -1, time.Duration(-1)
+	first := -1
 	var group []*scenarios.QuizMark
 	for _, m := range q.marks {
 		if q.answeredMarks[m] {
@@ -203,15 +194,12 @@ func (q *quiz) nextGroup(from, upto int) (int, []*scenarios.QuizMark, bool) {
 		switch {
 		case !ok:
 		case first >= 0:
-			if idx == first {
-				group = append(group, m)
+			if idx != first {
+				return first, group, true // a request's marks are together
 			}
-		case idx >= lo && idx < upto && m.At != blocked:
+			group = append(group, m)
+		case idx >= from && idx < upto:
 			first, group = idx, append(group, m)
-		case idx >= lo:
-			// Still to come, and first at its instant: the instant's
-			// later marks wait for it.
-			blocked = m.At
 		}
 	}
 	return first, group, first >= 0
@@ -229,19 +217,14 @@ func (q *quiz) stopBetween(from, upto int) bool {
 }
 
 // nextMoment is where ] goes with the quiz on, beside the notes: the
-// clock's own instant while a question there waits (deciding that instant,
-// or the next request's when it is decided whole, brings the clock back to
-// the question), else the first instant after t that a mark names.
+// clock's own instant while a question there waits (deciding that instant
+// brings the clock back to the question), else the first instant after t
+// that a mark names.
 func (q *quiz) nextMoment(t time.Duration) (time.Duration, bool) {
 	lab := q.ctx.lab
 	if t == lab.Now() {
 		if _, waits := q.next(lab.Pos(), lab.Search(t)); waits {
-			if k, m := lab.Instant(); k < m {
-				return t, true
-			}
-			if lab.Pos() < lab.Len() {
-				return lab.Request(lab.Pos()).At, true
-			}
+			return t, true // waits only for a request not yet decided: the instant is not whole
 		}
 	}
 	at, found := time.Duration(0), false
