@@ -273,11 +273,7 @@ func (r *refusal) stands(arrived time.Duration, cost int64) bool {
 // before one that was skipped, finds the yardstick's clock at the refusal,
 // not at the skipped request, and may be decided otherwise.
 func (l *Limiter) measure(d *algorithms.Decision, arrived time.Duration, key algorithms.Key, cost int64) {
-	id := key.ID()
-	if id >= 0 && id < len(l.refused) && l.refused[id].stands(arrived, cost) {
-		d.Beyond = moves(d.Outcome.Admitted(), false) // the yardstick refuses it again
-		return
-	}
+	id := key.ID() // a refusal that still stands is not asked again: DecideInto looked it up
 	y := &l.yardD
 	l.yard.DecideInto(y, arrived, key, cost)
 	d.Beyond = moves(d.Outcome.Admitted(), y.Outcome.Admitted())
@@ -316,9 +312,7 @@ func moves(lane, other bool) int8 {
 // decide has the lane's limiter decide: gateway g's, or the shared store.
 // now is the gateway's clock, arrived the real time of the request.
 func (l *Limiter) decide(d *algorithms.Decision, now, arrived time.Duration, key algorithms.Key, cost int64, g, store int) {
-	switch l.kind {
-	case Racy:
-		l.decideRacy(d, now, arrived, key, cost, g) // (DecideInto calls it itself)
+	switch l.kind { // a racy lane's DecideInto calls decideRacy itself
 	case Synced:
 		l.sync(arrived)
 		l.views[g].DecideInto(d, now, key, cost)

@@ -36,7 +36,9 @@ func (m *labMode) nextRequest(a *App) {
 		lab.Seek(s.At)
 		m.sayRetries(a, s.At)
 	default:
-		if a.quiz.askAt(s.Pos - 1) {
+		// A question among the requests n decides (the stop's, and those
+		// of its instant before it) is asked first.
+		if a.quiz.stopBetween(lab.Pos(), s.Pos) {
 			return
 		}
 		lab.SeekPos(s.Pos)

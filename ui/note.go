@@ -83,7 +83,7 @@ func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	case a.quiz.asking():
 		at = a.lab.Request(a.quiz.index).At
 		instead = withheldLine(at)
-	case a.quiz.on && a.quizWaitsHere():
+	case a.quiz.on && a.quiz.waitsHere():
 		at, instead = now, withheldLine(now)
 	case k < m:
 		at, instead = now, undecidedLine(now, m)
@@ -96,13 +96,6 @@ func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 		return notes, ""
 	}
 	return append(notes[:i:i], notes[j:]...), instead
-}
-
-// quizWaitsHere reports whether a question waits at the clock's instant,
-// its request not yet decided.
-func (a *App) quizWaitsHere() bool {
-	_, waits := a.quiz.next(a.lab.Pos(), a.lab.Search(a.lab.Now()))
-	return waits
 }
 
 // withheldLine is the line in place of the notes a question withholds.

@@ -124,13 +124,6 @@ func (q *quiz) start() {
 	})
 }
 
-// askAt asks the first question due when the clock moves on to decide
-// request i (n does): with every request a moment, request i itself if
-// not answered yet; else the first unanswered mark, in the quiz's order,
-// of the instants from the clock's to request i's (stopBetween). It
-// reports whether it asks.
-func (q *quiz) askAt(i int) bool { return q.stopBetween(q.ctx.lab.Pos(), i+1) }
-
 // ask opens the question on request i, about the marks of group (none
 // when every request is asked about: the focused lane then): the clock
 // stands at its instant with it not yet decided.
@@ -216,6 +209,14 @@ func (q *quiz) stopBetween(from, upto int) bool {
 	return ok
 }
 
+// waitsHere reports whether a question waits at the clock's instant, its
+// request not yet decided.
+func (q *quiz) waitsHere() bool {
+	lab := q.ctx.lab
+	_, waits := q.next(lab.Pos(), lab.Search(lab.Now()))
+	return waits
+}
+
 // nextMoment is where ] goes with the quiz on, beside the notes: the
 // clock's own instant while a question there waits (deciding that instant
 // brings the clock back to the question), else the first instant after t
@@ -223,7 +224,7 @@ func (q *quiz) stopBetween(from, upto int) bool {
 func (q *quiz) nextMoment(t time.Duration) (time.Duration, bool) {
 	lab := q.ctx.lab
 	if t == lab.Now() {
-		if _, waits := q.next(lab.Pos(), lab.Search(t)); waits {
+		if q.waitsHere() {
 			return t, true // waits only for a request not yet decided: the instant is not whole
 		}
 	}
