@@ -17,8 +17,10 @@ type Limiter struct {
 	cfg Config
 	p   algorithms.Policy
 	ids *algorithms.Keys
-	// gws is one limiter per gateway (local, split), or the one all share.
-	gws []algorithms.Limiter
+	// gws is one limiter per gateway (local, split), or the one all share,
+	// each of policy share (p, or p split between the gateways).
+	gws   []algorithms.Limiter
+	share algorithms.Policy
 	// yard is the policy on one shared atomic store, fed every request it
 	// does not surely refuse (see measure): the yardstick. nil when the store is shared (or racy with writes that
 	// land at once), never fails, expires nothing and every clock is
@@ -129,6 +131,7 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 		}
 		l.gws = append(l.gws, g)
 	}
+	l.share = share
 	if c.store() == Racy {
 		blank, err := algorithms.NewWithKeys(p, ids)
 		if err != nil {
@@ -193,15 +196,21 @@ func (l *Limiter) route(k algorithms.Key) int {
 	return int(serial % n)
 }
 
+// gatewayStore is the store gateway g keeps its state in: its own, or the
+// one all share.
+func (l *Limiter) gatewayStore(g int) int {
+	if len(l.gws) > 1 {
+		return g
+	}
+	return 0
+}
+
 // DecideInto routes the request to its gateway, which decides it, and
 // measures it against the yardstick (measure; Decide and DecideKey come
 // from the embedded Decider).
 func (l *Limiter) DecideInto(d *algorithms.Decision, now time.Duration, key algorithms.Key, cost int64) {
 	g := l.route(key)
-	store := 0
-	if len(l.gws) > 1 {
-		store = g
-	}
+	store := l.gatewayStore(g)
 	arrived := now
 	if len(l.cfg.Skew) > 0 {
 		now = max(now+l.cfg.Skew[g], 0) // the gateway's clock
@@ -340,9 +349,13 @@ func (l *Limiter) LatestGateway(key string) int {
 }
 
 // Snapshot is key's state on the gateway that took its latest request:
-// what that gateway sees of it (for a shared store, the one state).
+// what that gateway sees of it (for a shared store, the one state); a new
+// key's once the store has expired it (ExpiredAt).
 func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 	if l.kind == Racy {
+		if _, gone := l.ExpiredAt(now, key); gone {
+			return l.newKeySnapshot(now, key)
+		}
 		return l.storeSnapshot(now, key) // the store, not a gateway's read
 	}
 	return l.GatewaySnapshot(l.LatestGateway(key), now, key)
@@ -354,6 +367,9 @@ func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
 	if read, ok := l.gatewayRead(g, key); ok {
 		return read.Snapshot(now, key)
+	}
+	if _, gone := l.expiredAt(l.gatewayStore(g), now, key); gone {
+		return l.newKeySnapshot(now, key)
 	}
 	switch {
 	case l.views != nil:

@@ -29,6 +29,15 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 		t = append(t, -1)
 	}
 	if last := t[id]; last >= 0 && now-last >= l.cfg.ExpireIdle {
+		// What reached the store before the key expired goes with it:
+		// a racy write landed by then, a sync's admissions. (What lands
+		// after the expiry makes the key anew, as a late write would.)
+		switch l.kind {
+		case Racy:
+			l.land(last + l.cfg.ExpireIdle)
+		case Synced:
+			l.sync(last + l.cfg.ExpireIdle)
+		}
 		// The views first (they may share what the shared state made of
 		// the key: CopyKey leaves it owned by neither, so the order no
 		// longer matters for that).
@@ -43,6 +52,43 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 	}
 	t[id] = now
 	l.touched[store] = t
+}
+
+// expiredAt is when key's state in store expired, if it has by now: a
+// key idle for ExpireIdle is gone from the store from then on, though
+// expire drops it only when its next request comes. A snapshot shows it
+// gone at once, as the store would.
+func (l *Limiter) expiredAt(store int, now time.Duration, key string) (time.Duration, bool) {
+	if l.cfg.ExpireIdle == 0 || store >= len(l.touched) {
+		return 0, false
+	}
+	k, ok := l.ids.Lookup(key)
+	if t := l.touched[store]; !ok || k.ID() < 0 || k.ID() >= len(t) || t[k.ID()] < 0 {
+		return 0, false
+	} else if at := t[k.ID()] + l.cfg.ExpireIdle; at <= now {
+		return at, true
+	}
+	return 0, false
+}
+
+// ExpiredAt is when key's state expired by now in the store that its
+// latest request's gateway reads (see Snapshot); ok is false when it has
+// not, or the lane expires nothing.
+func (l *Limiter) ExpiredAt(now time.Duration, key string) (at time.Duration, ok bool) {
+	if l.kind == Racy {
+		return l.expiredAt(0, now, key)
+	}
+	return l.expiredAt(l.gatewayStore(l.LatestGateway(key)), now, key)
+}
+
+// newKeySnapshot is what a store holding nothing of key shows of it at
+// now: the state its next request starts from once the key expired.
+func (l *Limiter) newKeySnapshot(now time.Duration, key string) algorithms.Snapshot {
+	blank, err := algorithms.NewWithKeys(l.share, algorithms.NewKeys())
+	if err != nil {
+		panic(err) // made once already by New from the same policy
+	}
+	return blank.Snapshot(now, key)
 }
 
 // outage is the outage the store is in at now, if any; an outage whose end

@@ -373,6 +373,7 @@ func (f *freshRacy) decide(now time.Duration, key algorithms.Key, cost int64) al
 	f.serial++
 	if f.c.ExpireIdle > 0 {
 		if last, ok := f.touched[key]; ok && now-last >= f.c.ExpireIdle {
+			f.land(last + f.c.ExpireIdle) // what the store took in before it expired the key
 			f.store.(algorithms.KeyCopier).ForgetKey(key)
 		}
 		f.touched[key] = now
@@ -387,15 +388,7 @@ func (f *freshRacy) decide(now time.Duration, key algorithms.Key, cost int64) al
 	if o := f.c.Outages; f.over < len(o) && o[f.over].From <= now {
 		return algorithms.Decision{Outcome: algorithms.Rejected, At: now, Cost: cost, RetryAfter: o[f.over].Until - now, Fallback: f.c.Fallback}
 	}
-	n := 0
-	for _, w := range f.pending {
-		if w.at > now {
-			break
-		}
-		f.store.(algorithms.KeyCopier).CopyKey(w.lim, w.key)
-		n++
-	}
-	f.pending = f.pending[n:]
+	f.land(now)
 	read, _ := algorithms.NewWithKeys(f.p, f.ids)
 	read.(algorithms.KeyCopier).CopyKey(f.store, key)
 	d := read.DecideKey(now, key, cost)
@@ -408,7 +401,23 @@ func (f *freshRacy) decide(now time.Duration, key algorithms.Key, cost int64) al
 	return d
 }
 
+// land writes into the store the writes landed by t.
+func (f *freshRacy) land(t time.Duration) {
+	n := 0
+	for _, w := range f.pending {
+		if w.at > t {
+			break
+		}
+		f.store.(algorithms.KeyCopier).CopyKey(w.lim, w.key)
+		n++
+	}
+	f.pending = f.pending[n:]
+}
+
 func (f *freshRacy) storeSnapshot(now time.Duration, key string) algorithms.Snapshot {
+	if expired(f.c, f.touched, f.ids, now, key) {
+		return newKey(f.p, now, key)
+	}
 	for i := len(f.pending) - 1; i >= 0; i-- {
 		if w := f.pending[i]; w.at <= now && w.key.String() == key {
 			return w.lim.Snapshot(now, key)
@@ -422,6 +431,21 @@ func (f *freshRacy) gatewaySnapshot(g int, now time.Duration, key string) algori
 		return r.lim.Snapshot(now, key)
 	}
 	return f.storeSnapshot(now, key)
+}
+
+// expired is whether the store has dropped key, idle for the lane's
+// expiry by now, touched holding each key's latest request.
+func expired(c Config, touched map[algorithms.Key]time.Duration, ids *algorithms.Keys, now time.Duration, key string) bool {
+	k, ok := ids.Lookup(key)
+	last, seen := touched[k]
+	return ok && seen && c.ExpireIdle > 0 && last+c.ExpireIdle <= now
+}
+
+// newKey is a new key's snapshot under p: what a store that dropped the
+// key shows of it.
+func newKey(p algorithms.Policy, now time.Duration, key string) algorithms.Snapshot {
+	l, _ := algorithms.New(p)
+	return l.Snapshot(now, key)
 }
 
 // TestRacyReadsAsFreshCopies: a racy lane, whose reads take slots that
@@ -510,6 +534,8 @@ func TestRacyReadsAsFreshCopies(t *testing.T) {
 // in, each view is replaced by a Clone of the shared state.
 type clonedSync struct {
 	c        Config
+	p        algorithms.Policy
+	ids      *algorithms.Keys
 	shared   algorithms.Limiter
 	views    []algorithms.Limiter
 	unsynced []admission
@@ -540,6 +566,7 @@ func (s *clonedSync) decide(arrived time.Duration, key algorithms.Key, cost int6
 	}
 	if s.c.ExpireIdle > 0 {
 		if last, ok := s.touched[key]; ok && arrived-last >= s.c.ExpireIdle {
+			s.sync(last + s.c.ExpireIdle) // what the store took in before it expired the key
 			s.shared.(algorithms.KeyCopier).ForgetKey(key)
 			for _, v := range s.views {
 				v.(algorithms.KeyCopier).ForgetKey(key)
@@ -547,8 +574,27 @@ func (s *clonedSync) decide(arrived time.Duration, key algorithms.Key, cost int6
 		}
 		s.touched[key] = arrived
 	}
+	s.sync(arrived)
+	d := s.views[g].DecideKey(now, key, cost)
+	if d.Outcome.Admitted() {
+		s.unsynced = append(s.unsynced, admission{arrived, now, key, cost})
+	}
+	return d
+}
+
+// viewSnapshot is key as gateway g's view shows it: a new key's once the
+// store has expired it.
+func (s *clonedSync) viewSnapshot(g int, now time.Duration, key string) algorithms.Snapshot {
+	if expired(s.c, s.touched, s.ids, now, key) {
+		return newKey(s.p, now, key)
+	}
+	return s.views[g].Snapshot(now, key)
+}
+
+// sync runs the syncs due by t, each cloning the shared state whole.
+func (s *clonedSync) sync(t time.Duration) {
 	every := s.c.SyncEvery
-	due := int64(arrived / every)
+	due := int64(t / every)
 	for s.synced < due {
 		next := time.Duration(s.synced+1) * every
 		if len(s.unsynced) == 0 || s.unsynced[0].at >= next {
@@ -575,11 +621,6 @@ func (s *clonedSync) decide(arrived time.Duration, key algorithms.Key, cost int6
 		}
 		s.synced++
 	}
-	d := s.views[g].DecideKey(now, key, cost)
-	if d.Outcome.Admitted() {
-		s.unsynced = append(s.unsynced, admission{arrived, now, key, cost})
-	}
-	return d
 }
 
 // TestSyncedCopiesWhatChanged: a synced store whose syncs copy into each
@@ -620,7 +661,7 @@ func TestSyncedCopiesWhatChanged(t *testing.T) {
 					t.Fatal(err)
 				}
 				shared, _ := algorithms.NewWithKeys(p, ids)
-				ref := &clonedSync{c: c, shared: shared, touched: map[algorithms.Key]time.Duration{}}
+				ref := &clonedSync{c: c, p: p, ids: ids, shared: shared, touched: map[algorithms.Key]time.Duration{}}
 				for range c.Gateways {
 					ref.views = append(ref.views, shared.Clone())
 				}
@@ -635,7 +676,7 @@ func TestSyncedCopiesWhatChanged(t *testing.T) {
 						got, want = append(got, d), append(want, w)
 						for _, k := range keys {
 							for g := range c.Gateways {
-								s, ws := fmt.Sprint(l.GatewaySnapshot(g, q.at, k.String())), fmt.Sprint(ref.views[g].Snapshot(q.at, k.String()))
+								s, ws := fmt.Sprint(l.GatewaySnapshot(g, q.at, k.String())), fmt.Sprint(ref.viewSnapshot(g, q.at, k.String()))
 								if s != ws {
 									t.Fatalf("%v %+v request %d at %v: gateway %d shows %s as %s, cloned views %s", p, c, i, q.at, g, k, s, ws)
 								}
@@ -687,7 +728,7 @@ func TestLongLogsExpire(t *testing.T) {
 				t.Fatal(err)
 			}
 			shared, _ := algorithms.NewWithKeys(p, ids)
-			synced := &clonedSync{c: c, shared: shared, touched: map[algorithms.Key]time.Duration{}}
+			synced := &clonedSync{c: c, p: p, ids: ids, shared: shared, touched: map[algorithms.Key]time.Duration{}}
 			for range c.Gateways {
 				synced.views = append(synced.views, shared.Clone())
 			}
@@ -713,7 +754,7 @@ func TestLongLogsExpire(t *testing.T) {
 				for g := range c.Gateways {
 					var want algorithms.Snapshot
 					if c.Store == Synced {
-						want = synced.views[g].Snapshot(at, "k")
+						want = synced.viewSnapshot(g, at, "k")
 					} else {
 						want = racy.gatewaySnapshot(g, at, "k")
 					}

@@ -2,6 +2,9 @@ package model
 
 import (
 	"strconv"
+	"time"
+
+	"ratelab/fleet"
 )
 
 // KeyStateBytes is the size of lane's state for key at the clock, in bytes:
@@ -12,6 +15,17 @@ import (
 // state.
 func (l *Lab) KeyStateBytes(lane int, key string) int64 {
 	return l.clock.limiter(lane).KeyBytes(l.clock.now, l.clock.key(key))
+}
+
+// ExpiredAt is when lane's store dropped key's state for being idle past
+// its expiry, if it has by the clock and no request touched the key since:
+// its state is then a new key's, as Snapshot shows it. ok is false for a
+// lane that expires nothing.
+func (l *Lab) ExpiredAt(lane int, key string) (at time.Duration, ok bool) {
+	if f, is := l.clock.limiter(lane).(*fleet.Limiter); is {
+		return f.ExpiredAt(l.clock.now, key)
+	}
+	return 0, false
 }
 
 // FormatBytes writes a size for people: "48 B", "2.4 KiB", "281.3 KiB",

@@ -52,6 +52,10 @@ type laneView struct {
 	// keyBytes is the size of the lane's state for the shown key at the
 	// clock (model.Lab.KeyStateBytes).
 	keyBytes int64
+	// expiredAt is when the lane's store dropped the shown key for being
+	// idle (expired): the box shows a new key's state.
+	expiredAt time.Duration
+	expired   bool
 	// store is, for the focused lane of a lab whose state lives in a store
 	// outside the process (ratelab --store), where the shown key's state
 	// is there and the call that last changed it; hasStore says there is one.
@@ -137,6 +141,7 @@ func laneViews(ctx *programContext) []laneView {
 			}
 		}
 		v.keyBytes = lab.KeyStateBytes(i, key)
+		v.expiredAt, v.expired = lab.ExpiredAt(i, key)
 		if i == ctx.focus {
 			v.store, v.hasStore = lab.StoreView(i, key)
 		}
@@ -275,6 +280,9 @@ func totalsTexts(st *styles, v laneView) []string {
 		b := " · " + beyondText(v.stats.Beyond)
 		if v.fleet.Forgets() {
 			b += ", forgot " + signed(v.stats.Forgot)
+		}
+		if v.expired {
+			b += " · expired at " + v.secs(v.expiredAt)
 		}
 		withBeyond := make([]string, 0, 2*len(texts))
 		for _, t := range texts {

@@ -313,7 +313,7 @@ func glossaryOf(lab *model.Lab) []string {
 			}
 		}
 	}
-	var fleets, forgets bool
+	var fleets, forgets, expires bool
 	for _, l := range lab.Lanes() {
 		add(l.Policy)
 		for _, layer := range l.Stack {
@@ -321,12 +321,16 @@ func glossaryOf(lab *model.Lab) []string {
 		}
 		fleets = fleets || !l.Fleet.Plain()
 		forgets = forgets || l.Fleet.Forgets()
+		expires = expires || l.Fleet.ExpireIdle > 0
 	}
 	if fleets {
 		out = append(out, "beyond +3: how many more requests a lane of gateways admitted than its policy would on one shared store deciding each request whole (double spends, counting apart); negative, how many fewer (a slow clock's refill clamped away, a fallback that refuses)")
 	}
 	if forgets {
 		out = append(out, "forgot +6: requests admitted only because the lane's store had dropped a key's state (idle past its expiry, or lost with the store) and began it anew, full: part of beyond")
+	}
+	if expires {
+		out = append(out, "expired at 3s: the store dropped the shown key's state then, idle for its expiry; the box shows the new key its next request will find")
 	}
 	return out
 }

@@ -233,12 +233,12 @@ func TestReflow(t *testing.T) {
 // plain lanes explains neither.
 func TestFleetWordsExplained(t *testing.T) {
 	for _, tc := range []struct {
-		lesson          string
-		beyond, forgots bool
+		lesson                   string
+		beyond, forgots, expires bool
 	}{
-		{"clock-skew", true, false},
-		{"idle-expiry", true, true},
-		{"boundary", false, false},
+		{"clock-skew", true, false, false},
+		{"idle-expiry", true, true, true},
+		{"boundary", false, false, false},
 	} {
 		words := strings.Join(glossaryOf(newTestApp(t, tc.lesson, 80, 24).lab), "\n")
 		if got := strings.Contains(words, "beyond +3:"); got != tc.beyond {
@@ -246,6 +246,9 @@ func TestFleetWordsExplained(t *testing.T) {
 		}
 		if got := strings.Contains(words, "forgot +6:"); got != tc.forgots {
 			t.Errorf("%s: explains forgot %v, want %v", tc.lesson, got, tc.forgots)
+		}
+		if got := strings.Contains(words, "expired at 3s:"); got != tc.expires {
+			t.Errorf("%s: explains expired %v, want %v", tc.lesson, got, tc.expires)
 		}
 	}
 }

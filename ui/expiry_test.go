@@ -1,0 +1,37 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExpiredKeyShowsNew: at idle-expiry's 4s question, before the
+// burst's first request, the unsafe lane's store has already dropped the
+// key (idle since 0s, expiring after 3s): its box shows the full bucket
+// the request will find and says when the key expired, while the lanes
+// that kept it show the 4 tokens refilled.
+func TestExpiredKeyShowsNew(t *testing.T) {
+	a := newTestApp(t, "idle-expiry", 80, 24)
+	a.openPage(aboutPage)
+	press(a, "esc", "t", "]", "]")
+	if k, _ := a.lab.Instant(); a.lab.Now().Seconds() != 4 || k != 0 {
+		t.Fatalf("the quiz stands at request %d at %v, want the first at 4s", k+1, a.lab.Now())
+	}
+	s := screen(a)
+	var unsafe []string
+	for i, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "unsafe token-bucket") {
+			unsafe = strings.Split(s, "\n")[i : i+4]
+		}
+	}
+	if unsafe == nil {
+		t.Fatalf("no unsafe box on the screen:\n%s", s)
+	}
+	box := strings.Join(unsafe, "\n")
+	if !strings.Contains(box, "10 of 10 tokens") || !strings.Contains(box, "expired at 3s") {
+		t.Errorf("the unsafe box does not show the expired key new, full:\n%s", box)
+	}
+	if !strings.Contains(s, "4 of 10 tokens") {
+		t.Errorf("the lanes that kept the key do not show its 4 tokens:\n%s", s)
+	}
+}
