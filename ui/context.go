@@ -27,13 +27,9 @@ type programContext struct {
 	// asked is the key of the request a quiz question waits on ("" when
 	// none): the lanes show its state, not the latest request's.
 	asked string
-	// answered is the request whose answers the quiz just revealed: while
-	// the clock stays where the reveal left it, the lanes and the why
-	// panel show its key and its decision, not the key a note pins (a key
-	// the learner pins with k since wins).
-	answered answeredRequest
 	// quizzing is the quiz while it is on (nil when off): ] and [ stop at
-	// its moments as at the notes.
+	// its moments as at the notes, and while an answer's reveal stands the
+	// lanes show its request's key (revealedKey).
 	quizzing *quiz
 	// chart is the learner's choice of the chart of states over time
 	// (chart.go).
@@ -46,15 +42,6 @@ type programContext struct {
 	// for formFor.
 	timeForm timeForm
 	formFor  formKey
-}
-
-// answeredRequest is the key of the request a quiz answer was revealed
-// on, and where the clock and the pinned key stood then.
-type answeredRequest struct {
-	key    string
-	pos    int
-	at     time.Duration
-	keyIdx int
 }
 
 // step is how far one keypress moves the clock.
@@ -73,8 +60,8 @@ func (c *programContext) key() string {
 	if c.asked != "" { // a question is about its request's key, whatever is pinned
 		return c.asked
 	}
-	if r := c.answered; r.key != "" && r.pos == c.lab.Pos() && r.at == c.lab.Now() && r.keyIdx == c.keyIdx {
-		return r.key // the reveal stands: its request's key
+	if k, ok := c.quizzing.revealedKey(); ok {
+		return k // the reveal stands: its request's key
 	}
 	if c.keyIdx >= 0 && c.keyIdx < len(keys) {
 		return keys[c.keyIdx]

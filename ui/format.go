@@ -157,8 +157,16 @@ func wrap(text string, w, n int) []string {
 	return lines
 }
 
+// readAll ends a line that says less than the whole: e shows the rest.
+const readAll = " (e: read all)"
+
 // moreHint ends a text cut to fit its panel: e opens the panel whole.
-const moreHint = " … (e: read all)"
+const moreHint = " …" + readAll
+
+// cutMore is s cut at a word to fit w cells with moreHint after it.
+func cutMore(s string, w int) string {
+	return cutAtWord(s, max(w-ansi.StringWidth(moreHint), 0)) + moreHint
+}
 
 // wrapMore is wrap, but a cut text ends with moreHint, so the learner knows
 // the rest is one key away.
@@ -172,6 +180,6 @@ func wrapMore(text string, w, n int) []string {
 		return lines
 	}
 	last := strings.TrimRight(full[n-1], " ")
-	lines[n-1] = cutAtWord(last, max(w-ansi.StringWidth(moreHint), 0)) + moreHint
+	lines[n-1] = cutMore(last, w)
 	return lines
 }

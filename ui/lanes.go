@@ -107,50 +107,69 @@ func laneViews(ctx *programContext) []laneView {
 	// Read only: the replay a verdict needs is done after each message
 	// (workOnVerdict), never while a frame is drawn.
 	_, pending := lab.PendingLastDecisionFor(key)
-	for i, l := range lanes {
-		v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
-			pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState,
-			times: ctx.form()}
-		v.snap = lab.Snapshot(i, key)
-		if l.Stack != nil {
-			v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
-		}
-		v.stats = lab.Stats(i)
-		if v.pinned {
-			v.keyStats = lab.StatsFor(i, key)
-		}
-		v.verdictPending = pending
-		if !pending {
-			v.last, v.hasLast = lab.LastDecisionFor(i, key)
-		}
-		v.fleet = l.Fleet
-		// Each gateway's view is read for the focused lane only: the why
-		// panel shows no other lane's.
-		if i == ctx.focus && !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared && lab.Gateways(i) > 1 {
-			for g := range lab.Gateways(i) {
-				gv := v
-				gv.snap = lab.GatewaySnapshot(i, g, key)
-				_, numbers := pictureOf(l.Policy).row(gv)
-				v.gateways = append(v.gateways, numbers)
-			}
-		}
-		if t, ok := lab.TwinOf(i); ok {
-			v.twin, v.twinStats = lanes[t].Name, lab.Stats(t)
-			if v.pinned {
-				v.twinStats = lab.StatsFor(t, key)
-			}
-		}
-		v.keyBytes = lab.KeyStateBytes(i, key)
-		v.expiredAt, v.expired = lab.ExpiredAt(i, key)
-		if i == ctx.focus {
-			v.store, v.hasStore = lab.StoreView(i, key)
-		}
-		if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
-			v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
-		}
-		views[i] = v
+	for i := range lanes {
+		views[i] = laneViewOf(ctx, lanes, i, key, pending)
 	}
 	return views
+}
+
+// focusedView is the focused lane's view alone, as laneViews has it, for
+// what needs no other lane's; ok is false when no lane is focused.
+func focusedView(ctx *programContext) (v laneView, ok bool) {
+	lanes := ctx.lab.Lanes()
+	if ctx.focus >= len(lanes) {
+		return laneView{}, false
+	}
+	key := ctx.key()
+	_, pending := ctx.lab.PendingLastDecisionFor(key)
+	return laneViewOf(ctx, lanes, ctx.focus, key, pending), true
+}
+
+// laneViewOf is lane i's view (see laneViews), pending whether the shown
+// key's latest verdict is still being worked out.
+func laneViewOf(ctx *programContext, lanes []model.Lane, i int, key string, pending bool) laneView {
+	lab, l := ctx.lab, lanes[i]
+	v := laneView{name: l.Name, policy: l.Policy, now: lab.Now(), focused: i == ctx.focus, key: key,
+		pinned: ctx.pinned(), multiKey: len(lab.Keys()) > 1, clients: lab.Clients(), watchState: lab.Scenario().WatchState,
+		times: ctx.form()}
+	v.snap = lab.Snapshot(i, key)
+	if l.Stack != nil {
+		v.layers, v.layerSnaps = l.Stack, lab.LayerSnapshots(i, key)
+	}
+	v.stats = lab.Stats(i)
+	if v.pinned {
+		v.keyStats = lab.StatsFor(i, key)
+	}
+	v.verdictPending = pending
+	if !pending {
+		v.last, v.hasLast = lab.LastDecisionFor(i, key)
+	}
+	v.fleet = l.Fleet
+	// Each gateway's view is read for the focused lane only: the why
+	// panel shows no other lane's.
+	if i == ctx.focus && !l.Fleet.Plain() && l.Fleet.Store != fleet.Shared && lab.Gateways(i) > 1 {
+		for g := range lab.Gateways(i) {
+			gv := v
+			gv.snap = lab.GatewaySnapshot(i, g, key)
+			_, numbers := pictureOf(l.Policy).row(gv)
+			v.gateways = append(v.gateways, numbers)
+		}
+	}
+	if t, ok := lab.TwinOf(i); ok {
+		v.twin, v.twinStats = lanes[t].Name, lab.Stats(t)
+		if v.pinned {
+			v.twinStats = lab.StatsFor(t, key)
+		}
+	}
+	v.keyBytes = lab.KeyStateBytes(i, key)
+	v.expiredAt, v.expired = lab.ExpiredAt(i, key)
+	if i == ctx.focus {
+		v.store, v.hasStore = lab.StoreView(i, key)
+	}
+	if tp, ok := pictureOf(l.Policy).(trailingPicture); ok {
+		v.exact = lab.TrailingAdmitted(i, key, tp.trailing(l.Policy))
+	}
+	return v
 }
 
 // outcomeGlyph is the mark of an outcome: never colour alone.

@@ -76,7 +76,11 @@ func (a *App) revealInPanel() bool {
 	if len(words) == 1 {
 		return true // the only words are written, cut if they must be
 	}
-	views := laneViews(a.programContext)
-	rows := max(h-min(whyFloor, whyFocusRows(a.st, views, a.focus, w)), 1)
+	// The focused lane's view alone: the status line asks at each frame.
+	var views []laneView
+	if v, ok := focusedView(a.programContext); ok {
+		views = append(views, v)
+	}
+	rows := max(h-min(whyFloor, whyFocusRows(a.st, views, 0, w)), 1)
 	return len(wrap(words[0], w, rows+1)) <= rows
 }

@@ -379,7 +379,7 @@ func (p *pages) panelText(a *App, w int) string {
 		b.WriteString("\n")
 	}
 	if a.quiz.asking() {
-		if m := a.quiz.mark; m != nil && m.Ask != "" {
+		if m := a.quiz.mark(); m != nil && m.Ask != "" {
 			b.WriteString(hanging(st.title.Render("quiz")+"  ", m.Ask, w) + "\n\n")
 		}
 	}

@@ -54,8 +54,8 @@ type quiz struct {
 	// every request is asked about), asked one after the other: cur is the
 	// lane being asked, guesses the answers so far; stage says what is
 	// awaited. group is the marks on the request, answered together; asks
-	// the mark each lane is asked under, and mark the one of the lane
-	// being asked (nil when every request is asked about).
+	// the mark each lane is asked under (nil when every request is asked
+	// about).
 	stage   quizStage
 	index   int
 	lanes   []int
@@ -63,7 +63,6 @@ type quiz struct {
 	group   []*scenarios.QuizMark
 	cur     int
 	guesses []model.Guess
-	mark    *scenarios.QuizMark
 	// revealed is the timeline position after the last answered request,
 	// while the clock stays there the why panel shows the mark's why.
 	revealed     int
@@ -73,6 +72,12 @@ type quiz struct {
 	// revealedShort is revealedText in a line: the lanes answered right
 	// and wrong, by name, for a status line too narrow for it whole.
 	revealedShort string
+	// answeredKey is the answered request's key, and pinnedThen the key
+	// pinned when it was revealed: while the reveal stands, the lanes
+	// and the why panel show that key and its decision, not the key a
+	// note pins (a key the learner pins with k since wins).
+	answeredKey string
+	pinnedThen  int
 
 	right, asked           int // outcomes guessed right, of those asked
 	retryClose, retryAsked int // retry waits guessed close, of those guessed
@@ -89,7 +94,7 @@ const (
 // reset forgets the quiz: off, no score (a new scenario).
 func (q *quiz) reset() {
 	ctx := q.ctx
-	ctx.asked, ctx.answered, ctx.quizzing = "", answeredRequest{}, nil
+	ctx.asked, ctx.quizzing = "", nil
 	*q = quiz{ctx: ctx, revealed: -1, answeredMarks: map[*scenarios.QuizMark]bool{}, answeredAt: map[int]bool{}}
 }
 
@@ -143,7 +148,15 @@ func (q *quiz) ask(i int, group []*scenarios.QuizMark) {
 			}
 		}
 	}
-	q.mark = q.asks[0]
+}
+
+// mark is the mark of the lane being asked about; nil when every request
+// is asked about, or none is being asked.
+func (q *quiz) mark() *scenarios.QuizMark {
+	if q.cur < len(q.asks) {
+		return q.asks[q.cur]
+	}
+	return nil
 }
 
 // lane is the lane being asked about.
@@ -278,9 +291,6 @@ func (q *quiz) answerRetry(wait *time.Duration) (done bool) {
 // nextLane moves to the next lane to ask about; done when none is left.
 func (q *quiz) nextLane() (done bool) {
 	q.cur++
-	if q.cur < len(q.asks) {
-		q.mark = q.asks[q.cur]
-	}
 	return q.cur >= len(q.lanes)
 }
 
@@ -305,9 +315,7 @@ func (q *quiz) reveal() string {
 	if named(q.group) {
 		q.ctx.focus = q.lanes[0] // the why panel shows a lane the marks explain
 	}
-	// While the reveal stands the lanes and the why panel show the asked
-	// request's key, whatever the notes pin (the learner's k still wins).
-	q.ctx.answered = answeredRequest{key: q.ctx.asked, pos: q.revealed, at: q.revealedAt, keyIdx: q.ctx.keyIdx}
+	q.answeredKey, q.pinnedThen = q.ctx.asked, q.ctx.keyIdx
 	q.ctx.asked = ""
 	var parts, rightNames, wrongNames []string
 	for k, lane := range q.lanes {
@@ -356,9 +364,6 @@ func (q *quiz) reveal() string {
 	return q.revealedText
 }
 
-// readAll ends a line that says less than the whole: e shows the rest.
-const readAll = " (e: read all)"
-
 // groupWhy is the lessons' explanation of the marks of one question: the
 // one mark's why, or each mark's, named by its lane, a line each.
 func groupWhy(group []*scenarios.QuizMark) string {
@@ -396,8 +401,7 @@ func (q *quiz) revealLine(w int) string {
 	if ansi.StringWidth(q.revealedShort) <= w {
 		return q.revealedShort
 	}
-	body := strings.TrimSuffix(q.revealedShort, readAll)
-	return cutAtWord(body, max(w-ansi.StringWidth(readAll)-2, 0)) + " …" + readAll
+	return cutMore(strings.TrimSuffix(q.revealedShort, readAll), w)
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
@@ -450,8 +454,8 @@ func (q *quiz) block(w, h int) []string {
 		lines = append(lines, fit(l, w))
 	}
 	// The keys to answer with are in the footer.
-	if q.mark != nil && q.mark.Ask != "" && len(lines) < h {
-		for _, l := range wrap(q.mark.Ask, w, h-len(lines)) {
+	if m := q.mark(); m != nil && m.Ask != "" && len(lines) < h {
+		for _, l := range wrap(m.Ask, w, h-len(lines)) {
 			lines = append(lines, fit(st.note.Render(l), w))
 		}
 	}
@@ -592,6 +596,16 @@ func (q *quiz) at(to time.Duration) (time.Duration, bool) {
 // answered, so that how the answers went still speaks of the screen.
 func (q *quiz) revealStands() bool {
 	return q.revealedText != "" && q.revealed == q.ctx.lab.Pos() && q.revealedAt == q.ctx.lab.Now()
+}
+
+// revealedKey is the key of the request just answered while its reveal
+// stands and the learner has pinned no other key since; ok is false
+// otherwise, and for a quiz that is off (nil).
+func (q *quiz) revealedKey() (key string, ok bool) {
+	if q == nil || !q.revealStands() || q.pinnedThen != q.ctx.keyIdx {
+		return "", false
+	}
+	return q.answeredKey, true
 }
 
 // markWhy is the quiz mark's explanation while the clock stays on the

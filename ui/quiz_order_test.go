@@ -213,7 +213,7 @@ func TestQuizExactRetryIsExact(t *testing.T) {
 	b.play.speed = len(speeds) - 1
 	press(b, "m", "p")
 	playUntilPaused(t, b, 100000)
-	if !b.quiz.asking() || b.quiz.mark.Lane != "counter" {
+	if !b.quiz.asking() || b.quiz.mark().Lane != "counter" {
 		t.Fatalf("no question on lane counter at 60.5s")
 	}
 	press(b, "r")

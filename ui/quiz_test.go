@@ -362,7 +362,7 @@ func TestQuizWholeAtLargerSizes(t *testing.T) {
 		asked := func(name string, a *App) {
 			questions++
 			s := screen(a)
-			if mark := a.quiz.mark; mark != nil && mark.Ask != "" && !noteWhole(s, mark.Ask) {
+			if mark := a.quiz.mark(); mark != nil && mark.Ask != "" && !noteWhole(s, mark.Ask) {
 				t.Errorf("%s at %d×%d: the question at %v cuts its hint %q:\n%s", name, size[0], size[1], mark.At, mark.Ask, s)
 			}
 			if !strings.Contains(s, "What will ") && !strings.Contains(s, "When would the same request fit, from now?") {
