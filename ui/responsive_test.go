@@ -147,21 +147,9 @@ func timedStep(a *App, msg tea.Msg) time.Duration {
 func timed(f func()) time.Duration {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	// The waits read lie within the wall time read, so that the wall
-	// time less them is never less than what f took.
-	start, cpu := time.Now(), cpuTime()
-	wait0, ok0 := runWait()
+	start := instantNow()
 	f()
-	wait1, ok1 := runWait()
-	wall := time.Since(start)
-	if ok0 && ok1 {
-		return wall - (wait1 - wait0)
-	}
-	cpu = cpuTime() - cpu
-	if wall-cpu >= frozenLimit {
-		return wall
-	}
-	return min(wall, cpu)
+	return start.until(instantNow())
 }
 
 // runWait is how long the calling thread has waited on a run queue, ready
@@ -268,19 +256,34 @@ type loaded struct {
 // wall time and the thread's run wait then (see timed).
 type marks struct{ at []instant }
 
-// instant is a wall time and the thread's run wait then.
+// instant is a moment of the calling thread, for timed: a wall time, the
+// thread's run wait then (waits: where the kernel says) and the process's
+// CPU time.
 type instant struct {
-	wall time.Time
-	wait time.Duration
+	wall  time.Time
+	wait  time.Duration
+	waits bool
+	cpu   time.Duration
 }
 
 func instantNow() instant {
-	w, _ := runWait()
-	return instant{time.Now(), w}
+	w, ok := runWait()
+	return instant{time.Now(), w, ok, cpuTime()}
 }
 
-// until is the time from i to j, less what the thread waited for a CPU.
-func (i instant) until(j instant) time.Duration { return j.wall.Sub(i.wall) - (j.wait - i.wait) }
+// until is the time from i to j as timed counts it: the wall time less
+// what the thread waited for a CPU; where the kernel does not say, the CPU
+// time, unless the wall time is frozenLimit or more above it.
+func (i instant) until(j instant) time.Duration {
+	wall := j.wall.Sub(i.wall)
+	if i.waits && j.waits {
+		return wall - (j.wait - i.wait)
+	}
+	if cpu := j.cpu - i.cpu; wall-cpu < frozenLimit {
+		return min(wall, cpu)
+	}
+	return wall
+}
 
 func (m *marks) Write(p []byte) (int, error) {
 	m.at = append(m.at, instantNow())
