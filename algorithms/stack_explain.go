@@ -151,21 +151,6 @@ func equalLayout(info *stackInfo, n int) *stackLayout {
 	return newStackLayout(info, widths[:n])
 }
 
-// packField writes x into the field at buf[o:], whose numbers y fit when
-// −half ≤ y < half: x itself, its low bit 0, or else x − at, its low bit 1;
-// false when neither fits.
-func packField(buf *[stackRecordMax]byte, o int, half, x int64, at time.Duration) bool {
-	y, flag := x, int64(0)
-	if uint64(y+half) >= uint64(2*half) {
-		y, flag = x-int64(at), 1
-		if uint64(y+half) >= uint64(2*half) {
-			return false
-		}
-	}
-	binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
-	return true
-}
-
 // stackRecords is the chunk a stack instance writes the records that do
 // not fit in their decisions into, and the layout it packs records of
 // more than 9 numbers into their decisions with.
@@ -272,20 +257,32 @@ func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 
 // pack writes nums in buf's first stackInline bytes as l lays them out;
 // it reports false (buf spoiled) if a number fits its field neither as
-// itself nor as its difference from at.
+// itself nor as its difference from at. A field of w bytes holds a y
+// with −half ≤ y < half (its bits less the flag's), y + half below 2 ×
+// half unsigned, and is written as the 8 bytes from its start, the next
+// one's written over what it leaves: no nibbles, no zigzag, a number's
+// size known before it is read.
 func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64) bool {
 	if len(nums) != l.n {
 		return false
 	}
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
-		if !packField(buf, l.offs[p], l.half[p], x, at) {
-			return false
+		half := l.half[p]
+		y, flag := x, int64(0)
+		if uint64(y+half) >= uint64(2*half) {
+			y, flag = x-int64(at), 1
+			if uint64(y+half) >= uint64(2*half) {
+				return false
+			}
 		}
+		o := min(uint(l.offs[p]), stackInline) // no field starts past it: no bounds check
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
-	binary.LittleEndian.PutUint64(buf[l.offs[l.n]:l.offs[l.n]+8], 0)
+	o := min(uint(l.offs[l.n]), stackInline)
+	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
 	return true
 }
 
