@@ -269,15 +269,16 @@ func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []i
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
 		half := l.half[p]
-		y, flag := x, int64(0)
-		if uint64(y+half) >= uint64(2*half) {
-			y, flag = x-int64(at), 1
+		field := x << 1
+		if uint64(x+half) >= uint64(2*half) {
+			y := x - int64(at)
 			if uint64(y+half) >= uint64(2*half) {
 				return false
 			}
+			field = y<<1 | 1
 		}
 		o := min(uint(l.offs[p]), stackInline) // no field starts past it: no bounds check
-		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(field))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
