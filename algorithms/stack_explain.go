@@ -22,11 +22,11 @@ import (
 //     bytes, which a decision of a stack does not otherwise use): its
 //     explain func, one of the stack's made once by NewStack, says how it
 //     is written there (see stackRecords.keep): up to 4 numbers as they
-//     are, in v (raw); 5 to 9 in fixed-width fields of stackInline bytes
-//     between them (packed); more in fields of the widths the stack
-//     instance learned from its records (stackLayout: a layout, made
-//     once, is two allocations); else as stackRecord writes them
-//     (inline); nothing is allocated;
+//     are, in v (raw); in the fields of a stackLayout, 5 to 9 of equal
+//     width made by NewStack (equalLayout), more of the widths the stack
+//     instance learned from its records (a learned layout, made once, is
+//     two allocations); else as stackRecord writes them (inline);
+//     nothing is allocated;
 //   - else in a chunk of the stack instance's own (stackChunkBytes),
 //     appended and never changed, v[0] its offset: its explain func is a
 //     closure over the chunk, made with it, so the chunk lives as long as
@@ -116,7 +116,7 @@ func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo 
 const stackNums = stackWords * MaxLayers
 
 // inlineBytes is the stackInline bytes of a record held in d: v's, then
-// rec's, with 8 bytes to spare after them (see unpack).
+// rec's, with 8 bytes to spare after them (see stackLayout.unpack).
 func inlineBytes(d *Decision) [stackInline + 8]byte {
 	var rec [stackInline + 8]byte
 	for i, x := range d.v {
