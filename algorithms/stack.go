@@ -76,23 +76,16 @@ type stack struct {
 	// again, and a refusal leaves its state as it was (see peekState).
 	// The others save the state as they decide and put it back, and
 	// their records are their numbers (see recordInto). nums is where a
-	// decision's record is gathered, layer i's from offs[i]; words[i] is
-	// how many it takes, and in[i] the key's state that layer i decided
-	// on in place (nil when it decided on a copy).
+	// decision's record is gathered, layer i's from offs[i].
 	copied uint8
-	// plain is set when every layer is copied and the stack is not
-	// nginx's: it decides by decidePlain.
-	plain bool
-	nums  [stackWords * MaxLayers]int64
-	offs  [MaxLayers]int
-	words [MaxLayers]int
-	in    [MaxLayers]unsafe.Pointer
+	nums   [stackWords * MaxLayers]int64
+	offs   [MaxLayers]int
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
 	ids     *Keys
 	all     Key // AllKeysKey in ids
-	// verdicts is where the layers decide a request, before a decision of
-	// several layers copies their numbers into a record.
+	// verdicts is where the layers after the first decide a request (the
+	// first decides in the decision itself).
 	verdicts [MaxLayers]Decision
 	// info explains the decisions of several layers (nil for one), shared
 	// by clones; recs is this instance's chunk of their records (see
@@ -206,12 +199,8 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	}
 	if len(layers) > 1 {
 		s.info = newStackInfo(layers, s.savers, s.copied)
-		s.plain = s.copied == s.info.all && !s.nginx
-		for i := range layers {
-			s.words[i] = s.info.words[i]
-			if i > 0 {
-				s.offs[i] = s.offs[i-1] + s.info.words[i-1]
-			}
+		for i := 1; i < len(layers); i++ {
+			s.offs[i] = s.offs[i-1] + s.info.words[i-1]
 		}
 	}
 	return s, nil
@@ -243,10 +232,12 @@ type stackLayer interface {
 	plainState() bool
 	// peekState decides the request writing the key's state before it
 	// into words (stateWords of them): in place when the key has a state
-	// of the limiter's own, returned so that the stack puts words back
-	// there if another layer refuses, else on a copy (nil), which
-	// keepPeeked keeps. redecider decides a request again from such words.
+	// of the limiter's own, returned so that putBackState writes words
+	// back there if another layer refuses, else on a copy (nil), which
+	// keepPeeked keeps. redecider decides a request again from such
+	// words.
 	peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer
+	putBackState(in unsafe.Pointer, words *[stackWords]int64)
 	stateWords() int
 	redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision
 }
@@ -336,25 +327,31 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
 	}
-	if s.plain {
-		s.decidePlain(d, now, key, cost)
-		return
-	}
-	verdicts := s.verdicts[:len(s.lims)]
 	refused := -1
 	var wait time.Duration
+	// in has bit i set for a copied layer that decided in place, on the
+	// key's state at[i]: locals, so that writing them costs no write
+	// barrier.
+	var in uint8
+	var at [MaxLayers]unsafe.Pointer
 	for i, sv := range s.savers {
-		v, k := &verdicts[i], s.keyOf(i, key)
+		v := s.verdict(i, d)
 		switch {
 		case s.copied&(1<<i) != 0:
-			s.in[i] = sv.peekState(v, now, k.id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:]))
+			id := key.id
+			if s.allKeys&(1<<i) != 0 {
+				id = s.all.id
+			}
+			if at[i] = sv.peekState(v, now, id, cost, s.layerNums(i)); at[i] != nil {
+				in |= 1 << i
+			}
 		case s.nginx && refused >= 0:
 			// A copy decides: for an nginx zone after the refusing one,
 			// which nginx does not look the request up in, for the wait
 			// and the explanation.
-			sv.peekInto(v, now, k, cost)
+			sv.peekInto(v, now, s.keyOf(i, key), cost)
 		default:
-			sv.saveDecide(v, now, k, cost)
+			sv.saveDecide(v, now, s.keyOf(i, key), cost)
 		}
 		if v.Outcome == Rejected {
 			if refused < 0 {
@@ -363,144 +360,112 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 			wait = max(wait, v.RetryAfter)
 		}
 	}
+	if s.copied != s.info.all {
+		s.recordInto(d) // before d becomes another layer's verdict
+	}
 	if refused < 0 {
-		longest := 0
-		for i, sv := range s.savers {
-			if s.copied&(1<<i) != 0 && s.in[i] == nil {
-				sv.keepPeeked(s.keyOf(i, key).id, now)
-			}
-			if verdicts[i].Delay > 0 && verdicts[i].Delay >= verdicts[longest].Delay {
-				longest = i
-			}
+		for kept := s.copied &^ in; kept != 0; kept &= kept - 1 {
+			i := bits.TrailingZeros8(kept)
+			s.savers[i].keepPeeked(s.keyOf(i, key).id, now)
 		}
-		*d = verdicts[longest]
+		if s.nginx { // only nginx's layers delay in a stack (CheckStack)
+			s.delayLongest(d)
+		}
 	} else {
-		looked := s.savers
-		if s.nginx {
-			looked = looked[:refused+1]
-		}
-		var in uint8
-		for i := range s.savers {
-			if s.copied&(1<<i) != 0 && s.in[i] != nil {
-				in |= 1 << i
-			}
-		}
-		s.putBack(in)
-		for i, sv := range s.savers {
-			switch {
-			case s.copied&(1<<i) != 0: // put back, or decided on a copy
-			case i >= len(looked): // not looked up: decided on a copy
-			case s.nginx && s.zones[i] != nil:
-				s.zones[i].restoreLooked(s.keyOf(i, key))
-			default:
-				sv.restoreKey(s.keyOf(i, key))
-			}
-		}
-		if wait == Never {
-			// A layer it can never fit: that is the whole story.
-			for _, v := range verdicts {
-				if v.RetryAfter == Never {
-					*d = v
+		s.putBack(key, refused, in, &at)
+		switch {
+		case wait == Never:
+			// A layer it can never fit: that is the whole story, with no
+			// record.
+			for i := range s.savers {
+				if v := s.verdict(i, d); v.RetryAfter == Never {
+					*d = *v
 					s.pretend(d)
 					return
 				}
 			}
+		case refused > 0:
+			*d = s.verdicts[refused]
 		}
-		*d = verdicts[refused]
 		d.RetryAfter = wait
 	}
 	// The first layer to refuse, or the first, decided: its policy is
 	// the decision's. Its explanation is every layer's, from the record.
 	s.pretend(d)
-	if s.copied != s.info.all {
-		s.recordInto(verdicts)
-	}
 	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
 }
 
-// decidePlain is DecideInto for a stack whose layers are all copied and
-// not nginx's: none delays, none is a dry run, every record is a state.
-// Each layer decides on its state, in place when it is the layer's own,
-// writing it into nums first; a refusal puts those words back, and
-// an admission keeps what the layers decided on copies.
-func (s *stack) decidePlain(d *Decision, now time.Duration, key Key, cost int64) {
-	refused := -1
-	var wait time.Duration
-	var in uint8 // the layers that decided in place
-	for i, sv := range s.savers {
-		id := key.id
-		if s.allKeys&(1<<i) != 0 {
-			id = s.all.id
-		}
-		v := d // the first layer's verdict, the decision unless another refuses
-		if i > 0 {
-			v = &s.verdicts[i]
-		}
-		if s.in[i] = sv.peekState(v, now, id, cost, (*[stackWords]int64)(s.nums[s.offs[i]:])); s.in[i] != nil {
-			in |= 1 << i
-		}
-		if v.Outcome == Rejected {
-			if refused < 0 {
-				refused = i
-			}
-			wait = max(wait, v.RetryAfter)
-		}
+// verdict is where layer i decides a request: d for the first layer, whose
+// verdict is the decision unless another's is chosen, and verdicts[i] for
+// the others.
+func (s *stack) verdict(i int, d *Decision) *Decision {
+	if i == 0 {
+		return d
 	}
-	switch {
-	case refused < 0:
-		for kept := s.copied &^ in; kept != 0; kept &= kept - 1 {
-			i := bits.TrailingZeros8(kept)
-			id := key.id
-			if s.allKeys&(1<<i) != 0 {
-				id = s.all.id
-			}
-			s.savers[i].keepPeeked(id, now)
-		}
-	case wait == Never:
-		s.putBack(in)
-		// A layer it can never fit: that is the whole story.
-		if d.RetryAfter == Never {
-			return
-		}
-		for _, v := range s.verdicts[1:len(s.savers)] {
-			if v.RetryAfter == Never {
-				*d = v
-				return
-			}
-		}
-	default:
-		s.putBack(in)
-		if refused > 0 {
-			*d = s.verdicts[refused]
-		}
-		d.RetryAfter = wait
-	}
-	s.recs.keep(s.info, d, &s.scratch, now, s.nums[:s.info.nums])
+	return &s.verdicts[i]
 }
 
-// putBack writes back the states of the layers in in that decided in
-// place, from their words in nums: the states before the request.
-func (s *stack) putBack(in uint8) {
+// delayLongest makes d, a decision every layer admits, the verdict of the
+// layer that delays it longest, the last of those that tie (nginx names
+// that zone in its log); the first layer's if none delays it.
+func (s *stack) delayLongest(d *Decision) {
+	longest := 0
+	for i := 1; i < len(s.savers); i++ {
+		if v := &s.verdicts[i]; v.Delay > 0 && v.Delay >= s.verdict(longest, d).Delay {
+			longest = i
+		}
+	}
+	if longest > 0 {
+		*d = s.verdicts[longest]
+	}
+}
+
+// putBack puts back key's state in every layer that decided the request
+// on it, once a layer refused: a copied layer that decided in place (in,
+// on the state at at[i]) from its record (see peekState); the others only
+// in a stack that has some: an nginx zone as nginx leaves a zone it looked
+// the request up in, and no zone after the refusing one, which was not
+// looked up; any other as it saved it. A layer that decided on a copy
+// changed nothing.
+func (s *stack) putBack(key Key, refused int, in uint8, at *[MaxLayers]unsafe.Pointer) {
 	for ; in != 0; in &= in - 1 {
 		i := bits.TrailingZeros8(in)
-		before := s.nums[s.offs[i]:][:s.words[i]]
-		for j, w := range before { // a few words: no memmove
-			*(*int64)(unsafe.Add(s.in[i], 8*j)) = w
+		s.savers[i].putBackState(at[i], s.layerNums(i))
+	}
+	if s.copied == s.info.all {
+		return
+	}
+	for i, sv := range s.savers {
+		switch {
+		case s.copied&(1<<i) != 0: // put back above, or decided on a copy
+		case s.nginx && i > refused: // not looked up: decided on a copy
+		case s.nginx && s.zones[i] != nil:
+			s.zones[i].restoreLooked(s.keyOf(i, key))
+		default:
+			sv.restoreKey(s.keyOf(i, key))
 		}
 	}
+}
+
+// layerNums is where layer i's record is gathered in nums.
+func (s *stack) layerNums(i int) *[stackWords]int64 {
+	// No layer's record starts past stackWords × (MaxLayers − 1): bounded
+	// so, the offset needs no check against nums' length.
+	o := min(uint(s.offs[i]), stackWords*(MaxLayers-1))
+	return (*[stackWords]int64)(s.nums[o : o+stackWords])
 }
 
 // recordInto gathers in nums the record of the layers that are not
-// copied (whose states peekState wrote there): a layer's v, then its
-// wait, as it is for a delay (0 for none) and its complement (below 0)
-// for a refusal's RetryAfter.
-func (s *stack) recordInto(verdicts []Decision) {
-	for i := range verdicts {
+// copied (whose states peekState wrote there), from their verdicts (the
+// first layer's is d): a layer's v, then its wait, as it is for a delay (0
+// for none) and its complement (below 0) for a refusal's RetryAfter.
+func (s *stack) recordInto(d *Decision) {
+	for i := range s.savers {
 		if s.copied&(1<<i) != 0 {
 			continue
 		}
-		v, nums := &verdicts[i], s.nums[s.offs[i]:][:stackWords]
-		copy(nums, v.v[:])
+		v, nums := s.verdict(i, d), s.layerNums(i)
+		copy(nums[:], v.v[:])
 		nums[4] = int64(v.Delay)
 		if v.Outcome == Rejected {
 			nums[4] = ^int64(v.RetryAfter)
@@ -546,34 +511,39 @@ func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64)
 
 // peekState decides the request as a stack's layer whose record is the
 // key's state before the request, writing that state into words: its
-// bytes, the rest of its last word zero. A key whose state is k's own
-// (its chunk not shared with a clone) is decided in place, and its state
-// returned, for the stack to put words back there if another layer
-// refuses: a plain state's words are all of it, and its decision changes
-// no account. Any other key (new, or shared with a clone) is decided on a
-// copy in k.saved, as peekInto does, which keepPeeked keeps once every
-// layer admits: a refusal neither makes a state nor copies a chunk.
+// bytes, the rest of its last word zero. A key whose state is k's own (its
+// chunk not shared with a clone) is decided in place, and its state
+// returned, for putBackState to write words back there if another layer
+// refuses: words are the save, a plain state's all, and its decision
+// changes no account. Any other key (new, or shared with a clone) is
+// decided on a copy in k.saved, as peekInto does, which keepPeeked keeps
+// once every layer admits: a refusal neither makes a state nor copies a
+// chunk.
 func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer {
-	var st *S
+	st := &k.saved.s
 	var in unsafe.Pointer
 	if c := uint(id) / keyChunk; c < uint(len(k.chunks)) { // not for id < 0
 		ch := k.chunks[c]
 		if s := &ch.slots[uint(id)%keyChunk]; !s.seen {
-		} else if ch.epoch == k.m.epoch && unsafe.Sizeof(s.s)%8 == 0 {
+			*st = k.alg.start(now)
+		} else if ch.epoch == k.m.epoch {
 			st, in = &s.s, unsafe.Pointer(&s.s)
 		} else {
-			k.saved.s = s.s
-			st = &k.saved.s
+			*st = s.s
 		}
-	}
-	if st == nil {
-		k.saved.s = k.alg.start(now)
-		st = &k.saved.s
+	} else {
+		*st = k.alg.start(now)
 	}
 	words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
 	*(*S)(unsafe.Pointer(words)) = *st
 	*d = k.alg.decide(st, &k.m, now, cost)
 	return in
+}
+
+// putBackState puts the state peekState decided in place at in back as
+// it was before, from the words peekState wrote.
+func (k *keyed[S]) putBackState(in unsafe.Pointer, words *[stackWords]int64) {
+	*(*S)(in) = *(*S)(unsafe.Pointer(words))
 }
 
 // stateWords is how many int64 words a state takes, a plain value's

@@ -22,11 +22,11 @@ import (
 //     bytes, which a decision of a stack does not otherwise use): its
 //     explain func, one of the stack's made once by NewStack, says how it
 //     is written there (see stackRecords.keep): up to 4 numbers as they
-//     are, in v (raw); 5 to 9 in fixed-width fields of stackInline bytes
-//     between them (packed); more in fields of the widths the stack
-//     instance learned from its records (stackLayout: a layout, made
-//     once, is two allocations); else as stackRecord writes them
-//     (inline); nothing is allocated;
+//     are, in v (raw); in the fields of a stackLayout, 5 to 9 of equal
+//     width made by NewStack (equalLayout), more of the widths the stack
+//     instance learned from its records (a learned layout, made once, is
+//     two allocations); else as stackRecord writes them (inline);
+//     nothing is allocated;
 //   - else in a chunk of the stack instance's own (stackChunkBytes),
 //     appended and never changed, v[0] its offset: its explain func is a
 //     closure over the chunk, made with it, so the chunk lives as long as
@@ -59,14 +59,15 @@ type stackInfo struct {
 	// explains are, by layer, the func its algorithm's description says
 	// words its decisions.
 	explains []func(b []byte, d Decision) []byte
-	// raw, packed and inline explain a decision whose record it holds
-	// itself: its numbers as they are in v, in fields of packed bytes
-	// each, or as stackRecord writes them.
-	raw, packed, inline func(b []byte, d Decision) []byte
-	// all has a bit for each layer, and packedBytes is the width of a
-	// number packed in a decision (0 for a record never packed).
-	all         uint8
-	packedBytes int
+	// raw and inline explain a decision whose record it holds itself: its
+	// numbers as they are in v, or as stackRecord writes them.
+	raw, inline func(b []byte, d Decision) []byte
+	// fixed is the layout of a record of 5 to 9 numbers in its decision,
+	// each in a field of equal width (packedBytes); nil for other
+	// records, which a stack instance learns a layout for.
+	fixed *stackLayout
+	// all has a bit for each layer.
+	all uint8
 	// nginx says the layers are nginx's zones of one location, which
 	// stops at the first that refuses: the zones after it are not asked.
 	nginx bool
@@ -102,13 +103,7 @@ func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo 
 		copy(nums[:], d.v[:])
 		return info.explain(b, &d, &nums)
 	}
-	if info.packedBytes = packedBytes(info.nums); info.packedBytes > 0 {
-		info.packed = func(b []byte, d Decision) []byte {
-			rec := inlineBytes(&d)
-			nums := unpack(&rec, d.At, info.nums)
-			return info.explain(b, &d, &nums)
-		}
-	}
+	info.fixed = equalLayout(info, info.nums)
 	info.inline = func(b []byte, d Decision) []byte {
 		rec := inlineBytes(&d)
 		nums := readRecord(rec[:], d.At, info.nums)
@@ -121,7 +116,7 @@ func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo 
 const stackNums = stackWords * MaxLayers
 
 // inlineBytes is the stackInline bytes of a record held in d: v's, then
-// rec's, with 8 bytes to spare after them (see unpack).
+// rec's, with 8 bytes to spare after them (see stackLayout.unpack).
 func inlineBytes(d *Decision) [stackInline + 8]byte {
 	var rec [stackInline + 8]byte
 	for i, x := range d.v {
@@ -132,8 +127,9 @@ func inlineBytes(d *Decision) [stackInline + 8]byte {
 }
 
 // packedBytes is the width of each of n numbers packed into a decision
-// (see pack): as many whole bytes as stackInline gives each, 0 for too
-// few (4 numbers go as they are, 10 would have 3 bytes each).
+// in fields of equal width (equalLayout): as many whole bytes as
+// stackInline gives each, 0 for too few (4 numbers go as they are, 10
+// would have 3 bytes each).
 func packedBytes(n int) int {
 	if n <= 4 || n > 9 {
 		return 0
@@ -141,58 +137,18 @@ func packedBytes(n int) int {
 	return stackInline / n
 }
 
-// packField writes x into the field at buf[o:], whose numbers y fit when
-// −half ≤ y < half: x itself, its low bit 0, or else x − at, its low bit 1;
-// false when neither fits.
-func packField(buf *[stackRecordMax]byte, o int, half, x int64, at time.Duration) bool {
-	y, flag := x, int64(0)
-	if uint64(y+half) >= uint64(2*half) {
-		y, flag = x-int64(at), 1
-		if uint64(y+half) >= uint64(2*half) {
-			return false
-		}
-	}
-	binary.LittleEndian.PutUint64(buf[o:o+8], uint64(y<<1|flag))
-	return true
-}
-
-// pack writes nums into buf's first stackInline bytes in fields of w
-// bytes each (packedBytes), in order: a number's field is the number
-// itself, or its difference from at, doubled, plus 1 for the difference;
-// it reports false (buf spoiled) if neither fits in the field's bits
-// less one. A field is written as the 8 bytes from its start, the next
-// one's written over what it leaves: no nibbles, no zigzag, a number's
-// size known before it is read.
-func pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64, w int) bool {
-	// A field's number y fits when −half ≤ y < half, its bits less one:
-	// y + half below 2 × half, unsigned.
-	half := int64(1) << ((8*uint(w) - 2) & 63)
-	o := 0
-	for _, x := range nums {
-		if !packField(buf, o, half, x, at) {
-			return false
-		}
-		o += w
-	}
-	// Zeros after the last field, where a record written before left
-	// its bytes.
-	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
-	return true
-}
-
-// unpack reads the n numbers pack wrote in rec.
-func unpack(rec *[stackInline + 8]byte, at time.Duration, n int) [stackNums]int64 {
-	var nums [stackNums]int64
+// equalLayout is the layout of n numbers in fields of packedBytes(n)
+// each, nil when n numbers are not packed so.
+func equalLayout(info *stackInfo, n int) *stackLayout {
 	w := packedBytes(n)
-	sh := uint(64-8*w) & 63
-	for i := range nums[:n] {
-		f := int64(binary.LittleEndian.Uint64(rec[w*i:w*i+8])<<sh) >> sh
-		nums[i] = f >> 1
-		if f&1 != 0 {
-			nums[i] += int64(at)
-		}
+	if w == 0 {
+		return nil
 	}
-	return nums
+	var widths [stackNums]int
+	for p := range widths[:n] {
+		widths[p] = w
+	}
+	return newStackLayout(info, widths[:n])
 }
 
 // stackRecords is the chunk a stack instance writes the records that do
@@ -217,12 +173,13 @@ type stackRecords struct {
 }
 
 // stackLayout is where each number of a record goes in the stackInline
-// bytes of its decision: number p in bytes offs[p] to offs[p+1], as pack
-// writes a field, itself or its difference from the request's arrival,
-// doubled, plus 1 for the difference. A stack instance learns it from its
-// records (the widths of a bucket's balance, a window's counts, times
-// near the arrival), so that a record of many numbers is written without
-// a size tag a number.
+// bytes of its decision: number p in bytes offs[p] to offs[p+1], itself or
+// its difference from the request's arrival, doubled, plus 1 for the
+// difference (packField). A record of 5 to 9 numbers has fields of equal
+// width (equalLayout); a stack instance learns the layout of a longer
+// one from its records (the widths of a bucket's balance, a window's
+// counts, times near the arrival), so that a record of many numbers is
+// written without a size tag a number.
 type stackLayout struct {
 	n    int
 	offs [stackNums + 1]int
@@ -279,35 +236,54 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 			break
 		}
 	}
-	l := &stackLayout{n: len(nums)}
-	for p := range nums {
-		l.offs[p+1] = l.offs[p] + width[p]
-		l.half[p] = 1 << (8*width[p] - 2)
+	r.layout, r.missed = newStackLayout(info, width[:len(nums)]), 0
+}
+
+// newStackLayout lays out fields of widths bytes, in order, the record of
+// a decision of a stack of info.
+func newStackLayout(info *stackInfo, widths []int) *stackLayout {
+	l := &stackLayout{n: len(widths)}
+	for p, w := range widths {
+		l.offs[p+1] = l.offs[p] + w
+		l.half[p] = 1 << (8*w - 2)
 	}
 	l.explain = func(b []byte, d Decision) []byte {
 		rec := inlineBytes(&d)
 		nums := l.unpack(&rec, d.At)
 		return info.explain(b, &d, &nums)
 	}
-	r.layout, r.missed = l, 0
+	return l
 }
 
 // pack writes nums in buf's first stackInline bytes as l lays them out;
 // it reports false (buf spoiled) if a number fits its field neither as
-// itself nor as its difference from at.
+// itself nor as its difference from at. A field of w bytes holds a y
+// with −half ≤ y < half (its bits less the flag's), y + half below 2 ×
+// half unsigned, and is written as the 8 bytes from its start, the next
+// one's written over what it leaves: no nibbles, no zigzag, a number's
+// size known before it is read.
 func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64) bool {
 	if len(nums) != l.n {
 		return false
 	}
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
-		if !packField(buf, l.offs[p], l.half[p], x, at) {
-			return false
+		half := l.half[p]
+		field := x << 1
+		if uint64(x+half) >= uint64(2*half) {
+			y := x - int64(at)
+			if uint64(y+half) >= uint64(2*half) {
+				return false
+			}
+			field = y<<1 | 1
 		}
+		o := min(uint(l.offs[p]), stackInline) // no field starts past it: no bounds check
+		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(field))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
-	binary.LittleEndian.PutUint64(buf[l.offs[l.n]:l.offs[l.n]+8], 0)
+	o := min(uint(l.offs[l.n]), stackInline)
+	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
 	return true
 }
 
@@ -422,28 +398,28 @@ func (r *stackReader) next() int64 {
 }
 
 // keep puts nums, the record of d (a decision of a request at at), where
-// d can reach it: in d when it fits, as it is (up to 4 numbers), packed
-// (5 to 9, when each fits its field) or as stackRecord writes it; else as
-// stackRecord writes it in the stack instance's chunk. buf is where it is
-// written first.
+// d can reach it: in d when it fits, as it is (up to 4 numbers), laid out
+// in fields (5 to 9 in fields of equal width; more as the stack instance
+// learned, once it has), when each fits its field, or as stackRecord
+// writes it; else as stackRecord writes it in the stack instance's
+// chunk. buf is where it is written first.
 func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
-	switch n := len(nums); {
-	case n <= len(d.v):
+	if len(nums) <= len(d.v) {
 		d.v = [4]int64{}
 		copy(d.v[:], nums)
 		d.rec, d.explain = [7]byte{}, info.raw
 		return
-	case info.packed != nil:
-		if pack(buf, at, nums, info.packedBytes) {
-			r.inline(d, buf)
-			d.explain = info.packed
-			return
-		}
-	case r.layout != nil && r.layout.pack(buf, at, nums):
+	}
+	l := info.fixed
+	if l == nil {
+		l = r.layout
+	}
+	if l != nil && l.pack(buf, at, nums) {
 		r.inline(d, buf)
-		d.explain = r.layout.explain
+		d.explain = l.explain
 		return
-	default:
+	}
+	if info.fixed == nil {
 		r.learn(info, at, nums)
 	}
 	n := stackRecord(buf, at, nums)

@@ -89,7 +89,10 @@ func TestDescriptionsExplainAsDecisions(t *testing.T) {
 func TestStackRecordPacks(t *testing.T) {
 	at := 90 * time.Hour // far from 0: times near it fit only as differences
 	for n := 5; n <= 9; n++ {
-		w := packedBytes(n)
+		w, l := packedBytes(n), equalLayout(nil, n)
+		if l == nil || l.offs[n] != w*n {
+			t.Fatalf("%d numbers: layout %+v, not %d fields of %d bytes", n, l, n, w)
+		}
 		top := int64(1)<<(8*w-2) - 1 // the largest a field holds
 		fits := []int64{0, 1, -1, top, -top - 1, int64(at), int64(at) + top, int64(at) - top - 1, top / 3, int64(at) - 5e6}
 		var buf [stackRecordMax]byte
@@ -101,7 +104,7 @@ func TestStackRecordPacks(t *testing.T) {
 			for i := range nums {
 				nums[i] = fits[(k+i)%len(fits)]
 			}
-			if !pack(&buf, at, nums, w) {
+			if !l.pack(&buf, at, nums) {
 				t.Fatalf("%d numbers %v: not packed in %d bytes each", n, nums, w)
 			}
 			for i := w * n; i < stackInline; i++ {
@@ -111,7 +114,7 @@ func TestStackRecordPacks(t *testing.T) {
 			}
 			var rec [stackInline + 8]byte
 			copy(rec[:stackInline], buf[:])
-			got := unpack(&rec, at, n)
+			got := l.unpack(&rec, at)
 			for i, want := range nums {
 				if got[i] != want {
 					t.Errorf("%d numbers, number %d: read %d, wrote %d", n, i, got[i], want)
@@ -121,14 +124,14 @@ func TestStackRecordPacks(t *testing.T) {
 		// Far from 0 and from at.
 		for _, far := range []int64{-top - 2, int64(at) + top + 1, math.MaxInt64, math.MinInt64} {
 			nums := append(make([]int64, n-1), far)
-			if pack(&buf, at, nums, w) {
+			if l.pack(&buf, at, nums) {
 				t.Errorf("%d numbers: %d packed in %d bytes", n, nums[n-1], w)
 			}
 		}
 	}
 	for _, n := range []int{1, 4, 10, 20} {
-		if w := packedBytes(n); w != 0 {
-			t.Errorf("%d numbers packed in %d bytes each", n, w)
+		if w, l := packedBytes(n), equalLayout(nil, n); w != 0 || l != nil {
+			t.Errorf("%d numbers packed in %d bytes each (%+v)", n, w, l)
 		}
 	}
 }

@@ -264,11 +264,10 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 		}
 		var ds []Decision
 		var want []string
-		// How the records were kept: in v as they are, packed, written
+		// How the records were kept: in v as they are, laid out in fields, written
 		// in the decision, in a chunk.
 		forms := map[uintptr]string{
 			reflect.ValueOf(info.raw).Pointer():    "raw",
-			reflect.ValueOf(info.packed).Pointer(): "packed",
 			reflect.ValueOf(info.inline).Pointer(): "inline",
 		}
 		kept, byCode := map[string]int{}, map[uintptr]int{}
@@ -316,8 +315,10 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 				t.Fatalf("%d layers (%s …), decision %d:\n%s\nits layers say:\n%s", len(layers), layers[0].Name, j, got, want[j])
 			}
 		}
-		if l := s.(*stack).recs.layout; l != nil {
-			forms[reflect.ValueOf(l.explain).Pointer()] = "learned" // every layout's code is the same
+		for _, l := range []*stackLayout{info.fixed, s.(*stack).recs.layout} {
+			if l != nil {
+				forms[reflect.ValueOf(l.explain).Pointer()] = "laid out" // every layout's code is the same
+			}
 		}
 		for code, n := range byCode {
 			form, ok := forms[code]
@@ -330,7 +331,7 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 		if layers[0].Policy == xrate && kept["chunk"] == 0 {
 			t.Errorf("x/time/rate's floats: no record kept in a chunk")
 		}
-		if want := map[int]string{4: "raw", 6: "packed", 13: "learned"}[info.nums]; want != "" && kept[want] == 0 {
+		if want := map[int]string{4: "raw", 6: "laid out", 13: "laid out"}[info.nums]; want != "" && kept[want] == 0 {
 			t.Errorf("%d numbers a record: none kept %s", info.nums, want)
 		}
 	}
