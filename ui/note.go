@@ -77,17 +77,8 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 // decide the rest.
 func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	notes = a.lab.Scenario().Notes
-	now := a.lab.Now()
-	var at time.Duration
-	switch k, m := a.lab.Instant(); {
-	case a.quiz.asking():
-		at = a.lab.Request(a.quiz.index).At
-		instead = withheldLine(at)
-	case a.quiz.on && a.quiz.waitsHere():
-		at, instead = now, withheldLine(now)
-	case k < m:
-		at, instead = now, undecidedLine(now, m)
-	default:
+	at, instead, waits := a.programContext.notesWaiting()
+	if !waits {
 		return notes, ""
 	}
 	i := sort.Search(len(notes), func(i int) bool { return notes[i].At >= at })
@@ -96,6 +87,22 @@ func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 		return notes, ""
 	}
 	return append(notes[:i:i], notes[j:]...), instead
+}
+
+// notesWaiting is the instant whose notes wait (see shownNotes) and the
+// line said in their place; waits is false when none do.
+func (c *programContext) notesWaiting() (at time.Duration, instead string, waits bool) {
+	now, q := c.lab.Now(), c.quizzing // nil while the quiz is off
+	switch k, m := c.lab.Instant(); {
+	case q != nil && q.asking():
+		at = c.lab.Request(q.index).At
+		return at, withheldLine(at), true
+	case q != nil && q.waitsHere():
+		return now, withheldLine(now), true
+	case k < m:
+		return now, undecidedLine(now, m), true
+	}
+	return 0, "", false
 }
 
 // withheldLine is the line in place of the notes a question withholds.

@@ -97,3 +97,32 @@ func TestNoteWaitsForItsInstant(t *testing.T) {
 		t.Errorf("with all %d requests at 0s decided, the note is not shown:\n%s", m, s)
 	}
 }
+
+// TestNotesRowMarksAWaitingNote: the timeline's notes row marks a note
+// that waits for its instant's requests (or for a question's answer) ◇, as
+// the note panel says, and ◆ once it is shown.
+func TestNotesRowMarksAWaitingNote(t *testing.T) {
+	notesRow := func(a *App) string {
+		for _, l := range strings.Split(screen(a), "\n") {
+			if strings.HasPrefix(l, "notes ") {
+				return strings.TrimSpace(strings.TrimPrefix(l, "notes"))
+			}
+		}
+		t.Fatalf("no notes row:\n%s", screen(a))
+		return ""
+	}
+	a := newTestApp(t, "idle-expiry", 80, 24)
+	a.openPage(aboutPage)
+	press(a, "esc")
+	if row := notesRow(a); !strings.HasPrefix(row, "◇") {
+		t.Errorf("before the 12 requests at 0s, the 0s note is marked %q, want ◇ first", row)
+	}
+	press(a, "t", "]")
+	if row := notesRow(a); !strings.HasPrefix(row, "◆") {
+		t.Errorf("with the 0s note shown, the row is %q, want ◆ first", row)
+	}
+	press(a, "]")
+	if f := strings.Fields(notesRow(a)); len(f) < 2 || f[1] != "◇" {
+		t.Errorf("while the 4s question waits, the row is %q, want the 4s note ◇", notesRow(a))
+	}
+}

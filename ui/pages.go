@@ -171,7 +171,7 @@ func (p *pages) helpText(a *App, w int) string {
 		st.mixed.Render("±") + " some admitted, some rejected in one timeline column",
 		st.http.Render("⊘") + " (a lane of gateways) refused by its fallback while the store was down: 503, not 429; " + st.http.Render("+") + " admitted beyond the policy (a double spend, counting apart, a lost or expired state)",
 		st.upcoming.Render("·") + " a request the clock has not reached yet",
-		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead",
+		st.note.Render("◆") + " a note the clock has passed, " + st.upcoming.Render("◇") + " one ahead, or waiting for its instant's requests or a question's answer",
 		st.delayed.Render("↦") + " (row \"↦ out\" under a shaper) a delayed request leaving the queue for the service; " + st.upcoming.Render("·") + " one due later",
 		st.cursor.Render(" ") + " ▲ the clock · ▶ the focused lane (heavy border)",
 		"",
