@@ -80,10 +80,17 @@ type reads struct {
 	reach int
 }
 
-// layer is one layer of the racy reads, as a Limiter and as a KeyCopier.
+// layer is one layer of the racy reads, as a Limiter, as a KeyCopier and
+// as a CopyDecider (a read's copy and its decision in one call).
 type layer struct {
 	lim algorithms.Limiter
 	cp  algorithms.KeyCopier
+	cd  algorithms.CopyDecider
+}
+
+// newLayer is lim as a layer.
+func newLayer(lim algorithms.Limiter) layer {
+	return layer{lim, lim.(algorithms.KeyCopier), algorithms.CopyDeciderOf(lim)}
 }
 
 // slotRec is what a slot keeps of the read it holds: when its write lands
@@ -155,8 +162,7 @@ func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows 
 			r.blank.(algorithms.KeyCopier).ForgetKey(key)
 			r.reach = id + 1
 		}
-		lim := r.blank.Clone()
-		r.layers = append(r.layers, layer{lim, lim.(algorithms.KeyCopier)})
+		r.layers = append(r.layers, newLayer(r.blank.Clone()))
 	}
 	return j
 }
@@ -194,8 +200,7 @@ func (r *reads) clone() reads {
 	c := *r
 	c.layers = make([]layer, len(r.layers))
 	for j, x := range r.layers {
-		lim := x.lim.Clone()
-		c.layers[j] = layer{lim, lim.(algorithms.KeyCopier)}
+		c.layers[j] = newLayer(x.lim.Clone())
 	}
 	if r.blank != nil {
 		c.blank = r.blank.Clone()
@@ -279,14 +284,14 @@ func (l *Limiter) decideRacy(d *algorithms.Decision, now, arrived time.Duration,
 	x := &r.layers[j]
 	switch {
 	case h >= 0:
-		x.cp.CopyKey(r.layers[h].lim, key)
+		x.cd.CopyDecideInto(d, r.layers[h].lim, now, key, cost)
 	case r.inMem:
 		x.cp.ForgetKey(key) // the store holds nothing of key: it starts new
+		x.lim.DecideInto(d, now, key, cost)
 	default:
 		x.cp.ForgetKey(key) // what the slot held, if the store holds nothing
-		x.cp.CopyKey(l.gws[0], key)
+		x.cd.CopyDecideInto(d, l.gws[0], now, key, cost)
 	}
-	x.lim.DecideInto(d, now, key, cost)
 	read := racyRead{int32(id), j}
 	shows[g] = read
 	if l.cfg.Latency == 0 {
