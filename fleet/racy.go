@@ -64,9 +64,15 @@ type reads struct {
 	// keys are the keys read, by number.
 	keys []algorithms.Key
 	// per are the keys' slots, by key number. The key's slot j has its
-	// record at recs[per[id].at + j].
+	// record at until[i] and by[i], i = per[id].at + j: when its write
+	// lands, and the gateway that took it. Two arrays, 9 bytes a slot,
+	// rather than one of both side by side (16 bytes with padding): the
+	// same instructions a read (792 and 793 a leaky bucket's racy-50ms
+	// decision, 1,016 both over 1000 keys), and a hot key's lane beside
+	// 400 keys holds 38.9 KB of tables, not 47.7 KB.
 	per   []keySlots
-	recs  []slotRec
+	until []time.Duration
+	by    []uint8
 	inMem bool
 	// blank is the policy's limiter with no key's state, whose chunks of
 	// states (every one empty) reach the keys numbered below reach: each
@@ -91,14 +97,6 @@ func newLayer(lim algorithms.Limiter) layer { return layer{lim, algorithms.CopyD
 
 // forget drops key's state in layer x (a KeyCopier, as every layer is).
 func (x *layer) forget(key algorithms.Key) { x.lim.(algorithms.KeyCopier).ForgetKey(key) }
-
-// slotRec is what a slot keeps of the read it holds: when its write lands
-// (until) and the gateway that took it (by). Side by side, so that taking
-// a slot reads and writes one place.
-type slotRec struct {
-	until time.Duration
-	by    uint8
-}
 
 // keySlots are one key's slots in the racy reads, in layers 0 to n−1.
 type keySlots struct {
@@ -129,11 +127,11 @@ func (r *reads) hold(k *keySlots, id, j int32, g int, now, until time.Duration, 
 		}
 		j = 0
 	}
-	x := &r.recs[k.at+j]
-	if x.until > now || j == k.home || int(x.by) != g && shows[x.by] == (racyRead{id, j}) {
+	i := k.at + j
+	if r.until[i] > now || j == k.home || int(r.by[i]) != g && shows[r.by[i]] == (racyRead{id, j}) {
 		return false
 	}
-	*x = slotRec{until, uint8(g)}
+	r.until[i], r.by[i] = until, uint8(g)
 	k.next = j + 1
 	return true
 }
@@ -159,15 +157,17 @@ func (r *reads) take(key algorithms.Key, g int, now, until time.Duration, shows 
 	if j == k.room {
 		// Move the key's records to the end, with room for twice as
 		// many: a key's records stay together.
-		at := int32(len(r.recs))
+		at := int32(len(r.until))
 		room := max(2, 2*k.room)
-		r.recs = append(r.recs, make([]slotRec, room)...)
-		copy(r.recs[at:], r.recs[k.at:k.at+k.n])
+		r.until = append(r.until, make([]time.Duration, room)...)
+		r.by = append(r.by, make([]uint8, room)...)
+		copy(r.until[at:], r.until[k.at:k.at+k.n])
+		copy(r.by[at:], r.by[k.at:k.at+k.n])
 		k.at, k.room = at, room
 	}
 	k.n++
 	k.next = j + 1
-	r.recs[k.at+j] = slotRec{until, uint8(g)}
+	r.until[k.at+j], r.by[k.at+j] = until, uint8(g)
 	if int(j) == len(r.layers) {
 		if id >= r.reach {
 			// Make blank's chunks reach key: a state of it, forgotten.
@@ -221,16 +221,17 @@ func (r *reads) clone() reads {
 	}
 	c.keys = slices.Clone(r.keys)
 	c.per = slices.Clone(r.per)
-	c.recs = slices.Clone(r.recs)
+	c.until = slices.Clone(r.until)
+	c.by = slices.Clone(r.by)
 	return c
 }
 
 // bytes is what the tables of the racy reads take (their layers aside),
 // and what a clone of them copies.
 func (r *reads) bytes() (state, clone int64) {
-	per, key, rec := int64(unsafe.Sizeof(keySlots{})), int64(unsafe.Sizeof(algorithms.Key{})), int64(unsafe.Sizeof(slotRec{}))
-	state = int64(cap(r.per))*per + int64(cap(r.keys))*key + int64(cap(r.recs))*rec
-	clone = int64(len(r.per))*per + int64(len(r.keys))*key + int64(len(r.recs))*rec
+	per, key := int64(unsafe.Sizeof(keySlots{})), int64(unsafe.Sizeof(algorithms.Key{}))
+	state = int64(cap(r.per))*per + int64(cap(r.keys))*key + int64(cap(r.until))*8 + int64(cap(r.by))
+	clone = int64(len(r.per))*per + int64(len(r.keys))*key + int64(len(r.until))*8 + int64(len(r.by))
 	return state, clone
 }
 
@@ -361,7 +362,7 @@ func (l *Limiter) lose() {
 		l.reads.unhome(id)
 	}
 	for _, w := range l.pending {
-		l.reads.recs[l.reads.per[w.id].at+w.layer].until = 0 // in flight no longer
+		l.reads.until[l.reads.per[w.id].at+w.layer] = 0 // in flight no longer
 	}
 	l.pending = l.pending[len(l.pending):]
 }
