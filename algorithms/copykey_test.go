@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -84,6 +85,51 @@ func TestForgetKey(t *testing.T) {
 				if o, w := a.DecideKey(q.at, other, q.cost), ref.DecideKey(q.at, other, q.cost); o.Outcome != w.Outcome {
 					t.Fatalf("%v: forgetting one key changed another", p)
 				}
+			}
+		}
+	}
+}
+
+// TestCopyDecideIsCopyThenDecide: a CopyDecider's one call decides as
+// CopyKey and then DecideInto, for every algorithm and for nginx's zone
+// (which keeps a queue of keys beside their states: its own CopyKey and
+// DecideInto must not be skipped for the keyed limiter it embeds), keys
+// copied back and forth between two limiters of one policy.
+func TestCopyDecideIsCopyThenDecide(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 4))
+	var policies []Policy
+	for _, alg := range Algorithms {
+		for range 10 {
+			policies = append(policies, randPolicy(r, alg))
+		}
+	}
+	// The smallest zone, which the keys below overfill.
+	policies = append(policies, Policy{Algorithm: NginxLimitReq, Rate: Rate{N: 10, Per: 1e9}, Burst: 4, Zone: nginxMinZone})
+	for _, p := range policies {
+		ks := NewKeys()
+		keys := make([]Key, 2*NginxZoneKeys(nginxMinZone))
+		for i := range keys {
+			keys[i] = ks.Key(strconv.Itoa(i))
+		}
+		// one and two copy and decide in one call, three and four in two.
+		one, _ := NewWithKeys(p, ks)
+		two, three, four := one.Clone(), one.Clone(), one.Clone()
+		cd := [2]CopyDecider{CopyDeciderOf(one), CopyDeciderOf(two)}
+		lims := [2][2]Limiter{{one, two}, {three, four}}
+		reqs := randTrace(r, p, 600, false)
+		for i, q := range reqs {
+			k, to := keys[r.IntN(len(keys))], r.IntN(2)
+			var a, b Decision
+			cd[to].CopyDecideInto(&a, lims[0][1-to], q.at, k, q.cost)
+			lims[1][to].(KeyCopier).CopyKey(lims[1][1-to], k)
+			lims[1][to].DecideInto(&b, q.at, k, q.cost)
+			if a.Outcome != b.Outcome || a.Delay != b.Delay || a.RetryAfter != b.RetryAfter {
+				t.Fatalf("%v request %d: %v in one call, %v in two", p, i, a.Outcome, b.Outcome)
+			}
+		}
+		for to := range 2 {
+			if a, b := lims[0][to].Memory(), lims[1][to].Memory(); a.State != b.State {
+				t.Fatalf("%v: %d bytes after copies and decisions in one call, %d in two", p, a.State, b.State)
 			}
 		}
 	}

@@ -447,7 +447,11 @@ type KeyCopier interface {
 // algorithm, a copy of its own, as a clone's first change of it would make;
 // from any other (a store outside the process), through its StateCodec. It
 // panics if src's state is not one of k's policy.
-func (k *keyed[S]) CopyKey(src Limiter, key Key) {
+func (k *keyed[S]) CopyKey(src Limiter, key Key) { k.copyKey(src, key) }
+
+// copyKey is CopyKey, returning key's state in k when it set it from one
+// in memory (nil when it left the key as it was, or imported it).
+func (k *keyed[S]) copyKey(src Limiter, key Key) *S {
 	other, ok := src.(*keyed[S])
 	if !ok {
 		if st, ok := src.(StateCodec).ExportKey(key); ok {
@@ -455,11 +459,11 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 				panic("algorithms: CopyKey: " + err.Error())
 			}
 		}
-		return
+		return nil
 	}
 	s := other.seenSlot(key.id)
 	if s == nil || other == k {
-		return // nothing to take, or the state already
+		return nil // nothing to take, or the state already
 	}
 	// s is in a chunk of other's, which k.slot never changes: it makes k's
 	// chunk its own by copying, when shared. What dst and s both reach (a
@@ -469,13 +473,76 @@ func (k *keyed[S]) CopyKey(src Limiter, key Key) {
 	switch {
 	case k.plain:
 		*dst = s.s // a whole copy, holding nothing beside itself
-		return
 	case k.copier != nil:
 		k.copier.copyState(dst, &s.s, &k.m, &other.m)
-		return
+	default:
+		k.discard(dst)
+		*dst = k.alg.clone(&s.s, &k.m)
 	}
-	k.discard(dst)
-	*dst = k.alg.clone(&s.s, &k.m)
+	return dst
+}
+
+// CopyDecider is a limiter's CopyKey followed by its DecideInto, in one
+// call: a racy gateway's read of a key from the store and its decision on
+// what it read (package fleet).
+type CopyDecider interface {
+	// CopyDecideInto is CopyKey(src, key), then DecideInto(d, now, key,
+	// cost).
+	CopyDecideInto(d *Decision, src Limiter, now time.Duration, key Key, cost int64)
+}
+
+// CopyDeciderOf is l's CopyDecider: for a limiter of this package's that
+// keeps its states in memory, one that finds the key's state once for the
+// copy and the decision (and calls no method through an interface between
+// them); for any other, one that calls CopyKey and DecideInto. l must be a
+// KeyCopier.
+func CopyDeciderOf(l Limiter) CopyDecider {
+	if k, ok := l.(interface{ copyDecider() CopyDecider }); ok {
+		if c := k.copyDecider(); c != nil {
+			return c
+		}
+	}
+	return copyThenDecide{l, l.(KeyCopier)}
+}
+
+// copyThenDecide is the CopyDecider of any KeyCopier: its two calls.
+type copyThenDecide struct {
+	lim Limiter
+	cp  KeyCopier
+}
+
+func (c copyThenDecide) CopyDecideInto(d *Decision, src Limiter, now time.Duration, key Key, cost int64) {
+	c.cp.CopyKey(src, key)
+	c.lim.DecideInto(d, now, key, cost)
+}
+
+// copyDeciding is a keyed limiter as its own CopyDecider. A type of its
+// own, not a method of keyed: a limiter that embeds a keyed one (nginx's
+// zone, which keeps a queue of keys beside their states) would take the
+// method as its own and skip its own CopyKey and DecideInto.
+type copyDeciding[S any] keyed[S]
+
+// copyDecider is k as a CopyDecider, nil when k is embedded in another
+// limiter (its Decider decides through the other's DecideInto).
+func (k *keyed[S]) copyDecider() CopyDecider {
+	if k.into != any(k) {
+		return nil
+	}
+	return (*copyDeciding[S])(k)
+}
+
+// CopyDecideInto decides on the state the copy set, without looking the
+// key's state up again.
+func (c *copyDeciding[S]) CopyDecideInto(d *Decision, src Limiter, now time.Duration, key Key, cost int64) {
+	k := (*keyed[S])(c)
+	if cost < 1 {
+		panic("algorithms: cost must be at least 1")
+	}
+	s := k.copyKey(src, key)
+	if s == nil {
+		s = k.slot(key.id, now)
+	}
+	*d = k.alg.decide(s, &k.m, now, cost)
 }
 
 // copier is an algorithm whose states hold something beside their struct

@@ -185,31 +185,41 @@ func (q *fifo[T]) free(m *mem) {
 // Clone's so far: letting go of those chunks counts them dropped only
 // after another Clone (see mem.release).
 func (q *fifo[T]) share(from, m *mem) {
-	var none uint64
-	disown := func(e *uint64) {
-		if *e == from.epoch {
-			if none == 0 {
-				none = newEpoch()
-			}
-			*e = none
-		}
-	}
+	o := disowner{from: from}
 	if t := q.tab; t != nil {
-		disown(&t.epoch)
+		o.disown(&t.epoch)
 		m.bytes += int64(cap(t.ptrs)) * 8
 		if !m.aside {
 			// Full chunks never change: their epoch only says whose
 			// account they leave as dropped. A copy kept aside by from
 			// itself leaves them from's (not O(chunks) a decision).
 			for _, c := range t.ptrs[q.lo:q.hi] {
-				disown(&c.epoch)
+				o.disown(&c.epoch)
 			}
 		}
 		m.bytes += int64(q.hi-q.lo) * chunkBytes[T](fifoChunk)
 	}
 	if t := q.tail; t != nil {
-		disown(&t.epoch)
+		o.disown(&t.epoch)
 		m.bytes += chunkBytes[T](cap(t.items))
+	}
+}
+
+// disowner gives what the instance of account from owns an epoch no
+// instance has (one for all it disowns, made when first needed), so that
+// neither from nor the instance that copies it changes in place what the
+// other sees: see share.
+type disowner struct {
+	from *mem
+	none uint64
+}
+
+func (o *disowner) disown(e *uint64) {
+	if *e == o.from.epoch {
+		if o.none == 0 {
+			o.none = newEpoch()
+		}
+		*e = o.none
 	}
 }
 
@@ -231,84 +241,39 @@ func (q *fifo[T]) copyFrom(src *fifo[T], m, from *mem) {
 
 // copyOther is copyFrom of another view.
 func (q *fifo[T]) copyOther(src *fifo[T], m, from *mem) {
+	o := disowner{from: from}
 	if q.tab != src.tab {
-		// Another table: the chunks the two views do not both hold, or
-		// every full chunk of one or the other.
-		if !q.copyAligned(src, m, from) {
-			q.releaseFull(m, q.lo, q.hi)
-			q.shareFull(src, m, from, src.lo, src.hi)
-		}
+		// Another table: every full chunk of one and the other. (Two
+		// tables hold the same chunks only where one was copied from the
+		// other when a seal found it full, once in hundreds of seals; the
+		// racy histories of a key whose writes take long to land hold
+		// logs of their own, which share no chunk.)
+		q.releaseFull(m, q.lo, q.hi)
+		q.shareFull(src, m, &o, src.lo, src.hi)
 		if t := q.tab; t != nil {
 			m.release(int64(cap(t.ptrs))*8, t.epoch)
 		}
 		if t := src.tab; t != nil {
-			t.epoch = disowned(t.epoch, from)
+			o.disown(&t.epoch)
 			m.bytes += int64(cap(t.ptrs)) * 8
 		}
 	} else if q.tab != nil {
 		// The same table: the chunks of each view outside the other's.
 		q.releaseFull(m, q.lo, min(q.hi, src.lo))
 		q.releaseFull(m, max(q.lo, src.hi), q.hi)
-		q.shareFull(src, m, from, src.lo, min(src.hi, q.lo))
-		q.shareFull(src, m, from, max(src.lo, q.hi), src.hi)
+		q.shareFull(src, m, &o, src.lo, min(src.hi, q.lo))
+		q.shareFull(src, m, &o, max(src.lo, q.hi), src.hi)
 	}
 	if q.tail != src.tail {
 		if t := q.tail; t != nil {
 			m.release(chunkBytes[T](cap(t.items)), t.epoch)
 		}
 		if t := src.tail; t != nil {
-			t.epoch = disowned(t.epoch, from)
+			o.disown(&t.epoch)
 			m.bytes += chunkBytes[T](cap(t.items))
 		}
 	}
 	*q = *src
-}
-
-// copyAligned gives back and counts, as copyOther, the full chunks of q
-// and src, two views in different tables, that the other does not hold,
-// when their chunks line up: one's first chunk is the other's first or
-// second (a read of a key read a little before). A table is a window of its key's chunks in the order they filled,
-// and a table copied for a seal takes a window of another and goes on with
-// chunks of its own (two views that each copied a shared tail seal
-// different chunks): so two tables that hold the same first chunk hold
-// the same chunks up to where they part, and none after, which a binary
-// search finds. False, having done nothing, when they do not line up (a
-// log started again, a rebased one, or two racy histories of a key that
-// never met since the chunks were sealed: writes that take 50 ms to land,
-// a read each millisecond, make fifty).
-func (q *fifo[T]) copyAligned(src *fifo[T], m, from *mem) bool {
-	if q.tab == nil || src.tab == nil || q.hi == q.lo || src.hi == src.lo {
-		return false
-	}
-	a, b := q.tab.ptrs, src.tab.ptrs
-	const near = 2
-	for s := int32(0); s < near; s++ {
-		qs, ss := int32(-1), int32(-1) // where the chunks held by both start in each
-		switch {
-		case q.lo+s < q.hi && a[q.lo+s] == b[src.lo]:
-			qs, ss = q.lo+s, src.lo // src starts s chunks into q
-		case s > 0 && src.lo+s < src.hi && b[src.lo+s] == a[q.lo]:
-			qs, ss = q.lo, src.lo+s // q starts s chunks into src
-		default:
-			continue
-		}
-		// The first place they part, past the first chunk.
-		lo, hi := int32(1), min(q.hi-qs, src.hi-ss)
-		for lo < hi {
-			mid := int32(uint32(lo+hi) >> 1)
-			if a[qs+mid] == b[ss+mid] {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		q.releaseFull(m, q.lo, qs)
-		q.releaseFull(m, qs+lo, q.hi)
-		q.shareFull(src, m, from, src.lo, ss)
-		q.shareFull(src, m, from, ss+lo, src.hi)
-		return true
-	}
-	return false
 }
 
 // releaseFull gives back to m the full chunks of q's table numbered lo to
@@ -324,32 +289,17 @@ func (q *fifo[T]) releaseFull(m *mem, lo, hi int32) {
 }
 
 // shareFull counts in m the full chunks of src's table numbered lo to hi −
-// 1, disowning those from owns, as share does.
-func (q *fifo[T]) shareFull(src *fifo[T], m, from *mem, lo, hi int32) {
+// 1, disowning with o those its from owns, as share does.
+func (q *fifo[T]) shareFull(src *fifo[T], m *mem, o *disowner, lo, hi int32) {
 	if lo >= hi {
 		return
 	}
 	if !m.aside {
-		var none uint64
 		for _, c := range src.tab.ptrs[lo:hi] {
-			if c.epoch == from.epoch {
-				if none == 0 {
-					none = newEpoch()
-				}
-				c.epoch = none
-			}
+			o.disown(&c.epoch)
 		}
 	}
 	m.bytes += int64(hi-lo) * chunkBytes[T](fifoChunk)
-}
-
-// disowned is epoch e, or a new epoch no instance has when e is from's:
-// see share.
-func disowned(e uint64, from *mem) uint64 {
-	if e == from.epoch {
-		return newEpoch()
-	}
-	return e
 }
 
 // drop takes the n oldest items off the queue.

@@ -132,3 +132,53 @@ func TestSlidingLogCopyOfTheLogItShares(t *testing.T) {
 		}
 	}
 }
+
+// TestFifoCopyFromTouchesWhatMoved: copying a long log into a copy of it
+// in the same table of chunks (a racy read of a key read just before, or
+// a stack's put-back) that moved on by a chunk since gives back and counts
+// the chunks one view holds and the other does not, not the log's length.
+// The chunks touched are seen from outside: every full chunk is marked the
+// source instance's own, after which a Clone was made, so that each chunk
+// the copy counts is disowned and each it gives back counts as dropped.
+func TestFifoCopyFromTouchesWhatMoved(t *testing.T) {
+	from, m := mem{epoch: newEpoch()}, mem{epoch: newEpoch()}
+	var src, q fifo[logItem]
+	next := time.Duration(0)
+	push := func(n int) {
+		for range n {
+			src.push(&from, logItem{at: next})
+			next++
+		}
+	}
+	const long = 200 // full chunks
+	push(long*fifoChunk + 10)
+	for round := range 20 {
+		q.copyFrom(&src, &m, &from)
+		push(fifoChunk + 3) // a chunk sealed
+		src.drop(&from, fifoChunk+1)
+		if q.tab != src.tab {
+			continue // the source's seal found its table full: another table
+		}
+		for _, c := range src.tab.ptrs[min(q.lo, src.lo):max(q.hi, src.hi)] {
+			c.epoch = from.epoch
+		}
+		cloned(newEpoch())
+		dropped := m.dropped
+		q.copyFrom(&src, &m, &from)
+		released := (m.dropped - dropped) / chunkBytes[logItem](fifoChunk)
+		shared := 0
+		for _, c := range src.tab.ptrs[src.lo:src.hi] {
+			if c.epoch != from.epoch {
+				shared++
+			}
+		}
+		if released+int64(shared) > 4 {
+			t.Fatalf("round %d: a copy of a log of %d chunks that moved on by one gave back %d chunks and counted %d", round, src.segs(), released, shared)
+		}
+		if got, want := q.items(0), src.items(0); len(got) != len(want) || got[0] != want[0] || got[len(got)-1] != want[len(want)-1] {
+			t.Fatalf("round %d: the copy holds %d items, the source %d", round, len(got), len(want))
+		}
+		return
+	}
+	t.Fatal("no round left the two views in one table")
+}
