@@ -114,14 +114,21 @@ func appendInstantSeconds(b []byte, t instant, den int64, tf Times) []byte {
 	if t.frac == 0 {
 		return tf.seconds(b, time.Duration(t.ns))
 	}
-	ns := t.ns
-	if 2*t.frac >= den { // frac < den ≤ 2^31: no overflow
-		ns++
-	}
+	ns := nearest(t.ns, t.frac, den)
 	if tf != ExactTimes {
 		return appendTimeMark(b, time.Duration(ns), true)
 	}
 	return AppendSeconds(append(b, "≈"...), time.Duration(ns))
+}
+
+// nearest is whole + rem/den (0 ≤ rem < den) to the nearest whole, halves
+// rounded up: the nearest nanosecond a time or a duration is written as
+// when it falls between two.
+func nearest(whole, rem, den int64) int64 {
+	if rem >= den-rem { // 2 × rem ≥ den, without overflow
+		whole++
+	}
+	return whole
 }
 
 // gridSeconds writes units/den nanoseconds (units ≥ 0) as seconds, like

@@ -323,7 +323,7 @@ func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 	}
 	s := src.log
 	l.runs.copyFrom(&s.runs, m, from)
-	l.back, l.front, l.frontStep, l.chained = s.back, s.front, s.frontStep, s.chained
+	*l = *s // the runLog's words, its runs as copyFrom left them
 	*q = releaseRuns{log: l, n: src.n, frontAt: src.frontAt, skip: src.skip}
 }
 

@@ -212,10 +212,7 @@ func AppendQuantitySecondsAt(b []byte, q Quantity, decimals int) []byte {
 	if rem == 0 {
 		return AppendSecondsAt(b, time.Duration(ns), decimals)
 	}
-	if rem >= q.Den-rem {
-		ns++
-	}
-	return appendRoundSeconds(b, time.Duration(ns), true, decimals)
+	return appendRoundSeconds(b, time.Duration(nearest(ns, rem, q.Den)), true, decimals)
 }
 
 // appendRoundSeconds is AppendSecondsAt, with near marking d as the
