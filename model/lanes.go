@@ -140,7 +140,7 @@ func (ls *lanes) arrive(r Request, orig int) {
 		return
 	}
 	ls.req = retryReq{first: r.At, key: ls.lastKey, cost: r.Cost, orig: orig, client: int32(r.Client)}
-	if c := ls.book.client(ls.req.client); c != nil && c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+	if ls.book.plans[ls.req.client].draws {
 		ls.req.salt = scenarios.JitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
 	}
 }
@@ -225,37 +225,39 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 // becomes of the request: served, abandoned, unfinished, or a retry the
 // lane now owes. slot is q's in the lane's calendar, or −1 for an original
 // request (q is then copied there if the lane retries it); the slot is
-// freed unless the lane retries the request.
+// freed unless the lane retries the request. What became of the request
+// is written into *a, unless a is nil: a summary run reads only the
+// totals, and an Attempt of nine fields filled for every decision would be
+// a good part of its time.
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+	p := &ls.book.plans[q.client]
 	lim := ls.limiters[i]
-	var had, cancel bool
-	if ls.cancels[i] {
-		if c := ls.book.client(q.client); c != nil && c.Cancel {
-			cancel = true
-			ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
-		}
+	var had bool
+	cancel := ls.cancels[i] && p.c.Cancel
+	if cancel {
+		ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
 	lim.DecideInto(d, at, q.key, q.cost)
 	s := &ls.stats[i]
 	s.count(d)
-	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
+	var next, latency time.Duration
+	var fate Fate
+	var gaveBack bool
+	ending := scenarios.TryAgain
 	if !d.Outcome.Admitted() {
-		a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-		s.settle(a)
-		if a.Fate == Retrying {
-			ls.owe(i, a.Next, n, q, slot)
+		next, fate, ending = p.retry(ls.book.end, n, q, d)
+		if fate == Retrying {
+			ls.owe(i, d.At, next, n, q, slot)
 			slot = -1 // the slot holds q for its next attempt
 		}
-	} else if release := at + d.Delay; !ls.book.late(q, release) {
-		a.Fate, a.Latency = Served, release-q.first
-		s.settle(a)
+	} else if release := at + d.Delay; !p.late(q, release) {
+		fate, latency = Served, release-q.first
 		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 	} else {
 		// The caller stops waiting. Given back, the slot is as if
 		// never taken; kept, the request still passes the limiter
 		// when released, for nobody.
-		a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
-		s.settle(a)
+		fate, ending, gaveBack = Abandoned, scenarios.PastDeadline, cancel
 		if !cancel {
 			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		} else if had {
@@ -268,8 +270,13 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 			lim.(algorithms.KeyCopier).ForgetKey(q.key)
 		}
 	}
+	s.settleAs(n == 1, fate, ending)
 	if ls.meters != nil {
-		ls.meters[i].count(lim, at, q.key, d, a)
+		ls.meters[i].count(lim, at, q.key, d.Outcome.Admitted(), latency)
+	}
+	if a != nil {
+		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+			Fate: fate, Ending: ending, Next: next, Latency: latency, Cancelled: gaveBack}
 	}
 	if slot >= 0 {
 		ls.owed[i].release(slot)

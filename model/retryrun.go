@@ -23,7 +23,7 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	ls.meters = make([]summaryMeter, len(defs))
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		ls.meters[i] = summaryMeter{keys: m, every: true}
+		ls.meters[i] = summaryMeter{keys: m}
 		runs[i] = laneRun{owed: &ls.owed[i]}
 	}
 	block := make([]retryReq, 0, retryBlock)
@@ -66,11 +66,10 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 const retryBlock = 512
 
 // laneRun is what runByLane keeps at hand to decide one lane: its calendar,
-// and where its decisions and attempts are written.
+// and where its decisions are written.
 type laneRun struct {
 	owed *retryCalendar
 	d    algorithms.Decision
-	a    Attempt
 }
 
 // summaryMeter is what a summary run counts of one lane beside its totals,
@@ -79,24 +78,22 @@ type laneRun struct {
 type summaryMeter struct {
 	keys   keyMeter
 	waited latencyCounts
-	every  bool
 }
 
-// count counts attempt a, decided d at at on key in lim. A refusal, the
-// common case, mostly changes neither (keyMeter.measure): every tells
-// that its key's bytes are measured even so.
-func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	if m.every || d.Outcome.Admitted() {
-		m.measure(lim, at, key, d, a)
+// count counts an attempt decided at at on key in lim, admitted or not,
+// served after latency (0 for none or not served).
+// A refusal, the common case, mostly changes neither, and is only checked.
+func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool, latency time.Duration) {
+	if m.keys.mayGrow(admitted) {
+		m.measure(lim, at, key, admitted, latency)
 	}
 }
 
 // measure is count where it has something to count.
-func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	m.keys.measure(lim, at, key, d.Outcome.Admitted())
-	m.every = m.keys.grows || m.keys.most == 0
-	if a.Fate == Served && a.Latency != 0 {
-		m.waited.add(a.Latency)
+func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool, latency time.Duration) {
+	m.keys.measure(lim, at, key, admitted)
+	if latency != 0 {
+		m.waited.add(latency)
 	}
 }
 
@@ -110,7 +107,7 @@ func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
 		if lr.owed.low <= q.first {
 			lr.drain(ls, i, q.first)
 		}
-		ls.try(i, q.first, 1, q, -1, &lr.d, &lr.a)
+		ls.try(i, q.first, 1, q, -1, &lr.d, nil)
 	}
 	lr.drain(ls, i, t)
 }
@@ -123,6 +120,6 @@ func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
 		if !ok {
 			return
 		}
-		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, &lr.a)
+		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, nil)
 	}
 }
