@@ -166,13 +166,6 @@ func (p *plan) late(q *retryReq, release time.Duration) bool {
 	return p.c.Deadline > 0 && release-q.first > p.c.Deadline
 }
 
-// owe makes lane i owe attempt n+1 of q at next, for its attempt n refused
-// at now; slot is q's in the lane's calendar, or −1 (an original) to hold
-// a copy of q there.
-func (ls *lanes) owe(i int, now, next time.Duration, n int32, q *retryReq, slot int32) {
-	ls.owed[i].push(now, next, owedRef{slot: slot, n: n + 1}, q)
-}
-
 // client is the client numbered c (1 + its index), nil for 0.
 func (b *clientBook) client(c int32) *scenarios.Client {
 	if b == nil || c == 0 {
