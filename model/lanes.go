@@ -301,8 +301,13 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 		}
 	}
 	l.stats.settleAs(n == 1, fate, ending)
-	if l.meter != nil {
-		l.meter.count(lim, at, q.key, d.Outcome.Admitted(), latency)
+	if m := l.meter; m != nil {
+		// Inlined, keyMeter.measure only checks a refusal, the common
+		// case, which mostly changes no key's size.
+		m.keys.measure(lim, at, q.key, d.Outcome.Admitted())
+		if latency != 0 {
+			m.waited.add(latency)
+		}
 	}
 	if a != nil {
 		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),

@@ -74,27 +74,10 @@ type laneRun struct {
 
 // summaryMeter is what a summary run counts of one lane beside its totals,
 // as Run's record counts it: the most bytes a key's state took and the
-// served requests' waits.
+// served requests' waits (laneAt.try counts them).
 type summaryMeter struct {
 	keys   keyMeter
 	waited latencyCounts
-}
-
-// count counts an attempt decided at at on key in lim, admitted or not,
-// served after latency (0 for none or not served).
-// A refusal, the common case, mostly changes neither, and is only checked.
-func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool, latency time.Duration) {
-	if m.keys.mayGrow(admitted) {
-		m.measure(lim, at, key, admitted, latency)
-	}
-}
-
-// measure is count where it has something to count.
-func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool, latency time.Duration) {
-	m.keys.measure(lim, at, key, admitted)
-	if latency != 0 {
-		m.waited.add(latency)
-	}
 }
 
 // decide runs the lane over the originals of block, each after every

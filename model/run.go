@@ -189,12 +189,7 @@ func keyMeters(defs []Lane) []keyMeter {
 // measure takes the size of key's state in lim after a decision at at,
 // admitted or not, where it can have grown.
 func (m *keyMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, admitted bool) {
-	if m.mayGrow(admitted) {
+	if admitted || m.grows || m.most == 0 {
 		m.most = max(m.most, lim.KeyBytes(at, key))
 	}
 }
-
-// mayGrow tells whether a decision, admitted or not, can have made a key's
-// state larger than the most measured: a refusal leaves most limiters'
-// state as it was.
-func (m *keyMeter) mayGrow(admitted bool) bool { return admitted || m.grows || m.most == 0 }
