@@ -165,3 +165,80 @@ func BenchmarkRetryCalendar(b *testing.B) {
 		owe(now, 1, -1)
 	}
 }
+
+// TestRetryBucketsOrder pushes retries as a summary's lane does (each due
+// no earlier than the clock, but a few a skewed gateway makes early) and
+// takes them as the clock moves, against a sorted list: waits within the
+// buckets' reach, far past it, crowded on one instant, and mixed.
+func TestRetryBucketsOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shift uint
+		due   func(r *rand.Rand, now time.Duration) time.Duration
+	}{
+		{"within reach", calendarShift(40*time.Millisecond) + summaryWiden, func(r *rand.Rand, now time.Duration) time.Duration {
+			return now + time.Duration(r.Int64N(int64(40*time.Millisecond)))
+		}},
+		{"past reach", calendarShift(time.Millisecond), func(r *rand.Rand, now time.Duration) time.Duration {
+			return now + time.Duration(r.Int64N(int64(time.Second)))
+		}},
+		{"crowded instants", calendarShift(time.Second), func(r *rand.Rand, now time.Duration) time.Duration {
+			return now.Truncate(100*time.Millisecond) + time.Duration(1+r.IntN(3))*100*time.Millisecond
+		}},
+		{"at once", 0, func(r *rand.Rand, now time.Duration) time.Duration { return now + time.Duration(r.IntN(2)) }},
+		{"mixed and early", calendarShift(10 * time.Millisecond), func(r *rand.Rand, now time.Duration) time.Duration {
+			switch r.IntN(10) {
+			case 0:
+				return now + time.Duration(r.Int64N(int64(time.Minute)))
+			case 1:
+				return now - time.Duration(r.Int64N(int64(time.Millisecond)))
+			}
+			return now + time.Duration(r.Int64N(int64(10*time.Millisecond)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, uint64(tc.shift)))
+			b := newRetryBuckets(tc.shift)
+			var want []owedTry // Seq the order made, V.slot the request's orig
+			var now time.Duration
+			var seq int64
+			take := func(t0 time.Duration) {
+				for {
+					x, ok := b.popUntil(t0)
+					if ok != (len(want) > 0 && want[0].At <= t0) {
+						t.Fatalf("at %v: popUntil %v, want %v (%d held)", t0, ok, !ok, len(want))
+					}
+					if !ok {
+						return
+					}
+					w := want[0]
+					if x.at != w.At || x.n != w.V.n || b.reqs[x.slot].orig != int(w.V.slot) {
+						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, b.reqs[x.slot].orig, w)
+					}
+					b.release(x.slot)
+					want = want[1:]
+				}
+			}
+			for range 20000 {
+				now += time.Duration(r.Int64N(int64(2 * time.Millisecond)))
+				take(now)
+				for range r.IntN(3) {
+					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
+					seq++
+					b.push(x.At, -1, x.V.n, &retryReq{orig: int(x.V.slot)})
+					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
+						if a.Before(&b) {
+							return -1
+						}
+						return 1
+					})
+					want = slices.Insert(want, i, x)
+				}
+			}
+			take(endOfTime)
+			if len(want) != 0 || len(b.free) != len(b.reqs) {
+				t.Errorf("emptied, %d still wanted, %d of %d requests held", len(want), len(b.reqs)-len(b.free), len(b.reqs))
+			}
+		})
+	}
+}
