@@ -232,15 +232,11 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 // of the lanes' slices (Go keeps no register across a call, so a slice is
 // indexed again after each).
 type laneAt struct {
-	ls    *lanes
-	lim   algorithms.Limiter
-	stats *Stats
-	peak  *peak.Tracker
-	owed  *retryCalendar
-	// due, in a summary run, holds the retries in owed's stead (see
-	// retryBuckets); held is the requests of the one or the other.
-	due     *retryBuckets
-	held    *heldReqs
+	ls      *lanes
+	lim     algorithms.Limiter
+	stats   *Stats
+	peak    *peak.Tracker
+	owed    *retryCalendar
 	meter   *summaryMeter // nil outside a summary run
 	plans   []plan
 	end     time.Duration // the clients' book's
@@ -251,7 +247,6 @@ type laneAt struct {
 func (ls *lanes) at(i int) laneAt {
 	l := laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
 		plans: ls.book.plans, end: ls.book.end, cancels: ls.cancels[i]}
-	l.held = &l.owed.heldReqs
 	if ls.meters != nil {
 		l.meter = &ls.meters[i]
 	}
@@ -282,11 +277,7 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 	if !d.Outcome.Admitted() {
 		next, fate, ending = p.retry(l.end, n, q, d)
 		if fate == Retrying {
-			if l.due != nil {
-				l.due.push(next, slot, n+1, q)
-			} else {
-				l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1}, q)
-			}
+			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1}, q)
 			slot = -1 // the slot holds q for its next attempt
 		}
 	} else if release := at + d.Delay; !p.late(q, release) {
@@ -323,7 +314,7 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 			Fate: fate, Ending: ending, Next: next, Latency: latency, Cancelled: gaveBack}
 	}
 	if slot >= 0 {
-		l.held.release(slot)
+		l.owed.release(slot)
 	}
 }
 

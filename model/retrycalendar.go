@@ -53,60 +53,18 @@ type retryCalendar struct {
 	exact bool
 	wheel *retryWheel // nil until a retry goes to it
 	over  []owedTry   // a min-heap (minheap)
-	heldReqs
-}
-
-// heldReqs is the requests a lane owes retries, a slot a request, reused
-// by its next attempt and freed by its last.
-type heldReqs struct {
-	reqs []retryReq
-	free []int32 // reqs' empty slots
+	reqs  []retryReq
+	free  []int32 // reqs' empty slots
 }
 
 // retryWheel is the days of a retryCalendar: day d's list starts at
 // head[d mod calendarDays], bit d mod calendarDays of days is set when it
 // holds any, and bit i of words when days' word i has one set.
 type retryWheel struct {
-	dayBits
-	head [calendarDays]int32 // 1 + the slot of the day's first retry; 0: none
-	owed []wheelRetry        // by slot: the retry its request is owed
-}
-
-// dayBits tells which of calendarDays days in a row hold any retry: bit
-// d mod calendarDays of days for day d, and bit i of words when days'
-// word i has one set.
-type dayBits struct {
 	words uint64
 	days  [calendarDays / 64]uint64
-}
-
-// set marks day as holding a retry.
-func (b *dayBits) set(day int64) {
-	d := day & (calendarDays - 1)
-	b.days[d>>6] |= 1 << (d & 63)
-	b.words |= 1 << (d >> 6)
-}
-
-// clear marks day as holding none.
-func (b *dayBits) clear(day int64) {
-	d := day & (calendarDays - 1)
-	if b.days[d>>6] &^= 1 << (d & 63); b.days[d>>6] == 0 {
-		b.words &^= 1 << (d >> 6)
-	}
-}
-
-// firstFrom is the first day marked from day on, when all that are marked
-// lie within calendarDays days from it and one is: a bit scan in day's
-// word of days, or two when it is in a later word.
-func (b *dayBits) firstFrom(day int64) int64 {
-	s := day & (calendarDays - 1)
-	i := s >> 6
-	if m := b.days[i] >> (s & 63); m != 0 {
-		return day + int64(bits.TrailingZeros64(m))
-	}
-	// The words after i, round to i itself (its days before s).
-	j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(b.words, -int(i+1))))) & (calendarDays/64 - 1)
-	return day + (j<<6+int64(bits.TrailingZeros64(b.days[j]))-s)&(calendarDays-1)
+	head  [calendarDays]int32 // 1 + the slot of the day's first retry; 0: none
+	owed  []wheelRetry        // by slot: the retry its request is owed
 }
 
 // wheelRetry is a retry on the wheel, by its request's slot; next is 1 +
@@ -152,7 +110,7 @@ func (b *clientBook) longestWait() time.Duration {
 func (c *retryCalendar) len() int { return c.count + len(c.over) }
 
 // hold keeps a copy of q, for its request's retries: its slot.
-func (c *heldReqs) hold(q *retryReq) int32 {
+func (c *retryCalendar) hold(q *retryReq) int32 {
 	if n := len(c.free); n > 0 {
 		s := c.free[n-1]
 		c.free = c.free[:n-1]
@@ -164,7 +122,7 @@ func (c *heldReqs) hold(q *retryReq) int32 {
 }
 
 // release frees slot, whose request the lane will not try again.
-func (c *heldReqs) release(slot int32) {
+func (c *retryCalendar) release(slot int32) {
 	c.reqs[slot] = retryReq{} // drop what it refers to
 	c.free = append(c.free, slot)
 }
@@ -207,7 +165,8 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 			if *at == 0 || x.Before(&w.owed[*at-1].x) {
 				w.owed[s] = wheelRetry{x: x, next: *at}
 				*at = s + 1
-				w.set(d)
+				w.days[d>>6] |= 1 << (d & 63)
+				w.words |= 1 << (d >> 6)
 				c.count++
 				return
 			}
@@ -218,13 +177,22 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 }
 
 // first is the earliest retry c holds, nil when none, and the day of its
-// list, or −1 for over's root: the wheel's first day from base whose list
-// holds any (all are due within calendarDays days of base).
+// list, or −1 for over's root. The wheel's first day from base whose list
+// holds any (all are due within calendarDays days of base) is found by a
+// bit scan in base's word of days, or two when it is in a later word.
 func (c *retryCalendar) first() (x *owedTry, day int64) {
 	day = -1
 	if c.count > 0 {
 		w := c.wheel
-		day = w.firstFrom(c.base)
+		b := c.base & (calendarDays - 1)
+		i := b >> 6
+		if m := w.days[i] >> (b & 63); m != 0 {
+			day = c.base + int64(bits.TrailingZeros64(m))
+		} else {
+			// The words after i, round to i itself (its days before b).
+			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
+			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
+		}
 		x = &w.owed[w.head[day&(calendarDays-1)]-1].x
 	}
 	if len(c.over) > 0 && (x == nil || c.over[0].Before(x)) {
@@ -271,7 +239,9 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	w := c.wheel
 	d := day & (calendarDays - 1)
 	if w.head[d] = w.owed[x.V.slot].next; w.head[d] == 0 {
-		w.clear(d)
+		if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
+			w.words &^= 1 << (d >> 6)
+		}
 	}
 	return x, true
 }

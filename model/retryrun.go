@@ -25,8 +25,6 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	for i, m := range keyMeters(defs) {
 		ls.meters[i] = summaryMeter{keys: m}
 		runs[i] = laneRun{laneAt: ls.at(i)}
-		runs[i].due = newRetryBuckets(ls.owed[i].shift + summaryWiden)
-		runs[i].held = &runs[i].due.heldReqs
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -63,20 +61,12 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	return stats
 }
 
-// summaryWiden is how much wider, in powers of two, a summary run's days
-// are than its lanes' calendars': a day then mostly holds a few retries,
-// sorted once and taken in a row, not one to find by a bit scan. On
-// tools/million-retries.yaml, in instructions a decision: 678 as wide, 658
-// at 3, 652 at 4, 667 at 6.
-const summaryWiden = 4
-
 // retryBlock is how many originals runByLane reads before the lanes decide
 // them: a block and one lane's state stay in cache.
 const retryBlock = 512
 
 // laneRun is what runByLane keeps at hand to decide one lane: its parts,
-// its retries held in a retryBuckets rather than its calendar, and where
-// its decisions are written.
+// and where its decisions are written.
 type laneRun struct {
 	laneAt
 	d algorithms.Decision
@@ -97,7 +87,9 @@ type summaryMeter struct {
 func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 	for j := range block {
 		q := &block[j]
-		lr.drain(q.first)
+		if lr.owed.low <= q.first {
+			lr.drain(q.first)
+		}
 		lr.try(q.first, 1, q, -1, &lr.d, nil)
 	}
 	lr.drain(t)
@@ -105,12 +97,12 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 
 // drain decides the lane's retries due by t, in order.
 func (lr *laneRun) drain(t time.Duration) {
-	o := lr.due
+	o := lr.owed
 	for {
 		x, ok := o.popUntil(t)
 		if !ok {
 			return
 		}
-		lr.try(x.at, x.n, &o.reqs[x.slot], x.slot, &lr.d, nil)
+		lr.try(x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, nil)
 	}
 }
