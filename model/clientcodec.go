@@ -107,28 +107,27 @@ func (p *attemptTimes) at(orig, n int) (time.Duration, bool) {
 		return first, true
 	}
 	client := int(p.tl.kind(orig).client)
-	c := p.book.client(int32(client))
-	if c == nil {
+	if client == 0 {
 		return 0, false
 	}
-	switch c.Retry {
+	rule := &p.book.plans[client]
+	switch rule.c.Retry {
 	case scenarios.AtOnce:
 		return first, true
 	case scenarios.Backoff:
-		// As clientBook.retry and Client.NextTryAfter: each attempt's
-		// time plus its wait, the jitter drawn from the request's salt.
+		if n-1 > len(rule.nominal) {
+			return 0, false // more attempts than the client makes
+		}
+		// As plan.retry and Client.NextTryAfter: each attempt's time
+		// plus its wait, the nominal waits the plan's, the jitter drawn
+		// from the request's salt.
 		var salt uint64
-		jitter := c.Jitter != scenarios.NoJitter
-		if jitter {
+		if rule.draws {
 			salt = scenarios.JitterSalt(p.book.seed, client-1, first, p.rank(orig))
 		}
 		at := first
 		for m := 1; m < n; m++ {
-			var draw uint64
-			if jitter {
-				draw = scenarios.JitterOfAttempt(salt, m)
-			}
-			at += min(c.Backoff(m, draw), scenarios.MaxTime)
+			at += min(rule.c.BackoffAfter(rule.nominal[m-1], rule.draw(m, salt)), scenarios.MaxTime)
 		}
 		return at, true
 	}

@@ -130,41 +130,40 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 }
 
 // retry is what becomes of request q when its attempt n, decided d, is
-// refused: Retrying with its next attempt's time, Unfinished with the time
-// past the end, or Abandoned and why (its client's rule, the jitter drawn
-// from q's salt and n).
-func (b *clientBook) retry(n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	p := &b.plans[q.client]
+// refused, by p's rule, no retry being sent at or after end: Retrying with
+// its next attempt's time, Unfinished with the time past the end, or
+// Abandoned and why (its client's rule, the jitter drawn from q's salt and
+// n).
+func (p *plan) retry(end time.Duration, n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
 	var nominal time.Duration
 	var draw uint64
 	if int(n) <= len(p.nominal) {
 		// A backoff before its last attempt.
-		nominal = p.nominal[n-1]
-		if p.draws {
-			draw = scenarios.JitterOfAttempt(q.salt, int(n))
-		}
+		nominal, draw = p.nominal[n-1], p.draw(int(n), q.salt)
 	}
 	next, ending := p.c.NextTryAfter(nominal, int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		return 0, Abandoned, ending
-	case next >= b.end:
+	case next >= end:
 		return next, Unfinished, scenarios.TryAgain
 	}
 	return next, Retrying, scenarios.TryAgain
 }
 
-// late tells whether q, released at release, comes past its client's
-// deadline: its caller has stopped waiting.
-func (b *clientBook) late(q *retryReq, release time.Duration) bool {
-	c := b.client(q.client)
-	return c != nil && c.Deadline > 0 && release-q.first > c.Deadline
+// draw is the jitter draw of attempt n of a request whose jitter salt is
+// salt, 0 for a client that draws none.
+func (p *plan) draw(n int, salt uint64) uint64 {
+	if !p.draws {
+		return 0
+	}
+	return scenarios.JitterOfAttempt(salt, n)
 }
 
-// owe makes lane i owe attempt n+1 of q at next; slot is q's in the lane's
-// calendar, or −1 (an original) to hold a copy of q there.
-func (ls *lanes) owe(i int, next time.Duration, n int32, q *retryReq, slot int32) {
-	ls.owed[i].push(next, owedRef{slot: slot, n: n + 1}, q)
+// late tells whether q, released at release, comes past p's deadline: its
+// caller has stopped waiting.
+func (p *plan) late(q *retryReq, release time.Duration) bool {
+	return p.c.Deadline > 0 && release-q.first > p.c.Deadline
 }
 
 // client is the client numbered c (1 + its index), nil for 0.

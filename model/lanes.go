@@ -140,7 +140,7 @@ func (ls *lanes) arrive(r Request, orig int) {
 		return
 	}
 	ls.req = retryReq{first: r.At, key: ls.lastKey, cost: r.Cost, orig: orig, client: int32(r.Client)}
-	if c := ls.book.client(ls.req.client); c != nil && c.Retry == scenarios.Backoff && c.Jitter != scenarios.NoJitter {
+	if ls.book.plans[ls.req.client].draws {
 		ls.req.salt = scenarios.JitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
 	}
 }
@@ -221,46 +221,78 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 	return lane, true
 }
 
-// try decides attempt n, at, of request q in lane i and settles what
-// becomes of the request: served, abandoned, unfinished, or a retry the
-// lane now owes. slot is q's in the lane's calendar, or −1 for an original
-// request (q is then copied there if the lane retries it); the slot is
-// freed unless the lane retries the request.
+// try decides attempt n, at, of request q in lane i (see laneAt.try).
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	lim := ls.limiters[i]
-	var had, cancel bool
-	if ls.cancels[i] {
-		if c := ls.book.client(q.client); c != nil && c.Cancel {
-			cancel = true
-			ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
-		}
+	l := ls.at(i)
+	l.try(at, n, q, slot, d, a)
+}
+
+// laneAt is one lane's parts an attempt reads and changes, each at hand:
+// a summary run keeps one a lane, so that deciding an attempt indexes none
+// of the lanes' slices (Go keeps no register across a call, so a slice is
+// indexed again after each).
+type laneAt struct {
+	ls      *lanes
+	lim     algorithms.Limiter
+	stats   *Stats
+	peak    *peak.Tracker
+	owed    *retryCalendar
+	meter   *summaryMeter // nil outside a summary run
+	plans   []plan
+	end     time.Duration // the clients' book's
+	cancels bool
+}
+
+// at is lane i's parts.
+func (ls *lanes) at(i int) laneAt {
+	l := laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
+		plans: ls.book.plans, end: ls.book.end, cancels: ls.cancels[i]}
+	if ls.meters != nil {
+		l.meter = &ls.meters[i]
+	}
+	return l
+}
+
+// try decides attempt n, at, of request q and settles what becomes of the
+// request: served, abandoned, unfinished, or a retry the lane now owes.
+// slot is q's in the lane's calendar, or −1 for an original request (q is
+// then copied there if the lane retries it); the slot is freed unless the
+// lane retries the request. What became of the request is written into *a,
+// unless a is nil: a summary run reads only the totals, and an Attempt of
+// nine fields filled for every decision would be a good part of its time.
+func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+	p := &l.plans[q.client]
+	lim := l.lim
+	var had bool
+	cancel := l.cancels && p.c.Cancel
+	if cancel {
+		l.ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
 	lim.DecideInto(d, at, q.key, q.cost)
-	s := &ls.stats[i]
-	s.count(d)
-	*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client)}
+	l.stats.count(d)
+	var next, latency time.Duration
+	var fate Fate
+	var gaveBack bool
+	ending := scenarios.TryAgain
 	if !d.Outcome.Admitted() {
-		a.Next, a.Fate, a.Ending = ls.book.retry(n, q, d)
-		s.settle(a)
-		if a.Fate == Retrying {
-			ls.owe(i, a.Next, n, q, slot)
+		next, fate, ending = p.retry(l.end, n, q, d)
+		if fate == Retrying {
+			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1}, q)
 			slot = -1 // the slot holds q for its next attempt
 		}
-	} else if release := at + d.Delay; !ls.book.late(q, release) {
-		a.Fate, a.Latency = Served, release-q.first
-		s.settle(a)
-		ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
+	} else if release := at + d.Delay; !p.late(q, release) {
+		fate, latency = Served, release-q.first
+		l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 	} else {
 		// The caller stops waiting. Given back, the slot is as if
 		// never taken; kept, the request still passes the limiter
 		// when released, for nobody.
-		a.Fate, a.Ending, a.Cancelled = Abandoned, scenarios.PastDeadline, cancel
-		s.settle(a)
+		fate, ending, gaveBack = Abandoned, scenarios.PastDeadline, cancel
 		if !cancel {
-			ls.peaks[i].Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
+			l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		} else if had {
-			err := lim.(algorithms.StateCodec).ImportKey(q.key, ls.aside)
-			ls.aside = algorithms.State{}
+			err := lim.(algorithms.StateCodec).ImportKey(q.key, l.ls.aside)
+			l.ls.aside = algorithms.State{}
 			if err != nil {
 				panic("model: a cancelled request's key cannot be put back: " + err.Error())
 			}
@@ -268,11 +300,21 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 			lim.(algorithms.KeyCopier).ForgetKey(q.key)
 		}
 	}
-	if ls.meters != nil {
-		ls.meters[i].count(lim, at, q.key, d, a)
+	l.stats.settleAs(n == 1, fate, ending)
+	if m := l.meter; m != nil {
+		// Inlined, keyMeter.measure only checks a refusal, the common
+		// case, which mostly changes no key's size.
+		m.keys.measure(lim, at, q.key, d.Outcome.Admitted())
+		if latency != 0 {
+			m.waited.add(latency)
+		}
+	}
+	if a != nil {
+		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+			Fate: fate, Ending: ending, Next: next, Latency: latency, Cancelled: gaveBack}
 	}
 	if slot >= 0 {
-		ls.owed[i].release(slot)
+		l.owed.release(slot)
 	}
 }
 

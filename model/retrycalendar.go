@@ -40,8 +40,9 @@ type retryCalendar struct {
 	// made counts the retries pushed, each one's Seq.
 	made int64
 	// base is a day no later than any retry the wheel holds, nor than
-	// the clock (the day of the last retry taken, or of a time asked for
-	// with none due): a retry due before it goes to over.
+	// the clock (the day of the last retry taken, of a time asked for
+	// with none due, or, when the wheel is empty, of the latest refusal
+	// pushed): a retry due before it goes to over.
 	base  int64
 	count int // retries on the wheel
 	// low is due no later than any retry held (when one is), and exact
@@ -126,10 +127,10 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds attempt r.n of the request in slot r.slot, due at, made after
-// every retry pushed before; when r.slot is −1, a copy of q is held in a
-// slot of its own.
-func (c *retryCalendar) push(at time.Duration, r owedRef, q *retryReq) {
+// push adds attempt r.n of the request in slot r.slot, due at, owed since
+// a refusal at now (no later than at), made after every retry pushed
+// before; when r.slot is −1, a copy of q is held in a slot of its own.
+func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 	if r.slot < 0 {
 		r.slot = c.hold(q)
 	}
@@ -140,7 +141,10 @@ func (c *retryCalendar) push(at time.Duration, r owedRef, q *retryReq) {
 	}
 	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
-		c.base = day
+		// The wheel's days start at the clock's, not at this retry's:
+		// a shorter wait pushed next, due before this one, still
+		// falls on them.
+		c.base = int64(now) >> (c.shift & 63)
 	}
 	if uint64(day-c.base) < calendarDays {
 		w := c.wheel

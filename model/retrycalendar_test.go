@@ -70,7 +70,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 				for range r.IntN(3) {
 					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
 					seq++
-					c.push(x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+					c.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
 					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
 						if a.Before(&b) {
 							return -1
@@ -79,7 +79,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 					})
 					want = slices.Insert(want, i, x)
 					if clone != nil {
-						clone.push(x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+						clone.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
 						cloneWant = slices.Clone(want)
 					}
 				}
@@ -107,6 +107,27 @@ func TestRetryCalendarOrder(t *testing.T) {
 	}
 }
 
+// TestRetryCalendarWheelStartsAtTheClock pushes, on an empty calendar, a
+// long wait and then a shorter one made later: both go to the wheel's
+// days, which start at the refusal's day, not the first retry's (a heap
+// of them would take them in the same order, at a heap's cost).
+func TestRetryCalendarWheelStartsAtTheClock(t *testing.T) {
+	shift := calendarShift(time.Second)
+	c := &retryCalendar{shift: shift}
+	now := 5 * time.Second
+	c.push(now, now+900*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 0})
+	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 1})
+	if c.count != 2 || len(c.over) != 0 {
+		t.Errorf("%d retries on the wheel, %d in the heap; want 2 and 0", c.count, len(c.over))
+	}
+	for _, want := range []int{1, 0} {
+		x, ok := c.popUntil(endOfTime)
+		if !ok || c.reqs[x.V.slot].orig != want {
+			t.Fatalf("popped %+v %v (orig %d), want orig %d", x, ok, c.reqs[x.V.slot].orig, want)
+		}
+	}
+}
+
 // BenchmarkRetryCalendar takes and makes retries as a lane of
 // tools/million-retries.yaml does: an original a millisecond, nearly all
 // refused, each refusal owing a retry after a full-jitter wait of 10 ms,
@@ -128,7 +149,7 @@ func BenchmarkRetryCalendar(b *testing.B) {
 			return
 		}
 		wait := time.Duration(int64(waits[n-1]) * draws[int(seq)&(len(draws)-1)] >> 20)
-		c.push(at+wait, owedRef{slot: slot, n: n + 1}, &retryReq{})
+		c.push(at, at+wait, owedRef{slot: slot, n: n + 1}, &retryReq{})
 		seq++
 	}
 	for i := 0; i < b.N; {

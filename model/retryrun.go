@@ -23,13 +23,13 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	ls.meters = make([]summaryMeter, len(defs))
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		ls.meters[i] = summaryMeter{keys: m, every: true}
-		runs[i] = laneRun{owed: &ls.owed[i]}
+		ls.meters[i] = summaryMeter{keys: m}
+		runs[i] = laneRun{laneAt: ls.at(i)}
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
 		for i := range runs {
-			runs[i].decide(ls, i, block, t)
+			runs[i].decide(block, t)
 		}
 		block = block[:0]
 	}
@@ -65,64 +65,44 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 // them: a block and one lane's state stay in cache.
 const retryBlock = 512
 
-// laneRun is what runByLane keeps at hand to decide one lane: its calendar,
-// and where its decisions and attempts are written.
+// laneRun is what runByLane keeps at hand to decide one lane: its parts,
+// and where its decisions are written.
 type laneRun struct {
-	owed *retryCalendar
-	d    algorithms.Decision
-	a    Attempt
+	laneAt
+	d algorithms.Decision
 }
 
 // summaryMeter is what a summary run counts of one lane beside its totals,
 // as Run's record counts it: the most bytes a key's state took and the
-// served requests' waits.
+// served requests' waits (laneAt.try counts them).
 type summaryMeter struct {
 	keys   keyMeter
 	waited latencyCounts
-	every  bool
 }
 
-// count counts attempt a, decided d at at on key in lim. A refusal, the
-// common case, mostly changes neither (keyMeter.measure): every tells
-// that its key's bytes are measured even so.
-func (m *summaryMeter) count(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	if m.every || d.Outcome.Admitted() {
-		m.measure(lim, at, key, d, a)
-	}
-}
-
-// measure is count where it has something to count.
-func (m *summaryMeter) measure(lim algorithms.Limiter, at time.Duration, key algorithms.Key, d *algorithms.Decision, a *Attempt) {
-	m.keys.measure(lim, at, key, d.Outcome.Admitted())
-	m.every = m.keys.grows || m.keys.most == 0
-	if a.Fate == Served && a.Latency != 0 {
-		m.waited.add(a.Latency)
-	}
-}
-
-// decide runs lane i over the originals of block, each after every retry
-// the lane owes due by its arrival, then decides the retries due by t (no
-// earlier than the block's last original). lanes.try decides each and
+// decide runs the lane over the originals of block, each after every
+// retry the lane owes due by its arrival, then decides the retries due by t
+// (no earlier than the block's last original). laneAt.try decides each and
 // counts it in the lane's totals and meter.
-func (lr *laneRun) decide(ls *lanes, i int, block []retryReq, t time.Duration) {
+func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 	for j := range block {
 		q := &block[j]
 		if lr.owed.low <= q.first {
-			lr.drain(ls, i, q.first)
+			lr.drain(q.first)
 		}
-		ls.try(i, q.first, 1, q, -1, &lr.d, &lr.a)
+		lr.try(q.first, 1, q, -1, &lr.d, nil)
 	}
-	lr.drain(ls, i, t)
+	lr.drain(t)
 }
 
-// drain decides lane i's retries due by t, in order.
-func (lr *laneRun) drain(ls *lanes, i int, t time.Duration) {
+// drain decides the lane's retries due by t, in order.
+func (lr *laneRun) drain(t time.Duration) {
 	o := lr.owed
 	for {
 		x, ok := o.popUntil(t)
 		if !ok {
 			return
 		}
-		ls.try(i, x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, &lr.a)
+		lr.try(x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, nil)
 	}
 }

@@ -97,7 +97,7 @@ func TestRunByLaneIsRun(t *testing.T) {
 	}
 }
 
-// TestClientBookWaitsAfterEachAttempt checks what clientBook.retry makes
+// TestClientBookWaitsAfterEachAttempt checks what plan.retry makes
 // of a refusal, for each attempt of every client (a backoff's nominal
 // wait worked out once), against the client itself: the same next try,
 // or the same ending, the fate that follows from it (Unfinished at or past
@@ -144,7 +144,7 @@ func TestClientBookWaitsAfterEachAttempt(t *testing.T) {
 						// and any draw gives the same.
 						q.salt = 0
 					}
-					next, fate, gotEnding := b.retry(int32(n), &q, &d)
+					next, fate, gotEnding := b.plans[i+1].retry(b.end, int32(n), &q, &d)
 					if next != wantNext || fate != wantFate || gotEnding != ending {
 						t.Fatalf("%s attempt %d salt %#x at %v: %v %v %v, the client's %v %v %v", c.Name, n, salt, d.At, next, fate, gotEnding, wantNext, wantFate, ending)
 					}

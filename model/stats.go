@@ -67,16 +67,20 @@ type Stats struct {
 }
 
 // settle counts what attempt a left of its request.
-func (s *Stats) settle(a *Attempt) {
-	if a.N == 1 {
+func (s *Stats) settle(a *Attempt) { s.settleAs(a.N == 1, a.Fate, a.Ending) }
+
+// settleAs counts what an attempt, the request's first one or not, left of
+// its request: its fate and, when abandoned, why.
+func (s *Stats) settleAs(first bool, fate Fate, ending scenarios.Ending) {
+	if first {
 		s.Originals++
 	}
-	switch a.Fate {
+	switch fate {
 	case Served:
 		s.Served++
 	case Abandoned:
 		s.Abandoned++
-		if a.Ending == scenarios.PastDeadline {
+		if ending == scenarios.PastDeadline {
 			s.TimedOut++
 		}
 	case Unfinished:

@@ -132,7 +132,7 @@ func (c *Client) NextTryAfter(nominal time.Duration, n int, first time.Duration,
 	case AfterRetryAfter:
 		wait = time.Duration(max(algorithms.RetryAfterHeader(d.RetryAfter), 1)) * time.Second
 	case Backoff:
-		wait = c.jittered(nominal, draw)
+		wait = c.BackoffAfter(nominal, draw)
 	}
 	at := d.At + min(wait, MaxTime)
 	if c.Deadline > 0 && at-first > c.Deadline {
@@ -157,11 +157,11 @@ func (c *Client) Nominal(n int) time.Duration {
 // Backoff is the wait after attempt n ≥ 1 with its jitter drawn from draw:
 // the nominal wait W with none; ⌊draw × (W+1) / 2^64⌋ with full, uniform on
 // [0, W]; ⌊W/2⌋ plus ⌊draw × (W−⌊W/2⌋+1) / 2^64⌋ with equal.
-func (c *Client) Backoff(n int, draw uint64) time.Duration { return c.jittered(c.Nominal(n), draw) }
+func (c *Client) Backoff(n int, draw uint64) time.Duration { return c.BackoffAfter(c.Nominal(n), draw) }
 
-// jittered is the wait drawn by c's jitter from draw around the nominal
-// wait w (see Backoff).
-func (c *Client) jittered(w time.Duration, draw uint64) time.Duration {
+// BackoffAfter is Backoff for a caller that knows the nominal wait w,
+// Nominal(n): the wait c's jitter draws from draw around it.
+func (c *Client) BackoffAfter(w time.Duration, draw uint64) time.Duration {
 	switch c.Jitter {
 	case FullJitter:
 		return uniform(draw, w)
