@@ -64,3 +64,32 @@ func TestSnapshotShowsAnExpiredKeyNew(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyBytesOfAnExpiredKey: an expired key's state takes what a new
+// key's does, as its snapshot shows it, not what the store last held.
+func TestKeyBytesOfAnExpiredKey(t *testing.T) {
+	p := algorithms.Policy{Algorithm: algorithms.SlidingLog, Limit: 100, Window: 10 * sec}
+	for _, store := range []Store{Shared, Local, Racy} {
+		ids := algorithms.NewKeys()
+		l, err := New(p, Config{Gateways: 2, Store: store, ExpireIdle: 3 * sec}, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := ids.Key("k")
+		for i := range 40 {
+			l.DecideKey(time.Duration(i)*time.Millisecond, k, 1)
+		}
+		fresh := plain(t, p)
+		n := int64(1)
+		if store == Local {
+			n = 2 // a new key in each gateway's store
+		}
+		want := n * fresh.KeyBytes(4*sec, algorithms.NewKeys().Key("k"))
+		if held := l.KeyBytes(sec, k); held <= want {
+			t.Fatalf("%s: 40 admissions take %d bytes, no more than a new key's %d", store, held, want)
+		}
+		if got := l.KeyBytes(4*sec, k); got != want {
+			t.Errorf("%s: the expired key takes %d bytes, want a new key's %d", store, got, want)
+		}
+	}
+}

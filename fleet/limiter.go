@@ -17,10 +17,11 @@ type Limiter struct {
 	cfg Config
 	p   algorithms.Policy
 	ids *algorithms.Keys
-	// gws is one limiter per gateway (local, split), or the one all share,
-	// each of policy share (p, or p split between the gateways).
+	// gws is one limiter per gateway (local, split), or the one all share.
+	// fresh is one of the same policy that never decides: what a store
+	// shows of a key it holds nothing of (an expired one).
 	gws   []algorithms.Limiter
-	share algorithms.Policy
+	fresh algorithms.Limiter
 	// yard is the policy on one shared atomic store, fed every request it
 	// does not surely refuse (see measure): the yardstick. nil when the store is shared (or racy with writes that
 	// land at once), never fails, expires nothing and every clock is
@@ -131,7 +132,13 @@ func NewOn(p algorithms.Policy, c Config, ids *algorithms.Keys, store algorithms
 		}
 		l.gws = append(l.gws, g)
 	}
-	l.share = share
+	if c.ExpireIdle > 0 {
+		fresh, err := algorithms.NewWithKeys(share, algorithms.NewKeys())
+		if err != nil {
+			return nil, err
+		}
+		l.fresh = fresh
+	}
 	if c.store() == Racy {
 		blank, err := algorithms.NewWithKeys(p, ids)
 		if err != nil {
@@ -354,7 +361,7 @@ func (l *Limiter) LatestGateway(key string) int {
 func (l *Limiter) Snapshot(now time.Duration, key string) algorithms.Snapshot {
 	if l.kind == Racy {
 		if _, gone := l.ExpiredAt(now, key); gone {
-			return l.newKeySnapshot(now, key)
+			return l.fresh.Snapshot(now, key)
 		}
 		return l.storeSnapshot(now, key) // the store, not a gateway's read
 	}
@@ -368,8 +375,8 @@ func (l *Limiter) GatewaySnapshot(g int, now time.Duration, key string) algorith
 	if read, ok := l.gatewayRead(g, key); ok {
 		return read.Snapshot(now, key)
 	}
-	if _, gone := l.expiredAt(l.gatewayStore(g), now, key); gone {
-		return l.newKeySnapshot(now, key)
+	if _, gone := l.expiredAt(l.gatewayStore(g), now, l.keyID(key)); gone {
+		return l.fresh.Snapshot(now, key)
 	}
 	switch {
 	case l.views != nil:
@@ -482,14 +489,21 @@ func (l *Limiter) Memory() algorithms.Memory {
 }
 
 // KeyBytes is what the gateways keep for key: one state each (local,
-// split), or the one they share. The yardstick is ratelab's measure, not
-// the lane's state, and is not counted.
+// split), or the one they share; a new key's where a store has expired it.
+// The yardstick is ratelab's measure, not the lane's state, and is not
+// counted.
 func (l *Limiter) KeyBytes(now time.Duration, key algorithms.Key) int64 {
 	if l.kind == Racy {
+		if _, gone := l.expiredAt(0, now, key.ID()); gone {
+			return l.fresh.KeyBytes(now, key)
+		}
 		return l.storeOf(key).KeyBytes(now, key)
 	}
 	var n int64
-	for _, g := range l.gws {
+	for i, g := range l.gws {
+		if _, gone := l.expiredAt(i, now, key.ID()); gone {
+			g = l.fresh
+		}
 		n += g.KeyBytes(now, key)
 	}
 	return n

@@ -54,41 +54,37 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 	l.touched[store] = t
 }
 
-// expiredAt is when key's state in store expired, if it has by now: a
-// key idle for ExpireIdle is gone from the store from then on, though
-// expire drops it only when its next request comes. A snapshot shows it
-// gone at once, as the store would.
-func (l *Limiter) expiredAt(store int, now time.Duration, key string) (time.Duration, bool) {
-	if l.cfg.ExpireIdle == 0 || store >= len(l.touched) {
+// expiredAt is when the state of key id in store expired, if it has by
+// now: a key idle for ExpireIdle is gone from the store from then on,
+// though expire drops it only when its next request comes. What a lane
+// shows of it (Snapshot, KeyBytes) shows it gone at once, as the store
+// would.
+func (l *Limiter) expiredAt(store int, now time.Duration, id int) (time.Duration, bool) {
+	if l.cfg.ExpireIdle == 0 || store >= len(l.touched) || id < 0 || id >= len(l.touched[store]) {
 		return 0, false
 	}
-	k, ok := l.ids.Lookup(key)
-	if t := l.touched[store]; !ok || k.ID() < 0 || k.ID() >= len(t) || t[k.ID()] < 0 {
-		return 0, false
-	} else if at := t[k.ID()] + l.cfg.ExpireIdle; at <= now {
-		return at, true
+	if last := l.touched[store][id]; last >= 0 && last+l.cfg.ExpireIdle <= now {
+		return last + l.cfg.ExpireIdle, true
 	}
 	return 0, false
+}
+
+// keyID is key's number, −1 for a key the lane's keys do not hold.
+func (l *Limiter) keyID(key string) int {
+	if k, ok := l.ids.Lookup(key); ok {
+		return k.ID()
+	}
+	return -1
 }
 
 // ExpiredAt is when key's state expired by now in the store that its
 // latest request's gateway reads (see Snapshot); ok is false when it has
 // not, or the lane expires nothing.
 func (l *Limiter) ExpiredAt(now time.Duration, key string) (at time.Duration, ok bool) {
-	if l.kind == Racy {
-		return l.expiredAt(0, now, key)
+	if l.cfg.ExpireIdle == 0 {
+		return 0, false
 	}
-	return l.expiredAt(l.gatewayStore(l.LatestGateway(key)), now, key)
-}
-
-// newKeySnapshot is what a store holding nothing of key shows of it at
-// now: the state its next request starts from once the key expired.
-func (l *Limiter) newKeySnapshot(now time.Duration, key string) algorithms.Snapshot {
-	blank, err := algorithms.NewWithKeys(l.share, algorithms.NewKeys())
-	if err != nil {
-		panic(err) // made once already by New from the same policy
-	}
-	return blank.Snapshot(now, key)
+	return l.expiredAt(l.gatewayStore(l.LatestGateway(key)), now, l.keyID(key))
 }
 
 // outage is the outage the store is in at now, if any; an outage whose end
