@@ -315,6 +315,9 @@ func TestStackExplanationIsItsLayers(t *testing.T) {
 				t.Fatalf("%d layers (%s …), decision %d:\n%s\nits layers say:\n%s", len(layers), layers[0].Name, j, got, want[j])
 			}
 		}
+		if info.fixed != nil && s.(*stack).recs.layout != nil {
+			t.Errorf("%d numbers a record, which have their equal-width layout, learned another", info.nums)
+		}
 		for _, l := range []*stackLayout{info.fixed, s.(*stack).recs.layout} {
 			if l != nil {
 				forms[reflect.ValueOf(l.explain).Pointer()] = "laid out" // every layout's code is the same
