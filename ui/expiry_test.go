@@ -34,4 +34,10 @@ func TestExpiredKeyShowsNew(t *testing.T) {
 	if !strings.Contains(s, "4 of 10 tokens") {
 		t.Errorf("the lanes that kept the key do not show its 4 tokens:\n%s", s)
 	}
+	// At 20s even the safe lane's store has dropped the key (idle since
+	// 8s, expiring after 10s): its half-width box says so too.
+	press(a, "a", "a", "]", "]")
+	if s := screen(a); a.lab.Now().Seconds() != 20 || !strings.Contains(s, "expired at 18s") {
+		t.Errorf("at %v the safe box does not say its key expired at 18s:\n%s", a.lab.Now(), s)
+	}
 }

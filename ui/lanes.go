@@ -300,14 +300,21 @@ func totalsTexts(st *styles, v laneView) []string {
 		if v.fleet.Forgets() {
 			b += ", forgot " + signed(v.stats.Forgot)
 		}
-		if v.expired {
-			b += " · expired at " + v.secs(v.expiredAt)
-		}
 		withBeyond := make([]string, 0, 2*len(texts))
 		for _, t := range texts {
 			withBeyond = append(withBeyond, t+b)
 		}
 		texts = append(withBeyond, texts...)
+	}
+	if v.expired {
+		// The box shows a new key's state: say why in every form that
+		// fits, before any total (the forms without it stay, last).
+		exp := " · expired at " + v.secs(v.expiredAt)
+		withExp := make([]string, 0, 2*len(texts))
+		for _, t := range texts {
+			withExp = append(withExp, t+exp)
+		}
+		texts = append(withExp, texts...)
 	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.
