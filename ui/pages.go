@@ -176,7 +176,7 @@ func (p *pages) helpText(a *App, w int) string {
 		st.cursor.Render(" ") + " ▲ the clock · ▶ the focused lane (heavy border)",
 		"",
 		st.title.Render("numbers"),
-		"peak N per W: the most a lane let through in any window of W; a fixed window's boundary burst shows as twice its limit",
+		"peak N per W: the most a lane let through in any window of W, counted by cost (a request of cost 4 counts 4); a fixed window's boundary burst shows as twice its limit",
 		"est … exact …: a sliding counter's estimate beside the true count of its window",
 		"key … (auto): the lanes show the key of the latest request; k pins one key, then the next; K fires as a new key",
 		"all keys ✓… ✗… · peak …: a lane's totals over every key; with a key pinned, that key's own come first",
