@@ -18,21 +18,22 @@ func TestExpiredKeyShowsNew(t *testing.T) {
 		t.Fatalf("the quiz stands at request %d at %v, want the first at 4s", k+1, a.lab.Now())
 	}
 	s := screen(a)
-	var unsafe []string
-	for i, line := range strings.Split(s, "\n") {
-		if strings.Contains(line, "unsafe token-bucket") {
-			unsafe = strings.Split(s, "\n")[i : i+4]
+	lines := strings.Split(s, "\n")
+	box := func(title string) string { // the title row and the three under it
+		for i, line := range lines {
+			if strings.Contains(line, title) {
+				return strings.Join(lines[i:min(i+4, len(lines))], "\n")
+			}
 		}
+		t.Fatalf("no %q box on the screen:\n%s", title, s)
+		return ""
 	}
-	if unsafe == nil {
-		t.Fatalf("no unsafe box on the screen:\n%s", s)
+	if b := box("unsafe token-bucket"); !strings.Contains(b, "10 of 10 tokens") || !strings.Contains(b, "expired at 3s") {
+		t.Errorf("the unsafe box does not show the expired key new, full:\n%s", b)
 	}
-	box := strings.Join(unsafe, "\n")
-	if !strings.Contains(box, "10 of 10 tokens") || !strings.Contains(box, "expired at 3s") {
-		t.Errorf("the unsafe box does not show the expired key new, full:\n%s", box)
-	}
-	if !strings.Contains(s, "4 of 10 tokens") {
-		t.Errorf("the lanes that kept the key do not show its 4 tokens:\n%s", s)
+	// atomic and safe side by side: each shows the 4 tokens refilled.
+	if b := box("atomic"); strings.Count(b, "4 of 10 tokens") != 2 {
+		t.Errorf("the lanes that kept the key do not both show its 4 tokens:\n%s", b)
 	}
 	// At 20s even the safe lane's store has dropped the key (idle since
 	// 8s, expiring after 10s): its half-width box says so too.

@@ -291,7 +291,9 @@ func (v laneView) dueRetryText(at time.Duration) string {
 // way everywhere: "✓238 ◷2 ✗0", then the peak, the largest admitted cost in
 // any trailing PeakWindow (for a fixed window it shows the boundary burst as
 // a number). With several keys they say whose: every key's ("all keys"),
-// and with a key pinned that key's first.
+// and with a key pinned that key's first. A lane of gateways says how far
+// it went beyond its policy, and one whose store expired the shown key
+// says when, giving up totals first.
 func totalsTexts(st *styles, v laneView) []string {
 	texts := countTexts(st, v)
 	if !v.fleet.Plain() {
@@ -300,21 +302,12 @@ func totalsTexts(st *styles, v laneView) []string {
 		if v.fleet.Forgets() {
 			b += ", forgot " + signed(v.stats.Forgot)
 		}
-		withBeyond := make([]string, 0, 2*len(texts))
-		for _, t := range texts {
-			withBeyond = append(withBeyond, t+b)
-		}
-		texts = append(withBeyond, texts...)
+		texts = withSuffixFirst(texts, b)
 	}
 	if v.expired {
 		// The box shows a new key's state: say why in every form that
 		// fits, before any total (the forms without it stay, last).
-		exp := " · expired at " + v.secs(v.expiredAt)
-		withExp := make([]string, 0, 2*len(texts))
-		for _, t := range texts {
-			withExp = append(withExp, t+exp)
-		}
-		texts = append(withExp, texts...)
+		texts = withSuffixFirst(texts, " · expired at "+v.secs(v.expiredAt))
 	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.
@@ -330,6 +323,16 @@ func totalsTexts(st *styles, v laneView) []string {
 		return texts
 	}
 	return append([]string{texts[0] + state}, texts...)
+}
+
+// withSuffixFirst is texts each with suffix, then texts as they were:
+// forms longest first, which give up the rest before the suffix.
+func withSuffixFirst(texts []string, suffix string) []string {
+	out := make([]string, 0, 2*len(texts))
+	for _, t := range texts {
+		out = append(out, t+suffix)
+	}
+	return append(out, texts...)
 }
 
 // beyondText is a lane of gateways' admissions beyond its policy on one

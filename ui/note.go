@@ -77,10 +77,11 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 // decide the rest.
 func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	notes = a.lab.Scenario().Notes
-	at, instead, waits := a.programContext.notesWaiting()
+	instead, waits := a.programContext.notesWaiting()
 	if !waits {
 		return notes, ""
 	}
+	at := a.lab.Now()
 	i := sort.Search(len(notes), func(i int) bool { return notes[i].At >= at })
 	j := currentNote(notes, at) + 1
 	if i == j {
@@ -89,20 +90,20 @@ func (a *App) shownNotes() (notes []scenarios.Note, instead string) {
 	return append(notes[:i:i], notes[j:]...), instead
 }
 
-// notesWaiting is the instant whose notes wait (see shownNotes) and the
-// line said in their place; waits is false when none do.
-func (c *programContext) notesWaiting() (at time.Duration, instead string, waits bool) {
-	now, q := c.lab.Now(), c.quizzing // nil while the quiz is off
-	switch k, m := c.lab.Instant(); {
-	case q != nil && q.asking():
-		at = c.lab.Request(q.index).At
-		return at, withheldLine(at), true
-	case q != nil && q.waitsHere():
-		return now, withheldLine(now), true
-	case k < m:
-		return now, undecidedLine(now, m), true
+// notesWaiting is the line said in place of the notes that wait (see
+// shownNotes): those at the clock's instant while it stands inside it (a
+// question there waits on an undecided request of it too); waits is
+// false when none do.
+func (c *programContext) notesWaiting() (instead string, waits bool) {
+	k, m := c.lab.Instant()
+	if k >= m {
+		return "", false
 	}
-	return 0, "", false
+	now := c.lab.Now()
+	if q := c.quizzing; q != nil && (q.asking() || q.waitsHere()) { // nil while the quiz is off
+		return withheldLine(now), true
+	}
+	return undecidedLine(now, m), true
 }
 
 // withheldLine is the line in place of the notes a question withholds.

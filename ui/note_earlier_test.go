@@ -29,7 +29,7 @@ func TestEarlierNotesPromiseNothing(t *testing.T) {
 					}
 					// The note's lines: to the next note, the why panel or a blank.
 					for k, l := range lines[j:] {
-						if k > 0 && (l == "" || strings.HasPrefix(l, "◆ ") || strings.HasPrefix(l, "◇ ") || strings.HasPrefix(l, "why ")) {
+						if k > 0 && (strings.TrimSpace(l) == "" || strings.HasPrefix(l, "◆ ") || strings.HasPrefix(l, "◇ ") || strings.HasPrefix(l, "why ")) {
 							break
 						}
 						if strings.Contains(l, "(e: read all)") {

@@ -256,26 +256,33 @@ type loaded struct {
 // wall time and the thread's run wait then (see timed).
 type marks struct{ at []instant }
 
-// instant is a moment of the calling thread, for timed: a wall time, the
-// thread's run wait then (waits: where the kernel says) and the process's
-// CPU time.
+// instant is a moment of the calling thread, for timed: the wall time
+// just before and just after its run wait was read (wait; waits: where the
+// kernel says), and the process's CPU time. From one instant to a later
+// one the waits read lie within the wall time taken (the earlier's before
+// to the later's after), so that the wall time less them is never less
+// than what ran between.
 type instant struct {
-	wall  time.Time
-	wait  time.Duration
-	waits bool
-	cpu   time.Duration
+	before, after time.Time
+	wait          time.Duration
+	waits         bool
+	cpu           time.Duration
 }
 
 func instantNow() instant {
-	w, ok := runWait()
-	return instant{time.Now(), w, ok, cpuTime()}
+	var i instant
+	i.before = time.Now()
+	i.wait, i.waits = runWait()
+	i.after = time.Now()
+	i.cpu = cpuTime()
+	return i
 }
 
 // until is the time from i to j as timed counts it: the wall time less
 // what the thread waited for a CPU; where the kernel does not say, the CPU
 // time, unless the wall time is frozenLimit or more above it.
 func (i instant) until(j instant) time.Duration {
-	wall := j.wall.Sub(i.wall)
+	wall := j.after.Sub(i.before)
 	if i.waits && j.waits {
 		return wall - (j.wait - i.wait)
 	}

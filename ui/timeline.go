@@ -519,16 +519,17 @@ func (t *timeline) releaseRow(rs rows, lane int, sp span, marks []mark) string {
 }
 
 // notesRow marks the notes on sp: ◆ passed, ◇ ahead, or waiting at the
-// clock's instant as the note panel says (notesWaiting).
+// clock's instant while it stands inside it, as the note panel says
+// (notesWaiting).
 func (t *timeline) notesRow(sp span) string {
 	st, now := t.ctx.st, t.ctx.lab.Now()
-	waitAt, _, waits := t.ctx.notesWaiting()
+	k, m := t.ctx.lab.Instant()
 	marks := make([]mark, sp.cols)
 	for _, n := range t.ctx.lab.Scenario().Notes {
 		c := sp.column(n.At)
 		switch {
 		case c < 0:
-		case n.At <= now && !(waits && n.At == waitAt):
+		case n.At < now || n.At == now && k >= m:
 			marks[c] = markNote
 		case marks[c] != markNote:
 			marks[c] = markNoteAhead
