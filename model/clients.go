@@ -166,14 +166,6 @@ func (p *plan) late(q *retryReq, release time.Duration) bool {
 	return p.c.Deadline > 0 && release-q.first > p.c.Deadline
 }
 
-// client is the client numbered c (1 + its index), nil for 0.
-func (b *clientBook) client(c int32) *scenarios.Client {
-	if b == nil || c == 0 {
-		return nil
-	}
-	return &b.clients[c-1]
-}
-
 // retryBytes is what one owed retry takes: its entry in the calendar and
 // its request's retryReq.
 const retryBytes = 24 + 64

@@ -61,9 +61,6 @@ type lanes struct {
 	// key's state until the next attempt that keeps one, or none after
 	// a state put back.
 	aside algorithms.State
-	// meters, when not nil, count what a summary run reads of each lane
-	// beside its totals (runByLane).
-	meters []summaryMeter
 	// req is the latest original request, as a lane that retries it
 	// keeps it (its jitter salt worked out once for every lane); rank is
 	// its place among the originals arriving at its instant, rankAt.
@@ -243,14 +240,10 @@ type laneAt struct {
 	cancels bool
 }
 
-// at is lane i's parts.
+// at is lane i's parts (a summary run adds its meter).
 func (ls *lanes) at(i int) laneAt {
-	l := laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
+	return laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
 		plans: ls.book.plans, end: ls.book.end, cancels: ls.cancels[i]}
-	if ls.meters != nil {
-		l.meter = &ls.meters[i]
-	}
-	return l
 }
 
 // try decides attempt n, at, of request q and settles what becomes of the

@@ -20,11 +20,12 @@ import (
 // block's originals, in the order Run does. The totals are Run's, byte for
 // byte (TestRunByLaneIsRun).
 func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Stats {
-	ls.meters = make([]summaryMeter, len(defs))
+	meters := make([]summaryMeter, len(defs))
 	runs := make([]laneRun, len(defs))
 	for i, m := range keyMeters(defs) {
-		ls.meters[i] = summaryMeter{keys: m}
+		meters[i] = summaryMeter{keys: m}
 		runs[i] = laneRun{laneAt: ls.at(i)}
+		runs[i].meter = &meters[i]
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -55,8 +56,8 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 	stats := make([]Stats, len(defs))
 	for i := range stats {
 		stats[i] = ls.statsAt(i, endOfTime)
-		stats[i].KeyBytes = ls.meters[i].keys.most
-		stats[i].Latency = ls.meters[i].waited.latency(stats[i].Served)
+		stats[i].KeyBytes = meters[i].keys.most
+		stats[i].Latency = meters[i].waited.latency(stats[i].Served)
 	}
 	return stats
 }
