@@ -115,16 +115,11 @@ func (p *attemptTimes) at(orig, n int) (time.Duration, bool) {
 	case scenarios.AtOnce:
 		return first, true
 	case scenarios.Backoff:
-		if n-1 > len(rule.nominal) {
-			return 0, false // more attempts than the client makes
-		}
 		// As plan.retry and Client.NextTryAfter: each attempt's time
 		// plus its wait, the nominal waits the plan's, the jitter drawn
-		// from the request's salt.
-		var salt uint64
-		if rule.draws {
-			salt = scenarios.JitterSalt(p.book.seed, client-1, first, p.rank(orig))
-		}
+		// from the request's salt. (The log holds no more attempts than
+		// the client makes: n − 1 ≤ len(rule.nominal).)
+		salt := p.book.salt(client, first, p.rank(orig))
 		at := first
 		for m := 1; m < n; m++ {
 			at += min(rule.c.BackoffAfter(rule.nominal[m-1], rule.draw(m, salt)), scenarios.MaxTime)

@@ -129,6 +129,17 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 	return b
 }
 
+// salt is the jitter salt of a request of client (1 + its index) that
+// arrived at first, rank among its instant's (see scenarios.JitterSalt); 0
+// for a client that draws no jitter. The lanes and the log's reader draw
+// by it alike.
+func (b *clientBook) salt(client int, first time.Duration, rank int) uint64 {
+	if !b.plans[client].draws {
+		return 0
+	}
+	return scenarios.JitterSalt(b.seed, client-1, first, rank)
+}
+
 // retry is what becomes of request q when its attempt n, decided d, is
 // refused, by p's rule, no retry being sent at or after end: Retrying with
 // its next attempt's time, Unfinished with the time past the end, or

@@ -137,9 +137,7 @@ func (ls *lanes) arrive(r Request, orig int) {
 		return
 	}
 	ls.req = retryReq{first: r.At, key: ls.lastKey, cost: r.Cost, orig: orig, client: int32(r.Client)}
-	if ls.book.plans[ls.req.client].draws {
-		ls.req.salt = scenarios.JitterSalt(ls.book.seed, r.Client-1, r.At, int(ls.rank))
-	}
+	ls.req.salt = ls.book.salt(r.Client, r.At, int(ls.rank))
 }
 
 // decide is decideInto returning the decision.
