@@ -324,7 +324,8 @@ func (q *releaseRuns) copyRuns(src *releaseRuns, m, from *mem) {
 	s := src.log
 	l.runs.copyFrom(&s.runs, m, from)
 	*l = *s // the runLog's words, its runs as copyFrom left them
-	*q = releaseRuns{log: l, n: src.n, frontAt: src.frontAt, skip: src.skip}
+	*q = *src
+	q.log = l
 }
 
 // tables is what q holds beside its runs' chunks: its runLog.
