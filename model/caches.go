@@ -19,7 +19,7 @@ type stamp struct {
 type caches struct {
 	latencies latencyCache
 	keyRun    keyRun
-	span      spanReplay
+	spans     []spanReplay // by lane
 	lastFor   keyVerdicts
 	// latest is a key's latest request at a stamp; verdict the replay
 	// toward its records, done in steps (see PendingLastDecisionFor).
@@ -83,18 +83,18 @@ func (cs *caches) keyTotals(at stamp, key int32, compute func() []Stats) []Stats
 	return c.stats
 }
 
-// spanReplay is, in a lab with clients, every lane's decisions that pass
-// it, of requests arriving from `from` to the clock, replayed: what
-// Released and TrailingAdmitted read there, since the timeline's running
-// sums know nothing of retries and of waits given back.
+// spanReplay is, in a lab with clients, a lane's decisions that pass it,
+// of requests arriving from `from` to the clock, replayed: what Released
+// and TrailingAdmitted read there, since the timeline's running sums know
+// nothing of retries and of waits given back.
 type spanReplay struct {
 	at   stamp
 	from time.Duration
 	ok   bool
-	// releases[lane] are, sorted, the releases of the delayed decisions
-	// that pass; passed[lane] the decisions that pass, in decision order.
-	releases [][]time.Duration
-	passed   [][]passing
+	// releases are, sorted, the releases of the delayed decisions that
+	// pass; passed the decisions that pass, in decision order.
+	releases []time.Duration
+	passed   []passing
 }
 
 type passing struct {
@@ -103,11 +103,15 @@ type passing struct {
 	cost int64
 }
 
-// spanFrom is the replay of the decisions arriving from `from` on at at,
-// reused while the stamp holds and no earlier from is asked, else made
-// by compute.
-func (cs *caches) spanFrom(at stamp, from time.Duration, compute func() spanReplay) *spanReplay {
-	c := &cs.span
+// spanFrom is the replay of lane's (of lanes) decisions arriving from
+// `from` on at at, reused while the stamp holds and no earlier from is
+// asked, else made by compute. Each lane keeps its own: a screen asks one
+// lane from the clock less its window and another from its view's start.
+func (cs *caches) spanFrom(at stamp, lane, lanes int, from time.Duration, compute func() spanReplay) *spanReplay {
+	if len(cs.spans) != lanes {
+		cs.spans = make([]spanReplay, lanes)
+	}
+	c := &cs.spans[lane]
 	if !c.ok || c.at != at || c.from > from {
 		*c = compute()
 		c.at, c.from, c.ok = at, from, true

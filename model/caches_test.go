@@ -37,10 +37,11 @@ func TestCachesKeepTheirStamp(t *testing.T) {
 			{at: b, key: 1, computes: true}, {at: b, key: 1},
 		}},
 		{"a span", func(cs *caches, q ask, compute func()) {
-			cs.spanFrom(q.at, q.from, func() spanReplay { compute(); return spanReplay{} })
+			cs.spanFrom(q.at, q.lane, 3, q.from, func() spanReplay { compute(); return spanReplay{} })
 		}, []ask{
 			{at: a, from: 5, computes: true}, {at: a, from: 7}, {at: a, from: 5}, {at: a, from: 4, computes: true},
-			{at: a, from: 5}, {at: c, from: 5, computes: true},
+			{at: a, from: 5}, {at: a, lane: 2, from: 9, computes: true}, {at: a, from: 5}, {at: a, lane: 2, from: 9},
+			{at: c, from: 5, computes: true},
 		}},
 		{"a key's last decisions", func(cs *caches, q ask, compute func()) {
 			cs.lastDecisions(q.at, q.key, func() keyVerdicts { compute(); return keyVerdicts{records: []Record{{}}} })

@@ -71,6 +71,9 @@ type clientLog struct {
 		n, j int
 		t    time.Duration
 	}
+	// rankMemo is the latest ranks answer: how many admits and firsts
+	// lie before entry j.
+	rankMemo struct{ n, j, admits, firsts int }
 	// memo is made when first asked for (about 72 KB).
 	memo *logMemo
 }
@@ -147,7 +150,7 @@ func (cl *clientLog) resetCache() {
 		cl.cache[i].k = -1
 	}
 	cl.open.k, cl.open.okKnown = len(cl.starts), true
-	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
+	cl.forgetLatest()
 	if cl.memo != nil {
 		// Regrown to the same length, the log may hold other entries.
 		*cl.memo = logMemo{}
@@ -270,7 +273,7 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 		c.ok &^= 1 << i
 	}
 	c.n++
-	cl.decidedMemo.n, cl.beforeMemo.n = 0, 0
+	cl.forgetLatest()
 	if c.n == chunkLen {
 		cl.seal()
 	}
@@ -410,6 +413,40 @@ func (cl *clientLog) decided(pos int, now time.Duration) int {
 	return j
 }
 
+// forgetLatest forgets the latest answers of decided, before and ranks,
+// for a log that changed.
+func (cl *clientLog) forgetLatest() {
+	cl.decidedMemo.n, cl.beforeMemo.n, cl.rankMemo.n = 0, 0, 0
+}
+
+// searchFrom is sort.Search(n, f) for an f known false below lo: it
+// gallops from lo, so that it costs the log of the distance to the
+// answer, not of n.
+func searchFrom(n, lo int, f func(int) bool) int {
+	hi, step := lo, 1
+	for hi < n && !f(hi) {
+		lo, hi = hi+1, hi+step
+		step *= 2
+	}
+	hi = min(hi, n)
+	return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
+}
+
+// ranks is how many of the admits and of the firsts are of entries
+// before j. After an earlier j (a screen asks for its columns' spans in
+// order), the searches gallop on from the latest answer.
+func (cl *clientLog) ranks(j int) (admits, firsts int) {
+	m := &cl.rankMemo
+	n := cl.len()
+	if m.n != n+1 || m.j > j {
+		m.admits, m.firsts = 0, 0
+	}
+	m.admits = searchFrom(len(cl.admits), m.admits, func(a int) bool { return entryOf(cl.admits[a]) >= j })
+	m.firsts = searchFrom(len(cl.firsts), m.firsts, func(f int) bool { return int(cl.firsts[f]) >= j })
+	m.n, m.j = n+1, j
+	return m.admits, m.firsts
+}
+
 // before is how many entries were decided before t: a search of the
 // chunks' first times, then of one chunk. After an earlier t (a screen
 // asks for its columns' bounds in order), the search gallops on from the
@@ -431,15 +468,8 @@ func (cl *clientLog) before(t time.Duration) int {
 	// or after t is in the chunk before it, or begins it.
 	var k int
 	if m.n == n+1 && m.t < t {
-		// Every chunk before lo starts before the last t.
-		lo := (m.j + chunkLen - 1) / chunkLen
-		hi, step := lo, 1
-		for hi < chunks && cl.firstAt(hi) < t {
-			lo, hi = hi+1, hi+step
-			step *= 2
-		}
-		hi = min(hi, chunks)
-		k = lo + sort.Search(hi-lo, func(i int) bool { return cl.firstAt(lo+i) >= t })
+		// Every chunk before the last answer's starts before the last t.
+		k = searchFrom(chunks, (m.j+chunkLen-1)/chunkLen, func(k int) bool { return cl.firstAt(k) >= t })
 	} else {
 		k = sort.Search(chunks, func(k int) bool { return cl.firstAt(k) >= t })
 	}
@@ -463,11 +493,9 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if slot.n == n+1 && slot.j0 == j0 && slot.j1 == j1 {
 		return slot.s
 	}
-	s := RetrySpan{Retries: j1 - j0 - (searchIdx(cl.firsts, j1) - searchIdx(cl.firsts, j0))}
-	a := func(j int) int {
-		return sort.Search(len(cl.admits), func(a int) bool { return entryOf(cl.admits[a]) >= j })
-	}
-	s.Admitted = a(j1) - a(j0)
+	a0, f0 := cl.ranks(j0)
+	a1, f1 := cl.ranks(j1)
+	s := RetrySpan{Retries: j1 - j0 - (f1 - f0), Admitted: a1 - a0}
 	// The highest attempt: whole sealed chunks by theirs, the rest one
 	// by one.
 	one := func(lo, hi int) {
@@ -666,90 +694,87 @@ func (l *Lab) PrevRetry(t time.Duration) (time.Duration, bool) {
 	return best, true
 }
 
-// spanFrom is what passed each lane among the decisions arriving from
-// `from` on, up to the clock, reused while the clock stays and asks for no
-// earlier from. It replays nothing: the originals are the lanes' outcomes
-// (less those given back, cancels), the retries the admitted ones of the
-// clients' logs; a block of requests none of which a lane admitted is
+// spanFrom is what passed lane among its decisions arriving from `from`
+// on, up to the clock, reused while the clock stays and asks for no
+// earlier from. It replays nothing: the originals are the lane's outcomes
+// (less those given back, cancels), the retries the admitted ones of its
+// client log; a block of requests none of which the lane admitted is
 // skipped whole. So it costs the originals arriving from `from` on, a byte
 // each, at most, and the admitted retries among them.
-func (l *Lab) spanFrom(from time.Duration) *spanReplay {
+func (l *Lab) spanFrom(lane int, from time.Duration) *spanReplay {
 	e, c := l.engine, l.clock
-	return l.caches.spanFrom(c.stamp(), from, func() spanReplay {
-		// The logs must reach the retries decided by the clock.
+	return l.caches.spanFrom(c.stamp(), lane, len(e.defs), from, func() spanReplay {
+		// The log must reach the retries decided by the clock.
 		e.ensure(c.pos + 1)
 		tl := l.timeline
 		lo := tl.searchBefore(from)
-		sp := spanReplay{releases: make([][]time.Duration, len(e.defs)), passed: make([][]passing, len(e.defs))}
-		for lane := range e.defs {
-			cl := e.clog[lane]
-			end := cl.decided(c.pos, c.now)
-			// The admitted retries decided by the clock, from `from` on.
-			admits := cl.admits[:sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= end })]
-			admits = admits[sort.Search(len(admits), func(i int) bool { return cl.at(entryOf(admits[i])) >= from }):]
-			cancels := cl.cancels[sort.Search(len(cl.cancels), func(i int) bool { return int(cl.cancels[i]) >= lo }):]
-			passed, releases := sp.passed[lane], sp.releases[lane]
-			pass := func(at time.Duration, orig int, delay time.Duration) {
-				k := tl.kind(orig)
-				passed = append(passed, passing{at, k.key, k.cost})
-				if delay > 0 {
-					releases = append(releases, at+delay)
+		cl := e.clog[lane]
+		// The admitted retries decided by the clock, from `from` on: the
+		// entries are in time order.
+		first, _ := cl.ranks(cl.before(from))
+		last, _ := cl.ranks(cl.decided(c.pos, c.now))
+		admits := cl.admits[first:max(last, first)]
+		cancels := cl.cancels[sort.Search(len(cl.cancels), func(i int) bool { return int(cl.cancels[i]) >= lo }):]
+		var sp spanReplay
+		pass := func(at time.Duration, orig int, delay time.Duration) {
+			k := tl.kind(orig)
+			sp.passed = append(sp.passed, passing{at, k.key, k.cost})
+			if delay > 0 {
+				sp.releases = append(sp.releases, at+delay)
+			}
+		}
+		// next is the pos of the first admitted retry left.
+		next := math.MaxInt
+		if len(admits) > 0 {
+			next = int(cl.head(entryOf(admits[0])).pos)
+		}
+		// retriesBefore passes the admitted retries decided before
+		// events[i], in order.
+		retriesBefore := func(i int) {
+			for len(admits) > 0 && next <= i {
+				if x := admits[0]; uint32(x)&cancelledBit == 0 {
+					j := entryOf(x)
+					ev := cl.ev(j)
+					pass(ev.at, int(ev.orig), cl.retryDelays.delay(j))
+				}
+				admits = admits[1:]
+				next = math.MaxInt
+				if len(admits) > 0 {
+					next = int(cl.head(entryOf(admits[0])).pos)
 				}
 			}
-			// next is the pos of the first admitted retry left.
-			next := math.MaxInt
-			if len(admits) > 0 {
-				next = int(cl.head(entryOf(admits[0])).pos)
-			}
-			// retriesBefore passes the admitted retries decided before
-			// events[i], in order.
-			retriesBefore := func(i int) {
-				for len(admits) > 0 && next <= i {
-					if x := admits[0]; uint32(x)&cancelledBit == 0 {
-						j := entryOf(x)
-						ev := cl.ev(j)
-						pass(ev.at, int(ev.orig), cl.retryDelays.delay(j))
-					}
-					admits = admits[1:]
-					next = math.MaxInt
-					if len(admits) > 0 {
-						next = int(cl.head(entryOf(admits[0])).pos)
-					}
-				}
-			}
-			outcomes, blocks := e.outcomes[lane], e.blocks[lane]
-			for i := lo; i < c.pos; i++ {
-				if i%tallyBlock == 0 {
-					// A whole block the lane admitted none of, with no
-					// retry admitted before its end: skipped.
-					if b := i / tallyBlock; b < len(blocks) && i+tallyBlock <= c.pos && blocks[b].Allowed+blocks[b].Delayed == 0 && next >= i+tallyBlock {
-						i += tallyBlock - 1
-						continue
-					}
-				}
-				if next <= i {
-					retriesBefore(i)
-				}
-				if !outcomes[i].Admitted() {
+		}
+		outcomes, blocks := e.outcomes[lane], e.blocks[lane]
+		for i := lo; i < c.pos; i++ {
+			if i%tallyBlock == 0 {
+				// A whole block the lane admitted none of, with no
+				// retry admitted before its end: skipped.
+				if b := i / tallyBlock; b < len(blocks) && i+tallyBlock <= c.pos && blocks[b].Allowed+blocks[b].Delayed == 0 && next >= i+tallyBlock {
+					i += tallyBlock - 1
 					continue
 				}
-				for len(cancels) > 0 && int(cancels[0]) < i {
-					cancels = cancels[1:]
-				}
-				if len(cancels) > 0 && int(cancels[0]) == i {
-					cancels = cancels[1:]
-					continue // given back: it never passes
-				}
-				var delay time.Duration
-				if outcomes[i] == algorithms.Delayed && e.delays[lane] != nil {
-					delay = e.delays[lane].delay(i)
-				}
-				pass(tl.at(i), i, delay)
 			}
-			retriesBefore(math.MaxInt) // those after the clock's last request
-			slices.Sort(releases)
-			sp.passed[lane], sp.releases[lane] = passed, releases
+			if next <= i {
+				retriesBefore(i)
+			}
+			if !outcomes[i].Admitted() {
+				continue
+			}
+			for len(cancels) > 0 && int(cancels[0]) < i {
+				cancels = cancels[1:]
+			}
+			if len(cancels) > 0 && int(cancels[0]) == i {
+				cancels = cancels[1:]
+				continue // given back: it never passes
+			}
+			var delay time.Duration
+			if outcomes[i] == algorithms.Delayed && e.delays[lane] != nil {
+				delay = e.delays[lane].delay(i)
+			}
+			pass(tl.at(i), i, delay)
 		}
+		retriesBefore(math.MaxInt) // those after the clock's last request
+		slices.Sort(sp.releases)
 		return sp
 	})
 }

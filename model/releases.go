@@ -111,7 +111,7 @@ func (l *Lab) Released(lane int, from, to time.Duration) int64 {
 	if e.book != nil {
 		// Retries pass too, and a wait given back does not: counted on
 		// a replay of the span.
-		rs := l.spanFrom(start).releases[lane]
+		rs := l.spanFrom(lane, start).releases
 		lo, _ := slices.BinarySearch(rs, from)
 		hi, _ := slices.BinarySearch(rs, to)
 		return int64(hi - lo)

@@ -15,7 +15,7 @@ func (l *Lab) TrailingAdmitted(lane int, key string, window time.Duration) int64
 	if l.engine.book != nil {
 		// Retries are admitted too: summed on a replay of the window.
 		var sum int64
-		for _, p := range l.spanFrom(now - window + 1).passed[lane] {
+		for _, p := range l.spanFrom(lane, now-window+1).passed {
 			if p.key == k && p.at > now-window {
 				sum += p.cost
 			}
