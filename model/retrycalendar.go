@@ -27,7 +27,9 @@ type owedRef struct{ slot, n int32 }
 // through their slots, a bit a day telling which lists hold any; the rest
 // (due later, before base, or behind a crowd on their day) in a min-heap,
 // over. The earliest retry is the head of the first day's list, found by
-// two bit scans, or over's root.
+// two bit scans, or over's root; the calendar keeps when it is due and
+// where it waits at hand, so that asking whether a retry is due, after
+// every original, is one comparison, and taking it needs no search.
 //
 // A retry is due no earlier than the refusal that made it, and the
 // clients' waits are bounded, so with shift fitted to them (calendarShift)
@@ -39,22 +41,19 @@ type retryCalendar struct {
 	shift uint
 	// made counts the retries pushed, each one's Seq.
 	made int64
-	// base is a day no later than any retry the wheel holds, nor than
-	// the clock (the day of the last retry taken, of a time asked for
-	// with none due, or, when the wheel is empty, of the latest refusal
-	// pushed): a retry due before it goes to over.
+	// base is a day no later than any retry the wheel holds (the day of
+	// the last retry taken, or, when the wheel is empty, of the latest
+	// refusal pushed): a retry due before it goes to over.
 	base  int64
 	count int // retries on the wheel
-	// low is due no later than any retry held (when one is), and exact
-	// tells that one is due at low: a lane asks after every original
-	// whether a retry is due, and mostly none is, and the lab asks every
-	// lane when its next is due before each retry it decides.
-	low   time.Duration
-	exact bool
-	wheel *retryWheel // nil until a retry goes to it
-	over  []owedTry   // a min-heap (minheap)
-	reqs  []retryReq
-	free  []int32 // reqs' empty slots
+	// low is when the earliest retry held is due, and lowDay the day of
+	// its list, or −1 for over's root; both mean nothing when none is held.
+	low    time.Duration
+	lowDay int64
+	wheel  *retryWheel // nil until a retry goes to it
+	over   []owedTry   // a min-heap (minheap)
+	reqs   []retryReq
+	free   []int32 // reqs' empty slots
 }
 
 // retryWheel is the days of a retryCalendar: day d's list starts at
@@ -136,9 +135,6 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 	}
 	x := owedTry{At: at, Seq: c.made, V: r}
 	c.made++
-	if x.At < c.low || c.len() == 0 {
-		c.low, c.exact = x.At, true
-	}
 	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
 		// The wheel's days start at the clock's, not at this retry's:
@@ -168,12 +164,23 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 				w.days[d>>6] |= 1 << (d & 63)
 				w.words |= 1 << (d >> 6)
 				c.count++
+				c.pushed(x.At, day)
 				return
 			}
 			at = &w.owed[*at-1].next
 		}
 	}
 	c.over = minheap.Push(c.over, x)
+	c.pushed(x.At, -1)
+}
+
+// pushed keeps low and lowDay after a retry due at was pushed to day's
+// list (−1: over): made after every retry held, it is the earliest only
+// if due before them all.
+func (c *retryCalendar) pushed(at time.Duration, day int64) {
+	if at < c.low || c.len() == 1 {
+		c.low, c.lowDay = at, day
+	}
 }
 
 // first is the earliest retry c holds, nil when none, and the day of its
@@ -203,54 +210,50 @@ func (c *retryCalendar) first() (x *owedTry, day int64) {
 
 // next is when the earliest retry c holds is due; false when it holds none.
 func (c *retryCalendar) next() (time.Duration, bool) {
-	if c.len() == 0 {
-		return 0, false
-	}
-	if !c.exact {
-		x, _ := c.first()
-		c.low, c.exact = x.At, true
-	}
-	return c.low, true
+	return c.low, c.len() > 0
 }
+
+// due tells whether a retry c holds is due by t.
+func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t && c.len() > 0 }
 
 // popUntil removes and returns the earliest retry if it is due by t.
 func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
-	if c.low > t {
+	if !c.due(t) {
 		return owedTry{}, false
 	}
-	p, day := c.first()
-	if p == nil {
-		return owedTry{}, false
-	}
-	if c.low, c.exact = p.At, true; p.At > t {
-		// Every retry held is due after t, and the lanes push none
-		// due before it from now on: the days may start at t's.
-		c.base = max(c.base, int64(t)>>(c.shift&63))
-		return owedTry{}, false
-	}
-	x := *p
-	c.exact = false
-	if day < 0 {
-		_, c.over = minheap.Pop(c.over)
-		return x, true
-	}
-	c.base = day
-	c.count--
-	w := c.wheel
-	d := day & (calendarDays - 1)
-	if w.head[d] = w.owed[x.V.slot].next; w.head[d] == 0 {
-		if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
-			w.words &^= 1 << (d >> 6)
+	return c.pop(), true
+}
+
+// pop removes and returns the earliest retry, c holding any, and finds
+// the next.
+func (c *retryCalendar) pop() owedTry {
+	var x owedTry
+	if day := c.lowDay; day < 0 {
+		x, c.over = minheap.Pop(c.over)
+	} else {
+		c.base = day
+		c.count--
+		w := c.wheel
+		d := day & (calendarDays - 1)
+		s := w.head[d] - 1
+		x = w.owed[s].x
+		if w.head[d] = w.owed[s].next; w.head[d] == 0 {
+			if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
+				w.words &^= 1 << (d >> 6)
+			}
 		}
 	}
-	return x, true
+	if p, day := c.first(); p != nil {
+		c.low, c.lowDay = p.At, day
+	}
+	return x
 }
 
 // clone is a copy of c that shares no memory with it, no larger than its
 // retries: all of them in over, made a heap in O(n), their requests packed
 // in slots of their own. Retries pushed later go to the wheel's days as in c.
 func (c *retryCalendar) clone() retryCalendar {
-	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, exact: c.exact}
+	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, lowDay: -1}
 	n := c.len()
 	if n == 0 {
 		return d
