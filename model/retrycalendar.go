@@ -66,11 +66,19 @@ type retryWheel struct {
 	owed  []wheelRetry        // by slot: the retry its request is owed
 }
 
-// wheelRetry is a retry on the wheel, by its request's slot; next is 1 +
-// the slot of the next on its day's list.
+// wheelRetry is a retry on the wheel, by its request's slot (its owedTry
+// but the slot): due at, made seq-th, attempt n; next is 1 + the slot of
+// the next on its day's list.
 type wheelRetry struct {
-	x    owedTry
+	at   time.Duration
+	seq  int64
+	n    int32
 	next int32
+}
+
+// owed is the retry held in slot s.
+func (r *wheelRetry) owed(s int32) owedTry {
+	return owedTry{At: r.at, Seq: r.seq, V: owedRef{slot: s, n: r.n}}
 }
 
 const (
@@ -153,13 +161,13 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 			w.owed = append(w.owed, make([]wheelRetry, int(s)+1-len(w.owed))...)
 			w.owed = w.owed[:cap(w.owed)]
 		}
-		// In its place on its day's list, unless listCap retries
-		// before it stand in the way.
+		// In its place on its day's list, after those due no later
+		// (made before it), unless listCap of them stand in the way.
 		d := day & (calendarDays - 1)
 		at := &w.head[d]
 		for range listCap {
-			if *at == 0 || x.Before(&w.owed[*at-1].x) {
-				w.owed[s] = wheelRetry{x: x, next: *at}
+			if *at == 0 || x.At < w.owed[*at-1].at {
+				w.owed[s] = wheelRetry{at: x.At, seq: x.Seq, n: x.V.n, next: *at}
 				*at = s + 1
 				w.days[d>>6] |= 1 << (d & 63)
 				w.words |= 1 << (d >> 6)
@@ -183,31 +191,6 @@ func (c *retryCalendar) pushed(at time.Duration, day int64) {
 	}
 }
 
-// first is the earliest retry c holds, nil when none, and the day of its
-// list, or −1 for over's root. The wheel's first day from base whose list
-// holds any (all are due within calendarDays days of base) is found by a
-// bit scan in base's word of days, or two when it is in a later word.
-func (c *retryCalendar) first() (x *owedTry, day int64) {
-	day = -1
-	if c.count > 0 {
-		w := c.wheel
-		b := c.base & (calendarDays - 1)
-		i := b >> 6
-		if m := w.days[i] >> (b & 63); m != 0 {
-			day = c.base + int64(bits.TrailingZeros64(m))
-		} else {
-			// The words after i, round to i itself (its days before b).
-			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
-			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
-		}
-		x = &w.owed[w.head[day&(calendarDays-1)]-1].x
-	}
-	if len(c.over) > 0 && (x == nil || c.over[0].Before(x)) {
-		return &c.over[0], -1
-	}
-	return x, day
-}
-
 // next is when the earliest retry c holds is due; false when it holds none.
 func (c *retryCalendar) next() (time.Duration, bool) {
 	return c.low, c.len() > 0
@@ -225,7 +208,10 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 }
 
 // pop removes and returns the earliest retry, c holding any, and finds
-// the next.
+// the next: the head of the wheel's first day from base whose list holds
+// any (all are due within calendarDays days of base), found by a bit scan
+// in base's word of days, or two when it is in a later word, unless
+// over's root comes first.
 func (c *retryCalendar) pop() owedTry {
 	var x owedTry
 	if day := c.lowDay; day < 0 {
@@ -236,15 +222,33 @@ func (c *retryCalendar) pop() owedTry {
 		w := c.wheel
 		d := day & (calendarDays - 1)
 		s := w.head[d] - 1
-		x = w.owed[s].x
+		x = w.owed[s].owed(s)
 		if w.head[d] = w.owed[s].next; w.head[d] == 0 {
 			if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
 				w.words &^= 1 << (d >> 6)
 			}
 		}
 	}
-	if p, day := c.first(); p != nil {
-		c.low, c.lowDay = p.At, day
+	if c.count > 0 {
+		w := c.wheel
+		b := c.base & (calendarDays - 1)
+		i := b >> 6
+		var day int64
+		if m := w.days[i] >> (b & 63); m != 0 {
+			day = c.base + int64(bits.TrailingZeros64(m))
+		} else {
+			// The words after i, round to i itself (its days before b).
+			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
+			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
+		}
+		e := &w.owed[w.head[day&(calendarDays-1)]-1]
+		if len(c.over) == 0 || !c.over[0].Before(&owedTry{At: e.at, Seq: e.seq}) {
+			c.low, c.lowDay = e.at, day
+			return x
+		}
+	}
+	if len(c.over) > 0 {
+		c.low, c.lowDay = c.over[0].At, -1
 	}
 	return x
 }
@@ -265,7 +269,7 @@ func (c *retryCalendar) clone() retryCalendar {
 			i := bits.TrailingZeros64(words)
 			for days := w.days[i]; days != 0; days &= days - 1 {
 				for s := w.head[i<<6|bits.TrailingZeros64(days)]; s != 0; s = w.owed[s-1].next {
-					d.over = append(d.over, w.owed[s-1].x)
+					d.over = append(d.over, w.owed[s-1].owed(s-1))
 				}
 			}
 		}
