@@ -115,14 +115,13 @@ func (p *attemptTimes) at(orig, n int) (time.Duration, bool) {
 	case scenarios.AtOnce:
 		return first, true
 	case scenarios.Backoff:
-		// As plan.retry and Client.NextTryAfter: each attempt's time
-		// plus its wait, the nominal waits the plan's, the jitter drawn
-		// from the request's salt. (The log holds no more attempts than
-		// the client makes: n − 1 ≤ len(rule.nominal).)
+		// As plan.retry: each attempt's time plus its wait, the plan's,
+		// the jitter drawn from the request's salt. (The log holds no
+		// more attempts than the client makes: n − 1 ≤ len(rule.steps).)
 		salt := p.book.salt(client, first, p.rank(orig))
 		at := first
-		for m := 1; m < n; m++ {
-			at += min(rule.c.BackoffAfter(rule.nominal[m-1], rule.draw(m, salt)), scenarios.MaxTime)
+		for m := int32(1); m < int32(n); m++ {
+			at += min(rule.wait(m, salt), scenarios.MaxTime)
 		}
 		return at, true
 	}

@@ -93,14 +93,14 @@ type clientBook struct {
 	plans []plan
 }
 
-// plan is a client's rule as retry reads it: the client, its nominal
-// waits after each attempt but its last, Nominal(n), worked out once for
-// a client that backs off (nil for the others), and whether it draws a
-// jitter.
+// plan is a client's rule as retry reads it: the client, and for a client
+// that backs off its steps after each attempt but its last,
+// Client.Step(n), worked out once (nil for the others), and whether it
+// draws a jitter.
 type plan struct {
-	c       *scenarios.Client
-	nominal []time.Duration
-	draws   bool
+	c     *scenarios.Client
+	steps []scenarios.Step
+	draws bool
 }
 
 // noClient is the rule of a request of no client: it gives up at its
@@ -120,9 +120,9 @@ func newClientBook(s *scenarios.Scenario) *clientBook {
 		if c.Retry != scenarios.Backoff {
 			continue
 		}
-		p.nominal = make([]time.Duration, max(c.Attempts-1, 0))
-		for n := range p.nominal {
-			p.nominal[n] = c.Nominal(n + 1)
+		p.steps = make([]scenarios.Step, max(c.Attempts-1, 0))
+		for n := range p.steps {
+			p.steps[n] = c.Step(n + 1)
 		}
 		p.draws = c.Jitter != scenarios.NoJitter
 	}
@@ -144,15 +144,18 @@ func (b *clientBook) salt(client int, first time.Duration, rank int) uint64 {
 // refused, by p's rule, no retry being sent at or after end: Retrying with
 // its next attempt's time, Unfinished with the time past the end, or
 // Abandoned and why (its client's rule, the jitter drawn from q's salt and
-// n).
+// n). It is the client's NextTry, a backoff's step worked out once.
 func (p *plan) retry(end time.Duration, n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
-	var nominal time.Duration
-	var draw uint64
-	if int(n) <= len(p.nominal) {
-		// A backoff before its last attempt.
-		nominal, draw = p.nominal[n-1], p.draw(int(n), q.salt)
+	var next time.Duration
+	var ending scenarios.Ending
+	if int(n) <= len(p.steps) && d.RetryAfter != algorithms.Never {
+		// A backoff before its last attempt, on a refusal it can
+		// outwait: NextTry's wait is the step's.
+		next, ending = p.c.TryAfter(p.wait(n, q.salt), q.first, d)
+	} else {
+		// Only a backoff's wait draws a jitter.
+		next, ending = p.c.NextTry(int(n), q.first, d, 0)
 	}
-	next, ending := p.c.NextTryAfter(nominal, int(n), q.first, d, draw)
 	switch {
 	case ending != scenarios.TryAgain:
 		return 0, Abandoned, ending
@@ -162,13 +165,11 @@ func (p *plan) retry(end time.Duration, n int32, q *retryReq, d *algorithms.Deci
 	return next, Retrying, scenarios.TryAgain
 }
 
-// draw is the jitter draw of attempt n of a request whose jitter salt is
-// salt, 0 for a client that draws none.
-func (p *plan) draw(n int, salt uint64) uint64 {
-	if !p.draws {
-		return 0
-	}
-	return scenarios.JitterOfAttempt(salt, n)
+// wait is a backoff's wait after attempt n ≤ len(p.steps) of a request
+// whose jitter salt is salt (0 for a client that draws none, whose steps
+// take no draw).
+func (p *plan) wait(n int32, salt uint64) time.Duration {
+	return p.steps[n-1].Wait(scenarios.JitterOfAttempt(salt, int(n)))
 }
 
 // late tells whether q, released at release, comes past p's deadline: its

@@ -252,61 +252,79 @@ func (ls *lanes) at(i int) laneAt {
 // unless a is nil: a summary run reads only the totals, and an Attempt of
 // nine fields filled for every decision would be a good part of its time.
 func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
-	p := &l.plans[q.client]
-	lim := l.lim
 	var had bool
-	cancel := l.cancels && p.c.Cancel
+	cancel := l.cancels && l.plans[q.client].c.Cancel
 	if cancel {
-		l.ls.aside, had = lim.(algorithms.StateCodec).ExportKey(q.key)
+		l.ls.aside, had = l.lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
-	lim.DecideInto(d, at, q.key, q.cost)
+	l.lim.DecideInto(d, at, q.key, q.cost)
 	l.stats.count(d)
-	var next, latency time.Duration
-	var fate Fate
-	var gaveBack bool
-	ending := scenarios.TryAgain
-	if !d.Outcome.Admitted() {
-		next, fate, ending = p.retry(l.end, n, q, d)
-		if fate == Retrying {
-			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1}, q)
+	var o settled
+	if d.Outcome.Admitted() {
+		o = l.admitted(at, q, d, cancel, had)
+	} else {
+		// Refused, the common case, kept lean.
+		o.next, o.fate, o.ending = l.plans[q.client].retry(l.end, n, q, d)
+		if o.fate == Retrying {
+			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1}, q)
 			slot = -1 // the slot holds q for its next attempt
 		}
-	} else if release := at + d.Delay; !p.late(q, release) {
-		fate, latency = Served, release-q.first
+		if m := l.meter; m != nil {
+			// Inlined, keyMeter.measure only checks a refusal,
+			// which mostly changes no key's size.
+			m.keys.measure(l.lim, at, q.key, false)
+		}
+	}
+	l.stats.settleAs(n == 1, o.fate, o.ending)
+	if a != nil {
+		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+			Fate: o.fate, Ending: o.ending, Next: o.next, Latency: o.latency, Cancelled: o.gaveBack}
+	}
+	if slot >= 0 {
+		l.owed.release(slot)
+	}
+}
+
+// settled is what became of a request after an attempt (see Attempt).
+type settled struct {
+	fate          Fate
+	ending        scenarios.Ending
+	gaveBack      bool
+	next, latency time.Duration
+}
+
+// admitted settles request q, whose attempt at was admitted as d says:
+// served, or abandoned past its deadline, its slot given back if cancel
+// (its key's state, had, kept aside by try) or kept.
+func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision, cancel, had bool) settled {
+	var o settled
+	if release := at + d.Delay; !l.plans[q.client].late(q, release) {
+		o.fate, o.latency = Served, release-q.first
 		l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 	} else {
 		// The caller stops waiting. Given back, the slot is as if
 		// never taken; kept, the request still passes the limiter
 		// when released, for nobody.
-		fate, ending, gaveBack = Abandoned, scenarios.PastDeadline, cancel
+		o.fate, o.ending, o.gaveBack = Abandoned, scenarios.PastDeadline, cancel
 		if !cancel {
 			l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 		} else if had {
-			err := lim.(algorithms.StateCodec).ImportKey(q.key, l.ls.aside)
+			err := l.lim.(algorithms.StateCodec).ImportKey(q.key, l.ls.aside)
 			l.ls.aside = algorithms.State{}
 			if err != nil {
 				panic("model: a cancelled request's key cannot be put back: " + err.Error())
 			}
 		} else {
-			lim.(algorithms.KeyCopier).ForgetKey(q.key)
+			l.lim.(algorithms.KeyCopier).ForgetKey(q.key)
 		}
 	}
-	l.stats.settleAs(n == 1, fate, ending)
 	if m := l.meter; m != nil {
-		// Inlined, keyMeter.measure only checks a refusal, the common
-		// case, which mostly changes no key's size.
-		m.keys.measure(lim, at, q.key, d.Outcome.Admitted())
-		if latency != 0 {
-			m.waited.add(latency)
+		m.keys.measure(l.lim, at, q.key, true)
+		if o.latency != 0 {
+			m.waited.add(o.latency)
 		}
 	}
-	if a != nil {
-		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
-			Fate: fate, Ending: ending, Next: next, Latency: latency, Cancelled: gaveBack}
-	}
-	if slot >= 0 {
-		l.owed.release(slot)
-	}
+	return o
 }
 
 // statsAt is lane i's totals with the peak counted up to t, which must not

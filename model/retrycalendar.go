@@ -27,7 +27,9 @@ type owedRef struct{ slot, n int32 }
 // through their slots, a bit a day telling which lists hold any; the rest
 // (due later, before base, or behind a crowd on their day) in a min-heap,
 // over. The earliest retry is the head of the first day's list, found by
-// two bit scans, or over's root.
+// two bit scans, or over's root; the calendar keeps when it is due and
+// where it waits at hand, so that asking whether a retry is due, after
+// every original, is one comparison, and taking it needs no search.
 //
 // A retry is due no earlier than the refusal that made it, and the
 // clients' waits are bounded, so with shift fitted to them (calendarShift)
@@ -39,22 +41,19 @@ type retryCalendar struct {
 	shift uint
 	// made counts the retries pushed, each one's Seq.
 	made int64
-	// base is a day no later than any retry the wheel holds, nor than
-	// the clock (the day of the last retry taken, of a time asked for
-	// with none due, or, when the wheel is empty, of the latest refusal
-	// pushed): a retry due before it goes to over.
+	// base is a day no later than any retry the wheel holds (the day of
+	// the last retry taken, or, when the wheel is empty, of the latest
+	// refusal pushed): a retry due before it goes to over.
 	base  int64
 	count int // retries on the wheel
-	// low is due no later than any retry held (when one is), and exact
-	// tells that one is due at low: a lane asks after every original
-	// whether a retry is due, and mostly none is, and the lab asks every
-	// lane when its next is due before each retry it decides.
-	low   time.Duration
-	exact bool
-	wheel *retryWheel // nil until a retry goes to it
-	over  []owedTry   // a min-heap (minheap)
-	reqs  []retryReq
-	free  []int32 // reqs' empty slots
+	// low is when the earliest retry held is due, and lowDay the day of
+	// its list, or −1 for over's root; both mean nothing when none is held.
+	low    time.Duration
+	lowDay int64
+	wheel  *retryWheel // nil until a retry goes to it
+	over   []owedTry   // a min-heap (minheap)
+	reqs   []retryReq
+	free   []int32 // reqs' empty slots
 }
 
 // retryWheel is the days of a retryCalendar: day d's list starts at
@@ -67,11 +66,19 @@ type retryWheel struct {
 	owed  []wheelRetry        // by slot: the retry its request is owed
 }
 
-// wheelRetry is a retry on the wheel, by its request's slot; next is 1 +
-// the slot of the next on its day's list.
+// wheelRetry is a retry on the wheel, by its request's slot (its owedTry
+// but the slot): due at, made seq-th, attempt n; next is 1 + the slot of
+// the next on its day's list.
 type wheelRetry struct {
-	x    owedTry
+	at   time.Duration
+	seq  int64
+	n    int32
 	next int32
+}
+
+// owed is the retry held in slot s.
+func (r *wheelRetry) owed(s int32) owedTry {
+	return owedTry{At: r.at, Seq: r.seq, V: owedRef{slot: s, n: r.n}}
 }
 
 const (
@@ -136,9 +143,6 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 	}
 	x := owedTry{At: at, Seq: c.made, V: r}
 	c.made++
-	if x.At < c.low || c.len() == 0 {
-		c.low, c.exact = x.At, true
-	}
 	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
 		// The wheel's days start at the clock's, not at this retry's:
@@ -157,35 +161,79 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 			w.owed = append(w.owed, make([]wheelRetry, int(s)+1-len(w.owed))...)
 			w.owed = w.owed[:cap(w.owed)]
 		}
-		// In its place on its day's list, unless listCap retries
-		// before it stand in the way.
+		// In its place on its day's list, after those due no later
+		// (made before it), unless listCap of them stand in the way.
 		d := day & (calendarDays - 1)
 		at := &w.head[d]
 		for range listCap {
-			if *at == 0 || x.Before(&w.owed[*at-1].x) {
-				w.owed[s] = wheelRetry{x: x, next: *at}
+			if *at == 0 || x.At < w.owed[*at-1].at {
+				w.owed[s] = wheelRetry{at: x.At, seq: x.Seq, n: x.V.n, next: *at}
 				*at = s + 1
 				w.days[d>>6] |= 1 << (d & 63)
 				w.words |= 1 << (d >> 6)
 				c.count++
+				c.pushed(x.At, day)
 				return
 			}
 			at = &w.owed[*at-1].next
 		}
 	}
 	c.over = minheap.Push(c.over, x)
+	c.pushed(x.At, -1)
 }
 
-// first is the earliest retry c holds, nil when none, and the day of its
-// list, or −1 for over's root. The wheel's first day from base whose list
-// holds any (all are due within calendarDays days of base) is found by a
-// bit scan in base's word of days, or two when it is in a later word.
-func (c *retryCalendar) first() (x *owedTry, day int64) {
-	day = -1
+// pushed keeps low and lowDay after a retry due at was pushed to day's
+// list (−1: over): made after every retry held, it is the earliest only
+// if due before them all.
+func (c *retryCalendar) pushed(at time.Duration, day int64) {
+	if at < c.low || c.len() == 1 {
+		c.low, c.lowDay = at, day
+	}
+}
+
+// next is when the earliest retry c holds is due; false when it holds none.
+func (c *retryCalendar) next() (time.Duration, bool) {
+	return c.low, c.len() > 0
+}
+
+// due tells whether a retry c holds is due by t.
+func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t && c.len() > 0 }
+
+// popUntil removes and returns the earliest retry if it is due by t.
+func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
+	if !c.due(t) {
+		return owedTry{}, false
+	}
+	return c.pop(), true
+}
+
+// pop removes and returns the earliest retry, c holding any, and finds
+// the next: the head of the wheel's first day from base whose list holds
+// any (all are due within calendarDays days of base), found by a bit scan
+// in base's word of days, or two when it is in a later word, unless
+// over's root comes first.
+func (c *retryCalendar) pop() owedTry {
+	var x owedTry
+	if day := c.lowDay; day < 0 {
+		x, c.over = minheap.Pop(c.over)
+	} else {
+		c.base = day
+		c.count--
+		w := c.wheel
+		d := day & (calendarDays - 1)
+		s := w.head[d] - 1
+		x = w.owed[s].owed(s)
+		if w.head[d] = w.owed[s].next; w.head[d] == 0 {
+			if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
+				w.words &^= 1 << (d >> 6)
+			}
+		}
+	}
 	if c.count > 0 {
 		w := c.wheel
 		b := c.base & (calendarDays - 1)
 		i := b >> 6
+		var day int64
 		if m := w.days[i] >> (b & 63); m != 0 {
 			day = c.base + int64(bits.TrailingZeros64(m))
 		} else {
@@ -193,64 +241,23 @@ func (c *retryCalendar) first() (x *owedTry, day int64) {
 			j := (i + 1 + int64(bits.TrailingZeros64(bits.RotateLeft64(w.words, -int(i+1))))) & (calendarDays/64 - 1)
 			day = c.base + (j<<6+int64(bits.TrailingZeros64(w.days[j]))-b)&(calendarDays-1)
 		}
-		x = &w.owed[w.head[day&(calendarDays-1)]-1].x
-	}
-	if len(c.over) > 0 && (x == nil || c.over[0].Before(x)) {
-		return &c.over[0], -1
-	}
-	return x, day
-}
-
-// next is when the earliest retry c holds is due; false when it holds none.
-func (c *retryCalendar) next() (time.Duration, bool) {
-	if c.len() == 0 {
-		return 0, false
-	}
-	if !c.exact {
-		x, _ := c.first()
-		c.low, c.exact = x.At, true
-	}
-	return c.low, true
-}
-
-// popUntil removes and returns the earliest retry if it is due by t.
-func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
-	if c.low > t {
-		return owedTry{}, false
-	}
-	p, day := c.first()
-	if p == nil {
-		return owedTry{}, false
-	}
-	if c.low, c.exact = p.At, true; p.At > t {
-		// Every retry held is due after t, and the lanes push none
-		// due before it from now on: the days may start at t's.
-		c.base = max(c.base, int64(t)>>(c.shift&63))
-		return owedTry{}, false
-	}
-	x := *p
-	c.exact = false
-	if day < 0 {
-		_, c.over = minheap.Pop(c.over)
-		return x, true
-	}
-	c.base = day
-	c.count--
-	w := c.wheel
-	d := day & (calendarDays - 1)
-	if w.head[d] = w.owed[x.V.slot].next; w.head[d] == 0 {
-		if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
-			w.words &^= 1 << (d >> 6)
+		e := &w.owed[w.head[day&(calendarDays-1)]-1]
+		if len(c.over) == 0 || !c.over[0].Before(&owedTry{At: e.at, Seq: e.seq}) {
+			c.low, c.lowDay = e.at, day
+			return x
 		}
 	}
-	return x, true
+	if len(c.over) > 0 {
+		c.low, c.lowDay = c.over[0].At, -1
+	}
+	return x
 }
 
 // clone is a copy of c that shares no memory with it, no larger than its
 // retries: all of them in over, made a heap in O(n), their requests packed
 // in slots of their own. Retries pushed later go to the wheel's days as in c.
 func (c *retryCalendar) clone() retryCalendar {
-	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, exact: c.exact}
+	d := retryCalendar{shift: c.shift, made: c.made, base: c.base, low: c.low, lowDay: -1}
 	n := c.len()
 	if n == 0 {
 		return d
@@ -262,7 +269,7 @@ func (c *retryCalendar) clone() retryCalendar {
 			i := bits.TrailingZeros64(words)
 			for days := w.days[i]; days != 0; days &= days - 1 {
 				for s := w.head[i<<6|bits.TrailingZeros64(days)]; s != 0; s = w.owed[s-1].next {
-					d.over = append(d.over, w.owed[s-1].x)
+					d.over = append(d.over, w.owed[s-1].owed(s-1))
 				}
 			}
 		}

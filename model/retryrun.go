@@ -88,7 +88,7 @@ type summaryMeter struct {
 func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 	for j := range block {
 		q := &block[j]
-		if lr.owed.low <= q.first {
+		if lr.owed.due(q.first) {
 			lr.drain(q.first)
 		}
 		lr.try(q.first, 1, q, -1, &lr.d, nil)
@@ -99,11 +99,8 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 // drain decides the lane's retries due by t, in order.
 func (lr *laneRun) drain(t time.Duration) {
 	o := lr.owed
-	for {
-		x, ok := o.popUntil(t)
-		if !ok {
-			return
-		}
+	for o.due(t) {
+		x := o.pop()
 		lr.try(x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, nil)
 	}
 }

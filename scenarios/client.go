@@ -104,21 +104,9 @@ func (e Ending) String() string { return endingWords[e] }
 // and comes from the rule alone: at once, d.At; after Retry-After, d.At
 // plus RetryAfter rounded up to whole seconds (at least 1 s, what a client
 // told "retry after 0" or nothing does at the soonest); after a backoff,
-// d.At plus Backoff(n, draw). It returns an Ending other than TryAgain when
-// the client stops instead.
+// d.At plus Backoff(n, draw) (TryAfter). It returns an Ending other than
+// TryAgain when the client stops instead.
 func (c *Client) NextTry(n int, first time.Duration, d *algorithms.Decision, draw uint64) (time.Duration, Ending) {
-	var nominal time.Duration
-	if c.Retry == Backoff && n < c.Attempts {
-		nominal = c.Nominal(n)
-	}
-	return c.NextTryAfter(nominal, n, first, d, draw)
-}
-
-// NextTryAfter is NextTry for a caller that knows the backoff's nominal
-// wait after attempt n, Nominal(n), and passes it: one that decides many
-// attempts works each nominal wait out once. The other rules ignore it, and
-// so does a backoff at its last attempt.
-func (c *Client) NextTryAfter(nominal time.Duration, n int, first time.Duration, d *algorithms.Decision, draw uint64) (time.Duration, Ending) {
 	switch {
 	case c.Retry == GiveUp:
 		return 0, GaveUpRule
@@ -132,8 +120,18 @@ func (c *Client) NextTryAfter(nominal time.Duration, n int, first time.Duration,
 	case AfterRetryAfter:
 		wait = time.Duration(max(algorithms.RetryAfterHeader(d.RetryAfter), 1)) * time.Second
 	case Backoff:
-		wait = c.BackoffAfter(nominal, draw)
+		wait = c.Backoff(n, draw)
 	}
+	return c.TryAfter(wait, first, d)
+}
+
+// TryAfter is NextTry's time for a request that the client sends again
+// wait after d refused it, wait being what its rule says (Backoff(n, draw)
+// for a backoff before its last attempt, when d says it can fit): d.At
+// plus wait, cut at MaxTime, or PastDeadline when that comes after its
+// deadline. A caller that decides many attempts of a backoff works each
+// Step out once and passes its Wait.
+func (c *Client) TryAfter(wait, first time.Duration, d *algorithms.Decision) (time.Duration, Ending) {
 	at := d.At + min(wait, MaxTime)
 	if c.Deadline > 0 && at-first > c.Deadline {
 		return 0, PastDeadline
@@ -157,25 +155,36 @@ func (c *Client) Nominal(n int) time.Duration {
 // Backoff is the wait after attempt n ≥ 1 with its jitter drawn from draw:
 // the nominal wait W with none; ⌊draw × (W+1) / 2^64⌋ with full, uniform on
 // [0, W]; ⌊W/2⌋ plus ⌊draw × (W−⌊W/2⌋+1) / 2^64⌋ with equal.
-func (c *Client) Backoff(n int, draw uint64) time.Duration { return c.BackoffAfter(c.Nominal(n), draw) }
+func (c *Client) Backoff(n int, draw uint64) time.Duration { return c.Step(n).Wait(draw) }
 
-// BackoffAfter is Backoff for a caller that knows the nominal wait w,
-// Nominal(n): the wait c's jitter draws from draw around it.
-func (c *Client) BackoffAfter(w time.Duration, draw uint64) time.Duration {
-	switch c.Jitter {
-	case FullJitter:
-		return uniform(draw, w)
-	case EqualJitter:
-		half := w / 2
-		return half + uniform(draw, w-half)
-	}
-	return w
+// Step is the waits a backoff draws from after one attempt, its jitter
+// around its nominal wait W worked out: Least plus one of Span whole
+// nanoseconds, each as likely (none, Span 0: W exactly; full: 0 plus one
+// of W+1; equal: ⌊W/2⌋ plus one of W−⌊W/2⌋+1). A caller that decides many
+// attempts works each step out once, and a wait is then one multiply.
+type Step struct {
+	Least time.Duration
+	Span  uint64
 }
 
-// uniform maps draw to [0, w] without bias beyond 2^-64 per value.
-func uniform(draw uint64, w time.Duration) time.Duration {
-	hi, _ := bits.Mul64(draw, uint64(w)+1)
-	return time.Duration(hi)
+// Step is the step after attempt n ≥ 1 (see Backoff).
+func (c *Client) Step(n int) Step {
+	w := c.Nominal(n)
+	switch c.Jitter {
+	case FullJitter:
+		return Step{Least: 0, Span: uint64(w) + 1}
+	case EqualJitter:
+		half := w / 2
+		return Step{Least: half, Span: uint64(w-half) + 1}
+	}
+	return Step{Least: w}
+}
+
+// Wait is the wait draw picks in s: Least plus ⌊draw × Span / 2^64⌋,
+// uniform on Span values without bias beyond 2^-64 per value.
+func (s Step) Wait(draw uint64) time.Duration {
+	hi, _ := bits.Mul64(draw, s.Span)
+	return s.Least + time.Duration(hi)
 }
 
 // JitterDraw is the random word behind the jitter of attempt n of a

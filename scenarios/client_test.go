@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -210,38 +211,35 @@ func TestNextTry(t *testing.T) {
 	}
 }
 
-// TestNextTryAfter checks NextTry with the nominal wait passed: the wait
-// given is the one drawn around (as a client whose base and cap are both
-// it), whatever Base, Cap and Factor say, and the rules that have no
-// nominal wait ignore it.
-func TestNextTryAfter(t *testing.T) {
+// TestStepWaitIsTheJitter checks a backoff's Step against the jitters'
+// formulas worked out in full (math/big): Wait(draw) is the nominal wait
+// W with none, ⌊draw × (W+1) / 2^64⌋ with full, ⌊W/2⌋ + ⌊draw ×
+// (W−⌊W/2⌋+1) / 2^64⌋ with equal, for the extreme draws and waits too.
+func TestStepWaitIsTheJitter(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	ms := time.Millisecond
-	for _, c := range []Client{
-		{Retry: Backoff, Attempts: 6, Base: 10 * ms, Cap: time.Second, Factor: 2, Jitter: FullJitter},
-		{Retry: Backoff, Attempts: 4, Base: 50 * ms, Cap: MaxTime, Factor: 3, Jitter: EqualJitter, Deadline: 300 * ms},
-		{Retry: Backoff, Attempts: 3, Base: 100 * ms, Cap: MaxTime, Factor: 1},
-		{Retry: AtOnce, Attempts: 3},
-		{Retry: AfterRetryAfter, Attempts: 3, Deadline: 2 * time.Second},
-		{Retry: GiveUp, Attempts: 1},
-	} {
-		for range 2000 {
-			n := 1 + r.IntN(c.Attempts+1)
-			d := &algorithms.Decision{At: time.Duration(r.Int64N(int64(time.Minute))), RetryAfter: time.Duration(r.Int64N(int64(3 * time.Second)))}
-			if r.IntN(20) == 0 {
-				d.RetryAfter = algorithms.Never
-			}
-			first := d.At - time.Duration(r.Int64N(int64(time.Second)))
-			draw := r.Uint64()
-			nominal := time.Duration(r.Int64N(int64(time.Second)))
-			fixed := c
-			if c.Retry == Backoff {
-				fixed.Base, fixed.Cap = nominal, nominal
-			}
-			at, ending := c.NextTryAfter(nominal, n, first, d, draw)
-			wantAt, wantEnding := fixed.NextTry(n, first, d, draw)
-			if at != wantAt || ending != wantEnding {
-				t.Fatalf("%s, attempt %d, nominal %v: %v %s; a client waiting that: %v %s", c.Rule(), n, nominal, at, ending, wantAt, wantEnding)
+	pick := func(draw uint64, w time.Duration) int64 { // ⌊draw × (w+1) / 2^64⌋
+		span := new(big.Int).Add(big.NewInt(int64(w)), big.NewInt(1))
+		p := new(big.Int).Mul(new(big.Int).SetUint64(draw), span)
+		return p.Rsh(p, 64).Int64()
+	}
+	waits := []time.Duration{0, 1, 2, 3, time.Second, MaxTime}
+	for range 200 {
+		waits = append(waits, time.Duration(r.Int64N(int64(MaxTime))))
+	}
+	for _, w := range waits {
+		for _, draw := range []uint64{0, 1, 1 << 63, math.MaxUint64, r.Uint64(), r.Uint64()} {
+			for _, jitter := range []Jitter{NoJitter, FullJitter, EqualJitter} {
+				c := Client{Retry: Backoff, Attempts: 2, Base: w, Cap: w, Factor: 2, Jitter: jitter}
+				want := int64(w)
+				switch jitter {
+				case FullJitter:
+					want = pick(draw, w)
+				case EqualJitter:
+					want = int64(w/2) + pick(draw, w-w/2)
+				}
+				if got := c.Step(1).Wait(draw); int64(got) != want {
+					t.Fatalf("%s jitter, wait %v, draw %#x: %v, want %v", jitter, w, draw, got, time.Duration(want))
+				}
 			}
 		}
 	}
