@@ -74,41 +74,46 @@ type clientLog struct {
 	// rankMemo is the latest ranks answer: how many admits and firsts
 	// lie before entry j.
 	rankMemo struct{ n, j, admits, firsts int }
-	// memo is made when first asked for (about 72 KB).
+	// memo is made when first asked for.
 	memo *logMemo
 }
 
 // logMemo remembers a clientLog's before and span answers while the log
-// holds n − 1 entries (n = 0: none), in a slot by their arguments: a
-// screen asks for the same columns frame after frame.
+// holds n − 1 entries (n = 0: none): a screen asks for the same columns
+// frame after frame, its view's and its overview's, a few hundred a
+// lane. Each map is emptied when it reaches logMemoMost answers, which
+// bounds it.
 type logMemo struct {
-	befores [logMemoSlots]struct {
-		n, j int
-		t    time.Duration
-	}
-	spans [logMemoSlots]struct {
-		n, j0, j1 int
-		s         RetrySpan
-	}
+	n       int
+	befores map[time.Duration]int
+	spans   map[[2]int]RetrySpan
 }
 
-// memory is the log's memo, made if need be.
+// logMemoMost is how many answers of each kind a clientLog remembers at
+// most: a screen's two rows of columns, however wide, ask far fewer.
+const logMemoMost = 4096
+
+// memory is the log's memo, emptied if the log changed since it was
+// filled.
 func (cl *clientLog) memory() *logMemo {
+	n := cl.len() + 1
 	if cl.memo == nil {
-		cl.memo = new(logMemo)
+		cl.memo = &logMemo{befores: map[time.Duration]int{}, spans: map[[2]int]RetrySpan{}}
+	}
+	if m := cl.memo; m.n != n {
+		clear(m.befores)
+		clear(m.spans)
+		m.n = n
 	}
 	return cl.memo
 }
 
-// logMemoSlots is how many answers of each kind a clientLog remembers.
-const logMemoSlots = 1024
-
-// memoSlot is the slot of an answer for x: SplitMix64's finaliser, as a
-// screen's times step evenly and a plain multiply maps steps to few slots.
-func memoSlot(x uint64) int {
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return int((x ^ x>>31) % logMemoSlots)
+// remember puts v in m under k, first emptying m if it holds logMemoMost.
+func remember[K comparable, V any](m map[K]V, k K, v V) {
+	if len(m) >= logMemoMost {
+		clear(m)
+	}
+	m[k] = v
 }
 
 // logCacheSlots is how many decoded chunks a clientLog keeps.
@@ -153,7 +158,7 @@ func (cl *clientLog) resetCache() {
 	cl.forgetLatest()
 	if cl.memo != nil {
 		// Regrown to the same length, the log may hold other entries.
-		*cl.memo = logMemo{}
+		cl.memo.n = 0
 	}
 }
 
@@ -458,10 +463,10 @@ func (cl *clientLog) before(t time.Duration) int {
 	if m.n == n+1 && m.t == t {
 		return m.j
 	}
-	slot := &cl.memory().befores[memoSlot(uint64(t))]
-	if slot.n == n+1 && slot.t == t {
-		m.n, m.t, m.j = n+1, t, slot.j
-		return slot.j
+	memo := cl.memory()
+	if j, ok := memo.befores[t]; ok {
+		m.n, m.t, m.j = n+1, t, j
+		return j
 	}
 	chunks := (n + chunkLen - 1) / chunkLen
 	// k is the first chunk starting at or after t: the first entry at
@@ -479,7 +484,7 @@ func (cl *clientLog) before(t time.Duration) int {
 		j = (k-1)*chunkLen + sort.Search(c.n, func(i int) bool { return c.time(cl.times, i) >= t })
 	}
 	m.n, m.t, m.j = n+1, t, j
-	slot.n, slot.t, slot.j = n+1, t, j
+	remember(memo.befores, t, j)
 	return j
 }
 
@@ -488,10 +493,9 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if j0 >= j1 {
 		return RetrySpan{}
 	}
-	n := cl.len()
-	slot := &cl.memory().spans[memoSlot(uint64(j0)<<32^uint64(j1))]
-	if slot.n == n+1 && slot.j0 == j0 && slot.j1 == j1 {
-		return slot.s
+	memo := cl.memory()
+	if s, ok := memo.spans[[2]int{j0, j1}]; ok {
+		return s
 	}
 	a0, f0 := cl.ranks(j0)
 	a1, f1 := cl.ranks(j1)
@@ -519,7 +523,7 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if s.Retries == 0 {
 		s.Highest = 0 // originals' entries only
 	}
-	slot.n, slot.j0, slot.j1, slot.s = n+1, j0, j1, s
+	remember(memo.spans, [2]int{j0, j1}, s)
 	return s
 }
 
