@@ -16,7 +16,9 @@ import (
 // at most twice one without. "moved": the clock moves 37 s between frames
 // (the seeks not timed), so that each frame asks for columns and windows
 // it has not asked for before, as when the learner seeks; "still": the
-// same frame again, as while the learner reads. cpu-ns/op is the process's
+// same frame again, as while the learner reads; "playing": a lab opened
+// afresh whose clock moves 100 ms between frames (the decisions made then
+// not timed), as while it plays. cpu-ns/op is the process's
 // CPU time a frame (the collector's included), steadier than the time on
 // a shared machine.
 func BenchmarkViewRetries(b *testing.B) {
@@ -53,6 +55,20 @@ func BenchmarkViewRetries(b *testing.B) {
 				a.render()
 			}
 			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+		b.Run(c.name+"/playing", func(b *testing.B) {
+			a := openApp(b, s, 200, 60)
+			a.render()
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				a.lab.Seek(a.lab.Now() + 100*time.Millisecond)
+				b.StartTimer()
+				c0 := cpuTime()
+				a.render()
+				cpu += cpuTime() - c0
+			}
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
