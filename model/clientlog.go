@@ -78,13 +78,14 @@ type clientLog struct {
 	memo *logMemo
 }
 
-// logMemo remembers a clientLog's before and span answers while the log
-// holds n − 1 entries (n = 0: none): a screen asks for the same columns
-// frame after frame, its view's and its overview's, a few hundred a
-// lane. Each map is emptied when it reaches logMemoMost answers, which
-// bounds it.
+// logMemo remembers a clientLog's before and span answers: a screen asks
+// for the same columns frame after frame, its view's and its overview's,
+// a few hundred a lane. An answer stands while the log only grows (its
+// entries are in time order, so one appended comes after every time
+// asked but the last entry's), and is forgotten when the log is cut
+// (resetCache). Each map is emptied when it reaches logMemoMost answers,
+// which bounds it.
 type logMemo struct {
-	n       int
 	befores map[time.Duration]int
 	spans   map[[2]int]RetrySpan
 }
@@ -93,17 +94,10 @@ type logMemo struct {
 // most: a screen's two rows of columns, however wide, ask far fewer.
 const logMemoMost = 4096
 
-// memory is the log's memo, emptied if the log changed since it was
-// filled.
+// memory is the log's memo, made if need be.
 func (cl *clientLog) memory() *logMemo {
-	n := cl.len() + 1
 	if cl.memo == nil {
 		cl.memo = &logMemo{befores: map[time.Duration]int{}, spans: map[[2]int]RetrySpan{}}
-	}
-	if m := cl.memo; m.n != n {
-		clear(m.befores)
-		clear(m.spans)
-		m.n = n
 	}
 	return cl.memo
 }
@@ -157,8 +151,8 @@ func (cl *clientLog) resetCache() {
 	cl.open.k, cl.open.okKnown = len(cl.starts), true
 	cl.forgetLatest()
 	if cl.memo != nil {
-		// Regrown to the same length, the log may hold other entries.
-		cl.memo.n = 0
+		clear(cl.memo.befores)
+		clear(cl.memo.spans)
 	}
 }
 
@@ -484,7 +478,10 @@ func (cl *clientLog) before(t time.Duration) int {
 		j = (k-1)*chunkLen + sort.Search(c.n, func(i int) bool { return c.time(cl.times, i) >= t })
 	}
 	m.n, m.t, m.j = n+1, t, j
-	remember(memo.befores, t, j)
+	if j < n {
+		// An entry at t or later: the answer stands as the log grows.
+		remember(memo.befores, t, j)
+	}
 	return j
 }
 
