@@ -182,7 +182,7 @@ type stackRecords struct {
 // written without a size tag a number.
 type stackLayout struct {
 	n    int
-	offs [stackNums + 1]int
+	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
 	half    [stackNums]int64
@@ -244,7 +244,7 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 	l := &stackLayout{n: len(widths)}
 	for p, w := range widths {
-		l.offs[p+1] = l.offs[p] + w
+		l.offs[p+1] = l.offs[p] + uint(w)
 		l.half[p] = 1 << (8*w - 2)
 	}
 	l.explain = func(b []byte, d Decision) []byte {
@@ -268,21 +268,23 @@ func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []i
 	}
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
-		half := l.half[p]
+		half, span := l.half[p], uint64(l.half[p])*2
 		field := x << 1
-		if uint64(x+half) >= uint64(2*half) {
+		if uint64(x+half) >= span {
 			y := x - int64(at)
-			if uint64(y+half) >= uint64(2*half) {
+			if uint64(y+half) >= span {
 				return false
 			}
 			field = y<<1 | 1
 		}
-		o := min(uint(l.offs[p]), stackInline) // no field starts past it: no bounds check
+		// No field starts past stackInline: o&63 is o, and spares a
+		// bounds check.
+		o := l.offs[p] & 63
 		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(field))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
-	o := min(uint(l.offs[l.n]), stackInline)
+	o := l.offs[len(nums)] & 63
 	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
 	return true
 }
