@@ -326,15 +326,77 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	if cost < 1 {
 		panic("algorithms: cost must be at least 1")
 	}
-	if s.copied == s.info.all {
-		s.decideCopied(d, now, key, cost)
+	if s.copied != s.info.all {
+		s.decideSaving(d, now, key, cost)
 		return
 	}
-	// at[i] is the key's state that copied layer i decided in place, nil
-	// if it decided on a copy (a new key, or one whose chunk a clone
-	// shares) or is not copied: locals, so that writing them costs no
-	// write barrier.
+	// Every layer is copied (its record is its state before the
+	// request), as most stacks are: buckets, windows, GCRA. Nothing but
+	// peekState decides, so the loop has no case to tell apart, and no
+	// layer's numbers to gather.
+	// at[i] is the key's state that layer i decided in place, nil if it
+	// decided on a copy (a new key, or one whose chunk a clone shares):
+	// locals, so that writing them costs no write barrier.
 	var at [MaxLayers]unsafe.Pointer
+	n := min(len(s.savers), MaxLayers)
+	ids := [2]int{key.id, s.all.id} // by the layer's allKeys bit
+	at[0] = s.savers[0].peekState(d, now, ids[s.allKeys&1], cost, s.layerNums(0))
+	for i := 1; i < n; i++ {
+		at[i] = s.savers[i].peekState(&s.verdicts[i], now, ids[s.allKeys>>i&1], cost, s.layerNums(i))
+	}
+	// The verdicts are read once every layer has decided: across the
+	// calls, every local would be reloaded.
+	refused, wait := -1, d.RetryAfter
+	if d.Outcome == Rejected {
+		refused = 0
+	}
+	for i := 1; i < n; i++ {
+		if v := &s.verdicts[i]; v.Outcome == Rejected {
+			if refused < 0 {
+				refused = i
+			}
+			wait = max(wait, v.RetryAfter)
+		}
+	}
+	// settleCopied, inline, a loop for each case: called, it cost some
+	// 45 instructions a decision more (BenchmarkStack/stack-2).
+	if refused >= 0 {
+		for i := range n {
+			if at[i] != nil {
+				s.savers[i].putBackState(at[i], s.layerNums(i))
+			}
+		}
+	} else {
+		for i := range n {
+			if at[i] == nil {
+				s.savers[i].keepPeeked(ids[s.allKeys>>i&1], now)
+			}
+		}
+	}
+	s.conclude(d, now, refused, wait)
+}
+
+// settleCopied puts back, after a refusal, the states the copied layers
+// decided in place (at[i]) from their records (see peekState); once every
+// layer admits, it makes key's the copies the others decided on
+// (keepPeeked).
+func (s *stack) settleCopied(now time.Duration, key Key, refused bool, at *[MaxLayers]unsafe.Pointer) {
+	for i := range min(len(s.savers), MaxLayers) {
+		switch {
+		case s.copied&(1<<i) == 0:
+		case refused && at[i] != nil:
+			s.savers[i].putBackState(at[i], s.layerNums(i))
+		case !refused && at[i] == nil:
+			s.savers[i].keepPeeked(s.keyOf(i, key).id, now)
+		}
+	}
+}
+
+// decideSaving is DecideInto for a stack with a layer that is not copied:
+// a log, a table or an nginx zone, which saves its state as it decides
+// and puts it back, and whose record is its numbers.
+func (s *stack) decideSaving(d *Decision, now time.Duration, key Key, cost int64) {
+	var at [MaxLayers]unsafe.Pointer // as in DecideInto; nil for a layer not copied
 	refused := -1
 	var wait time.Duration
 	for i, sv := range s.savers {
@@ -363,61 +425,6 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 		s.putBackSaved(key, refused)
 	}
 	s.conclude(d, now, refused, wait)
-}
-
-// decideCopied is DecideInto for a stack whose every layer is copied (its
-// record is its state before the request), as most stacks are: buckets,
-// windows, GCRA. Nothing but peekState decides, so its loop has no case
-// to tell apart, and no layer's numbers to gather.
-func (s *stack) decideCopied(d *Decision, now time.Duration, key Key, cost int64) {
-	var at [MaxLayers]unsafe.Pointer // as in DecideInto
-	n := min(len(s.savers), MaxLayers)
-	ids := [2]int{key.id, s.all.id} // by the layer's allKeys bit
-	at[0] = s.savers[0].peekState(d, now, ids[s.allKeys&1], cost, s.layerNums(0))
-	for i := 1; i < n; i++ {
-		at[i] = s.savers[i].peekState(&s.verdicts[i], now, ids[s.allKeys>>i&1], cost, s.layerNums(i))
-	}
-	// The verdicts are read once every layer has decided: across the
-	// calls, every local would be reloaded.
-	refused, wait := -1, d.RetryAfter
-	if d.Outcome == Rejected {
-		refused = 0
-	}
-	for i := 1; i < n; i++ {
-		if v := &s.verdicts[i]; v.Outcome == Rejected {
-			if refused < 0 {
-				refused = i
-			}
-			wait = max(wait, v.RetryAfter)
-		}
-	}
-	// settleCopied, inline: called, it costs some 45 instructions a
-	// decision more (BenchmarkStack/stack-2).
-	for i := range n {
-		switch {
-		case refused >= 0 && at[i] != nil:
-			s.savers[i].putBackState(at[i], s.layerNums(i))
-		case refused < 0 && at[i] == nil:
-			s.savers[i].keepPeeked(ids[s.allKeys>>i&1], now)
-		}
-	}
-	s.conclude(d, now, refused, wait)
-}
-
-// settleCopied puts back, after a refusal, the states the copied layers
-// decided in place (at[i]) from their records (see peekState); once every
-// layer admits, it makes key's the copies the others decided on
-// (keepPeeked).
-func (s *stack) settleCopied(now time.Duration, key Key, refused bool, at *[MaxLayers]unsafe.Pointer) {
-	for i := range min(len(s.savers), MaxLayers) {
-		switch {
-		case s.copied&(1<<i) == 0:
-		case refused && at[i] != nil:
-			s.savers[i].putBackState(at[i], s.layerNums(i))
-		case !refused && at[i] == nil:
-			s.savers[i].keepPeeked(s.keyOf(i, key).id, now)
-		}
-	}
 }
 
 // conclude makes d, the first layer's verdict, the stack's decision once

@@ -403,8 +403,8 @@ func (r *stackReader) next() int64 {
 // d can reach it: in d when it fits, as it is (up to 4 numbers), laid out
 // in fields (5 to 9 in fields of equal width; more as the stack instance
 // learned, once it has), when each fits its field, or as stackRecord
-// writes it; else as stackRecord writes it in the stack instance's
-// chunk. buf is where it is written first.
+// writes it (keepTagged); else as stackRecord writes it in the stack
+// instance's chunk. buf is where it is written first.
 func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if len(nums) <= len(d.v) {
 		d.v = [4]int64{}
@@ -421,6 +421,13 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 		d.explain = l.explain
 		return
 	}
+	r.keepTagged(info, d, buf, at, nums)
+}
+
+// keepTagged keeps a record that no layout packs, as stackRecord writes
+// it: in d when it fits, else in the chunk. Apart from keep, which every
+// decision calls, so that keep saves few registers.
+func (r *stackRecords) keepTagged(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if info.fixed == nil {
 		r.learn(info, at, nums)
 	}
