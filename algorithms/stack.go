@@ -588,7 +588,9 @@ func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64,
 	} else {
 		*st = k.alg.start(now)
 	}
-	words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
+	if unsafe.Sizeof(*st)%8 != 0 { // a constant of S: no test at run time
+		words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
+	}
 	*(*S)(unsafe.Pointer(words)) = *st
 	*d = k.alg.decide(st, &k.m, now, cost)
 	return in
