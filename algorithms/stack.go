@@ -334,6 +334,7 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	// request), as most stacks are: buckets, windows, GCRA. Nothing but
 	// peekState decides, so the loop has no case to tell apart, and no
 	// layer's numbers to gather.
+	//
 	// at[i] is the key's state that layer i decided in place, nil if it
 	// decided on a copy (a new key, or one whose chunk a clone shares):
 	// locals, so that writing them costs no write barrier.
@@ -491,7 +492,7 @@ func (s *stack) delayLongest(d *Decision) {
 func (s *stack) putBackSaved(key Key, refused int) {
 	for i, sv := range s.savers {
 		switch {
-		case s.copied&(1<<i) != 0: // putBackStates' or a copy's
+		case s.copied&(1<<i) != 0: // settleCopied's
 		case s.nginx && i > refused: // not looked up: decided on a copy
 		case s.nginx && s.zones[i] != nil:
 			s.zones[i].restoreLooked(s.keyOf(i, key))
