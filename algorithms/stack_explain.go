@@ -182,7 +182,7 @@ type stackRecords struct {
 // written without a size tag a number.
 type stackLayout struct {
 	n    int
-	offs [stackNums + 1]int
+	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
 	half    [stackNums]int64
@@ -244,7 +244,7 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 	l := &stackLayout{n: len(widths)}
 	for p, w := range widths {
-		l.offs[p+1] = l.offs[p] + w
+		l.offs[p+1] = l.offs[p] + uint(w)
 		l.half[p] = 1 << (8*w - 2)
 	}
 	l.explain = func(b []byte, d Decision) []byte {
@@ -268,21 +268,23 @@ func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []i
 	}
 	nums = nums[:min(len(nums), stackNums)]
 	for p, x := range nums {
-		half := l.half[p]
+		half, span := l.half[p], uint64(l.half[p])*2
 		field := x << 1
-		if uint64(x+half) >= uint64(2*half) {
+		if uint64(x+half) >= span {
 			y := x - int64(at)
-			if uint64(y+half) >= uint64(2*half) {
+			if uint64(y+half) >= span {
 				return false
 			}
 			field = y<<1 | 1
 		}
-		o := min(uint(l.offs[p]), stackInline) // no field starts past it: no bounds check
+		// No field starts past stackInline: o&63 is o, and spares a
+		// bounds check.
+		o := l.offs[p] & 63
 		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(field))
 	}
 	// Zeros after the last field, where a record written before left
 	// its bytes.
-	o := min(uint(l.offs[l.n]), stackInline)
+	o := l.offs[len(nums)] & 63
 	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
 	return true
 }
@@ -401,8 +403,8 @@ func (r *stackReader) next() int64 {
 // d can reach it: in d when it fits, as it is (up to 4 numbers), laid out
 // in fields (5 to 9 in fields of equal width; more as the stack instance
 // learned, once it has), when each fits its field, or as stackRecord
-// writes it; else as stackRecord writes it in the stack instance's
-// chunk. buf is where it is written first.
+// writes it (keepTagged); else as stackRecord writes it in the stack
+// instance's chunk. buf is where it is written first.
 func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if len(nums) <= len(d.v) {
 		d.v = [4]int64{}
@@ -419,6 +421,13 @@ func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]b
 		d.explain = l.explain
 		return
 	}
+	r.keepTagged(info, d, buf, at, nums)
+}
+
+// keepTagged keeps a record that no layout packs, as stackRecord writes
+// it: in d when it fits, else in the chunk. Apart from keep, which every
+// decision calls, so that keep saves few registers.
+func (r *stackRecords) keepTagged(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if info.fixed == nil {
 		r.learn(info, at, nums)
 	}

@@ -90,7 +90,7 @@ func TestStackRecordPacks(t *testing.T) {
 	at := 90 * time.Hour // far from 0: times near it fit only as differences
 	for n := 5; n <= 9; n++ {
 		w, l := packedBytes(n), equalLayout(nil, n)
-		if l == nil || l.offs[n] != w*n {
+		if l == nil || l.offs[n] != uint(w*n) {
 			t.Fatalf("%d numbers: layout %+v, not %d fields of %d bytes", n, l, n, w)
 		}
 		top := int64(1)<<(8*w-2) - 1 // the largest a field holds
