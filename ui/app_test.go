@@ -222,7 +222,7 @@ const (
 	promptPeakWindow = "peak window, now "
 	promptSave       = "save as: "
 	promptOpen       = "open file: "
-	promptRetry      = "and when would a retry fit"
+	promptRetry      = "it fits in (from now"
 )
 
 // promptKind is the prompt open, one of the prompt names above; "" when

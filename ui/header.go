@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -17,7 +18,7 @@ func (a *App) headerBlock(w, h int) []string {
 	title := st.title.Render("ratelab") + st.muted.Render(" │ ") + st.title.Render(lab.Scenario().Title)
 	play := a.play.text()
 	if a.quiz.on {
-		play += st.accent.Render(" · quiz " + a.quiz.scoreText())
+		play += st.accent.Render(" · quiz " + cmp.Or(a.quiz.scoreText(), "on"))
 	}
 	if inst := instantText(a); inst != "" {
 		clock = st.muted.Render(inst+" · ") + clock

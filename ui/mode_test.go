@@ -37,7 +37,7 @@ func TestModes(t *testing.T) {
 		{
 			name:   "the prompt over the question",
 			open:   func(a *App) { press(a, "t"); askQuiz(t, a); press(a, "r") },
-			active: "*ui.prompt", body: "Rejected, you say", status: "and when would a retry fit", footer: "enter ok",
+			active: "*ui.prompt", body: "Rejected, you say", status: "it fits in (from now", footer: "enter ok",
 		},
 		{
 			name:   "the picker",

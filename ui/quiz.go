@@ -419,15 +419,15 @@ func (q *quiz) decisionWords(d algorithms.Decision) string {
 	return "rejected it; a retry fits after " + q.ctx.secs(d.RetryAfter)
 }
 
-// scoreText is "3 of 4" (and the retry guesses, if any), "on" before the
-// first answer.
+// scoreText is "3 of 4 right" (and the retry guesses, if any: ", retry
+// waits 1 of 2 close"), "" before the first answer.
 func (q *quiz) scoreText() string {
 	if q.asked == 0 {
-		return "on"
+		return ""
 	}
-	s := strconv.Itoa(q.right) + " of " + strconv.Itoa(q.asked)
+	s := strconv.Itoa(q.right) + " of " + strconv.Itoa(q.asked) + " right"
 	if q.retryAsked > 0 {
-		s += ", retry waits " + strconv.Itoa(q.retryClose) + " of " + strconv.Itoa(q.retryAsked)
+		s += ", retry waits " + strconv.Itoa(q.retryClose) + " of " + strconv.Itoa(q.retryAsked) + " close"
 	}
 	return s
 }
@@ -442,7 +442,11 @@ func (q *quiz) block(w, h int) []string {
 	if k, m := lab.Instant(); m > 1 {
 		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + q.ctx.secs(r.At) + ", not decided yet"
 	}
-	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)+" · score "+q.scoreText()), w)}
+	head := "· " + where + ", key " + keyText(r.Key) + ", cost " + itoa(r.Cost)
+	if score := q.scoreText(); score != "" {
+		head += " · score " + score
+	}
+	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render(head), w)}
 	question := "What will " + name + " do with this request?"
 	if len(q.lanes) > 1 {
 		question += " (lane " + strconv.Itoa(q.cur+1) + " of " + strconv.Itoa(len(q.lanes)) + ")"
@@ -465,7 +469,7 @@ func (q *quiz) block(w, h int) []string {
 // toggle turns the quiz on (fresh score) or off.
 func (q *quiz) toggle(a *App) {
 	if q.on {
-		score := q.scoreText()
+		score := cmp.Or(q.scoreText(), "none: nothing was asked")
 		q.reset()
 		a.status.set("quiz off · final score " + score)
 		return
@@ -556,7 +560,7 @@ func (q *quiz) revealTo(a *App) {
 // counts.
 func (q *quiz) askRetry(a *App) tea.Cmd {
 	return a.openPrompt(&ask{
-		prompt:   "and when would a retry fit, from now (e.g. 1.5s; enter skips)? ",
+		prompt:   "it fits in (from now, e.g. 1.5s; enter skips): ",
 		question: true,
 		submit: func(answer string) (tea.Cmd, error) {
 			var guess *time.Duration

@@ -194,8 +194,8 @@ func TestQuizScoreOnce(t *testing.T) {
 // long for the width, is cut before its "(e: read all)", never in it.
 func TestQuizRevealLineKeepsItsMarker(t *testing.T) {
 	q := quiz{
-		revealedText:  strings.Repeat("score 7 of 10: ✓ nginx admitted it · ", 4),
-		revealedShort: "score 7 of 10: ✓ nginx, redis-cell · ✗ bucket, redis-rate, x-time-rate" + readAll,
+		revealedText:  strings.Repeat("score 7 of 10 right: ✓ nginx admitted it · ", 4),
+		revealedShort: "score 7 of 10 right: ✓ nginx, redis-cell · ✗ bucket, redis-rate, x-time-rate" + readAll,
 	}
 	for w := 30; w <= 100; w++ {
 		line := q.revealLine(w)
