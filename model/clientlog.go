@@ -49,8 +49,11 @@ type clientLog struct {
 	scratch bitWriter
 	// firsts are the entries of originals (n = 1), ascending.
 	firsts []int32
-	// waits are the latencies above 0 of the served, by entry.
-	waits []servedWait
+	// waits are the latencies above 0 of the served, by entry; counted
+	// tallies those of waits[:countedTo] (see countedBefore).
+	waits     []servedWait
+	counted   latencyCounts
+	countedTo int
 	// admits are the entries of the admitted retries (at most one a
 	// request: a request is admitted once), cancelledBit set on those
 	// whose wait was given back, and retryDelays their delays above 0,
@@ -345,6 +348,9 @@ func (cl *clientLog) truncate(n int) {
 	j := cl.search(n)
 	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
 	cl.waits = shrink(cl.waits[:w])
+	if cl.countedTo > w {
+		cl.counted, cl.countedTo = nil, 0
+	}
 	a := sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= j })
 	cl.admits = shrink(cl.admits[:a])
 	cl.retryDelays.truncate(j)
@@ -524,7 +530,10 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	return s
 }
 
-// latency is lane's Latency at the clock, of its served requests.
+// latency is lane's Latency at the clock, of its served requests, and
+// how many of them are released after it (still queued). It costs the
+// waits the clock moved over since it was last asked, not every wait up
+// to the clock (see countedBefore).
 func (l *Lab) latency(lane int, served int64) (Latency, int64) {
 	e, c := l.engine, l.clock
 	if e.clog == nil {
@@ -535,21 +544,50 @@ func (l *Lab) latency(lane int, served int64) (Latency, int64) {
 		e.ensure(c.pos + 1)
 		cl := e.clog[lane]
 		j := cl.decided(c.pos, c.now)
-		var waits latencyCounts
-		var queued int64
-		for _, w := range cl.waits {
-			if int(w.j) >= j {
+		w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
+		counts := cl.countedBefore(w)
+		// The waits admitted and released after the clock are among the
+		// last: a wait's release is its entry's time plus a delay of at
+		// most reach, and the entries come in time order, so once one is
+		// released by now − reach, every wait before it is by now.
+		reach := maxDelay(e.defs[lane].Policy)
+		var queued []time.Duration
+		for i := w - 1; i >= 0; i-- {
+			wt := cl.waits[i]
+			release := l.timeline.at(int(wt.orig)) + wt.latency
+			if release > c.now {
+				queued = append(queued, wt.latency)
+			} else if release <= c.now-reach {
 				break
 			}
-			if l.timeline.at(int(w.orig))+w.latency > c.now {
-				queued++ // admitted, released after the clock
-				continue
-			}
-			waits.add(w.latency)
 		}
-		return laneLatency{waits.latency(served - queued), queued}
+		for _, d := range queued {
+			counts.remove(d)
+		}
+		lat := counts.latency(served - int64(len(queued)))
+		for _, d := range queued {
+			counts.add(d)
+		}
+		return laneLatency{lat, int64(len(queued))}
 	})
 	return ll.lat, ll.queued
+}
+
+// countedBefore is the tally of the latencies of waits[:w], moved there
+// from the last asked: by the waits between, or counted again from the
+// first when that is fewer. The caller may change it for a while but must
+// leave it as it was.
+func (cl *clientLog) countedBefore(w int) latencyCounts {
+	if cl.countedTo-w > w {
+		cl.counted, cl.countedTo = nil, 0
+	}
+	for ; cl.countedTo < w; cl.countedTo++ {
+		cl.counted.add(cl.waits[cl.countedTo].latency)
+	}
+	for ; cl.countedTo > w; cl.countedTo-- {
+		cl.counted.remove(cl.waits[cl.countedTo-1].latency)
+	}
+	return cl.counted
 }
 
 // clientStatsFor is StatsFor in a lab with clients: every lane's

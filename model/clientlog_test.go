@@ -217,12 +217,9 @@ func spanByReplay(l *Lab, from time.Duration) []spanReplay {
 	return sp
 }
 
-// TestSpanFromMatchesAReplay: what passed each lane from a time on, read
-// from the outcomes and the clients' logs, is what a replay finds, at
-// random clocks, through what-ifs and undos.
-func TestSpanFromMatchesAReplay(t *testing.T) {
-	// Retries that wait in a queue past their deadline and give it back.
-	const cancelling = `
+// cancellingScenario has retries that wait in a queue past their deadline
+// and give it back.
+const cancellingScenario = `
 title: cancelling retries
 duration: 30s
 limiters:
@@ -236,16 +233,30 @@ traffic:
   - {every: 700ms, from: 4s, until: 12s, client: rc, key: b}
   - {at: 6s, count: 11}
 `
+
+// eachClientScenario calls f with every scenario of clientScenarios and
+// cancellingScenario, by name.
+func eachClientScenario(t *testing.T, f func(name string, s *scenarios.Scenario)) {
+	t.Helper()
 	for _, name := range append(slices.Sorted(maps.Keys(clientScenarios)), "cancelling") {
 		var s *scenarios.Scenario
 		if name == "cancelling" {
 			var err error
-			if s, err = scenarios.Parse("cancelling.yaml", []byte(cancelling)); err != nil {
+			if s, err = scenarios.Parse("cancelling.yaml", []byte(cancellingScenario)); err != nil {
 				t.Fatal(err)
 			}
 		} else {
 			s = clientScenario(t, name)
 		}
+		f(name, s)
+	}
+}
+
+// TestSpanFromMatchesAReplay: what passed each lane from a time on, read
+// from the outcomes and the clients' logs, is what a replay finds, at
+// random clocks, through what-ifs and undos.
+func TestSpanFromMatchesAReplay(t *testing.T) {
+	eachClientScenario(t, func(name string, s *scenarios.Scenario) {
 		l := newLab(t, s)
 		rng := rand.New(rand.NewPCG(3, uint64(len(name))))
 		for step := range rounds(200, 40) {
@@ -274,7 +285,7 @@ traffic:
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestServedOnceReleased: at the clock a request admitted into a queue
@@ -365,4 +376,56 @@ func TestClientLogMemoIsBounded(t *testing.T) {
 			t.Fatalf("ask %d: %d answers of before and %d of span remembered, more than %d", i, b, s, logMemoMost)
 		}
 	}
+}
+
+// latencyByRecount is Lab.latency worked out from every wait up to the
+// clock.
+func latencyByRecount(l *Lab, lane int, served int64) (Latency, int64) {
+	cl := l.engine.clog[lane]
+	j := cl.decided(l.clock.pos, l.clock.now)
+	var waits latencyCounts
+	var queued int64
+	for _, w := range cl.waits {
+		if int(w.j) >= j {
+			break
+		}
+		if l.timeline.at(int(w.orig))+w.latency > l.clock.now {
+			queued++ // admitted, released after the clock
+			continue
+		}
+		waits.add(w.latency)
+	}
+	return waits.latency(served - queued), queued
+}
+
+// TestLatencyMatchesARecount: each lane's latency at the clock, kept as
+// the clock moves, is what counting every wait up to it again gives, at
+// random clocks near and far, through what-ifs and undos.
+func TestLatencyMatchesARecount(t *testing.T) {
+	eachClientScenario(t, func(name string, s *scenarios.Scenario) {
+		l := newLab(t, s)
+		rng := rand.New(rand.NewPCG(4, uint64(len(name))))
+		for step := range rounds(300, 60) {
+			switch rng.IntN(8) {
+			case 0:
+				if _, err := l.FireAt(time.Duration(rng.Int64N(int64(s.Duration))), "k", 1); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				l.Undo()
+			case 2, 3:
+				l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
+			default: // a little on or back, as play and steps go
+				l.Seek(l.Now() + time.Duration(rng.Int64N(int64(time.Second))) - 200*time.Millisecond)
+			}
+			for lane := range l.Lanes() {
+				l.caches.latencies = latencyCache{}
+				served := l.clock.stats(lane).Served
+				lat, queued := l.latency(lane, served)
+				if wantLat, wantQueued := latencyByRecount(l, lane, served); lat != wantLat || queued != wantQueued {
+					t.Fatalf("%s step %d, at %v pos %d lane %d: latency %+v, %d queued; counted again %+v, %d", name, step, l.Now(), l.Pos(), lane, lat, queued, wantLat, wantQueued)
+				}
+			}
+		}
+	})
 }

@@ -133,6 +133,14 @@ func (c *latencyCounts) add(d time.Duration) {
 	(*c)[d]++
 }
 
+// remove takes one latency d back out, d having been added: a value no
+// longer counted leaves no key (latency reads every key as a value).
+func (c latencyCounts) remove(d time.Duration) {
+	if c[d]--; c[d] == 0 {
+		delete(c, d)
+	}
+}
+
 // latency is the Latency of n served requests, those not counted waiting 0.
 func (c latencyCounts) latency(n int64) Latency {
 	if n == 0 {
