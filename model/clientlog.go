@@ -77,40 +77,47 @@ type clientLog struct {
 	// rankMemo is the latest ranks answer: how many admits and firsts
 	// lie before entry j.
 	rankMemo struct{ n, j, admits, firsts int }
-	// memo is made when first asked for.
+	// memo is made when first asked for (about 288 KB); cut tells its
+	// answers from before the log was last cut (see resetCache).
 	memo *logMemo
+	cut  int
 }
 
-// logMemo remembers a clientLog's before and span answers: a screen asks
-// for the same columns frame after frame, its view's and its overview's,
-// a few hundred a lane. An answer stands while the log only grows (its
-// entries are in time order, so one appended comes after every time
-// asked but the last entry's), and is forgotten when the log is cut
-// (resetCache). Each map is emptied when it reaches logMemoMost answers,
-// which bounds it.
+// logMemo remembers a clientLog's before and span answers, in a slot by
+// their arguments: a screen asks for the same columns frame after frame,
+// its view's and its overview's, a few hundred a lane (in 4,096 slots,
+// about one in twenty collides). An answer stands while the log only
+// grows (its entries are in time order, so one appended comes after
+// every time asked but the last entry's), and is forgotten when the log
+// is cut: a slot holds the log's cut + 1 when it was filled (0: empty).
 type logMemo struct {
-	befores map[time.Duration]int
-	spans   map[[2]int]RetrySpan
+	befores [logMemoSlots]struct {
+		cut, j int
+		t      time.Duration
+	}
+	spans [logMemoSlots]struct {
+		cut, j0, j1 int
+		s           RetrySpan
+	}
 }
-
-// logMemoMost is how many answers of each kind a clientLog remembers at
-// most: a screen's two rows of columns, however wide, ask far fewer.
-const logMemoMost = 4096
 
 // memory is the log's memo, made if need be.
 func (cl *clientLog) memory() *logMemo {
 	if cl.memo == nil {
-		cl.memo = &logMemo{befores: map[time.Duration]int{}, spans: map[[2]int]RetrySpan{}}
+		cl.memo = new(logMemo)
 	}
 	return cl.memo
 }
 
-// remember puts v in m under k, first emptying m if it holds logMemoMost.
-func remember[K comparable, V any](m map[K]V, k K, v V) {
-	if len(m) >= logMemoMost {
-		clear(m)
-	}
-	m[k] = v
+// logMemoSlots is how many answers of each kind a clientLog remembers.
+const logMemoSlots = 4096
+
+// memoSlot is the slot of an answer for x: SplitMix64's finaliser, as a
+// screen's times step evenly and a plain multiply maps steps to few slots.
+func memoSlot(x uint64) int {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return int((x ^ x>>31) % logMemoSlots)
 }
 
 // logCacheSlots is how many decoded chunks a clientLog keeps.
@@ -153,10 +160,7 @@ func (cl *clientLog) resetCache() {
 	}
 	cl.open.k, cl.open.okKnown = len(cl.starts), true
 	cl.forgetLatest()
-	if cl.memo != nil {
-		clear(cl.memo.befores)
-		clear(cl.memo.spans)
-	}
+	cl.cut++ // every remembered answer goes
 }
 
 // chunk is chunk k, decoded (or the open one); its entries' outcomes may
@@ -463,10 +467,10 @@ func (cl *clientLog) before(t time.Duration) int {
 	if m.n == n+1 && m.t == t {
 		return m.j
 	}
-	memo := cl.memory()
-	if j, ok := memo.befores[t]; ok {
-		m.n, m.t, m.j = n+1, t, j
-		return j
+	slot := &cl.memory().befores[memoSlot(uint64(t))]
+	if slot.cut == cl.cut+1 && slot.t == t {
+		m.n, m.t, m.j = n+1, t, slot.j
+		return slot.j
 	}
 	chunks := (n + chunkLen - 1) / chunkLen
 	// k is the first chunk starting at or after t: the first entry at
@@ -486,7 +490,7 @@ func (cl *clientLog) before(t time.Duration) int {
 	m.n, m.t, m.j = n+1, t, j
 	if j < n {
 		// An entry at t or later: the answer stands as the log grows.
-		remember(memo.befores, t, j)
+		slot.cut, slot.t, slot.j = cl.cut+1, t, j
 	}
 	return j
 }
@@ -496,9 +500,9 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if j0 >= j1 {
 		return RetrySpan{}
 	}
-	memo := cl.memory()
-	if s, ok := memo.spans[[2]int{j0, j1}]; ok {
-		return s
+	slot := &cl.memory().spans[memoSlot(uint64(j0)<<32^uint64(j1))]
+	if slot.cut == cl.cut+1 && slot.j0 == j0 && slot.j1 == j1 {
+		return slot.s
 	}
 	a0, f0 := cl.ranks(j0)
 	a1, f1 := cl.ranks(j1)
@@ -526,7 +530,7 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if s.Retries == 0 {
 		s.Highest = 0 // originals' entries only
 	}
-	remember(memo.spans, [2]int{j0, j1}, s)
+	slot.cut, slot.j0, slot.j1, slot.s = cl.cut+1, j0, j1, s
 	return s
 }
 

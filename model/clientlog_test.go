@@ -353,31 +353,6 @@ func TestClientLogForgetsAnswersOnTruncation(t *testing.T) {
 	}
 }
 
-// TestClientLogMemoIsBounded: however many distinct answers a screen asks
-// for, the log remembers at most logMemoMost of each kind, and answers
-// rightly after emptying its memo.
-func TestClientLogMemoIsBounded(t *testing.T) {
-	cl := newClientLog(nil)
-	const n = 300
-	for i := range n {
-		cl.add(i+1, time.Duration(i)*time.Second, &algorithms.Decision{Outcome: algorithms.Rejected}, &Attempt{N: 2, Original: i, Fate: Retrying})
-	}
-	for i := range 3 * logMemoMost {
-		tt := time.Duration(i) * time.Second / 41 // 41 asks a second: distinct times
-		want := min(int((tt+time.Second-1)/time.Second), n)
-		if j := cl.before(tt); j != want {
-			t.Fatalf("ask %d: %d entries before %v, want %d", i, j, tt, want)
-		}
-		j0 := i % n
-		if s := cl.span(j0, n); s.Retries != n-j0 {
-			t.Fatalf("ask %d: span [%d, %d) %+v", i, j0, n, s)
-		}
-		if b, s := len(cl.memo.befores), len(cl.memo.spans); b > logMemoMost || s > logMemoMost {
-			t.Fatalf("ask %d: %d answers of before and %d of span remembered, more than %d", i, b, s, logMemoMost)
-		}
-	}
-}
-
 // latencyByRecount is Lab.latency worked out from every wait up to the
 // clock.
 func latencyByRecount(l *Lab, lane int, served int64) (Latency, int64) {
