@@ -83,22 +83,14 @@ type clientLog struct {
 	cut  int
 }
 
-// logMemo remembers a clientLog's before and span answers, in a slot by
-// their arguments: a screen asks for the same columns frame after frame,
-// its view's and its overview's, a few hundred a lane (in 4,096 slots,
-// about one in twenty collides). An answer stands while the log only
-// grows (its entries are in time order, so one appended comes after
-// every time asked but the last entry's), and is forgotten when the log
-// is cut: a slot holds the log's cut + 1 when it was filled (0: empty).
+// logMemo remembers a clientLog's before and span answers: a screen asks
+// for the same columns frame after frame, its view's and its overview's,
+// a few hundred a lane. An answer stands while the log only grows (its
+// entries are in time order, so one appended comes after every time
+// asked but the last entry's), and is forgotten when the log is cut.
 type logMemo struct {
-	befores [logMemoSlots]struct {
-		cut, j int
-		t      time.Duration
-	}
-	spans [logMemoSlots]struct {
-		cut, j0, j1 int
-		s           RetrySpan
-	}
+	befores memoTable[time.Duration, int]
+	spans   memoTable[[2]int, RetrySpan]
 }
 
 // memory is the log's memo, made if need be.
@@ -109,15 +101,48 @@ func (cl *clientLog) memory() *logMemo {
 	return cl.memo
 }
 
+// memoTable remembers answers by their arguments k in logMemoSlots slots,
+// each answer in one of two slots chosen by k's hash (the one free, else
+// the first), so that a few hundred answers rarely push one another out.
+// A slot holds the log's cut + 1 when it was filled (0: empty), so a cut
+// empties every slot at once.
+type memoTable[K comparable, V any] [logMemoSlots]struct {
+	cut int
+	k   K
+	v   V
+}
+
 // logMemoSlots is how many answers of each kind a clientLog remembers.
 const logMemoSlots = 4096
 
-// memoSlot is the slot of an answer for x: SplitMix64's finaliser, as a
+// slots are k's two slots, from its hash h: SplitMix64's finaliser, as a
 // screen's times step evenly and a plain multiply maps steps to few slots.
-func memoSlot(x uint64) int {
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return int((x ^ x>>31) % logMemoSlots)
+func (m *memoTable[K, V]) slots(h uint64) (a, b int) {
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	h ^= h >> 31
+	return int(h % logMemoSlots), int(h >> 32 % logMemoSlots)
+}
+
+// get is the answer for k (hashed h) remembered since the log's cut.
+func (m *memoTable[K, V]) get(cut int, h uint64, k K) (v V, ok bool) {
+	a, b := m.slots(h)
+	for _, i := range [2]int{a, b} {
+		if s := &m[i]; s.cut == cut+1 && s.k == k {
+			return s.v, true
+		}
+	}
+	return v, false
+}
+
+// put remembers v for k (hashed h) since the log's cut.
+func (m *memoTable[K, V]) put(cut int, h uint64, k K, v V) {
+	a, b := m.slots(h)
+	i := a
+	if m[a].cut == cut+1 && m[b].cut != cut+1 {
+		i = b
+	}
+	m[i].cut, m[i].k, m[i].v = cut+1, k, v
 }
 
 // logCacheSlots is how many decoded chunks a clientLog keeps.
@@ -467,10 +492,10 @@ func (cl *clientLog) before(t time.Duration) int {
 	if m.n == n+1 && m.t == t {
 		return m.j
 	}
-	slot := &cl.memory().befores[memoSlot(uint64(t))]
-	if slot.cut == cl.cut+1 && slot.t == t {
-		m.n, m.t, m.j = n+1, t, slot.j
-		return slot.j
+	memo := cl.memory()
+	if j, ok := memo.befores.get(cl.cut, uint64(t), t); ok {
+		m.n, m.t, m.j = n+1, t, j
+		return j
 	}
 	chunks := (n + chunkLen - 1) / chunkLen
 	// k is the first chunk starting at or after t: the first entry at
@@ -490,7 +515,7 @@ func (cl *clientLog) before(t time.Duration) int {
 	m.n, m.t, m.j = n+1, t, j
 	if j < n {
 		// An entry at t or later: the answer stands as the log grows.
-		slot.cut, slot.t, slot.j = cl.cut+1, t, j
+		memo.befores.put(cl.cut, uint64(t), t, j)
 	}
 	return j
 }
@@ -500,9 +525,9 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if j0 >= j1 {
 		return RetrySpan{}
 	}
-	slot := &cl.memory().spans[memoSlot(uint64(j0)<<32^uint64(j1))]
-	if slot.cut == cl.cut+1 && slot.j0 == j0 && slot.j1 == j1 {
-		return slot.s
+	memo, h := cl.memory(), uint64(j0)<<32^uint64(j1)
+	if s, ok := memo.spans.get(cl.cut, h, [2]int{j0, j1}); ok {
+		return s
 	}
 	a0, f0 := cl.ranks(j0)
 	a1, f1 := cl.ranks(j1)
@@ -530,7 +555,7 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if s.Retries == 0 {
 		s.Highest = 0 // originals' entries only
 	}
-	slot.cut, slot.j0, slot.j1, slot.s = cl.cut+1, j0, j1, s
+	memo.spans.put(cl.cut, h, [2]int{j0, j1}, s)
 	return s
 }
 
