@@ -252,6 +252,30 @@ func eachClientScenario(t *testing.T, f func(name string, s *scenarios.Scenario)
 	}
 }
 
+// walkClock moves l's clock steps times at random, as a learner does (to
+// a request, far, a little on or back) and fires and undoes what-ifs,
+// calling check after each move with its number.
+func walkClock(t *testing.T, l *Lab, rng *rand.Rand, steps int, check func(step int)) {
+	t.Helper()
+	for step := range steps {
+		switch rng.IntN(10) {
+		case 0:
+			l.SeekPos(rng.IntN(l.Len() + 1))
+		case 1:
+			if _, err := l.FireAt(time.Duration(rng.Int64N(int64(l.End())+1)), "k", 1); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			l.Undo()
+		case 3, 4, 5:
+			l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
+		default: // a little on or back, as play and steps go
+			l.Seek(l.Now() + time.Duration(rng.Int64N(int64(time.Second))) - 200*time.Millisecond)
+		}
+		check(step)
+	}
+}
+
 // TestSpanFromMatchesAReplay: what passed each lane from a time on, read
 // from the outcomes and the clients' logs, is what a replay finds, at
 // random clocks, through what-ifs and undos.
@@ -259,19 +283,7 @@ func TestSpanFromMatchesAReplay(t *testing.T) {
 	eachClientScenario(t, func(name string, s *scenarios.Scenario) {
 		l := newLab(t, s)
 		rng := rand.New(rand.NewPCG(3, uint64(len(name))))
-		for step := range rounds(200, 40) {
-			switch rng.IntN(12) {
-			case 0:
-				l.SeekPos(rng.IntN(l.Len() + 1))
-			case 1:
-				if _, err := l.FireAt(time.Duration(rng.Int64N(int64(s.Duration))), "k", 1); err != nil {
-					t.Fatal(err)
-				}
-			case 2:
-				l.Undo()
-			default:
-				l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
-			}
+		walkClock(t, l, rng, rounds(200, 40), func(step int) {
 			from := time.Duration(rng.Int64N(int64(l.Now()) + 2))
 			if rng.IntN(4) == 0 {
 				from = 0
@@ -284,7 +296,7 @@ func TestSpanFromMatchesAReplay(t *testing.T) {
 						got.passed, want[lane].passed, got.releases, want[lane].releases)
 				}
 			}
-		}
+		})
 	})
 }
 
@@ -380,19 +392,7 @@ func TestLatencyMatchesARecount(t *testing.T) {
 	eachClientScenario(t, func(name string, s *scenarios.Scenario) {
 		l := newLab(t, s)
 		rng := rand.New(rand.NewPCG(4, uint64(len(name))))
-		for step := range rounds(300, 60) {
-			switch rng.IntN(8) {
-			case 0:
-				if _, err := l.FireAt(time.Duration(rng.Int64N(int64(s.Duration))), "k", 1); err != nil {
-					t.Fatal(err)
-				}
-			case 1:
-				l.Undo()
-			case 2, 3:
-				l.Seek(time.Duration(rng.Int64N(int64(l.End()) + 1)))
-			default: // a little on or back, as play and steps go
-				l.Seek(l.Now() + time.Duration(rng.Int64N(int64(time.Second))) - 200*time.Millisecond)
-			}
+		walkClock(t, l, rng, rounds(300, 60), func(step int) {
 			for lane := range l.Lanes() {
 				l.caches.latencies = latencyCache{}
 				served := l.clock.stats(lane).Served
@@ -401,7 +401,7 @@ func TestLatencyMatchesARecount(t *testing.T) {
 					t.Fatalf("%s step %d, at %v pos %d lane %d: latency %+v, %d queued; counted again %+v, %d", name, step, l.Now(), l.Pos(), lane, lat, queued, wantLat, wantQueued)
 				}
 			}
-		}
+		})
 	})
 }
 
