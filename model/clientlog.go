@@ -376,10 +376,8 @@ func (cl *clientLog) search(p int) int {
 func (cl *clientLog) truncate(n int) {
 	j := cl.search(n)
 	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
+	cl.countedBefore(min(cl.countedTo, w)) // the tally gives back the waits cut
 	cl.waits = shrink(cl.waits[:w])
-	if cl.countedTo > w {
-		cl.counted, cl.countedTo = nil, 0
-	}
 	a := sort.Search(len(cl.admits), func(i int) bool { return entryOf(cl.admits[i]) >= j })
 	cl.admits = shrink(cl.admits[:a])
 	cl.retryDelays.truncate(j)
@@ -574,38 +572,45 @@ func (l *Lab) latency(lane int, served int64) (Latency, int64) {
 		cl := e.clog[lane]
 		j := cl.decided(c.pos, c.now)
 		w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
-		counts := cl.countedBefore(w)
-		// The waits admitted and released after the clock are among the
-		// last: a wait's release is its entry's time plus a delay of at
-		// most reach, and the entries come in time order, so once one is
-		// released by now − reach, every wait before it is by now.
-		reach := maxDelay(e.defs[lane].Policy)
-		var queued []time.Duration
-		for i := w - 1; i >= 0; i-- {
-			wt := cl.waits[i]
-			release := l.timeline.at(int(wt.orig)) + wt.latency
-			if release > c.now {
-				queued = append(queued, wt.latency)
-			} else if release <= c.now-reach {
-				break
-			}
-		}
-		for _, d := range queued {
-			counts.remove(d)
-		}
-		lat := counts.latency(served - int64(len(queued)))
-		for _, d := range queued {
-			counts.add(d)
-		}
-		return laneLatency{lat, int64(len(queued))}
+		lat, queued := cl.latencyAt(w, c.now, maxDelay(e.defs[lane].Policy), l.timeline, served)
+		return laneLatency{lat, queued}
 	})
 	return ll.lat, ll.queued
 }
 
+// latencyAt is the Latency of served requests at now, waits[:w] being the
+// waits decided by the clock, and how many of those are released after now
+// (still queued, not counted). The queued are among the last: a wait's
+// release is its entry's time plus a delay of at most reach, and the
+// entries come in time order, so once one is released by now − reach,
+// every wait before it is by now. They are taken out of the tally for the
+// reading and put back.
+func (cl *clientLog) latencyAt(w int, now, reach time.Duration, tl *timeline, served int64) (Latency, int64) {
+	counts := cl.countedBefore(w)
+	released := func(i int) time.Duration { return tl.at(int(cl.waits[i].orig)) + cl.waits[i].latency }
+	var queued int64
+	last := 0 // the waits from last on were looked at
+	for i := w - 1; i >= 0; i-- {
+		if r := released(i); r > now {
+			counts.remove(cl.waits[i].latency)
+			queued++
+		} else if r <= now-reach {
+			last = i
+			break
+		}
+	}
+	lat := counts.latency(served - queued)
+	for i := last; i < w && queued > 0; i++ {
+		if released(i) > now {
+			counts.add(cl.waits[i].latency)
+		}
+	}
+	return lat, queued
+}
+
 // countedBefore is the tally of the latencies of waits[:w], moved there
 // from the last asked: by the waits between, or counted again from the
-// first when that is fewer. The caller may change it for a while but must
-// leave it as it was.
+// first when that is fewer. latencyAt alone borrows it.
 func (cl *clientLog) countedBefore(w int) latencyCounts {
 	if cl.countedTo-w > w {
 		cl.counted, cl.countedTo = nil, 0

@@ -169,6 +169,9 @@ func (p *plan) retry(end time.Duration, n int32, q *retryReq, d *algorithms.Deci
 // whose jitter salt is salt (0 for a client that draws none, whose steps
 // take no draw).
 func (p *plan) wait(n int32, salt uint64) time.Duration {
+	if !p.draws {
+		return p.steps[n-1].Least // no jitter: the nominal wait, no hash
+	}
 	return p.steps[n-1].Wait(scenarios.JitterOfAttempt(salt, int(n)))
 }
 

@@ -208,7 +208,7 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 		return 0, false
 	}
 	o := &ls.owed[lane]
-	x, _ := o.popUntil(t)
+	x := o.pop() // due by t, as next said
 	q := &o.reqs[x.V.slot]
 	*r = Request{At: x.At, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
 	ls.retryKey = q.key

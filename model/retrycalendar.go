@@ -199,14 +199,6 @@ func (c *retryCalendar) next() (time.Duration, bool) {
 // due tells whether a retry c holds is due by t.
 func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t && c.len() > 0 }
 
-// popUntil removes and returns the earliest retry if it is due by t.
-func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
-	if !c.due(t) {
-		return owedTry{}, false
-	}
-	return c.pop(), true
-}
-
 // pop removes and returns the earliest retry, c holding any, and finds
 // the next: the head of the wheel's first day from base whose list holds
 // any (all are due within calendarDays days of base), found by a bit scan

@@ -165,3 +165,39 @@ func BenchmarkRetryCalendar(b *testing.B) {
 		owe(now, 1, -1)
 	}
 }
+
+// popUntil removes and returns c's earliest retry if it is due by t.
+func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
+	if !c.due(t) {
+		return owedTry{}, false
+	}
+	return c.pop(), true
+}
+
+// TestRetryCalendarKeepsItsDaysWithTheClock: retries owed within the
+// clients' longest wait, pushed and taken as the clock goes, all wait on
+// the wheel: its days move on with what is taken, so none falls to the
+// heap, which is only for a retry past the wheel's days.
+func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
+	const longest = time.Second
+	r := rand.New(rand.NewPCG(7, 7))
+	c := &retryCalendar{shift: calendarShift(longest)}
+	var now time.Duration
+	slot := 0
+	for step := range 200000 {
+		now += time.Duration(r.Int64N(int64(time.Millisecond)))
+		if step%5000 == 0 {
+			now += 10 * longest // a quiet spell, after which all that is owed is due
+		}
+		for c.due(now) {
+			c.release(c.pop().V.slot)
+		}
+		for range r.IntN(3) {
+			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: -1, n: 2}, &retryReq{orig: slot})
+			slot++
+		}
+		if len(c.over) > 0 {
+			t.Fatalf("step %d at %v: %d retries on the heap, though every one is owed within %v", step, now, len(c.over), longest)
+		}
+	}
+}
