@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,12 @@ func TestExpiredKeyShowsNew(t *testing.T) {
 	if b := box("unsafe token-bucket"); !strings.Contains(b, "10 of 10 tokens") || !strings.Contains(b, "expired at 3s") {
 		t.Errorf("the unsafe box does not show the expired key new, full:\n%s", b)
 	}
+	// Where the lanes are rows, the unsafe one says so too.
+	a.Update(tea.WindowSizeMsg{Width: 100, Height: 14})
+	if row := lineWith(t, screen(a), "unsafe"); !strings.Contains(row, "expired at 3s") {
+		t.Errorf("at 100×14 the unsafe row does not say its key expired:\n%s", row)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	// atomic and safe side by side: each shows the 4 tokens refilled.
 	if b := box("atomic"); strings.Count(b, "4 of 10 tokens") != 2 {
 		t.Errorf("the lanes that kept the key do not both show its 4 tokens:\n%s", b)
@@ -41,4 +48,16 @@ func TestExpiredKeyShowsNew(t *testing.T) {
 	if s := screen(a); a.lab.Now().Seconds() != 20 || !strings.Contains(s, "expired at 18s") {
 		t.Errorf("at %v the safe box does not say its key expired at 18s:\n%s", a.lab.Now(), s)
 	}
+}
+
+// lineWith is the first line of s holding text.
+func lineWith(t *testing.T, s, text string) string {
+	t.Helper()
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, text) {
+			return line
+		}
+	}
+	t.Fatalf("no line holds %q:\n%s", text, s)
+	return ""
 }

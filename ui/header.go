@@ -48,13 +48,18 @@ func (a *App) headerBlock(w, h int) []string {
 		right = st.muted.Render("· in "+where+" ") + right
 	}
 	// In words a newcomer reads: what → and space do, the longest that
-	// fits.
+	// fits; the play state alone where not even "sends key" and a little
+	// of the key would (a cut "sends…" says nothing).
+	room := w - ansi.StringWidth(right) - 1
 	left := first([]string{
 		play + step + st.muted.Render(" · space sends a request as ") + fires,
 		play + step + st.muted.Render(" · space sends ") + fires,
 		play + st.muted.Render(" · space sends ") + fires,
 		play + st.muted.Render(" · sends ") + fires,
-	}, w-ansi.StringWidth(right)-1)
+	}, room)
+	if ansi.StringWidth(play)+len(" · sends key ")+2 > room {
+		left = fit(play, room)
+	}
 	return []string{line1, joinFit(left, right, w)}
 }
 

@@ -302,12 +302,12 @@ func totalsTexts(st *styles, v laneView) []string {
 		if v.fleet.Forgets() {
 			b += ", forgot " + signed(v.stats.Forgot)
 		}
-		texts = withSuffixFirst(texts, b)
+		texts = withFirst(texts, "", b)
 	}
 	if v.expired {
 		// The box shows a new key's state: say why in every form that
 		// fits, before any total (the forms without it stay, last).
-		texts = withSuffixFirst(texts, " · expired at "+v.secs(v.expiredAt))
+		texts = withFirst(texts, "", expiryText(v))
 	}
 	if v.twin != "" {
 		// A mistake lane says first how far it is off its exact twin.
@@ -325,14 +325,24 @@ func totalsTexts(st *styles, v laneView) []string {
 	return append([]string{texts[0] + state}, texts...)
 }
 
-// withSuffixFirst is texts each with suffix, then texts as they were:
-// forms longest first, which give up the rest before the suffix.
-func withSuffixFirst(texts []string, suffix string) []string {
+// withFirst is texts each between prefix and suffix, then texts as they
+// were: forms longest first, which give up the rest before the prefix and
+// suffix.
+func withFirst(texts []string, prefix, suffix string) []string {
 	out := make([]string, 0, 2*len(texts))
 	for _, t := range texts {
-		out = append(out, t+suffix)
+		out = append(out, prefix+t+suffix)
 	}
 	return append(out, texts...)
+}
+
+// expiryText is " · expired at 3s" for a lane whose store dropped the
+// shown key for being idle, "" for any other.
+func expiryText(v laneView) string {
+	if !v.expired {
+		return ""
+	}
+	return " · expired at " + v.secs(v.expiredAt)
 }
 
 // beyondText is a lane of gateways' admissions beyond its policy on one
@@ -596,15 +606,14 @@ func rowTotalsWithin(st *styles, v laneView, room int) string {
 	} else {
 		texts = texts[len(texts)-2:]
 	}
+	if v.expired {
+		// The row shows a new key's state: why, where it fits.
+		texts = withFirst(texts, "", expiryText(v))
+	}
 	if len(v.clients) > 0 && s.Originals > 0 {
 		// A lab with clients: the amplification first, what the row has
 		// room for of the retries' cost.
-		amp := amplification(s) + " · "
-		withAmp := make([]string, 0, 2*len(texts))
-		for _, t := range texts {
-			withAmp = append(withAmp, amp+t)
-		}
-		texts = append(withAmp, texts...)
+		texts = withFirst(texts, amplification(s)+" · ", "")
 	}
 	if v.watchState {
 		// The counts and the state alone, the peak given up first, and

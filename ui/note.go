@@ -101,13 +101,18 @@ func (c *programContext) notesWaiting() (instead string, waits bool) {
 	}
 	now := c.lab.Now()
 	if q := c.quizzing; q != nil && (q.asking() || q.waitsHere()) { // nil while the quiz is off
-		return withheldLine(now), true
+		return withheldLine(now, m-k), true
 	}
 	return undecidedLine(now, m), true
 }
 
-// withheldLine is the line in place of the notes a question withholds.
-func withheldLine(at time.Duration) string {
+// withheldLine is the line in place of the notes a question withholds,
+// left undecided of the requests at its instant: the answer shows them
+// when its request is the last.
+func withheldLine(at time.Duration, left int) string {
+	if left > 1 {
+		return "◇ the note at " + secs(at) + " comes once the " + counted(left, "request", "requests") + " left at " + secs(at) + " are decided"
+	}
 	return "◇ the note at " + secs(at) + " comes with the answer"
 }
 

@@ -295,8 +295,8 @@ func (q *quiz) nextLane() (done bool) {
 }
 
 // reveal decides the request, grades every answer and says how it went:
-// "✓ bucket admitted it · ✗ shaper delayed it 4.5s (you said admitted) ·
-// score 3 of 4".
+// "score 3 of 4 right: ✓ bucket admitted it · ✗ shaper delayed it 4.5s
+// (you said admitted)".
 func (q *quiz) reveal() string {
 	lab := q.ctx.lab
 	lab.SeekPos(q.index + 1)
@@ -352,7 +352,8 @@ func (q *quiz) reveal() string {
 		}
 		parts = append(parts, part)
 	}
-	q.revealedText = "score " + q.scoreText() + ": " + strings.Join(parts, " · ")
+	score := "score " + q.scoreText() + ": "
+	q.revealedText = score + strings.Join(parts, " · ")
 	var short []string
 	if len(rightNames) > 0 {
 		short = append(short, "✓ "+strings.Join(rightNames, ", "))
@@ -360,7 +361,7 @@ func (q *quiz) reveal() string {
 	if len(wrongNames) > 0 {
 		short = append(short, "✗ "+strings.Join(wrongNames, ", "))
 	}
-	q.revealedShort = "score " + q.scoreText() + ": " + strings.Join(short, " · ") + readAll
+	q.revealedShort = score + strings.Join(short, " · ") + readAll
 	return q.revealedText
 }
 
@@ -405,7 +406,7 @@ func (q *quiz) revealLine(w int) string {
 }
 
 // decisionWords is what a lane did: "admitted it", "delayed it 0.5s",
-// "rejected it, retry in 1s".
+// "rejected it; a retry fits after 1s".
 func (q *quiz) decisionWords(d algorithms.Decision) string {
 	switch d.Outcome {
 	case algorithms.Allowed:
@@ -442,11 +443,8 @@ func (q *quiz) block(w, h int) []string {
 	if k, m := lab.Instant(); m > 1 {
 		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + q.ctx.secs(r.At) + ", not decided yet"
 	}
-	head := "· " + where + ", key " + keyText(r.Key) + ", cost " + itoa(r.Cost)
-	if score := q.scoreText(); score != "" {
-		head += " · score " + score
-	}
-	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render(head), w)}
+	// The score is the header's.
+	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)), w)}
 	question := "What will " + name + " do with this request?"
 	if len(q.lanes) > 1 {
 		question += " (lane " + strconv.Itoa(q.cur+1) + " of " + strconv.Itoa(len(q.lanes)) + ")"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,9 +62,17 @@ func TestQuizThroughALesson(t *testing.T) {
 	if a.quiz.asking() {
 		t.Error("a moment answered was asked again after rewinding")
 	}
+	score := fmt.Sprintf("%d of %d right", a.quiz.right, a.quiz.asked)
+	if !strings.Contains(screen(a), "quiz "+score) {
+		t.Errorf("the header does not say the score %q", score)
+	}
 	press(a, "t")
-	if a.quiz.on || !strings.Contains(a.status.text, "final score") {
-		t.Errorf("t did not end the quiz: %q", a.status.text)
+	if a.quiz.on || !strings.Contains(a.status.text, "final score "+score) {
+		t.Errorf("t did not end the quiz with its score %q: %q", score, a.status.text)
+	}
+	press(a, "t", "t")
+	if a.quiz.on || !strings.Contains(a.status.text, "final score none: nothing was asked") {
+		t.Errorf("t on and off with nothing asked: %q", a.status.text)
 	}
 }
 
@@ -200,7 +209,8 @@ func TestQuizWithholdsTheNote(t *testing.T) {
 			}
 			for _, n := range withheld {
 				met++
-				if s := screen(a); strings.Contains(s, n) || !strings.Contains(s, withheldLine(at)) {
+				k, m := a.lab.Instant()
+				if s := screen(a); strings.Contains(s, n) || !strings.Contains(s, withheldLine(at, m-k)) {
 					t.Errorf("%s at %v: the question shows its note %q (or not the line in its place):\n%s", c.Name, at, n, s)
 				}
 				press(a, "e")
@@ -261,7 +271,7 @@ func TestQuizWithholdsTheNoteBeforeItsQuestion(t *testing.T) {
 			t.Fatal("no question within the page load")
 		}
 		s := screen(a)
-		if strings.Contains(s, note) || !strings.Contains(s, withheldLine(0)) {
+		if k, m := a.lab.Instant(); strings.Contains(s, note) || !strings.Contains(s, withheldLine(0, m-k)) {
 			t.Fatalf("before request %d of the page load, with its question on the tenth, the note shows:\n%s", a.lab.Pos()+1, s)
 		}
 		press(a, "e")
@@ -399,4 +409,36 @@ func TestQuizWholeAtLargerSizes(t *testing.T) {
 // ("express-" / "rate-limit"), so that noteWhole reads them as one.
 func unhyphenated(screen string) string {
 	return regexp.MustCompile(`-[ \t]*\n[ \t]*`).ReplaceAllString(screen, "-")
+}
+
+// TestQuizScoresARetryGuess: a rejection answered with its exact wait is
+// scored right and close, and the score says so in those words.
+func TestQuizScoresARetryGuess(t *testing.T) {
+	a := newTestApp(t, "attempts-counted", 100, 30)
+	press(a, "t")
+	for i := 0; i < 20 && !a.quiz.asking(); i++ {
+		press(a, "n")
+	}
+	if !a.quiz.asking() {
+		t.Fatal("no question")
+	}
+	for a.quiz.asking() {
+		lane := a.quiz.lane()
+		a.lab.SeekPos(a.quiz.index + 1)
+		rec, _ := a.lab.LastDecision(lane)
+		a.lab.SeekPos(a.quiz.index)
+		if d := rec.Decision; d.Outcome == algorithms.Rejected {
+			press(a, "r")
+			answer(a, algorithms.FormatDuration(d.RetryAfter))
+			continue
+		}
+		press(a, "a")
+	}
+	if a.quiz.retryAsked == 0 {
+		t.Fatal("no retry guess was scored at the lesson's first question")
+	}
+	want := fmt.Sprintf("%d of %d right, retry waits %d of %d close", a.quiz.asked, a.quiz.asked, a.quiz.retryAsked, a.quiz.retryAsked)
+	if got := a.quiz.scoreText(); got != want {
+		t.Errorf("score %q, want %q", got, want)
+	}
 }

@@ -252,8 +252,8 @@ type loaded struct {
 	frame, firstSign, stillest time.Duration
 }
 
-// marks records when the building's progress line was written: each a
-// wall time and the thread's run wait then (see timed).
+// marks records when the building's progress line was written: each an
+// instant (see timed).
 type marks struct{ at []instant }
 
 // instant is a moment of the calling thread, for timed: the wall time
