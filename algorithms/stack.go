@@ -75,7 +75,9 @@ type stack struct {
 	// again, and a refusal leaves its state as it was (see peekState).
 	// The others save the state as they decide and put it back, and
 	// their records are their numbers (see recordInto). nums is where a
-	// decision's record is gathered, layer i's from offs[i].
+	// decision's record is gathered, layer i's from offs[i]; a copied
+	// layer's words there are written by its own peekState alone, so what
+	// its state's bytes leave of its last word stays zero.
 	copied uint8
 	nums   [stackWords * MaxLayers]int64
 	offs   [MaxLayers]int
@@ -347,9 +349,9 @@ func (s *stack) DecideInto(d *Decision, now time.Duration, key Key, cost int64) 
 	}
 	// The verdicts are read once every layer has decided: across the
 	// calls, every local would be reloaded.
-	refused, wait := -1, d.RetryAfter
+	refused, wait := -1, time.Duration(0)
 	if d.Outcome == Rejected {
-		refused = 0
+		refused, wait = 0, d.RetryAfter
 	}
 	for i := 1; i < n; i++ {
 		if v := &s.verdicts[i]; v.Outcome == Rejected {
@@ -421,7 +423,9 @@ func (s *stack) decideSaving(d *Decision, now time.Duration, key Key, cost int64
 		}
 	}
 	s.recordInto(d) // before d becomes another layer's verdict
-	s.settleCopied(now, key, refused >= 0, &at)
+	if s.copied != 0 {
+		s.settleCopied(now, key, refused >= 0, &at)
+	}
 	if refused >= 0 {
 		s.putBackSaved(key, refused)
 	}
@@ -565,8 +569,8 @@ func (k *keyed[S]) peekInto(d *Decision, now time.Duration, key Key, cost int64)
 }
 
 // peekState decides the request as a stack's layer whose record is the
-// key's state before the request, writing that state into words: its
-// bytes, the rest of its last word zero. A key whose state is k's own (its
+// key's state before the request, writing that state's bytes into words
+// (the rest of its last word left as it is: zero in stack.nums). A key whose state is k's own (its
 // chunk not shared with a clone) is decided in place, and its state
 // returned, for putBackState to write words back there if another layer
 // refuses: words are the save, a plain state's all, and its decision
@@ -588,9 +592,6 @@ func (k *keyed[S]) peekState(d *Decision, now time.Duration, id int, cost int64,
 		}
 	} else {
 		*st = k.alg.start(now)
-	}
-	if unsafe.Sizeof(*st)%8 != 0 { // a constant of S: no test at run time
-		words[(unsafe.Sizeof(*st)+7)/8-1] = 0 // what S's bytes leave of its last word
 	}
 	*(*S)(unsafe.Pointer(words)) = *st
 	*d = k.alg.decide(st, &k.m, now, cost)

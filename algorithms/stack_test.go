@@ -441,3 +441,27 @@ func TestStackPutBackCountsNothingLetGo(t *testing.T) {
 		t.Errorf("the stack counts %d bytes let go of that its clone shares; the clone holds %d", d, held)
 	}
 }
+
+// TestCopiedPathDecidesAsTheGeneralLoop: a stack whose layers are all
+// copied decides on a path of its own; the general loop (decideSaving),
+// on a clone, decides every request alike: outcome, wait, the refusing
+// layer's policy and the explanation.
+func TestCopiedPathDecidesAsTheGeneralLoop(t *testing.T) {
+	plain := []Policy{stackPolicies[0], stackPolicies[1], stackPolicies[3], stackPolicies[4]}
+	for i, p := range plain {
+		q := plain[(i+1)%len(plain)]
+		a := mustStack(t, Layer{Name: "per-key", Policy: p}, Layer{Name: "total", Policy: q, AllKeys: true}).(*stack)
+		b := a.Clone().(*stack)
+		if a.copied != a.info.all {
+			t.Fatalf("%s+%s: not all copied", p.Algorithm, q.Algorithm)
+		}
+		for j, r := range stackTrace(uint64(i+7), 500) {
+			var da, db Decision
+			a.DecideInto(&da, r.at, a.ids.Key(r.key), r.cost)
+			b.decideSaving(&db, r.at, b.ids.Key(r.key), r.cost)
+			if da.Outcome != db.Outcome || da.RetryAfter != db.RetryAfter || da.Policy() != db.Policy() || da.Explain() != db.Explain() {
+				t.Fatalf("%s+%s request %d: %v %v %q, general loop %v %v %q", p.Algorithm, q.Algorithm, j, da.Outcome, da.RetryAfter, da.Explain(), db.Outcome, db.RetryAfter, db.Explain())
+			}
+		}
+	}
+}
