@@ -28,15 +28,16 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 	for len(t) <= id {
 		t = append(t, -1)
 	}
-	if last := t[id]; last >= 0 && now-last >= l.cfg.ExpireIdle {
+	l.touched[store] = t
+	if at, ok := l.expiredAt(store, now, id); ok {
 		// What reached the store before the key expired goes with it:
 		// a racy write landed by then, a sync's admissions. (What lands
 		// after the expiry makes the key anew, as a late write would.)
 		switch l.kind {
 		case Racy:
-			l.land(last + l.cfg.ExpireIdle)
+			l.land(at)
 		case Synced:
-			l.sync(last + l.cfg.ExpireIdle)
+			l.sync(at)
 		}
 		// The views first (they may share what the shared state made of
 		// the key: CopyKey leaves it owned by neither, so the order no
@@ -51,7 +52,6 @@ func (l *Limiter) expire(store int, now time.Duration, key algorithms.Key) {
 		}
 	}
 	t[id] = now
-	l.touched[store] = t
 }
 
 // expiredAt is when the state of key id in store expired, if it has by
