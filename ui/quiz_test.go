@@ -148,30 +148,8 @@ func TestNInQuizModeDecidesOneRequest(t *testing.T) {
 func TestQuizRejectionAndRetry(t *testing.T) {
 	a := newTestApp(t, "shaping-vs-policing", 100, 30)
 	press(a, "t")
-	for i := 0; i < 12 && !a.quiz.asking(); i++ {
-		press(a, "n")
-	}
-	if !a.quiz.asking() {
-		t.Fatal("no question")
-	}
-	for a.quiz.asking() {
-		lane := a.quiz.lane()
-		a.lab.SeekPos(a.quiz.index + 1)
-		rec, _ := a.lab.LastDecision(lane)
-		a.lab.SeekPos(a.quiz.index)
-		switch d := rec.Decision; d.Outcome {
-		case algorithms.Delayed:
-			press(a, "d")
-		case algorithms.Rejected:
-			press(a, "r")
-			if promptKind(a) != promptRetry {
-				t.Fatal("r did not ask when a retry would fit")
-			}
-			answer(a, algorithms.FormatDuration(d.RetryAfter))
-		default:
-			press(a, "a")
-		}
-	}
+	stepToAQuestion(t, a, 12)
+	answerRightly(t, a)
 	if a.quiz.right != a.quiz.asked || a.quiz.asked == 0 {
 		t.Errorf("right answers scored %d of %d", a.quiz.right, a.quiz.asked)
 	}
@@ -416,29 +394,48 @@ func unhyphenated(screen string) string {
 func TestQuizScoresARetryGuess(t *testing.T) {
 	a := newTestApp(t, "attempts-counted", 100, 30)
 	press(a, "t")
-	for i := 0; i < 20 && !a.quiz.asking(); i++ {
-		press(a, "n")
-	}
-	if !a.quiz.asking() {
-		t.Fatal("no question")
-	}
-	for a.quiz.asking() {
-		lane := a.quiz.lane()
-		a.lab.SeekPos(a.quiz.index + 1)
-		rec, _ := a.lab.LastDecision(lane)
-		a.lab.SeekPos(a.quiz.index)
-		if d := rec.Decision; d.Outcome == algorithms.Rejected {
-			press(a, "r")
-			answer(a, algorithms.FormatDuration(d.RetryAfter))
-			continue
-		}
-		press(a, "a")
-	}
+	stepToAQuestion(t, a, 20)
+	answerRightly(t, a)
 	if a.quiz.retryAsked == 0 {
 		t.Fatal("no retry guess was scored at the lesson's first question")
 	}
 	want := fmt.Sprintf("%d of %d right, retry waits %d of %d close", a.quiz.asked, a.quiz.asked, a.quiz.retryAsked, a.quiz.retryAsked)
 	if got := a.quiz.scoreText(); got != want {
 		t.Errorf("score %q, want %q", got, want)
+	}
+}
+
+// answerRightly answers every lane of the open question with what it
+// will do, and a rejection with its exact wait.
+func answerRightly(t *testing.T, a *App) {
+	t.Helper()
+	for a.quiz.asking() {
+		lane := a.quiz.lane()
+		a.lab.SeekPos(a.quiz.index + 1)
+		rec, _ := a.lab.LastDecision(lane)
+		a.lab.SeekPos(a.quiz.index)
+		switch d := rec.Decision; d.Outcome {
+		case algorithms.Delayed:
+			press(a, "d")
+		case algorithms.Rejected:
+			press(a, "r")
+			if promptKind(a) != promptRetry {
+				t.Fatal("r did not ask when a retry would fit")
+			}
+			answer(a, algorithms.FormatDuration(d.RetryAfter))
+		default:
+			press(a, "a")
+		}
+	}
+}
+
+// stepToAQuestion steps (n) until the quiz asks, at most n times.
+func stepToAQuestion(t *testing.T, a *App, n int) {
+	t.Helper()
+	for i := 0; i < n && !a.quiz.asking(); i++ {
+		press(a, "n")
+	}
+	if !a.quiz.asking() {
+		t.Fatal("no question")
 	}
 }
