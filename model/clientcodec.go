@@ -46,7 +46,9 @@ const pageWords = 1 << 15
 // pos, orig, attempt number and outcome of each, and the times known.
 type logChunk struct {
 	k int // which chunk; −1: none
-	n int // how many entries
+	n int // how many entries (of a sealed one, decoded so far)
+	// rest is where a sealed chunk's entries not yet decoded begin.
+	rest bitReader
 	// ok's bit i tells entry i was admitted, once okKnown.
 	ok      uint64
 	okKnown bool
@@ -341,13 +343,16 @@ func encodeChunk(w *bitWriter, c *logChunk, p *attemptTimes, ks [3]int) {
 	}
 }
 
-// decodeChunk reads up to n entries of a chunk coded from r on, its first
-// entry's pos start, into c (its times coded, the others not yet known).
+// decodeChunk reads a chunk's entries c.n to n − 1, coded from r on,
+// into c (their times coded, the others not yet known); the chunk's
+// first entry's pos is start.
 func decodeChunk(r *bitReader, c *logChunk, p *attemptTimes, start int32, ks [3]int, n int) {
-	c.n, c.known = n, 0
 	pos := start
+	if c.n > 0 {
+		pos = c.pos[c.n-1]
+	}
 	w := r.w
-	for i := range n {
+	for i := c.n; i < n; i++ {
 		// r.common, by hand: most of a chunk's decoding.
 		if wi, sh := r.n>>6, uint(r.n&63); wi+1 < len(w) {
 			v := w[wi]>>sh | w[wi+1]<<(64-sh) // a shift by 64 is 0
@@ -386,6 +391,7 @@ func decodeChunk(r *bitReader, c *logChunk, p *attemptTimes, start int32, ks [3]
 			c.known |= 1 << i
 		}
 	}
+	c.n = n
 }
 
 // common reads the common entry from one peek: a pos step under 3 (read

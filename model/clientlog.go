@@ -23,7 +23,7 @@ import (
 // in order costs a few ns an entry, and a time one draw of the client's
 // jitter an attempt. A chunk's header takes 20 bytes, a served wait 16
 // more, an admitted retry 4 (and 12 if delayed), an original's entry 4.
-// before and span remember their answers for a screen (see logMemo).
+// A screen's columns are remembered (see columnOf).
 type clientLog struct {
 	// times works out the times not written; nil in a log without a
 	// timeline, which writes every time.
@@ -77,73 +77,21 @@ type clientLog struct {
 	// rankMemo is the latest ranks answer: how many admits and firsts
 	// lie before entry j.
 	rankMemo struct{ n, j, admits, firsts int }
-	// memo is made when first asked for (about 288 KB); cut tells its
-	// answers from before the log was last cut (see resetCache).
-	memo *logMemo
-	cut  int
+	// most is the highest attempt the log ever held: no entry's is
+	// higher, even after a cut.
+	most int
+	// columns remember a screen's columns (see columnOf), made when
+	// first asked for (about 56 KB each); asks counts the asks for them;
+	// cut tells their answers from before the log was last cut (see
+	// resetCache).
+	columns [columnWidths]*columnMemo
+	asks    uint64
+	cut     int
 }
 
-// logMemo remembers a clientLog's before and span answers: a screen asks
-// for the same columns frame after frame, its view's and its overview's,
-// a few hundred a lane. An answer stands while the log only grows (its
-// entries are in time order, so one appended comes after every time
-// asked but the last entry's), and is forgotten when the log is cut.
-type logMemo struct {
-	befores memoTable[time.Duration, int]
-	spans   memoTable[[2]int, RetrySpan]
-}
-
-// memory is the log's memo, made if need be.
-func (cl *clientLog) memory() *logMemo {
-	if cl.memo == nil {
-		cl.memo = new(logMemo)
-	}
-	return cl.memo
-}
-
-// memoTable remembers answers by their arguments k in logMemoSlots slots,
-// each answer in one of two slots chosen by k's hash (the one free, else
-// the first), so that a few hundred answers rarely push one another out.
-// A slot holds the log's cut + 1 when it was filled (0: empty), so a cut
-// empties every slot at once.
-type memoTable[K comparable, V any] [logMemoSlots]struct {
-	cut int
-	k   K
-	v   V
-}
-
-// logMemoSlots is how many answers of each kind a clientLog remembers.
-const logMemoSlots = 4096
-
-// slots are k's two slots, from its hash h: SplitMix64's finaliser, as a
-// screen's times step evenly and a plain multiply maps steps to few slots.
-func (m *memoTable[K, V]) slots(h uint64) (a, b int) {
-	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
-	h = (h ^ h>>27) * 0x94d049bb133111eb
-	h ^= h >> 31
-	return int(h % logMemoSlots), int(h >> 32 % logMemoSlots)
-}
-
-// get is the answer for k (hashed h) remembered since the log's cut.
-func (m *memoTable[K, V]) get(cut int, h uint64, k K) (v V, ok bool) {
-	a, b := m.slots(h)
-	for _, i := range [2]int{a, b} {
-		if s := &m[i]; s.cut == cut+1 && s.k == k {
-			return s.v, true
-		}
-	}
-	return v, false
-}
-
-// put remembers v for k (hashed h) since the log's cut.
-func (m *memoTable[K, V]) put(cut int, h uint64, k K, v V) {
-	a, b := m.slots(h)
-	i := a
-	if m[a].cut == cut+1 && m[b].cut != cut+1 {
-		i = b
-	}
-	m[i].cut, m[i].k, m[i].v = cut+1, k, v
-}
+// beforeStep is how many entries more before decodes at a time: a
+// quarter of a chunk, so that it decodes about 5/8 of one on average.
+const beforeStep = chunkLen / 4
 
 // logCacheSlots is how many decoded chunks a clientLog keeps.
 const logCacheSlots = 8
@@ -190,26 +138,29 @@ func (cl *clientLog) resetCache() {
 
 // chunk is chunk k, decoded (or the open one); its entries' outcomes may
 // not be worked out yet (see chunkOK).
-func (cl *clientLog) chunk(k int) *logChunk {
+func (cl *clientLog) chunk(k int) *logChunk { return cl.chunkTo(k, chunkLen) }
+
+// chunkTo is chunk k with at least its first n entries decoded (or the
+// open one): a search stops decoding at what it looks for.
+func (cl *clientLog) chunkTo(k, n int) *logChunk {
 	if k >= len(cl.starts) {
 		return &cl.open
 	}
 	c := &cl.cache[k%logCacheSlots]
 	if c.k != k {
-		cl.decode(k, c, chunkLen)
+		cl.begin(k, c)
+	}
+	if c.n < n {
+		decodeChunk(&c.rest, c, cl.times, cl.starts[k], metaKs(cl.meta[k]), n)
 	}
 	return c
 }
 
-// decode decodes the first n entries of sealed chunk k into c.
-func (cl *clientLog) decode(k int, c *logChunk, n int) {
+// begin makes c sealed chunk k with no entry decoded yet.
+func (cl *clientLog) begin(k int, c *logChunk) {
 	p := sort.Search(len(cl.pageFirst), func(p int) bool { return int(cl.pageFirst[p]) > k }) - 1
-	r := bitReader{w: cl.pages[p], n: int(cl.offs[k])}
-	decodeChunk(&r, c, cl.times, cl.starts[k], metaKs(cl.meta[k]), n)
-	c.k, c.okKnown = k, false
-	if n < chunkLen {
-		c.k = -1 // partly decoded: not for the cache
-	}
+	c.k, c.n, c.known, c.okKnown = k, 0, 0, false
+	c.rest = bitReader{w: cl.pages[p], n: int(cl.offs[k])}
 }
 
 // fillOK works out which of c's entries were admitted: the admits among
@@ -295,6 +246,7 @@ func (cl *clientLog) add(pos int, at time.Duration, d *algorithms.Decision, a *A
 	if a.Fate == Served && a.Latency > 0 {
 		cl.waits = append(cl.waits, servedWait{int32(j), int32(a.Original), a.Latency})
 	}
+	cl.most = max(cl.most, a.N)
 	c, i := &cl.open, cl.open.n
 	c.pos[i], c.orig[i], c.att[i], c.at[i] = int32(pos), int32(a.Original), uint8(a.N), at
 	c.known |= 1 << i
@@ -389,7 +341,8 @@ func (cl *clientLog) truncate(n int) {
 		// those after it and their bits are gone.
 		var open logChunk
 		if m := j % chunkLen; m > 0 {
-			cl.decode(k, &open, m)
+			cl.begin(k, &open)
+			decodeChunk(&open.rest, &open, cl.times, cl.starts[k], metaKs(cl.meta[k]), m)
 			cl.fillOK(&open, k)
 			for i := range m {
 				open.time(cl.times, i)
@@ -480,7 +433,8 @@ func (cl *clientLog) ranks(j int) (admits, firsts int) {
 }
 
 // before is how many entries were decided before t: a search of the
-// chunks' first times, then of one chunk. After an earlier t (a screen
+// chunks' first times, then of one chunk, decoded no further than a
+// quarter past the answer. After an earlier t (a screen
 // asks for its columns' bounds in order), the search gallops on from the
 // chunk of the last answer instead: the next bound is near, in memory just
 // read.
@@ -489,11 +443,6 @@ func (cl *clientLog) before(t time.Duration) int {
 	n := cl.len()
 	if m.n == n+1 && m.t == t {
 		return m.j
-	}
-	memo := cl.memory()
-	if j, ok := memo.befores.get(cl.cut, uint64(t), t); ok {
-		m.n, m.t, m.j = n+1, t, j
-		return j
 	}
 	chunks := (n + chunkLen - 1) / chunkLen
 	// k is the first chunk starting at or after t: the first entry at
@@ -507,14 +456,22 @@ func (cl *clientLog) before(t time.Duration) int {
 	}
 	j := 0
 	if k > 0 {
-		c := cl.chunk(k - 1)
-		j = (k-1)*chunkLen + sort.Search(c.n, func(i int) bool { return c.time(cl.times, i) >= t })
+		// The chunk is decoded a few entries at a time, up to the
+		// first at or after t.
+		size := chunkLen
+		if k-1 == len(cl.starts) {
+			size = cl.open.n
+		}
+		for i := 0; ; {
+			c := cl.chunkTo(k-1, i+beforeStep)
+			if end := min(i+beforeStep, size); end == size || c.time(cl.times, end-1) >= t {
+				j = (k-1)*chunkLen + i + sort.Search(end-i, func(x int) bool { return c.time(cl.times, i+x) >= t })
+				break
+			}
+			i += beforeStep
+		}
 	}
 	m.n, m.t, m.j = n+1, t, j
-	if j < n {
-		// An entry at t or later: the answer stands as the log grows.
-		memo.befores.put(cl.cut, uint64(t), t, j)
-	}
 	return j
 }
 
@@ -522,10 +479,6 @@ func (cl *clientLog) before(t time.Duration) int {
 func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if j0 >= j1 {
 		return RetrySpan{}
-	}
-	memo, h := cl.memory(), uint64(j0)<<32^uint64(j1)
-	if s, ok := memo.spans.get(cl.cut, h, [2]int{j0, j1}); ok {
-		return s
 	}
 	a0, f0 := cl.ranks(j0)
 	a1, f1 := cl.ranks(j1)
@@ -544,16 +497,19 @@ func (cl *clientLog) span(j0, j1 int) RetrySpan {
 	if k0 >= k1 {
 		one(j0, j1)
 	} else {
-		one(j0, k0*chunkLen)
-		one(k1*chunkLen, j1)
 		for _, m := range cl.meta[k0:k1] {
 			s.Highest = max(s.Highest, int(metaHighest(m)))
+		}
+		if s.Highest < cl.most {
+			// The ends may hold a higher attempt: their chunks are
+			// decoded only then.
+			one(j0, k0*chunkLen)
+			one(k1*chunkLen, j1)
 		}
 	}
 	if s.Retries == 0 {
 		s.Highest = 0 // originals' entries only
 	}
-	memo.spans.put(cl.cut, h, [2]int{j0, j1}, s)
 	return s
 }
 
@@ -693,7 +649,8 @@ type RetrySpan struct {
 
 // Retries is what lane's retries in [from, to) came to, of those decided
 // by the clock: the timeline's marks. Zero in a lab without clients. It
-// costs two binary searches and a look at each retry of the span.
+// costs two binary searches and a look at each retry of the span; a
+// screen's column asked again, a look-up (see columnOf).
 func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 	e := l.engine
 	if e.clog == nil || from >= to {
@@ -706,10 +663,12 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 		e.ensure(l.timeline.searchBefore(to) + 1)
 	}
 	cl := e.clog[lane]
+	decided := cl.decided(l.clock.pos, l.clock.now) // not past the clock
+	if col := cl.columnOf(from, to); col != nil {
+		return col.spanTo(cl, decided)
+	}
 	j0, j1 := cl.before(from), cl.before(to)
-	j1 = max(min(j1, cl.decided(l.clock.pos, l.clock.now)), j0) // not past the clock
-	span := cl.span(j0, j1)
-	return span
+	return cl.span(j0, max(min(j1, decided), j0))
 }
 
 // NextRetry is when the first retry after t comes, in any lane, if one

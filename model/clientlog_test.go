@@ -404,31 +404,3 @@ func TestLatencyMatchesARecount(t *testing.T) {
 		})
 	})
 }
-
-// TestMemoTableKeepsAScreensAnswers: the answers a screen asks for, a few
-// hundred times stepping evenly, are nearly all remembered together (each
-// in one of two slots); in one slot each, one in twenty would be pushed
-// out by another and decoded again every frame.
-func TestMemoTableKeepsAScreensAnswers(t *testing.T) {
-	var m memoTable[time.Duration, int]
-	const asks = 400
-	at := func(i int) time.Duration { return 3*time.Second + time.Duration(i)*25*time.Millisecond }
-	for i := range asks {
-		m.put(0, uint64(at(i)), at(i), i)
-	}
-	kept := 0
-	for i := range asks {
-		if j, ok := m.get(0, uint64(at(i)), at(i)); ok {
-			if j != i {
-				t.Fatalf("the answer for %v is %d, want %d", at(i), j, i)
-			}
-			kept++
-		}
-	}
-	if kept < asks*99/100 {
-		t.Errorf("%d of %d answers remembered, want at least 99%%", kept, asks)
-	}
-	if _, ok := m.get(1, uint64(at(0)), at(0)); ok {
-		t.Error("an answer from before the log's cut is remembered")
-	}
-}

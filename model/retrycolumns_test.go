@@ -1,0 +1,90 @@
+package model
+
+import (
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/scenarios"
+)
+
+// TestRetryColumnsMatchACount: a screen's columns of retries, asked at
+// every clock of a random walk in two widths (so remembered from one ask
+// to the next while the log grows, and through the what-ifs and undos
+// that cut it), are what counting the log's entries finds.
+func TestRetryColumnsMatchACount(t *testing.T) {
+	eachClientScenario(t, func(name string, s *scenarios.Scenario) {
+		l := newLab(t, s)
+		end := l.End()
+		rng := rand.New(rand.NewPCG(5, uint64(len(name))))
+		walkClock(t, l, rng, rounds(200, 40), func(step int) {
+			now := l.Now()
+			for lane := range l.Lanes() {
+				for _, dt := range []time.Duration{max(end/97, 1), max(end/13, 1)} {
+					for from := time.Duration(0); from <= end; from += dt {
+						to := min(from+dt, now+1)
+						if from >= to {
+							break
+						}
+						got := l.Retries(lane, from, to)
+						if want := retriesByCount(l, lane, from, to); got != want {
+							t.Fatalf("%s step %d, at %v pos %d lane %d [%v, %v): %+v, counted %+v", name, step, now, l.Pos(), lane, from, to, got, want)
+						}
+					}
+				}
+			}
+		})
+	})
+}
+
+// retriesByCount is Lab.Retries worked out from each of lane's entries
+// decided by the clock.
+func retriesByCount(l *Lab, lane int, from, to time.Duration) RetrySpan {
+	cl := l.engine.clog[lane]
+	decided := cl.decided(l.clock.pos, l.clock.now)
+	var s RetrySpan
+	for j := sort.Search(decided, func(j int) bool { return cl.at(j) >= from }); j < decided; j++ {
+		e := cl.ev(j)
+		if e.at >= to {
+			break
+		}
+		if e.n > 1 {
+			s.Retries++
+			if e.ok {
+				s.Admitted++
+			}
+			s.Highest = max(s.Highest, int(e.n))
+		}
+	}
+	return s
+}
+
+// TestColumnCountsUpToTheClock: a remembered column counts its retries up
+// to the clock's end of it, and counts again as that end moves: a clock
+// inside an instant leaves some of the instant's retries undecided in
+// the column that ends just after it.
+func TestColumnCountsUpToTheClock(t *testing.T) {
+	cl := newClientLog(nil)
+	for i := range 100 {
+		d := algorithms.Decision{Outcome: algorithms.Rejected}
+		cl.add(i+1, time.Duration(i/10)*time.Second, &d, &Attempt{N: 2 + i%3, Original: i, Fate: Retrying})
+	}
+	// The column [3s, 6s): entries 30 to 59.
+	col := cl.columnOf(3*time.Second, 6*time.Second)
+	if col == nil || col.j0 != 30 || col.j1 != 60 {
+		t.Fatalf("column [3s, 6s): %+v, want entries 30 to 60", col)
+	}
+	for _, c := range []struct{ decided, retries int }{{60, 30}, {55, 25}, {30, 0}, {10, 0}, {100, 30}} {
+		if got := col.spanTo(cl, c.decided).Retries; got != c.retries {
+			t.Errorf("decided %d: %d retries, want %d", c.decided, got, c.retries)
+		}
+	}
+	if again := cl.columnOf(3*time.Second, 6*time.Second); again != col {
+		t.Error("the column asked again is not the one remembered")
+	}
+	if cl.columnOf(3*time.Second, 5*time.Second) != nil || cl.columnOf(-3*time.Second, 0) != nil {
+		t.Error("a span that is no column of its width is remembered")
+	}
+}
