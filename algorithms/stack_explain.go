@@ -21,7 +21,7 @@ import (
 //   - in the decision itself, when it fits in v and rec (stackInline
 //     bytes, which a decision of a stack does not otherwise use): its
 //     explain func, one of the stack's made once by NewStack, says how it
-//     is written there (see stackRecords.keep): up to 4 numbers as they
+//     is written there (see stack.conclude): up to 4 numbers as they
 //     are, in v (raw); in the fields of a stackLayout, 5 to 9 of equal
 //     width made by NewStack (equalLayout), more of the widths the stack
 //     instance learned from its records (a learned layout, made once, is
@@ -255,37 +255,39 @@ func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 	return l
 }
 
-// pack writes nums in buf's first stackInline bytes as l lays them out;
-// it reports false (buf spoiled) if a number fits its field neither as
-// itself nor as its difference from at. A field of w bytes holds a y
-// with −half ≤ y < half (its bits less the flag's), y + half below 2 ×
-// half unsigned, and is written as the 8 bytes from its start, the next
-// one's written over what it leaves: no nibbles, no zigzag, a number's
-// size known before it is read.
-func (l *stackLayout) pack(buf *[stackRecordMax]byte, at time.Duration, nums []int64) bool {
-	if len(nums) != l.n {
+// pack writes nums in d's v and rec as l lays them out, and d's explain;
+// it reports false (d untouched) for no layout (nil), or if a number
+// fits its field neither as itself nor as its difference from at. A
+// field of w bytes holds a y with −half ≤ y < half (its bits less the
+// flag's), y + half below 2 × half unsigned, and is written as the 8
+// bytes from its start, the next one's written over what it leaves: no
+// nibbles, no zigzag, a number's size known before it is read.
+func (l *stackLayout) pack(d *Decision, at time.Duration, nums []int64) bool {
+	if l == nil || len(nums) != l.n {
 		return false
 	}
-	nums = nums[:min(len(nums), stackNums)]
-	for p, x := range nums {
-		half, span := l.half[p], uint64(l.half[p])*2
+	// A local: bytes behind a pointer would be checked for nil at every
+	// field. No field starts past stackInline: o&63 is o, and spares a
+	// bounds check.
+	var rec [64 + 8]byte
+	for p, x := range nums[:min(len(nums), stackNums)] {
+		half := l.half[p]
 		field := x << 1
-		if uint64(x+half) >= span {
+		if uint64(x+half) >= uint64(half)*2 {
 			y := x - int64(at)
-			if uint64(y+half) >= span {
+			if uint64(y+half) >= uint64(half)*2 {
 				return false
 			}
 			field = y<<1 | 1
 		}
-		// No field starts past stackInline: o&63 is o, and spares a
-		// bounds check.
 		o := l.offs[p] & 63
-		binary.LittleEndian.PutUint64(buf[o:o+8], uint64(field))
+		binary.LittleEndian.PutUint64(rec[o:o+8], uint64(field))
 	}
-	// Zeros after the last field, where a record written before left
-	// its bytes.
+	// Zeros after the last field, where its 8 bytes' top ones went.
 	o := l.offs[len(nums)] & 63
-	binary.LittleEndian.PutUint64(buf[o:o+8], 0)
+	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
+	inline(d, (*[stackInline]byte)(rec[:stackInline]))
+	d.explain = l.explain
 	return true
 }
 
@@ -399,41 +401,24 @@ func (r *stackReader) next() int64 {
 	return x
 }
 
-// keep puts nums, the record of d (a decision of a request at at), where
-// d can reach it: in d when it fits, as it is (up to 4 numbers), laid out
-// in fields (5 to 9 in fields of equal width; more as the stack instance
-// learned, once it has), when each fits its field, or as stackRecord
-// writes it (keepTagged); else as stackRecord writes it in the stack
-// instance's chunk. buf is where it is written first.
-func (r *stackRecords) keep(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
+// keepUnpacked puts nums, the record of d (a decision of a request at
+// at) that no layout packs (stackLayout.pack), where d can reach it: in
+// d as it is (up to 4 numbers), or as stackRecord writes it, in d when
+// it fits, else in the stack instance's chunk. buf is where it is
+// written first.
+func (r *stackRecords) keepUnpacked(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if len(nums) <= len(d.v) {
 		d.v = [4]int64{}
 		copy(d.v[:], nums)
 		d.rec, d.explain = [7]byte{}, info.raw
 		return
 	}
-	l := info.fixed
-	if l == nil {
-		l = r.layout
-	}
-	if l != nil && l.pack(buf, at, nums) {
-		r.inline(d, buf)
-		d.explain = l.explain
-		return
-	}
-	r.keepTagged(info, d, buf, at, nums)
-}
-
-// keepTagged keeps a record that no layout packs, as stackRecord writes
-// it: in d when it fits, else in the chunk. Apart from keep, which every
-// decision calls, so that keep saves few registers.
-func (r *stackRecords) keepTagged(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
 	if info.fixed == nil {
 		r.learn(info, at, nums)
 	}
 	n := stackRecord(buf, at, nums)
 	if n <= stackInline {
-		r.inline(d, buf)
+		inline(d, (*[stackInline]byte)(buf[:stackInline]))
 		d.explain = info.inline
 		return
 	}
@@ -450,11 +435,21 @@ func (r *stackRecords) keepTagged(info *stackInfo, d *Decision, buf *[stackRecor
 	d.explain = r.explain
 }
 
-// inline puts buf's first stackInline bytes in d's v and rec.
-func (*stackRecords) inline(d *Decision, buf *[stackRecordMax]byte) {
+// layoutFor is the layout that packs a record of a stack of info in its
+// decision: the stack's equal-width one, else the one this instance
+// learned (nil for none yet, or for a record of up to 4 numbers).
+func (r *stackRecords) layoutFor(info *stackInfo) *stackLayout {
+	if info.fixed != nil {
+		return info.fixed
+	}
+	return r.layout
+}
+
+// inline puts a record's stackInline bytes in d's v and rec.
+func inline(d *Decision, rec *[stackInline]byte) {
 	le := binary.LittleEndian
-	d.v = [4]int64{int64(le.Uint64(buf[0:8])), int64(le.Uint64(buf[8:16])), int64(le.Uint64(buf[16:24])), int64(le.Uint64(buf[24:32]))}
-	d.rec = [7]byte(buf[32:stackInline])
+	d.v = [4]int64{int64(le.Uint64(rec[0:8])), int64(le.Uint64(rec[8:16])), int64(le.Uint64(rec[16:24])), int64(le.Uint64(rec[24:32]))}
+	d.rec = [7]byte(rec[32:stackInline])
 }
 
 // readRecord is the n numbers of rec, a record stackRecord wrote of a

@@ -95,25 +95,21 @@ func TestStackRecordPacks(t *testing.T) {
 		}
 		top := int64(1)<<(8*w-2) - 1 // the largest a field holds
 		fits := []int64{0, 1, -1, top, -top - 1, int64(at), int64(at) + top, int64(at) - top - 1, top / 3, int64(at) - 5e6}
-		var buf [stackRecordMax]byte
-		for i := range buf {
-			buf[i] = 0xff
-		}
 		for k := 0; k+n <= len(fits)+n; k++ {
 			nums := make([]int64, n)
 			for i := range nums {
 				nums[i] = fits[(k+i)%len(fits)]
 			}
-			if !l.pack(&buf, at, nums) {
+			d := spoiledDecision()
+			if !l.pack(&d, at, nums) {
 				t.Fatalf("%d numbers %v: not packed in %d bytes each", n, nums, w)
 			}
+			rec := inlineBytes(&d)
 			for i := w * n; i < stackInline; i++ {
-				if buf[i] != 0 {
-					t.Fatalf("%d numbers: byte %d past the fields is %d", n, i, buf[i])
+				if rec[i] != 0 {
+					t.Fatalf("%d numbers: byte %d past the fields is %d", n, i, rec[i])
 				}
 			}
-			var rec [stackInline + 8]byte
-			copy(rec[:stackInline], buf[:])
 			got := l.unpack(&rec, at)
 			for i, want := range nums {
 				if got[i] != want {
@@ -124,8 +120,9 @@ func TestStackRecordPacks(t *testing.T) {
 		// Far from 0 and from at.
 		for _, far := range []int64{-top - 2, int64(at) + top + 1, math.MaxInt64, math.MinInt64} {
 			nums := append(make([]int64, n-1), far)
-			if l.pack(&buf, at, nums) {
-				t.Errorf("%d numbers: %d packed in %d bytes", n, nums[n-1], w)
+			d, spoiled := spoiledDecision(), spoiledDecision()
+			if l.pack(&d, at, nums) || inlineBytes(&d) != inlineBytes(&spoiled) || d.explain != nil {
+				t.Errorf("%d numbers: %d packed in %d bytes, or the decision changed", n, nums[n-1], w)
 			}
 		}
 	}
@@ -134,6 +131,16 @@ func TestStackRecordPacks(t *testing.T) {
 			t.Errorf("%d numbers packed in %d bytes each (%+v)", n, w, l)
 		}
 	}
+}
+
+// spoiledDecision is a decision whose record's bytes are all ones: what
+// a record before left there, which a record packed must clear.
+func spoiledDecision() Decision {
+	d := Decision{rec: [7]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}
+	for i := range d.v {
+		d.v[i] = -1
+	}
+	return d
 }
 
 // A stack instance learns a layout for records of many numbers from the
@@ -159,7 +166,6 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 		}
 		return nums
 	}
-	var buf [stackRecordMax]byte
 	for i := range learnAfter {
 		if r.layout != nil {
 			t.Fatalf("a layout after %d records", i)
@@ -171,14 +177,11 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 		t.Fatalf("no layout, or one not filling the decision's bytes: %+v", l)
 	}
 	check := func(nums []int64) bool {
-		for i := range buf {
-			buf[i] = 0xff
-		}
-		if !r.layout.pack(&buf, at, nums) {
+		d := spoiledDecision()
+		if !r.layout.pack(&d, at, nums) {
 			return false
 		}
-		var rec [stackInline + 8]byte
-		copy(rec[:stackInline], buf[:])
+		rec := inlineBytes(&d)
 		got := r.layout.unpack(&rec, at)
 		for p, want := range nums {
 			if got[p] != want {
@@ -186,8 +189,8 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 			}
 		}
 		for i := l.offs[13]; i < stackInline; i++ {
-			if buf[i] != 0 {
-				t.Fatalf("byte %d past the fields is %d", i, buf[i])
+			if rec[i] != 0 {
+				t.Fatalf("byte %d past the fields is %d", i, rec[i])
 			}
 		}
 		return true
