@@ -79,14 +79,16 @@ func (m *labMode) sayInstant(a *App) {
 
 // instantText is "request 3 of 10 at 0s" (or "before request 1 of 10 at
 // 0s") when the clock's instant holds several requests; "" otherwise.
+// While a question is asked it names the request asked about, the next:
+// "before request 4 of 10 at 0s".
 func instantText(a *App) string {
 	lab := a.lab
 	k, m := lab.Instant()
 	if m < 2 {
 		return ""
 	}
-	if k == 0 {
-		return "before request 1 of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
+	if k == 0 || a.quiz.asking() && k < m {
+		return "before request " + algorithms.Thousands(int64(k+1)) + " of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
 	}
 	return "request " + algorithms.Thousands(int64(k)) + " of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
 }

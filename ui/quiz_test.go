@@ -446,3 +446,35 @@ func stepToAQuestion(t *testing.T, a *App, n int) {
 		t.Fatal("no question")
 	}
 }
+
+// TestQuizHeaderNamesTheRequestAsked: during a question on a later
+// request of an instant, the header names that request, as the question
+// does ("before request 2 of 3"), not the one decided before it. The
+// canned lessons' quizzes are walked to the first such question.
+func TestQuizHeaderNamesTheRequestAsked(t *testing.T) {
+	for _, c := range scenarios.List() {
+		a := newTestApp(t, c.Name, 100, 30)
+		if len(a.lab.Scenario().Quiz) == 0 {
+			continue
+		}
+		press(a, "t")
+		for range 50 {
+			for i := 0; i < 1000 && !a.quiz.asking() && a.lab.Pos() < a.lab.Len(); i++ {
+				press(a, "n")
+			}
+			if !a.quiz.asking() {
+				break
+			}
+			if k, m := a.lab.Instant(); k > 0 && m > 1 {
+				head := strings.Join(a.headerBlock(100, 2), "\n")
+				want := fmt.Sprintf("before request %d of %d at", k+1, m)
+				if !strings.Contains(head, want) {
+					t.Fatalf("%s: asking about request %d of %d, the header reads:\n%s\nwant %q", c.Name, k+1, m, head, want)
+				}
+				return
+			}
+			answerRightly(t, a)
+		}
+	}
+	t.Fatal("no canned quiz asks about a later request of an instant")
+}
