@@ -252,3 +252,18 @@ func TestFleetWordsExplained(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpExplainsATwin: a lab with a mistake beside its exact twin has
+// help explain the lane's "2 more than log"; a lab without one does not.
+func TestHelpExplainsATwin(t *testing.T) {
+	const line = "a mistake lane's admissions against those of its exact twin"
+	for _, c := range []struct {
+		lesson string
+		want   bool
+	}{{"attempts-counted", true}, {"dashboard", false}} {
+		a := newTestApp(t, c.lesson, 100, 30)
+		if got := strings.Contains(a.pages.helpText(a, 400), line); got != c.want {
+			t.Errorf("%s: help explains a twin %v, want %v", c.lesson, got, c.want)
+		}
+	}
+}
