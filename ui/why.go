@@ -270,15 +270,18 @@ func replyTexts(st *styles, v laneView) []string {
 		}
 	}
 	head := st.http.Render(status + " · Retry-After: " + strconv.FormatInt(s, 10))
-	// The wait in the screen's time format, as everywhere on it; the
-	// header rounds it up to whole seconds.
-	exact := " (wait " + v.secs(d.RetryAfter) + ", rounded up) · "
 	if d.RetryAfter%time.Second == 0 {
-		exact = " · " // a whole number of seconds: nothing was rounded
+		// A whole number of seconds: nothing was rounded.
+		return []string{head + st.muted.Render(" · "+retry), head}
 	}
+	// The wait in the screen's time format, as everywhere on it; the
+	// header rounds it up to whole seconds, which is said before when a
+	// retry fits (the lane's box says that too), so that a narrow panel
+	// never shows "Retry-After: 1" beside a wait of 0.2s unexplained.
+	rounded := " (wait " + v.secs(d.RetryAfter) + ", rounded up)"
 	return []string{
-		head + st.muted.Render(exact+retry),
-		head + st.muted.Render(" · "+retry),
+		head + st.muted.Render(rounded+" · "+retry),
+		head + st.muted.Render(rounded),
 		head + st.muted.Render(" (wait "+v.secs(d.RetryAfter)+")"),
 		head,
 	}
