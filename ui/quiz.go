@@ -478,11 +478,12 @@ func (q *quiz) toggle(a *App) {
 	if k, _ := a.lab.Instant(); k > 0 {
 		a.lab.SeekBefore(a.lab.Pos() - k)
 	}
-	what := "the moments this lesson marks"
+	// Said whole at 80 columns.
+	what := "when the lesson asks"
 	if q.every {
 		what = "every request"
 	}
-	a.status.set("quiz on: play or step (n) and predict at " + what + " · t again ends it")
+	a.status.set("quiz on: step (n) or play and predict " + what + " · t ends the quiz")
 	if !q.every && !q.anyMoment() {
 		a.status.set("quiz on, but this scenario's marks match no request · t ends it")
 	}

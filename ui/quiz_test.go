@@ -478,3 +478,21 @@ func TestQuizHeaderNamesTheRequestAsked(t *testing.T) {
 	}
 	t.Fatal("no canned quiz asks about a later request of an instant")
 }
+
+// TestQuizOnIsSaidWholeAt80: t's message, with the lesson's questions
+// and with every request asked, fits an 80-column screen whole.
+func TestQuizOnIsSaidWholeAt80(t *testing.T) {
+	for _, c := range []struct {
+		a    *App
+		want string
+	}{
+		{newTestApp(t, "attempts-counted", 80, 24), "quiz on: step (n) or play and predict when the lesson asks · t ends the quiz"},
+		{newYAMLApp(t, "title: q\nlimiters:\n  - {name: b, algorithm: token-bucket, capacity: 1, rate: 1/s}\ntraffic:\n  - {every: 500ms, until: 3s}\n", 80, 24),
+			"quiz on: step (n) or play and predict every request · t ends the quiz"},
+	} {
+		press(c.a, "t")
+		if s := screen(c.a); !strings.Contains(s, c.want) {
+			t.Errorf("t's message is not whole at 80x24, want %q:\n%s", c.want, s)
+		}
+	}
+}
