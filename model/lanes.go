@@ -258,12 +258,17 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 		l.ls.aside, had = l.lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
 	l.lim.DecideInto(d, at, q.key, q.cost)
-	l.stats.count(d)
 	var o settled
 	if d.Outcome.Admitted() {
+		l.stats.count(d)
 		o = l.admitted(at, q, d, cancel, had)
 	} else {
-		// Refused, the common case, kept lean.
+		// Refused, the common case, kept lean: count inline.
+		if rare(d) {
+			l.stats.count(d)
+		} else {
+			l.stats.Rejected++
+		}
 		o.next, o.fate, o.ending = l.plans[q.client].retry(l.end, n, q, d)
 		if o.fate == Retrying {
 			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1}, q)
