@@ -271,7 +271,10 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 		}
 		o.next, o.fate, o.ending = l.plans[q.client].retry(l.end, n, q, d)
 		if o.fate == Retrying {
-			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1}, q)
+			if slot < 0 {
+				slot = l.owed.hold(q)
+			}
+			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1})
 			slot = -1 // the slot holds q for its next attempt
 		}
 		if m := l.meter; m != nil {

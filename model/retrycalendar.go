@@ -50,7 +50,7 @@ type retryCalendar struct {
 	// its list, or −1 for over's root; both mean nothing when none is held.
 	low    time.Duration
 	lowDay int64
-	wheel  *retryWheel // nil until a retry goes to it
+	wheel  *retryWheel // nil until a request is held (fitWheel)
 	over   []owedTry   // a min-heap (minheap)
 	reqs   []retryReq
 	free   []int32 // reqs' empty slots
@@ -125,7 +125,22 @@ func (c *retryCalendar) hold(q *retryReq) int32 {
 		return s
 	}
 	c.reqs = append(c.reqs, *q)
+	c.fitWheel()
 	return int32(len(c.reqs) - 1)
+}
+
+// fitWheel makes the wheel, at the first request held, and keeps a
+// wheelRetry for each slot of reqs, so that a push finds its slot's entry
+// without a test. A clone has no wheel until it holds a request of its
+// own: till then its retries wait in over.
+func (c *retryCalendar) fitWheel() {
+	if c.wheel == nil {
+		c.wheel = new(retryWheel)
+	}
+	if w := c.wheel; len(w.owed) < len(c.reqs) {
+		w.owed = append(w.owed, make([]wheelRetry, len(c.reqs)-len(w.owed))...)
+		w.owed = w.owed[:cap(w.owed)]
+	}
 }
 
 // release frees slot, whose request the lane will not try again.
@@ -134,50 +149,45 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds attempt r.n of the request in slot r.slot, due at, owed since
-// a refusal at now (no later than at), made after every retry pushed
-// before; when r.slot is −1, a copy of q is held in a slot of its own.
-func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
-	if r.slot < 0 {
-		r.slot = c.hold(q)
-	}
-	x := owedTry{At: at, Seq: c.made, V: r}
+// push adds attempt r.n of the request held in slot r.slot (see hold),
+// due at, owed since a refusal at now (no later than at), made after every
+// retry pushed before.
+func (c *retryCalendar) push(now, at time.Duration, r owedRef) {
+	seq := c.made
 	c.made++
-	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
 		// The wheel's days start at the clock's, not at this retry's:
 		// a shorter wait pushed next, due before this one, still
 		// falls on them.
 		c.base = int64(now) >> (c.shift & 63)
 	}
-	if uint64(day-c.base) < calendarDays {
-		w := c.wheel
-		if w == nil {
-			w = new(retryWheel)
-			c.wheel = w
-		}
-		s := x.V.slot
-		if int(s) >= len(w.owed) {
-			w.owed = append(w.owed, make([]wheelRetry, int(s)+1-len(w.owed))...)
-			w.owed = w.owed[:cap(w.owed)]
-		}
+	day := int64(at) >> (c.shift & 63)
+	if w := c.wheel; w != nil && uint64(day-c.base) < calendarDays {
 		// In its place on its day's list, after those due no later
 		// (made before it), unless listCap of them stand in the way.
 		d := day & (calendarDays - 1)
-		at := &w.head[d]
+		next := &w.head[d]
 		for range listCap {
-			if *at == 0 || x.At < w.owed[*at-1].at {
-				w.owed[s] = wheelRetry{at: x.At, seq: x.Seq, n: x.V.n, next: *at}
-				*at = s + 1
+			if *next == 0 || at < w.owed[*next-1].at {
+				w.owed[r.slot] = wheelRetry{at: at, seq: seq, n: r.n, next: *next}
+				*next = r.slot + 1
 				w.days[d>>6] |= 1 << (d & 63)
 				w.words |= 1 << (d >> 6)
 				c.count++
-				c.pushed(x.At, day)
+				c.pushed(at, day)
 				return
 			}
-			at = &w.owed[*at-1].next
+			next = &w.owed[*next-1].next
 		}
 	}
+	c.pushOver(owedTry{At: at, Seq: seq, V: r})
+}
+
+// pushOver is push of x to over: the wheel is not made yet (a clone's),
+// x is due out of its reach, or listCap retries stand before x on its day.
+//
+//go:noinline
+func (c *retryCalendar) pushOver(x owedTry) {
 	c.over = minheap.Push(c.over, x)
 	c.pushed(x.At, -1)
 }

@@ -70,7 +70,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 				for range r.IntN(3) {
 					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
 					seq++
-					c.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+					c.push(now, x.At, owedRef{slot: c.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n})
 					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
 						if a.Before(&b) {
 							return -1
@@ -79,7 +79,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 					})
 					want = slices.Insert(want, i, x)
 					if clone != nil {
-						clone.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+						clone.push(now, x.At, owedRef{slot: clone.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n})
 						cloneWant = slices.Clone(want)
 					}
 				}
@@ -115,8 +115,8 @@ func TestRetryCalendarWheelStartsAtTheClock(t *testing.T) {
 	shift := calendarShift(time.Second)
 	c := &retryCalendar{shift: shift}
 	now := 5 * time.Second
-	c.push(now, now+900*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 0})
-	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 1})
+	c.push(now, now+900*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 0}), n: 2})
+	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 1}), n: 2})
 	if c.count != 2 || len(c.over) != 0 {
 		t.Errorf("%d retries on the wheel, %d in the heap; want 2 and 0", c.count, len(c.over))
 	}
@@ -149,7 +149,10 @@ func BenchmarkRetryCalendar(b *testing.B) {
 			return
 		}
 		wait := time.Duration(int64(waits[n-1]) * draws[int(seq)&(len(draws)-1)] >> 20)
-		c.push(at, at+wait, owedRef{slot: slot, n: n + 1}, &retryReq{})
+		if slot < 0 {
+			slot = c.hold(&retryReq{})
+		}
+		c.push(at, at+wait, owedRef{slot: slot, n: n + 1})
 		seq++
 	}
 	for i := 0; i < b.N; {
@@ -193,7 +196,7 @@ func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
 			c.release(c.pop().V.slot)
 		}
 		for range r.IntN(3) {
-			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: -1, n: 2}, &retryReq{orig: slot})
+			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: c.hold(&retryReq{orig: slot}), n: 2})
 			slot++
 		}
 		if len(c.over) > 0 {
