@@ -78,7 +78,7 @@ func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Dur
 		cancel := slices.ContainsFunc(book.clients, func(c scenarios.Client) bool { return c.Cancel })
 		for i, def := range defs {
 			ls.cancels[i] = cancel && maxDelay(def.Policy) > 0
-			ls.owed[i].shift = shift
+			ls.owed[i] = newRetryCalendar(shift)
 		}
 	}
 	for _, def := range defs {

@@ -46,8 +46,9 @@ type retryCalendar struct {
 	// refusal pushed): a retry due before it goes to over.
 	base  int64
 	count int // retries on the wheel
-	// low is when the earliest retry held is due, and lowDay the day of
-	// its list, or −1 for over's root; both mean nothing when none is held.
+	// low is when the earliest retry held is due, endOfTime when none is
+	// (no retry is due then: each comes before the scenario's end), and
+	// lowDay the day of its list, or −1 for over's root.
 	low    time.Duration
 	lowDay int64
 	wheel  *retryWheel // nil until a request is held (fitWheel)
@@ -115,6 +116,12 @@ func (b *clientBook) longestWait() time.Duration {
 
 // len is how many retries c holds.
 func (c *retryCalendar) len() int { return c.count + len(c.over) }
+
+// newRetryCalendar is an empty calendar whose days are 1<<shift
+// nanoseconds.
+func newRetryCalendar(shift uint) retryCalendar {
+	return retryCalendar{shift: shift, low: endOfTime}
+}
 
 // hold keeps a copy of q, for its request's retries: its slot.
 func (c *retryCalendar) hold(q *retryReq) int32 {
@@ -196,18 +203,19 @@ func (c *retryCalendar) pushOver(x owedTry) {
 // list (−1: over): made after every retry held, it is the earliest only
 // if due before them all.
 func (c *retryCalendar) pushed(at time.Duration, day int64) {
-	if at < c.low || c.len() == 1 {
+	if at < c.low {
 		c.low, c.lowDay = at, day
 	}
 }
 
 // next is when the earliest retry c holds is due; false when it holds none.
 func (c *retryCalendar) next() (time.Duration, bool) {
-	return c.low, c.len() > 0
+	return c.low, c.low != endOfTime
 }
 
-// due tells whether a retry c holds is due by t.
-func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t && c.len() > 0 }
+// due tells whether a retry c holds is due by t, for any
+// t before endOfTime.
+func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t }
 
 // pop removes and returns the earliest retry, c holding any, and finds
 // the next: the head of the wheel's first day from base whose list holds
@@ -251,6 +259,8 @@ func (c *retryCalendar) pop() owedTry {
 	}
 	if len(c.over) > 0 {
 		c.low, c.lowDay = c.over[0].At, -1
+	} else {
+		c.low = endOfTime
 	}
 	return x
 }

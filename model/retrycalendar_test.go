@@ -36,7 +36,8 @@ func TestRetryCalendarOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(tc.shift)))
-			c := &retryCalendar{shift: tc.shift}
+			cal := newRetryCalendar(tc.shift)
+			c := &cal
 			var want []owedTry
 			var clone *retryCalendar
 			var cloneWant []owedTry
@@ -113,7 +114,8 @@ func TestRetryCalendarOrder(t *testing.T) {
 // of them would take them in the same order, at a heap's cost).
 func TestRetryCalendarWheelStartsAtTheClock(t *testing.T) {
 	shift := calendarShift(time.Second)
-	c := &retryCalendar{shift: shift}
+	cal := newRetryCalendar(shift)
+	c := &cal
 	now := 5 * time.Second
 	c.push(now, now+900*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 0}), n: 2})
 	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 1}), n: 2})
@@ -140,7 +142,8 @@ func BenchmarkRetryCalendar(b *testing.B) {
 		draws[i] = r.Int64N(1 << 20)
 	}
 	waits := [...]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
-	c := &retryCalendar{shift: calendarShift(waits[len(waits)-1])}
+	cal := newRetryCalendar(calendarShift(waits[len(waits)-1]))
+	c := &cal
 	var now time.Duration
 	var seq int64
 	owe := func(at time.Duration, n int32, slot int32) {
@@ -171,7 +174,7 @@ func BenchmarkRetryCalendar(b *testing.B) {
 
 // popUntil removes and returns c's earliest retry if it is due by t.
 func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
-	if !c.due(t) {
+	if at, ok := c.next(); !ok || at > t {
 		return owedTry{}, false
 	}
 	return c.pop(), true
@@ -184,7 +187,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
 	const longest = time.Second
 	r := rand.New(rand.NewPCG(7, 7))
-	c := &retryCalendar{shift: calendarShift(longest)}
+	cal := newRetryCalendar(calendarShift(longest))
+	c := &cal
 	var now time.Duration
 	slot := 0
 	for step := range 200000 {

@@ -48,7 +48,7 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 		}
 		index++
 	}
-	last := endOfTime
+	last := endOfTime - 1 // every retry: each is due before the scenario's end (see due)
 	if opt.Until > 0 {
 		last = opt.Until - 1
 	}
