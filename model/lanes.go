@@ -263,30 +263,35 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 		l.stats.count(d)
 		o = l.admitted(at, q, d, cancel, had)
 	} else {
-		// Refused, the common case, kept lean: count inline.
+		// Refused, the common case, kept lean: count inline, and a
+		// request that retries settled here.
 		if rare(d) {
 			l.stats.count(d)
 		} else {
 			l.stats.Rejected++
 		}
-		o.next, o.fate, o.ending = l.plans[q.client].retry(l.end, n, q, d)
-		if o.fate == Retrying {
-			if slot < 0 {
-				slot = l.owed.hold(q)
-			}
-			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1})
-			slot = -1 // the slot holds q for its next attempt
-		}
+		next, fate, ending := l.plans[q.client].retry(l.end, n, q, d)
 		if m := l.meter; m != nil {
 			// Inlined, keyMeter.measure only checks a refusal,
 			// which mostly changes no key's size.
 			m.keys.measure(l.lim, at, q.key, false)
 		}
+		if fate == Retrying {
+			if slot < 0 {
+				slot = l.owed.hold(q)
+			}
+			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1})
+			l.stats.settleAs(n == 1, Retrying, scenarios.TryAgain)
+			if a != nil {
+				*a = settled{fate: Retrying, next: next}.attempt(n, q)
+			}
+			return
+		}
+		o = settled{fate: fate, ending: ending, next: next}
 	}
 	l.stats.settleAs(n == 1, o.fate, o.ending)
 	if a != nil {
-		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
-			Fate: o.fate, Ending: o.ending, Next: o.next, Latency: o.latency, Cancelled: o.gaveBack}
+		*a = o.attempt(n, q)
 	}
 	if slot >= 0 {
 		l.owed.release(slot)
@@ -299,6 +304,12 @@ type settled struct {
 	ending        scenarios.Ending
 	gaveBack      bool
 	next, latency time.Duration
+}
+
+// attempt is attempt n of request q, which o says what became of.
+func (o settled) attempt(n int32, q *retryReq) Attempt {
+	return Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+		Fate: o.fate, Ending: o.ending, Next: o.next, Latency: o.latency, Cancelled: o.gaveBack}
 }
 
 // admitted settles request q, whose attempt at was admitted as d says:
