@@ -219,7 +219,8 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 // try decides attempt n, at, of request q in lane i (see laneAt.try).
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
 	l := ls.at(i)
-	l.try(at, n, q, slot, d, a)
+	l.d, l.a = d, a
+	l.try(at, n, q, slot)
 }
 
 // laneAt is one lane's parts an attempt reads and changes, each at hand:
@@ -233,6 +234,13 @@ type laneAt struct {
 	peak    *peak.Tracker
 	owed    *retryCalendar
 	meter   *summaryMeter // nil outside a summary run
+	// d is where an attempt's decision is written, and a what became of
+	// its request, unless a is nil: a summary run reads only the totals,
+	// and an Attempt of nine fields filled for every decision would be a
+	// good part of its time. Fields, not arguments: fewer words to keep
+	// across try's calls.
+	d       *algorithms.Decision
+	a       *Attempt
 	plans   []plan
 	end     time.Duration // the clients' book's
 	cancels bool
@@ -248,10 +256,10 @@ func (ls *lanes) at(i int) laneAt {
 // request: served, abandoned, unfinished, or a retry the lane now owes.
 // slot is q's in the lane's calendar, or −1 for an original request (q is
 // then copied there if the lane retries it); the slot is freed unless the
-// lane retries the request. What became of the request is written into *a,
-// unless a is nil: a summary run reads only the totals, and an Attempt of
-// nine fields filled for every decision would be a good part of its time.
-func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+// lane retries the request. The decision is written into *l.d and what
+// became of the request into *l.a, unless l.a is nil.
+func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
+	d := l.d
 	var had bool
 	cancel := l.cancels && l.plans[q.client].c.Cancel
 	if cancel {
@@ -282,16 +290,16 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algo
 			}
 			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1})
 			l.stats.settleAs(n == 1, Retrying, scenarios.TryAgain)
-			if a != nil {
-				*a = settled{fate: Retrying, next: next}.attempt(n, q)
+			if l.a != nil {
+				*l.a = settled{fate: Retrying, next: next}.attempt(n, q)
 			}
 			return
 		}
 		o = settled{fate: fate, ending: ending, next: next}
 	}
 	l.stats.settleAs(n == 1, o.fate, o.ending)
-	if a != nil {
-		*a = o.attempt(n, q)
+	if l.a != nil {
+		*l.a = o.attempt(n, q)
 	}
 	if slot >= 0 {
 		l.owed.release(slot)
