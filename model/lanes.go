@@ -243,13 +243,19 @@ type laneAt struct {
 	a       *Attempt
 	plans   []plan
 	end     time.Duration // the clients' book's
-	cancels bool
+	cancel  bool // ls.cancels' for the lane
 }
+
+// cancels tells whether q's client gives its slot back when it abandons
+// a delayed admission, on a lane where that can matter. Asked again by
+// admitted rather than kept across the limiter's call: a word fewer to
+// keep on the common path.
+func (l *laneAt) cancels(q *retryReq) bool { return l.cancel && l.plans[q.client].c.Cancel }
 
 // at is lane i's parts (a summary run adds its meter).
 func (ls *lanes) at(i int) laneAt {
 	return laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
-		plans: ls.book.plans, end: ls.book.end, cancels: ls.cancels[i]}
+		plans: ls.book.plans, end: ls.book.end, cancel: ls.cancels[i]}
 }
 
 // try decides attempt n, at, of request q and settles what becomes of the
@@ -261,15 +267,14 @@ func (ls *lanes) at(i int) laneAt {
 func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
 	d := l.d
 	var had bool
-	cancel := l.cancels && l.plans[q.client].c.Cancel
-	if cancel {
+	if l.cancels(q) {
 		l.ls.aside, had = l.lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
 	l.lim.DecideInto(d, at, q.key, q.cost)
 	var o settled
 	if d.Outcome.Admitted() {
 		l.stats.count(d)
-		o = l.admitted(at, q, d, cancel, had)
+		o = l.admitted(at, q, d, had)
 	} else {
 		// Refused, the common case, kept lean: count inline, and a
 		// request that retries settled here.
@@ -278,12 +283,12 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
 		} else {
 			l.stats.Rejected++
 		}
-		next, fate, ending := l.plans[q.client].retry(l.end, n, q, d)
 		if m := l.meter; m != nil {
 			// Inlined, keyMeter.measure only checks a refusal,
 			// which mostly changes no key's size.
 			m.keys.measure(l.lim, at, q.key, false)
 		}
+		next, fate, ending := l.plans[q.client].retry(l.end, n, q, d)
 		if fate == Retrying {
 			if slot < 0 {
 				slot = l.owed.hold(q)
@@ -291,11 +296,11 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
 			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1})
 			l.stats.settleAs(n == 1, Retrying, scenarios.TryAgain)
 			if l.a != nil {
-				*l.a = settled{fate: Retrying, next: next}.attempt(n, q)
+				*l.a = settled{fate: Retrying, when: next}.attempt(n, q)
 			}
 			return
 		}
-		o = settled{fate: fate, ending: ending, next: next}
+		o = settled{fate: fate, ending: ending, when: next}
 	}
 	l.stats.settleAs(n == 1, o.fate, o.ending)
 	if l.a != nil {
@@ -306,27 +311,34 @@ func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
 	}
 }
 
-// settled is what became of a request after an attempt (see Attempt).
+// settled is what became of a request after an attempt (see Attempt):
+// when is its latency when served, else its next attempt's time (or 0).
+// Four fields, which Go keeps in registers (five it keeps in memory).
 type settled struct {
-	fate          Fate
-	ending        scenarios.Ending
-	gaveBack      bool
-	next, latency time.Duration
+	fate     Fate
+	ending   scenarios.Ending
+	gaveBack bool
+	when     time.Duration
 }
 
 // attempt is attempt n of request q, which o says what became of.
 func (o settled) attempt(n int32, q *retryReq) Attempt {
-	return Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
-		Fate: o.fate, Ending: o.ending, Next: o.next, Latency: o.latency, Cancelled: o.gaveBack}
+	a := Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+		Fate: o.fate, Ending: o.ending, Next: o.when, Cancelled: o.gaveBack}
+	if o.fate == Served {
+		a.Next, a.Latency = 0, o.when
+	}
+	return a
 }
 
 // admitted settles request q, whose attempt at was admitted as d says:
-// served, or abandoned past its deadline, its slot given back if cancel
-// (its key's state, had, kept aside by try) or kept.
-func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision, cancel, had bool) settled {
+// served, or abandoned past its deadline, its slot given back if its
+// client cancels (its key's state, had, kept aside by try) or kept.
+func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision, had bool) settled {
+	cancel := l.cancels(q)
 	var o settled
 	if release := at + d.Delay; !l.plans[q.client].late(q, release) {
-		o.fate, o.latency = Served, release-q.first
+		o.fate, o.when = Served, release-q.first
 		l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 	} else {
 		// The caller stops waiting. Given back, the slot is as if
@@ -347,8 +359,8 @@ func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision,
 	}
 	if m := l.meter; m != nil {
 		m.keys.measure(l.lim, at, q.key, true)
-		if o.latency != 0 {
-			m.waited.add(o.latency)
+		if o.fate == Served && o.when != 0 {
+			m.waited.add(o.when)
 		}
 	}
 	return o
