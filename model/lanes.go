@@ -208,11 +208,11 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 		return 0, false
 	}
 	o := &ls.owed[lane]
-	x := o.pop() // due by t, as next said
-	q := &o.reqs[x.V.slot]
-	*r = Request{At: x.At, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
+	at, x := o.pop() // due by t, as next said
+	q := &o.reqs[x.slot]
+	*r = Request{At: at, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
 	ls.retryKey = q.key
-	ls.try(lane, x.At, x.V.n, q, x.V.slot, d, a)
+	ls.try(lane, at, x.n, q, x.slot, d, a)
 	return lane, true
 }
 
@@ -228,22 +228,22 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 // of the lanes' slices (Go keeps no register across a call, so a slice is
 // indexed again after each).
 type laneAt struct {
-	ls      *lanes
-	lim     algorithms.Limiter
-	stats   *Stats
-	peak    *peak.Tracker
-	owed    *retryCalendar
-	meter   *summaryMeter // nil outside a summary run
+	ls    *lanes
+	lim   algorithms.Limiter
+	stats *Stats
+	peak  *peak.Tracker
+	owed  *retryCalendar
+	meter *summaryMeter // nil outside a summary run
 	// d is where an attempt's decision is written, and a what became of
 	// its request, unless a is nil: a summary run reads only the totals,
 	// and an Attempt of nine fields filled for every decision would be a
 	// good part of its time. Fields, not arguments: fewer words to keep
 	// across try's calls.
-	d       *algorithms.Decision
-	a       *Attempt
-	plans   []plan
-	end     time.Duration // the clients' book's
-	cancel  bool // ls.cancels' for the lane
+	d      *algorithms.Decision
+	a      *Attempt
+	plans  []plan
+	end    time.Duration // the clients' book's
+	cancel bool          // ls.cancels' for the lane
 }
 
 // cancels tells whether q's client gives its slot back when it abandons

@@ -217,22 +217,25 @@ func (c *retryCalendar) next() (time.Duration, bool) {
 // t before endOfTime.
 func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t }
 
-// pop removes and returns the earliest retry, c holding any, and finds
+// pop removes the earliest retry, c holding any, returns when it is due
+// and which attempt of which held request it is (its Seq is of no use to
+// a caller, and one word fewer to load and return), and finds
 // the next: the head of the wheel's first day from base whose list holds
 // any (all are due within calendarDays days of base), found by a bit scan
 // in base's word of days, or two when it is in a later word, unless
 // over's root comes first.
-func (c *retryCalendar) pop() owedTry {
-	var x owedTry
+func (c *retryCalendar) pop() (at time.Duration, r owedRef) {
 	if day := c.lowDay; day < 0 {
+		var x owedTry
 		x, c.over = minheap.Pop(c.over)
+		at, r = x.At, x.V
 	} else {
 		c.base = day
 		c.count--
 		w := c.wheel
 		d := day & (calendarDays - 1)
 		s := w.head[d] - 1
-		x = w.owed[s].owed(s)
+		at, r = w.owed[s].at, owedRef{slot: s, n: w.owed[s].n}
 		if w.head[d] = w.owed[s].next; w.head[d] == 0 {
 			if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
 				w.words &^= 1 << (d >> 6)
@@ -254,7 +257,7 @@ func (c *retryCalendar) pop() owedTry {
 		e := &w.owed[w.head[day&(calendarDays-1)]-1]
 		if len(c.over) == 0 || !c.over[0].Before(&owedTry{At: e.at, Seq: e.seq}) {
 			c.low, c.lowDay = e.at, day
-			return x
+			return at, r
 		}
 	}
 	if len(c.over) > 0 {
@@ -262,7 +265,7 @@ func (c *retryCalendar) pop() owedTry {
 	} else {
 		c.low = endOfTime
 	}
-	return x
+	return at, r
 }
 
 // clone is a copy of c that shares no memory with it, no larger than its

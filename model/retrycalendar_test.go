@@ -55,7 +55,8 @@ func TestRetryCalendarOrder(t *testing.T) {
 					// want's slots are the requests' orig: a clone
 					// packs the requests in slots of its own.
 					w := (*want)[0]
-					if x.At != w.At || x.Seq != w.Seq || x.V.n != w.V.n || c.reqs[x.V.slot].orig != int(w.V.slot) {
+					// orig, the retry's Seq here, tells ties apart.
+					if x.At != w.At || x.V.n != w.V.n || c.reqs[x.V.slot].orig != int(w.V.slot) {
 						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, c.reqs[x.V.slot].orig, w)
 					}
 					c.release(x.V.slot)
@@ -177,7 +178,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 	if at, ok := c.next(); !ok || at > t {
 		return owedTry{}, false
 	}
-	return c.pop(), true
+	at, r := c.pop()
+	return owedTry{At: at, V: r}, true
 }
 
 // TestRetryCalendarKeepsItsDaysWithTheClock: retries owed within the
@@ -197,7 +199,8 @@ func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
 			now += 10 * longest // a quiet spell, after which all that is owed is due
 		}
 		for c.due(now) {
-			c.release(c.pop().V.slot)
+			_, r := c.pop()
+			c.release(r.slot)
 		}
 		for range r.IntN(3) {
 			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: c.hold(&retryReq{orig: slot}), n: 2})

@@ -101,7 +101,7 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 func (lr *laneRun) drain(t time.Duration) {
 	o := lr.owed
 	for o.due(t) {
-		x := o.pop()
-		lr.try(x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot)
+		at, x := o.pop()
+		lr.try(at, x.n, &o.reqs[x.slot], x.slot)
 	}
 }
