@@ -148,11 +148,18 @@ func (b *clientBook) salt(client int, first time.Duration, rank int) uint64 {
 func (p *plan) retry(end time.Duration, n int32, q *retryReq, d *algorithms.Decision) (time.Duration, Fate, scenarios.Ending) {
 	var next time.Duration
 	var ending scenarios.Ending
-	if int(n) <= len(p.steps) && d.RetryAfter != algorithms.Never {
+	switch {
+	case int(n) <= len(p.steps) && d.RetryAfter != algorithms.Never:
 		// A backoff before its last attempt, on a refusal it can
 		// outwait: NextTry's wait is the step's.
 		next, ending = p.c.TryAfter(p.wait(n, q.salt), q.first, d)
-	} else {
+	case int(n) > len(p.steps) && p.steps != nil:
+		// A backoff's steps follow each attempt but its last, so n
+		// is its last: its attempts are used, as NextTry would say
+		// first whatever d, without the call (a quarter of a
+		// backoff's refusals).
+		return 0, Abandoned, scenarios.AttemptsUsed
+	default:
 		// Only a backoff's wait draws a jitter.
 		next, ending = p.c.NextTry(int(n), q.first, d, 0)
 	}

@@ -78,7 +78,7 @@ func newLanes(defs []Lane, peakWindow time.Duration, store Store, until time.Dur
 		cancel := slices.ContainsFunc(book.clients, func(c scenarios.Client) bool { return c.Cancel })
 		for i, def := range defs {
 			ls.cancels[i] = cancel && maxDelay(def.Policy) > 0
-			ls.owed[i].shift = shift
+			ls.owed[i] = newRetryCalendar(shift)
 		}
 	}
 	for _, def := range defs {
@@ -208,18 +208,19 @@ func (ls *lanes) nextRetry(t time.Duration, r *Request, d *algorithms.Decision, 
 		return 0, false
 	}
 	o := &ls.owed[lane]
-	x := o.pop() // due by t, as next said
-	q := &o.reqs[x.V.slot]
-	*r = Request{At: x.At, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
+	at, x := o.pop() // due by t, as next said
+	q := &o.reqs[x.slot]
+	*r = Request{At: at, Key: q.key.String(), Cost: q.cost, Client: int(q.client)}
 	ls.retryKey = q.key
-	ls.try(lane, x.At, x.V.n, q, x.V.slot, d, a)
+	ls.try(lane, at, x.n, q, x.slot, d, a)
 	return lane, true
 }
 
 // try decides attempt n, at, of request q in lane i (see laneAt.try).
 func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
 	l := ls.at(i)
-	l.try(at, n, q, slot, d, a)
+	l.d, l.a = d, a
+	l.try(at, n, q, slot)
 }
 
 // laneAt is one lane's parts an attempt reads and changes, each at hand:
@@ -227,79 +228,117 @@ func (ls *lanes) try(i int, at time.Duration, n int32, q *retryReq, slot int32, 
 // of the lanes' slices (Go keeps no register across a call, so a slice is
 // indexed again after each).
 type laneAt struct {
-	ls      *lanes
-	lim     algorithms.Limiter
-	stats   *Stats
-	peak    *peak.Tracker
-	owed    *retryCalendar
-	meter   *summaryMeter // nil outside a summary run
-	plans   []plan
-	end     time.Duration // the clients' book's
-	cancels bool
+	ls    *lanes
+	lim   algorithms.Limiter
+	stats *Stats
+	peak  *peak.Tracker
+	owed  *retryCalendar
+	meter *summaryMeter // nil outside a summary run
+	// d is where an attempt's decision is written, and a what became of
+	// its request, unless a is nil: a summary run reads only the totals,
+	// and an Attempt of nine fields filled for every decision would be a
+	// good part of its time. Fields, not arguments: fewer words to keep
+	// across try's calls.
+	d      *algorithms.Decision
+	a      *Attempt
+	plans  []plan
+	end    time.Duration // the clients' book's
+	cancel bool          // ls.cancels' for the lane
 }
+
+// cancels tells whether q's client gives its slot back when it abandons
+// a delayed admission, on a lane where that can matter. Asked again by
+// admitted rather than kept across the limiter's call: a word fewer to
+// keep on the common path.
+func (l *laneAt) cancels(q *retryReq) bool { return l.cancel && l.plans[q.client].c.Cancel }
 
 // at is lane i's parts (a summary run adds its meter).
 func (ls *lanes) at(i int) laneAt {
 	return laneAt{ls: ls, lim: ls.limiters[i], stats: &ls.stats[i], peak: &ls.peaks[i], owed: &ls.owed[i],
-		plans: ls.book.plans, end: ls.book.end, cancels: ls.cancels[i]}
+		plans: ls.book.plans, end: ls.book.end, cancel: ls.cancels[i]}
 }
 
 // try decides attempt n, at, of request q and settles what becomes of the
 // request: served, abandoned, unfinished, or a retry the lane now owes.
 // slot is q's in the lane's calendar, or −1 for an original request (q is
 // then copied there if the lane retries it); the slot is freed unless the
-// lane retries the request. What became of the request is written into *a,
-// unless a is nil: a summary run reads only the totals, and an Attempt of
-// nine fields filled for every decision would be a good part of its time.
-func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32, d *algorithms.Decision, a *Attempt) {
+// lane retries the request. The decision is written into *l.d and what
+// became of the request into *l.a, unless l.a is nil.
+func (l *laneAt) try(at time.Duration, n int32, q *retryReq, slot int32) {
+	d := l.d
 	var had bool
-	cancel := l.cancels && l.plans[q.client].c.Cancel
-	if cancel {
+	if l.cancels(q) {
 		l.ls.aside, had = l.lim.(algorithms.StateCodec).ExportKey(q.key)
 	}
 	l.lim.DecideInto(d, at, q.key, q.cost)
-	l.stats.count(d)
 	var o settled
 	if d.Outcome.Admitted() {
-		o = l.admitted(at, q, d, cancel, had)
+		l.stats.count(d)
+		o = l.admitted(at, q, d, had)
 	} else {
-		// Refused, the common case, kept lean.
-		o.next, o.fate, o.ending = l.plans[q.client].retry(l.end, n, q, d)
-		if o.fate == Retrying {
-			l.owed.push(d.At, o.next, owedRef{slot: slot, n: n + 1}, q)
-			slot = -1 // the slot holds q for its next attempt
+		// Refused, the common case, kept lean: count inline, and a
+		// request that retries settled here.
+		if rare(d) {
+			l.stats.count(d)
+		} else {
+			l.stats.Rejected++
 		}
 		if m := l.meter; m != nil {
 			// Inlined, keyMeter.measure only checks a refusal,
 			// which mostly changes no key's size.
 			m.keys.measure(l.lim, at, q.key, false)
 		}
+		next, fate, ending := l.plans[q.client].retry(l.end, n, q, d)
+		if fate == Retrying {
+			if slot < 0 {
+				slot = l.owed.hold(q)
+			}
+			l.owed.push(d.At, next, owedRef{slot: slot, n: n + 1})
+			l.stats.settleAs(n == 1, Retrying, scenarios.TryAgain)
+			if l.a != nil {
+				*l.a = settled{fate: Retrying, when: next}.attempt(n, q)
+			}
+			return
+		}
+		o = settled{fate: fate, ending: ending, when: next}
 	}
 	l.stats.settleAs(n == 1, o.fate, o.ending)
-	if a != nil {
-		*a = Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
-			Fate: o.fate, Ending: o.ending, Next: o.next, Latency: o.latency, Cancelled: o.gaveBack}
+	if l.a != nil {
+		*l.a = o.attempt(n, q)
 	}
 	if slot >= 0 {
 		l.owed.release(slot)
 	}
 }
 
-// settled is what became of a request after an attempt (see Attempt).
+// settled is what became of a request after an attempt (see Attempt):
+// when is its latency when served, else its next attempt's time (or 0).
+// Four fields, which Go keeps in registers (five it keeps in memory).
 type settled struct {
-	fate          Fate
-	ending        scenarios.Ending
-	gaveBack      bool
-	next, latency time.Duration
+	fate     Fate
+	ending   scenarios.Ending
+	gaveBack bool
+	when     time.Duration
+}
+
+// attempt is attempt n of request q, which o says what became of.
+func (o settled) attempt(n int32, q *retryReq) Attempt {
+	a := Attempt{N: int(n), Original: q.orig, First: q.first, Client: int(q.client),
+		Fate: o.fate, Ending: o.ending, Next: o.when, Cancelled: o.gaveBack}
+	if o.fate == Served {
+		a.Next, a.Latency = 0, o.when
+	}
+	return a
 }
 
 // admitted settles request q, whose attempt at was admitted as d says:
-// served, or abandoned past its deadline, its slot given back if cancel
-// (its key's state, had, kept aside by try) or kept.
-func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision, cancel, had bool) settled {
+// served, or abandoned past its deadline, its slot given back if its
+// client cancels (its key's state, had, kept aside by try) or kept.
+func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision, had bool) settled {
+	cancel := l.cancels(q)
 	var o settled
 	if release := at + d.Delay; !l.plans[q.client].late(q, release) {
-		o.fate, o.latency = Served, release-q.first
+		o.fate, o.when = Served, release-q.first
 		l.peak.Admit(at, d.Delay, q.cost, peak.Source(q.key.ID(), d.Gateway))
 	} else {
 		// The caller stops waiting. Given back, the slot is as if
@@ -320,8 +359,8 @@ func (l *laneAt) admitted(at time.Duration, q *retryReq, d *algorithms.Decision,
 	}
 	if m := l.meter; m != nil {
 		m.keys.measure(l.lim, at, q.key, true)
-		if o.latency != 0 {
-			m.waited.add(o.latency)
+		if o.fate == Served && o.when != 0 {
+			m.waited.add(o.when)
 		}
 	}
 	return o

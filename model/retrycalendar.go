@@ -46,11 +46,12 @@ type retryCalendar struct {
 	// refusal pushed): a retry due before it goes to over.
 	base  int64
 	count int // retries on the wheel
-	// low is when the earliest retry held is due, and lowDay the day of
-	// its list, or −1 for over's root; both mean nothing when none is held.
+	// low is when the earliest retry held is due, endOfTime when none is
+	// (no retry is due then: each comes before the scenario's end), and
+	// lowDay the day of its list, or −1 for over's root.
 	low    time.Duration
 	lowDay int64
-	wheel  *retryWheel // nil until a retry goes to it
+	wheel  *retryWheel // nil until a request is held (fitWheel)
 	over   []owedTry   // a min-heap (minheap)
 	reqs   []retryReq
 	free   []int32 // reqs' empty slots
@@ -116,6 +117,12 @@ func (b *clientBook) longestWait() time.Duration {
 // len is how many retries c holds.
 func (c *retryCalendar) len() int { return c.count + len(c.over) }
 
+// newRetryCalendar is an empty calendar whose days are 1<<shift
+// nanoseconds.
+func newRetryCalendar(shift uint) retryCalendar {
+	return retryCalendar{shift: shift, low: endOfTime}
+}
+
 // hold keeps a copy of q, for its request's retries: its slot.
 func (c *retryCalendar) hold(q *retryReq) int32 {
 	if n := len(c.free); n > 0 {
@@ -125,7 +132,22 @@ func (c *retryCalendar) hold(q *retryReq) int32 {
 		return s
 	}
 	c.reqs = append(c.reqs, *q)
+	c.fitWheel()
 	return int32(len(c.reqs) - 1)
+}
+
+// fitWheel makes the wheel, at the first request held, and keeps a
+// wheelRetry for each slot of reqs, so that a push finds its slot's entry
+// without a test. A clone has no wheel until it holds a request of its
+// own: till then its retries wait in over.
+func (c *retryCalendar) fitWheel() {
+	if c.wheel == nil {
+		c.wheel = new(retryWheel)
+	}
+	if w := c.wheel; len(w.owed) < len(c.reqs) {
+		w.owed = append(w.owed, make([]wheelRetry, len(c.reqs)-len(w.owed))...)
+		w.owed = w.owed[:cap(w.owed)]
+	}
 }
 
 // release frees slot, whose request the lane will not try again.
@@ -134,50 +156,45 @@ func (c *retryCalendar) release(slot int32) {
 	c.free = append(c.free, slot)
 }
 
-// push adds attempt r.n of the request in slot r.slot, due at, owed since
-// a refusal at now (no later than at), made after every retry pushed
-// before; when r.slot is −1, a copy of q is held in a slot of its own.
-func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
-	if r.slot < 0 {
-		r.slot = c.hold(q)
-	}
-	x := owedTry{At: at, Seq: c.made, V: r}
+// push adds attempt r.n of the request held in slot r.slot (see hold),
+// due at, owed since a refusal at now (no later than at), made after every
+// retry pushed before.
+func (c *retryCalendar) push(now, at time.Duration, r owedRef) {
+	seq := c.made
 	c.made++
-	day := int64(x.At) >> (c.shift & 63)
 	if c.count == 0 {
 		// The wheel's days start at the clock's, not at this retry's:
 		// a shorter wait pushed next, due before this one, still
 		// falls on them.
 		c.base = int64(now) >> (c.shift & 63)
 	}
-	if uint64(day-c.base) < calendarDays {
-		w := c.wheel
-		if w == nil {
-			w = new(retryWheel)
-			c.wheel = w
-		}
-		s := x.V.slot
-		if int(s) >= len(w.owed) {
-			w.owed = append(w.owed, make([]wheelRetry, int(s)+1-len(w.owed))...)
-			w.owed = w.owed[:cap(w.owed)]
-		}
+	day := int64(at) >> (c.shift & 63)
+	if w := c.wheel; w != nil && uint64(day-c.base) < calendarDays {
 		// In its place on its day's list, after those due no later
 		// (made before it), unless listCap of them stand in the way.
 		d := day & (calendarDays - 1)
-		at := &w.head[d]
+		next := &w.head[d]
 		for range listCap {
-			if *at == 0 || x.At < w.owed[*at-1].at {
-				w.owed[s] = wheelRetry{at: x.At, seq: x.Seq, n: x.V.n, next: *at}
-				*at = s + 1
+			if *next == 0 || at < w.owed[*next-1].at {
+				w.owed[r.slot] = wheelRetry{at: at, seq: seq, n: r.n, next: *next}
+				*next = r.slot + 1
 				w.days[d>>6] |= 1 << (d & 63)
 				w.words |= 1 << (d >> 6)
 				c.count++
-				c.pushed(x.At, day)
+				c.pushed(at, day)
 				return
 			}
-			at = &w.owed[*at-1].next
+			next = &w.owed[*next-1].next
 		}
 	}
+	c.pushOver(owedTry{At: at, Seq: seq, V: r})
+}
+
+// pushOver is push of x to over: the wheel is not made yet (a clone's),
+// x is due out of its reach, or listCap retries stand before x on its day.
+//
+//go:noinline
+func (c *retryCalendar) pushOver(x owedTry) {
 	c.over = minheap.Push(c.over, x)
 	c.pushed(x.At, -1)
 }
@@ -186,35 +203,39 @@ func (c *retryCalendar) push(now, at time.Duration, r owedRef, q *retryReq) {
 // list (−1: over): made after every retry held, it is the earliest only
 // if due before them all.
 func (c *retryCalendar) pushed(at time.Duration, day int64) {
-	if at < c.low || c.len() == 1 {
+	if at < c.low {
 		c.low, c.lowDay = at, day
 	}
 }
 
 // next is when the earliest retry c holds is due; false when it holds none.
 func (c *retryCalendar) next() (time.Duration, bool) {
-	return c.low, c.len() > 0
+	return c.low, c.low != endOfTime
 }
 
-// due tells whether a retry c holds is due by t.
-func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t && c.len() > 0 }
+// due tells whether a retry c holds is due by t, for any
+// t before endOfTime.
+func (c *retryCalendar) due(t time.Duration) bool { return c.low <= t }
 
-// pop removes and returns the earliest retry, c holding any, and finds
+// pop removes the earliest retry, c holding any, returns when it is due
+// and which attempt of which held request it is (its Seq is of no use to
+// a caller, and one word fewer to load and return), and finds
 // the next: the head of the wheel's first day from base whose list holds
 // any (all are due within calendarDays days of base), found by a bit scan
 // in base's word of days, or two when it is in a later word, unless
 // over's root comes first.
-func (c *retryCalendar) pop() owedTry {
-	var x owedTry
+func (c *retryCalendar) pop() (at time.Duration, r owedRef) {
 	if day := c.lowDay; day < 0 {
+		var x owedTry
 		x, c.over = minheap.Pop(c.over)
+		at, r = x.At, x.V
 	} else {
 		c.base = day
 		c.count--
 		w := c.wheel
 		d := day & (calendarDays - 1)
 		s := w.head[d] - 1
-		x = w.owed[s].owed(s)
+		at, r = w.owed[s].at, owedRef{slot: s, n: w.owed[s].n}
 		if w.head[d] = w.owed[s].next; w.head[d] == 0 {
 			if w.days[d>>6] &^= 1 << (d & 63); w.days[d>>6] == 0 {
 				w.words &^= 1 << (d >> 6)
@@ -236,13 +257,15 @@ func (c *retryCalendar) pop() owedTry {
 		e := &w.owed[w.head[day&(calendarDays-1)]-1]
 		if len(c.over) == 0 || !c.over[0].Before(&owedTry{At: e.at, Seq: e.seq}) {
 			c.low, c.lowDay = e.at, day
-			return x
+			return at, r
 		}
 	}
 	if len(c.over) > 0 {
 		c.low, c.lowDay = c.over[0].At, -1
+	} else {
+		c.low = endOfTime
 	}
-	return x
+	return at, r
 }
 
 // clone is a copy of c that shares no memory with it, no larger than its

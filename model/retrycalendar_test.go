@@ -36,7 +36,8 @@ func TestRetryCalendarOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(tc.shift)))
-			c := &retryCalendar{shift: tc.shift}
+			cal := newRetryCalendar(tc.shift)
+			c := &cal
 			var want []owedTry
 			var clone *retryCalendar
 			var cloneWant []owedTry
@@ -54,7 +55,8 @@ func TestRetryCalendarOrder(t *testing.T) {
 					// want's slots are the requests' orig: a clone
 					// packs the requests in slots of its own.
 					w := (*want)[0]
-					if x.At != w.At || x.Seq != w.Seq || x.V.n != w.V.n || c.reqs[x.V.slot].orig != int(w.V.slot) {
+					// orig, the retry's Seq here, tells ties apart.
+					if x.At != w.At || x.V.n != w.V.n || c.reqs[x.V.slot].orig != int(w.V.slot) {
 						t.Fatalf("at %v: popped %+v (orig %d), want %+v", t0, x, c.reqs[x.V.slot].orig, w)
 					}
 					c.release(x.V.slot)
@@ -70,7 +72,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 				for range r.IntN(3) {
 					x := owedTry{At: tc.due(r, now), Seq: seq, V: owedRef{slot: int32(seq), n: 2}}
 					seq++
-					c.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+					c.push(now, x.At, owedRef{slot: c.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n})
 					i, _ := slices.BinarySearchFunc(want, x, func(a, b owedTry) int {
 						if a.Before(&b) {
 							return -1
@@ -79,7 +81,7 @@ func TestRetryCalendarOrder(t *testing.T) {
 					})
 					want = slices.Insert(want, i, x)
 					if clone != nil {
-						clone.push(now, x.At, owedRef{slot: -1, n: x.V.n}, &retryReq{orig: int(x.V.slot)})
+						clone.push(now, x.At, owedRef{slot: clone.hold(&retryReq{orig: int(x.V.slot)}), n: x.V.n})
 						cloneWant = slices.Clone(want)
 					}
 				}
@@ -113,10 +115,11 @@ func TestRetryCalendarOrder(t *testing.T) {
 // of them would take them in the same order, at a heap's cost).
 func TestRetryCalendarWheelStartsAtTheClock(t *testing.T) {
 	shift := calendarShift(time.Second)
-	c := &retryCalendar{shift: shift}
+	cal := newRetryCalendar(shift)
+	c := &cal
 	now := 5 * time.Second
-	c.push(now, now+900*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 0})
-	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: -1, n: 2}, &retryReq{orig: 1})
+	c.push(now, now+900*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 0}), n: 2})
+	c.push(now+time.Millisecond, now+2*time.Millisecond, owedRef{slot: c.hold(&retryReq{orig: 1}), n: 2})
 	if c.count != 2 || len(c.over) != 0 {
 		t.Errorf("%d retries on the wheel, %d in the heap; want 2 and 0", c.count, len(c.over))
 	}
@@ -140,7 +143,8 @@ func BenchmarkRetryCalendar(b *testing.B) {
 		draws[i] = r.Int64N(1 << 20)
 	}
 	waits := [...]time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}
-	c := &retryCalendar{shift: calendarShift(waits[len(waits)-1])}
+	cal := newRetryCalendar(calendarShift(waits[len(waits)-1]))
+	c := &cal
 	var now time.Duration
 	var seq int64
 	owe := func(at time.Duration, n int32, slot int32) {
@@ -149,7 +153,10 @@ func BenchmarkRetryCalendar(b *testing.B) {
 			return
 		}
 		wait := time.Duration(int64(waits[n-1]) * draws[int(seq)&(len(draws)-1)] >> 20)
-		c.push(at, at+wait, owedRef{slot: slot, n: n + 1}, &retryReq{})
+		if slot < 0 {
+			slot = c.hold(&retryReq{})
+		}
+		c.push(at, at+wait, owedRef{slot: slot, n: n + 1})
 		seq++
 	}
 	for i := 0; i < b.N; {
@@ -168,10 +175,11 @@ func BenchmarkRetryCalendar(b *testing.B) {
 
 // popUntil removes and returns c's earliest retry if it is due by t.
 func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
-	if !c.due(t) {
+	if at, ok := c.next(); !ok || at > t {
 		return owedTry{}, false
 	}
-	return c.pop(), true
+	at, r := c.pop()
+	return owedTry{At: at, V: r}, true
 }
 
 // TestRetryCalendarKeepsItsDaysWithTheClock: retries owed within the
@@ -181,7 +189,8 @@ func (c *retryCalendar) popUntil(t time.Duration) (owedTry, bool) {
 func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
 	const longest = time.Second
 	r := rand.New(rand.NewPCG(7, 7))
-	c := &retryCalendar{shift: calendarShift(longest)}
+	cal := newRetryCalendar(calendarShift(longest))
+	c := &cal
 	var now time.Duration
 	slot := 0
 	for step := range 200000 {
@@ -190,10 +199,11 @@ func TestRetryCalendarKeepsItsDaysWithTheClock(t *testing.T) {
 			now += 10 * longest // a quiet spell, after which all that is owed is due
 		}
 		for c.due(now) {
-			c.release(c.pop().V.slot)
+			_, r := c.pop()
+			c.release(r.slot)
 		}
 		for range r.IntN(3) {
-			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: -1, n: 2}, &retryReq{orig: slot})
+			c.push(now, now+time.Duration(r.Int64N(int64(longest))), owedRef{slot: c.hold(&retryReq{orig: slot}), n: 2})
 			slot++
 		}
 		if len(c.over) > 0 {

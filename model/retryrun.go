@@ -26,6 +26,7 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 		meters[i] = summaryMeter{keys: m}
 		runs[i] = laneRun{laneAt: ls.at(i)}
 		runs[i].meter = &meters[i]
+		runs[i].d = &runs[i].decision
 	}
 	block := make([]retryReq, 0, retryBlock)
 	flush := func(t time.Duration) {
@@ -48,7 +49,7 @@ func runByLane(s *scenarios.Scenario, defs []Lane, opt Options, ls *lanes) []Sta
 		}
 		index++
 	}
-	last := endOfTime
+	last := endOfTime - 1 // every retry: each is due before the scenario's end (see due)
 	if opt.Until > 0 {
 		last = opt.Until - 1
 	}
@@ -70,7 +71,7 @@ const retryBlock = 512
 // and where its decisions are written.
 type laneRun struct {
 	laneAt
-	d algorithms.Decision
+	decision algorithms.Decision
 }
 
 // summaryMeter is what a summary run counts of one lane beside its totals,
@@ -91,7 +92,7 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 		if lr.owed.due(q.first) {
 			lr.drain(q.first)
 		}
-		lr.try(q.first, 1, q, -1, &lr.d, nil)
+		lr.try(q.first, 1, q, -1)
 	}
 	lr.drain(t)
 }
@@ -100,7 +101,7 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 func (lr *laneRun) drain(t time.Duration) {
 	o := lr.owed
 	for o.due(t) {
-		x := o.pop()
-		lr.try(x.At, x.V.n, &o.reqs[x.V.slot], x.V.slot, &lr.d, nil)
+		at, x := o.pop()
+		lr.try(at, x.n, &o.reqs[x.slot], x.slot)
 	}
 }

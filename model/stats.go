@@ -200,6 +200,15 @@ func (s *Stats) count(d *algorithms.Decision) {
 	}
 }
 
+// rare tells whether d has any of the fields count adds that most
+// decisions leave zero (a dry run's verdict, a fallback, a departure from
+// the yardstick or through a forgotten state): without them, a refusal
+// counts as one more Rejected and nothing else.
+func rare(d *algorithms.Decision) bool {
+	// Allowed and NoFallback are 0: one test of the four or'd.
+	return uint8(d.DryRun)|uint8(d.Fallback)|uint8(d.Beyond)|uint8(d.Forgot) != 0
+}
+
 // add counts one request of the given cost with outcome o, not in the peak.
 func (s *Stats) add(o algorithms.Outcome, cost int64) {
 	switch o {
