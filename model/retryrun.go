@@ -94,14 +94,20 @@ func (lr *laneRun) decide(block []retryReq, t time.Duration) {
 		}
 		lr.try(q.first, 1, q, -1)
 	}
-	lr.drain(t)
+	if lr.owed.due(t) {
+		lr.drain(t)
+	}
 }
 
-// drain decides the lane's retries due by t, in order.
+// drain decides the lane's retries due by t, in order, of which one at
+// least is (its caller asked).
 func (lr *laneRun) drain(t time.Duration) {
 	o := lr.owed
-	for o.due(t) {
+	for {
 		at, x := o.pop()
 		lr.try(at, x.n, &o.reqs[x.slot], x.slot)
+		if !o.due(t) {
+			return
+		}
 	}
 }
