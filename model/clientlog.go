@@ -128,10 +128,11 @@ func entryOf(x int32) int { return int(uint32(x) &^ cancelledBit) }
 func (cl *clientLog) len() int { return len(cl.starts)*chunkLen + cl.open.n }
 
 func (cl *clientLog) resetCache() {
+	// A decoder's reader lets go of its page too: a cut may drop it.
 	for i := range cl.cache {
-		cl.cache[i].k = -1
+		cl.cache[i].k, cl.cache[i].rest = -1, bitReader{}
 	}
-	cl.open.k, cl.open.okKnown = len(cl.starts), true
+	cl.open.k, cl.open.okKnown, cl.open.rest = len(cl.starts), true, bitReader{}
 	cl.forgetLatest()
 	cl.cut++ // every remembered answer goes
 }
@@ -664,7 +665,7 @@ func (l *Lab) Retries(lane int, from, to time.Duration) RetrySpan {
 	}
 	cl := e.clog[lane]
 	decided := cl.decided(l.clock.pos, l.clock.now) // not past the clock
-	if col := cl.columnOf(from, to); col != nil {
+	if col := cl.columnOf(from, to, l.clock.now); col != nil {
 		return col.spanTo(cl, decided)
 	}
 	j0, j1 := cl.before(from), cl.before(to)

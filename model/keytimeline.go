@@ -250,7 +250,7 @@ func (l *Lab) KeyRetries(lane int, key string, from, to time.Duration) RetrySpan
 		e.ensure(l.timeline.searchBefore(to) + 1)
 	}
 	cl := e.clog[lane]
-	j0, j1 := cl.bounds(from, to)
+	j0, j1 := cl.bounds(from, to, l.clock.now)
 	j1 = max(min(j1, cl.decided(l.clock.pos, l.clock.now)), j0)
 	kl := l.keyRetries(kt, lane, k, j1)
 	return kl.span(cl, searchIdx(kl.retries, j0), searchIdx(kl.retries, j1))

@@ -46,13 +46,15 @@ type column struct {
 }
 
 // columnOf is the remembered column [from, to), its bounds found if it is
-// new; nil for a span that is not a column (from not a multiple of its
-// width, or a clock's cut column). The log must hold every entry before
-// to (Lab.Retries has it reach them): then entries added later come at
-// or after to, and the bounds stand.
-func (cl *clientLog) columnOf(from, to time.Duration) *column {
+// new; nil for a span that is not a column: from not a multiple of its
+// width, or one reaching past the clock's time now (a screen cuts the
+// clock's column at the clock, so its width changes as the clock moves,
+// and would push out a width the screen uses). The log must hold every
+// entry before to (Lab.Retries has it reach them): then entries added
+// later come at or after to, and the bounds stand.
+func (cl *clientLog) columnOf(from, to, now time.Duration) *column {
 	dt := to - from
-	if from < 0 || dt <= 0 || from%dt != 0 {
+	if from < 0 || dt <= 0 || from%dt != 0 || to > now {
 		return nil
 	}
 	c := int64(from / dt)
@@ -65,9 +67,9 @@ func (cl *clientLog) columnOf(from, to time.Duration) *column {
 }
 
 // bounds are the entries before from and before to: a column's, as
-// remembered.
-func (cl *clientLog) bounds(from, to time.Duration) (j0, j1 int) {
-	if col := cl.columnOf(from, to); col != nil {
+// remembered (see columnOf for now).
+func (cl *clientLog) bounds(from, to, now time.Duration) (j0, j1 int) {
+	if col := cl.columnOf(from, to, now); col != nil {
 		return col.j0, col.j1
 	}
 	return cl.before(from), cl.before(to)

@@ -72,7 +72,8 @@ func TestColumnCountsUpToTheClock(t *testing.T) {
 		cl.add(i+1, time.Duration(i/10)*time.Second, &d, &Attempt{N: 2 + i%3, Original: i, Fate: Retrying})
 	}
 	// The column [3s, 6s): entries 30 to 59.
-	col := cl.columnOf(3*time.Second, 6*time.Second)
+	const now = 9 * time.Second
+	col := cl.columnOf(3*time.Second, 6*time.Second, now)
 	if col == nil || col.j0 != 30 || col.j1 != 60 {
 		t.Fatalf("column [3s, 6s): %+v, want entries 30 to 60", col)
 	}
@@ -81,10 +82,20 @@ func TestColumnCountsUpToTheClock(t *testing.T) {
 			t.Errorf("decided %d: %d retries, want %d", c.decided, got, c.retries)
 		}
 	}
-	if again := cl.columnOf(3*time.Second, 6*time.Second); again != col {
+	if again := cl.columnOf(3*time.Second, 6*time.Second, now); again != col {
 		t.Error("the column asked again is not the one remembered")
 	}
-	if cl.columnOf(3*time.Second, 5*time.Second) != nil || cl.columnOf(-3*time.Second, 0) != nil {
+	if cl.columnOf(3*time.Second, 5*time.Second, now) != nil || cl.columnOf(-3*time.Second, 0, now) != nil {
 		t.Error("a span that is no column of its width is remembered")
+	}
+	// The clock's column, cut at the clock: [0, 4.5s) at 4.5s − 1ns would
+	// be a column of width 4.5s, a third width pushing out one in use.
+	if cl.columnOf(0, now/2, now/2-1) != nil {
+		t.Error("a column reaching past the clock is remembered")
+	}
+	for _, g := range cl.columns {
+		if g != nil && g.dt != 3*time.Second {
+			t.Errorf("a column memo of width %v, want only 3s's", g.dt)
+		}
 	}
 }
