@@ -21,8 +21,9 @@ import (
 //   - in the decision itself, when it fits in v and rec (stackInline
 //     bytes, which a decision of a stack does not otherwise use): its
 //     explain func, one of the stack's made once by NewStack, says how it
-//     is written there (see stack.conclude): up to 4 numbers as they
-//     are, in v (raw); in the fields of a stackLayout, 5 to 9 of equal
+//     is written there (see stackLayout.pack and
+//     stackRecords.keepUnpacked): up to 4 numbers as they are, in v
+//     (raw); in the fields of a stackLayout, 5 to 9 of equal
 //     width made by NewStack (equalLayout), more of the widths the stack
 //     instance learned from its records (a learned layout, made once, is
 //     two allocations); else as stackRecord writes them (inline);
