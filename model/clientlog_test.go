@@ -262,8 +262,14 @@ func walkClock(t *testing.T, l *Lab, rng *rand.Rand, steps int, check func(step 
 		case 0:
 			l.SeekPos(rng.IntN(l.Len() + 1))
 		case 1:
-			if _, err := l.FireAt(time.Duration(rng.Int64N(int64(l.End())+1)), "k", 1); err != nil {
-				t.Fatal(err)
+			// A burst from a key the traffic sends, so that the what-if
+			// moves its retries.
+			key := l.Request(rng.IntN(l.Len())).Key
+			at := time.Duration(rng.Int64N(int64(l.End()) + 1))
+			for range 1 + rng.IntN(5) {
+				if _, err := l.FireAt(at, key, 1); err != nil {
+					t.Fatal(err)
+				}
 			}
 		case 2:
 			l.Undo()

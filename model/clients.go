@@ -95,8 +95,9 @@ type clientBook struct {
 
 // plan is a client's rule as retry reads it: the client, and for a client
 // that backs off its steps after each attempt but its last,
-// Client.Step(n), worked out once (nil for the others), and whether it
-// draws a jitter.
+// Client.Step(n), worked out once, and whether it draws a jitter. steps
+// is non-nil exactly for a backoff, empty for one of a single attempt:
+// retry reads "a backoff" from it.
 type plan struct {
 	c     *scenarios.Client
 	steps []scenarios.Step

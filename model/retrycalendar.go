@@ -29,7 +29,9 @@ type owedRef struct{ slot, n int32 }
 // over. The earliest retry is the head of the first day's list, found by
 // two bit scans, or over's root; the calendar keeps when it is due and
 // where it waits at hand, so that asking whether a retry is due, after
-// every original, is one comparison, and taking it needs no search.
+// every original, is one comparison, and taking it needs no search. Its
+// zero value is no calendar (it would say a retry is due at every time):
+// newRetryCalendar makes one.
 //
 // A retry is due no earlier than the refusal that made it, and the
 // clients' waits are bounded, so with shift fitted to them (calendarShift)

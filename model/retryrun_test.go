@@ -181,3 +181,79 @@ func TestLanesCancelWhereAClientCancels(t *testing.T) {
 		}
 	}
 }
+
+// rareClients has lanes whose refusals carry what Stats.count adds beside
+// a Rejected (a dry run's verdict, a fallback's 503, a departure from the
+// yardstick or through a forgotten state), every request from a client
+// that retries.
+const rareClients = `
+title: refusals of every kind, retried
+seed: 11
+duration: 20s
+clients:
+  - {name: full, retry: backoff, attempts: 4, base: 50ms, cap: 1s, jitter: full}
+limiters:
+  - {name: dry,    algorithm: nginx-limit-req, rate: 5r/s, burst: 2, dry_run: true}
+  - {name: down,   algorithm: token-bucket, capacity: 3, rate: 5/s, store: shared, outages: [{from: 5s, until: 8s}], fallback: closed}
+  - {name: racy,   algorithm: token-bucket, capacity: 3, rate: 5/s, gateways: 3, store: racy, store_latency: 40ms}
+  - {name: forget, algorithm: token-bucket, capacity: 3, rate: 1/s, expire_idle: 500ms}
+traffic:
+  - {every: 60ms, until: 18s, key: a, client: full}
+  - {every: 110ms, until: 18s, key: b, client: full}
+  - {every: 1500ms, until: 18s, key: c}
+  - {every: 1500ms, from: 10ms, until: 18s, key: c}
+  - {every: 1500ms, from: 20ms, until: 18s, key: c}
+  - {every: 1500ms, from: 450ms, until: 18s, key: c}
+  - {every: 1500ms, from: 900ms, until: 18s, key: c}
+`
+
+// TestRefusalsCountAsStatsCountDoes: a summary's totals, whose refusals
+// laneAt.try counts inline unless they carry something rare, are what
+// Stats.count makes of every decision a recorded run makes, on lanes
+// whose refusals carry each rare field.
+func TestRefusalsCountAsStatsCountDoes(t *testing.T) {
+	s, err := scenarios.Parse("rare.yaml", []byte(rareClients))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(s, Options{}, nil) // the summary's run, lane by lane
+	if err != nil {
+		t.Fatal(err)
+	}
+	recount := make([]Stats, len(s.Lanes))
+	// Dry runs' verdicts; refusals with a fallback, beyond, forgot.
+	var rare [4]int64
+	_, err = Run(s, Options{}, func(r Record) error {
+		d := &r.Decision
+		recount[r.Lane].count(d)
+		if d.DryRun != algorithms.Allowed {
+			rare[0]++ // a dry run refuses nothing: its verdict comes with an admission
+		}
+		if d.Outcome == algorithms.Rejected {
+			for i, on := range [4]bool{false, d.Fallback != algorithms.NoFallback, d.Beyond != 0, d.Forgot != 0} {
+				if on {
+					rare[i]++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lane, want := range recount {
+		g := got[lane]
+		g.Latency, want.Latency = Latency{}, Latency{}
+		if g.Admitted != want.Admitted || g.AdmittedCost != want.AdmittedCost || g.Delayed != want.Delayed || g.Rejected != want.Rejected ||
+			g.DryRunDelayed != want.DryRunDelayed || g.DryRunRejected != want.DryRunRejected ||
+			g.Beyond != want.Beyond || g.Forgot != want.Forgot ||
+			g.FallbackAdmitted != want.FallbackAdmitted || g.FallbackRejected != want.FallbackRejected {
+			t.Errorf("lane %d: run's totals %+v, Stats.count's %+v", lane, g, want)
+		}
+	}
+	for i, n := range rare {
+		if n == 0 {
+			t.Errorf("no refusal with rare field %d: the case tests too little (%v)", i, rare)
+		}
+	}
+}
