@@ -81,12 +81,9 @@ type clientLog struct {
 	// higher, even after a cut.
 	most int
 	// columns remember a screen's columns (see columnOf), made when
-	// first asked for (about 56 KB each); asks counts the asks for them;
-	// cut tells their answers from before the log was last cut (see
-	// resetCache).
+	// first asked for (about 56 KB each); asks counts the asks for them.
 	columns [columnWidths]*columnMemo
 	asks    uint64
-	cut     int
 }
 
 // beforeStep is how many entries more before decodes at a time: a
@@ -134,7 +131,6 @@ func (cl *clientLog) resetCache() {
 	}
 	cl.open.k, cl.open.okKnown, cl.open.rest = len(cl.starts), true, bitReader{}
 	cl.forgetLatest()
-	cl.cut++ // every remembered answer goes
 }
 
 // chunk is chunk k, decoded (or the open one); its entries' outcomes may
@@ -328,6 +324,7 @@ func (cl *clientLog) search(p int) int {
 // more.
 func (cl *clientLog) truncate(n int) {
 	j := cl.search(n)
+	cl.forgetColumnsFrom(j)
 	w := sort.Search(len(cl.waits), func(i int) bool { return int(cl.waits[i].j) >= j })
 	cl.countedBefore(min(cl.countedTo, w)) // the tally gives back the waits cut
 	cl.waits = shrink(cl.waits[:w])

@@ -14,8 +14,8 @@ import "time"
 // A column's bounds (the entries before its start and before its end)
 // stand while the log grows, its entries coming in time order, once it
 // holds every entry before the column's end; what its retries came to
-// stands while the clock's end of it stays. Everything is forgotten when
-// the log is cut.
+// stands while the clock's end of it stays. A cut of the log forgets the
+// columns it reaches (forgetColumnsFrom); those before it stand.
 
 // columnSlots is how many columns of one width a clientLog remembers: more
 // than a screen's width, so that a row's columns never push one another
@@ -30,7 +30,6 @@ const columnWidths = 2
 // in slot c % columnSlots.
 type columnMemo struct {
 	dt   time.Duration
-	cut  int    // the log's cut when its columns were asked
 	used uint64 // when it was last asked, in asks of the log
 	cols [columnSlots]column
 }
@@ -84,8 +83,8 @@ func (col *column) spanTo(cl *clientLog, decided int) RetrySpan {
 	return col.span
 }
 
-// columnsOf is the memo of columns of width dt, since the log's last
-// cut: the one of that width, else the one asked least lately, emptied.
+// columnsOf is the memo of columns of width dt: the one of that width,
+// else the one asked least lately, emptied.
 func (cl *clientLog) columnsOf(dt time.Duration) *columnMemo {
 	cl.asks++
 	var g *columnMemo
@@ -108,12 +107,26 @@ func (cl *clientLog) columnsOf(dt time.Duration) *columnMemo {
 			}
 		}
 		g = cl.columns[oldest]
-		g.dt, g.cut = dt, -1
-	}
-	if g.cut != cl.cut {
+		g.dt = dt
 		clear(g.cols[:])
-		g.cut = cl.cut
 	}
 	g.used = cl.asks
 	return g
+}
+
+// forgetColumnsFrom forgets the remembered columns that reach entry j or
+// later, for a log cut from j: the bounds and counts of a column wholly
+// before j read only entries the cut keeps, and its end's entry (j1 < j)
+// is kept too, so they stand.
+func (cl *clientLog) forgetColumnsFrom(j int) {
+	for _, g := range cl.columns {
+		if g == nil {
+			continue
+		}
+		for i := range g.cols {
+			if col := &g.cols[i]; col.c1 != 0 && col.j1 >= j {
+				*col = column{}
+			}
+		}
+	}
 }

@@ -99,3 +99,52 @@ func TestColumnCountsUpToTheClock(t *testing.T) {
 		}
 	}
 }
+
+// TestCutForgetsTheColumnsItReaches: a cut of the log forgets the
+// columns that reach the entries it cuts (the one it cuts through, and
+// the one whose end's entry it cuts, which a new entry may come before)
+// and keeps those wholly before it.
+func TestCutForgetsTheColumnsItReaches(t *testing.T) {
+	cl := newClientLog(nil)
+	add := func(pos int, at time.Duration, ok bool) {
+		d := algorithms.Decision{Outcome: algorithms.Rejected}
+		if ok {
+			d.Outcome = algorithms.Allowed
+		}
+		cl.add(pos, at, &d, &Attempt{N: 2, Original: pos - 1, Fate: Retrying})
+	}
+	for i := range 100 {
+		add(i+1, time.Duration(i)*100*time.Millisecond, false) // ten a second, refused
+	}
+	const now = time.Hour
+	col := func(c int) *column {
+		return cl.columnOf(time.Duration(c)*time.Second, time.Duration(c+1)*time.Second, now)
+	}
+	for c := range 9 {
+		if got := col(c).spanTo(cl, cl.len()); got.Retries != 10 || got.Admitted != 0 {
+			t.Fatalf("column %d: %+v, want 10 retries, none admitted", c, got)
+		}
+	}
+	// A cut inside column 3 ([3s, 4s): entries 30 to 39), from 3.5s.
+	kept := col(2)
+	cl.truncate(36)
+	if kept.c1 == 0 {
+		t.Error("a column before the cut was forgotten")
+	}
+	for i := 35; i < 100; i++ {
+		add(i+1, time.Duration(i)*100*time.Millisecond, true) // admitted now
+	}
+	for c, want := range map[int]int{2: 0, 3: 5, 4: 10} {
+		if got := col(c).spanTo(cl, cl.len()); got.Retries != 10 || got.Admitted != want {
+			t.Errorf("column %d after the cut: %+v, want 10 retries, %d admitted", c, got, want)
+		}
+	}
+	// A cut at column 2's end's entry (30, at 3s): a new entry at 2.95s
+	// falls in column 2.
+	cl.truncate(31)
+	add(31, 2950*time.Millisecond, true)
+	add(32, 3*time.Second, true)
+	if got := col(2).spanTo(cl, cl.len()); got.Retries != 11 || got.Admitted != 1 {
+		t.Errorf("column 2 after a cut at its end: %+v, want 11 retries, 1 admitted", got)
+	}
+}
