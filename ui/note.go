@@ -103,7 +103,7 @@ func (c *programContext) notesWaiting() (instead string, waits bool) {
 	if q := c.quizzing; q != nil && (q.asking() || q.waitsHere()) { // nil while the quiz is off
 		return withheldLine(now, m-k), true
 	}
-	return undecidedLine(now, m), true
+	return undecidedLine(now, k, m), true
 }
 
 // withheldLine is the line in place of the notes a question withholds,
@@ -117,9 +117,14 @@ func withheldLine(at time.Duration, left int) string {
 }
 
 // undecidedLine is the line in place of the notes at an instant of m
-// requests that the clock stands inside.
-func undecidedLine(at time.Duration, m int) string {
-	return "◇ the note at " + secs(at) + " waits for the " + counted(m, "request", "requests") + " at " + secs(at) + ": n decides one, ] all"
+// requests that the clock stands inside, k of them decided: it counts
+// those left once some are.
+func undecidedLine(at time.Duration, k, m int) string {
+	waits := counted(m, "request", "requests") + " at "
+	if k > 0 {
+		waits = counted(m-k, "request", "requests") + " left at "
+	}
+	return "◇ the note at " + secs(at) + " waits for the " + waits + secs(at) + ": n decides one, ] all"
 }
 
 // noteBetween is the time of the first note after from and at or before to.

@@ -88,8 +88,11 @@ func TestNoteWaitsForItsInstant(t *testing.T) {
 	head := firstRunes(noteLine(note), 30)
 	for k := 0; k < m; k++ {
 		s := screen(a)
-		if strings.Contains(s, head) || !strings.Contains(s, undecidedLine(0, m)) {
+		if strings.Contains(s, head) || !strings.Contains(s, undecidedLine(0, k, m)) {
 			t.Fatalf("with %d of the %d requests at 0s decided, the screen shows the 0s note (or not the line in its place):\n%s", k, m, s)
+		}
+		if left := "waits for the " + counted(m-k, "request", "requests") + " left at 0s"; k > 0 && !strings.Contains(s, left) {
+			t.Fatalf("with %d of the %d requests at 0s decided, the line does not count those left (%q):\n%s", k, m, left, s)
 		}
 		press(a, "n")
 	}

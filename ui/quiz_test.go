@@ -220,7 +220,7 @@ func TestQuizWithholdsTheNote(t *testing.T) {
 				// which ] decides.
 				s := screen(a)
 				for _, n := range withheld {
-					if strings.Contains(s, n) || !strings.Contains(s, undecidedLine(at, m)) {
+					if strings.Contains(s, n) || !strings.Contains(s, undecidedLine(at, k, m)) {
 						t.Errorf("%s at %v: with %d of %d requests decided the answer shows the note %q (or not the line in its place):\n%s", c.Name, at, k, m, n, s)
 					}
 				}
