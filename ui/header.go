@@ -51,14 +51,14 @@ func (a *App) headerBlock(w, h int) []string {
 	// fits; the play state alone where not even "sends key" and a little
 	// of the key would (a cut "sends…" says nothing).
 	room := w - ansi.StringWidth(right) - 1
-	left := first([]string{
-		play + step + st.muted.Render(" · space sends a request as ") + fires,
-		play + step + st.muted.Render(" · space sends ") + fires,
-		play + st.muted.Render(" · space sends ") + fires,
-		play + st.muted.Render(" · sends ") + fires,
-	}, room)
-	if ansi.StringWidth(play)+len(" · sends key ")+2 > room {
-		left = fit(play, room)
+	left := fit(play, room)
+	if ansi.StringWidth(play+" · sends key ")+2 <= room {
+		left = first([]string{
+			play + step + st.muted.Render(" · space sends a request as ") + fires,
+			play + step + st.muted.Render(" · space sends ") + fires,
+			play + st.muted.Render(" · space sends ") + fires,
+			play + st.muted.Render(" · sends ") + fires,
+		}, room)
 	}
 	return []string{line1, joinFit(left, right, w)}
 }

@@ -87,7 +87,7 @@ func instantText(a *App) string {
 	if m < 2 {
 		return ""
 	}
-	if k == 0 || a.quiz.asking() && k < m {
+	if k == 0 || a.quiz.asking() { // the question's request is the next, undecided
 		return "before request " + algorithms.Thousands(int64(k+1)) + " of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())
 	}
 	return "request " + algorithms.Thousands(int64(k)) + " of " + algorithms.Thousands(int64(m)) + " at " + a.secs(lab.Now())

@@ -206,25 +206,8 @@ func (p *pages) helpText(a *App, w int) string {
 			"served · abandoned · retrying: what became of the originals; abandoned counts those whose client gave up (its rule, its attempts, its deadline); latency p50 p95 p99: from a served request's first attempt to its release",
 			"attempt 3 of 5 · client eager: … → attempt 4 at 0.5s (why panel): which try the decision was, whose, its client's rule, and what happens next")
 	}
-	if hasTwin(a.lab) {
-		// Only a lab with a mistake beside its exact twin compares them.
-		at := slices.Index(legend, "retry at 61s (in 0.9s): when the same request would fit if nothing else came, and how far that is from the clock") + 1
-		legend = slices.Insert(legend, at,
-			"2 more than bucket · same as bucket: a mistake lane's admissions against those of its exact twin, the lane named, over the same requests")
-	}
 	text := strings.Join(rows, "\n\n") + "\n\n" + strings.Join(legend, "\n")
 	return ansi.Wrap(text, w, "")
-}
-
-// hasTwin reports whether some lane of lab is a mistake beside its exact
-// twin (and so says how many more it admitted).
-func hasTwin(lab *model.Lab) bool {
-	for i := range lab.Lanes() {
-		if _, ok := lab.TwinOf(i); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // aboutText is the scenario's story, its lanes and its notes, after how
@@ -331,7 +314,11 @@ func glossaryOf(lab *model.Lab) []string {
 		}
 	}
 	var fleets, forgets, expires bool
-	for _, l := range lab.Lanes() {
+	twin := "" // the exact twin of a mistake lane, named as its box names it
+	for i, l := range lab.Lanes() {
+		if t, ok := lab.TwinOf(i); ok && twin == "" {
+			twin = lab.Lanes()[t].Name
+		}
 		add(l.Policy)
 		for _, layer := range l.Stack {
 			add(layer.Policy)
@@ -348,6 +335,9 @@ func glossaryOf(lab *model.Lab) []string {
 	}
 	if expires {
 		out = append(out, "expired at 3s: the store dropped the shown key's state then, idle for its expiry; the box shows the new key its next request will find")
+	}
+	if twin != "" {
+		out = append(out, "2 more than "+twin+" · 1 fewer than "+twin+" · same as "+twin+": how many more (or fewer) requests a mistake lane admitted than its exact twin, the lane named, over the same requests")
 	}
 	return out
 }

@@ -230,17 +230,24 @@ func TestReflow(t *testing.T) {
 
 // TestFleetWordsExplained: a lesson whose lanes are gateways explains
 // "beyond" in its words, one whose keys expire "forgot" too; a lesson of
-// plain lanes explains neither.
+// plain lanes explains neither; one with a mistake lane beside its exact
+// twin explains "2 more than log", naming the twin.
 func TestFleetWordsExplained(t *testing.T) {
 	for _, tc := range []struct {
 		lesson                   string
 		beyond, forgots, expires bool
+		twin                     string
 	}{
-		{"clock-skew", true, false, false},
-		{"idle-expiry", true, true, true},
-		{"boundary", false, false, false},
+		{"clock-skew", true, false, false, ""},
+		{"idle-expiry", true, true, true, ""},
+		{"boundary", false, false, false, ""},
+		{"attempts-counted", false, false, false, "log"},
 	} {
 		words := strings.Join(glossaryOf(newTestApp(t, tc.lesson, 80, 24).lab), "\n")
+		if got, want := strings.Contains(words, "more (or fewer) requests a mistake lane admitted"), tc.twin != ""; got != want ||
+			want && !strings.Contains(words, "2 more than "+tc.twin+" · 1 fewer than "+tc.twin+" · same as "+tc.twin+":") {
+			t.Errorf("%s: explains a twin %v, want %v (named %q):\n%s", tc.lesson, got, want, tc.twin, words)
+		}
 		if got := strings.Contains(words, "beyond +3:"); got != tc.beyond {
 			t.Errorf("%s: explains beyond %v, want %v", tc.lesson, got, tc.beyond)
 		}
@@ -249,21 +256,6 @@ func TestFleetWordsExplained(t *testing.T) {
 		}
 		if got := strings.Contains(words, "expired at 3s:"); got != tc.expires {
 			t.Errorf("%s: explains expired %v, want %v", tc.lesson, got, tc.expires)
-		}
-	}
-}
-
-// TestHelpExplainsATwin: a lab with a mistake beside its exact twin has
-// help explain the lane's "2 more than log"; a lab without one does not.
-func TestHelpExplainsATwin(t *testing.T) {
-	const line = "a mistake lane's admissions against those of its exact twin"
-	for _, c := range []struct {
-		lesson string
-		want   bool
-	}{{"attempts-counted", true}, {"dashboard", false}} {
-		a := newTestApp(t, c.lesson, 100, 30)
-		if got := strings.Contains(a.pages.helpText(a, 400), line); got != c.want {
-			t.Errorf("%s: help explains a twin %v, want %v", c.lesson, got, c.want)
 		}
 	}
 }

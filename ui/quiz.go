@@ -441,7 +441,7 @@ func (q *quiz) block(w, h int) []string {
 	name := lab.Lanes()[q.lane()].Name
 	where := "the request at " + q.ctx.secs(r.At)
 	if k, m := lab.Instant(); m > 1 {
-		where = "request " + itoa(int64(k+1)) + " of " + itoa(int64(m)) + " at " + q.ctx.secs(r.At) + ", not decided yet"
+		where = "request " + algorithms.Thousands(int64(k+1)) + " of " + algorithms.Thousands(int64(m)) + " at " + q.ctx.secs(r.At) + ", not decided yet"
 	}
 	// The score is the header's.
 	lines := []string{fit(st.title.Render("quiz")+" "+st.muted.Render("· "+where+", key "+keyText(r.Key)+", cost "+itoa(r.Cost)), w)}

@@ -278,11 +278,11 @@ func replyTexts(st *styles, v laneView) []string {
 	// header rounds it up to whole seconds, which is said before when a
 	// retry fits (the lane's box says that too), so that a narrow panel
 	// never shows "Retry-After: 1" beside a wait of 0.2s unexplained.
-	rounded := " (wait " + v.secs(d.RetryAfter) + ", rounded up)"
+	wait := " (wait " + v.secs(d.RetryAfter)
 	return []string{
-		head + st.muted.Render(rounded+" · "+retry),
-		head + st.muted.Render(rounded),
-		head + st.muted.Render(" (wait "+v.secs(d.RetryAfter)+")"),
+		head + st.muted.Render(wait+", rounded up) · "+retry),
+		head + st.muted.Render(wait+", rounded up)"),
+		head + st.muted.Render(wait+")"),
 		head,
 	}
 }
