@@ -209,11 +209,15 @@ func clientLines(rec model.Record, clients []scenarios.Client, w, n int) []strin
 
 // anyRetries reports whether some client retries a refused request (more
 // than one attempt): only then does the timeline mark retries.
-func anyRetries(clients []scenarios.Client) bool {
+func anyRetries(clients []scenarios.Client) bool { return mostAttempts(clients) > 1 }
+
+// mostAttempts is the most attempts any of clients makes at a request
+// (0 with none).
+func mostAttempts(clients []scenarios.Client) int {
+	most := 0
 	for _, c := range clients {
-		if c.Attempts > 1 {
-			return true
-		}
+		most = max(most, c.Attempts)
 	}
-	return false
+	return most
 }
+

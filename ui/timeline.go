@@ -579,8 +579,14 @@ func (t *timeline) view(sp span) []string {
 			// gains the retry mark, and shorter ones follow, the outcomes'
 			// names first to go. Clients that only give up (a deadline,
 			// no retry) make no such mark, so the legend names none.
-			retry := st.rejected.Render("4") + " a retry, 4th attempt (↻ 10th or later) "
-			shortRetry := st.rejected.Render("4") + " a retry, 4th attempt "
+			// ↻ is named where a client makes ten attempts or more,
+			// kept in the short form: a row may draw nothing else.
+			retry := st.rejected.Render("4") + " a retry, 4th attempt "
+			shortRetry := retry
+			if mostAttempts(t.ctx.lab.Clients()) >= 10 {
+				retry = st.rejected.Render("4") + " a retry, 4th attempt (↻ 10th or later) "
+				shortRetry = st.rejected.Render("4") + " a retry, 4th attempt, ↻ 10th+ "
+			}
 			dt := st.muted.Render(secs(sp.dt) + "/column")
 			outcomes := st.allowed.Render("✓") + st.delayed.Render("◷") + st.rejected.Render("✗") + st.mixed.Render("±")
 			ahead := st.upcoming.Render("·") + " ahead "
