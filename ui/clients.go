@@ -220,4 +220,3 @@ func mostAttempts(clients []scenarios.Client) int {
 	}
 	return most
 }
-
