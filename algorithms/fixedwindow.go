@@ -97,6 +97,13 @@ func (f *fixedWindow) snapshot(s windowCounts, now time.Duration) Snapshot {
 	}
 }
 
+// recordWords are a fixed window's words a stack records: its count and
+// its last request's time. Its decision never reads the previous count
+// (only its snapshot shows it), and the window is last's.
+func (f *fixedWindow) recordWords() uint8 { return windowCur | windowLast }
+
+func (f *fixedWindow) rebuild(s *windowCounts) { rebuildWindow(s, f.p.Window) }
+
 func (f *fixedWindow) clone(s *windowCounts, _ *mem) windowCounts { return *s }
 
 func (f *fixedWindow) tables(*windowCounts) int64 { return 0 }

@@ -230,6 +230,12 @@ func (c *slidingCounter) snapshot(s windowCounts, now time.Duration) Snapshot {
 	}
 }
 
+// recordWords are a sliding counter's words a stack records: both counts
+// and its last request's time, whose window is the current one.
+func (c *slidingCounter) recordWords() uint8 { return windowCur | windowPrev | windowLast }
+
+func (c *slidingCounter) rebuild(s *windowCounts) { rebuildWindow(s, c.p.Window) }
+
 func (c *slidingCounter) clone(s *windowCounts, _ *mem) windowCounts { return *s }
 
 func (c *slidingCounter) tables(*windowCounts) int64 { return 0 }

@@ -71,15 +71,18 @@ type stack struct {
 	savers []stackLayer
 	// copied has bit i set for a layer whose state is a plain value of at
 	// most stackWords words (not an nginx zone): its record is the key's
-	// state before the request, from which the explanation decides it
-	// again, and a refusal leaves its state as it was (see peekState).
-	// The others save the state as they decide and put it back, and
-	// their records are their numbers (see recordInto). nums is where a
-	// decision's record is gathered, layer i's from offs[i]; a copied
-	// layer's words there are written by its own peekState alone, so what
-	// its state's bytes leave of its last word stays zero.
+	// state before the request (the words of it that decide: see
+	// recordedWords), from which the explanation decides it again, and a
+	// refusal leaves its state as it was (see peekState). The others save
+	// the state as they decide and put it back, and their records are
+	// their numbers (see recordInto). nums is where each layer's words
+	// are gathered, layer i's from offs[i], and a record is read from
+	// there in the order of info.pick; a copied layer's words there are
+	// written by its own peekState alone, so what its state's bytes leave
+	// of its last word stays zero, and so does the last of nums, where
+	// info.pick points past a record's numbers.
 	copied uint8
-	nums   [stackWords * MaxLayers]int64
+	nums   [stackNumsRoom]int64
 	offs   [MaxLayers]int
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
@@ -93,7 +96,9 @@ type stack struct {
 	// stack_explain.go).
 	info *stackInfo
 	recs stackRecords
-	// scratch is where a decision's record is written.
+	// record is where a record no layout packs is gathered, and scratch
+	// where it is written (see stackRecords.keepUnpacked).
+	record  [stackNums]int64
 	scratch [stackRecordMax]byte
 	// nginx is set for several layers all nginx-limit-req: they decide as
 	// ngx_http_limit_req_handler applies a location's limit_req lines
@@ -200,9 +205,7 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	}
 	if len(layers) > 1 {
 		s.info = newStackInfo(layers, s.savers, s.copied)
-		for i := 1; i < len(layers); i++ {
-			s.offs[i] = s.offs[i-1] + s.info.words[i-1]
-		}
+		s.offs = s.info.offs
 	}
 	return s, nil
 }
@@ -240,8 +243,40 @@ type stackLayer interface {
 	peekState(d *Decision, now time.Duration, id int, cost int64, words *[stackWords]int64) unsafe.Pointer
 	putBackState(in unsafe.Pointer, words *[stackWords]int64)
 	stateWords() int
+	// recordWords has bit j set for each of a state's stateWords words
+	// that its record holds (see recordedWords).
+	recordWords() uint8
 	redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision
 }
+
+// recordedWords is an algorithm whose plain state holds words that a
+// stack's record of it need not (see stack.copied): words its decision
+// never reads (a fixed window's previous count, which only its snapshot
+// shows), or works out again from the others (a window's index, from its
+// last request's time). Fewer numbers make a shorter record: two layers'
+// often fit in a decision as they are, with nothing packed.
+type recordedWords[S any] interface {
+	// recordWords has bit j set for each of the state's words a record
+	// holds.
+	recordWords() uint8
+	// rebuild fills in the words of s that recordWords leaves out, the
+	// others as they were recorded (the rest zero): s then decides every
+	// request exactly as the state recorded did.
+	rebuild(s *S)
+}
+
+// recorderOf is alg as a recordedWords, or the algorithm it renames as
+// one; nil if neither is.
+func recorderOf[S any](alg algorithm[S]) recordedWords[S] {
+	if r, ok := alg.(*renamed[S]); ok {
+		alg = r.alg
+	}
+	rec, _ := alg.(recordedWords[S])
+	return rec
+}
+
+// wordBit is the bit of a state's word at byte offset off.
+func wordBit(off uintptr) uint8 { return 1 << (off / 8) }
 
 // zonesOf is each limiter as an nginx zone, nil for one that is not.
 func zonesOf(lims []Limiter) []*nginxZone {
@@ -461,10 +496,18 @@ func (s *stack) conclude(d *Decision, now time.Duration, refused int, wait time.
 	// The first layer to refuse, or the first, decided: its policy is
 	// the decision's. Its explanation is every layer's, from the record.
 	s.pretend(d)
-	// Packed by the layout when it can (the common case, called from
-	// here: through another call, it cost some 20 instructions more).
-	if nums := s.nums[:s.info.nums]; !s.recs.layoutFor(s.info).pack(d, now, nums) {
-		s.recs.keepUnpacked(s.info, d, &s.scratch, now, nums)
+	// Up to 4 numbers go in v as they are; more are packed by the
+	// layout when it can (the common case, called from here: through
+	// another call, it cost some 20 instructions more).
+	info := s.info
+	if info.nums <= len(d.v) {
+		p := &info.pick // past the record's numbers: nums' last, zero
+		d.v = [4]int64{s.nums[p[0]&stackNumsLast], s.nums[p[1]&stackNumsLast], s.nums[p[2]&stackNumsLast], s.nums[p[3]&stackNumsLast]}
+		d.rec, d.explain = [7]byte{}, info.raw
+		return
+	}
+	if !s.recs.layoutFor(info).pack(d, now, &s.nums) {
+		s.recs.keepUnpacked(info, d, &s.scratch, now, info.gather(&s.record, &s.nums))
 	}
 }
 
@@ -612,20 +655,33 @@ func (k *keyed[S]) putBackState(in unsafe.Pointer, words *[stackWords]int64) {
 // bytes rounded up.
 func (k *keyed[S]) stateWords() int { return int(unsafe.Sizeof(*new(S))+7) / 8 }
 
+// recordWords are the words of k's states that a record holds: those its
+// algorithm names (recordedWords), else all.
+func (k *keyed[S]) recordWords() uint8 {
+	if rec := recorderOf(k.alg); rec != nil {
+		return rec.recordWords()
+	}
+	return 1<<k.stateWords() - 1
+}
+
 // redecider decides a request again, as k's algorithm does, on a plain
-// state from the words peekState wrote. The state and the account it
+// state from the words peekState wrote, those recordWords leaves out
+// zero and rebuilt (recordedWords). The state and the account it
 // decides on are the func's own, under a lock: passed to the algorithm
 // (an interface), a local's would move to the heap, one allocation an
 // explanation, and explanations may be asked from several goroutines. A
 // plain state's decision changes no account.
 func (k *keyed[S]) redecider() func(words [stackWords]int64, at time.Duration, cost int64) Decision {
-	alg := k.alg
+	alg, rec := k.alg, recorderOf(k.alg)
 	var mu sync.Mutex
 	st, m := new(S), new(mem)
 	return func(words [stackWords]int64, at time.Duration, cost int64) Decision {
 		mu.Lock()
 		defer mu.Unlock()
 		*st = *(*S)(unsafe.Pointer(&words))
+		if rec != nil {
+			rec.rebuild(st)
+		}
 		return alg.decide(st, m, at, cost)
 	}
 }
@@ -659,7 +715,7 @@ func (s *stack) Clone() Limiter {
 	}
 	// The clone writes chunks of its own, and packs as s has learned to.
 	c.recs.chunk, c.recs.explain = nil, nil
-	c.verdicts, c.scratch = [MaxLayers]Decision{}, [stackRecordMax]byte{}
+	c.verdicts, c.record, c.scratch = [MaxLayers]Decision{}, [stackNums]int64{}, [stackRecordMax]byte{}
 	return c
 }
 

@@ -21,8 +21,8 @@ func TestStackLayersDecideOnCopies(t *testing.T) {
 		copied uint8
 		nums   int
 	}{
-		{"bucket, window, gcra, counter", benchLayers, 0b1111, 2 + 4 + 3 + 4},
-		{"log, window", []Layer{logLayers[0], benchLayers[1]}, 0b10, 5 + 4},
+		{"bucket, window, gcra, counter", benchLayers, 0b1111, 2 + 2 + 3 + 3},
+		{"log, window", []Layer{logLayers[0], benchLayers[1]}, 0b10, 5 + 2},
 		{"logs", logLayers[:3], 0, 3 * 5},
 		{"zone, server", []Layer{{Name: "ip", Policy: zone}, {Name: "server", Policy: server, AllKeys: true}}, 0b10, 5 + 4},
 	} {
@@ -93,6 +93,49 @@ func TestStackExplainsFromGoroutines(t *testing.T) {
 	for g, n := range errs {
 		if n > 0 {
 			t.Errorf("goroutine %d: %d explanations differ from the same decisions' explained one by one", g, n)
+		}
+	}
+}
+
+// A layer whose record is its state before the request decides the
+// request again from the words its record holds (recordWords), the others
+// zero and rebuilt, exactly as it decided it: the same outcome, wait,
+// numbers and words, for every algorithm whose states are plain values,
+// with late requests and costs too large among them.
+func TestRecordedWordsDecideAgain(t *testing.T) {
+	for _, a := range Algorithms {
+		for _, p := range describedPolicies(a) {
+			ks := NewKeys()
+			lim, err := NewWithKeys(p, ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sv, ok := lim.(stackLayer)
+			if _, zone := lim.(*nginxZone); !ok || zone || !sv.plainState() || sv.stateWords() > stackWords {
+				continue
+			}
+			mask, redecide := sv.recordWords(), sv.redecider()
+			for i, r := range stackTrace(7, 300) {
+				at := r.at
+				if i%9 == 8 {
+					at -= 50 * ms // late: before the key's latest request
+				}
+				var words [stackWords]int64
+				var d Decision
+				id := ks.Key(r.key).id
+				if in := sv.peekState(&d, at, id, r.cost, &words); in == nil {
+					sv.keepPeeked(id, at)
+				}
+				for j := range words {
+					if mask>>j&1 == 0 {
+						words[j] = 0
+					}
+				}
+				again := redecide(words, at, r.cost)
+				if again.Outcome != d.Outcome || again.RetryAfter != d.RetryAfter || again.Delay != d.Delay || again.v != d.v || again.Explain() != d.Explain() {
+					t.Fatalf("%s, request %d: decided\n%s\nagain from its record's words %04b\n%s", p, i, d.Explain(), mask, again.Explain())
+				}
+			}
 		}
 	}
 }

@@ -74,11 +74,19 @@ type stackInfo struct {
 	nginx bool
 	// redecide is, by layer, how a layer whose record is its state
 	// before the request decides it again from those words (nil for a
-	// layer whose record is its numbers); words are how many its record
-	// takes, and nums the record's in all.
+	// layer whose record is its numbers); masks are which of the layer's
+	// words its record holds (stackLayer.recordWords; all 5 of a layer's
+	// numbers), words how many, and nums the record's in all.
 	redecide []func(words [stackWords]int64, at time.Duration, cost int64) Decision
+	masks    []uint8
 	words    []int
 	nums     int
+	// offs are where each layer's words start in stack.nums (all its
+	// state's, for a copied layer), and pick is where the record's
+	// numbers are there, in order; past the record's numbers, the last of
+	// stack.nums, which stays zero.
+	offs [MaxLayers]int
+	pick [stackNums]uint8
 }
 
 // stackWords is the most numbers a layer's record takes: its Decision's v
@@ -89,14 +97,26 @@ const stackWords = 5
 // func of its algorithm's description.
 func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo {
 	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers),
-		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), words: make([]int, len(layers))}
+		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), masks: make([]uint8, len(layers)), words: make([]int, len(layers))}
+	for p := range info.pick {
+		info.pick[p] = stackNumsLast
+	}
+	at := 0 // where layer i's words start in stack.nums
 	for i, l := range info.layers {
 		info.explains[i] = Describe(l.Policy.Algorithm).explain
-		info.words[i] = stackWords
+		info.offs[i], info.masks[i] = at, 1<<stackWords-1
+		at += stackWords
 		if copied&(1<<i) != 0 {
-			info.redecide[i], info.words[i] = savers[i].redecider(), savers[i].stateWords()
+			info.redecide[i], info.masks[i] = savers[i].redecider(), savers[i].recordWords()
+			at += savers[i].stateWords() - stackWords
 		}
-		info.nums += info.words[i]
+		for j := range stackWords {
+			if info.masks[i]>>j&1 != 0 {
+				info.pick[info.nums] = uint8(info.offs[i] + j)
+				info.words[i]++
+				info.nums++
+			}
+		}
 	}
 	info.all = 1<<len(layers) - 1
 	info.raw = func(b []byte, d Decision) []byte {
@@ -113,8 +133,24 @@ func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo 
 	return info
 }
 
-// stackNums bounds the numbers of a record.
-const stackNums = stackWords * MaxLayers
+// stackNums bounds the numbers of a record, and the words the layers
+// gather in stack.nums; stackNumsRoom is stack.nums' length, rounded up
+// to a power of two so that an index masked by stackNumsLast needs no
+// bounds check, and its last word is never written.
+const (
+	stackNums     = stackWords * MaxLayers
+	stackNumsRoom = 32
+	stackNumsLast = stackNumsRoom - 1
+)
+
+// gather writes into rec the record in nums, a stack's layers' words
+// (stack.nums), its numbers in order, and returns them.
+func (info *stackInfo) gather(rec *[stackNums]int64, nums *[stackNumsRoom]int64) []int64 {
+	for p := range rec[:info.nums] {
+		rec[p] = nums[info.pick[p]&stackNumsLast]
+	}
+	return rec[:info.nums]
+}
 
 // inlineBytes is the stackInline bytes of a record held in d: v's, then
 // rec's, with 8 bytes to spare after them (see stackLayout.unpack).
@@ -182,7 +218,9 @@ type stackRecords struct {
 // counts, times near the arrival), so that a record of many numbers is
 // written without a size tag a number.
 type stackLayout struct {
-	n    int
+	n int
+	// pick is where number p is in a stack's nums (stackInfo.pick).
+	pick [stackNums]uint8
 	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
@@ -243,7 +281,7 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 // newStackLayout lays out fields of widths bytes, in order, the record of
 // a decision of a stack of info.
 func newStackLayout(info *stackInfo, widths []int) *stackLayout {
-	l := &stackLayout{n: len(widths)}
+	l := &stackLayout{n: len(widths), pick: info.pick}
 	for p, w := range widths {
 		l.offs[p+1] = l.offs[p] + uint(w)
 		l.half[p] = 1 << (8*w - 2)
@@ -256,23 +294,25 @@ func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 	return l
 }
 
-// pack writes nums in d's v and rec as l lays them out, and d's explain;
-// it reports false (d untouched) for no layout (nil), or if a number
-// fits its field neither as itself nor as its difference from at. A
+// pack writes the record in nums, a stack's layers' words (stack.nums),
+// in d's v and rec as l lays it out, and d's explain; it reports false
+// (d untouched) for no layout (nil), or if a number fits its field
+// neither as itself nor as its difference from at. A
 // field of w bytes holds a y with −half ≤ y < half (its bits less the
 // flag's), y + half below 2 × half unsigned, and is written as the 8
 // bytes from its start, the next one's written over what it leaves: no
 // nibbles, no zigzag, a number's size known before it is read.
-func (l *stackLayout) pack(d *Decision, at time.Duration, nums []int64) bool {
-	if l == nil || len(nums) != l.n {
+func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]int64) bool {
+	if l == nil {
 		return false
 	}
 	// A local: bytes behind a pointer would be checked for nil at every
 	// field. No field starts past stackInline: o&63 is o, and spares a
 	// bounds check.
 	var rec [64 + 8]byte
-	for p, x := range nums[:min(len(nums), stackNums)] {
-		half := l.half[p]
+	n := min(l.n, stackNums)
+	for p, i := range l.pick[:n] {
+		x, half := nums[i&stackNumsLast], l.half[p]
 		field := x << 1
 		if uint64(x+half) >= uint64(half)*2 {
 			y := x - int64(at)
@@ -285,7 +325,7 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums []int64) bool {
 		binary.LittleEndian.PutUint64(rec[o:o+8], uint64(field))
 	}
 	// Zeros after the last field, where its 8 bytes' top ones went.
-	o := l.offs[len(nums)] & 63
+	o := l.offs[n] & 63
 	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
 	inline(d, (*[stackInline]byte)(rec[:stackInline]))
 	d.explain = l.explain
@@ -403,17 +443,10 @@ func (r *stackReader) next() int64 {
 }
 
 // keepUnpacked puts nums, the record of d (a decision of a request at
-// at) that no layout packs (stackLayout.pack), where d can reach it: in
-// d as it is (up to 4 numbers), or as stackRecord writes it, in d when
-// it fits, else in the stack instance's chunk. buf is where it is
-// written first.
+// at) of more than 4 numbers that no layout packs (stackLayout.pack),
+// where d can reach it, as stackRecord writes it: in d when it fits, else
+// in the stack instance's chunk. buf is where it is written first.
 func (r *stackRecords) keepUnpacked(info *stackInfo, d *Decision, buf *[stackRecordMax]byte, at time.Duration, nums []int64) {
-	if len(nums) <= len(d.v) {
-		d.v = [4]int64{}
-		copy(d.v[:], nums)
-		d.rec, d.explain = [7]byte{}, info.raw
-		return
-	}
 	if info.fixed == nil {
 		r.learn(info, at, nums)
 	}
@@ -471,8 +504,14 @@ func readRecord(rec []byte, at time.Duration, n int) [stackNums]int64 {
 func (info *stackInfo) layer(i int, nums []int64, d *Decision) Decision {
 	var l Decision
 	if redecide := info.redecide[i]; redecide != nil {
+		// The words its record holds, in their places in its state.
 		var words [stackWords]int64
-		copy(words[:], nums[:info.words[i]])
+		k := 0
+		for j := range words {
+			if info.masks[i]>>j&1 != 0 {
+				words[j], k = nums[k], k+1
+			}
+		}
 		l = redecide(words, d.At, d.Cost) // by value: a pointer to it would move it to the heap
 	} else {
 		l = Decision{At: d.At, Cost: d.Cost}

@@ -89,7 +89,7 @@ func TestDescriptionsExplainAsDecisions(t *testing.T) {
 func TestStackRecordPacks(t *testing.T) {
 	at := 90 * time.Hour // far from 0: times near it fit only as differences
 	for n := 5; n <= 9; n++ {
-		w, l := packedBytes(n), equalLayout(nil, n)
+		w, l := packedBytes(n), equalLayout(inOrder(n), n)
 		if l == nil || l.offs[n] != uint(w*n) {
 			t.Fatalf("%d numbers: layout %+v, not %d fields of %d bytes", n, l, n, w)
 		}
@@ -101,7 +101,7 @@ func TestStackRecordPacks(t *testing.T) {
 				nums[i] = fits[(k+i)%len(fits)]
 			}
 			d := spoiledDecision()
-			if !l.pack(&d, at, nums) {
+			if !packNums(l, &d, at, nums) {
 				t.Fatalf("%d numbers %v: not packed in %d bytes each", n, nums, w)
 			}
 			rec := inlineBytes(&d)
@@ -121,16 +121,33 @@ func TestStackRecordPacks(t *testing.T) {
 		for _, far := range []int64{-top - 2, int64(at) + top + 1, math.MaxInt64, math.MinInt64} {
 			nums := append(make([]int64, n-1), far)
 			d, spoiled := spoiledDecision(), spoiledDecision()
-			if l.pack(&d, at, nums) || inlineBytes(&d) != inlineBytes(&spoiled) || d.explain != nil {
+			if packNums(l, &d, at, nums) || inlineBytes(&d) != inlineBytes(&spoiled) || d.explain != nil {
 				t.Errorf("%d numbers: %d packed in %d bytes, or the decision changed", n, nums[n-1], w)
 			}
 		}
 	}
 	for _, n := range []int{1, 4, 10, 20} {
-		if w, l := packedBytes(n), equalLayout(nil, n); w != 0 || l != nil {
+		if w, l := packedBytes(n), equalLayout(inOrder(n), n); w != 0 || l != nil {
 			t.Errorf("%d numbers packed in %d bytes each (%+v)", n, w, l)
 		}
 	}
+}
+
+// inOrder is a stackInfo whose records are n numbers gathered in order
+// (stack.nums' first n).
+func inOrder(n int) *stackInfo {
+	info := &stackInfo{nums: n}
+	for p := range info.pick {
+		info.pick[p] = uint8(p)
+	}
+	return info
+}
+
+// packNums packs nums, a record gathered in order, as l lays it out.
+func packNums(l *stackLayout, d *Decision, at time.Duration, nums []int64) bool {
+	var all [stackNumsRoom]int64
+	copy(all[:], nums)
+	return l.pack(d, at, &all)
 }
 
 // spoiledDecision is a decision whose record's bytes are all ones: what
@@ -149,7 +166,7 @@ func spoiledDecision() Decision {
 // layout, at most maxLayouts; records too wide for the decision make
 // none. A clone packs with its original's layout.
 func TestStackRecordLearnsItsLayout(t *testing.T) {
-	info := &stackInfo{nums: 13}
+	info := inOrder(13)
 	var r stackRecords
 	at := 40 * time.Second
 	near := func(i int, spread int64) []int64 {
@@ -178,7 +195,7 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 	}
 	check := func(nums []int64) bool {
 		d := spoiledDecision()
-		if !r.layout.pack(&d, at, nums) {
+		if !packNums(r.layout, &d, at, nums) {
 			return false
 		}
 		rec := inlineBytes(&d)

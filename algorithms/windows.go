@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // windowCounts is the state of a fixed window and of a sliding counter: the
@@ -31,6 +32,22 @@ func (s windowCounts) roll(now, window time.Duration) windowCounts {
 	}
 	s.win, s.last = w, now
 	return s
+}
+
+// windowCur, windowPrev and windowLast are bits for a windowCounts'
+// words, as a stack records them (see recordedWords). Its fourth, win, is
+// never recorded: it is the window of last, worked out again
+// (rebuildWindow).
+var (
+	windowCur  = wordBit(unsafe.Offsetof(windowCounts{}.cur))
+	windowPrev = wordBit(unsafe.Offsetof(windowCounts{}.prev))
+	windowLast = wordBit(unsafe.Offsetof(windowCounts{}.last))
+)
+
+// rebuildWindow works out s.win again from s.last, as startWindow and
+// roll keep it: the window of the last request.
+func rebuildWindow(s *windowCounts, window time.Duration) {
+	s.win = floorDiv(int64(s.last), int64(window))
 }
 
 // windowCountsForm is the fixed window's and the two-window sliding
