@@ -44,17 +44,34 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 		body[i] = fit(st.note.Render(body[i]), w)
 	}
 	// Earlier notes above it, latest first: whole while they fit, the one
-	// that does not cut where the rows end, with "…" alone: e reads the
-	// current note whole, and [ goes back to an earlier one.
+	// that does not cut where the rows end, with "… (e: read all)": e
+	// shows every note the panel shows whole (earliestShown).
 	var earlier []string
-	for i := cur - 1; i >= 0 && len(earlier)+len(body) < h; i-- {
-		lines := wrap("◆ "+secs(notes[i].At)+"  "+notes[i].Text, w, h-len(earlier)-len(body))
+	for i := cur - 1; i >= earliestShown(notes, now, w, h); i-- {
+		lines := wrapMore(noteLine(notes[i]), w, h-len(earlier)-len(body))
 		for j := range lines {
 			lines[j] = fit(st.muted.Render(lines[j]), w)
 		}
 		earlier = append(lines, earlier...)
 	}
 	return pad(append(earlier, body...), w, h)
+}
+
+// earliestShown is the index of the first note noteBlock shows in h rows
+// of width w: the current note's (cur), or an earlier one's above it, the
+// last of which may be cut; −1 for none.
+func earliestShown(notes []scenarios.Note, now time.Duration, w, h int) int {
+	cur := currentNote(notes, now)
+	if cur < 0 || h <= 0 {
+		return cur
+	}
+	rows := len(wrap(noteLine(notes[cur]), w, h))
+	i := cur
+	for i > 0 && rows < h {
+		i--
+		rows += len(wrap(noteLine(notes[i]), w, h-rows))
+	}
+	return i
 }
 
 // shownNotes is the scenario's notes as the lower panel and the whole

@@ -12,6 +12,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/model"
+	"ratelab/scenarios"
 )
 
 // pageKind is which page is open.
@@ -361,6 +362,18 @@ func hanging(head, text string, w int) string {
 	return strings.Join(lines, "\n")
 }
 
+// earliestNoteInPanel is the index of the first of notes the lower panel
+// shows at width w (earliestShown, in the rows lowerBlocks gives the
+// notes); while a question waits, the current note's, as the question
+// leaves the notes one line.
+func (a *App) earliestNoteInPanel(notes []scenarios.Note, views []laneView, w int) int {
+	if a.quiz.asking() {
+		return currentNote(notes, a.lab.Now())
+	}
+	rows, _ := a.labMode.lowerBlocks(a, views, w, nil)
+	return earliestShown(notes, a.lab.Now(), w, len(rows))
+}
+
 // panelText is the lower panel whole: the note the clock has passed, and
 // every lane's explanation of its last decision with its reply, for the
 // learner to read without anything cut.
@@ -368,9 +381,17 @@ func (p *pages) panelText(a *App, w int) string {
 	st := a.st
 	var b strings.Builder
 	notes, instead := a.shownNotes()
+	views := laneViews(a.programContext)
 	if instead != "" {
 		b.WriteString(st.muted.Render(instead) + "\n\n")
 	} else if cur := currentNote(notes, a.lab.Now()); cur >= 0 {
+		// The earlier notes the lower panel shows above the current one,
+		// whole (the last of them it may have cut), and at least the one
+		// just before it: the panel's rows change as a verdict is worked
+		// out.
+		for _, n := range notes[max(min(a.earliestNoteInPanel(notes, views, w), cur-1), 0):cur] {
+			b.WriteString(hanging(st.muted.Render("◆ "+secs(n.At)+"  "), st.muted.Render(n.Text), w) + "\n")
+		}
 		b.WriteString(hanging("◆ "+secs(notes[cur].At)+"  ", notes[cur].Text, w) + "\n\n")
 	} else if len(notes) > 0 {
 		b.WriteString(st.muted.Render("◇ the first note is at "+secs(notes[0].At)) + "\n\n")
@@ -390,7 +411,6 @@ func (p *pages) panelText(a *App, w int) string {
 			b.WriteString(hanging(st.title.Render("quiz")+"  ", m.Ask, w) + "\n\n")
 		}
 	}
-	views := laneViews(a.programContext)
 	for i, v := range views {
 		mark := "  "
 		if i == a.focus {
