@@ -656,12 +656,14 @@ func (k *keyed[S]) putBackState(in unsafe.Pointer, words *[stackWords]int64) {
 func (k *keyed[S]) stateWords() int { return int(unsafe.Sizeof(*new(S))+7) / 8 }
 
 // recordWords are the words of k's states that a record holds: those its
-// algorithm names (recordedWords), else all.
+// algorithm names (recordedWords), else all. Only a state of at most
+// stackWords words is recorded so; a longer one's bits are the first
+// stackWords.
 func (k *keyed[S]) recordWords() uint8 {
 	if rec := recorderOf(k.alg); rec != nil {
 		return rec.recordWords()
 	}
-	return 1<<k.stateWords() - 1
+	return 1<<min(k.stateWords(), stackWords) - 1
 }
 
 // redecider decides a request again, as k's algorithm does, on a plain

@@ -117,8 +117,13 @@ func TestRecordedWordsDecideAgain(t *testing.T) {
 			mask, redecide := sv.recordWords(), sv.redecider()
 			for i, r := range stackTrace(7, 300) {
 				at := r.at
-				if i%9 == 8 {
+				switch {
+				case i == 0:
+					at = 0
+				case i%9 == 8:
 					at -= 50 * ms // late: before the key's latest request
+				case i%5 == 4:
+					at = at.Truncate(sec) // on a window's edge
 				}
 				var words [stackWords]int64
 				var d Decision

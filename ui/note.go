@@ -47,7 +47,8 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 	// that does not cut where the rows end, with "… (e: read all)": e
 	// shows every note the panel shows whole (earliestShown).
 	var earlier []string
-	for i := cur - 1; i >= earliestShown(notes, now, w, h); i-- {
+	first := earliestShown(notes, now, w, h)
+	for i := cur - 1; i >= first; i-- {
 		lines := wrapMore(noteLine(notes[i]), w, h-len(earlier)-len(body))
 		for j := range lines {
 			lines[j] = fit(st.muted.Render(lines[j]), w)
