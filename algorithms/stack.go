@@ -83,7 +83,7 @@ type stack struct {
 	// info.pick points past a record's numbers.
 	copied uint8
 	nums   [stackNumsRoom]int64
-	offs   [MaxLayers]int
+	offs   [MaxLayers]int // info.offs, read on every decision
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
 	ids     *Keys
@@ -506,7 +506,7 @@ func (s *stack) conclude(d *Decision, now time.Duration, refused int, wait time.
 		d.rec, d.explain = [7]byte{}, info.raw
 		return
 	}
-	if !s.recs.layoutFor(info).pack(d, now, &s.nums) {
+	if !s.recs.layoutFor(info).pack(d, now, &s.nums, &info.pick) {
 		s.recs.keepUnpacked(info, d, &s.scratch, now, info.gather(&s.record, &s.nums))
 	}
 }

@@ -76,10 +76,9 @@ type stackInfo struct {
 	// before the request decides it again from those words (nil for a
 	// layer whose record is its numbers); masks are which of the layer's
 	// words its record holds (stackLayer.recordWords; all 5 of a layer's
-	// numbers), words how many, and nums the record's in all.
+	// numbers), and nums the record's numbers in all.
 	redecide []func(words [stackWords]int64, at time.Duration, cost int64) Decision
 	masks    []uint8
-	words    []int
 	nums     int
 	// offs are where each layer's words start in stack.nums (all its
 	// state's, for a copied layer), and pick is where the record's
@@ -97,7 +96,7 @@ const stackWords = 5
 // func of its algorithm's description.
 func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo {
 	info := &stackInfo{layers: layers, explains: make([]func(b []byte, d Decision) []byte, len(layers)), nginx: nginxStack(layers),
-		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), masks: make([]uint8, len(layers)), words: make([]int, len(layers))}
+		redecide: make([]func([stackWords]int64, time.Duration, int64) Decision, len(layers)), masks: make([]uint8, len(layers))}
 	for p := range info.pick {
 		info.pick[p] = stackNumsLast
 	}
@@ -113,7 +112,6 @@ func newStackInfo(layers []Layer, savers []stackLayer, copied uint8) *stackInfo 
 		for j := range stackWords {
 			if info.masks[i]>>j&1 != 0 {
 				info.pick[info.nums] = uint8(info.offs[i] + j)
-				info.words[i]++
 				info.nums++
 			}
 		}
@@ -218,9 +216,7 @@ type stackRecords struct {
 // counts, times near the arrival), so that a record of many numbers is
 // written without a size tag a number.
 type stackLayout struct {
-	n int
-	// pick is where number p is in a stack's nums (stackInfo.pick).
-	pick [stackNums]uint8
+	n    int
 	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
@@ -281,7 +277,7 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 // newStackLayout lays out fields of widths bytes, in order, the record of
 // a decision of a stack of info.
 func newStackLayout(info *stackInfo, widths []int) *stackLayout {
-	l := &stackLayout{n: len(widths), pick: info.pick}
+	l := &stackLayout{n: len(widths)}
 	for p, w := range widths {
 		l.offs[p+1] = l.offs[p] + uint(w)
 		l.half[p] = 1 << (8*w - 2)
@@ -295,14 +291,15 @@ func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 }
 
 // pack writes the record in nums, a stack's layers' words (stack.nums),
-// in d's v and rec as l lays it out, and d's explain; it reports false
+// its numbers where pick says (stackInfo.pick), in d's v and rec as l
+// lays it out, and d's explain; it reports false
 // (d untouched) for no layout (nil), or if a number fits its field
 // neither as itself nor as its difference from at. A
 // field of w bytes holds a y with −half ≤ y < half (its bits less the
 // flag's), y + half below 2 × half unsigned, and is written as the 8
 // bytes from its start, the next one's written over what it leaves: no
 // nibbles, no zigzag, a number's size known before it is read.
-func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]int64) bool {
+func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]int64, pick *[stackNums]uint8) bool {
 	if l == nil {
 		return false
 	}
@@ -311,7 +308,7 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]i
 	// bounds check.
 	var rec [64 + 8]byte
 	n := min(l.n, stackNums)
-	for p, i := range l.pick[:n] {
+	for p, i := range pick[:n] {
 		x, half := nums[i&stackNumsLast], l.half[p]
 		field := x << 1
 		if uint64(x+half) >= uint64(half)*2 {
@@ -541,7 +538,7 @@ func (info *stackInfo) explain(b []byte, d *Decision, nums *[stackNums]int64) []
 		}
 		b = appendf(b, d.times, "%s (%s): ", l.Name, l.Scope())
 		v := info.layer(i, nums[at:], d)
-		at += info.words[i]
+		at += bits.OnesCount8(info.masks[i])
 		if info.nginx && refusers > 0 {
 			b = append(b, "not looked up: nginx stops at the first zone that refuses"...)
 			continue

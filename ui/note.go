@@ -23,7 +23,7 @@ func noteAt(notes []scenarios.Note, i int) (time.Duration, bool) {
 
 // noteBlock shows the scenario's narration in h lines of width w: the
 // latest note the clock has passed, wrapped, and above it as many earlier
-// notes as fit, one line each, so a tall screen reads like the lesson so
+// notes as fit (notesInRows), so a tall screen reads like the lesson so
 // far.
 func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) []string {
 	if h <= 0 {
@@ -37,42 +37,40 @@ func noteBlock(st *styles, notes []scenarios.Note, now time.Duration, w, h int) 
 		}
 		return pad([]string{fit(st.muted.Render(text), w)}, w, h)
 	}
-	n := notes[cur]
-	prefix := "◆ " + secs(n.At) + "  "
-	body := wrapMore(prefix+n.Text, w, h)
+	_, earlier, body := notesInRows(notes, cur, w, h)
+	for i := range earlier {
+		earlier[i] = fit(st.muted.Render(earlier[i]), w)
+	}
 	for i := range body {
 		body[i] = fit(st.note.Render(body[i]), w)
-	}
-	// Earlier notes above it, latest first: whole while they fit, the one
-	// that does not cut where the rows end, with "… (e: read all)": e
-	// shows every note the panel shows whole (earliestShown).
-	var earlier []string
-	first := earliestShown(notes, now, w, h)
-	for i := cur - 1; i >= first; i-- {
-		lines := wrapMore(noteLine(notes[i]), w, h-len(earlier)-len(body))
-		for j := range lines {
-			lines[j] = fit(st.muted.Render(lines[j]), w)
-		}
-		earlier = append(lines, earlier...)
 	}
 	return pad(append(earlier, body...), w, h)
 }
 
+// notesInRows is note cur wrapped to w in at most h rows (body), and
+// above it as many earlier notes as fit (earlier), latest first: whole
+// while they fit, the one that does not cut where the rows end, with
+// "… (e: read all)", since e shows every note the panel shows whole
+// (earliestShown); first is the earliest of them, cur for none.
+func notesInRows(notes []scenarios.Note, cur, w, h int) (first int, earlier, body []string) {
+	body = wrapMore(noteLine(notes[cur]), w, h)
+	for first = cur; first > 0 && len(earlier)+len(body) < h; {
+		first--
+		earlier = append(wrapMore(noteLine(notes[first]), w, h-len(earlier)-len(body)), earlier...)
+	}
+	return first, earlier, body
+}
+
 // earliestShown is the index of the first note noteBlock shows in h rows
-// of width w: the current note's (cur), or an earlier one's above it, the
-// last of which may be cut; −1 for none.
+// of width w: the current note's, or an earlier one's above it, the last
+// of which may be cut; −1 for none.
 func earliestShown(notes []scenarios.Note, now time.Duration, w, h int) int {
 	cur := currentNote(notes, now)
 	if cur < 0 || h <= 0 {
 		return cur
 	}
-	rows := len(wrap(noteLine(notes[cur]), w, h))
-	i := cur
-	for i > 0 && rows < h {
-		i--
-		rows += len(wrap(noteLine(notes[i]), w, h-rows))
-	}
-	return i
+	first, _, _ := notesInRows(notes, cur, w, h)
+	return first
 }
 
 // shownNotes is the scenario's notes as the lower panel and the whole
