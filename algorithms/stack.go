@@ -83,7 +83,10 @@ type stack struct {
 	// info.pick points past a record's numbers.
 	copied uint8
 	nums   [stackNumsRoom]int64
-	offs   [MaxLayers]int // info.offs, read on every decision
+	// numsOf are where each layer's words start in nums (info.offs), as
+	// pointers into this instance's nums: a decision reads them once a
+	// layer, with no offset to bound (see layerNums).
+	numsOf [MaxLayers]*[stackWords]int64
 	// allKeys has bit i set for a layer over all keys.
 	allKeys uint8
 	ids     *Keys
@@ -205,7 +208,7 @@ func NewStack(layers []Layer, ks *Keys) (Limiter, error) {
 	}
 	if len(layers) > 1 {
 		s.info = newStackInfo(layers, s.savers, s.copied)
-		s.offs = s.info.offs
+		s.numsOf = s.info.numsIn(&s.nums)
 	}
 	return s, nil
 }
@@ -554,12 +557,7 @@ func (s *stack) putBackSaved(key Key, refused int) {
 }
 
 // layerNums is where layer i's record is gathered in nums.
-func (s *stack) layerNums(i int) *[stackWords]int64 {
-	// No layer's record starts past stackWords × (MaxLayers − 1): bounded
-	// so, the offset needs no check against nums' length.
-	o := min(uint(s.offs[i]), stackWords*(MaxLayers-1))
-	return (*[stackWords]int64)(s.nums[o : o+stackWords])
-}
+func (s *stack) layerNums(i int) *[stackWords]int64 { return s.numsOf[i] }
 
 // recordInto gathers in nums the record of the layers that are not
 // copied (whose states peekState wrote there), from their verdicts (the
@@ -717,6 +715,9 @@ func (s *stack) Clone() Limiter {
 	}
 	// The clone writes chunks of its own, and packs as s has learned to.
 	c.recs.chunk, c.recs.explain = nil, nil
+	if s.info != nil {
+		c.numsOf = s.info.numsIn(&c.nums) // not s's
+	}
 	c.verdicts, c.record, c.scratch = [MaxLayers]Decision{}, [stackNums]int64{}, [stackRecordMax]byte{}
 	return c
 }

@@ -88,6 +88,17 @@ type stackInfo struct {
 	pick [stackNums]uint8
 }
 
+// numsIn is where each layer's words start in nums, a stack instance's
+// (stack.numsOf): offs as pointers. No layer's words start past
+// stackWords × (MaxLayers − 1), so each has stackWords words there.
+func (info *stackInfo) numsIn(nums *[stackNumsRoom]int64) [MaxLayers]*[stackWords]int64 {
+	var at [MaxLayers]*[stackWords]int64
+	for i := range info.layers {
+		at[i] = (*[stackWords]int64)(nums[info.offs[i]:])
+	}
+	return at
+}
+
 // stackWords is the most numbers a layer's record takes: its Decision's v
 // and its wait, or its state before the request when that is no longer.
 const stackWords = 5
