@@ -509,7 +509,7 @@ func (s *stack) conclude(d *Decision, now time.Duration, refused int, wait time.
 		d.rec, d.explain = [7]byte{}, info.raw
 		return
 	}
-	if !s.recs.layoutFor(info).pack(d, now, &s.nums, &info.pick) {
+	if !s.recs.layoutFor(info).pack(d, now, &s.nums) {
 		s.recs.keepUnpacked(info, d, &s.scratch, now, info.gather(&s.record, &s.nums))
 	}
 }

@@ -186,15 +186,14 @@ func packedBytes(n int) int {
 // equalLayout is the layout of n numbers in fields of packedBytes(n)
 // each, nil when n numbers are not packed so.
 func equalLayout(info *stackInfo, n int) *stackLayout {
-	w := packedBytes(n)
-	if w == 0 {
+	var plan layoutPlan
+	for p := range n {
+		plan.keep(p)
+	}
+	if !plan.equalWidths() {
 		return nil
 	}
-	var widths [stackNums]int
-	for p := range widths[:n] {
-		widths[p] = w
-	}
-	return newStackLayout(info, widths[:n])
+	return newStackLayout(info, &plan)
 }
 
 // stackRecords is the chunk a stack instance writes the records that do
@@ -209,30 +208,79 @@ type stackRecords struct {
 	// layout packs a record of more than 9 numbers in its decision, its
 	// fields' widths learned from the records written before (nil until
 	// then); it never changes, and clones share it. need is the most
-	// bytes each number's field took in the records measured, measured
-	// how many, missed how many the layout could not pack since it was
-	// made, and layouts how many were made (see learn).
+	// bytes each number's field took in the records measured; same has,
+	// by number, a bit for each number before it that it equalled in
+	// every record measured; measured is how many, missed how many the
+	// layout could not pack since it was made, and layouts how many were
+	// made (see learn).
 	layout           *stackLayout
 	need             [stackNums]uint8
+	same             [stackNums]uint32
 	measured, missed int
 	layouts          int
 }
 
 // stackLayout is where each number of a record goes in the stackInline
-// bytes of its decision: number p in bytes offs[p] to offs[p+1], itself or
-// its difference from the request's arrival, doubled, plus 1 for the
-// difference (packField). A record of 5 to 9 numbers has fields of equal
-// width (equalLayout); a stack instance learns the layout of a longer
-// one from its records (the widths of a bucket's balance, a window's
-// counts, times near the arrival), so that a record of many numbers is
-// written without a size tag a number.
+// bytes of its decision: field k, number at[k] of the record, in bytes
+// offs[k] to offs[k+1], itself or its difference from the request's
+// arrival, doubled, plus 1 for the difference (see pack). A record of 5
+// to 9 numbers has fields of equal width (equalLayout); a stack instance
+// learns the layout of a longer one from its records (the widths of a
+// bucket's balance, a window's counts, times near the arrival), so that
+// a record of many numbers is written without a size tag a number. A
+// learned layout gives no field to a number that equalled one before it
+// in every record learned from (two layers per key whose last requests
+// are the same request, two over all keys counting the same window):
+// dups, checked as a record is packed, and read back as that number.
 type stackLayout struct {
-	n    int
+	n int
+	// pick is, by field, where its number is in stack.nums.
+	pick [stackNums]uint8
+	at   [stackNums]uint8
 	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
-	half    [stackNums]int64
+	half [stackNums]int64
+	// equal says the fields are n of packedBytes(n) each, which
+	// packEqual writes.
+	equal bool
+	// dups are the numbers that have no field: number dupAt[k][0] of a
+	// record is number dupAt[k][1], which has one; dupNums are the two
+	// in stack.nums.
+	dups    int
+	dupAt   [maxDups][2]uint8
+	dupNums [maxDups][2]uint8
 	explain func(b []byte, d Decision) []byte
+}
+
+// maxDups bounds a layout's dups: a number equal to one before it, once
+// there are maxDups, has a field of its own.
+const maxDups = 4
+
+// layoutPlan is what a stackLayout is made from: which numbers of a
+// record have fields (kept, in order), how wide, and which are another's
+// (dups).
+type layoutPlan struct {
+	n, dups int
+	kept    [stackNums]uint8
+	widths  [stackNums]int
+	dupAt   [maxDups][2]uint8
+}
+
+// keep gives number p a field.
+func (pl *layoutPlan) keep(p int) { pl.kept[pl.n], pl.n = uint8(p), pl.n+1 }
+
+// dup makes number p number q's, with no field of its own.
+func (pl *layoutPlan) dup(p, q int) { pl.dupAt[pl.dups], pl.dups = [2]uint8{uint8(p), uint8(q)}, pl.dups+1 }
+
+// equalWidths gives every field packedBytes of their count, reporting
+// false when that is 0.
+func (pl *layoutPlan) equalWidths() bool {
+	w := packedBytes(pl.n)
+	for k := range pl.widths[:pl.n] {
+		pl.widths[k] = w
+	}
+	return w != 0
 }
 
 // learnAfter is how many records a stack instance measures before it
@@ -245,9 +293,12 @@ const (
 
 // learn measures nums, a record of a request at at that the layout
 // could not pack (or before there is one), and makes a layout when it is
-// time to: each number's field as wide as the widest it took, the bytes
-// to spare given one by one to each field in turn. A record whose fields
-// take more than stackInline bytes makes none, and learning stops.
+// time to: a number that equalled one before it in every record measured
+// is that one's (a dup), and the others have fields, of equal width when
+// 5 to 9 fit so (equalLayout's), else each as wide as the widest it
+// took, the bytes to spare given one by one to each field in turn.
+// Fields that take more than stackInline bytes make none, and learning
+// stops.
 func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 	if r.layouts >= maxLayouts {
 		return
@@ -255,6 +306,16 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 	for p, x := range nums {
 		z := min(zigzag(x), zigzag(x-int64(at)))
 		r.need[p] = max(r.need[p], uint8((bits.Len64(z)+1+7)/8)) // its flag too
+		var same uint32
+		for q, y := range nums[:p] {
+			if x == y {
+				same |= 1 << q
+			}
+		}
+		if r.measured > 0 {
+			same &= r.same[p]
+		}
+		r.same[p] = same
 	}
 	r.measured++
 	if r.layout != nil {
@@ -264,34 +325,64 @@ func (r *stackRecords) learn(info *stackInfo, at time.Duration, nums []int64) {
 		return
 	}
 	r.layouts++
-	var width [stackNums]int
-	total := 0
+	var plan layoutPlan
 	for p := range nums {
-		width[p] = max(1, int(r.need[p]))
-		total += width[p]
+		if same := r.same[p]; same != 0 && plan.dups < maxDups {
+			plan.dup(p, bits.TrailingZeros32(same)) // the first it equals: itself no dup
+		} else {
+			plan.keep(p)
+		}
+	}
+	if !plan.equalWidths() || slices.ContainsFunc(plan.kept[:plan.n], func(p uint8) bool { return int(r.need[p]) > plan.widths[0] }) {
+		if !r.learnWidths(&plan) {
+			r.layouts = maxLayouts // too wide: records keep their size tags
+			return
+		}
+	}
+	r.layout, r.missed = newStackLayout(info, &plan), 0
+}
+
+// learnWidths gives each of plan's fields the bytes its numbers took,
+// and the bytes to spare one by one to each field in turn; false if
+// they take more than stackInline.
+func (r *stackRecords) learnWidths(plan *layoutPlan) bool {
+	width := plan.widths[:plan.n]
+	total := 0
+	for k, p := range plan.kept[:plan.n] {
+		width[k] = max(1, int(r.need[p]))
+		total += width[k]
 	}
 	if total > stackInline {
-		r.layouts = maxLayouts // too wide: records keep their size tags
-		return
+		return false
 	}
-	for spare, p := stackInline-total, 0; spare > 0; p = (p + 1) % len(nums) {
-		if width[p] < 8 {
-			width[p]++
+	for spare, k := stackInline-total, 0; spare > 0; k = (k + 1) % len(width) {
+		if width[k] < 8 {
+			width[k]++
 			spare--
-		} else if !slices.ContainsFunc(width[:len(nums)], func(w int) bool { return w < 8 }) {
+		} else if !slices.ContainsFunc(width, func(w int) bool { return w < 8 }) {
 			break
 		}
 	}
-	r.layout, r.missed = newStackLayout(info, width[:len(nums)]), 0
+	return true
 }
 
-// newStackLayout lays out fields of widths bytes, in order, the record of
-// a decision of a stack of info.
-func newStackLayout(info *stackInfo, widths []int) *stackLayout {
-	l := &stackLayout{n: len(widths)}
-	for p, w := range widths {
-		l.offs[p+1] = l.offs[p] + uint(w)
-		l.half[p] = 1 << (8*w - 2)
+// newStackLayout lays out as plan says the record of a decision of a
+// stack of info.
+func newStackLayout(info *stackInfo, plan *layoutPlan) *stackLayout {
+	l := &stackLayout{n: plan.n, dups: plan.dups, dupAt: plan.dupAt}
+	for k, p := range plan.kept[:plan.n] {
+		w := plan.widths[k]
+		l.pick[k], l.at[k] = info.pick[p], p
+		l.offs[k+1] = l.offs[k] + uint(w)
+		l.half[k] = 1 << (8*w - 2)
+	}
+	l.equal = packedBytes(plan.n) != 0 && !slices.ContainsFunc(plan.widths[:plan.n], func(w int) bool { return w != packedBytes(plan.n) })
+	for k := range l.dupNums {
+		l.dupNums[k] = [2]uint8{stackNumsLast, stackNumsLast} // zero, twice
+		if k < plan.dups {
+			pq := plan.dupAt[k]
+			l.dupNums[k] = [2]uint8{info.pick[pq[0]], info.pick[pq[1]]}
+		}
 	}
 	l.explain = func(b []byte, d Decision) []byte {
 		rec := inlineBytes(&d)
@@ -302,55 +393,130 @@ func newStackLayout(info *stackInfo, widths []int) *stackLayout {
 }
 
 // pack writes the record in nums, a stack's layers' words (stack.nums),
-// its numbers where pick says (stackInfo.pick), in d's v and rec as l
-// lays it out, and d's explain; it reports false
-// (d untouched) for no layout (nil), or if a number fits its field
-// neither as itself nor as its difference from at. A
-// field of w bytes holds a y with −half ≤ y < half (its bits less the
-// flag's), y + half below 2 × half unsigned, and is written as the 8
-// bytes from its start, the next one's written over what it leaves: no
-// nibbles, no zigzag, a number's size known before it is read.
-func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]int64, pick *[stackNums]uint8) bool {
+// in d's v and rec as l lays it out, and d's explain; it reports false
+// (d untouched) for no layout (nil), if a dup is not the number it
+// stands for, or if a number fits its field neither as itself nor as its
+// difference from at. A field of w bytes holds a y with −half ≤ y < half
+// (its bits less the flag's), y + half below 2 × half unsigned, and is
+// written as the 8 bytes from its start, the next one's written over
+// what it leaves: no nibbles, no zigzag, a number's size known before it
+// is read.
+func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]int64) bool {
 	if l == nil {
 		return false
 	}
-	// A local: bytes behind a pointer would be checked for nil at every
-	// field. No field starts past stackInline: o&63 is o, and spares a
-	// bounds check.
-	var rec [64 + 8]byte
-	n := min(l.n, stackNums)
-	for p, i := range pick[:n] {
-		x, half := nums[i&stackNumsLast], l.half[p]
-		field := x << 1
-		if uint64(x+half) >= uint64(half)*2 {
-			y := x - int64(at)
-			if uint64(y+half) >= uint64(half)*2 {
-				return false
-			}
-			field = y<<1 | 1
+	if l.dups > 0 {
+		// Every pair, unused ones the last of nums twice (zero): a loop
+		// cost some 17 instructions a dup, this 8.
+		x, dn := func(i uint8) int64 { return nums[i&stackNumsLast] }, &l.dupNums
+		if x(dn[0][0])^x(dn[0][1])|x(dn[1][0])^x(dn[1][1])|x(dn[2][0])^x(dn[2][1])|x(dn[3][0])^x(dn[3][1]) != 0 {
+			return false
 		}
-		o := l.offs[p] & 63
-		binary.LittleEndian.PutUint64(rec[o:o+8], uint64(field))
 	}
-	// Zeros after the last field, where its 8 bytes' top ones went.
-	o := l.offs[n] & 63
-	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
+	// A local: bytes behind a pointer would be checked for nil at every
+	// field.
+	var rec [64 + 8]byte
+	if l.equal {
+		if packEqual(&rec, l.n, nums, &l.pick, int64(at)) != 0 {
+			return false
+		}
+	} else if !l.packFields(&rec, nums, int64(at)) {
+		return false
+	}
 	inline(d, (*[stackInline]byte)(rec[:stackInline]))
 	d.explain = l.explain
 	return true
 }
 
+// packFields writes into rec the fields of a layout whose widths it
+// learned, then zeros after the last, where its 8 bytes' top ones went;
+// false if a number fits its field neither way.
+func (l *stackLayout) packFields(rec *[64 + 8]byte, nums *[stackNumsRoom]int64, at int64) bool {
+	n := min(l.n, stackNums)
+	for k, i := range l.pick[:n] {
+		x, half := nums[i&stackNumsLast], l.half[k]
+		field := x << 1
+		if uint64(x+half) >= uint64(half)*2 {
+			y := x - at
+			if uint64(y+half) >= uint64(half)*2 {
+				return false
+			}
+			field = y<<1 | 1
+		}
+		// No field starts past stackInline: o&63 is o, and spares a
+		// bounds check.
+		o := l.offs[k] & 63
+		binary.LittleEndian.PutUint64(rec[o:o+8], uint64(field))
+	}
+	o := l.offs[n] & 63
+	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
+	return true
+}
+
+// packEqual writes into rec n numbers (5 to 9: none for another n) in
+// fields of packedBytes(n) each, the numbers in nums at pick, then zeros
+// after the last field; not 0 if one fits its field neither way. A case
+// for each count, its fields' places and widths constants: a loop
+// reading them from the layout cost a record of 7 numbers some 50
+// instructions more (BenchmarkStack/stack-4).
+func packEqual(rec *[64 + 8]byte, n int, nums *[stackNumsRoom]int64, pick *[stackNums]uint8, at int64) (miss uint64) {
+	x := func(k int) int64 { return nums[pick[k]&stackNumsLast] }
+	switch n {
+	case 5:
+		const w = stackInline / 5
+		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
+		miss = f(0) | f(1) | f(2) | f(3) | f(4) | putField(rec, 5*w, 8, 0, 0)
+	case 6:
+		const w = stackInline / 6
+		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
+		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | putField(rec, 6*w, 8, 0, 0)
+	case 7:
+		const w = stackInline / 7
+		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
+		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | putField(rec, 7*w, 8, 0, 0)
+	case 8:
+		const w = stackInline / 8
+		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
+		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | putField(rec, 8*w, 8, 0, 0)
+	case 9:
+		const w = stackInline / 9
+		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
+		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | f(8) | putField(rec, 9*w, 8, 0, 0)
+	}
+	return miss
+}
+
+// putField writes x, or its difference from at, in the field of w bytes
+// (1 to 8) at byte off of rec, as stackLayout.pack says, and returns 1 if
+// it fits neither way (0 if it fits).
+func putField(rec *[64 + 8]byte, off, w int, x, at int64) uint64 {
+	half := int64(1) << (8*w - 2)
+	field, miss := x<<1, uint64(0)
+	if uint64(x+half) >= uint64(half)*2 {
+		y := x - at
+		if uint64(y+half) >= uint64(half)*2 {
+			miss = 1
+		}
+		field = y<<1 | 1
+	}
+	binary.LittleEndian.PutUint64(rec[off&63:], uint64(field))
+	return miss
+}
+
 // unpack reads the numbers pack wrote in rec.
 func (l *stackLayout) unpack(rec *[stackInline + 8]byte, at time.Duration) [stackNums]int64 {
 	var nums [stackNums]int64
-	for p := range nums[:l.n] {
-		o := l.offs[p]
-		sh := (64 - 8*uint(l.offs[p+1]-o)) & 63
+	for k, p := range l.at[:l.n] {
+		o := l.offs[k]
+		sh := (64 - 8*uint(l.offs[k+1]-o)) & 63
 		f := int64(binary.LittleEndian.Uint64(rec[o:o+8])<<sh) >> sh
 		nums[p] = f >> 1
 		if f&1 != 0 {
 			nums[p] += int64(at)
 		}
+	}
+	for _, pq := range l.dupAt[:l.dups] {
+		nums[pq[0]] = nums[pq[1]] // a number with a field: read above
 	}
 	return nums
 }

@@ -147,7 +147,7 @@ func inOrder(n int) *stackInfo {
 func packNums(l *stackLayout, d *Decision, at time.Duration, nums []int64) bool {
 	var all [stackNumsRoom]int64
 	copy(all[:], nums)
-	return l.pack(d, at, &all, &inOrder(len(nums)).pick)
+	return l.pack(d, at, &all)
 }
 
 // spoiledDecision is a decision whose record's bytes are all ones: what
