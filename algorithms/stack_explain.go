@@ -271,7 +271,9 @@ type layoutPlan struct {
 func (pl *layoutPlan) keep(p int) { pl.kept[pl.n], pl.n = uint8(p), pl.n+1 }
 
 // dup makes number p number q's, with no field of its own.
-func (pl *layoutPlan) dup(p, q int) { pl.dupAt[pl.dups], pl.dups = [2]uint8{uint8(p), uint8(q)}, pl.dups+1 }
+func (pl *layoutPlan) dup(p, q int) {
+	pl.dupAt[pl.dups], pl.dups = [2]uint8{uint8(p), uint8(q)}, pl.dups+1
+}
 
 // equalWidths gives every field packedBytes of their count, reporting
 // false when that is 0.
@@ -416,12 +418,44 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]i
 	// A local: bytes behind a pointer would be checked for nil at every
 	// field.
 	var rec [64 + 8]byte
-	if l.equal {
-		if packEqual(&rec, l.n, nums, &l.pick, int64(at)) != 0 {
+	// An equal layout's fields, n (5 to 9) of packedBytes(n) each, are
+	// written by a case for each count, their places and widths
+	// constants, and the zeros after the last by the last putField: read
+	// from the layout in a loop (packFields), a record of 7 numbers cost
+	// some 50 instructions more (BenchmarkStack/stack-4), and in a method
+	// of its own, not inlined, some 15.
+	if !l.equal {
+		if !l.packFields(&rec, nums, int64(at)) {
 			return false
 		}
-	} else if !l.packFields(&rec, nums, int64(at)) {
-		return false
+	} else {
+		var miss uint64
+		x := func(k int) int64 { return nums[l.pick[k]&stackNumsLast] }
+		switch l.n {
+		case 5:
+			const w = stackInline / 5
+			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | putField(&rec, 5*w, 8, 0, 0)
+		case 6:
+			const w = stackInline / 6
+			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | putField(&rec, 6*w, 8, 0, 0)
+		case 7:
+			const w = stackInline / 7
+			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | putField(&rec, 7*w, 8, 0, 0)
+		case 8:
+			const w = stackInline / 8
+			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | putField(&rec, 8*w, 8, 0, 0)
+		case 9:
+			const w = stackInline / 9
+			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | f(8) | putField(&rec, 9*w, 8, 0, 0)
+		}
+		if miss != 0 {
+			return false
+		}
 	}
 	inline(d, (*[stackInline]byte)(rec[:stackInline]))
 	d.explain = l.explain
@@ -451,39 +485,6 @@ func (l *stackLayout) packFields(rec *[64 + 8]byte, nums *[stackNumsRoom]int64, 
 	o := l.offs[n] & 63
 	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
 	return true
-}
-
-// packEqual writes into rec n numbers (5 to 9: none for another n) in
-// fields of packedBytes(n) each, the numbers in nums at pick, then zeros
-// after the last field; not 0 if one fits its field neither way. A case
-// for each count, its fields' places and widths constants: a loop
-// reading them from the layout cost a record of 7 numbers some 50
-// instructions more (BenchmarkStack/stack-4).
-func packEqual(rec *[64 + 8]byte, n int, nums *[stackNumsRoom]int64, pick *[stackNums]uint8, at int64) (miss uint64) {
-	x := func(k int) int64 { return nums[pick[k]&stackNumsLast] }
-	switch n {
-	case 5:
-		const w = stackInline / 5
-		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
-		miss = f(0) | f(1) | f(2) | f(3) | f(4) | putField(rec, 5*w, 8, 0, 0)
-	case 6:
-		const w = stackInline / 6
-		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
-		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | putField(rec, 6*w, 8, 0, 0)
-	case 7:
-		const w = stackInline / 7
-		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
-		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | putField(rec, 7*w, 8, 0, 0)
-	case 8:
-		const w = stackInline / 8
-		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
-		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | putField(rec, 8*w, 8, 0, 0)
-	case 9:
-		const w = stackInline / 9
-		f := func(k int) uint64 { return putField(rec, k*w, w, x(k), at) }
-		miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | f(8) | putField(rec, 9*w, 8, 0, 0)
-	}
-	return miss
 }
 
 // putField writes x, or its difference from at, in the field of w bytes
