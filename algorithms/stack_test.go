@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -21,6 +22,10 @@ var stackPolicies = []Policy{
 	{Algorithm: SlidingCounter, Limit: 5, Window: time.Second, SubWindows: 4},
 	{Algorithm: CollapsingLog, Limit: 3, Window: time.Second},
 }
+
+// plainPolicies are those of stackPolicies whose states are plain values,
+// which a stack records as they are (stack.copied).
+var plainPolicies = []Policy{stackPolicies[0], stackPolicies[1], stackPolicies[3], stackPolicies[4]}
 
 // trace is a random run of requests over a few keys.
 type traced struct {
@@ -86,39 +91,75 @@ func TestStackOverAllKeysIsOneKey(t *testing.T) {
 // A request is admitted only if every layer admits it; it is then spent
 // in each, and a refused one leaves every layer as it was: each layer's
 // state follows a lone limiter of its policy fed only the admitted
-// requests.
+// requests. Stacks of 2, 3 and 4 layers, each policy in each place,
+// every other layer over all keys, of stackPolicies and of plainPolicies
+// alone (which decide on a path of their own: see DecideInto): a refusal
+// by any one of them alone is the stack's.
 func TestStackSpendsOnlyWhatAllAdmit(t *testing.T) {
-	for i, p := range stackPolicies {
-		q := stackPolicies[(i+1)%len(stackPolicies)]
-		s := mustStack(t, Layer{Name: "per-key", Policy: p}, Layer{Name: "total", Policy: q, AllKeys: true})
-		lp, lq := mustNew(t, p), mustNew(t, q)
-		refused := 0
-		for j, r := range stackTrace(uint64(i+3), 500) {
-			// What each layer alone would say now, on clones.
-			wp := lp.Clone().Decide(r.at, r.key, r.cost)
-			wq := lq.Clone().Decide(r.at, "all", r.cost)
-			d := s.Decide(r.at, r.key, r.cost)
-			both := wp.Outcome.Admitted() && wq.Outcome.Admitted()
-			if d.Outcome.Admitted() != both {
-				t.Fatalf("%s+%s request %d: %s, layers %s and %s", p.Algorithm, q.Algorithm, j, d.Outcome, wp.Outcome, wq.Outcome)
+	for n := 2; n <= MaxLayers; n++ {
+		var soleRefusals [MaxLayers]int // by place, over all the stacks of n
+		for i := range len(stackPolicies) + len(plainPolicies) {
+			set := stackPolicies
+			if i >= len(stackPolicies) {
+				set, i = plainPolicies, i-len(stackPolicies)
 			}
-			if both {
-				lp.Decide(r.at, r.key, r.cost)
-				lq.Decide(r.at, "all", r.cost)
-				continue
+			layers := make([]Layer, n)
+			alone := make([]Limiter, n)
+			names := ""
+			for j := range layers {
+				p := set[(i+j)%len(set)]
+				layers[j] = Layer{Name: fmt.Sprintf("layer-%d", j), Policy: p, AllKeys: j%2 == 1}
+				alone[j] = mustNew(t, p)
+				names += " " + string(p.Algorithm)
 			}
-			refused++
-			want := max(refusal(wp), refusal(wq))
-			if d.RetryAfter != want {
-				t.Fatalf("request %d: retry after %v, want %v", j, d.RetryAfter, want)
+			s := mustStack(t, layers...)
+			refused := make([]int, n) // requests refused by layer j alone
+			for k, r := range stackTrace(uint64(i+3+10*n), 500) {
+				// What each layer alone would say now, on clones.
+				var want time.Duration
+				refusers, only := 0, 0
+				for j, l := range alone {
+					key := r.key
+					if layers[j].AllKeys {
+						key = "all"
+					}
+					if w := l.Clone().Decide(r.at, key, r.cost); !w.Outcome.Admitted() {
+						refusers, only, want = refusers+1, j, max(want, refusal(w))
+					}
+				}
+				all := refusers == 0
+				d := s.Decide(r.at, r.key, r.cost)
+				if d.Outcome.Admitted() != all {
+					t.Fatalf("%s request %d: %s, all layers admit: %v", names, k, d.Outcome, all)
+				}
+				if all {
+					for j, l := range alone {
+						key := r.key
+						if layers[j].AllKeys {
+							key = "all"
+						}
+						l.Decide(r.at, key, r.cost)
+					}
+					continue
+				}
+				if refusers == 1 {
+					refused[only]++
+					if why := d.Explain(); !strings.Contains(why, "refused by "+layers[only].Name+":") {
+						t.Fatalf("%s request %d: %q does not name %s, which alone refused", names, k, why, layers[only].Name)
+					}
+				}
+				if d.RetryAfter != want {
+					t.Fatalf("%s request %d: retry after %v, want %v", names, k, d.RetryAfter, want)
+				}
 			}
-			why := d.Explain()
-			if !strings.Contains(why, "refused by") || (!wq.Outcome.Admitted() && !strings.Contains(why, "total")) {
-				t.Fatalf("request %d: %q does not name the policy that refused", j, why)
+			for j, c := range refused {
+				soleRefusals[j] += c
 			}
 		}
-		if refused == 0 {
-			t.Errorf("%s+%s: nothing refused", p.Algorithm, q.Algorithm)
+		for j, c := range soleRefusals[:n] {
+			if c == 0 {
+				t.Errorf("stacks of %d: the layer in place %d never refused a request alone", n, j)
+			}
 		}
 	}
 }
@@ -448,9 +489,8 @@ func TestStackPutBackCountsNothingLetGo(t *testing.T) {
 // on a clone, decides every request alike: outcome, wait, the refusing
 // layer's policy and the explanation.
 func TestCopiedPathDecidesAsTheGeneralLoop(t *testing.T) {
-	plain := []Policy{stackPolicies[0], stackPolicies[1], stackPolicies[3], stackPolicies[4]}
-	for i, p := range plain {
-		q := plain[(i+1)%len(plain)]
+	for i, p := range plainPolicies {
+		q := plainPolicies[(i+1)%len(plainPolicies)]
 		a := mustStack(t, Layer{Name: "per-key", Policy: p}, Layer{Name: "total", Policy: q, AllKeys: true}).(*stack)
 		b := a.Clone().(*stack)
 		if a.copied != a.info.all {
