@@ -411,7 +411,7 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]i
 		// Every pair, unused ones the last of nums twice (zero): a loop
 		// cost some 17 instructions a dup, this 8.
 		x, dn := func(i uint8) int64 { return nums[i&stackNumsLast] }, &l.dupNums
-		if x(dn[0][0])^x(dn[0][1])|x(dn[1][0])^x(dn[1][1])|x(dn[2][0])^x(dn[2][1])|x(dn[3][0])^x(dn[3][1]) != 0 {
+		if (x(dn[0][0])^x(dn[0][1]))|(x(dn[1][0])^x(dn[1][1]))|(x(dn[2][0])^x(dn[2][1]))|(x(dn[3][0])^x(dn[3][1])) != 0 {
 			return false
 		}
 	}

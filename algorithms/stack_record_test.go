@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -243,10 +244,68 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 	for i := range 2 * learnAfter {
 		s.Decide(time.Duration(i)*ms, benchStackKeys[i%len(benchStackKeys)], 1)
 	}
-	if s.recs.layout == nil {
-		t.Fatal("four layers: no layout learned")
+	if l := s.recs.layout; l == nil || !l.equal || l.n != 7 || l.dups != 3 {
+		// The per-key layers' last requests are one number, and so are
+		// the all-keys layers' counts and last requests.
+		t.Fatalf("four layers: layout %+v, not 7 fields of equal width and 3 dups", l)
 	}
 	if c := s.Clone().(*stack); c.recs.layout != s.recs.layout || c.recs.chunk != nil {
 		t.Error("a clone does not share its original's layout, or shares its chunk")
+	}
+}
+
+// A learned layout gives no field to a number that equalled one before it
+// in every record learned from (at most maxDups of them), and reads it
+// back as that number; a record where they differ is not packed, and
+// enough of those make a layout that gives it a field again.
+func TestStackRecordLearnsDups(t *testing.T) {
+	info := inOrder(13)
+	var r stackRecords
+	at := 40 * time.Second
+	record := func(i int, differ bool) []int64 {
+		nums := make([]int64, 13)
+		for p := range nums {
+			nums[p] = int64(at) - int64(13*i+p) // all apart
+		}
+		nums[4], nums[9] = nums[1], nums[1]
+		nums[10], nums[11], nums[12] = nums[0], nums[0], nums[0] // the last beyond maxDups
+		if differ {
+			nums[9]++
+		}
+		return nums
+	}
+	packs := func(nums []int64) bool {
+		d := spoiledDecision()
+		if !packNums(r.layout, &d, at, nums) {
+			return false
+		}
+		rec := inlineBytes(&d)
+		if got := r.layout.unpack(&rec, at); !slices.Equal(got[:13], nums) {
+			t.Fatalf("read %v, wrote %v", got[:13], nums)
+		}
+		return true
+	}
+	for i := range learnAfter {
+		r.learn(info, at, record(i, false))
+	}
+	want := [maxDups][2]uint8{{4, 1}, {9, 1}, {10, 0}, {11, 0}}
+	if l := r.layout; l == nil || l.dups != maxDups || l.dupAt != want || l.n != 9 || !l.equal {
+		t.Fatalf("layout %+v: not 9 fields of equal width and dups %v", l, want)
+	}
+	if !packs(record(70, false)) {
+		t.Fatal("a record like those learned from is not packed")
+	}
+	if packs(record(71, true)) {
+		t.Fatal("a record whose dup differs from its number was packed")
+	}
+	for i := range learnAfter {
+		r.learn(info, at, record(100+i, true))
+	}
+	want = [maxDups][2]uint8{{4, 1}, {10, 0}, {11, 0}, {12, 0}}
+	if l := r.layout; l.dupAt != want || l.n != 9 {
+		t.Fatalf("after %d records where number 9 differs: dups %v, want %v", learnAfter, l.dupAt[:l.dups], want)
+	}
+	if !packs(record(200, true)) || !packs(record(201, false)) {
+		t.Error("the new layout does not pack both kinds of record")
 	}
 }
