@@ -25,7 +25,8 @@ import (
 //     stackRecords.keepUnpacked): up to 4 numbers as they are, in v
 //     (raw); in the fields of a stackLayout, 5 to 9 of equal
 //     width made by NewStack (equalLayout), more of the widths the stack
-//     instance learned from its records (a learned layout, made once, is
+//     instance learned from its records, with no field for a number
+//     that always equalled another (a learned layout, made once, is
 //     two allocations); else as stackRecord writes them (inline);
 //     nothing is allocated;
 //   - else in a chunk of the stack instance's own (stackChunkBytes),
