@@ -235,15 +235,16 @@ type stackRecords struct {
 // dups, checked as a record is packed, and read back as that number.
 type stackLayout struct {
 	n int
-	// pick is, by field, where its number is in stack.nums.
+	// pick is, by field, where its number is in stack.nums, and at
+	// which number of the record it is.
 	pick [stackNums]uint8
 	at   [stackNums]uint8
 	offs [stackNums + 1]uint
 	// half is, by field, half the range of the numbers it holds: −half
 	// ≤ y < half, its bits less the flag's.
 	half [stackNums]int64
-	// equal says the fields are n of packedBytes(n) each, which
-	// packEqual writes.
+	// equal says the fields are n of packedBytes(n) each, which pack
+	// writes with their places and widths constants.
 	equal bool
 	// dups are the numbers that have no field: number dupAt[k][0] of a
 	// record is number dupAt[k][1], which has one; dupNums are the two
