@@ -151,6 +151,28 @@ func packNums(l *stackLayout, d *Decision, at time.Duration, nums []int64) bool 
 	return l.pack(d, at, &all)
 }
 
+// packsBack packs nums, a record gathered in order, as l lays it out in
+// a decision whose record's bytes were all ones, and reports whether it
+// did; if so, it checks that unpack reads nums back and that the bytes
+// after the last field are zero.
+func packsBack(t *testing.T, l *stackLayout, at time.Duration, nums []int64) bool {
+	t.Helper()
+	d := spoiledDecision()
+	if !packNums(l, &d, at, nums) {
+		return false
+	}
+	rec := inlineBytes(&d)
+	if got := l.unpack(&rec, at); !slices.Equal(got[:len(nums)], nums) {
+		t.Fatalf("read %v, wrote %v", got[:len(nums)], nums)
+	}
+	for i := l.offs[l.n]; i < stackInline; i++ {
+		if rec[i] != 0 {
+			t.Fatalf("byte %d past the fields is %d", i, rec[i])
+		}
+	}
+	return true
+}
+
 // spoiledDecision is a decision whose record's bytes are all ones: what
 // a record before left there, which a record packed must clear.
 func spoiledDecision() Decision {
@@ -194,25 +216,7 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 	if l == nil || l.offs[13] != stackInline {
 		t.Fatalf("no layout, or one not filling the decision's bytes: %+v", l)
 	}
-	check := func(nums []int64) bool {
-		d := spoiledDecision()
-		if !packNums(r.layout, &d, at, nums) {
-			return false
-		}
-		rec := inlineBytes(&d)
-		got := r.layout.unpack(&rec, at)
-		for p, want := range nums {
-			if got[p] != want {
-				t.Fatalf("number %d: read %d, wrote %d", p, got[p], want)
-			}
-		}
-		for i := l.offs[13]; i < stackInline; i++ {
-			if rec[i] != 0 {
-				t.Fatalf("byte %d past the fields is %d", i, rec[i])
-			}
-		}
-		return true
-	}
+	check := func(nums []int64) bool { return packsBack(t, r.layout, at, nums) }
 	if !check(near(7, 1000)) {
 		t.Fatal("the layout does not pack a record like those it learned from")
 	}
@@ -259,32 +263,25 @@ func TestStackRecordLearnsItsLayout(t *testing.T) {
 // back as that number; a record where they differ is not packed, and
 // enough of those make a layout that gives it a field again.
 func TestStackRecordLearnsDups(t *testing.T) {
-	info := inOrder(13)
-	var r stackRecords
 	at := 40 * time.Second
+	// Numbers all apart but for 4 and 9, which are 1 (9 not, if the
+	// record differs), and 10, 11 and 12, which are 0: the last of them
+	// beyond maxDups.
 	record := func(i int, differ bool) []int64 {
 		nums := make([]int64, 13)
 		for p := range nums {
-			nums[p] = int64(at) - int64(13*i+p) // all apart
+			nums[p] = int64(at) - int64(13*i+p)
 		}
 		nums[4], nums[9] = nums[1], nums[1]
-		nums[10], nums[11], nums[12] = nums[0], nums[0], nums[0] // the last beyond maxDups
+		nums[10], nums[11], nums[12] = nums[0], nums[0], nums[0]
 		if differ {
 			nums[9]++
 		}
 		return nums
 	}
-	packs := func(nums []int64) bool {
-		d := spoiledDecision()
-		if !packNums(r.layout, &d, at, nums) {
-			return false
-		}
-		rec := inlineBytes(&d)
-		if got := r.layout.unpack(&rec, at); !slices.Equal(got[:13], nums) {
-			t.Fatalf("read %v, wrote %v", got[:13], nums)
-		}
-		return true
-	}
+	var r stackRecords
+	info := inOrder(13)
+	packs := func(nums []int64) bool { return packsBack(t, r.layout, at, nums) }
 	for i := range learnAfter {
 		r.learn(info, at, record(i, false))
 	}
