@@ -15,7 +15,7 @@ import (
 var cloneOwn = map[string][]string{
 	"keyed":     {"Decider", "chunks", "m", "saved", "aside"},
 	"nginxZone": {"keyed", "links"},
-	"stack":     {"Decider", "lims", "savers", "verdicts", "recs", "record", "scratch", "zones"},
+	"stack":     {"Decider", "lims", "savers", "numsOf", "verdicts", "recs", "record", "scratch", "zones"},
 }
 
 // TestCloneCarriesEveryField: for every algorithm's described policies, a

@@ -76,7 +76,7 @@ type stack struct {
 	// refusal leaves its state as it was (see peekState). The others save
 	// the state as they decide and put it back, and their records are
 	// their numbers (see recordInto). nums is where each layer's words
-	// are gathered, layer i's from offs[i], and a record is read from
+	// are gathered, layer i's at numsOf[i], and a record is read from
 	// there in the order of info.pick; a copied layer's words there are
 	// written by its own peekState alone, so what its state's bytes leave
 	// of its last word stays zero, and so does the last of nums, where

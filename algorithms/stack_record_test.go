@@ -306,3 +306,51 @@ func TestStackRecordLearnsDups(t *testing.T) {
 		t.Error("the new layout does not pack both kinds of record")
 	}
 }
+
+// A layout is learned from every record measured, the first too: a
+// number that equalled another in every record but the first is no dup;
+// and fields of equal width only when every number fits them: a record
+// of 6 fields after its dups, one of them a number that needs 7 bytes,
+// gets fields learned one by one.
+func TestStackRecordLearnsFromEveryRecord(t *testing.T) {
+	at := 40 * time.Second
+	for _, c := range []struct {
+		name  string
+		nums  func(i int) []int64
+		dups  int  // the layout's
+		equal bool // its fields all of one width
+	}{
+		{"equal but in the first", func(i int) []int64 {
+			nums := make([]int64, 10)
+			for p := range nums {
+				nums[p] = int64(at) - int64(10*i+p)
+			}
+			if i > 0 {
+				nums[5] = nums[2]
+			}
+			return nums
+		}, 0, false},
+		{"one number too wide for equal fields", func(i int) []int64 {
+			nums := make([]int64, 10)
+			for p := range nums[:6] {
+				nums[p] = int64(at) - int64(10*i+p)
+			}
+			nums[3] = 1<<52 + int64(i) // far from 0 and from at: 7 bytes with its flag
+			copy(nums[6:], nums[:4])   // 4 dups, 6 fields
+			return nums
+		}, 4, false},
+	} {
+		var r stackRecords
+		info := inOrder(10)
+		for i := range learnAfter {
+			r.learn(info, at, c.nums(i))
+		}
+		l := r.layout
+		if l == nil || l.dups != c.dups || l.equal != c.equal {
+			t.Fatalf("%s: layout %+v, want %d dups, equal widths %v", c.name, l, c.dups, c.equal)
+		}
+		if !packsBack(t, l, at, c.nums(learnAfter)) {
+			t.Errorf("%s: a record like those learned from is not packed", c.name)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // stackPolicies are policing policies of several algorithms.
@@ -180,6 +181,17 @@ func TestStackCloneIsIndependent(t *testing.T) {
 	}
 	if d := c.Decide(0, "k", 1); !d.Outcome.Admitted() {
 		t.Errorf("the clone saw its original's requests: %s", d.Explain())
+	}
+	// Its layers gather their words in its own buffer, each where the
+	// original's gathers in the original's.
+	orig, clone := s.(*stack), c.(*stack)
+	for i := range orig.layers {
+		at := func(st *stack) uintptr {
+			return uintptr(unsafe.Pointer(st.numsOf[i])) - uintptr(unsafe.Pointer(&st.nums))
+		}
+		if at(orig) != at(clone) || at(clone) >= unsafe.Sizeof(clone.nums) {
+			t.Errorf("layer %d: the clone gathers its words at byte %d of its buffer (a pointer outside it, if beyond %d), the original at %d", i, int64(at(clone)), unsafe.Sizeof(clone.nums), at(orig))
+		}
 	}
 }
 
