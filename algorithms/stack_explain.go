@@ -240,8 +240,8 @@ type stackLayout struct {
 	pick [stackNums]uint8
 	at   [stackNums]uint8
 	offs [stackNums + 1]uint
-	// half is, by field, half the range of the numbers it holds: −half
-	// ≤ y < half, its bits less the flag's.
+	// half is, by field, half the range of the numbers it holds
+	// (fieldHalf).
 	half [stackNums]int64
 	// equal says the fields are n of packedBytes(n) each, which pack
 	// writes with their places and widths constants.
@@ -378,7 +378,7 @@ func newStackLayout(info *stackInfo, plan *layoutPlan) *stackLayout {
 		w := plan.widths[k]
 		l.pick[k], l.at[k] = info.pick[p], p
 		l.offs[k+1] = l.offs[k] + uint(w)
-		l.half[k] = 1 << (8*w - 2)
+		l.half[k] = fieldHalf(w)
 	}
 	l.equal = packedBytes(plan.n) != 0 && !slices.ContainsFunc(plan.widths[:plan.n], func(w int) bool { return w != packedBytes(plan.n) })
 	for k := range l.dupNums {
@@ -422,42 +422,42 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]i
 	var rec [64 + 8]byte
 	// An equal layout's fields, n (5 to 9) of packedBytes(n) each, are
 	// written by a case for each count, their places and widths
-	// constants, and the zeros after the last by the last putField: read
-	// from the layout in a loop (packFields), a record of 7 numbers cost
-	// some 50 instructions more (BenchmarkStack/stack-4), and in a method
-	// of its own, not inlined, some 15.
+	// constants: read from the layout in a loop (packFields), a record of
+	// 7 numbers cost some 50 instructions more (BenchmarkStack/stack-4),
+	// and in a method of its own, not inlined, some 15.
 	if !l.equal {
 		if !l.packFields(&rec, nums, int64(at)) {
 			return false
 		}
 	} else {
 		var miss uint64
-		x := func(k int) int64 { return nums[l.pick[k]&stackNumsLast] }
+		x := func(k uint) int64 { return nums[l.pick[k]&stackNumsLast] }
 		switch l.n {
 		case 5:
 			const w = stackInline / 5
-			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
-			miss = f(0) | f(1) | f(2) | f(3) | f(4) | putField(&rec, 5*w, 8, 0, 0)
+			f := func(k uint) uint64 { return putField(&rec, k*w, fieldHalf(w), x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4)
 		case 6:
 			const w = stackInline / 6
-			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
-			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | putField(&rec, 6*w, 8, 0, 0)
+			f := func(k uint) uint64 { return putField(&rec, k*w, fieldHalf(w), x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5)
 		case 7:
 			const w = stackInline / 7
-			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
-			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | putField(&rec, 7*w, 8, 0, 0)
+			f := func(k uint) uint64 { return putField(&rec, k*w, fieldHalf(w), x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6)
 		case 8:
 			const w = stackInline / 8
-			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
-			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | putField(&rec, 8*w, 8, 0, 0)
+			f := func(k uint) uint64 { return putField(&rec, k*w, fieldHalf(w), x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7)
 		case 9:
 			const w = stackInline / 9
-			f := func(k int) uint64 { return putField(&rec, k*w, w, x(k), int64(at)) }
-			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | f(8) | putField(&rec, 9*w, 8, 0, 0)
+			f := func(k uint) uint64 { return putField(&rec, k*w, fieldHalf(w), x(k), int64(at)) }
+			miss = f(0) | f(1) | f(2) | f(3) | f(4) | f(5) | f(6) | f(7) | f(8)
 		}
 		if miss != 0 {
 			return false
 		}
+		putZeros(&rec, l.offs[l.n])
 	}
 	inline(d, (*[stackInline]byte)(rec[:stackInline]))
 	d.explain = l.explain
@@ -465,35 +465,34 @@ func (l *stackLayout) pack(d *Decision, at time.Duration, nums *[stackNumsRoom]i
 }
 
 // packFields writes into rec the fields of a layout whose widths it
-// learned, then zeros after the last, where its 8 bytes' top ones went;
-// false if a number fits its field neither way.
+// learned; false if a number fits its field neither way. Nothing past the
+// last field needs clearing: learned fields fill stackInline bytes unless
+// every one is 8 bytes wide, and an 8-byte field's write ends where it
+// does.
 func (l *stackLayout) packFields(rec *[64 + 8]byte, nums *[stackNumsRoom]int64, at int64) bool {
-	n := min(l.n, stackNums)
-	for k, i := range l.pick[:n] {
-		x, half := nums[i&stackNumsLast], l.half[k]
-		field := x << 1
-		if uint64(x+half) >= uint64(half)*2 {
-			y := x - at
-			if uint64(y+half) >= uint64(half)*2 {
-				return false
-			}
-			field = y<<1 | 1
+	for k, i := range l.pick[:min(l.n, stackNums)] {
+		if putField(rec, l.offs[k], l.half[k], nums[i&stackNumsLast], at) != 0 {
+			return false
 		}
-		// No field starts past stackInline: o&63 is o, and spares a
-		// bounds check.
-		o := l.offs[k] & 63
-		binary.LittleEndian.PutUint64(rec[o:o+8], uint64(field))
 	}
-	o := l.offs[n] & 63
-	binary.LittleEndian.PutUint64(rec[o:o+8], 0)
 	return true
 }
 
-// putField writes x, or its difference from at, in the field of w bytes
-// (1 to 8) at byte off of rec, as stackLayout.pack says, and returns 1 if
-// it fits neither way (0 if it fits).
-func putField(rec *[64 + 8]byte, off, w int, x, at int64) uint64 {
-	half := int64(1) << (8*w - 2)
+// putZeros writes zeros in the 8 bytes at off (at most stackInline),
+// after an equal layout's last field (which ends short of stackInline),
+// where that field's 8 bytes' top ones went.
+func putZeros(rec *[64 + 8]byte, off uint) { binary.LittleEndian.PutUint64(rec[off&63:], 0) }
+
+// fieldHalf is half the range of the numbers a field of w bytes holds:
+// −half ≤ y < half, its bits less the flag's.
+func fieldHalf(w int) int64 { return 1 << (8*w - 2) }
+
+// putField writes x, or its difference from at, in the field at byte off
+// of rec whose numbers y are −half ≤ y < half (fieldHalf), as
+// stackLayout.pack says, and returns 1 if it fits neither way
+// (0 if it fits). No field starts past stackInline: off&63 is off, and
+// spares a bounds check.
+func putField(rec *[64 + 8]byte, off uint, half, x, at int64) uint64 {
 	field, miss := x<<1, uint64(0)
 	if uint64(x+half) >= uint64(half)*2 {
 		y := x - at

@@ -268,10 +268,7 @@ func TestStackRecordLearnsDups(t *testing.T) {
 	// record differs), and 10, 11 and 12, which are 0: the last of them
 	// beyond maxDups.
 	record := func(i int, differ bool) []int64 {
-		nums := make([]int64, 13)
-		for p := range nums {
-			nums[p] = int64(at) - int64(13*i+p)
-		}
+		nums := apart(13, i, at)
 		nums[4], nums[9] = nums[1], nums[1]
 		nums[10], nums[11], nums[12] = nums[0], nums[0], nums[0]
 		if differ {
@@ -321,20 +318,14 @@ func TestStackRecordLearnsFromEveryRecord(t *testing.T) {
 		equal bool // its fields all of one width
 	}{
 		{"equal but in the first", func(i int) []int64 {
-			nums := make([]int64, 10)
-			for p := range nums {
-				nums[p] = int64(at) - int64(10*i+p)
-			}
+			nums := apart(10, i, at)
 			if i > 0 {
 				nums[5] = nums[2]
 			}
 			return nums
 		}, 0, false},
 		{"one number too wide for equal fields", func(i int) []int64 {
-			nums := make([]int64, 10)
-			for p := range nums[:6] {
-				nums[p] = int64(at) - int64(10*i+p)
-			}
+			nums := apart(10, i, at)
 			nums[3] = 1<<52 + int64(i) // far from 0 and from at: 7 bytes with its flag
 			copy(nums[6:], nums[:4])   // 4 dups, 6 fields
 			return nums
@@ -353,4 +344,14 @@ func TestStackRecordLearnsFromEveryRecord(t *testing.T) {
 			t.Errorf("%s: a record like those learned from is not packed", c.name)
 		}
 	}
+}
+
+// apart is the i-th of records of n numbers just before at, each number
+// of each record apart from every other.
+func apart(n, i int, at time.Duration) []int64 {
+	nums := make([]int64, n)
+	for p := range nums {
+		nums[p] = int64(at) - int64(n*i+p)
+	}
+	return nums
 }
